@@ -1,0 +1,24 @@
+"""Reads for the cage: patrons and authoritative balances (summed from the ledger)."""
+
+from ledger import accounts, store
+from ledger.errors import InvalidInput
+
+from .models import Cage, Patron
+
+
+def patron_get(code: str, *, field: str = "patron") -> Patron:
+    """The patron with ``code``; ``InvalidInput`` naming ``field`` when there is none."""
+    patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
+    if patron is None:
+        raise InvalidInput(f"no patron {code!r}", field=field)
+    return patron
+
+
+def patron_chips_cents(code: str, currency: str = "EUR") -> int:
+    """Value chips the patron holds, in cents, from the ledger itself (never stale)."""
+    return store.balance(accounts.patron_chips(code), currency)
+
+
+def cage_get(code: str = "main") -> Cage:
+    cage, _ = Cage.objects.get_or_create(code=code)
+    return cage

@@ -1,0 +1,174 @@
+"""Cage commands: open with a counted float, sell chips for cash, redeem chips for cash.
+
+Posting rules are DESIGN.md's, line for line:
+- chip purchase: external:cash −X, cage:cash +X; cage:chips −X, patron +X
+- redemption:    patron −X, cage:chips +X; cage:cash −X, external:cash +X
+"""
+
+import uuid
+
+from django_fsm import TransitionNotAllowed
+
+from ledger import accounts, posting_rules, store
+from ledger.commands import ledger_command
+from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.store import Leg, NewEvent
+
+from ..models import Cage
+from ..selectors import cage_get, patron_get
+
+
+def _positive_cents(value: object, field: str) -> int:
+    if type(value) is not int or value <= 0:
+        raise InvalidInput("must be a positive whole number of cents", field=field)
+    return value
+
+
+def _open_cage(code: str = "main") -> Cage:
+    cage = Cage.objects.select_for_update().get(pk=cage_get(code).pk)
+    if cage.state != Cage.State.OPEN:
+        raise StateConflict(f"the cage {code} is closed", field="cage")
+    return cage
+
+
+def cage_open(
+    *, cash_cents: int, chips_cents: int, actor: str, code: str = "main", idempotency_key: str | None = None
+) -> dict:
+    """Open the cage with its counted float (cents). Returns ``{"cage", "event", "variance"}``.
+
+    The first opening stocks the cage from ``house:bankroll``; later openings post any
+    difference between the count and the book to ``cage:over_short``. Raises
+    ``StateConflict`` (409) when it is already open, ``InvalidInput`` for bad counts.
+    """
+    for name, value in (("cash_cents", cash_cents), ("chips_cents", chips_cents)):
+        if type(value) is not int or value < 0:
+            raise InvalidInput("a count is a non-negative whole number of cents", field=name)
+    request = {"op": "cage_open", "cage": code, "cash": cash_cents, "chips": chips_cents}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        cage = Cage.objects.select_for_update().get(pk=cage_get(code).pk)
+        try:
+            cage.open()
+        except TransitionNotAllowed:
+            raise StateConflict(f"the cage {code} is already open", field="cage") from None
+        first = store.stream_version(cage.stream) == 0
+        contra = accounts.HOUSE_BANKROLL if first else accounts.CAGE_OVER_SHORT
+        legs: list[Leg] = []
+        variance = {}
+        for account, counted in ((accounts.CAGE_CASH, cash_cents), (accounts.CAGE_CHIPS, chips_cents)):
+            diff = counted - store.balance(account)
+            variance[account] = diff
+            legs += posting_rules.stock(account, contra, diff)
+        (event,) = cmd.append(
+            stream=cage.stream,
+            expected_version=cage.version,
+            events=[
+                NewEvent(
+                    "CageOpened",
+                    {
+                        "cage": code,
+                        "counted_cash_cents": cash_cents,
+                        "counted_chips_cents": chips_cents,
+                        "variance_cents": variance,
+                        "stocked": first,
+                    },
+                    legs,
+                )
+            ],
+        )
+        cage.version = event.version
+        cage.save()
+        return cmd.finish({"cage": code, "event": event.position, "variance": variance})
+
+
+def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
+    """Sell ``amount_cents`` of value chips to ``patron`` for cash at the cage.
+
+    Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
+    (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
+    ``StateConflict`` (cage closed), ``InsufficientChips`` (the cage has not enough chips).
+    """
+    amount = _positive_cents(amount_cents, "amount_cents")
+    request = {"op": "chips_purchase", "patron": patron, "amount_cents": amount_cents}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = patron_get(patron)
+        cage = _open_cage()
+        if store.balance(accounts.CAGE_CHIPS) < amount:
+            raise InsufficientChips(
+                "the cage has not enough chips for this sale; request a chip fill", field="amount_cents"
+            )
+        txn = str(uuid.uuid4())
+        (event,) = cmd.append(
+            stream=cage.stream,
+            expected_version=cage.version,
+            correlation_id=txn,
+            events=[
+                NewEvent(
+                    "ChipsPurchased",
+                    {"patron": who.code, "amount_cents": amount, "transaction": txn},
+                    posting_rules.chip_purchase(who.chips_account, amount),
+                )
+            ],
+        )
+        cage.version = event.version
+        cage.save()
+        return cmd.finish(
+            {
+                "transaction": txn,
+                "event": event.position,
+                "patron": who.code,
+                "amount_cents": amount,
+                "chips_cents": store.balance(who.chips_account),
+            }
+        )
+
+
+def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
+    """Redeem ``amount_cents`` of the patron's value chips for cash at the cage.
+
+    Same result shape as ``chips_purchase``. Raises ``InsufficientChips`` (field
+    ``amount_cents``) when the patron holds less, or the cage has less cash; the check and the
+    posting happen under the ledger writer lock, so two redemptions at once cannot both pass
+    (case C13).
+    """
+    amount = _positive_cents(amount_cents, "amount_cents")
+    request = {"op": "chips_redeem", "patron": patron, "amount_cents": amount_cents}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = patron_get(patron)
+        cage = _open_cage()
+        held = store.balance(who.chips_account)
+        if held < amount:
+            raise InsufficientChips(
+                f"patron {who.code} holds {held} cents of chips, less than the {amount} to redeem", field="amount_cents"
+            )
+        if store.balance(accounts.CAGE_CASH) < amount:
+            raise InsufficientChips("the cage has not enough cash for this redemption", field="amount_cents")
+        txn = str(uuid.uuid4())
+        (event,) = cmd.append(
+            stream=cage.stream,
+            expected_version=cage.version,
+            correlation_id=txn,
+            events=[
+                NewEvent(
+                    "ChipsRedeemed",
+                    {"patron": who.code, "amount_cents": amount, "transaction": txn},
+                    posting_rules.redemption(who.chips_account, amount),
+                )
+            ],
+        )
+        cage.version = event.version
+        cage.save()
+        return cmd.finish(
+            {
+                "transaction": txn,
+                "event": event.position,
+                "patron": who.code,
+                "amount_cents": amount,
+                "chips_cents": store.balance(who.chips_account),
+            }
+        )

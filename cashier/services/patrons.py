@@ -1,0 +1,42 @@
+"""Patron registry. Identity stays in the registry; the ledger learns only the code and kind."""
+
+from ledger.accounts import ANONYMOUS_PATRON
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput
+from ledger.store import NewEvent
+
+from ..models import Patron
+
+
+def patron_register(
+    *, kind: str, actor: str, name: str = "", document: str = "", idempotency_key: str | None = None
+) -> dict:
+    """Register a patron; returns ``{"patron": code, "kind"}``.
+
+    ``kind`` is ``identified`` (a name is required) or ``anonymous`` (unrated play: every
+    anonymous registration returns the shared ``anon`` patron). Raises ``InvalidInput``.
+    """
+    if kind not in Patron.Kind.values:
+        raise InvalidInput("kind must be 'identified' or 'anonymous'", field="kind")
+    if kind == Patron.Kind.IDENTIFIED and not name.strip():
+        raise InvalidInput("an identified patron needs a name", field="name")
+    request = {"op": "patron_register", "kind": kind, "name": name, "document": document}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        if kind == Patron.Kind.ANONYMOUS:
+            patron, created = Patron.objects.get_or_create(code=ANONYMOUS_PATRON, defaults={"kind": kind})
+            if not created:
+                return cmd.finish({"patron": patron.code, "kind": patron.kind})
+        else:
+            patron = Patron.objects.create(
+                code=f"tmp-{Patron.objects.count()}", kind=kind, name=name, document=document
+            )
+            patron.code = f"P{patron.pk:05d}"
+            patron.save(update_fields=["code"])
+        cmd.append(
+            stream=f"patron/{patron.code}",
+            expected_version=0,
+            events=[NewEvent("PatronRegistered", {"patron": patron.code, "kind": patron.kind})],
+        )
+        return cmd.finish({"patron": patron.code, "kind": patron.kind})

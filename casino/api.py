@@ -1,0 +1,53 @@
+"""One place where domain errors become HTTP responses (STYLE.md: not in each view).
+
+400 with the field at fault for bad input, 404 for an unknown resource, 409 for a state or
+version conflict, 403 for a role. Anything a client can send must land here, never as a 500.
+"""
+
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, OperationalError
+from django.http import Http404
+from django_fsm import ConcurrentTransition, TransitionNotAllowed
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from games.rules.roulette import InvalidBet
+from ledger.errors import DomainError
+
+
+def _body(code: str, message: str, field: str | None) -> dict:
+    body = {"error": code, "detail": message}
+    if field:
+        body["field"] = field
+        body["errors"] = {field: [message]}
+    return body
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return Response(_body(exc.code, exc.message, exc.field), status=exc.status)
+    if isinstance(exc, InvalidBet):
+        return Response(_body("invalid", exc.message, exc.field), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, (TransitionNotAllowed, ConcurrentTransition)):
+        return Response(_body("state_conflict", str(exc), None), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, IntegrityError):
+        # A unique or check constraint lost a race with another request: a conflict, not a crash.
+        return Response(
+            _body("conflict", "the request conflicts with a concurrent change; retry", None),
+            status=status.HTTP_409_CONFLICT,
+        )
+    if isinstance(exc, OperationalError) and "locked" in str(exc):
+        return Response(_body("busy", "the ledger is busy; retry", None), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, (Http404, PermissionDenied)):
+        return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(response.data, dict) and response.status_code == 400:
+        fields = [key for key in response.data if key != "non_field_errors"]
+        response.data = {
+            "error": "invalid",
+            "detail": "invalid input",
+            "field": fields[0] if fields else None,
+            "errors": response.data,
+        }
+    return response

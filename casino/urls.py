@@ -1,0 +1,39 @@
+"""URL map: the API under /api/, OpenAPI schema and docs, admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from cashier import api as cage
+from games import api as games
+from ledger import api as ledger
+
+api = [
+    path("patrons/", cage.PatronList.as_view(), name="patron-list"),
+    path("patrons/register", cage.PatronRegister.as_view(), name="patron-register"),
+    path("patrons/<str:code>/", cage.PatronDetail.as_view(), name="patron-detail"),
+    path("cage/open", cage.CageOpen.as_view(), name="cage-open"),
+    path("cage/purchases", cage.ChipsPurchase.as_view(), name="chips-purchase"),
+    path("cage/redemptions", cage.ChipsRedeem.as_view(), name="chips-redeem"),
+    path("tables/", games.TableList.as_view(), name="table-list"),
+    path("tables/<str:code>/", games.TableDetail.as_view(), name="table-detail"),
+    path("tables/<str:code>/open", games.TableOpen.as_view(), name="table-open"),
+    path("tables/<str:code>/close", games.TableClose.as_view(), name="table-close"),
+    path("tables/<str:code>/buy-ins", games.TableBuyIn.as_view(), name="table-buy-in"),
+    path("tables/<str:code>/colour-chips", cage.ColourChipsBuy.as_view(), name="colour-chips-buy"),
+    path("tables/<str:code>/change-inverse", cage.ColourChipsChangeInverse.as_view(), name="change-inverse"),
+    path("tables/<str:code>/rounds", games.RoundOpen.as_view(), name="round-open"),
+    path("tables/<str:code>/rounds/", games.TableRounds.as_view(), name="table-rounds"),
+    path("rounds/<uuid:id>/", games.RoundDetail.as_view(), name="round-detail"),
+    path("rounds/<uuid:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
+    path("rounds/<uuid:round_id>/close-bets", games.RoundCloseBets.as_view(), name="round-close-bets"),
+    path("rounds/<uuid:round_id>/result", games.RoundResult.as_view(), name="round-result"),
+    path("rounds/<uuid:round_id>/void", games.RoundVoid.as_view(), name="round-void"),
+    path("events/", ledger.EventList.as_view(), name="event-list"),
+    path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
+    path("health/", ledger.Health.as_view(), name="health"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+]
+
+urlpatterns = [path("admin/", admin.site.urls), path("api/", include(api))]

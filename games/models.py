@@ -1,0 +1,151 @@
+"""Tables, rounds (coups) and bets as state machines (DESIGN.md §State machines).
+
+Transition methods only flip state and check their conditions; the services in
+``games.services`` save the model and append the matching event in one transaction.
+``state`` fields are protected (only transitions change them); ``ConcurrentTransitionMixin``
+refuses to save a row whose state changed since it was read, and ``version`` mirrors the
+row's ledger stream version for optimistic concurrency.
+"""
+
+import uuid
+
+from django.db import models
+from django_fsm import ConcurrentTransitionMixin, FSMField, transition
+
+
+class Table(ConcurrentTransitionMixin, models.Model):
+    class Game(models.TextChoices):
+        ENGLISH_ROULETTE = "english_roulette"
+
+    class State(models.TextChoices):
+        CLOSED = "closed"
+        OPEN = "open"
+
+    code = models.CharField(max_length=20, unique=True, help_text="e.g. R1")
+    game = models.CharField(max_length=32, choices=Game.choices)
+    state = FSMField(default=State.CLOSED, choices=State.choices, protected=True)
+    rules = models.JSONField(default=dict, help_text="the rule set in force, recorded in TableOpened")
+    currency = models.CharField(max_length=3, default="EUR")
+    version = models.PositiveIntegerField(default=0, help_text="version of stream table/<code>")
+    rounds_played = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.game}, {self.state})"
+
+    @property
+    def stream(self) -> str:
+        return f"table/{self.code}"
+
+    @transition(field=state, source=State.CLOSED, target=State.OPEN)
+    def open(self) -> None:
+        pass
+
+    @transition(field=state, source=State.OPEN, target=State.CLOSED)
+    def close(self) -> None:
+        pass
+
+
+class Round(ConcurrentTransitionMixin, models.Model):
+    """One coup: ``betting → closed_for_bets → dealing → settled`` (+ ``voided``)."""
+
+    class State(models.TextChoices):
+        BETTING = "betting"
+        CLOSED_FOR_BETS = "closed_for_bets"
+        DEALING = "dealing"
+        SETTLED = "settled"
+        VOIDED = "voided"
+
+    IN_PLAY = (State.BETTING, State.CLOSED_FOR_BETS, State.DEALING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    number = models.PositiveIntegerField(help_text="coup number at this table, from 1")
+    state = FSMField(default=State.BETTING, choices=State.choices, protected=True)
+    result = models.JSONField(null=True, blank=True, help_text="roulette: {'number': n}")
+    version = models.PositiveIntegerField(default=0, help_text="version of stream round/<id>")
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="games_round_table_number_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.table_id} coup {self.number} ({self.state})"
+
+    @property
+    def stream(self) -> str:
+        return f"round/{self.id}"
+
+    @transition(field=state, source=State.BETTING, target=State.CLOSED_FOR_BETS)
+    def close_bets(self) -> None:
+        """Rien ne va plus."""
+
+    @transition(field=state, source=State.CLOSED_FOR_BETS, target=State.DEALING)
+    def deal(self) -> None:
+        pass
+
+    @transition(field=state, source=State.DEALING, target=State.SETTLED)
+    def settle(self) -> None:
+        pass
+
+    @transition(field=state, source=[State.BETTING, State.CLOSED_FOR_BETS, State.DEALING], target=State.VOIDED)
+    def void(self) -> None:
+        pass
+
+
+class Bet(ConcurrentTransitionMixin, models.Model):
+    """One bet on the layout: ``placed → won | lost | pushed | half_lost | imprisoned | returned``."""
+
+    class State(models.TextChoices):
+        PLACED = "placed"
+        WON = "won"
+        LOST = "lost"
+        PUSHED = "pushed"
+        HALF_LOST = "half_lost"
+        IMPRISONED = "imprisoned"
+        RETURNED = "returned"
+
+    class Chips(models.TextChoices):
+        VALUE = "value"
+        COLOUR = "colour"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
+    patron = models.ForeignKey("cashier.Patron", on_delete=models.PROTECT, related_name="bets")
+    position = models.JSONField(help_text="the bet on the layout, e.g. {'type': 'cheval', 'numbers': [0, 3]}")
+    stake_cents = models.PositiveBigIntegerField()
+    chips = models.CharField(max_length=6, choices=Chips.choices, default=Chips.VALUE)
+    announce = models.CharField(max_length=40, blank=True, help_text="announced bet this belongs to, if any")
+    announce_group = models.UUIDField(null=True, blank=True)
+    state = FSMField(default=State.PLACED, choices=State.choices, protected=True)
+    return_cents = models.BigIntegerField(null=True, blank=True, help_text="stake + winnings paid back")
+    placed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round_id", "placed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.position} {self.stake_cents} ({self.state})"
+
+    @transition(field=state, source=State.PLACED, target=State.WON)
+    def win(self) -> None:
+        pass
+
+    @transition(field=state, source=State.PLACED, target=State.LOST)
+    def lose(self) -> None:
+        pass
+
+    @transition(field=state, source=State.PLACED, target=State.HALF_LOST)
+    def lose_half(self) -> None:
+        """La partage: half the even-chance stake back on zero."""
+
+    @transition(field=state, source=State.PLACED, target=State.PUSHED)
+    def push(self) -> None:
+        pass
+
+    @transition(field=state, source=State.PLACED, target=State.RETURNED)
+    def give_back(self) -> None:
+        """Voided coup: the stake goes back untouched."""

@@ -1,0 +1,1 @@
+"""Pure game engines: no Django import, no clock, no global random."""

@@ -1,0 +1,195 @@
+"""Placing bets on an English roulette coup (RULES.md §Roulette).
+
+A bet is a position on the layout (``{"type", "numbers" | "which" | "chance"}``) or an
+announced bet (``{"name", "number"?}``) that is expanded into its component bets, each
+placed, limited and settled on its own. Stakes come from the patron's value chips or from
+his colour chips at this table.
+"""
+
+import uuid
+
+from cashier.models import ColourStack, Patron
+from cashier.selectors import patron_get
+from ledger import accounts, posting_rules, store
+from ledger.commands import ledger_command
+from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.store import NewEvent
+
+from ..models import Bet, Round
+from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
+from ..rules.roulette_table import RouletteTableRules
+from ..selectors import roulette_rules, round_for_update
+
+
+def _components(
+    rules: RouletteTableRules, stake_cents: int, bet: dict | None, announce: dict | None
+) -> list[tuple[RouletteBet, int]]:
+    """``[(position, stake_cents)]`` for a single bet or an announced bet (stake = one chip)."""
+    if (bet is None) == (announce is None):
+        raise InvalidInput("give either a bet or an announced bet", field="bet")
+    if type(stake_cents) is not int or stake_cents <= 0:
+        raise InvalidInput("the stake must be a positive whole number of cents", field="stake_cents")
+    try:
+        if bet is not None:
+            if not isinstance(bet, dict) or set(bet) - {"type", "numbers", "which", "chance"}:
+                raise InvalidInput("a bet is {type, numbers | which | chance}", field="bet")
+            return [
+                (
+                    make_bet(
+                        bet.get("type"), numbers=bet.get("numbers"), which=bet.get("which"), chance=bet.get("chance")
+                    ),
+                    stake_cents,
+                )
+            ]
+        if not isinstance(announce, dict) or set(announce) - {"name", "number", "neighbours"}:
+            raise InvalidInput("an announced bet is {name, number?, neighbours?}", field="announce")
+        expanded = expand_announced(
+            announce.get("name"),
+            chip_cents=stake_cents,
+            number=announce.get("number"),
+            neighbours=announce.get("neighbours", rules.neighbours),
+        )
+        return [(position, chips * stake_cents) for position, chips in expanded]
+    except InvalidBet as exc:
+        prefix = "bet" if bet is not None else "announce"
+        field = exc.field if exc.field in ("stake_cents", "announce") else f"{prefix}.{exc.field}"
+        raise InvalidInput(exc.message, field=field) from exc
+
+
+def _colour_stack(table_id: int, patron: Patron) -> ColourStack:
+    stack = patron.colour_stacks.filter(state=ColourStack.State.ACTIVE, table_id=table_id).first()
+    if stack is None:
+        elsewhere = patron.colour_stacks.filter(state=ColourStack.State.ACTIVE).select_related("table").first()
+        where = f"; his colour chips belong to table {elsewhere.table.code}" if elsewhere else ""
+        raise InvalidInput(f"{patron.code} has no colour chips at this table{where}", field="chips")
+    return stack
+
+
+def bet_place(
+    *,
+    round_id: str,
+    patron: str,
+    stake_cents: int,
+    actor: str,
+    bet: dict | None = None,
+    announce: dict | None = None,
+    chips: str = Bet.Chips.VALUE,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Place a bet (or an announced bet, ``stake_cents`` = one chip) on a coup in betting.
+
+    Returns ``{"round", "patron", "bets": [{"bet", "position", "stake_cents"}], "total_cents",
+    "version"}``. Raises ``InvalidInput`` (field at fault: ``bet.numbers``, ``stake_cents``,
+    ``chips``, …), ``InsufficientChips`` (``stake_cents``: more than he holds),
+    ``StateConflict`` (409: betting is closed, "rien ne va plus"), ``VersionConflict`` (409).
+    """
+    if chips not in Bet.Chips.values:
+        raise InvalidInput("chips is 'value' or 'colour'", field="chips")
+    request = {
+        "op": "bet_place",
+        "round": str(round_id),
+        "patron": patron,
+        "stake": stake_cents,
+        "bet": bet,
+        "announce": announce,
+        "chips": chips,
+        "expected_version": expected_version,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        coup = round_for_update(round_id)
+        table = coup.table
+        if coup.state != Round.State.BETTING:
+            raise StateConflict(
+                f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round"
+            )
+        who = patron_get(patron)
+        rules = roulette_rules(table)
+        components = _components(rules, stake_cents, bet, announce)
+        colour = chips == Bet.Chips.COLOUR
+        stack = _colour_stack(table.pk, who) if colour else None
+        source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
+        already = _staked_by_position(coup, who)
+        for position, stake in components:
+            if stack and stake % stack.unit_value_cents:
+                raise InvalidInput(
+                    f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
+                    field="stake_cents",
+                )
+            try:
+                rules.check_stake(position, stake, colour_chips=colour, already_cents=already.get(_key(position), 0))
+            except InvalidBet as exc:
+                raise InvalidInput(exc.message, field=exc.field) from exc
+            already[_key(position)] = already.get(_key(position), 0) + stake
+        total = sum(stake for _, stake in components)
+        held = store.balance(source, table.currency)
+        if held < total:
+            raise InsufficientChips(
+                f"{who.code} holds {held} cents in {chips} chips, less than the {total} staked", field="stake_cents"
+            )
+
+        group = uuid.uuid4() if announce is not None else None
+        name = announce.get("name") if announce is not None else ""
+        placed, events = [], []
+        for position, stake in components:
+            row = Bet(
+                round=coup,
+                patron=who,
+                position=position.to_dict(),
+                stake_cents=stake,
+                chips=chips,
+                announce=name,
+                announce_group=group,
+            )
+            placed.append(row)
+            events.append(
+                NewEvent(
+                    "BetPlaced",
+                    {
+                        "bet": str(row.id),
+                        "round": str(coup.id),
+                        "table": table.code,
+                        "patron": who.code,
+                        "position": row.position,
+                        "stake_cents": stake,
+                        "chips": chips,
+                        "colour": stack.colour if stack else None,
+                        "announce": name or None,
+                        "announce_group": str(group) if group else None,
+                    },
+                    posting_rules.bet_placed(source, table.code, stake),
+                )
+            )
+        Bet.objects.bulk_create(placed)
+        saved = cmd.append(
+            stream=coup.stream,
+            expected_version=coup.version if expected_version is None else expected_version,
+            correlation_id=str(coup.id),
+            events=events,
+        )
+        coup.version = saved[-1].version
+        coup.save()
+        return cmd.finish(
+            {
+                "round": str(coup.id),
+                "patron": who.code,
+                "version": coup.version,
+                "total_cents": total,
+                "bets": [{"bet": str(b.id), "position": b.position, "stake_cents": b.stake_cents} for b in placed],
+            }
+        )
+
+
+def _key(position: RouletteBet) -> tuple:
+    return (position.type.value, position.numbers)
+
+
+def _staked_by_position(coup: Round, patron: Patron) -> dict[tuple, int]:
+    """What the patron already has on each position this coup (limits are per position)."""
+    staked: dict[tuple, int] = {}
+    for bet in coup.bets.filter(patron=patron, state=Bet.State.PLACED):
+        key = (bet.position["type"], tuple(bet.position["numbers"]))
+        staked[key] = staked.get(key, 0) + bet.stake_cents
+    return staked

@@ -1,0 +1,247 @@
+"""The life of a coup: open for bets, rien ne va plus, record the number, settle; or void.
+
+Settlement is one append of many events (``ResultRecorded``, one ``BetSettled`` per bet,
+``RoundSettled``): it happens whole or not at all.
+"""
+
+from django_fsm import TransitionNotAllowed
+
+from ledger import accounts, posting_rules
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput, StateConflict
+from ledger.store import NewEvent
+
+from ..models import Bet, Round, Table
+from ..rules.roulette import Outcome, make_bet, settle
+from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
+
+
+def _summary(coup: Round) -> dict:
+    return {
+        "round": str(coup.id),
+        "table": coup.table.code,
+        "number": coup.number,
+        "state": coup.state,
+        "version": coup.version,
+        "result": coup.result,
+    }
+
+
+def round_open(*, table: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Open the next coup at ``table`` for betting. Returns the round summary
+    ``{"round", "table", "number", "state", "version", "result"}``. ``StateConflict`` (409)
+    when the table is closed or a coup is still in play."""
+    with ledger_command(
+        actor=actor, request={"op": "round_open", "table": table}, idempotency_key=idempotency_key
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        the_table = table_for_update(table)
+        if the_table.state != Table.State.OPEN:
+            raise StateConflict(f"table {table} is closed", field="table")
+        if round_in_play(the_table):
+            raise StateConflict(f"table {table} already has a coup in play", field="table")
+        the_table.rounds_played += 1
+        the_table.save()
+        coup = Round.objects.create(table=the_table, number=the_table.rounds_played)
+        (event,) = cmd.append(
+            stream=coup.stream,
+            expected_version=0,
+            correlation_id=str(coup.id),
+            events=[NewEvent("RoundOpened", {"round": str(coup.id), "table": table, "number": coup.number})],
+        )
+        coup.version = event.version
+        coup.save()
+        return cmd.finish(_summary(coup))
+
+
+def _transition(coup: Round, method: str, what: str) -> None:
+    try:
+        getattr(coup, method)()
+    except TransitionNotAllowed:
+        raise StateConflict(
+            f"coup {coup.number} of {coup.table.code} is {coup.state}: cannot {what}", field="round"
+        ) from None
+
+
+def round_close_bets(
+    *, round_id: str, actor: str, expected_version: int | None = None, idempotency_key: str | None = None
+) -> dict:
+    """Rien ne va plus: no bet is accepted after this. Returns the round summary."""
+    request = {"op": "round_close_bets", "round": str(round_id), "expected_version": expected_version}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        coup = round_for_update(round_id)
+        _transition(coup, "close_bets", "close betting")
+        (event,) = cmd.append(
+            stream=coup.stream,
+            expected_version=coup.version if expected_version is None else expected_version,
+            correlation_id=str(coup.id),
+            events=[NewEvent("BettingClosed", {"round": str(coup.id), "table": coup.table.code})],
+        )
+        coup.version = event.version
+        coup.save()
+        return cmd.finish(_summary(coup))
+
+
+_BET_TRANSITION = {Outcome.WON: "win", Outcome.LOST: "lose", Outcome.HALF_LOST: "lose_half"}
+
+
+def round_record_result(
+    *, round_id: str, number: int, actor: str, expected_version: int | None = None, idempotency_key: str | None = None
+) -> dict:
+    """Record the winning number (0–36) and settle every bet of the coup by the table's rules.
+
+    Returns the round summary plus ``{"staked_cents", "returned_cents", "house_win_cents",
+    "bets_settled"}``. Raises ``InvalidInput`` (``number``), ``StateConflict`` (betting not
+    closed yet, or already settled: a second settle gets 409 — case C19), ``VersionConflict``.
+    """
+    if type(number) is not int or not 0 <= number <= 36:
+        raise InvalidInput("the winning number is a whole number from 0 to 36", field="number")
+    request = {
+        "op": "round_record_result",
+        "round": str(round_id),
+        "number": number,
+        "expected_version": expected_version,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        coup = round_for_update(round_id)
+        _transition(coup, "deal", "record a result")
+        table = coup.table
+        rules = roulette_rules(table)
+        coup.result = {"number": number}
+        events = [NewEvent("ResultRecorded", {"round": str(coup.id), "table": table.code, "number": number})]
+        bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
+        staked = returned = 0
+        for bet in bets:
+            events.append(_settle_bet(bet, table, number, rules))
+            staked += bet.stake_cents
+            returned += bet.return_cents
+        _transition(coup, "settle", "settle")
+        events.append(
+            NewEvent(
+                "RoundSettled",
+                {
+                    "round": str(coup.id),
+                    "table": table.code,
+                    "number": number,
+                    "bets": len(bets),
+                    "staked_cents": staked,
+                    "returned_cents": returned,
+                    "house_win_cents": staked - returned,
+                },
+            )
+        )
+        saved = cmd.append(
+            stream=coup.stream,
+            expected_version=coup.version if expected_version is None else expected_version,
+            correlation_id=str(coup.id),
+            events=events,
+        )
+        Bet.objects.bulk_update(bets, ["state", "return_cents"])
+        coup.version = saved[-1].version
+        coup.save()
+        return cmd.finish(
+            {
+                **_summary(coup),
+                "bets_settled": len(bets),
+                "staked_cents": staked,
+                "returned_cents": returned,
+                "house_win_cents": staked - returned,
+            }
+        )
+
+
+def _settle_bet(bet: Bet, table: Table, number: int, rules) -> NewEvent:
+    """Settle one bet in memory (state, return) and build its ``BetSettled`` event."""
+    position = make_bet(**bet.position)
+    outcome = settle(position, bet.stake_cents, number, zero_rule=rules.zero_rule, double_prison=rules.double_prison)
+    getattr(bet, _BET_TRANSITION[outcome.outcome])()
+    bet.return_cents = outcome.return_cents
+    colour = bet.chips == Bet.Chips.COLOUR
+    patron_account = accounts.patron_colour(bet.patron.code, table.code) if colour else bet.patron.chips_account
+    house_account = accounts.table_colour_issued(table.code) if colour else accounts.table_tray(table.code)
+    kept_back = outcome.return_cents - outcome.winnings_cents  # the part of the stake that goes back
+    return NewEvent(
+        "BetSettled",
+        {
+            "bet": str(bet.id),
+            "round": str(bet.round_id),
+            "table": table.code,
+            "patron": bet.patron.code,
+            "position": bet.position,
+            "chips": bet.chips,
+            "number": number,
+            "outcome": outcome.outcome.value,
+            "stake_cents": bet.stake_cents,
+            "return_cents": outcome.return_cents,
+            "winnings_cents": outcome.winnings_cents,
+            "house_cents": outcome.house_cents,
+            "payout": str(position.payout),
+            "zero_rule": rules.zero_rule.value,
+            # RULES.md: winnings are rounded down to the cent; the fraction not paid is recorded.
+            "unpaid_fraction_cents": str(outcome.unpaid_fraction),
+        },
+        posting_rules.bet_settled(
+            table=table.code,
+            patron_account=patron_account,
+            house_account=house_account,
+            stake=bet.stake_cents,
+            returned=kept_back,
+            winnings=outcome.winnings_cents,
+        ),
+    )
+
+
+def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Void a coup in play: every stake goes back untouched. Returns the round summary plus
+    ``{"bets_returned"}``. ``InvalidInput`` without a reason; ``StateConflict`` once settled."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("say why the coup is void", field="reason")
+    with ledger_command(
+        actor=actor,
+        request={"op": "round_void", "round": str(round_id), "reason": reason},
+        idempotency_key=idempotency_key,
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        coup = round_for_update(round_id)
+        _transition(coup, "void", "void")
+        table = coup.table
+        bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
+        events = []
+        for bet in bets:
+            bet.give_back()
+            bet.return_cents = bet.stake_cents
+            colour = bet.chips == Bet.Chips.COLOUR
+            patron_account = accounts.patron_colour(bet.patron.code, table.code) if colour else bet.patron.chips_account
+            events.append(
+                NewEvent(
+                    "BetReturned",
+                    {
+                        "bet": str(bet.id),
+                        "round": str(coup.id),
+                        "patron": bet.patron.code,
+                        "stake_cents": bet.stake_cents,
+                    },
+                    posting_rules.bet_settled(
+                        table=table.code,
+                        patron_account=patron_account,
+                        house_account=accounts.table_tray(table.code),
+                        stake=bet.stake_cents,
+                        returned=bet.stake_cents,
+                        winnings=0,
+                    ),
+                )
+            )
+        events.append(NewEvent("RoundVoided", {"round": str(coup.id), "table": table.code, "reason": reason}))
+        saved = cmd.append(
+            stream=coup.stream, expected_version=coup.version, correlation_id=str(coup.id), events=events
+        )
+        Bet.objects.bulk_update(bets, ["state", "return_cents"])
+        coup.version = saved[-1].version
+        coup.save()
+        return cmd.finish({**_summary(coup), "bets_returned": len(bets)})

@@ -1,0 +1,106 @@
+"""The transaction around every write command: lock, idempotency, append, after-commit work.
+
+Services write through ``ledger_command`` (Zulip's actions layer, STYLE.md): it opens the
+outermost, durable transaction, takes the ledger writer lock *before* the service reads any
+state (so the balance and state checks it makes still hold at commit — cases C13, C19),
+and resolves idempotency keys under that same lock (so two identical requests racing each
+other append once — case C15)::
+
+    with ledger_command(actor=actor, idempotency_key=key, request={...}) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        ... checks, model changes ...
+        cmd.append(stream=..., expected_version=..., events=[...])
+        return cmd.finish({...})
+"""
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from . import store
+from .errors import IdempotencyKeyReused, InvalidInput
+from .hashing import fingerprint
+from .models import Event, IdempotencyRecord
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Command:
+    actor: str
+    idempotency_key: str | None
+    fingerprint: str
+    replayed: bool = False
+    result: dict | None = None
+    appended: list[Event] = field(default_factory=list)
+
+    def append(
+        self,
+        *,
+        stream: str,
+        expected_version: int,
+        events: Sequence[store.NewEvent],
+        correlation_id: str = "",
+        causation_id: str = "",
+    ) -> list[Event]:
+        """``ledger.store.append`` with this command's actor; the key goes on its first event."""
+        saved = store.append(
+            stream=stream,
+            expected_version=expected_version,
+            events=events,
+            actor=self.actor,
+            correlation_id=correlation_id,
+            causation_id=causation_id,
+            idempotency_key=None if self.appended else self.idempotency_key,
+        )
+        self.appended.extend(saved)
+        return saved
+
+    def finish(self, result: dict) -> dict:
+        """Record ``result`` (JSON, no floats) as the answer to every retry of this request."""
+        if self.idempotency_key:
+            IdempotencyRecord.objects.create(
+                key=self.idempotency_key,
+                fingerprint=self.fingerprint,
+                result=result,
+                position=self.appended[0].position if self.appended else None,
+            )
+        self.result = result
+        return result
+
+
+@contextmanager
+def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = None) -> Iterator[Command]:
+    """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency."""
+    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200):
+        raise InvalidInput("idempotency key must be 1 to 200 characters", field="idempotency_key")
+    with transaction.atomic(durable=True):
+        store.lock_writers()
+        cmd = Command(actor=actor or "system", idempotency_key=idempotency_key, fingerprint=fingerprint(request))
+        if idempotency_key:
+            previous = IdempotencyRecord.objects.filter(key=idempotency_key).first()
+            if previous is not None:
+                if previous.fingerprint != cmd.fingerprint:
+                    raise IdempotencyKeyReused(
+                        "this idempotency key was already used for a different request",
+                        field="idempotency_key",
+                    )
+                cmd.replayed, cmd.result = True, previous.result
+        yield cmd
+        if cmd.appended:
+            transaction.on_commit(_schedule_projections)
+
+
+def _schedule_projections() -> None:
+    # After commit the events are safe; a broker outage must not turn a committed command
+    # into an error. Celery beat runs the same catch-up every few seconds anyway.
+    from .tasks import project_balances
+
+    try:
+        project_balances.delay()
+    except Exception:  # noqa: BLE001 - any broker/transport failure
+        logger.warning("could not enqueue the projection catch-up; beat will retry", exc_info=True)

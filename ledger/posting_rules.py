@@ -1,0 +1,90 @@
+"""DESIGN.md's posting rules, one function each (debit +, credit −; each sums to zero).
+
+Every money movement of the product is built here, so the rules live in one place and are
+tested once. Amounts are integer cents; accounts come from ``ledger.accounts``.
+"""
+
+from . import accounts as acc
+from .store import Leg
+
+
+def chip_purchase(patron_account: str, amount: int) -> list[Leg]:
+    """Chip purchase at the cage: external:cash −X, cage:cash +X; cage:chips −X, patron +X."""
+    return [
+        Leg(acc.EXTERNAL_CASH, -amount),
+        Leg(acc.CAGE_CASH, amount),
+        Leg(acc.CAGE_CHIPS, -amount),
+        Leg(patron_account, amount),
+    ]
+
+
+def redemption(patron_account: str, amount: int) -> list[Leg]:
+    """Redemption at the cage: patron −X, cage:chips +X; cage:cash −X, external:cash +X."""
+    return [
+        Leg(patron_account, -amount),
+        Leg(acc.CAGE_CHIPS, amount),
+        Leg(acc.CAGE_CASH, -amount),
+        Leg(acc.EXTERNAL_CASH, amount),
+    ]
+
+
+def table_buy_in(table: str, patron_account: str, amount: int) -> list[Leg]:
+    """Cash buy-in at a table: external:cash −X, table:drop +X; table:tray −X, patron +X."""
+    return [
+        Leg(acc.EXTERNAL_CASH, -amount),
+        Leg(acc.table_drop(table), amount),
+        Leg(acc.table_tray(table), -amount),
+        Leg(patron_account, amount),
+    ]
+
+
+def stock(account: str, contra: str, amount: int) -> list[Leg]:
+    """Bring ``account`` up (or down, when negative) by ``amount`` against ``contra``."""
+    return [Leg(account, amount), Leg(contra, -amount)] if amount else []
+
+
+def bet_placed(source_account: str, table: str, stake: int) -> list[Leg]:
+    """Bet placed: patron (value or colour chips) −s, layout +s."""
+    return [Leg(source_account, -stake), Leg(acc.table_layout(table), stake)]
+
+
+def bet_settled(
+    *, table: str, patron_account: str, house_account: str, stake: int, returned: int, winnings: int
+) -> list[Leg]:
+    """Settle a stake that leaves the layout.
+
+    ``returned`` = what goes back to the patron out of the stake (stake when won or pushed,
+    ⌊s/2⌋ for la partage, 0 when lost); the house keeps ``stake − returned``; ``winnings``
+    are paid by the house side on top. ``house_account`` is the tray for value chips and
+    ``colour_issued`` for colour chips (the tray already holds every colour chip sold).
+    """
+    legs = [Leg(acc.table_layout(table), -stake)]
+    if returned:
+        legs.append(Leg(patron_account, returned))
+    if stake - returned:
+        legs.append(Leg(house_account, stake - returned))
+    if winnings:
+        legs += [Leg(house_account, -winnings), Leg(patron_account, winnings)]
+    return legs
+
+
+def colour_chips_bought(table: str, patron_chips: str, patron_colour: str, amount: int) -> list[Leg]:
+    """Colour chips bought: patron:chips −X, tray +X; colour_issued −X, patron:colour +X."""
+    return [
+        Leg(patron_chips, -amount),
+        Leg(acc.table_tray(table), amount),
+        Leg(acc.table_colour_issued(table), -amount),
+        Leg(patron_colour, amount),
+    ]
+
+
+def change_inverse(table: str, patron_chips: str, patron_colour: str, amount: int) -> list[Leg]:
+    """Change inverse: patron:colour −Y, colour_issued +Y; tray −Y, patron:chips +Y."""
+    if not amount:
+        return []
+    return [
+        Leg(patron_colour, -amount),
+        Leg(acc.table_colour_issued(table), amount),
+        Leg(acc.table_tray(table), -amount),
+        Leg(patron_chips, amount),
+    ]
