@@ -109,8 +109,8 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: no broker configured means eager, in-process tasks (the embedded default).
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not env.str("CELERY_BROKER_URL", default="")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_SERIALIZER = "json"

@@ -2,7 +2,10 @@
 
 import uuid
 
+from ledger import accounts
 from ledger.errors import InvalidInput, NotFound
+from ledger.models import Event
+from ledger.selectors import movement_cents
 
 from .models import Round, Table
 from .rules.roulette import InvalidBet
@@ -39,3 +42,35 @@ def roulette_rules(table: Table) -> RouletteTableRules:
 
 def round_in_play(table: Table) -> Round | None:
     return table.rounds.filter(state__in=Round.IN_PLAY).first()
+
+
+def table_win_cents(code: str, *, after: int = 0, upto: int | None = None, currency: str = "EUR") -> int:
+    """The table's win over events ``after < position <= upto``, from its accounts in the ledger.
+
+    win = Δ(tray + drop + colour_issued): a buy-in moves chips from the tray to the patron and
+    cash into the drop (net 0); a lost stake adds to the tray (or to colour_issued for colour
+    chips), a payout takes from it. Fills and credits (cage accounting) will be netted here.
+    """
+    accounts_of_table = [accounts.table_tray(code), accounts.table_drop(code), accounts.table_colour_issued(code)]
+    return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency)
+
+
+def settlements_net_cents(code: str, *, after: int = 0, upto: int | None = None) -> dict[str, int]:
+    """From the ``BetSettled`` events: ``{"staked", "returned", "house_win"}`` in cents."""
+    events = Event.objects.filter(type="BetSettled", data__table=code, position__gt=after)
+    if upto is not None:
+        events = events.filter(position__lte=upto)
+    staked = returned = 0
+    for data in events.values_list("data", flat=True).iterator(chunk_size=2000):
+        staked += data["stake_cents"]
+        returned += data["return_cents"]
+    return {"staked": staked, "returned": returned, "house_win": staked - returned}
+
+
+def patron_result_cents(patron: str, *, after: int = 0) -> int:
+    """The patron's gaming result (won − lost, cents) from his ``BetSettled`` events after ``after``."""
+    net = 0
+    events = Event.objects.filter(type="BetSettled", data__patron=patron, position__gt=after)
+    for data in events.values_list("data", flat=True).iterator(chunk_size=2000):
+        net += data["return_cents"] - data["stake_cents"]
+    return net

@@ -1,0 +1,49 @@
+"""``manage.py demo [--spins N]``: play one English roulette session and print its summary."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from games.demo import play_demo_session
+
+
+def _eur(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+
+
+class Command(BaseCommand):
+    help = "Play a demo session at English roulette table R1 (seeds the cage, table and patrons if missing)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--spins", type=int, default=200)
+        parser.add_argument("--patrons", type=int, default=6)
+
+    def handle(self, *args, spins: int, patrons: int, **options):
+        if spins < 1 or not 1 <= patrons <= 8:
+            raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
+        self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
+        r = play_demo_session(spins=spins, seated=patrons, out=self.stdout.write)
+        s = r.settlements
+        hold = f"{100 * r.table_win_cents / r.drop_cents:.2f} %" if r.drop_cents else "n/a (no drop)"
+        edge = f"{100 * s['house_win'] / s['staked']:.2f} %" if s["staked"] else "n/a"
+        lines = [
+            "",
+            "Session summary",
+            f"  spins                      {r.spins}",
+            f"  bets placed / refused      {r.bets_placed} / {r.refused}",
+            f"  handle (total staked)      {_eur(s['staked'])}",
+            f"  drop (cash at the table)   {_eur(r.drop_cents)}",
+            f"  table win (ledger)         {_eur(r.table_win_cents)}",
+            f"  table win (settlements)    {_eur(s['house_win'])}",
+            f"  hold (win / drop)          {hold}",
+            f"  win / handle               {edge}  (theory: 2.70 %, 1.35 % on even chances)",
+            "  patrons' net results:",
+            *[f"    {code:<8} {_eur(net):>18}" for code, net in r.patrons.items()],
+            f"  events appended            {r.events_appended} (positions {r.first_position + 1}–{r.last_position})",
+            f"  projections rebuilt        {r.projection_events} events replayed",
+            f"  chain verified             {'yes' if r.verified else 'NO'}: {r.verify_detail}",
+        ]
+        self.stdout.write("\n".join(lines))
+        if r.table_win_cents != s["house_win"]:
+            raise CommandError("the table win from the ledger differs from the sum of settlements")
+        if not r.verified:
+            raise CommandError("the ledger chain does not verify")

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job: install, migrate the embedded default (SQLite file, eager Celery), play a
+# demo session of English roulette, print its summary, then serve the API on 127.0.0.1:8000.
+#   scripts/demo.sh             # … and serve
+#   scripts/demo.sh --no-serve  # … and stop (CI)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh base
+export DJANGO_SETTINGS_MODULE=casino.settings
+.venv/bin/python manage.py migrate --noinput -v0
+.venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}"
+if [ "${1:-}" != "--no-serve" ]; then
+    .venv/bin/python manage.py demo_user
+    echo "Serving the API on http://127.0.0.1:8000/api/ (docs: /api/docs/); Ctrl-C to stop."
+    exec .venv/bin/python manage.py runserver 127.0.0.1:8000 --noreload
+fi
