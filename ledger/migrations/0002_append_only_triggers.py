@@ -78,7 +78,7 @@ def create_triggers(apps, schema_editor):
     if statements is None:
         raise RuntimeError(f"no append-only triggers for {schema_editor.connection.vendor}")
     for sql in statements:
-        schema_editor.execute(sql)
+        schema_editor.execute(sql, params=None)  # no placeholders: RAISE uses literal %
 
 
 class Migration(migrations.Migration):

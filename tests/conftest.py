@@ -1,0 +1,73 @@
+"""Shared fixtures: a seeded casino (cage, table R1, patrons with chips), API clients,
+and ``committed_db`` for tests whose point is real commits (concurrency, workers)."""
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from cashier.services.cage import cage_open, chips_purchase
+from cashier.services.colour_chips import colour_chips_buy
+from cashier.services.patrons import patron_register
+from games.services.tables import table_open
+
+ACTOR = "tester"
+
+
+@pytest.fixture
+def _replication_role_reset(django_db_blocker):
+    yield
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute("RESET session_replication_role")
+
+
+@pytest.fixture
+def committed_db(_replication_role_reset, transactional_db):
+    """Real commits on PostgreSQL. The ledger refuses TRUNCATE, which the test framework's
+    flush uses between such tests; ``session_replication_role = replica`` (superuser only)
+    lets that one flush through, and is reset right after."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: real concurrent transactions")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+
+
+@pytest.fixture
+def cage():
+    return cage_open(cash_cents=10_000_000, chips_cents=10_000_000, actor=ACTOR)
+
+
+@pytest.fixture
+def table(cage):
+    """English roulette table R1, la partage, default limits, opener 50,000 EUR."""
+    return table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+
+
+def make_patron(chips_cents: int = 0) -> str:
+    code = patron_register(kind="identified", name="Test Patron", actor=ACTOR)["patron"]
+    if chips_cents:
+        chips_purchase(patron=code, amount_cents=chips_cents, actor=ACTOR)
+    return code
+
+
+@pytest.fixture
+def patron(cage) -> str:
+    """A patron holding 1,000 EUR of value chips."""
+    return make_patron(100_000)
+
+
+@pytest.fixture
+def colour_patron(table) -> str:
+    """A patron with 100 red chips of 2 EUR at R1 (and 800 EUR of value chips left)."""
+    code = make_patron(100_000)
+    colour_chips_buy(table="R1", patron=code, chips=100, unit_value_cents=200, colour="red", actor=ACTOR)
+    return code
+
+
+@pytest.fixture
+def api(django_user_model):
+    user = django_user_model.objects.create_user(username="dealer1", password="x")
+    client = APIClient()
+    client.force_authenticate(user)
+    return client

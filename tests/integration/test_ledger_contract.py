@@ -1,0 +1,180 @@
+"""The ledger's contract, run on whichever backend the suite runs on (SQLite and PostgreSQL
+both run it: scripts/test.sh). DESIGN.md §The ledger."""
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import DatabaseError, connection, transaction
+
+from ledger.commands import ledger_command
+from ledger.errors import IdempotencyKeyReused, InvalidInput, UnbalancedPostings, VersionConflict
+from ledger.hashing import GENESIS_HASH
+from ledger.models import Event, IdempotencyRecord, Posting
+from ledger.store import Leg, NewEvent, append
+from ledger.verify import verify_chain
+
+pytestmark = pytest.mark.django_db
+
+
+def _append(stream="test/s", expected=0, legs=None, data=None, n=1, key=None):
+    legs = [Leg("a", 100), Leg("b", -100)] if legs is None else legs
+    with transaction.atomic():
+        return append(
+            stream=stream,
+            expected_version=expected,
+            events=[NewEvent("Tested", data or {"i": i}, legs) for i in range(n)],
+            actor="tester",
+            idempotency_key=key,
+        )
+
+
+def _raw(sql, params=()):
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def test_append_numbers_positions_and_versions_and_chains_hashes():
+    first = _append(n=2)
+    second = _append(stream="test/other", expected=0)
+    assert [e.position for e in first + second] == [1, 2, 3]
+    assert [e.version for e in first] == [1, 2] and second[0].version == 1
+    assert first[0].prev_hash == GENESIS_HASH
+    assert first[1].prev_hash == first[0].hash and second[0].prev_hash == first[1].hash
+    result = verify_chain()
+    assert (result.ok, result.checked, result.head_position, result.head_hash) == (True, 3, 3, second[0].hash)
+
+
+@pytest.mark.parametrize("table", ["ledger_event", "ledger_posting", "ledger_idempotencyrecord"])
+def test_update_and_delete_are_refused_by_the_database(table):
+    with ledger_command(actor="t", request={"op": "x"}, idempotency_key="k1") as cmd:
+        cmd.append(stream="test/s", expected_version=0, events=[NewEvent("Tested", {}, [Leg("a", 5), Leg("b", -5)])])
+        cmd.finish({"ok": True})
+    column = {"ledger_event": "actor", "ledger_posting": "account", "ledger_idempotencyrecord": "fingerprint"}[table]
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(f"UPDATE {table} SET {column} = 'forged'")
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(f"DELETE FROM {table}")
+    if connection.vendor == "postgresql":
+        _raw("SET CONSTRAINTS ALL IMMEDIATE")  # fire the deferred FK checks TRUNCATE would wait on
+        with pytest.raises(DatabaseError, match="append-only"):
+            _raw(f"TRUNCATE {table} CASCADE")
+    assert Event.objects.count() == 1 and Posting.objects.count() == 2 and IdempotencyRecord.objects.count() == 1
+
+
+def test_orm_update_and_delete_are_refused_too():
+    (event,) = _append()
+    with pytest.raises(DatabaseError):
+        with transaction.atomic():
+            Event.objects.filter(pk=event.pk).update(actor="forged")
+    with pytest.raises(DatabaseError):
+        with transaction.atomic():
+            Posting.objects.filter(event=event).delete()
+    assert Event.objects.get().actor == "tester"
+
+
+def test_unbalanced_postings_are_refused_and_nothing_is_written():
+    _append()
+    with pytest.raises(UnbalancedPostings, match="do not sum to zero"):
+        _append(expected=1, legs=[Leg("a", 100), Leg("b", -90)])
+    with pytest.raises(UnbalancedPostings):  # balanced in total but not per currency
+        _append(expected=1, legs=[Leg("a", 100, "EUR"), Leg("b", -100, "USD")])
+    assert Event.objects.count() == 1 and Posting.objects.count() == 2
+
+
+def test_the_database_itself_refuses_an_unbalanced_event():
+    """Even an insert that skips ledger.store is checked by the event's insert trigger."""
+    with pytest.raises(DatabaseError, match="sum to zero"):
+        with transaction.atomic():
+            Posting.objects.create(event_id=1, account="a", amount_cents=100, currency="EUR")
+            _raw(
+                "INSERT INTO ledger_event (position, stream, version, type, schema_version, data, occurred_at,"
+                " recorded_at, gaming_day, actor, correlation_id, causation_id, prev_hash, hash)"
+                " VALUES (1, 's', 1, 'Forged', 1, '{}', '2026-01-01 00:00:00+00', '2026-01-01 00:00:00+00',"
+                " '2026-01-01', 'x', '', '', %s, 'h')",
+                [GENESIS_HASH],
+            )
+    assert Event.objects.count() == 0
+
+
+def test_a_posting_cannot_be_added_to_a_written_event():
+    (event,) = _append()
+    with pytest.raises(DatabaseError, match="already written"):
+        with transaction.atomic():
+            Posting.objects.create(event=event, account="c", amount_cents=0, currency="EUR")
+
+
+def test_stale_expected_version_is_a_conflict_and_writes_nothing():
+    _append(n=5)
+    with pytest.raises(VersionConflict, match="version 5, not the expected 4"):
+        _append(expected=4)
+    assert Event.objects.count() == 5
+
+
+@pytest.mark.parametrize("data", [{"x": 1.5}, {"x": [1, {"y": 0.1}]}, {"x": object()}])
+def test_floats_and_non_json_values_are_refused(data):
+    with pytest.raises(InvalidInput):
+        _append(data=data)
+    assert Event.objects.count() == 0
+
+
+@pytest.mark.parametrize("amount", [10.0, True, 0])
+def test_postings_must_be_nonzero_integer_cents(amount):
+    with pytest.raises(UnbalancedPostings):
+        _append(legs=[Leg("a", amount), Leg("b", -amount)])
+
+
+def _bypass_triggers(cursor):
+    """What an attacker with the database's keys could do: edit without the triggers."""
+    if connection.vendor == "postgresql":
+        cursor.execute("SET LOCAL session_replication_role = replica")
+    else:
+        for (name,) in cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+            cursor.execute(f'DROP TRIGGER "{name}"')
+
+
+@pytest.mark.parametrize(
+    "tamper, reason",
+    [
+        ("UPDATE ledger_event SET data = '{\"i\": 99}' WHERE position = 3", "altered"),
+        ("UPDATE ledger_posting SET amount_cents = 1 WHERE event_id = 3", "sum to zero"),
+        ("DELETE FROM ledger_event WHERE position = 3", "missing"),
+        ("UPDATE ledger_event SET actor = 'mallory' WHERE position = 3", "altered"),
+    ],
+)
+def test_verify_names_the_first_tampered_position(tamper, reason):
+    _append(n=5)
+    assert verify_chain().ok
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            _bypass_triggers(cursor)
+            if tamper.startswith("DELETE"):
+                cursor.execute("DELETE FROM ledger_posting WHERE event_id = 3")
+            cursor.execute(tamper)
+        result = verify_chain()
+        assert (result.ok, result.first_bad_position, result.checked) == (False, 3, 2)
+        assert reason in result.reason
+        with pytest.raises(CommandError, match="BROKEN at position 3"):
+            call_command("ledger", "verify")
+        transaction.set_rollback(True)
+
+
+def test_verify_command_reports_an_intact_chain(capsys):
+    _append(n=3)
+    call_command("ledger", "verify")
+    assert "ledger chain intact: 3 events, head position 3" in capsys.readouterr().out
+
+
+def test_idempotent_retry_returns_the_first_result_and_appends_nothing():
+    def run(amount):
+        with ledger_command(actor="t", request={"op": "pay", "amount": amount}, idempotency_key="key-1") as cmd:
+            if cmd.replayed:
+                return cmd.result
+            (event,) = cmd.append(
+                stream="test/s", expected_version=0, events=[NewEvent("Paid", {}, [Leg("a", amount), Leg("b", -amount)])]
+            )
+            return cmd.finish({"event": event.position, "amount": amount})
+
+    assert run(200) == {"event": 1, "amount": 200}
+    assert run(200) == {"event": 1, "amount": 200}
+    with pytest.raises(IdempotencyKeyReused):
+        run(300)
+    assert Event.objects.count() == 1 and Event.objects.get().idempotency_key == "key-1"
