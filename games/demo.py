@@ -104,7 +104,9 @@ def _random_bet(rng: random.Random, seat: Seat, rules: RouletteTableRules, insid
     return {"bet": position.to_dict(), "stake_cents": chips * seat.unit_cents}
 
 
-def play_demo_session(*, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print) -> SessionReport:
+def play_demo_session(
+    *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print
+) -> SessionReport:
     """Play one session; returns its report. Raises if the chain does not verify."""
     rng = rng or random.Random()
     first_position = head_position()
@@ -115,8 +117,18 @@ def play_demo_session(*, spins: int = 200, seated: int = 6, rng: random.Random |
     if patron_chips_cents(standing) < 50_000:
         chips_purchase(patron=standing, amount_cents=100_000, actor=CASHIER)
     kinds = bet_kinds()
-    inside = [k for k in kinds if k.type not in (BetType.CHANCE_SIMPLE, BetType.COLONNE, BetType.DOUZAINE,
-                                                   BetType.COLONNE_A_CHEVAL, BetType.DOUZAINE_A_CHEVAL)]
+    inside = [
+        k
+        for k in kinds
+        if k.type
+        not in (
+            BetType.CHANCE_SIMPLE,
+            BetType.COLONNE,
+            BetType.DOUZAINE,
+            BetType.COLONNE_A_CHEVAL,
+            BetType.DOUZAINE_A_CHEVAL,
+        )
+    ]
     outside = [k for k in kinds if k not in inside]
     even = [k for k in kinds if k.type == BetType.CHANCE_SIMPLE]
     rules = RouletteTableRules.from_dict(Table.objects.get(code=TABLE).rules)
@@ -128,11 +140,10 @@ def play_demo_session(*, spins: int = 200, seated: int = 6, rng: random.Random |
             _top_up_colour(seat)
             for _ in range(rng.randint(0, 3)):
                 bet = _random_bet(rng, seat, rules, inside, outside)
-                _try(report, lambda: bet_place(round_id=coup, patron=seat.patron, actor=DEALER, chips="colour", **bet))
+                _try(report, round_id=coup, patron=seat.patron, chips="colour", **bet)
         if rng.random() < 0.6:
             stake = rng.choice([1_000, 2_000, 5_000])
-            _try(report, lambda: bet_place(round_id=coup, patron=standing, actor=DEALER, stake_cents=stake,
-                                                 bet=rng.choice(even).to_dict()))
+            _try(report, round_id=coup, patron=standing, stake_cents=stake, bet=rng.choice(even).to_dict())
         round_close_bets(round_id=coup, actor=DEALER)
         round_record_result(round_id=coup, number=secrets.randbelow(37), actor=DEALER)
         if (spin + 1) % 50 == 0:
@@ -168,9 +179,9 @@ def _top_up_colour(seat: Seat) -> None:
         colour_chips_buy(table=TABLE, patron=seat.patron, chips=chips, actor=DEALER)
 
 
-def _try(report: SessionReport, place) -> None:
+def _try(report: SessionReport, **bet) -> None:
     try:
-        place()
+        bet_place(actor=DEALER, **bet)
         report.bets_placed += 1
     except DomainError:
         report.refused += 1  # over a limit or out of chips: a real table refuses it too

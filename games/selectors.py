@@ -49,10 +49,11 @@ def table_win_cents(code: str, *, after: int = 0, upto: int | None = None, curre
 
     win = Δ(tray + drop + colour_issued): a buy-in moves chips from the tray to the patron and
     cash into the drop (net 0); a lost stake adds to the tray (or to colour_issued for colour
-    chips), a payout takes from it. Fills and credits (cage accounting) will be netted here.
+    chips), a payout takes from it. Stocking the tray at ``TableOpened`` is the opener, not
+    win; fills and credits (cage accounting) will be netted here the same way.
     """
     accounts_of_table = [accounts.table_tray(code), accounts.table_drop(code), accounts.table_colour_issued(code)]
-    return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency)
+    return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency, excluding_types=["TableOpened"])
 
 
 def settlements_net_cents(code: str, *, after: int = 0, upto: int | None = None) -> dict[str, int]:

@@ -115,7 +115,8 @@ def bet_place(
         for position, stake in components:
             if stack and stake % stack.unit_value_cents:
                 raise InvalidInput(
-                    f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
+                    f"a stake in colour chips is a whole number of {stack.colour} chips"
+                    f" of {stack.unit_value_cents} cents",
                     field="stake_cents",
                 )
             try:

@@ -23,9 +23,12 @@ def _append_at(version):
     def call():
         with transaction.atomic():
             return append(
-                stream="race/1", expected_version=version, actor="t",
+                stream="race/1",
+                expected_version=version,
+                actor="t",
                 events=[NewEvent("Raced", {}, [Leg("a", 1), Leg("b", -1)])],
             )
+
     return call
 
 
@@ -81,8 +84,12 @@ def test_c17_two_commands_on_one_round_expecting_the_same_version(committed_db, 
     coup = round_open(table="R1", actor=ACTOR)
     version = coup["version"]
     bet = {"type": "chance_simple", "chance": "rouge"}
-    place = lambda: bet_place(round_id=coup["round"], patron=code, stake_cents=1_000, bet=bet,  # noqa: E731
-                              expected_version=version, actor=ACTOR)
+
+    def place():
+        return bet_place(
+            round_id=coup["round"], patron=code, stake_cents=1_000, bet=bet, expected_version=version, actor=ACTOR
+        )
+
     outcomes = run_concurrently(place, place)
     assert sum(isinstance(o, dict) for o in outcomes) == 1
     assert sum(isinstance(o, VersionConflict) for o in outcomes) == 1
@@ -98,8 +105,12 @@ def test_c17_via_the_api_the_loser_gets_409(committed_db, table, django_user_mod
     def post():
         client = APIClient()
         client.force_authenticate(user)
-        body = {"patron": code, "stake_cents": 1_000, "bet": {"type": "chance_simple", "chance": "noir"},
-                "expected_version": coup["version"]}
+        body = {
+            "patron": code,
+            "stake_cents": 1_000,
+            "bet": {"type": "chance_simple", "chance": "noir"},
+            "expected_version": coup["version"],
+        }
         return client.post(f"/api/rounds/{coup['round']}/bets", body, format="json").status_code
 
     assert sorted(run_concurrently(post, post)) == [201, 409]
@@ -108,8 +119,13 @@ def test_c17_via_the_api_the_loser_gets_409(committed_db, table, django_user_mod
 def test_c19_two_settles_at_once_pay_once(committed_db, table, django_user_model):
     code = make_patron(100_000)
     coup = round_open(table="R1", actor=ACTOR)
-    bet_place(round_id=coup["round"], patron=code, stake_cents=1_000, bet={"type": "chance_simple", "chance": "pair"},
-              actor=ACTOR)
+    bet_place(
+        round_id=coup["round"],
+        patron=code,
+        stake_cents=1_000,
+        bet={"type": "chance_simple", "chance": "pair"},
+        actor=ACTOR,
+    )
     round_close_bets(round_id=coup["round"], actor=ACTOR)
     user = django_user_model.objects.create_user(username="dealer", password="x")
 
@@ -131,8 +147,13 @@ def test_round_record_result_is_all_or_nothing(committed_db, table, monkeypatch)
     code = make_patron(100_000)
     coup = round_open(table="R1", actor=ACTOR)
     for chance in ("pair", "impair"):
-        bet_place(round_id=coup["round"], patron=code, stake_cents=1_000,
-                  bet={"type": "chance_simple", "chance": chance}, actor=ACTOR)
+        bet_place(
+            round_id=coup["round"],
+            patron=code,
+            stake_cents=1_000,
+            bet={"type": "chance_simple", "chance": chance},
+            actor=ACTOR,
+        )
     round_close_bets(round_id=coup["round"], actor=ACTOR)
     before = Event.objects.count()
     real = rounds._settle_bet

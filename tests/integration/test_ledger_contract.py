@@ -169,7 +169,9 @@ def test_idempotent_retry_returns_the_first_result_and_appends_nothing():
             if cmd.replayed:
                 return cmd.result
             (event,) = cmd.append(
-                stream="test/s", expected_version=0, events=[NewEvent("Paid", {}, [Leg("a", amount), Leg("b", -amount)])]
+                stream="test/s",
+                expected_version=0,
+                events=[NewEvent("Paid", {}, [Leg("a", amount), Leg("b", -amount)])],
             )
             return cmd.finish({"event": event.position, "amount": amount})
 

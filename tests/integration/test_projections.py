@@ -61,8 +61,12 @@ def test_c16_a_late_commit_is_not_skipped(committed_db):
     def t1():
         try:
             with transaction.atomic():
-                append(stream="late/1", expected_version=0, actor="t1",
-                       events=[NewEvent("Late", {}, [Leg("x", 7), Leg("y", -7)])])
+                append(
+                    stream="late/1",
+                    expected_version=0,
+                    actor="t1",
+                    events=[NewEvent("Late", {}, [Leg("x", 7), Leg("y", -7)])],
+                )
                 t1_appended.set()
                 t1_may_commit.wait(10)
         finally:
@@ -71,8 +75,12 @@ def test_c16_a_late_commit_is_not_skipped(committed_db):
     def t2():
         try:
             with transaction.atomic():
-                append(stream="late/2", expected_version=0, actor="t2",
-                       events=[NewEvent("Early", {}, [Leg("x", 5), Leg("y", -5)])])
+                append(
+                    stream="late/2",
+                    expected_version=0,
+                    actor="t2",
+                    events=[NewEvent("Early", {}, [Leg("x", 5), Leg("y", -5)])],
+                )
         finally:
             connection.close()
 

@@ -4,10 +4,6 @@ Every key present in a vector's ``expected`` is compared exactly (vectors/README
 EUR amounts are converted to integer cents through Decimal, never float arithmetic.
 """
 
-import json
-import os
-from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,43 +16,13 @@ from games.rules.roulette import (
     make_bet,
     settle,
 )
+from tests.vectors import cents, load, vectors_path
 
 
-def _shared_dir() -> Path:
-    env = os.environ.get("CASINO_SHARED_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared"
-
-
-VECTORS_PATH = _shared_dir() / "vectors" / "games.json"
-
-
-def _load() -> list[Any]:
-    if not VECTORS_PATH.is_file():
-        return [
-            pytest.param(
-                None,
-                id="no-vectors",
-                marks=pytest.mark.skip(reason=f"vectors file not found: {VECTORS_PATH}"),
-            )
-        ]
-    vectors = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
-    roulette = [v for v in vectors if v.get("game") == "roulette"]
-    if not roulette:
-        return [
-            pytest.param(
-                None,
-                id="no-roulette-vectors",
-                marks=pytest.mark.skip(reason=f"no roulette vector in {VECTORS_PATH}"),
-            )
-        ]
+def _load() -> list:
+    roulette = load("roulette")
+    assert roulette, f"no roulette vector in {vectors_path()}"
     return [pytest.param(v, id=v["name"]) for v in roulette]
-
-
-def cents(eur: float) -> int:
-    """EUR JSON number -> integer cents, exactly (via its decimal text)."""
-    amount = Decimal(str(eur)) * 100
-    assert amount == amount.to_integral_value(), f"{eur} EUR is not a whole cent"
-    return int(amount)
 
 
 def _single_bet(inp: dict[str, Any]) -> dict[str, Any]:
