@@ -79,5 +79,9 @@ def event_hash(
 
 
 def fingerprint(request: object) -> str:
-    """SHA-256 of a canonical request, to tell a retry from a reuse of an idempotency key."""
-    return hashlib.sha256(canonical_json(request).encode()).hexdigest()
+    """SHA-256 of a request, to tell a retry from a reuse of an idempotency key.
+
+    Lenient on purpose (floats, odd types): it runs before validation, on what the client sent.
+    """
+    text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,5 +1,7 @@
 """Patron registry. Identity stays in the registry; the ledger learns only the code and kind."""
 
+from django.db.models import Max
+
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput
@@ -29,11 +31,9 @@ def patron_register(
             if not created:
                 return cmd.finish({"patron": patron.code, "kind": patron.kind})
         else:
-            patron = Patron.objects.create(
-                code=f"tmp-{Patron.objects.count()}", kind=kind, name=name, document=document
-            )
-            patron.code = f"P{patron.pk:05d}"
-            patron.save(update_fields=["code"])
+            # Under the ledger writer lock: no other registration can take the same number.
+            number = (Patron.objects.aggregate(n=Max("id"))["n"] or 0) + 1
+            patron = Patron.objects.create(code=f"P{number:05d}", kind=kind, name=name, document=document)
         cmd.append(
             stream=f"patron/{patron.code}",
             expected_version=0,
