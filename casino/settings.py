@@ -87,9 +87,11 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
 REST_FRAMEWORK = {
+    # Basic first: an unauthenticated request gets 401 with a WWW-Authenticate challenge;
+    # 403 is kept for "logged in, but not allowed".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -110,7 +112,7 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: no broker configured means eager, in-process tasks (the embedded default).
 CELERY_TASK_ALWAYS_EAGER = not env.str("CELERY_BROKER_URL", default="")
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "memory://"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_SERIALIZER = "json"

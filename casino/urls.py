@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from cashier import api as cage
@@ -36,4 +37,9 @@ api = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
 
-urlpatterns = [path("admin/", admin.site.urls), path("api/", include(api))]
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="docs")),
+    path("api/", RedirectView.as_view(pattern_name="docs")),
+    path("admin/", admin.site.urls),
+    path("api/", include(api)),
+]

@@ -1,6 +1,6 @@
 """A demo session at an English roulette table, played through the services only.
 
-Seeds what is missing (cage float, table R1, patrons), then plays ``spins`` coups in which
+Seeds what is missing (cage float, table R1, six regular patrons), then plays ``spins`` coups in which
 seated patrons bet colour chips inside, outside and on announced bets, and a standing patron
 bets value chips on the even chances; then changes the colour chips back, redeems every
 chip at the cage, closes the table, rebuilds the projections and verifies the chain.
@@ -11,7 +11,7 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
-from cashier.models import Cage
+from cashier.models import Cage, Patron
 from cashier.selectors import cage_get, patron_chips_cents
 from cashier.services.cage import cage_open, chips_purchase, chips_redeem
 from cashier.services.colour_chips import colour_chips_buy, colour_chips_change_inverse
@@ -78,7 +78,9 @@ def _ensure_table() -> None:
 def _seat_patrons(rng: random.Random, count: int) -> list[Seat]:
     seats = []
     for i in range(count):
-        code = patron_register(kind="identified", name=f"Demo patron {i + 1}", actor=CASHIER)["patron"]
+        name = f"Demo patron {i + 1}"
+        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
+        code = known or patron_register(kind="identified", name=name, actor=CASHIER)["patron"]
         unit = rng.choice([200, 200, 500, 1000])
         seat = Seat(code, unit)
         cash = rng.choice([50_000, 100_000, 200_000])

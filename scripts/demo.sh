@@ -11,6 +11,6 @@ export DJANGO_SETTINGS_MODULE=casino.settings
 .venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}"
 if [ "${1:-}" != "--no-serve" ]; then
     .venv/bin/python manage.py demo_user
-    echo "Serving the API on http://127.0.0.1:8000/api/ (docs: /api/docs/); Ctrl-C to stop."
+    echo "Serving the API on http://127.0.0.1:8000/ (API docs: http://127.0.0.1:8000/api/docs/); Ctrl-C to stop."
     exec .venv/bin/python manage.py runserver 127.0.0.1:8000 --noreload
 fi

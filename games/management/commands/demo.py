@@ -1,5 +1,7 @@
 """``manage.py demo [--spins N]``: play one English roulette session and print its summary."""
 
+import random
+
 from django.core.management.base import BaseCommand, CommandError
 
 from games.demo import play_demo_session
@@ -16,12 +18,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--spins", type=int, default=200)
         parser.add_argument("--patrons", type=int, default=6)
+        parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
-    def handle(self, *args, spins: int, patrons: int, **options):
+    def handle(self, *args, spins: int, patrons: int, seed: int | None, **options):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
         self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
-        r = play_demo_session(spins=spins, seated=patrons, out=self.stdout.write)
+        r = play_demo_session(spins=spins, seated=patrons, rng=random.Random(seed), out=self.stdout.write)
         s = r.settlements
         hold = f"{100 * r.table_win_cents / r.drop_cents:.2f} %" if r.drop_cents else "n/a (no drop)"
         edge = f"{100 * s['house_win'] / s['staked']:.2f} %" if s["staked"] else "n/a"
