@@ -51,3 +51,13 @@ def exception_handler(exc, context):
             "errors": response.data,
         }
     return response
+
+
+def not_found(request, exception=None):
+    """JSON 404 for API paths (an unknown URL is still an answer a client can read)."""
+    from django.http import JsonResponse
+    from django.views.defaults import page_not_found
+
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": "not_found", "detail": f"no such resource: {request.path}"}, status=404)
+    return page_not_found(request, exception)

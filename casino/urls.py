@@ -25,17 +25,19 @@ api = [
     path("tables/<str:code>/change-inverse", cage.ColourChipsChangeInverse.as_view(), name="change-inverse"),
     path("tables/<str:code>/rounds", games.RoundOpen.as_view(), name="round-open"),
     path("tables/<str:code>/rounds/", games.TableRounds.as_view(), name="table-rounds"),
-    path("rounds/<uuid:id>/", games.RoundDetail.as_view(), name="round-detail"),
-    path("rounds/<uuid:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
-    path("rounds/<uuid:round_id>/close-bets", games.RoundCloseBets.as_view(), name="round-close-bets"),
-    path("rounds/<uuid:round_id>/result", games.RoundResult.as_view(), name="round-result"),
-    path("rounds/<uuid:round_id>/void", games.RoundVoid.as_view(), name="round-void"),
+    path("rounds/<str:id>/", games.RoundDetail.as_view(), name="round-detail"),
+    path("rounds/<str:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
+    path("rounds/<str:round_id>/close-bets", games.RoundCloseBets.as_view(), name="round-close-bets"),
+    path("rounds/<str:round_id>/result", games.RoundResult.as_view(), name="round-result"),
+    path("rounds/<str:round_id>/void", games.RoundVoid.as_view(), name="round-void"),
     path("events/", ledger.EventList.as_view(), name="event-list"),
     path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
     path("health/", ledger.Health.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
+
+handler404 = "casino.api.not_found"
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="docs")),

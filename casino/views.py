@@ -11,9 +11,16 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ledger.store import MAX_CENTS
+
 
 class CentsField(serializers.IntegerField):
-    """Money in integer cents: a JSON integer, never a float, a string or a boolean."""
+    """Money in integer cents: a JSON integer, never a float, a string or a boolean, and at
+    most ``MAX_CENTS`` (the ledger's own bound, well inside a 64-bit column)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_value", MAX_CENTS)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         if type(data) is not int:

@@ -25,10 +25,10 @@ def round_for_update(round_id: object) -> Round:
     try:
         key = uuid.UUID(str(round_id))
     except ValueError:
-        raise NotFound(f"no round {round_id!r}", field="round") from None
+        raise NotFound(f"no round {round_id}", field="round") from None
     found = Round.objects.select_for_update().select_related("table").filter(pk=key).first()
     if found is None:
-        raise NotFound(f"no round {round_id!r}", field="round")
+        raise NotFound(f"no round {round_id}", field="round")
     return found
 
 

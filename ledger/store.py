@@ -27,6 +27,10 @@ from .gaming_day import current_gaming_day
 from .hashing import GENESIS_HASH, canonical_json, event_hash
 from .models import Event, Posting
 
+# The largest amount one posting may carry: 10 billion EUR in cents. Sums of many postings
+# then still fit the 64-bit columns and Python ints never reach the database overflowing.
+MAX_CENTS = 10**12
+
 # Arbitrary 64-bit key for the advisory lock: "LEDGER" in ASCII.
 _WRITER_LOCK_KEY = 0x4C4544474552
 
@@ -93,6 +97,8 @@ def check_balanced(legs: Sequence[Leg], *, event_type: str) -> None:
     for leg in legs:
         if type(leg.amount_cents) is not int:
             raise UnbalancedPostings(f"{event_type}: amount of {leg.account} is not integer cents", field="postings")
+        if not -MAX_CENTS <= leg.amount_cents <= MAX_CENTS:
+            raise UnbalancedPostings(f"{event_type}: amount of {leg.account} is out of range", field="postings")
         if leg.amount_cents == 0:
             raise UnbalancedPostings(f"{event_type}: zero posting to {leg.account}", field="postings")
         if not leg.account or len(leg.currency) != 3 or not leg.currency.isupper():

@@ -1,0 +1,86 @@
+"""The published API description and the health endpoint."""
+
+import pytest
+import yaml
+from rest_framework.test import APIClient
+
+from ledger.models import Event
+from ledger.projections import catch_up_balances
+
+pytestmark = pytest.mark.django_db
+
+MAIN_PATHS = [
+    "/api/patrons/",
+    "/api/patrons/register",
+    "/api/patrons/{code}/",
+    "/api/cage/open",
+    "/api/cage/purchases",
+    "/api/cage/redemptions",
+    "/api/tables/",
+    "/api/tables/{code}/open",
+    "/api/tables/{code}/close",
+    "/api/tables/{code}/colour-chips",
+    "/api/tables/{code}/change-inverse",
+    "/api/tables/{code}/rounds",
+    "/api/rounds/{id}/",
+    "/api/rounds/{round_id}/bets",
+    "/api/rounds/{round_id}/close-bets",
+    "/api/rounds/{round_id}/result",
+    "/api/rounds/{round_id}/void",
+    "/api/events/",
+    "/api/balances/",
+    "/api/health/",
+]
+
+
+def test_schema_lists_the_main_paths(api):
+    """GET /api/schema/ is 200, an OpenAPI 3 document with every main path; the write
+    commands are POSTs that take an Idempotency-Key header."""
+    response = api.get("/api/schema/")
+    assert response.status_code == 200
+    schema = yaml.safe_load(response.content)
+    assert schema["openapi"].startswith("3.")
+    missing = [p for p in MAIN_PATHS if p not in schema["paths"]]
+    assert not missing, f"paths missing from the schema: {missing}"
+    bets = schema["paths"]["/api/rounds/{round_id}/bets"]["post"]
+    assert "Idempotency-Key" in [p["name"] for p in bets.get("parameters", [])]
+    # The bet request names its fields; money is an integer (cents), never a number.
+    ref = bets["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    request = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"patron", "stake_cents", "chips", "bet", "announce"} <= set(request["properties"])
+    assert request["properties"]["stake_cents"]["type"] == "integer"
+
+
+def test_schema_as_json(api):
+    """?format=json gives the same document as JSON."""
+    response = api.get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    assert "/api/health/" in response.json()["paths"]
+
+
+def test_docs_page(api):
+    """GET /api/docs/ is 200: the Swagger UI page, pointing at the schema."""
+    response = api.get("/api/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "swagger" in page.lower()
+    assert "/api/schema/" in page
+
+
+def test_health_reports_projection_lag(patron):
+    """GET /api/health/ needs no login and reports the balance projection's lag: head minus
+    checkpoint. The patron fixture appended events (cage opened, patron registered, chips
+    bought) and no catch-up has run inside the test transaction, so lag == head; after a
+    catch-up the lag is 0 and the checkpoint is the head."""
+    head = Event.objects.order_by("-position").values_list("position", flat=True).first()
+    assert head == Event.objects.count() == 3  # CageOpened, PatronRegistered, ChipsPurchased
+
+    response = APIClient().get("/api/health/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["projections"] == [{"projection": "balances", "checkpoint": 0, "head": 3, "lag": 3}]
+
+    assert catch_up_balances() == 3
+    body = APIClient().get("/api/health/").json()
+    assert body["projections"] == [{"projection": "balances", "checkpoint": 3, "head": 3, "lag": 0}]
