@@ -74,7 +74,7 @@ class ColourStack(ConcurrentTransitionMixin, models.Model):
     table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="colour_stacks")
     patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="colour_stacks")
     colour = models.CharField(max_length=20)
-    unit_value_cents = models.PositiveIntegerField()
+    unit_value_cents = models.PositiveBigIntegerField()
     state = FSMField(default=State.ACTIVE, choices=State.choices, protected=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

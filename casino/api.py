@@ -9,6 +9,7 @@ from django.db import IntegrityError, OperationalError
 from django.http import Http404
 from django_fsm import ConcurrentTransition, TransitionNotAllowed
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -42,7 +43,9 @@ def exception_handler(exc, context):
     if isinstance(exc, (Http404, PermissionDenied)):
         return drf_exception_handler(exc, context)
     response = drf_exception_handler(exc, context)
-    if response is not None and isinstance(response.data, dict) and response.status_code == 400:
+    if response is None:
+        return None
+    if isinstance(exc, ValidationError) and isinstance(response.data, dict):
         fields = [key for key in response.data if key != "non_field_errors"]
         response.data = {
             "error": "invalid",
@@ -50,6 +53,9 @@ def exception_handler(exc, context):
             "field": fields[0] if fields else None,
             "errors": response.data,
         }
+    elif isinstance(response.data, dict) and "error" not in response.data:
+        code = getattr(exc, "default_code", "error")
+        response.data = {"error": code, "detail": str(response.data.get("detail", ""))}
     return response
 
 

@@ -29,7 +29,12 @@ class CentsField(serializers.IntegerField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer (no "7", no 7.0, no true)."""
+    """A JSON integer (no "7", no 7.0, no true), bounded like money."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_value", MAX_CENTS)
+        kwargs.setdefault("min_value", -MAX_CENTS)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         if type(data) is not int:

@@ -3,6 +3,7 @@
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -48,6 +49,12 @@ class ByPosition(CursorPagination):
     page_size = 100
     page_size_query_param = "limit"
     max_page_size = 1000
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise ValidationError({"cursor": ["invalid cursor: use the next/previous links"]}) from None
 
 
 class EventFilters(serializers.Serializer):

@@ -80,7 +80,11 @@ def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = N
         raise InvalidInput("idempotency key must be 1 to 200 characters", field="idempotency_key")
     with transaction.atomic(durable=True):
         store.lock_writers()
-        cmd = Command(actor=actor or "system", idempotency_key=idempotency_key, fingerprint=fingerprint(request))
+        cmd = Command(
+            actor=actor or "system",
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint({"actor": actor, **request}),
+        )
         if idempotency_key:
             previous = IdempotencyRecord.objects.filter(key=idempotency_key).first()
             if previous is not None:

@@ -83,5 +83,5 @@ def fingerprint(request: object) -> str:
 
     Lenient on purpose (floats, odd types): it runs before validation, on what the client sent.
     """
-    text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()

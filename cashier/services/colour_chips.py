@@ -13,7 +13,7 @@ from games.selectors import roulette_rules, table_for_update
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
-from ledger.store import NewEvent
+from ledger.store import MAX_CENTS, NewEvent
 
 from ..models import ColourStack
 from ..selectors import patron_get
@@ -40,7 +40,7 @@ def colour_chips_buy(
     """
     if type(chips) is not int or chips <= 0:
         raise InvalidInput("the number of colour chips must be a positive integer", field="chips")
-    if unit_value_cents is not None and (type(unit_value_cents) is not int or unit_value_cents <= 0):
+    if unit_value_cents is not None and (type(unit_value_cents) is not int or not 0 < unit_value_cents <= MAX_CENTS):
         raise InvalidInput("the unit value is a positive whole number of cents", field="unit_value_cents")
     request = {
         "op": "colour_chips_buy",

@@ -9,6 +9,9 @@ from typing import Any
 
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
+# A table limit above 100 million EUR is a typo, and 35 times it must still fit one posting.
+MAX_LIMIT_CENTS = 10**10
+
 COLOURS = ("red", "green", "blue", "yellow", "white", "pink", "orange", "purple", "brown", "grey")
 
 
@@ -51,8 +54,8 @@ class RouletteTableRules:
         for name in known - {"zero_rule", "double_prison"}:
             if name in options:
                 value = options[name]
-                if type(value) is not int or value < 1:
-                    raise InvalidBet(f"rules.{name}", "must be a positive integer")
+                if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
+                    raise InvalidBet(f"rules.{name}", f"must be an integer from 1 to {MAX_LIMIT_CENTS}")
                 values[name] = value
         rules = cls(**values)
         rules._check_consistent()
@@ -63,6 +66,8 @@ class RouletteTableRules:
             raise InvalidBet("rules.min_bet_cents", "the minimum is above the maximum")
         if self.even_chance_min_cents > self.even_chance_max_cents:
             raise InvalidBet("rules.even_chance_min_cents", "the even-chance minimum is above its maximum")
+        if self.standing_min_cents > self.even_chance_max_cents:
+            raise InvalidBet("rules.standing_min_cents", "the standing minimum is above the even-chance maximum")
         if self.max_colours > len(COLOURS) or self.max_colours > 8:
             raise InvalidBet("rules.max_colours", "an English roulette table has at most 8 colours")
         if not 1 <= self.neighbours <= 18:

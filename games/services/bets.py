@@ -43,6 +43,8 @@ def _components(
             ]
         if not isinstance(announce, dict) or set(announce) - {"name", "number", "neighbours"}:
             raise InvalidInput("an announced bet is {name, number?, neighbours?}", field="announce")
+        if "neighbours" in announce and announce.get("name") != "voisins":
+            raise InvalidInput("neighbours only go with the announce 'voisins'", field="announce.neighbours")
         expanded = expand_announced(
             announce.get("name"),
             chip_cents=stake_cents,
