@@ -119,11 +119,12 @@ CELERY_TASK_ALWAYS_EAGER = not env.str("CELERY_BROKER_URL", default="")
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="casino")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_BEAT_SCHEDULE = {
-    "projections-catch-up": {"task": "ledger.tasks.project_balances", "schedule": 5.0},
+    "projections-catch-up": {"task": "ledger.tasks.catch_up_projections", "schedule": 5.0},
 }
 
 LOGGING = {

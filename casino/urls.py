@@ -33,6 +33,10 @@ api = [
     path("events/", ledger.EventList.as_view(), name="event-list"),
     path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
     path("health/", ledger.Health.as_view(), name="health"),
+    path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
+    path("audit/<str:scope>/<str:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
+    path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
+    path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]

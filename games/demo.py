@@ -16,9 +16,8 @@ from cashier.selectors import cage_get, patron_chips_cents
 from cashier.services.cage import cage_open, chips_purchase, chips_redeem
 from cashier.services.colour_chips import colour_chips_buy, colour_chips_change_inverse
 from cashier.services.patrons import patron_register
-from ledger import accounts, store
+from ledger import accounts, projections, store
 from ledger.errors import DomainError
-from ledger.projections import rebuild_balances
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
 
@@ -165,7 +164,7 @@ def play_demo_session(
     report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)
     for code in [seat.patron for seat in seats] + [standing]:
         report.patrons[code] = patron_result_cents(code, after=first_position)
-    report.projection_events = rebuild_balances()
+    report.projection_events = projections.rebuild()["balances"]
     result = verify_chain()
     report.verified = result.ok
     report.verify_detail = f"{result.checked} events, head {result.head_hash[:16]}…" if result.ok else result.reason

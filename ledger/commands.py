@@ -102,9 +102,9 @@ def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = N
 def _schedule_projections() -> None:
     # After commit the events are safe; a broker outage must not turn a committed command
     # into an error. Celery beat runs the same catch-up every few seconds anyway.
-    from .tasks import project_balances
+    from .tasks import catch_up_projections
 
     try:
-        project_balances.delay()
+        catch_up_projections.delay()
     except Exception:  # noqa: BLE001 - any broker/transport failure
         logger.warning("could not enqueue the projection catch-up; beat will retry", exc_info=True)

@@ -102,3 +102,78 @@ class ProjectionCheckpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}@{self.position}"
+
+
+class AuditEntry(models.Model):
+    """Projection: one line of a readable timeline for a patron, a table or a round."""
+
+    class Scope(models.TextChoices):
+        PATRON = "patron"
+        TABLE = "table"
+        ROUND = "round"
+
+    position = models.BigIntegerField(help_text="the event's ledger position")
+    scope = models.CharField(max_length=8, choices=Scope.choices)
+    key = models.CharField(max_length=64, help_text="patron code, table code or round id")
+    type = models.CharField(max_length=80)
+    summary = models.CharField(max_length=500)
+    hash = models.CharField(max_length=64)
+    occurred_at = models.DateTimeField()
+    gaming_day = models.DateField()
+
+    class Meta:
+        ordering = ["scope", "key", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "key", "position"], name="ledger_audit_entry_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key} #{self.position} {self.summary}"
+
+
+class TableDayStats(models.Model):
+    """Projection: a table's figures for one gaming day (cents; win from the house's side)."""
+
+    table = models.CharField(max_length=20)
+    gaming_day = models.DateField()
+    drop_cents = models.BigIntegerField(default=0)
+    fills_cents = models.BigIntegerField(default=0)
+    credits_cents = models.BigIntegerField(default=0)
+    win_cents = models.BigIntegerField(default=0)
+    handle_cents = models.BigIntegerField(default=0, help_text="total staked on settled bets")
+    bets = models.PositiveIntegerField(default=0)
+    coups = models.PositiveIntegerField(default=0)
+    first_coup_at = models.DateTimeField(null=True)
+    last_coup_at = models.DateTimeField(null=True)
+    patrons = models.JSONField(default=list, help_text="codes of the patrons who played")
+
+    class Meta:
+        ordering = ["gaming_day", "table"]
+        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="ledger_table_day_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.table} {self.gaming_day}"
+
+
+class PatronDayRating(models.Model):
+    """Projection: a patron's rating for one gaming day (cents; win from the house's side).
+
+    ``theoretical_win`` is exact (a fraction of cents as text, e.g. "37000/37"): Σ stake × the
+    house edge of each bet under its table's rules, as the engine computed it.
+    """
+
+    patron = models.CharField(max_length=20)
+    gaming_day = models.DateField()
+    bets = models.PositiveIntegerField(default=0)
+    staked_cents = models.BigIntegerField(default=0)
+    actual_win_cents = models.BigIntegerField(default=0)
+    theoretical_win = models.CharField(max_length=80, default="0")
+    first_bet_at = models.DateTimeField(null=True)
+    last_bet_at = models.DateTimeField(null=True)
+
+    class Meta:
+        ordering = ["gaming_day", "patron"]
+        constraints = [models.UniqueConstraint(fields=["patron", "gaming_day"], name="ledger_patron_day_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.patron} {self.gaming_day}"

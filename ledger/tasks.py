@@ -2,10 +2,10 @@
 
 from celery import shared_task
 
-from .projections import catch_up_balances
+from . import projections
 
 
-@shared_task(name="ledger.tasks.project_balances")
-def project_balances() -> int:
-    """Catch the account-balance projection up with the ledger; idempotent."""
-    return catch_up_balances()
+@shared_task(name="ledger.tasks.catch_up_projections")
+def catch_up_projections() -> dict[str, int]:
+    """Catch every projection up with the ledger; idempotent (a redelivery applies nothing)."""
+    return projections.catch_up_all()

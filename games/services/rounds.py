@@ -12,7 +12,7 @@ from ledger.errors import InvalidInput, StateConflict
 from ledger.store import NewEvent
 
 from ..models import Bet, Round, Table
-from ..rules.roulette import Outcome, make_bet, settle
+from ..rules.roulette import Outcome, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
 
 
@@ -181,6 +181,8 @@ def _settle_bet(bet: Bet, table: Table, number: int, rules) -> NewEvent:
             "winnings_cents": outcome.winnings_cents,
             "house_cents": outcome.house_cents,
             "payout": str(position.payout),
+            # the exact edge of this bet under the table's rules: the rating's theoretical win
+            "house_edge": str(house_edge(position, rules.zero_rule)),
             "zero_rule": rules.zero_rule.value,
             # RULES.md: winnings are rounded down to the cent; the fraction not paid is recorded.
             "unpaid_fraction_cents": str(outcome.unpaid_fraction),

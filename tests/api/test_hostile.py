@@ -16,7 +16,7 @@ from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from ledger import accounts, store
 from ledger.models import Event
-from ledger.projections import catch_up_balances
+from ledger.projections import catch_up_all
 from ledger.verify import verify_chain
 from tests.conftest import ACTOR, make_patron
 from tests.integration.concurrency import run_concurrently
@@ -604,7 +604,7 @@ def test_concurrent_bets_beyond_his_chips_never_go_negative(committed_db, table,
     assert sorted(outcomes) == [201] * 10 + [400] * 2, outcomes
     assert store.balance(accounts.patron_chips(code)) == 0
     assert Event.objects.filter(type="BetPlaced").count() == 10
-    catch_up_balances()
+    catch_up_all()
     assert verify_chain().ok
 
 

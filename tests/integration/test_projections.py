@@ -1,55 +1,140 @@
-"""The account-balance projection: incremental equals rebuilt equals the ledger (C16, C18)."""
+"""The projections: incremental = rebuilt = the ledger, on workers that race, crash and
+redeliver (DESIGN.md §Projections; cases C14, C16, C18)."""
 
+import os
+import random
+import signal
 import threading
+import time
+import uuid
+from fractions import Fraction
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection, transaction
-from django.db.models import Sum
 
 from cashier.services.cage import chips_purchase, chips_redeem
 from games.demo import play_demo_session
-from ledger import accounts
-from ledger.models import AccountBalance, Event, Posting
-from ledger.projections import catch_up_balances, projection_lag, rebuild_balances
+from games.models import Bet, Round
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from ledger import accounts, projections
+from ledger.models import AuditEntry, Event, PatronDayRating, ProjectionCheckpoint, TableDayStats
+from ledger.replay import replay_check
 from ledger.store import Leg, NewEvent, append
 from tests.conftest import ACTOR, make_patron
 
-
-def _ledger_balances() -> dict:
-    rows = Posting.objects.values("account", "currency").annotate(total=Sum("amount_cents"))
-    return {(r["account"], r["currency"]): r["total"] for r in rows}
-
-
-def _projected() -> dict:
-    return {(b.account, b.currency): b.balance_cents for b in AccountBalance.objects.all()}
+from .projection_helpers import burst, ledger_balances, snapshot, spawn
 
 
 @pytest.mark.django_db
-def test_incremental_and_rebuilt_balances_equal_the_ledger(table):
-    import random
-
+def test_incremental_and_rebuilt_projections_are_equal(table):
     code = make_patron(50_000)
-    assert catch_up_balances(batch=3) == 4  # cage, table, patron, purchase: two small batches
+    assert projections.catch_up("balances", batch=3) == 4  # cage, table, patron, purchase: two batches
     chips_redeem(patron=code, amount_cents=20_000, actor=ACTOR)
-    play_demo_session(spins=5, seated=3, rng=random.Random(7), out=lambda *_: None)  # ends with a rebuild
+    play_demo_session(spins=6, seated=3, rng=random.Random(7), out=lambda *_: None)  # ends with a rebuild
     more = make_patron(1_000)
-    assert catch_up_balances(batch=1) == 2  # the new patron and his purchase
-    incremental = _projected()
-    assert incremental == _ledger_balances()
-    assert incremental[(accounts.patron_chips(code), "EUR")] == 30_000
-    assert incremental[(accounts.patron_chips(more), "EUR")] == 1_000
-    assert rebuild_balances() == Event.objects.count()
-    assert _projected() == incremental
-    assert projection_lag()["lag"] == 0
+    assert projections.catch_up_all(batch=1) == dict.fromkeys(projections.names(), 2)
+    incremental = snapshot()
+    assert incremental["balances"] == ledger_balances()
+    assert incremental["balances"][(accounts.patron_chips(code), "EUR")] == 30_000
+    assert incremental["balances"][(accounts.patron_chips(more), "EUR")] == 1_000
+    assert projections.rebuild() == dict.fromkeys(projections.names(), Event.objects.count())
+    assert snapshot() == incremental
+    assert {row["lag"] for row in projections.lag()} == {0}
 
 
 @pytest.mark.django_db
 def test_c18_a_catch_up_delivered_twice_changes_nothing(cage):
     make_patron(12_345)
-    catch_up_balances()
-    before = _projected()
-    assert catch_up_balances() == 0
-    assert _projected() == before
+    projections.catch_up_all()
+    before = snapshot()
+    assert projections.catch_up_all() == dict.fromkeys(projections.names(), 0)
+    assert snapshot() == before
+
+
+@pytest.mark.django_db
+def test_a_batch_that_fails_half_way_applies_nothing_and_the_next_run_resumes(cage, monkeypatch):
+    make_patron(1_000)
+    make_patron(2_000)
+    real = projections.REGISTRY["ratings"].apply
+    monkeypatch.setattr(projections.REGISTRY["ratings"], "apply", lambda events: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        projections.catch_up("ratings")
+    assert not ProjectionCheckpoint.objects.filter(name="ratings", position__gt=0).exists()
+    monkeypatch.setattr(projections.REGISTRY["ratings"], "apply", real)
+    assert projections.catch_up("ratings") == Event.objects.count()
+
+
+@pytest.mark.django_db
+def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup,
+        patron=colour_patron,
+        stake_cents=400,
+        chips="colour",
+        bet={"type": "plein", "numbers": [17]},
+        actor=ACTOR,
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=17, actor=ACTOR)
+    projections.catch_up("audit")
+    trail = list(AuditEntry.objects.filter(scope="round", key=coup).values_list("type", "summary"))
+    assert trail == [
+        ("RoundOpened", "coup 1 of R1 open for bets"),
+        ("BetPlaced", f"{colour_patron} bets 4.00 EUR on plein 17 (colour chips)"),
+        ("BettingClosed", "rien ne va plus"),
+        ("ResultRecorded", "result: 17"),
+        ("BetSettled", f"{colour_patron}'s 4.00 EUR on plein 17: won, returns 144.00 EUR"),
+        ("RoundSettled", "coup settled: staked 4.00 EUR, returned 144.00 EUR, house -140.00 EUR"),
+    ]
+    entry = AuditEntry.objects.filter(scope="patron", key=colour_patron).last()
+    assert entry.hash == Event.objects.get(position=entry.position).hash
+
+
+@pytest.mark.django_db
+def test_table_statistics_and_patron_rating_of_a_day(table):
+    """Two coups at R1: 10 EUR on rouge (value chips) each time; 21 then 0 (la partage)."""
+    code = make_patron(100_000)
+    for number in (21, 0):
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        bet_place(
+            round_id=coup, patron=code, stake_cents=1_000, bet={"type": "chance_simple", "chance": "rouge"}, actor=ACTOR
+        )
+        round_close_bets(round_id=coup, actor=ACTOR)
+        round_record_result(round_id=coup, number=number, actor=ACTOR)
+    projections.catch_up_all()
+    stats = TableDayStats.objects.get(table="R1")
+    # the house paid 10 on 21 and kept 5 on zero: win −5.00; no cash at the table (chips from the cage)
+    assert (stats.win_cents, stats.drop_cents, stats.handle_cents, stats.bets, stats.coups, stats.patrons) == (
+        -500,
+        0,
+        2_000,
+        2,
+        2,
+        [code],
+    )
+    rating = PatronDayRating.objects.get(patron=code)
+    # theoretical win = 2 × 1,000 × 1/74 (even chance under la partage) = 1000/37 cents
+    assert (rating.bets, rating.staked_cents, rating.actual_win_cents) == (2, 2_000, -500)
+    assert Fraction(rating.theoretical_win) == Fraction(1000, 37)
+
+
+@pytest.mark.django_db
+def test_replay_check_finds_nothing_after_the_demo_and_names_an_altered_row(cage, capsys):
+    play_demo_session(spins=5, seated=3, rng=random.Random(3), out=lambda *_: None)
+    assert replay_check() == []
+    call_command("ledger", "replay-check")
+    bet = Bet.objects.filter(state="lost").first()
+    Bet.objects.filter(pk=bet.pk).update(return_cents=999)  # an edit behind the services' back
+    coup = Round.objects.get(number=2)
+    Round.objects.filter(pk=coup.pk).update(result={"number": (coup.result["number"] + 1) % 37})
+    differences = {(d.kind, d.id, d.field) for d in replay_check()}
+    assert differences == {("bet", str(bet.id), "return_cents"), ("round", str(coup.id), "result")}
+    with pytest.raises(CommandError, match="2 difference"):
+        call_command("ledger", "replay-check")
+    assert f"bet {bet.id}: return_cents is 999 live but 0 from the events" in capsys.readouterr().out
 
 
 @pytest.mark.postgres
@@ -58,68 +143,126 @@ def test_c16_a_late_commit_is_not_skipped(committed_db):
     the projector can never see T2's position before T1's. Both end up projected."""
     t1_appended, t1_may_commit = threading.Event(), threading.Event()
 
-    def t1():
+    def writer(stream, amount, hold=False):
         try:
             with transaction.atomic():
                 append(
-                    stream="late/1",
+                    stream=stream,
                     expected_version=0,
-                    actor="t1",
-                    events=[NewEvent("Late", {}, [Leg("x", 7), Leg("y", -7)])],
+                    actor="t",
+                    events=[NewEvent("Late", {}, [Leg("x", amount), Leg("y", -amount)])],
                 )
-                t1_appended.set()
-                t1_may_commit.wait(10)
+                if hold:
+                    t1_appended.set()
+                    t1_may_commit.wait(10)
         finally:
             connection.close()
 
-    def t2():
-        try:
-            with transaction.atomic():
-                append(
-                    stream="late/2",
-                    expected_version=0,
-                    actor="t2",
-                    events=[NewEvent("Early", {}, [Leg("x", 5), Leg("y", -5)])],
-                )
-        finally:
-            connection.close()
-
-    first = threading.Thread(target=t1)
+    first = threading.Thread(target=writer, args=("late/1", 7, True))
     first.start()
     assert t1_appended.wait(10)
-    second = threading.Thread(target=t2)
+    second = threading.Thread(target=writer, args=("late/2", 5))
     second.start()
     second.join(0.5)
-    assert second.is_alive(), "T2 must wait for T1's lock"
-    assert catch_up_balances() == 0  # nothing committed yet
+    assert second.is_alive(), "T2 must wait for T1's writer lock"
+    assert projections.catch_up("balances") == 0  # nothing committed yet
     t1_may_commit.set()
     first.join(10)
     second.join(10)
-    assert catch_up_balances() == 2
+    assert projections.catch_up("balances") == 2
     assert list(Event.objects.values_list("stream", "position")) == [("late/1", 1), ("late/2", 2)]
-    assert _projected()[("x", "EUR")] == 12
-    rebuild_balances()
-    assert _projected()[("x", "EUR")] == 12
+    assert snapshot()["balances"][("x", "EUR")] == 12
 
 
+@pytest.mark.postgres
+def test_two_worker_processes_racing_over_10000_events_equal_one_rebuild(committed_db):
+    burst(10_000)
+    workers = [spawn(["manage.py", "ledger", "catch-up", "--batch", "250"]) for _ in range(2)]
+    outputs = [w.communicate(timeout=240)[0] for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], outputs
+    applied = [
+        sum(int(line.split(": ")[1].split()[0]) for line in out.splitlines() if line.startswith("projection balances"))
+        for out in outputs
+    ]
+    assert sum(applied) == 10_000  # each event applied once, whoever took it
+    raced = snapshot()
+    assert raced["balances"] == ledger_balances()
+    projections.rebuild()
+    assert snapshot() == raced
+
+
+@pytest.mark.postgres
+def test_a_worker_killed_mid_batch_leaves_a_consistent_projection(committed_db):
+    burst(6_000)
+    slow_worker = (
+        "import time, django; django.setup()\n"
+        "from ledger import projections\n"
+        "balances = projections.REGISTRY['balances']\n"
+        "real = balances.apply\n"
+        "def slow(events):\n"
+        "    real(events); time.sleep(0.3)\n"
+        "balances.apply = slow\n"
+        "projections.catch_up('balances', batch=100)\n"
+    )
+    worker = spawn(["-c", slow_worker])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not ProjectionCheckpoint.objects.filter(name="balances", position__gt=0):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    os.kill(worker.pid, signal.SIGKILL)  # mid-batch: it sleeps inside the batch's transaction
+    worker.wait(10)
+    checkpoint = ProjectionCheckpoint.objects.get(name="balances").position
+    assert 0 < checkpoint < 6_000 and checkpoint % 100 == 0
+    assert snapshot()["balances"] == ledger_balances(upto=checkpoint)  # exactly the committed batches
+    assert projections.catch_up("balances") == 6_000 - checkpoint
+    assert snapshot()["balances"] == ledger_balances()
+
+
+@pytest.mark.postgres
 @pytest.mark.broker
-def test_a_real_worker_projects_after_commit(committed_db, cage, settings):
-    """With a real broker, ``on_commit`` enqueues the catch-up and a worker applies it."""
-    import os
-    import time
-
-    from celery.contrib.testing.worker import start_worker
-
+def test_a_real_celery_worker_process_catches_up_after_a_burst(committed_db, cage):
+    """Not eager: ``on_commit`` publishes to RabbitMQ and a separate worker process consumes."""
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not broker.startswith(("amqp", "redis")):
+        pytest.skip("needs CELERY_BROKER_URL pointing at RabbitMQ or Redis")
     from casino.celery import app
 
-    if not os.environ.get("CELERY_BROKER_URL"):
-        pytest.skip("needs CELERY_BROKER_URL (a real broker)")
+    queue = f"casino-test-{uuid.uuid4().hex[:8]}"
     app.conf.task_always_eager = False
-    with start_worker(app, perform_ping_check=False, pool="solo", concurrency=1, shutdown_timeout=10):
-        code = make_patron()
-        chips_purchase(patron=code, amount_cents=4_200, actor=ACTOR)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and projection_lag()["lag"]:
-            time.sleep(0.2)
-    assert projection_lag()["lag"] == 0
-    assert _projected()[(accounts.patron_chips(code), "EUR")] == 4_200
+    app.conf.task_default_queue = queue
+    worker = spawn(
+        [
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "-Q",
+            queue,
+            "--pool=solo",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+            "-l",
+            "warning",
+        ],
+        CELERY_BROKER_URL=broker,
+    )
+    try:
+        codes = [make_patron() for _ in range(5)]
+        for i in range(50):  # a burst of committed commands, each enqueuing a catch-up
+            chips_purchase(patron=codes[i % 5], amount_cents=1_000 + i, actor=ACTOR)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and any(row["lag"] for row in projections.lag()):
+            time.sleep(0.25)
+        assert {row["lag"] for row in projections.lag()} == {0}
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        output = worker.communicate(timeout=30)[0]
+        app.conf.task_always_eager = True
+        app.conf.task_default_queue = "casino"
+    assert "Traceback" not in output, output
+    balances = snapshot()["balances"]
+    # patron i%5 bought 1,000 + i for i in 0..49: patron 0 got 1000+1005+...+1045
+    assert balances[(accounts.patron_chips(codes[0]), "EUR")] == sum(1_000 + i for i in range(0, 50, 5))
+    assert balances == ledger_balances()

@@ -1,35 +1,66 @@
-"""``manage.py ledger verify|rebuild``.
+"""``manage.py ledger verify | rebuild [--projection X] | catch-up | replay-check | lag``.
 
-verify  — recompute the hash chain; exit 0 when intact, 1 naming the first bad position.
-rebuild — replay the projections from position 0.
+verify       — recompute the hash chain; exit 0 when intact, 1 naming the first bad position.
+rebuild      — replay projections from position 0 (all, or those named with --projection).
+catch-up     — apply what the projections have not seen yet (what the Celery task does).
+replay-check — rebuild tables, rounds, bets, cage and colour chips from the events alone and
+               compare with the live rows; exit 1 listing every difference by id.
+lag          — positions each projection is behind the ledger head.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger.projections import rebuild_balances
+from ledger import projections
+from ledger.replay import replay_check
 from ledger.verify import verify_chain
 
 
 class Command(BaseCommand):
-    help = "Ledger maintenance: verify the hash chain, rebuild projections."
+    help = "Ledger maintenance: verify the chain, rebuild or catch up projections, replay-check the models."
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
         sub.add_parser("verify", help="check positions, hash chain and posting balance")
-        sub.add_parser("rebuild", help="replay projections from position 0")
+        rebuild = sub.add_parser("rebuild", help="replay projections from position 0")
+        rebuild.add_argument("--projection", action="append", choices=projections.names())
+        catch_up = sub.add_parser("catch-up", help="apply new events to every projection")
+        catch_up.add_argument("--batch", type=int, default=projections.BATCH)
+        sub.add_parser("replay-check", help="compare the models with a replay of the events")
+        sub.add_parser("lag", help="positions each projection is behind")
 
     def handle(self, *args, action: str, **options):
-        if action == "verify":
-            result = verify_chain()
-            if not result.ok:
-                raise CommandError(
-                    f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
-                    f"({result.checked} events verified before it)"
-                )
-            self.stdout.write(
-                f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
-                f"head hash {result.head_hash}"
+        getattr(self, action.replace("-", "_"))(**options)
+
+    def verify(self, **options):
+        result = verify_chain()
+        if not result.ok:
+            raise CommandError(
+                f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
+                f"({result.checked} events verified before it)"
             )
-        elif action == "rebuild":
-            applied = rebuild_balances()
-            self.stdout.write(f"projections rebuilt from position 0: {applied} events applied")
+        self.stdout.write(
+            f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
+            f"head hash {result.head_hash}"
+        )
+
+    def rebuild(self, projection=None, **options):
+        for name, applied in projections.rebuild(projection).items():
+            self.stdout.write(f"projection {name} rebuilt from position 0: {applied} events applied")
+
+    def catch_up(self, batch: int, **options):
+        for name in projections.names():
+            self.stdout.write(f"projection {name}: {projections.catch_up(name, batch=batch)} events applied")
+
+    def replay_check(self, **options):
+        differences = replay_check()
+        for difference in differences:
+            self.stdout.write(str(difference))
+        if differences:
+            raise CommandError(f"replay-check: {len(differences)} difference(s) between the models and the events")
+        self.stdout.write("replay-check: the models match the events")
+
+    def lag(self, **options):
+        for row in projections.lag():
+            self.stdout.write(
+                f"{row['projection']}: checkpoint {row['checkpoint']}, head {row['head']}, lag {row['lag']}"
+            )

@@ -1,0 +1,45 @@
+"""Replay the cage and the colour-chip stacks from their events (``ledger replay-check``)."""
+
+from ledger.models import Event
+from ledger.replay import Difference, compare, register
+
+from .models import Cage, ColourStack
+
+
+@register
+def check_cage() -> list[Difference]:
+    replayed: dict[str, dict] = {}
+    for event in (
+        Event.objects.filter(stream__startswith="cage/").order_by("position").only("stream", "version", "type")
+    ):
+        cage = replayed.setdefault(event.stream.split("/", 1)[1], {"state": Cage.State.CLOSED})
+        cage["version"] = event.version
+        if event.type == "CageOpened":
+            cage["state"] = Cage.State.OPEN
+        elif event.type == "CageClosed":
+            cage["state"] = Cage.State.CLOSED
+    live = {
+        c.code: {"state": c.state, "version": c.version} for c in Cage.objects.all() if c.version or c.code in replayed
+    }
+    return list(compare("cage", live, replayed))
+
+
+@register
+def check_colour_stacks() -> list[Difference]:
+    """Active colours per table: (colour → patron, unit value) from the buys and change inverses."""
+    replayed: dict[str, dict] = {}
+    types = ["ColourChipsBought", "ColourChipsChangedBack"]
+    for event in (
+        Event.objects.filter(type__in=types).order_by("position").only("type", "data").iterator(chunk_size=5000)
+    ):
+        data = event.data
+        key = f"{data['table']}/{data['colour']}"
+        if event.type == "ColourChipsBought":
+            replayed[key] = {"patron": data["patron"], "unit_value_cents": data["unit_value_cents"]}
+        else:
+            replayed.pop(key, None)
+    live = {
+        f"{s.table.code}/{s.colour}": {"patron": s.patron.code, "unit_value_cents": s.unit_value_cents}
+        for s in ColourStack.objects.filter(state=ColourStack.State.ACTIVE).select_related("table", "patron")
+    }
+    return list(compare("colour_stack", live, replayed))

@@ -1,0 +1,110 @@
+"""Replay tables, rounds and bets from their events (``ledger replay-check``)."""
+
+from ledger.models import Event
+from ledger.replay import Difference, compare, register
+
+from .models import Bet, Round, Table
+
+ROUND_STATES = {
+    "RoundOpened": Round.State.BETTING,
+    "BettingClosed": Round.State.CLOSED_FOR_BETS,
+    "ResultRecorded": Round.State.DEALING,
+    "RoundSettled": Round.State.SETTLED,
+    "RoundVoided": Round.State.VOIDED,
+}
+BET_STATES = {
+    "won": Bet.State.WON,
+    "lost": Bet.State.LOST,
+    "half_lost": Bet.State.HALF_LOST,
+    "pushed": Bet.State.PUSHED,
+    "imprisoned": Bet.State.IMPRISONED,
+}
+
+
+def _events(prefix: str):
+    return (
+        Event.objects.filter(stream__startswith=prefix)
+        .order_by("position")
+        .only("stream", "version", "type", "data")
+        .iterator(chunk_size=5000)
+    )
+
+
+@register
+def check_tables() -> list[Difference]:
+    replayed: dict[str, dict] = {}
+    for event in _events("table/"):
+        code = event.stream.split("/", 1)[1]
+        table = replayed.setdefault(code, {"state": Table.State.CLOSED, "rounds_played": 0})
+        table["version"] = event.version
+        if event.type == "TableOpened":
+            table.update(state=Table.State.OPEN, game=event.data["game"], rules=event.data["rules"])
+        elif event.type == "TableClosed":
+            table["state"] = Table.State.CLOSED
+    for event in Event.objects.filter(type="RoundOpened").only("data").iterator(chunk_size=5000):
+        if event.data["table"] in replayed:
+            replayed[event.data["table"]]["rounds_played"] += 1
+    live = {
+        t.code: {
+            "state": t.state,
+            "rounds_played": t.rounds_played,
+            "version": t.version,
+            "game": t.game,
+            "rules": t.rules,
+        }
+        for t in Table.objects.all()
+    }
+    return list(compare("table", live, replayed))
+
+
+@register
+def check_rounds_and_bets() -> list[Difference]:
+    rounds: dict[str, dict] = {}
+    bets: dict[str, dict] = {}
+    for event in _events("round/"):
+        coup = rounds.setdefault(event.stream.split("/", 1)[1], {})
+        coup["version"] = event.version
+        data = event.data
+        if event.type in ROUND_STATES:
+            coup["state"] = ROUND_STATES[event.type]
+        if event.type == "RoundOpened":
+            coup.update(table=data["table"], number=data["number"])
+        elif event.type == "ResultRecorded":
+            coup["result"] = {"number": data["number"]}
+        elif event.type == "BetPlaced":
+            bets[data["bet"]] = {
+                "round": data["round"],
+                "patron": data["patron"],
+                "position": data["position"],
+                "stake_cents": data["stake_cents"],
+                "chips": data["chips"],
+                "state": Bet.State.PLACED,
+                "return_cents": None,
+            }
+        elif event.type == "BetSettled":
+            bets[data["bet"]].update(state=BET_STATES[data["outcome"]], return_cents=data["return_cents"])
+        elif event.type == "BetReturned":
+            bets[data["bet"]].update(state=Bet.State.RETURNED, return_cents=data["stake_cents"])
+    live_rounds = {
+        str(r.id): {
+            "version": r.version,
+            "state": r.state,
+            "table": r.table.code,
+            "number": r.number,
+            "result": r.result,
+        }
+        for r in Round.objects.select_related("table")
+    }
+    live_bets = {
+        str(b.id): {
+            "round": str(b.round_id),
+            "patron": b.patron.code,
+            "position": b.position,
+            "stake_cents": b.stake_cents,
+            "chips": b.chips,
+            "state": b.state,
+            "return_cents": b.return_cents,
+        }
+        for b in Bet.objects.select_related("patron")
+    }
+    return list(compare("round", live_rounds, rounds)) + list(compare("bet", live_bets, bets))

@@ -1,0 +1,67 @@
+"""The read side over HTTP: projection status, audit trails, table statistics, ratings."""
+
+import pytest
+
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from ledger import projections
+from tests.conftest import ACTOR, make_patron
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(table):
+    """One coup at R1: 20 EUR on noir (value chips), ball on 2 (black): the patron wins 20."""
+    code = make_patron(100_000)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    projections.catch_up_all()
+    return code, coup
+
+
+def test_projection_status_lists_every_projector_with_its_lag(api, played):
+    rows = api.get("/api/projections/").json()["projections"]
+    assert {r["projection"] for r in rows} == {"balances", "audit", "table_stats", "ratings"}
+    assert {r["lag"] for r in rows} == {0}
+
+
+def test_audit_trail_of_a_patron(api, played):
+    code, _ = played
+    response = api.get(f"/api/audit/patron/{code}/")
+    assert response.status_code == 200
+    summaries = [row["summary"] for row in response.json()["results"]]
+    assert summaries == [
+        f"patron {code} registered (identified)",
+        f"{code} bought 1,000.00 EUR of chips at the cage",
+        f"{code} bets 20.00 EUR on chance_simple noir (value chips)",
+        f"{code}'s 20.00 EUR on chance_simple noir: won, returns 40.00 EUR",
+    ]
+    assert all(len(row["hash"]) == 64 and row["position"] > 0 for row in response.json()["results"])
+    assert api.get("/api/audit/dealer/x/").status_code == 404
+
+
+def test_table_statistics_of_the_day(api, played):
+    (row,) = api.get("/api/stats/tables/").json()["results"]
+    assert (row["table"], row["win_cents"], row["handle_cents"], row["bets"], row["coups"], row["patron_count"]) == (
+        "R1",
+        -2_000,
+        2_000,
+        1,
+        1,
+        1,
+    )
+    assert row["hold_pct"] is None and row["average_bet_cents"] == 2_000
+    assert api.get("/api/stats/tables/", {"gaming_day": "not-a-day"}).json()["field"] == "gaming_day"
+
+
+def test_patron_rating_of_the_day(api, played):
+    code, _ = played
+    (row,) = api.get("/api/ratings/", {"patron": code}).json()["results"]
+    # 2,000 on an even chance under la partage: theoretical win 2,000 / 74 = 1000/37 ≈ 27.03 cents
+    assert (row["bets"], row["staked_cents"], row["actual_win_cents"]) == (1, 2_000, -2_000)
+    assert (row["theoretical_win"], row["theoretical_win_cents"]) == ("1000/37", 27)

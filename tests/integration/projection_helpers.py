@@ -1,0 +1,102 @@
+"""Helpers for the projection tests: bursts of events, snapshots, worker subprocesses."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.db import connection, transaction
+from django.db.models import Sum
+
+from ledger.models import AccountBalance, AuditEntry, PatronDayRating, Posting, TableDayStats
+from ledger.store import Leg, NewEvent, append
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def burst(count: int, *, per_append: int = 500, accounts: int = 40, stream: str = "burst") -> None:
+    """Append ``count`` balanced events spread over ``accounts`` accounts, quickly."""
+    done = 0
+    while done < count:
+        size = min(per_append, count - done)
+        with transaction.atomic():
+            append(
+                stream=f"{stream}/{done}",
+                expected_version=0,
+                actor="burst",
+                events=[
+                    NewEvent(
+                        "Burst",
+                        {"i": done + i, "patron": f"B{(done + i) % accounts}"},
+                        [Leg(f"acct:{(done + i) % accounts}", 100 + i), Leg("acct:contra", -(100 + i))],
+                    )
+                    for i in range(size)
+                ],
+            )
+        done += size
+
+
+def ledger_balances(upto: int | None = None) -> dict:
+    postings = Posting.objects.all() if upto is None else Posting.objects.filter(event_id__lte=upto)
+    return {
+        (r["account"], r["currency"]): r["total"]
+        for r in postings.values("account", "currency").annotate(total=Sum("amount_cents"))
+    }
+
+
+def snapshot() -> dict:
+    """Every projection's rows, comparable with ==."""
+    return {
+        "balances": {(b.account, b.currency): b.balance_cents for b in AccountBalance.objects.all()},
+        "audit": sorted(AuditEntry.objects.values_list("scope", "key", "position", "summary", "hash")),
+        "table_stats": sorted(
+            TableDayStats.objects.values_list(
+                "table",
+                "gaming_day",
+                "drop_cents",
+                "fills_cents",
+                "credits_cents",
+                "win_cents",
+                "handle_cents",
+                "bets",
+                "coups",
+                "first_coup_at",
+                "last_coup_at",
+            )
+        ),
+        "patrons_per_table_day": sorted(
+            (t, d, tuple(sorted(p))) for t, d, p in TableDayStats.objects.values_list("table", "gaming_day", "patrons")
+        ),
+        "ratings": sorted(
+            PatronDayRating.objects.values_list(
+                "patron",
+                "gaming_day",
+                "bets",
+                "staked_cents",
+                "actual_win_cents",
+                "theoretical_win",
+                "first_bet_at",
+                "last_bet_at",
+            )
+        ),
+    }
+
+
+def worker_env(**extra) -> dict:
+    """The environment of a separate process on this test's database."""
+    s = connection.settings_dict
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="casino.settings")
+    env["DATABASE_URL"] = f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    env.update(extra)
+    return env
+
+
+def spawn(args: list[str], **env) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, *args],
+        cwd=REPO,
+        env=worker_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
