@@ -18,6 +18,7 @@ from cashier.services.colour_chips import colour_chips_buy, colour_chips_change_
 from cashier.services.patrons import patron_register
 from ledger import accounts, projections, store
 from ledger.errors import DomainError
+from ledger.replay import replay_check
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
 
@@ -55,6 +56,7 @@ class SessionReport:
     verified: bool = False
     verify_detail: str = ""
     projection_events: int = 0
+    replay_differences: int = 0
 
     @property
     def events_appended(self) -> int:
@@ -165,6 +167,7 @@ def play_demo_session(
     for code in [seat.patron for seat in seats] + [standing]:
         report.patrons[code] = patron_result_cents(code, after=first_position)
     report.projection_events = projections.rebuild()["balances"]
+    report.replay_differences = len(replay_check())
     result = verify_chain()
     report.verified = result.ok
     report.verify_detail = f"{result.checked} events, head {result.head_hash[:16]}…" if result.ok else result.reason

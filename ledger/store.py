@@ -152,36 +152,33 @@ def append(
     position, prev_hash = head()
     recorded_at = _db_now()
     saved: list[Event] = []
+    postings: list[Posting] = []
+    for offset, new in enumerate(events):
+        position += 1
+        occurred_at = new.occurred_at or recorded_at
+        envelope = dict(
+            position=position,
+            stream=stream,
+            version=expected_version + offset + 1,
+            type=new.type,
+            schema_version=new.schema_version,
+            data=new.data,
+            occurred_at=occurred_at,
+            recorded_at=recorded_at,
+            gaming_day=current_gaming_day(occurred_at),
+            actor=actor,
+            correlation_id=correlation_id,
+            causation_id=causation_id,
+            idempotency_key=idempotency_key if offset == 0 else None,
+            prev_hash=prev_hash,
+        )
+        legs = [(leg.account, leg.amount_cents, leg.currency) for leg in new.postings]
+        prev_hash = event_hash(**envelope, postings=legs)
+        saved.append(Event(**envelope, hash=prev_hash))
+        postings += [Posting(event_id=position, account=a, amount_cents=c, currency=cur) for a, c, cur in legs]
     with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
-        for offset, new in enumerate(events):
-            position += 1
-            occurred_at = new.occurred_at or recorded_at
-            key = idempotency_key if offset == 0 else None
-            envelope = dict(
-                position=position,
-                stream=stream,
-                version=expected_version + offset + 1,
-                type=new.type,
-                schema_version=new.schema_version,
-                data=new.data,
-                occurred_at=occurred_at,
-                recorded_at=recorded_at,
-                gaming_day=current_gaming_day(occurred_at),
-                actor=actor,
-                correlation_id=correlation_id,
-                causation_id=causation_id,
-                idempotency_key=key,
-                prev_hash=prev_hash,
-            )
-            legs = [(leg.account, leg.amount_cents, leg.currency) for leg in new.postings]
-            digest = event_hash(**envelope, postings=legs)
-            # Postings go in before their event: the event's insert trigger checks that they
-            # sum to zero, and the posting trigger refuses legs added to an existing event.
-            Posting.objects.bulk_create(
-                [Posting(event_id=position, account=a, amount_cents=c, currency=cur) for a, c, cur in legs]
-            )
-            event = Event(**envelope, hash=digest)
-            event.save(force_insert=True)
-            saved.append(event)
-            prev_hash = digest
+        # Postings go in before their events: each event's insert trigger checks that its
+        # postings sum to zero, and the posting trigger refuses legs added to an existing event.
+        Posting.objects.bulk_create(postings)
+        Event.objects.bulk_create(saved)
     return saved

@@ -42,6 +42,8 @@ BURN_CARDS_BLACKJACK = 5
 CUT_MIN_SHARE = 0.60
 CUT_MAX_SHARE = 0.90
 
+_DECK_SET = frozenset(deck())
+
 MIN_SALT_HEX = 32  # 128 bits: too many to try against the commitment of a known composition
 
 
@@ -57,14 +59,16 @@ class ShoeOrder:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(self.cards))
-        for code in self.cards:
-            parse_card(code)
+        counts = Counter(self.cards)
+        if counts.keys() != _DECK_SET:
+            for code in self.cards:
+                parse_card(code)  # a bad code: RuleError("card", ...)
         decks, extra = divmod(len(self.cards), 52)
         if extra or not 1 <= decks <= MAX_DECKS:
             raise RuleError("cards", f"a shoe holds 1 to {MAX_DECKS} full decks of 52 cards, got {len(self.cards)}")
-        wrong = sorted(code for code, n in Counter(self.cards).items() if n != decks)
+        wrong = sorted(code for code in _DECK_SET if counts[code] != decks)
         if wrong:
-            raise RuleError("cards", f"not {decks} full decks: {wrong[0]} appears {self.cards.count(wrong[0])} times")
+            raise RuleError("cards", f"not {decks} full decks: {wrong[0]} appears {counts[wrong[0]]} times")
 
     @classmethod
     def shuffle(cls, decks: int, rng: random.Random) -> "ShoeOrder":
@@ -90,11 +94,7 @@ class ShoeOrder:
 
 def validate_salt(salt: object) -> str:
     """``salt`` if it is lower-case hex of at least 32 digits; else :class:`RuleError` ("salt")."""
-    if (
-        not isinstance(salt, str)
-        or len(salt) < MIN_SALT_HEX
-        or any(c not in "0123456789abcdef" for c in salt)
-    ):
+    if not isinstance(salt, str) or len(salt) < MIN_SALT_HEX or any(c not in "0123456789abcdef" for c in salt):
         raise RuleError("salt", f"must be at least {MIN_SALT_HEX} lower-case hex digits")
     return salt
 

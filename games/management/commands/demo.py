@@ -42,11 +42,14 @@ class Command(BaseCommand):
             "  patrons' net results:",
             *[f"    {code:<8} {_eur(net):>18}" for code, net in r.patrons.items()],
             f"  events appended            {r.events_appended} (positions {r.first_position + 1}–{r.last_position})",
-            f"  projections rebuilt        {r.projection_events} events replayed",
+            f"  projections rebuilt        {r.projection_events} events replayed into each projection",
+            f"  replay-check               {'models match the events' if not r.replay_differences else r.replay_differences}",
             f"  chain verified             {'yes' if r.verified else 'NO'}: {r.verify_detail}",
         ]
         self.stdout.write("\n".join(lines))
         if r.table_win_cents != s["house_win"]:
             raise CommandError("the table win from the ledger differs from the sum of settlements")
+        if r.replay_differences:
+            raise CommandError("the models differ from a replay of the events: run `manage.py ledger replay-check`")
         if not r.verified:
             raise CommandError("the ledger chain does not verify")
