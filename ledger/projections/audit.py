@@ -4,10 +4,10 @@ Every event that names a ``patron``, a ``table`` or a ``round`` in its data gets
 each of those timelines, with its position and hash so an auditor can go back to the ledger.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from ..models import AuditEntry, Event
-from . import register
+from ..models import AuditEntry
+from . import Batch, register
 
 
 def eur(cents: int) -> str:
@@ -56,40 +56,40 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
 }
 
 
-def summary(event: Event) -> str:
-    """One human line for ``event`` (falls back to its type and data keys)."""
+def summary(event_type: str, data: dict) -> str:
+    """One human line for an event (falls back to its type and data keys)."""
     try:
-        return SUMMARIES[event.type](event.data)[:500]
+        return SUMMARIES[event_type](data)[:500]
     except (KeyError, TypeError):
-        keys = ", ".join(f"{k}={v}" for k, v in sorted(event.data.items()) if not isinstance(v, (dict, list)))
-        return f"{event.type} {keys}"[:500]
+        keys = ", ".join(f"{k}={v}" for k, v in sorted(data.items()) if not isinstance(v, (dict, list)))
+        return f"{event_type} {keys}"[:500]
 
 
 class AuditTrails:
     name = "audit"
 
-    def apply(self, events: Sequence[Event]) -> None:
+    def apply(self, batch: Batch) -> None:
         rows = []
-        for event in events:
-            data = event.data if isinstance(event.data, dict) else {}
+        for event in batch.events:
+            data = event["data"] if isinstance(event["data"], dict) else {}
             line = None
             for scope in AuditEntry.Scope.values:
                 key = data.get(scope)
                 if isinstance(key, str) and key:
-                    line = line or summary(event)
+                    line = line or summary(event["type"], data)
                     rows.append(
                         AuditEntry(
-                            position=event.position,
+                            position=event["position"],
                             scope=scope,
                             key=key,
-                            type=event.type,
+                            type=event["type"],
                             summary=line,
-                            hash=event.hash,
-                            occurred_at=event.occurred_at,
-                            gaming_day=event.gaming_day,
+                            hash=event["hash"],
+                            occurred_at=event["occurred_at"],
+                            gaming_day=event["gaming_day"],
                         )
                     )
-        AuditEntry.objects.bulk_create(rows)
+        AuditEntry.objects.bulk_create(rows, batch_size=2000)
 
     def reset(self) -> None:
         AuditEntry.objects.all().delete()

@@ -5,23 +5,20 @@ wrote into each ``BetSettled`` event (``house_edge``, e.g. "1/37"; RULES.md per 
 It is kept exact as a fraction of cents; ``theoretical_win_cents`` rounds it down for display.
 """
 
-from collections.abc import Sequence
 from fractions import Fraction
 
-from ..models import Event, PatronDayRating
-from . import register
+from ..models import PatronDayRating
+from . import Batch, register
 
 
 class PatronRatings:
     name = "ratings"
 
-    def apply(self, events: Sequence[Event]) -> None:
+    def apply(self, batch: Batch) -> None:
         rows: dict[tuple[str, object], PatronDayRating] = {}
-        for event in events:
-            if event.type != "BetSettled" or not isinstance(event.data, dict):
-                continue
-            data = event.data
-            key = (data.get("patron"), event.gaming_day)
+        for event in batch.events_of("BetSettled"):
+            data = event["data"] if isinstance(event["data"], dict) else {}
+            key = (data.get("patron"), event["gaming_day"])
             if not isinstance(key[0], str):
                 continue
             if key not in rows:
@@ -36,8 +33,8 @@ class PatronRatings:
             rating.theoretical_win = str(
                 Fraction(rating.theoretical_win) + stake * Fraction(data.get("house_edge", "0"))
             )
-            rating.first_bet_at = min(filter(None, [rating.first_bet_at, event.occurred_at]))
-            rating.last_bet_at = max(filter(None, [rating.last_bet_at, event.occurred_at]))
+            rating.first_bet_at = min(filter(None, [rating.first_bet_at, event["occurred_at"]]))
+            rating.last_bet_at = max(filter(None, [rating.last_bet_at, event["occurred_at"]]))
         for rating in rows.values():
             rating.save()
 

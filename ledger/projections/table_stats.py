@@ -5,10 +5,8 @@ movements that are not gaming (stocking the tray at ``TableOpened``, fills, cred
 is the count room's ``win = drop + credits − fills + (closer − opener)`` (DESIGN.md).
 """
 
-from collections.abc import Sequence
-
-from ..models import Event, TableDayStats
-from . import register
+from ..models import TableDayStats
+from . import Batch, register
 
 NOT_GAMING = {"TableOpened", "FillDelivered", "CreditDelivered"}
 WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
@@ -17,7 +15,7 @@ WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
 class TableStatistics:
     name = "table_stats"
 
-    def apply(self, events: Sequence[Event]) -> None:
+    def apply(self, batch: Batch) -> None:
         rows: dict[tuple[str, object], TableDayStats] = {}
 
         def row(table: str, day) -> TableDayStats:
@@ -28,35 +26,37 @@ class TableStatistics:
                 )
             return rows[key]
 
-        for event in events:
-            data = event.data if isinstance(event.data, dict) else {}
-            for posting in event.postings.all():
-                parts = posting.account.split(":")
+        legs = batch.postings_by_event
+        for event in batch.events:
+            data = event["data"] if isinstance(event["data"], dict) else {}
+            day, event_type = event["gaming_day"], event["type"]
+            for account, amount, _currency in legs.get(event["position"], ()):
+                parts = account.split(":")
                 if len(parts) != 3 or parts[0] != "table" or parts[2] not in WIN_ACCOUNTS:
                     continue
-                stats = row(parts[1], event.gaming_day)
-                if parts[2] == "drop" and posting.amount_cents > 0:
-                    stats.drop_cents += posting.amount_cents
-                if event.type not in NOT_GAMING:
-                    stats.win_cents += posting.amount_cents
+                stats = row(parts[1], day)
+                if parts[2] == "drop" and amount > 0:
+                    stats.drop_cents += amount
+                if event_type not in NOT_GAMING:
+                    stats.win_cents += amount
             table = data.get("table")
             if not isinstance(table, str):
                 continue
-            if event.type in ("FillDelivered", "CreditDelivered"):
-                stats = row(table, event.gaming_day)
-                field = "fills_cents" if event.type == "FillDelivered" else "credits_cents"
+            if event_type in ("FillDelivered", "CreditDelivered"):
+                stats = row(table, day)
+                field = "fills_cents" if event_type == "FillDelivered" else "credits_cents"
                 setattr(stats, field, getattr(stats, field) + data.get("amount_cents", 0))
-            elif event.type == "BetSettled":
-                stats = row(table, event.gaming_day)
+            elif event_type == "BetSettled":
+                stats = row(table, day)
                 stats.bets += 1
                 stats.handle_cents += data.get("stake_cents", 0)
                 if data.get("patron") and data["patron"] not in stats.patrons:
                     stats.patrons = [*stats.patrons, data["patron"]]
-            elif event.type == "RoundSettled":
-                stats = row(table, event.gaming_day)
+            elif event_type == "RoundSettled":
+                stats = row(table, day)
                 stats.coups += 1
-                stats.first_coup_at = min(filter(None, [stats.first_coup_at, event.occurred_at]))
-                stats.last_coup_at = max(filter(None, [stats.last_coup_at, event.occurred_at]))
+                stats.first_coup_at = min(filter(None, [stats.first_coup_at, event["occurred_at"]]))
+                stats.last_coup_at = max(filter(None, [stats.last_coup_at, event["occurred_at"]]))
         for stats in rows.values():
             stats.save()
 
