@@ -19,19 +19,20 @@ class Balances:
             (row.account, row.currency): row
             for row in AccountBalance.objects.select_for_update().filter(account__in={a for a, _ in totals})
         }
-        changed, created = [], []
+        rows = []
         for (account, currency), amount in totals.items():
-            row = existing.get((account, currency))
-            if row is None:
-                created.append(
-                    AccountBalance(account=account, currency=currency, balance_cents=amount, last_position=batch.upto)
-                )
-            else:
-                row.balance_cents += amount
-                row.last_position = batch.upto
-                changed.append(row)
-        AccountBalance.objects.bulk_create(created)
-        AccountBalance.objects.bulk_update(changed, ["balance_cents", "last_position"], batch_size=1000)
+            row = existing.get((account, currency)) or AccountBalance(account=account, currency=currency)
+            row.balance_cents += amount
+            row.last_position = batch.upto
+            rows.append(row)
+        # One upsert (INSERT … ON CONFLICT UPDATE) for the whole batch.
+        AccountBalance.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["account", "currency"],
+            update_fields=["balance_cents", "last_position"],
+            batch_size=1000,
+        )
 
     def reset(self) -> None:
         AccountBalance.objects.all().delete()
