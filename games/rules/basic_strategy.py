@@ -66,6 +66,7 @@ _PAIRS = {
 _COLUMN = {rank: i for i, rank in enumerate("23456789TA")} | {"J": 8, "Q": 8, "K": 8}
 _COLUMN_OF_CARD = {code: _COLUMN[code[0]] for code in deck()}
 _PAIR_VALUE = {rank: (1 if rank == "A" else 10 if rank in "TJQK" else int(rank)) for rank in "23456789TJQKA"}
+_POINTS = {code: _PAIR_VALUE[code[0]] for code in deck()}  # ace 1, ten-values 10
 _OFFERS = frozenset({"insurance", "even_money"})
 
 
@@ -80,13 +81,21 @@ def basic_decision(hand_cards: Sequence[str], dealer_up: str, allowed: Collectio
     """
     if not allowed or _OFFERS.issuperset(allowed):
         return "decline"
-    total, soft = hand_value(hand_cards)
+    hard = aces = 0
+    for card in hand_cards:
+        points = _POINTS.get(card)
+        if points is None:
+            hand_value([card])  # raises RuleError("card")
+        hard += points
+        aces += points == 1
+    soft = aces > 0 and hard <= 11
+    total = hard + 10 if soft else hard
     column = _COLUMN_OF_CARD.get(dealer_up) if isinstance(dealer_up, str) else None
     if column is None:
         parse_card(dealer_up)  # raises RuleError("card")
-    if "split" in allowed and len(hand_cards) == 2 and hand_cards[0][0] in _PAIR_VALUE:
-        value = _PAIR_VALUE[hand_cards[0][0]]
-        if value == _PAIR_VALUE[hand_cards[1][0]] and _PAIRS[value][column] == "Y":
+    if "split" in allowed and len(hand_cards) == 2:
+        value = _POINTS[hand_cards[0]]
+        if value == _POINTS[hand_cards[1]] and _PAIRS[value][column] == "Y":
             return "split"
     if total > 21:
         return "stand"

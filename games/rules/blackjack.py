@@ -13,13 +13,15 @@ How a coup runs (``RULES.md §Black jack``; sheet 000 for the no-hole-card order
 1. ``dealing``: one card to each box in box order, the dealer's up card, a second card to each
    box, then the hole card when ``hole_card`` is true. With ``hole_card`` false the dealer's
    second card comes only after every player has played.
-2. ``players``: first the offers, box by box: a blackjack against an ace or a ten-value up card
-   is offered even money (seated player decides for the hand); against an ace every other box
-   is offered insurance (each bettor of the box answers for his own stake, 0 = no). A blackjack
-   against a 2-9 up card is paid 3:2 at once. With a hole card and an ace or ten up, the dealer
-   then peeks: a dealer blackjack ends the coup. Then each box plays its hands in turn; only
-   the seated player decides (hit, stand, double, split); bettors behind answer whether they
-   follow a double or a split.
+2. ``players``: a blackjack against a 2-9 up card is paid 3:2 at once. Then the offers, box
+   by box: a blackjack against an ace or a ten-value up card is offered even money (the seated
+   player decides for the whole hand); against an ace every other box is offered insurance
+   (each bettor of the box answers for his own stake, 0 = no; the bettors of a box may answer
+   in any order, :meth:`BlackjackCoup.awaiting` shows the first box still waiting). With a hole
+   card and an ace or ten up, the dealer then peeks: a dealer blackjack ends the coup; otherwise
+   the blackjacks that declined even money are paid at once. Then each box plays its hands in
+   turn; only the seated player decides (hit, stand, double, split); each bettor behind on the
+   hand answers whether he follows a double or a split before the next card is dealt.
 3. ``dealer``: the dealer draws to 16 and stands on every 17 (soft 17 too), only as far as the
    hands still waiting need (see :meth:`BlackjackCoup.next_draw`).
 4. ``settled``: :meth:`BlackjackCoup.settle` gives one line per bettor per hand, plus the
@@ -31,9 +33,8 @@ the decisions) and rebuilds the coup by replaying them in order; nothing else is
 
 Choices where RULES.md is silent, stated here once:
 
-- ``double_after_split`` defaults to true (RULES.md says nothing; sheet 004's "split without
-  limit" and sheet 000's doubling do not forbid it). Split aces take one card and cannot be
-  doubled or split again.
+- ``double_after_split`` defaults to true: our choice, RULES.md is silent. Split aces take one
+  card each and cannot be doubled or split again (no resplitting aces).
 - ``double_on="9-11"`` means the hand's value (an ace counting 11 where it does not bust) is 9,
   10 or 11, so soft hands (A,x is 13 or more) cannot double.
 - A hand that reaches 21 stands at once (no card can improve it); a bust hand closes at once.
@@ -51,7 +52,7 @@ Choices where RULES.md is silent, stated here once:
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
@@ -87,6 +88,7 @@ __all__ = [
     "Outcome",
     "Record",
     "hand_value",
+    "to_data",
 ]
 
 BOXES = range(1, 8)  # 7 boxes (RULES.md §Black jack)
@@ -101,6 +103,7 @@ _POINTS: dict[str, int] = {
     for suit in "SHDC"
 }
 _ZERO = Fraction(0)
+_EVEN = Fraction(1)  # 1:1
 
 
 def _points(card: str) -> int:
@@ -175,6 +178,8 @@ IMMEDIATE_PATTERNS = {
     "six_cards_21_or_less": _six_cards_21_or_less,
     "five_cards_21": _five_cards_21,
 }
+# How many cards a hand holds when each pattern can match: only those are tried on a card.
+_PATTERN_CARDS = {"three_sevens": 3, "five_fours": 5, "four_fives": 4, "six_cards_21_or_less": 6, "five_cards_21": 5}
 
 
 def _parse_ratio(value: Any, field_name: str) -> Fraction:
@@ -269,6 +274,12 @@ class BlackjackRules:
         if len(set(names)) != len(names):
             raise RuleError("rules.immediate_payouts", "a pattern appears twice")
         object.__setattr__(self, "immediate_payouts", payouts)
+        # Not a field (not compared, not serialised): the payouts by hand size, for the hot path.
+        by_count: dict[int, tuple[tuple[Any, ImmediatePayoutRule], ...]] = {}
+        for payout in payouts:
+            count = _PATTERN_CARDS[payout.pattern]
+            by_count[count] = (*by_count.get(count, ()), (IMMEDIATE_PATTERNS[payout.pattern], payout))
+        object.__setattr__(self, "_immediate_by_cards", by_count)
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None) -> "BlackjackRules":
@@ -324,6 +335,33 @@ def _payouts_from_json(value: Any) -> tuple[ImmediatePayoutRule, ...]:
 # --- inputs, decisions and records ---------------------------------------------------
 
 
+def _record(cls: type) -> Any:
+    """``@dataclass(frozen=True, slots=True)`` with a faster ``__init__``.
+
+    The class is an ordinary frozen dataclass: immutable, compared and hashed by value,
+    ``dataclasses.asdict`` works. Only ``__init__`` differs: a frozen dataclass's generated one
+    sets every field through ``object.__setattr__``; this one calls the slot descriptors
+    directly, about 40% faster. A coup makes a dozen records per hand and the engine must play
+    50,000 hands a second on one core (issue 3; ``tests/benchmarks/bench_blackjack.py``).
+    """
+    cls = dataclass(frozen=True, slots=True)(cls)
+    namespace: dict[str, Any] = {}
+    params, body = [], []
+    for f in fields(cls):
+        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        body.append(f"    _set_{f.name}(self, {f.name})\n")
+    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", namespace)  # noqa: S102
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    return cls
+
+
 def _is_int(value: object) -> bool:
     return type(value) is int  # bool is an int subclass: True must not stand for box 1
 
@@ -350,7 +388,7 @@ class BoxBet:
             raise RuleError("seated", "must be true or false")
 
 
-@dataclass(frozen=True)
+@_record
 class DrawTarget:
     """Who receives the next card: ``kind`` ``"player"`` (with ``box`` and ``hand_index``) or
     ``"dealer"`` (``box`` and ``hand_index`` None)."""
@@ -361,9 +399,17 @@ class DrawTarget:
 
 
 DEALER = DrawTarget("dealer")
+_PLAYER_TARGETS: dict[tuple[int, int], DrawTarget] = {}  # targets are immutable: share them
 
 
-@dataclass(frozen=True)
+def _player_target(box: int, hand_index: int) -> DrawTarget:
+    target = _PLAYER_TARGETS.get((box, hand_index))
+    if target is None:
+        target = _PLAYER_TARGETS[box, hand_index] = DrawTarget("player", box, hand_index)
+    return target
+
+
+@_record
 class Decision:
     """The decision the coup waits for.
 
@@ -390,7 +436,7 @@ class Decision:
     follows: str | None = None
 
 
-@dataclass(frozen=True)
+@_record
 class BetSettlement:
     """The money result of one bettor's stake on one hand (or of his insurance); integer cents.
 
@@ -416,7 +462,7 @@ class BetSettlement:
     paid_at_once: bool
 
 
-@dataclass(frozen=True)
+@_record
 class HandView:
     """A read-only picture of one hand. ``stakes`` is ``((bettor, cents), ...)``, seated first;
     ``closed`` is None while the hand plays, else the reason it closed (see :class:`HandClosed`)."""
@@ -435,7 +481,7 @@ class HandView:
 # Records: what happened, in order. Each is a natural event for the round's stream.
 
 
-@dataclass(frozen=True)
+@_record
 class CardDealt:
     """``card`` went to ``to``; ``total``/``soft`` is that hand's (or the dealer's) value after it."""
 
@@ -445,11 +491,12 @@ class CardDealt:
     soft: bool
 
 
-@dataclass(frozen=True)
+@_record
 class HandClosed:
     """Hand ``hand_index`` of ``box`` takes no more cards. ``reason``: ``"stood"``,
     ``"busted"``, ``"twenty_one"``, ``"doubled"`` (its one card received), ``"split_ace"``,
-    ``"blackjack"``, ``"even_money"``, ``"immediate"``."""
+    ``"blackjack"`` (at the end of the first deal, whether it is paid then, offered even money
+    or waits for the dealer), ``"immediate"``."""
 
     box: int
     hand_index: int
@@ -457,7 +504,7 @@ class HandClosed:
     total: int
 
 
-@dataclass(frozen=True)
+@_record
 class Decided:
     """The seated player's ``action`` (hit, stand, double, split) on a hand. A double or split
     adds ``stake_added_cents`` for him; a split creates hand ``new_hand_index``."""
@@ -470,7 +517,7 @@ class Decided:
     new_hand_index: int | None = None
 
 
-@dataclass(frozen=True)
+@_record
 class FollowDecided:
     """A bettor behind follows (or not) the seated player's double or split; when he follows
     he adds ``stake_added_cents`` (on the doubled hand, or on the new hand ``new_hand_index``)."""
@@ -484,7 +531,7 @@ class FollowDecided:
     new_hand_index: int | None = None
 
 
-@dataclass(frozen=True)
+@_record
 class InsuranceDecided:
     """``bettor`` insured his stake on ``box`` for ``amount_cents`` (0 = declined)."""
 
@@ -493,7 +540,7 @@ class InsuranceDecided:
     amount_cents: int
 
 
-@dataclass(frozen=True)
+@_record
 class EvenMoneyDecided:
     """The seated player took (``accepted``) or declined even money for the box's blackjack;
     when taken, ``lines`` are the bets paid 1:1 at once."""
@@ -504,7 +551,7 @@ class EvenMoneyDecided:
     lines: tuple[BetSettlement, ...] = ()
 
 
-@dataclass(frozen=True)
+@_record
 class BlackjackPaid:
     """A blackjack paid at once (3:2 by default): against a 2-9 up card, or after the peek."""
 
@@ -513,7 +560,7 @@ class BlackjackPaid:
     lines: tuple[BetSettlement, ...]
 
 
-@dataclass(frozen=True)
+@_record
 class ImmediatePayout:
     """A hand made an immediate-payout ``pattern`` and was paid at once."""
 
@@ -523,14 +570,14 @@ class ImmediatePayout:
     lines: tuple[BetSettlement, ...]
 
 
-@dataclass(frozen=True)
+@_record
 class DealerPeeked:
     """With a hole card under an ace or ten: whether the dealer has blackjack."""
 
     blackjack: bool
 
 
-@dataclass(frozen=True)
+@_record
 class DealerPlayed:
     """The dealer's final hand; the coup is over (state ``settled``)."""
 
@@ -554,10 +601,40 @@ Record = (
 )
 
 
+def to_data(value: Any) -> Any:
+    """JSON-safe form of a record, decision, settlement line, view or rule object, for event
+    payloads: a dataclass becomes ``{"type": class name, field: value, ...}``, a Fraction
+    ``"n/d"`` (``str(Fraction)``), an enum its value, a tuple or frozenset a list (sorted for a
+    frozenset); ints, strings, bools and None stay as they are.
+    """
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, frozenset):
+        return sorted(to_data(v) for v in value)
+    if isinstance(value, tuple | list):
+        return [to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_data(v) for k, v in value.items()}
+    if hasattr(value, "__dataclass_fields__"):
+        data = {"type": type(value).__name__}
+        data.update((f.name, to_data(getattr(value, f.name))) for f in fields(value))
+        return data
+    raise TypeError(f"no JSON form for {type(value).__name__}")
+
+
 # --- the coup ------------------------------------------------------------------------
 
 DEALING, PLAYERS, DEALER_TURN, SETTLED = "dealing", "players", "dealer", "settled"
-_PLAY_ACTIONS = ("hit", "stand", "double", "split")
+# The play actions offered, by (may double, may split).
+_ACTIONS = {
+    (double, split): frozenset({"hit", "stand"} | ({"double"} if double else set()) | ({"split"} if split else set()))
+    for double in (False, True)
+    for split in (False, True)
+}
 
 
 def _pay(stake: int, odds: Fraction) -> tuple[int, Fraction]:
@@ -593,7 +670,7 @@ class _Hand:
     def __init__(self, box: int, index: int, stakes: dict[str, int]) -> None:
         self.box = box
         self.index = index
-        self.target = DrawTarget("player", box, index)
+        self.target = _player_target(box, index)
         self.cards: list[str] = []
         self.hard = 0
         self.aces = 0
@@ -632,19 +709,17 @@ class _Hand:
 
 
 class _Box:
-    __slots__ = ("number", "bets", "seated", "hands", "offer", "insurance", "insurance_pending")
+    __slots__ = ("number", "bets", "seated", "stakes", "hands", "offer", "insurance", "insurance_pending")
 
     def __init__(self, number: int, bets: list[BoxBet]) -> None:
         self.number = number
         self.bets = bets  # seated first, then behind in the order given
         self.seated = bets[0].bettor
-        self.hands = [_Hand(number, 0, {bet.bettor: bet.stake_cents for bet in bets})]
+        self.stakes = {bet.bettor: bet.stake_cents for bet in bets}  # the original stakes
+        self.hands = [_Hand(number, 0, dict(self.stakes))]
         self.offer: str | None = None  # "insurance" | "even_money" while it waits for answers
         self.insurance: dict[str, int] = {}  # bettor -> amount insured (> 0)
         self.insurance_pending: list[str] = []
-
-    def stake_of(self, bettor: str) -> int:
-        return self.hands[0].stakes.get(bettor, 0) if self.hands else 0
 
 
 class BlackjackCoup:
@@ -662,6 +737,27 @@ class BlackjackCoup:
     ``state``: ``"dealing"`` | ``"players"`` | ``"dealer"`` | ``"settled"``.
     """
 
+    __slots__ = (
+        "rules",
+        "_boxes",
+        "_box_by_number",
+        "_dealer",
+        "_dealer_hard",
+        "_dealer_aces",
+        "_state",
+        "_initial",
+        "_dealt_initial",
+        "_offers",
+        "_peek_due",
+        "_turn",
+        "_dealer_plays_out",
+        "_dealer_checks",
+        "_lines",
+        "_need",
+        "_need_hand",
+        "_awaiting",
+    )
+
     def __init__(self, rules: BlackjackRules, bets: Sequence[BoxBet]) -> None:
         if not isinstance(rules, BlackjackRules):
             raise TypeError("rules must be a BlackjackRules")
@@ -672,8 +768,9 @@ class BlackjackCoup:
         self._dealer_hard = 0
         self._dealer_aces = 0
         self._state = DEALING
-        first_round = [box.hands[0].target for box in self._boxes]
-        self._initial = first_round + [DEALER] + first_round + ([DEALER] if rules.hole_card else [])
+        first_round = [box.hands[0] for box in self._boxes]
+        # The first cards: each box, the up card, each box again, the hole card (hole_card).
+        self._initial: list[_Hand | None] = first_round + [None] + first_round + ([None] if rules.hole_card else [])
         self._dealt_initial = 0
         self._offers: list[_Box] = []  # boxes waiting for an insurance or even-money answer
         self._peek_due = False
@@ -681,30 +778,37 @@ class BlackjackCoup:
         self._dealer_plays_out = False  # some standing hand waits for the dealer's total
         self._dealer_checks = False  # only blackjack matters: a waiting blackjack or insurance
         self._lines: list[BetSettlement] = []
-        self._need: DrawTarget | None = self._initial[0]
+        self._need: DrawTarget | None = None  # who receives the next card
+        self._need_hand: _Hand | None = None  # that hand, None for the dealer
         self._awaiting: Decision | None = None
+        self._need_initial_card()
 
     @staticmethod
     def _validate_bets(bets: Sequence[BoxBet]) -> list[_Box]:
-        if isinstance(bets, str | bytes) or not isinstance(bets, Sequence) or not bets:
-            raise RuleError("bets", "a coup needs at least one bet")
+        if type(bets) not in (list, tuple) or not bets:
+            raise RuleError("bets", "a coup needs a list of at least one bet")
         by_box: dict[int, list[BoxBet]] = {}
         for bet in bets:
-            if not isinstance(bet, BoxBet):
+            if type(bet) is not BoxBet:
                 raise RuleError("bets", "each bet must be a BoxBet")
-            by_box.setdefault(bet.box, []).append(bet)
+            group = by_box.get(bet.box)
+            if group is None:
+                by_box[bet.box] = [bet]
+            else:
+                group.append(bet)
         boxes = []
         for number in sorted(by_box):
             box_bets = by_box[number]
             if len(box_bets) > MAX_BETS_PER_BOX:
                 raise RuleError("box", f"at most {MAX_BETS_PER_BOX} bets on a box; box {number} has {len(box_bets)}")
-            bettors = [bet.bettor for bet in box_bets]
-            if len(set(bettors)) != len(bettors):
+            if len({bet.bettor for bet in box_bets}) != len(box_bets):
                 raise RuleError("bettor", f"a bettor has two bets on box {number}")
             seated = [bet for bet in box_bets if bet.seated]
             if len(seated) != 1:
                 raise RuleError("seated", f"box {number} needs exactly one seated player, has {len(seated)}")
-            boxes.append(_Box(number, seated + [bet for bet in box_bets if not bet.seated]))
+            if len(box_bets) > 1:
+                box_bets = seated + [bet for bet in box_bets if not bet.seated]
+            boxes.append(_Box(number, box_bets))
         return boxes
 
     # --- reading the coup ------------------------------------------------------------
@@ -779,26 +883,36 @@ class BlackjackCoup:
         if points is None or target is None:
             self.verify_deal(card)  # raises
         records: list[Record] = []
-        if target is DEALER:
+        hand = self._need_hand
+        if hand is None:
             self._dealer.append(card)
-            self._dealer_hard += points
-            self._dealer_aces += points == 1
-            total, soft = self._dealer_value()
-            records.append(CardDealt(DEALER, card, total, soft))
+            hard = self._dealer_hard = self._dealer_hard + points
+            if points == 1:
+                self._dealer_aces += 1
+            soft = self._dealer_aces > 0 and hard <= 11
+            records.append(CardDealt(DEALER, card, hard + 10 if soft else hard, soft))
         else:
-            hand = self._box_by_number[target.box].hands[target.hand_index]
-            hand.add(card, points)
-            records.append(CardDealt(target, card, hand.total, hand.soft))
+            hand.cards.append(card)
+            hard = hand.hard = hand.hard + points
+            if points == 1:
+                hand.aces += 1
+            soft = hand.aces > 0 and hard <= 11
+            records.append(CardDealt(target, card, hard + 10 if soft else hard, soft))
             if self._state != DEALING:
                 self._after_player_card(hand, records)
         if self._state == DEALING:
             self._dealt_initial += 1
             if self._dealt_initial < len(self._initial):
-                self._need = self._initial[self._dealt_initial]
+                self._need_initial_card()
                 return records
             self._end_initial_deal(records)
         self._advance(records)
         return records
+
+    def _need_initial_card(self) -> None:
+        hand = self._initial[self._dealt_initial]
+        self._need_hand = hand
+        self._need = DEALER if hand is None else hand.target
 
     def _dealer_value(self) -> tuple[int, bool]:
         hard = self._dealer_hard
@@ -812,9 +926,10 @@ class BlackjackCoup:
         if total > 21:
             self._close(hand, "busted", records)
             return
-        if len(hand.cards) >= 3 and self.rules.immediate_payouts:
-            for payout in self.rules.immediate_payouts:
-                if IMMEDIATE_PATTERNS[payout.pattern](hand.cards, total):
+        candidates = self.rules._immediate_by_cards.get(len(hand.cards))
+        if candidates:
+            for matches, payout in candidates:
+                if matches(hand.cards, total):
                     hand.paid = self._pay_hand(hand, Outcome.IMMEDIATE, payout.pays)
                     records.append(ImmediatePayout(hand.box, hand.index, payout.pattern, hand.paid))
                     self._close(hand, "immediate", records)
@@ -848,6 +963,7 @@ class BlackjackCoup:
         for box in self._boxes:
             hand = box.hands[0]
             if hand.blackjack:
+                self._close(hand, "blackjack", records)  # complete: no decision can change it
                 if ace_up or ten_up:
                     box.offer = "even_money"
                     self._offers.append(box)
@@ -863,15 +979,13 @@ class BlackjackCoup:
     def _pay_blackjack(self, hand: _Hand, records: list[Record]) -> None:
         hand.paid = self._pay_hand(hand, Outcome.BLACKJACK, self.rules.blackjack_pays)
         records.append(BlackjackPaid(hand.box, hand.index, hand.paid))
-        if hand.closed is None:
-            self._close(hand, "blackjack", records)
 
     # --- moving on -------------------------------------------------------------------
 
     def _advance(self, records: list[Record]) -> None:
         """Find what the coup needs next: an offer answer, the peek, a hand's card or
         decision, the dealer's cards, or the end."""
-        self._need = None
+        self._need = self._need_hand = None
         self._awaiting = None
         if self._state == PLAYERS:
             if self._offers:
@@ -887,7 +1001,7 @@ class BlackjackCoup:
                 if hand.follow_pending:
                     self._awaiting = self._follow_decision(hand)
                 elif hand.wants_card or len(hand.cards) < 2:
-                    self._need = hand.target
+                    self._need, self._need_hand = hand.target, hand
                 else:
                     self._awaiting = self._play_decision(hand)
                 return
@@ -916,7 +1030,7 @@ class BlackjackCoup:
         if not blackjack:
             for box in self._boxes:
                 hand = box.hands[0]
-                if hand.blackjack and hand.closed is None:
+                if hand.blackjack and not hand.paid:
                     self._pay_blackjack(hand, records)
         return blackjack
 
@@ -939,8 +1053,9 @@ class BlackjackCoup:
         self._dealer_checks = waiting_blackjack or insured
 
     def _dealer_needs_card(self) -> bool:
-        if self._dealer_plays_out:
-            return len(self._dealer) < 2 or self._dealer_value()[0] < 17
+        if self._dealer_plays_out:  # draw to 16, stand on every 17 (soft 17 too)
+            hard = self._dealer_hard
+            return len(self._dealer) < 2 or (hard + 10 if self._dealer_aces and hard <= 11 else hard) < 17
         return self._dealer_checks and len(self._dealer) < 2
 
     def _finish(self, records: list[Record]) -> None:
@@ -951,10 +1066,8 @@ class BlackjackCoup:
         for box in self._boxes:
             for hand in box.hands:
                 lines.extend(hand.paid or self._settle_hand(hand, total, dealer_blackjack))
-            for bet in box.bets:
-                amount = box.insurance.get(bet.bettor)
-                if amount:
-                    lines.append(self._insurance_line(box.number, bet.bettor, amount, dealer_blackjack))
+            for bettor, amount in box.insurance.items():  # in the order they answered
+                lines.append(self._insurance_line(box.number, bettor, amount, dealer_blackjack))
         self._state = SETTLED
         self._need = self._awaiting = None
         records.append(DealerPlayed(tuple(self._dealer), total, dealer_blackjack, total > 21))
@@ -977,26 +1090,16 @@ class BlackjackCoup:
         elif total > 21 or dealer_blackjack:
             pass
         elif dealer_total > 21 or total > dealer_total:
-            outcome, odds = Outcome.WON, Fraction(1)
+            outcome, odds = Outcome.WON, _EVEN
         elif total == dealer_total:
             outcome, odds = Outcome.PUSHED, _ZERO
         lines = []
+        box, index = hand.box, hand.index
         for bettor, stake in hand.stakes.items():
-            returned, unpaid = _pay(stake, odds) if odds is not None else (0, _ZERO)
-            lines.append(
-                BetSettlement(
-                    hand.box,
-                    hand.index,
-                    bettor,
-                    outcome,
-                    stake,
-                    returned,
-                    max(returned - stake, 0),
-                    max(stake - returned, 0),
-                    unpaid,
-                    False,
-                )
-            )
+            returned, unpaid = (0, _ZERO) if odds is None else _pay(stake, odds)
+            net = returned - stake
+            winnings, house = (net, 0) if net >= 0 else (0, -net)
+            lines.append(BetSettlement(box, index, bettor, outcome, stake, returned, winnings, house, unpaid, False))
         return lines
 
     @staticmethod
@@ -1038,17 +1141,29 @@ class BlackjackCoup:
 
     def _play_decision(self, hand: _Hand) -> Decision:
         box = self._box_by_number[hand.box]
-        actions = {"hit", "stand"}
-        if self._double_refusal(hand) is None:
-            actions.add("double")
-        if self._split_refusal(box, hand) is None:
-            actions.add("split")
-        return Decision(
-            "play", hand.box, hand.index, frozenset(actions), (box.seated,), tuple(hand.cards), self._dealer[0]
+        if len(hand.cards) == 2:
+            actions = _ACTIONS[self._may_double(hand), self._may_split(box, hand)]
+        else:
+            actions = _ACTIONS[False, False]
+        return Decision("play", hand.box, hand.index, actions, (box.seated,), tuple(hand.cards), self._dealer[0])
+
+    # The hot path asks _may_double / _may_split; the refusal texts are built only on refusal.
+
+    def _may_double(self, hand: _Hand) -> bool:
+        rules = self.rules
+        return (
+            len(hand.cards) == 2
+            and not hand.split_ace
+            and (rules.double_after_split or not hand.from_split)
+            and (rules.double_on is DoubleOn.ANY or 9 <= hand.total <= 11)
         )
 
-    def _double_refusal(self, hand: _Hand) -> str | None:
-        """Why ``hand`` may not double now, or None."""
+    def _may_split(self, box: _Box, hand: _Hand) -> bool:
+        limit = self.rules.max_split_hands
+        return hand.is_pair and not hand.split_ace and (limit is None or len(box.hands) < limit)
+
+    def _double_refusal(self, hand: _Hand) -> str:
+        """Why ``hand`` may not double now (when :meth:`_may_double` is false)."""
         if len(hand.cards) != 2:
             return "a hand doubles only on its first two cards"
         if hand.split_ace:
@@ -1057,10 +1172,10 @@ class BlackjackCoup:
             return "no double after a split at this table (double_after_split=false)"
         if self.rules.double_on is DoubleOn.NINE_TO_ELEVEN and hand.total not in (9, 10, 11):
             return f"a double needs a first-two-card total of 9, 10 or 11 (double_on=9-11); this hand is {hand.total}"
-        return None
+        raise AssertionError("the hand may double")
 
-    def _split_refusal(self, box: _Box, hand: _Hand) -> str | None:
-        """Why ``hand`` may not split now, or None."""
+    def _split_refusal(self, box: _Box, hand: _Hand) -> str:
+        """Why ``hand`` may not split now (when :meth:`_may_split` is false)."""
         if len(hand.cards) != 2:
             return "a hand splits only on its first two cards"
         if not hand.is_pair:
@@ -1070,7 +1185,7 @@ class BlackjackCoup:
         limit = self.rules.max_split_hands
         if limit is not None and len(box.hands) >= limit:
             return f"split limit reached: at most {limit} hands on a box"
-        return None
+        raise AssertionError("the hand may split")
 
     # --- shared checks ---------------------------------------------------------------
 
@@ -1083,7 +1198,7 @@ class BlackjackCoup:
         return True
 
     def _box(self, box: object) -> _Box:
-        found = self._box_by_number.get(box) if _is_int(box) else None
+        found = self._box_by_number.get(box) if type(box) is int else None
         if found is None:
             raise RuleError("box", f"no bets on box {box!r}")
         return found
@@ -1104,7 +1219,7 @@ class BlackjackCoup:
     def _check_bettor(box: _Box, bettor: object, *, seated: bool | None) -> None:
         """``bettor`` has a bet on ``box``; and is its seated player (True), bets behind
         (False), or either (None)."""
-        if not any(bet.bettor == bettor for bet in box.bets):
+        if bettor not in box.stakes:
             raise RuleError("bettor", f"{bettor!r} has no bet on box {box.number}")
         if seated is True and bettor != box.seated:
             raise RuleError("bettor", f"only the seated player of box {box.number} decides; {bettor!r} bets behind")
@@ -1175,9 +1290,8 @@ class BlackjackCoup:
 
     def verify_double(self, box: int, bettor: str, hand_index: int | None = None) -> None:
         hand = self._verify_play("double", box, bettor, hand_index)
-        refusal = self._double_refusal(hand)
-        if refusal:
-            raise RuleError("action", refusal)
+        if not self._may_double(hand):
+            raise RuleError("action", self._double_refusal(hand))
 
     def can_double(self, box: int, bettor: str, hand_index: int | None = None) -> bool:
         return self._can(self.verify_double, box, bettor, hand_index)
@@ -1198,9 +1312,9 @@ class BlackjackCoup:
 
     def verify_split(self, box: int, bettor: str, hand_index: int | None = None) -> None:
         hand = self._verify_play("split", box, bettor, hand_index)
-        refusal = self._split_refusal(self._box_by_number[box], hand)
-        if refusal:
-            raise RuleError("action", refusal)
+        the_box = self._box_by_number[box]
+        if not self._may_split(the_box, hand):
+            raise RuleError("action", self._split_refusal(the_box, hand))
 
     def can_split(self, box: int, bettor: str, hand_index: int | None = None) -> bool:
         return self._can(self.verify_split, box, bettor, hand_index)
@@ -1297,7 +1411,7 @@ class BlackjackCoup:
             raise RuleError("action", "insurance is closed: it is offered before the players' decisions")
         if bettor not in the_box.insurance_pending:
             raise RuleError("action", f"{bettor!r} has already answered insurance on box {box}")
-        half = the_box.stake_of(bettor) // 2
+        half = the_box.stakes[bettor] // 2
         if not _is_int(amount_cents) or not 0 <= amount_cents <= half:
             raise RuleError(
                 "amount_cents", f"insurance is 0 to half the stake: at most {half} cents, got {amount_cents!r}"
@@ -1344,9 +1458,8 @@ class BlackjackCoup:
         if not accept:
             records: list[Record] = [EvenMoneyDecided(box, bettor, False)]
         else:
-            hand.paid = self._pay_hand(hand, Outcome.EVEN_MONEY, Fraction(1))
+            hand.paid = self._pay_hand(hand, Outcome.EVEN_MONEY, _EVEN)
             records = [EvenMoneyDecided(box, bettor, True, hand.paid)]
-            self._close(hand, "even_money", records)
         self._advance(records)
         return records
 

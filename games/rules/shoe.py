@@ -115,13 +115,17 @@ def commitment(order: ShoeOrder, salt: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def verify_commitment(order: ShoeOrder, salt: str, commitment_hex: str) -> bool:
-    """True when ``commitment_hex`` is the commitment of ``order`` under ``salt``."""
+_commitment_of = commitment  # verify_commitment's parameter is named like the function
+
+
+def verify_commitment(order: ShoeOrder, salt: str, commitment: str) -> bool:
+    """True when ``commitment`` (hex, any case) is the commitment of ``order`` under ``salt``;
+    False for a malformed salt or commitment."""
     try:
-        expected = commitment(order, salt)
+        expected = _commitment_of(order, salt)
     except RuleError:
         return False
-    return isinstance(commitment_hex, str) and commitment_hex.lower() == expected
+    return isinstance(commitment, str) and commitment.lower() == expected
 
 
 def validate_cut(decks: int, position: int) -> int:
