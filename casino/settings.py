@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "casino.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -86,6 +87,13 @@ LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# WhiteNoise serves STATIC_ROOT (filled by `manage.py collectstatic`) with gzip copies made at
+# collectstatic time. Not the Manifest variant: that one makes {% static %} fail until
+# collectstatic has run, and the demo and the tests never run it.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 
 REST_FRAMEWORK = {
     # Basic first: an unauthenticated request gets 401 with a WWW-Authenticate challenge;
@@ -123,6 +131,19 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="casino")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
+# Queues (deploy/README.md). With CELERY_ROUTE_QUEUES on (production: deploy/casino.env.example)
+# the projection catch-up goes to `projections`, exports to `exports` and the rest to the default
+# queue (there CELERY_QUEUE=default); workers consume `-Q projections,exports,default`. Off (the
+# demo, the tests): every task goes to the one default queue, so a test that points it at a
+# private queue gets every task there.
+CELERY_TASK_ROUTES = (
+    {
+        "ledger.tasks.catch_up_projections": {"queue": "projections"},
+        "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports, when they come
+    }
+    if env.bool("CELERY_ROUTE_QUEUES", default=False)
+    else {}
+)
 CELERY_BEAT_SCHEDULE = {
     "projections-catch-up": {"task": "ledger.tasks.catch_up_projections", "schedule": 5.0},
 }

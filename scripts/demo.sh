@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh base
 export DJANGO_SETTINGS_MODULE=casino.settings
 .venv/bin/python manage.py migrate --noinput -v0
+.venv/bin/python manage.py collectstatic --noinput -v0
 .venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}"
 if [ "${1:-}" != "--no-serve" ]; then
     .venv/bin/python manage.py demo_user

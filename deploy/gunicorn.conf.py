@@ -1,0 +1,65 @@
+"""gunicorn configuration for the API and the admin (deploy/README.md).
+
+    gunicorn --config deploy/gunicorn.conf.py casino.wsgi:application
+
+The same command runs under systemd (deploy/systemd/casino-web.service), in compose
+(deploy/compose.yaml, service ``web``) and in ``deploy/smoke``. Everything that differs between
+machines comes from the environment (deploy/casino.env.example, section "gunicorn"):
+
+GUNICORN_BIND                 address(es) to listen on, comma-separated  [127.0.0.1:8000]
+GUNICORN_WORKERS              worker processes                           [2 x cores + 1: 5 on 2 cores]
+GUNICORN_TIMEOUT              seconds a request may take before its worker is killed  [30]
+GUNICORN_GRACEFUL_TIMEOUT     seconds to finish requests on stop/reload  [30]
+GUNICORN_KEEPALIVE            seconds to keep an idle connection         [5]
+GUNICORN_MAX_REQUESTS         recycle a worker after this many requests  [1000, 0 = never]
+GUNICORN_FORWARDED_ALLOW_IPS  proxies trusted for X-Forwarded-*          [127.0.0.1,::1]
+GUNICORN_WORKER_TMP_DIR       heartbeat files (use /dev/shm in containers)  [system temp dir]
+GUNICORN_CONTROL_SOCKET       path of gunicorn's control socket (gunicornc); unset = no socket
+GUNICORN_LOG_LEVEL            error log level                            [info]
+
+Sync workers: a request is a short database transaction (a coup's settlement is one append of
+~10-100 events, a few milliseconds), and ledger writes are serialised by the writer lock anyway,
+so more concurrency per node buys nothing for writes; reads scale with workers and nodes.
+"""
+
+import os
+from pathlib import Path
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+# Run from the repository root whatever the caller's directory (systemd sets it too).
+chdir = str(Path(__file__).resolve().parent.parent)
+proc_name = "casino-web"
+
+bind = [address.strip() for address in os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",") if address.strip()]
+workers = _int("GUNICORN_WORKERS", 2 * (os.cpu_count() or 1) + 1)
+worker_class = "sync"
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# Recycle workers now and then (bounded memory), staggered so they do not all restart at once.
+max_requests = _int("GUNICORN_MAX_REQUESTS", 1000)
+max_requests_jitter = max_requests // 10
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None
+# Each worker imports Django itself: no database connection or broker channel is ever shared
+# across a fork, and a HUP reload picks up new code.
+preload_app = False
+
+# gunicorn >= 25 opens a control socket under $HOME by default; two instances on one machine
+# would fight over it and systemd's ProtectHome forbids it. Only where asked for.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket
+if not control_socket:
+    del control_socket
+
+# Logs: access log to stdout, errors to stderr (journald or docker collect both).
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# %(M)s: request time in milliseconds; %({x-forwarded-for}i): the client behind the balancer.
+access_log_format = '%(h)s "%({x-forwarded-for}i)s" %(u)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
