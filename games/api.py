@@ -4,9 +4,11 @@ from rest_framework import generics, serializers
 
 from casino.views import CentsField, CommandView, StrictIntegerField
 
-from .models import Bet, Round, Table
+from .models import Bet, Round, Shoe, Table
 from .services.bets import bet_place
+from .services.blackjack import DECISIONS, blackjack_bet_place, blackjack_deal, blackjack_decide, blackjack_report_card
 from .services.rounds import round_close_bets, round_open, round_record_result, round_void
+from .services.shoes import shoe_close, shoe_start
 from .services.tables import table_buy_in, table_close, table_open
 
 
@@ -176,3 +178,109 @@ class RoundVoid(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return round_void(round_id=round_id, **data, **ctx)
+
+
+class ShoeSerializer(serializers.ModelSerializer):
+    table = serializers.CharField(source="table.code")
+    cards_drawn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Shoe
+        fields = ["id", "table", "mode", "decks", "state", "commitment", "cut_position", "cards_drawn", "version"]
+
+    def get_cards_drawn(self, shoe) -> int:
+        return len(shoe.drawn)
+
+
+class ShoeDetail(generics.RetrieveAPIView):
+    """A shoe; its order and salt are never shown here (``ShoeClosed`` reveals them)."""
+
+    queryset = Shoe.objects.select_related("table")
+    serializer_class = ShoeSerializer
+    lookup_field = "id"
+
+
+class ShoeStart(CommandView):
+    """Put a new shoe in play at a black jack table (``shuffled`` by the backend, or ``reader``)."""
+
+    class Input(serializers.Serializer):
+        mode = serializers.ChoiceField(choices=Shoe.Mode.choices, default=Shoe.Mode.SHUFFLED)
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return shoe_start(table=code, **data, **ctx)
+
+
+class ShoeClose(CommandView):
+    """Close a shoe between coups; its order and salt are revealed in the ledger."""
+
+    class Input(serializers.Serializer):
+        pass
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, shoe_id, **ctx):
+        return shoe_close(shoe_id=shoe_id, **ctx)
+
+
+class BlackjackBetPlace(CommandView):
+    """Bet on a box (1–7) as its seated player or behind it."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        stake_cents = CentsField(min_value=1)
+        seated = serializers.BooleanField(default=False)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_bet_place(round_id=round_id, **data, **ctx)
+
+
+class BlackjackDeal(CommandView):
+    """Deal a black jack coup whose bets are closed."""
+
+    class Input(serializers.Serializer):
+        pass
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_deal(round_id=round_id, **ctx)
+
+
+class BlackjackCard(CommandView):
+    """A card-reading shoe reports the next card (two characters: rank 23456789TJQKA, suit SHDC)."""
+
+    class Input(serializers.Serializer):
+        card = serializers.CharField(max_length=2, min_length=2)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_report_card(round_id=round_id, **data, **ctx)
+
+
+class BlackjackDecide(CommandView):
+    """A player's decision on a black jack coup."""
+
+    class Input(Versioned):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        action = serializers.ChoiceField(choices=sorted(DECISIONS))
+        hand_index = StrictIntegerField(min_value=0, max_value=20, required=False)
+        amount_cents = CentsField(min_value=0, required=False)
+        accept = serializers.BooleanField(required=False)
+        follow = serializers.BooleanField(required=False)
+        follows = serializers.ChoiceField(choices=["double", "split"], required=False)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_decide(round_id=round_id, **data, **ctx)

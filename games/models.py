@@ -16,6 +16,7 @@ from django_fsm import ConcurrentTransitionMixin, FSMField, transition
 class Table(ConcurrentTransitionMixin, models.Model):
     class Game(models.TextChoices):
         ENGLISH_ROULETTE = "english_roulette"
+        BLACKJACK = "blackjack"
 
     class State(models.TextChoices):
         CLOSED = "closed"
@@ -149,3 +150,67 @@ class Bet(ConcurrentTransitionMixin, models.Model):
     @transition(field=state, source=State.PLACED, target=State.RETURNED)
     def give_back(self) -> None:
         """Voided coup: the stake goes back untouched."""
+
+
+class Shoe(ConcurrentTransitionMixin, models.Model):
+    """A shoe of N decks: ``new → shuffled → in_play → exhausted → closed`` (+ ``voided``).
+
+    ``shuffled`` mode: the backend shuffles (``secrets``-seeded), records the SHA-256
+    commitment of the order and deals from it; the order and its salt stay in this row, out of
+    the ledger, until the shoe closes and ``ShoeClosed`` reveals them. ``reader`` mode: a
+    card-reading shoe reports each card; the backend refuses a card the shoe cannot contain.
+    """
+
+    class State(models.TextChoices):
+        NEW = "new"
+        SHUFFLED = "shuffled"
+        IN_PLAY = "in_play"
+        EXHAUSTED = "exhausted"
+        CLOSED = "closed"
+        VOIDED = "voided"
+
+    class Mode(models.TextChoices):
+        SHUFFLED = "shuffled"
+        READER = "reader"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    decks = models.PositiveSmallIntegerField()
+    state = FSMField(default=State.NEW, choices=State.choices, protected=True)
+    commitment = models.CharField(max_length=64, blank=True)
+    salt = models.CharField(max_length=64, blank=True, help_text="private until the shoe closes")
+    order = models.JSONField(default=list, blank=True, help_text="private until the shoe closes")
+    cut_position = models.PositiveIntegerField(default=0, help_text="cards from the top, burns included")
+    drawn = models.JSONField(default=list, blank=True, help_text="cards out of the shoe so far, burns included")
+    version = models.PositiveIntegerField(default=0, help_text="version of stream shoe/<id>")
+
+    class Meta:
+        ordering = ["table_id"]
+
+    def __str__(self) -> str:
+        return f"shoe {self.id} at {self.table_id} ({self.state})"
+
+    @property
+    def stream(self) -> str:
+        return f"shoe/{self.id}"
+
+    @transition(field=state, source=State.NEW, target=State.SHUFFLED)
+    def shuffle(self) -> None:
+        pass
+
+    @transition(field=state, source=State.SHUFFLED, target=State.IN_PLAY)
+    def start(self) -> None:
+        pass
+
+    @transition(field=state, source=State.IN_PLAY, target=State.EXHAUSTED)
+    def exhaust(self) -> None:
+        """The cut card came out: the coup in play finishes, no new coup starts."""
+
+    @transition(field=state, source=[State.IN_PLAY, State.EXHAUSTED], target=State.CLOSED)
+    def close(self) -> None:
+        pass
+
+    @transition(field=state, source=[State.NEW, State.SHUFFLED, State.IN_PLAY, State.EXHAUSTED], target=State.VOIDED)
+    def void(self) -> None:
+        pass

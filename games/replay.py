@@ -3,12 +3,13 @@
 from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
-from .models import Bet, Round, Table
+from .models import Bet, Round, Shoe, Table
 
 ROUND_STATES = {
     "RoundOpened": Round.State.BETTING,
     "BettingClosed": Round.State.CLOSED_FOR_BETS,
     "ResultRecorded": Round.State.DEALING,
+    "DealingStarted": Round.State.DEALING,
     "RoundSettled": Round.State.SETTLED,
     "RoundVoided": Round.State.VOIDED,
 }
@@ -81,8 +82,12 @@ def check_rounds_and_bets() -> list[Difference]:
                 "state": Bet.State.PLACED,
                 "return_cents": None,
             }
-        elif event.type == "BetSettled":
+        elif event.type == "BetSettled" and data.get("position", {}).get("game") != "blackjack":
             bets[data["bet"]].update(state=BET_STATES[data["outcome"]], return_cents=data["return_cents"])
+        elif event.type == "BetResolved":  # a black jack bet: the sum of its hands' lines
+            bets[data["bet"]].update(state=data["state"], return_cents=data["return_cents"])
+        elif event.type == "RoundSettled" and "dealer" in data:
+            coup["result"] = {"dealer": data["dealer"]}
         elif event.type == "BetReturned":
             bets[data["bet"]].update(state=Bet.State.RETURNED, return_cents=data["stake_cents"])
     live_rounds = {
@@ -108,3 +113,32 @@ def check_rounds_and_bets() -> list[Difference]:
         for b in Bet.objects.select_related("patron")
     }
     return list(compare("round", live_rounds, rounds)) + list(compare("bet", live_bets, bets))
+
+
+SHOE_STATES = {
+    "ShoeShuffled": Shoe.State.IN_PLAY,
+    "ShoeExhausted": Shoe.State.EXHAUSTED,
+    "ShoeClosed": Shoe.State.CLOSED,
+}
+
+
+@register
+def check_shoes() -> list[Difference]:
+    replayed: dict[str, dict] = {}
+    for event in _events("shoe/"):
+        shoe = replayed.setdefault(event.stream.split("/", 1)[1], {})
+        shoe["version"] = event.version
+        if event.type in SHOE_STATES:
+            shoe["state"] = SHOE_STATES[event.type]
+        if event.type == "ShoeShuffled":
+            shoe.update(mode=event.data["mode"], decks=event.data["decks"])
+    for event in Event.objects.filter(type="CardDealt").only("data").iterator(chunk_size=5000):
+        shoe = replayed.get(event.data["shoe"])
+        if shoe is not None:
+            shoe["last_index"] = max(shoe.get("last_index", -1), event.data["index"])
+    live = {}
+    for shoe in Shoe.objects.all():
+        live[str(shoe.id)] = {"version": shoe.version, "state": shoe.state, "mode": shoe.mode, "decks": shoe.decks}
+        if "last_index" in replayed.get(str(shoe.id), {}):
+            live[str(shoe.id)]["last_index"] = len(shoe.drawn) - 1
+    return list(compare("shoe", live, replayed))

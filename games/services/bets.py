@@ -103,6 +103,8 @@ def bet_place(
             return cmd.result
         coup = round_for_update(round_id)
         table = coup.table
+        if table.game != table.Game.ENGLISH_ROULETTE:
+            raise InvalidInput(f"table {table.code} is a {table.game} table: use its own bet endpoint", field="round")
         if coup.state != Round.State.BETTING:
             raise StateConflict(
                 f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round"

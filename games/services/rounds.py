@@ -11,9 +11,10 @@ from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.store import NewEvent
 
-from ..models import Bet, Round, Table
+from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
+from .shoes import active_shoe
 
 
 def _summary(coup: Round) -> dict:
@@ -41,6 +42,10 @@ def round_open(*, table: str, actor: str, idempotency_key: str | None = None) ->
             raise StateConflict(f"table {table} is closed", field="table")
         if round_in_play(the_table):
             raise StateConflict(f"table {table} already has a coup in play", field="table")
+        if the_table.game == Table.Game.BLACKJACK:
+            shoe = active_shoe(the_table)
+            if shoe is None or shoe.state != Shoe.State.IN_PLAY:
+                raise StateConflict(f"no shoe in play at {table}: start a new shoe", field="table")
         the_table.rounds_played += 1
         the_table.save()
         coup = Round.objects.create(table=the_table, number=the_table.rounds_played)
@@ -109,6 +114,8 @@ def round_record_result(
         if cmd.replayed:
             return cmd.result
         coup = round_for_update(round_id)
+        if coup.table.game != Table.Game.ENGLISH_ROULETTE:
+            raise InvalidInput("a winning number is for roulette; black jack coups are dealt", field="round")
         _transition(coup, "deal", "record a result")
         table = coup.table
         rules = roulette_rules(table)

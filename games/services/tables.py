@@ -12,19 +12,23 @@ from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.store import NewEvent
 
 from ..models import Table
+from ..rules.blackjack_table import BlackjackTableRules
+from ..rules.errors import RuleError
 from ..rules.roulette import InvalidBet, ZeroRule
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import round_in_play, table_for_update
 
 
 def _validated_rules(game: str, options: dict | None) -> dict:
-    if game != Table.Game.ENGLISH_ROULETTE:
+    if game not in Table.Game.values:
         raise InvalidInput(f"unknown game {game!r}; one of {', '.join(Table.Game.values)}", field="game")
     if options is not None and not isinstance(options, dict):
         raise InvalidInput("rules must be an object of table options", field="rules")
     try:
+        if game == Table.Game.BLACKJACK:
+            return BlackjackTableRules.from_dict(options).to_dict()
         rules = RouletteTableRules.from_dict(options)
-    except InvalidBet as exc:
+    except (InvalidBet, RuleError) as exc:
         raise InvalidInput(exc.message, field=exc.field) from exc
     if rules.zero_rule == ZeroRule.EN_PRISON:
         # Prison bets need the shared prison mechanism (issue: prison bets), not built yet.

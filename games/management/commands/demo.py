@@ -5,6 +5,7 @@ import random
 from django.core.management.base import BaseCommand, CommandError
 
 from games.demo import play_demo_session
+from games.demo_blackjack import play_blackjack_session
 
 
 def _eur(cents: int) -> str:
@@ -18,19 +19,40 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--spins", type=int, default=200)
         parser.add_argument("--patrons", type=int, default=6)
+        parser.add_argument("--blackjack-coups", type=int, default=100, help="coups at black jack table B1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
-    def handle(self, *args, spins: int, patrons: int, seed: int | None, **options):
+    def handle(self, *args, spins: int, patrons: int, seed: int | None, blackjack_coups: int, **options):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
         self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
-        r = play_demo_session(spins=spins, seated=patrons, rng=random.Random(seed), out=self.stdout.write)
+        rng = random.Random(seed)
+        if blackjack_coups:
+            self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
+            b = play_blackjack_session(coups=blackjack_coups, rng=rng)
+            self.stdout.write(
+                "\n".join(
+                    [
+                        "Black jack summary",
+                        f"  coups / hands              {b.coups} / {b.hands}",
+                        f"  handle (total staked)      {_eur(b.settlements['staked'])}",
+                        f"  drop (cash at the table)   {_eur(b.drop_cents)}",
+                        f"  table win (ledger)         {_eur(b.table_win_cents)}",
+                        f"  table win (settlements)    {_eur(b.settlements['house_win'])}",
+                        f"  shoes closed and verified  {b.shoes_verified} (order = commitment = cards dealt)",
+                    ]
+                )
+            )
+            if b.shoe_faults or b.table_win_cents != b.settlements["house_win"]:
+                raise CommandError(f"black jack session inconsistent: {b.shoe_faults or 'win differs'}")
+        r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write)
         s = r.settlements
+        replay = "models match the events" if not r.replay_differences else f"{r.replay_differences} differences"
         hold = f"{100 * r.table_win_cents / r.drop_cents:.2f} %" if r.drop_cents else "n/a (no drop)"
         edge = f"{100 * s['house_win'] / s['staked']:.2f} %" if s["staked"] else "n/a"
         lines = [
             "",
-            "Session summary",
+            "English roulette summary",
             f"  spins                      {r.spins}",
             f"  bets placed / refused      {r.bets_placed} / {r.refused}",
             f"  handle (total staked)      {_eur(s['staked'])}",
@@ -43,7 +65,7 @@ class Command(BaseCommand):
             *[f"    {code:<8} {_eur(net):>18}" for code, net in r.patrons.items()],
             f"  events appended            {r.events_appended} (positions {r.first_position + 1}–{r.last_position})",
             f"  projections rebuilt        {r.projection_events} events replayed into each projection",
-            f"  replay-check               {'models match the events' if not r.replay_differences else r.replay_differences}",
+            f"  replay-check               {replay}",
             f"  chain verified             {'yes' if r.verified else 'NO'}: {r.verify_detail}",
         ]
         self.stdout.write("\n".join(lines))

@@ -1,0 +1,70 @@
+"""A black jack table's rule set: the game's rules plus the table's limits (RULES.md §Black jack).
+
+Stored as one JSON object in ``TableOpened``: the options of :class:`BlackjackRules` plus
+``min_bet_cents`` (each bet on a box), ``max_box_cents`` (the total of the up to 3 bets on a
+box — "the box maximum bounds their total") and ``house_edge``, the theoretical edge used for
+ratings. There is no closed form for black jack's edge: the default is the figure measured by
+``tests/benchmarks/bench_blackjack.py`` for the default rules (0.653 % ± 0.035 % over 10 million
+hands, basic strategy, immediate payouts off), rounded to 13/2000 = 0.65 %.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .blackjack import BlackjackRules
+from .errors import RuleError
+
+MAX_LIMIT_CENTS = 10**10
+LIMITS = ("min_bet_cents", "max_box_cents")
+
+
+@dataclass(frozen=True)
+class BlackjackTableRules:
+    game: BlackjackRules
+    min_bet_cents: int = 1_000
+    max_box_cents: int = 100_000
+    house_edge: Fraction = Fraction(13, 2000)
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any] | None) -> "BlackjackTableRules":
+        """Build from JSON; raises ``RuleError`` naming ``rules.<option>``."""
+        options = dict(options or {})
+        values: dict[str, Any] = {}
+        for name in LIMITS:
+            if name in options:
+                value = options.pop(name)
+                if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
+                    raise RuleError(f"rules.{name}", f"must be an integer from 1 to {MAX_LIMIT_CENTS}")
+                values[name] = value
+        if "house_edge" in options:
+            try:
+                values["house_edge"] = Fraction(str(options.pop("house_edge")))
+            except (ValueError, ZeroDivisionError):
+                raise RuleError("rules.house_edge", "must be a fraction such as '13/2000'") from None
+            if not 0 <= values["house_edge"] < 1:
+                raise RuleError("rules.house_edge", "must be from 0 to 1")
+        rules = cls(game=BlackjackRules.from_dict(options), **values)
+        if rules.min_bet_cents > rules.max_box_cents:
+            raise RuleError("rules.min_bet_cents", "the minimum is above the box maximum")
+        return rules
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.game.to_dict(),
+            "min_bet_cents": self.min_bet_cents,
+            "max_box_cents": self.max_box_cents,
+            "house_edge": str(self.house_edge),
+        }
+
+    def check_stake(self, stake_cents: int, *, box_total_cents: int) -> None:
+        """Refuse a bet under the minimum, or one that takes the box over its maximum."""
+        if type(stake_cents) is not int or stake_cents <= 0:
+            raise RuleError("stake_cents", "the stake must be a positive whole number of cents")
+        if stake_cents < self.min_bet_cents:
+            raise RuleError("stake_cents", f"{stake_cents} cents is under the table minimum of {self.min_bet_cents}")
+        if box_total_cents + stake_cents > self.max_box_cents:
+            raise RuleError(
+                "stake_cents",
+                f"the box would hold {box_total_cents + stake_cents} cents, over its maximum of {self.max_box_cents}",
+            )
