@@ -13,7 +13,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.rules.roulette import InvalidBet
+from games.rules.errors import RuleError
 from ledger.errors import DomainError
 
 
@@ -28,7 +28,7 @@ def _body(code: str, message: str, field: str | None) -> dict:
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
         return Response(_body(exc.code, exc.message, exc.field), status=exc.status)
-    if isinstance(exc, InvalidBet):
+    if isinstance(exc, RuleError):
         return Response(_body("invalid", exc.message, exc.field), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (TransitionNotAllowed, ConcurrentTransition)):
         return Response(_body("state_conflict", str(exc), None), status=status.HTTP_409_CONFLICT)

@@ -2,7 +2,7 @@
 
 Every refusal by ``games.rules`` is a :class:`RuleError` naming the input at fault, so the
 API's single exception handler can turn it into a 4xx body ``{"field": ..., "error": ...}``.
-(``roulette.InvalidBet`` predates this module and is to be unified with it.)
+(``roulette.InvalidBet`` is the roulette engine's subclass.)
 """
 
 __all__ = ["RuleError"]

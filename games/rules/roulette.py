@@ -12,6 +12,8 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from .errors import RuleError
+
 __all__ = [
     "ANNOUNCED",
     "BLACK",
@@ -34,23 +36,13 @@ __all__ = [
 ]
 
 
-class InvalidBet(ValueError):
-    """A bet, announce or spin input that the rules refuse.
+class InvalidBet(RuleError):
+    """A roulette bet, announce or spin input that the rules refuse (a :class:`RuleError`).
 
     ``field`` names the input at fault (``"numbers"``, ``"which"``, ``"chance"``, ``"type"``,
     ``"announce"``, ``"number"``, ``"neighbours"``, ``"chip_cents"``, ``"result"``,
-    ``"stake_cents"``, ``"zero_rule"``, ``"double_prison"``, ``"prison_level"``);
-    ``message`` is a human sentence for the API error body.
+    ``"stake_cents"``, ``"zero_rule"``, ``"double_prison"``, ``"prison_level"``).
     """
-
-    def __init__(self, field: str, message: str) -> None:
-        # Both in args so the exception pickles (Celery) and compares by content.
-        super().__init__(field, message)
-        self.field = field
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}"
 
 
 # --- the wheel and the colours (RULES.md §Roulette) -------------------------------------
