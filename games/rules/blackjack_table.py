@@ -16,6 +16,7 @@ from .blackjack import BlackjackRules
 from .errors import RuleError
 
 MAX_LIMIT_CENTS = 10**10
+MAX_POSTING_CENTS = 10**12  # ledger.store.MAX_CENTS (the engine may not import the ledger)
 LIMITS = ("min_bet_cents", "max_box_cents")
 
 
@@ -47,6 +48,10 @@ class BlackjackTableRules:
         rules = cls(game=BlackjackRules.from_dict(options), **values)
         if rules.min_bet_cents > rules.max_box_cents:
             raise RuleError("rules.min_bet_cents", "the minimum is above the box maximum")
+        # The largest single payout (a full box at the best odds, doubled) must fit one posting.
+        best = max([rules.game.blackjack_pays, Fraction(2), *(p.pays for p in rules.game.immediate_payouts)])
+        if rules.max_box_cents * 2 * best > MAX_POSTING_CENTS:
+            raise RuleError("rules.immediate_payouts", "these odds on the box maximum exceed what one payout may be")
         return rules
 
     def to_dict(self) -> dict[str, Any]:

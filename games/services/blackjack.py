@@ -442,6 +442,10 @@ def blackjack_decide(
     """
     if action not in DECISIONS:
         raise InvalidInput(f"action is one of {', '.join(sorted(DECISIONS))}", field="action")
+    if action == "follow" and follows not in ("double", "split"):
+        raise InvalidInput("say which decision is followed: 'double' or 'split'", field="follows")
+    if action == "follow" and type(follow) is not bool:
+        raise InvalidInput("follow is true or false", field="follow")
     request = {
         "op": "blackjack_decide",
         "round": str(round_id),

@@ -14,6 +14,7 @@ from ledger.store import NewEvent
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
+from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe
 
 
@@ -221,10 +222,14 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         _transition(coup, "void", "void")
         table = coup.table
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
+        # What each bet still has on the layout: its stake, or at black jack also its doubles,
+        # splits and insurance, less what was already paid at once (blackjack, even money).
+        outstanding = on_layout_cents(coup) if table.game == Table.Game.BLACKJACK else {}
         events = []
         for bet in bets:
+            amount = outstanding.get(str(bet.id), bet.stake_cents)
             bet.give_back()
-            bet.return_cents = bet.stake_cents
+            bet.return_cents = amount
             colour = bet.chips == Bet.Chips.COLOUR
             patron_account = accounts.patron_colour(bet.patron.code, table.code) if colour else bet.patron.chips_account
             events.append(
@@ -234,16 +239,18 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
                         "bet": str(bet.id),
                         "round": str(coup.id),
                         "patron": bet.patron.code,
-                        "stake_cents": bet.stake_cents,
+                        "stake_cents": amount,
                     },
                     posting_rules.bet_settled(
                         table=table.code,
                         patron_account=patron_account,
                         house_account=accounts.table_tray(table.code),
-                        stake=bet.stake_cents,
-                        returned=bet.stake_cents,
+                        stake=amount,
+                        returned=amount,
                         winnings=0,
-                    ),
+                    )
+                    if amount
+                    else [],
                 )
             )
         events.append(NewEvent("RoundVoided", {"round": str(coup.id), "table": table.code, "reason": reason}))

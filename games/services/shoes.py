@@ -52,6 +52,8 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         if current is not None and current.state == Shoe.State.IN_PLAY:
             raise StateConflict(f"shoe {current.id} is still in play at {table}", field="table")
         if current is not None:  # an exhausted shoe is closed (and revealed) before the next one
+            if the_table.rounds.filter(state__in=["betting", "closed_for_bets", "dealing"]).exists():
+                raise StateConflict("the last coup of the exhausted shoe is still in play", field="table")
             _close(cmd, current)
         decks = the_table.rules["decks"]
         shoe = Shoe(table=the_table, mode=mode, decks=decks)
