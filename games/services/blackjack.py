@@ -101,6 +101,9 @@ def blackjack_bet_place(
             raise InvalidInput(f"{who.code} already bets on box {box}", field="box")
         if seated and any(b.position["seated"] for b in on_box):
             raise InvalidInput(f"box {box} already has its seated player", field="seated")
+        if not seated and not any(b.position["seated"] for b in on_box):
+            # Only the seated player decides: a bet behind an empty box could never be played.
+            raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
         try:
             table_rules(table).check_stake(stake_cents, box_total_cents=sum(b.stake_cents for b in on_box))
         except RuleError as exc:
