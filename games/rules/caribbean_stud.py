@@ -127,7 +127,7 @@ class CaribbeanRules:
             raise RuleError("rules.ante_min_cents", "the minimum ante is above the maximum")
         if not _is_int(self.raise_multiple) or not 1 <= self.raise_multiple <= _MAX_RAISE_MULTIPLE:
             raise RuleError("rules.raise_multiple", f"must be an integer from 1 to {_MAX_RAISE_MULTIPLE}")
-        if self.pay_table not in PAY_TABLES:
+        if not isinstance(self.pay_table, str) or self.pay_table not in PAY_TABLES:
             raise RuleError("rules.pay_table", f"must be one of {', '.join(PAY_TABLES)}, got {self.pay_table!r}")
         cap = self.max_payout_cents
         if cap is not None:

@@ -109,8 +109,10 @@ def _percent(value: object) -> Fraction:
         pct = Fraction(value) if not isinstance(value, str) or len(value) <= 20 else None
     except (ValueError, ZeroDivisionError):
         pct = None
-    if pct is None or not 0 <= pct < 100:
-        raise RuleError("rules.rake_pct", f"must be a percentage from 0 to below 100, got {value!r}")
+    if pct is None or not 0 <= pct < 100 or pct.denominator > 10_000:
+        raise RuleError(
+            "rules.rake_pct", f"must be a percentage from 0 to below 100, to 1/10000 of a percent, got {value!r}"
+        )
     return pct
 
 

@@ -56,9 +56,18 @@ def main() -> None:
                 events=[
                     NewEvent(
                         "BetSettled" if (have + i) % 3 else "CashBuyIn",
-                        {"patron": f"P{(have + i) % 500:05d}", "table": f"T{(have + i) % 20}",
-                         "stake_cents": 500, "return_cents": 0, "house_edge": "1/37", "amount_cents": 500},
-                        [Leg(f"patron:P{(have + i) % 500:05d}:chips", -500), Leg(f"table:T{(have + i) % 20}:tray", 500)],
+                        {
+                            "patron": f"P{(have + i) % 500:05d}",
+                            "table": f"T{(have + i) % 20}",
+                            "stake_cents": 500,
+                            "return_cents": 0,
+                            "house_edge": "1/37",
+                            "amount_cents": 500,
+                        },
+                        [
+                            Leg(f"patron:P{(have + i) % 500:05d}:chips", -500),
+                            Leg(f"table:T{(have + i) % 20}:tray", 500),
+                        ],
                     )
                     for i in range(size)
                 ],
@@ -75,7 +84,9 @@ def main() -> None:
         print(f"rebuild {name:<12} {applied:>9,} events in {seconds:7.1f} s = {applied / seconds:>9,.0f} events/s")
     seconds = time.perf_counter() - total
     count = Event.objects.count()
-    print(f"rebuild all projections: {seconds:.1f} s = {count / seconds:,.0f} events/s (each event through 4 projectors)")
+    print(
+        f"rebuild all projections: {seconds:.1f} s = {count / seconds:,.0f} events/s (each event through 4 projectors)"
+    )
 
 
 if __name__ == "__main__":
