@@ -17,6 +17,8 @@ class Table(ConcurrentTransitionMixin, models.Model):
     class Game(models.TextChoices):
         ENGLISH_ROULETTE = "english_roulette"
         BLACKJACK = "blackjack"
+        CARIBBEAN_STUD = "caribbean_stud"
+        CLASSIC_STUD = "classic_stud"
 
     class State(models.TextChoices):
         CLOSED = "closed"

@@ -16,6 +16,7 @@ from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..rules.roulette import InvalidBet, ZeroRule
 from ..rules.roulette_table import RouletteTableRules
+from ..rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
 from ..selectors import round_in_play, table_for_update
 
 
@@ -27,6 +28,10 @@ def _validated_rules(game: str, options: dict | None) -> dict:
     try:
         if game == Table.Game.BLACKJACK:
             return BlackjackTableRules.from_dict(options).to_dict()
+        if game == Table.Game.CARIBBEAN_STUD:
+            return CaribbeanTableRules.from_dict(options).to_dict()
+        if game == Table.Game.CLASSIC_STUD:
+            return ClassicStudTableRules.from_dict(options).to_dict()
         rules = RouletteTableRules.from_dict(options)
     except (InvalidBet, RuleError) as exc:
         raise InvalidInput(exc.message, field=exc.field) from exc
