@@ -6,7 +6,9 @@ from casino.views import CentsField, CommandView, StrictIntegerField
 
 from .models import Bet, Round, Shoe, Table
 from .services.bets import bet_place
-from .services.blackjack import DECISIONS, blackjack_bet_place, blackjack_deal, blackjack_decide, blackjack_report_card
+from .services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
+from .services.caribbean import caribbean_ante, caribbean_decide
+from .services.dealing import deal, report_card
 from .services.rounds import round_close_bets, round_open, round_record_result, round_void
 from .services.shoes import shoe_close, shoe_start
 from .services.tables import table_buy_in, table_close, table_open
@@ -241,7 +243,7 @@ class BlackjackBetPlace(CommandView):
 
 
 class BlackjackDeal(CommandView):
-    """Deal a black jack coup whose bets are closed."""
+    """Deal a card game's coup whose bets are closed (black jack, Caribbean stud)."""
 
     class Input(serializers.Serializer):
         pass
@@ -250,11 +252,11 @@ class BlackjackDeal(CommandView):
     success_status = 200
 
     def perform(self, data, *, round_id, **ctx):
-        return blackjack_deal(round_id=round_id, **ctx)
+        return deal(round_id=round_id, **ctx)
 
 
 class BlackjackCard(CommandView):
-    """A card-reading shoe reports the next card (two characters: rank 23456789TJQKA, suit SHDC)."""
+    """The card-reading shoe or dealer terminal reports the next card (rank 23456789TJQKA + suit SHDC)."""
 
     class Input(serializers.Serializer):
         card = serializers.CharField(max_length=2, min_length=2)
@@ -263,7 +265,7 @@ class BlackjackCard(CommandView):
     success_status = 200
 
     def perform(self, data, *, round_id, **ctx):
-        return blackjack_report_card(round_id=round_id, **data, **ctx)
+        return report_card(round_id=round_id, **data, **ctx)
 
 
 class BlackjackDecide(CommandView):
@@ -284,3 +286,32 @@ class BlackjackDecide(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return blackjack_decide(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanAnte(CommandView):
+    """Post an ante on a Caribbean stud box (1–7, one player a box)."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        ante_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_ante(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanDecide(CommandView):
+    """Fold (passe) or raise (relance) on a Caribbean stud box."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        action = serializers.ChoiceField(choices=["fold", "raise"])
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_decide(round_id=round_id, **data, **ctx)

@@ -82,9 +82,9 @@ def check_rounds_and_bets() -> list[Difference]:
                 "state": Bet.State.PLACED,
                 "return_cents": None,
             }
-        elif event.type == "BetSettled" and data.get("position", {}).get("game") != "blackjack":
+        elif event.type == "BetSettled" and "game" not in data.get("position", {}):  # roulette: one line a bet
             bets[data["bet"]].update(state=BET_STATES[data["outcome"]], return_cents=data["return_cents"])
-        elif event.type == "BetResolved":  # a black jack bet: the sum of its hands' lines
+        elif event.type == "BetResolved":  # card games: the sum of the bet's lines
             bets[data["bet"]].update(state=data["state"], return_cents=data["return_cents"])
         elif event.type == "RoundSettled" and "dealer" in data:
             coup["result"] = {"dealer": data["dealer"]}

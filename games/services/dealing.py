@@ -1,0 +1,32 @@
+"""One entry point per dealing step whatever the card game: the dealer's terminal and the
+card-reading shoe call these, and they hand over to the table's game."""
+
+from ledger.errors import InvalidInput
+
+from ..models import Round, Table
+from .blackjack import blackjack_deal, blackjack_report_card
+from .caribbean import caribbean_deal, caribbean_report_card
+
+DEAL = {Table.Game.BLACKJACK: blackjack_deal, Table.Game.CARIBBEAN_STUD: caribbean_deal}
+REPORT_CARD = {Table.Game.BLACKJACK: blackjack_report_card, Table.Game.CARIBBEAN_STUD: caribbean_report_card}
+
+
+def _game(round_id) -> str:
+    game = Round.objects.filter(pk=str(round_id)).values_list("table__game", flat=True).first() if round_id else None
+    return game or ""
+
+
+def deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Deal a card game's coup whose bets are closed (black jack, Caribbean stud)."""
+    service = DEAL.get(_game(round_id))
+    if service is None:
+        raise InvalidInput("this coup is not dealt from cards here", field="round")
+    return service(round_id=round_id, actor=actor, idempotency_key=idempotency_key)
+
+
+def report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """A card reported by the table's card-reading shoe or dealer terminal."""
+    service = REPORT_CARD.get(_game(round_id))
+    if service is None:
+        raise InvalidInput("this coup takes no reported card", field="round")
+    return service(round_id=round_id, card=card, actor=actor, idempotency_key=idempotency_key)
