@@ -11,10 +11,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_demo_twice_adds_a_second_session(capsys):
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3)
+    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2)
     first = capsys.readouterr().out
     after_first = Event.objects.count()
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3)
+    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2)
     second = capsys.readouterr().out
     assert "chain verified             yes" in first and "chain verified             yes" in second
     assert Event.objects.count() > after_first
@@ -23,6 +23,8 @@ def test_demo_twice_adds_a_second_session(capsys):
     assert Round.objects.filter(table__code="R1", state="settled").count() == 8
     assert Round.objects.filter(table__code="B1", state="settled").count() == 6
     assert "Black jack summary" in first and "shoes closed and verified" in second
+    assert Round.objects.filter(table__code="C1", state="settled").count() == 4
+    assert "Caribbean stud summary" in first
     assert verify_chain().ok
 
 

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from games.demo import play_demo_session
 from games.demo_blackjack import play_blackjack_session
+from games.demo_stud import play_caribbean_session
 
 
 def _eur(cents: int) -> str:
@@ -20,9 +21,12 @@ class Command(BaseCommand):
         parser.add_argument("--spins", type=int, default=200)
         parser.add_argument("--patrons", type=int, default=6)
         parser.add_argument("--blackjack-coups", type=int, default=100, help="coups at black jack table B1 (0: none)")
+        parser.add_argument("--stud-coups", type=int, default=50, help="coups at Caribbean stud table C1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
-    def handle(self, *args, spins: int, patrons: int, seed: int | None, blackjack_coups: int, **options):
+    def handle(
+        self, *args, spins: int, patrons: int, seed: int | None, blackjack_coups: int, stud_coups: int, **options
+    ):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
         self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
@@ -45,6 +49,22 @@ class Command(BaseCommand):
             )
             if b.shoe_faults or b.table_win_cents != b.settlements["house_win"]:
                 raise CommandError(f"black jack session inconsistent: {b.shoe_faults or 'win differs'}")
+        if stud_coups:
+            self.stdout.write(f"Playing {stud_coups} coups of Caribbean stud at table C1…")
+            c = play_caribbean_session(coups=stud_coups)
+            self.stdout.write(
+                "\n".join(
+                    [
+                        "Caribbean stud summary",
+                        f"  coups / raises / folds     {c.coups} / {c.raises} / {c.folds}",
+                        f"  handle (total staked)      {_eur(c.settlements['staked'])}",
+                        f"  table win (ledger)         {_eur(c.table_win_cents)}",
+                        f"  table win (settlements)    {_eur(c.settlements['house_win'])}",
+                    ]
+                )
+            )
+            if c.table_win_cents != c.settlements["house_win"]:
+                raise CommandError("Caribbean stud session inconsistent: the table win differs from the settlements")
         r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write)
         s = r.settlements
         replay = "models match the events" if not r.replay_differences else f"{r.replay_differences} differences"
