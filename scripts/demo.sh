@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install, migrate the embedded default (SQLite file, eager Celery), play a
-# demo session of English roulette, print its summary, then serve the API on 127.0.0.1:8000.
+# demo session (black jack, Caribbean stud, English roulette), print the summaries, rebuild
+# the projections, verify the chain, then serve the API on 127.0.0.1:8000.
 #   scripts/demo.sh             # … and serve
 #   scripts/demo.sh --no-serve  # … and stop (CI)
 set -euo pipefail
@@ -9,7 +10,8 @@ scripts/setup.sh base
 export DJANGO_SETTINGS_MODULE=casino.settings
 .venv/bin/python manage.py migrate --noinput -v0
 .venv/bin/python manage.py collectstatic --noinput -v0
-.venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}"
+.venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}" \
+    --blackjack-coups "${DEMO_BLACKJACK_COUPS:-100}" --stud-coups "${DEMO_STUD_COUPS:-50}"
 if [ "${1:-}" != "--no-serve" ]; then
     .venv/bin/python manage.py demo_user
     echo "Serving the API on http://127.0.0.1:8000/ (API docs: http://127.0.0.1:8000/api/docs/); Ctrl-C to stop."

@@ -1,4 +1,5 @@
-"""``manage.py demo [--spins N]``: play one English roulette session and print its summary."""
+"""``manage.py demo``: play a session at each demo table (black jack, Caribbean stud, English
+roulette) through the services and print the summaries; running it again adds a session."""
 
 import random
 
@@ -15,7 +16,10 @@ def _eur(cents: int) -> str:
 
 
 class Command(BaseCommand):
-    help = "Play a demo session at English roulette table R1 (seeds the cage, table and patrons if missing)."
+    help = (
+        "Play a demo session: black jack at B1, Caribbean stud at C1, English roulette at R1 (seeds the cage,"
+        " tables and regular patrons if missing), then rebuild the projections and verify the chain."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--spins", type=int, default=200)
@@ -29,7 +33,6 @@ class Command(BaseCommand):
     ):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
-        self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
         rng = random.Random(seed)
         if blackjack_coups:
             self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
@@ -65,6 +68,7 @@ class Command(BaseCommand):
             )
             if c.table_win_cents != c.settlements["house_win"]:
                 raise CommandError("Caribbean stud session inconsistent: the table win differs from the settlements")
+        self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
         r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write)
         s = r.settlements
         replay = "models match the events" if not r.replay_differences else f"{r.replay_differences} differences"
@@ -83,7 +87,7 @@ class Command(BaseCommand):
             f"  win / handle               {edge}  (theory: 2.70 %, 1.35 % on even chances)",
             "  patrons' net results:",
             *[f"    {code:<8} {_eur(net):>18}" for code, net in r.patrons.items()],
-            f"  events appended            {r.events_appended} (positions {r.first_position + 1}–{r.last_position})",
+            f"  roulette events appended   {r.events_appended} (positions {r.first_position + 1}–{r.last_position})",
             f"  projections rebuilt        {r.projection_events} events replayed into each projection",
             f"  replay-check               {replay}",
             f"  chain verified             {'yes' if r.verified else 'NO'}: {r.verify_detail}",
