@@ -87,6 +87,7 @@ LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every request until collectstatic
 # WhiteNoise serves STATIC_ROOT (filled by `manage.py collectstatic`) with gzip copies made at
 # collectstatic time. Not the Manifest variant: that one makes {% static %} fail until
 # collectstatic has run, and the demo and the tests never run it.
