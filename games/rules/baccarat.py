@@ -48,7 +48,9 @@ MAX_LIMIT_CENTS = 10**10  # a table limit above 100 million EUR is a typo
 
 # Baccarat value of every card code: 10 and faces 0, ace 1, others face value.
 _VALUES: dict[str, int] = {
-    rank + suit: (1 if rank == "A" else 0 if rank in "TJQK" else int(rank)) for rank in "23456789TJQKA" for suit in "SHDC"
+    rank + suit: (1 if rank == "A" else 0 if rank in "TJQK" else int(rank))
+    for rank in "23456789TJQKA"
+    for suit in "SHDC"
 }
 
 
@@ -153,9 +155,7 @@ def deal_coup(cards: Sequence[str]) -> BaccaratCoup:
             banker_cards = (b1, b2, third)
             banker_draws = True
     winner = PLAYER if player > banker else BANKER if banker > player else TIE
-    return BaccaratCoup(
-        player_cards, banker_cards, player, banker, winner, player_draws, banker_draws, natural, used
-    )
+    return BaccaratCoup(player_cards, banker_cards, player, banker, winner, player_draws, banker_draws, natural, used)
 
 
 def _next_card(cards: Sequence[str], index: int) -> str:
@@ -262,15 +262,11 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
     if not _is_int(stake_cents) or stake_cents <= 0:
         raise RuleError("stake_cents", f"must be a positive whole number of cents, got {stake_cents!r}")
     if stake_cents > rules.max_bet_cents:
-        raise RuleError(
-            "stake_cents", f"{_eur(stake_cents)} is over the table maximum of {_eur(rules.max_bet_cents)}"
-        )
+        raise RuleError("stake_cents", f"{_eur(stake_cents)} is over the table maximum of {_eur(rules.max_bet_cents)}")
     if stake_cents < rules.min_bet_cents:
         if rules.below_minimum is BelowMinimum.RAISE:
             return rules.min_bet_cents
-        raise RuleError(
-            "stake_cents", f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}"
-        )
+        raise RuleError("stake_cents", f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}")
     return stake_cents
 
 
@@ -368,7 +364,6 @@ def settle_bet(bet: str, stake_cents: int, coup: BaccaratCoup, rules: BaccaratRu
 _CODE_OF_VALUE = ("TS", "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S")
 
 
-@lru_cache(maxsize=8)
 def exact_probabilities(decks: int = 8) -> dict[str, Fraction]:
     """Exact probabilities of ``"player"``, ``"banker"`` and ``"tie"`` for a coup from the
     top of a freshly shuffled shoe of ``decks`` decks (8: banker 0.458597, player 0.446247,
@@ -382,12 +377,17 @@ def exact_probabilities(decks: int = 8) -> dict[str, Fraction]:
     (seen by dealing it with a value-0 card appended: a coup reads card k only on what cards
     0..k-1 show, so the filler is read exactly when the coup needs one more card).
     376,000 calls of :func:`deal_coup` (leaves and the coups that read one card more), about a
-    second; the result is cached in memory per ``decks``.
+    second; the result is cached in memory per ``decks`` (a fresh dict is returned each call).
 
     Raises :class:`RuleError` (field ``"decks"``) unless ``decks`` is an integer 1-8.
     """
     if not _is_int(decks) or not 1 <= decks <= 8:
         raise RuleError("decks", f"must be an integer from 1 to 8, got {decks!r}")
+    return dict(_exact_probabilities(decks))
+
+
+@lru_cache(maxsize=8)
+def _exact_probabilities(decks: int) -> dict[str, Fraction]:
     counts = [16 * decks] + [4 * decks] * 9
     total = 52 * decks
     # numerators[winner][k]: sum over k-card sequences of Π(count left); the denominator of
@@ -418,7 +418,9 @@ def exact_probabilities(decks: int = 8) -> dict[str, Fraction]:
     falling = [1] * 7
     for k in range(1, 7):
         falling[k] = falling[k - 1] * (total - k + 1)
-    return {winner: sum(Fraction(n, falling[k]) for k, n in enumerate(nums) if n) for winner, nums in numerators.items()}
+    return {
+        winner: sum(Fraction(n, falling[k]) for k, n in enumerate(nums) if n) for winner, nums in numerators.items()
+    }
 
 
 def house_edge(bet: str, rules: BaccaratRules = _DEFAULT_RULES) -> Fraction:
