@@ -1,10 +1,14 @@
 """Table, round and bet endpoints: thin shells over ``games.services``."""
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from casino.views import CentsField, CommandView, StrictIntegerField
 
 from .models import Bet, Round, Shoe, Table
+from .services.baccarat import baccarat_bet, shoe_history
 from .services.bets import bet_place
 from .services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
 from .services.caribbean import caribbean_ante, caribbean_decide
@@ -315,3 +319,25 @@ class CaribbeanDecide(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return caribbean_decide(round_id=round_id, **data, **ctx)
+
+
+class BaccaratBet(CommandView):
+    """Bet on player, banker or tie at a baccarat table."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        bet = serializers.ChoiceField(choices=["player", "banker", "tie"])
+        stake_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return baccarat_bet(round_id=round_id, **data, **ctx)
+
+
+class ShoeHistory(APIView):
+    """A baccarat shoe's history: the bead plate and the big road (B / P / T marks)."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, shoe_id):
+        return Response(shoe_history(shoe_id))

@@ -19,6 +19,7 @@ class Table(ConcurrentTransitionMixin, models.Model):
         BLACKJACK = "blackjack"
         CARIBBEAN_STUD = "caribbean_stud"
         CLASSIC_STUD = "classic_stud"
+        BACCARAT = "baccarat"
 
     class State(models.TextChoices):
         CLOSED = "closed"

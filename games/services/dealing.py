@@ -4,11 +4,20 @@ card-reading shoe call these, and they hand over to the table's game."""
 from ledger.errors import InvalidInput
 
 from ..models import Round, Table
+from .baccarat import baccarat_deal, baccarat_report_card
 from .blackjack import blackjack_deal, blackjack_report_card
 from .caribbean import caribbean_deal, caribbean_report_card
 
-DEAL = {Table.Game.BLACKJACK: blackjack_deal, Table.Game.CARIBBEAN_STUD: caribbean_deal}
-REPORT_CARD = {Table.Game.BLACKJACK: blackjack_report_card, Table.Game.CARIBBEAN_STUD: caribbean_report_card}
+DEAL = {
+    Table.Game.BLACKJACK: blackjack_deal,
+    Table.Game.CARIBBEAN_STUD: caribbean_deal,
+    Table.Game.BACCARAT: baccarat_deal,
+}
+REPORT_CARD = {
+    Table.Game.BLACKJACK: blackjack_report_card,
+    Table.Game.CARIBBEAN_STUD: caribbean_report_card,
+    Table.Game.BACCARAT: baccarat_report_card,
+}
 
 
 def _game(round_id) -> str:

@@ -12,6 +12,7 @@ from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.store import NewEvent
 
 from ..models import Table
+from ..rules.baccarat import BaccaratRules
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..rules.roulette import InvalidBet, ZeroRule
@@ -28,6 +29,8 @@ def _validated_rules(game: str, options: dict | None) -> dict:
     try:
         if game == Table.Game.BLACKJACK:
             return BlackjackTableRules.from_dict(options).to_dict()
+        if game == Table.Game.BACCARAT:
+            return BaccaratRules.from_dict(options).to_dict()
         if game == Table.Game.CARIBBEAN_STUD:
             return CaribbeanTableRules.from_dict(options).to_dict()
         if game == Table.Game.CLASSIC_STUD:
