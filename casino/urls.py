@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from cashier import api as cage
 from games import api as games
+from games import api_classic_stud as classic_stud
 from ledger import api as ledger
 
 api = [
@@ -36,6 +37,9 @@ api = [
     path("rounds/<str:round_id>/baccarat-bets", games.BaccaratBet.as_view(), name="baccarat-bet"),
     path("shoes/<str:shoe_id>/history", games.ShoeHistory.as_view(), name="shoe-history"),
     path("rounds/<str:round_id>/caribbean-decisions", games.CaribbeanDecide.as_view(), name="caribbean-decide"),
+    path("rounds/<str:round_id>/stud-seats", classic_stud.ClassicStudSit.as_view(), name="classic-stud-sit"),
+    path("rounds/<str:round_id>/stud-actions", classic_stud.ClassicStudAct.as_view(), name="classic-stud-act"),
+    path("rounds/<str:round_id>/stud-hand", classic_stud.ClassicStudHand.as_view(), name="classic-stud-hand"),
     path("rounds/<str:id>/", games.RoundDetail.as_view(), name="round-detail"),
     path("rounds/<str:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
     path("rounds/<str:round_id>/close-bets", games.RoundCloseBets.as_view(), name="round-close-bets"),

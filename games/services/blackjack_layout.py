@@ -1,8 +1,9 @@
-"""What each black jack bet still has on the layout, read from the round's events.
+"""What each bet of a card game still has on the layout, read from the round's events.
 
-A bet's stake, plus the stakes its bettor added on that box (double, split, follow,
-insurance), less every line already settled (paid at once: blackjack, even money, an
-immediate payout). Used to void a coup in the middle of the deal without losing a cent.
+A bet's stake, plus the stakes its bettor added on that box (black jack: double, split,
+follow, insurance; Caribbean stud: the raise), less every line already settled (paid at once:
+blackjack, even money, an immediate payout). Used to void a coup in the middle of the deal
+without losing a cent.
 """
 
 from collections import defaultdict
@@ -11,7 +12,7 @@ from ledger.models import Event
 
 from ..models import Round
 
-ADDING = ("PlayerDecided", "FollowDecided", "InsuranceDecided")
+ADDING = ("PlayerDecided", "FollowDecided", "InsuranceDecided", "BoxDecided")
 
 
 def on_layout_cents(coup: Round) -> dict[str, int]:
@@ -25,6 +26,6 @@ def on_layout_cents(coup: Round) -> dict[str, int]:
         elif event_type == "BetSettled":
             outstanding[data["bet"]] -= data["stake_cents"]
         elif data.get("patron"):
-            added = data.get("stake_added_cents") or data.get("amount_cents") or 0
+            added = data.get("stake_added_cents") or data.get("amount_cents") or data.get("raise_cents") or 0
             outstanding[bet_of[(data["box"], data["patron"])]] += added
     return dict(outstanding)

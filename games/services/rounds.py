@@ -14,6 +14,7 @@ from ledger.store import NewEvent
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
+from . import classic_stud
 from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe
 
@@ -224,7 +225,12 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
         # What each bet still has on the layout: its stake, or at black jack also its doubles,
         # splits and insurance, less what was already paid at once (blackjack, even money).
-        outstanding = on_layout_cents(coup) if table.game == Table.Game.BLACKJACK else {}
+        if table.game in (Table.Game.BLACKJACK, Table.Game.CARIBBEAN_STUD):
+            outstanding = on_layout_cents(coup)
+        elif table.game == Table.Game.CLASSIC_STUD:
+            outstanding = classic_stud.on_layout_cents(coup)
+        else:
+            outstanding = {}
         events = []
         for bet in bets:
             amount = outstanding.get(str(bet.id), bet.stake_cents)

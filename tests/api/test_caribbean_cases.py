@@ -138,3 +138,18 @@ def test_a_shuffled_deck_is_committed_and_revealed(api, cage):
     assert Event.objects.filter(type="CardDealt", data__shoe=str(shoe.id)).count() == 20
     assert table_win_cents("C2") == settlements_net_cents("C2")["house_win"]
     assert replay_check() == []
+
+
+def test_a_void_after_a_raise_returns_the_raise_too(stud):
+    a, b = make_patron(10_000), make_patron(10_000)
+    stud.coup([(a, 1, 1_000), (b, 2, 1_000)])
+    cards = ["2S", "3S", "AH", "4S", "5S", "AD", "6S", "7S", "AC", "8S", "9S", "KD", "TS", "JS", "KC"]
+    for card in cards:  # box 1, box 2, dealer, five times
+        assert stud.api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
+    stud.decide(a, "raise")
+    assert chips(a) == 7_000
+    response = stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")
+    assert response.status_code == 200
+    assert (chips(a), chips(b)) == (10_000, 10_000)
+    assert store.balance(accounts.table_layout("C1")) == 0
+    assert replay_check() == [] and verify_chain().ok
