@@ -95,3 +95,34 @@ class ColourStack(ConcurrentTransitionMixin, models.Model):
     @transition(field=state, source=State.ACTIVE, target=State.CHANGED_BACK)
     def change_back(self) -> None:
         pass
+
+
+class SelfLimit(models.Model):
+    """A patron's own maximum bet (responsible gaming, RULES.md §Baccarat), in cents.
+
+    One row per patron, keyed by the patron's code so that the check every bet placement makes
+    (``cashier.services.self_limit.check_self_limit``) is one primary-key lookup. Set through
+    ``self_limit_set`` only (it appends ``SelfLimitSet`` on ``patron/<code>``), at most once in
+    each week that starts Friday 00:00 America/New_York; ``week_start`` is the start of the week of
+    the last change, in UTC.
+    """
+
+    patron = models.OneToOneField(
+        Patron,
+        on_delete=models.PROTECT,
+        to_field="code",
+        db_column="patron_code",
+        primary_key=True,
+        related_name="self_limit",
+    )
+    max_bet_cents = models.PositiveBigIntegerField(help_text="the largest total stake of one bet placement")
+    week_start = models.DateTimeField(help_text="Friday 00:00 New York of the week of the last change (UTC)")
+    set_at = models.DateTimeField(help_text="when the patron last changed it (UTC)")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(max_bet_cents__gt=0), name="cashier_self_limit_positive")
+        ]
+
+    def __str__(self) -> str:
+        return f"self-limit of {self.patron_id}: {self.max_bet_cents} cents"

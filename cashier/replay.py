@@ -4,6 +4,7 @@ from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
 from .models import Cage, ColourStack
+from .services.self_limit import check_self_limits
 
 
 @register
@@ -43,3 +44,6 @@ def check_colour_stacks() -> list[Difference]:
         for s in ColourStack.objects.filter(state=ColourStack.State.ACTIVE).select_related("table", "patron")
     }
     return list(compare("colour_stack", live, replayed))
+
+
+register(check_self_limits)

@@ -6,6 +6,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from cashier import api as cage
+from cashier import self_limit_api
 from games import api as games
 from games import api_classic_stud as classic_stud
 from ledger import api as ledger
@@ -14,6 +15,7 @@ api = [
     path("patrons/", cage.PatronList.as_view(), name="patron-list"),
     path("patrons/register", cage.PatronRegister.as_view(), name="patron-register"),
     path("patrons/<str:code>/", cage.PatronDetail.as_view(), name="patron-detail"),
+    path("patrons/<str:code>/self-limit", self_limit_api.PatronSelfLimit.as_view(), name="patron-self-limit"),
     path("cage/open", cage.CageOpen.as_view(), name="cage-open"),
     path("cage/purchases", cage.ChipsPurchase.as_view(), name="chips-purchase"),
     path("cage/redemptions", cage.ChipsRedeem.as_view(), name="chips-redeem"),

@@ -9,6 +9,7 @@ With ``reshuffle_every_coup`` the shoe is closed (and revealed) after each coup.
 """
 
 from cashier.selectors import patron_get
+from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -49,6 +50,7 @@ def baccarat_bet(
             stake = bac.check_stake(rules, stake_cents)
         except RuleError as exc:
             raise InvalidInput(exc.message, field=exc.field) from exc
+        check_self_limit(who.code, stake)
         if store.balance(who.chips_account, coup.table.currency) < stake:
             raise InsufficientChips(f"{who.code} holds less than {stake} cents of chips", field="stake_cents")
         row = Bet.objects.create(round=coup, patron=who, stake_cents=stake, position={"game": "baccarat", "bet": on})

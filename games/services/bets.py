@@ -10,6 +10,7 @@ import uuid
 
 from cashier.models import ColourStack, Patron
 from cashier.selectors import patron_get
+from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -129,6 +130,7 @@ def bet_place(
                 raise InvalidInput(exc.message, field=exc.field) from exc
             already[_key(position)] = already.get(_key(position), 0) + stake
         total = sum(stake for _, stake in components)
+        check_self_limit(who.code, total)  # responsible gaming: his own maximum, every game
         held = store.balance(source, table.currency)
         if held < total:
             raise InsufficientChips(

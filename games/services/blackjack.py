@@ -18,6 +18,7 @@ engine (deterministic), applies the new input and appends the records.
 from collections import defaultdict
 
 from cashier.selectors import patron_get
+from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict, VersionConflict
@@ -108,6 +109,7 @@ def blackjack_bet_place(
             table_rules(table).check_stake(stake_cents, box_total_cents=sum(b.stake_cents for b in on_box))
         except RuleError as exc:
             raise _rule_error(exc) from exc
+        check_self_limit(who.code, stake_cents)
         if store.balance(who.chips_account, table.currency) < stake_cents:
             raise InsufficientChips(f"{who.code} holds less than {stake_cents} cents of chips", field="stake_cents")
         bet = Bet.objects.create(

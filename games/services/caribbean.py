@@ -11,6 +11,7 @@ import random
 import secrets
 
 from cashier.selectors import patron_get
+from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -63,6 +64,7 @@ def caribbean_ante(
             raise _invalid(exc) from exc
         if any(b.position["box"] == box for b in coup.bets.all()):
             raise InvalidInput(f"box {box} already has an ante", field="box")
+        check_self_limit(who.code, ante_cents)
         needed = ante_cents + rules.game.raise_cents(ante_cents)
         if store.balance(who.chips_account, coup.table.currency) < needed:
             raise InsufficientChips(
