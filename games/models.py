@@ -110,6 +110,7 @@ class Bet(ConcurrentTransitionMixin, models.Model):
         PUSHED = "pushed"
         HALF_LOST = "half_lost"
         IMPRISONED = "imprisoned"
+        RELEASED = "released"
         RETURNED = "returned"
 
     class Chips(models.TextChoices):
@@ -126,6 +127,7 @@ class Bet(ConcurrentTransitionMixin, models.Model):
     announce_group = models.UUIDField(null=True, blank=True)
     state = FSMField(default=State.PLACED, choices=State.choices, protected=True)
     return_cents = models.BigIntegerField(null=True, blank=True, help_text="stake + winnings paid back")
+    prison_level = models.PositiveSmallIntegerField(default=0, help_text="0 free; n in prison (RULES.md §Prison bets)")
     placed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -153,6 +155,18 @@ class Bet(ConcurrentTransitionMixin, models.Model):
     @transition(field=state, source=State.PLACED, target=State.RETURNED)
     def give_back(self) -> None:
         """Voided coup: the stake goes back untouched."""
+
+    @transition(field=state, source=State.PLACED, target=State.IMPRISONED)
+    def imprison(self) -> None:
+        """Zero (en prison) or un après: the stake goes to the table's prison."""
+
+    @transition(field=state, source=State.IMPRISONED, target=State.RELEASED)
+    def release(self) -> None:
+        """It won in prison (or the table closed): the stake comes back, no winnings."""
+
+    @transition(field=state, source=State.IMPRISONED, target=State.LOST)
+    def lose_in_prison(self) -> None:
+        pass
 
 
 class Shoe(ConcurrentTransitionMixin, models.Model):

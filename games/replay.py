@@ -84,12 +84,20 @@ def check_rounds_and_bets() -> list[Difference]:
             }
         elif event.type == "BetSettled" and "game" not in data.get("position", {}):  # roulette: one line a bet
             bets[data["bet"]].update(state=BET_STATES[data["outcome"]], return_cents=data["return_cents"])
+        elif event.type == "BetImprisoned":
+            bets[data["bet"]].update(state=Bet.State.IMPRISONED, return_cents=0)
+        elif event.type == "BetReleased":
+            bets[data["bet"]].update(state=Bet.State.RELEASED, return_cents=data["return_cents"])
+        elif event.type == "BetLostInPrison":
+            bets[data["bet"]].update(state=Bet.State.LOST, return_cents=0)
         elif event.type == "BetResolved":  # card games: the sum of the bet's lines
             bets[data["bet"]].update(state=data["state"], return_cents=data["return_cents"])
         elif event.type == "RoundSettled" and "dealer" in data:
             coup["result"] = {"dealer": data["dealer"]}
         elif event.type == "BetReturned":
             bets[data["bet"]].update(state=Bet.State.RETURNED, return_cents=data["stake_cents"])
+    for data in Event.objects.filter(type="BetReleasedOnClose").order_by("position").values_list("data", flat=True):
+        bets[data["bet"]].update(state=Bet.State.RELEASED, return_cents=data["return_cents"])
     live_rounds = {
         str(r.id): {
             "version": r.version,

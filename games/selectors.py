@@ -56,9 +56,13 @@ def table_win_cents(code: str, *, after: int = 0, upto: int | None = None, curre
     return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency, excluding_types=["TableOpened"])
 
 
+SETTLING = ["BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose"]
+
+
 def settlements_net_cents(code: str, *, after: int = 0, upto: int | None = None) -> dict[str, int]:
-    """From the ``BetSettled`` events: ``{"staked", "returned", "house_win"}`` in cents."""
-    events = Event.objects.filter(type="BetSettled", data__table=code, position__gt=after)
+    """From the events that decide a stake (``BetSettled``, and a prison bet's release or loss):
+    ``{"staked", "returned", "house_win"}`` in cents."""
+    events = Event.objects.filter(type__in=SETTLING, data__table=code, position__gt=after)
     if upto is not None:
         events = events.filter(position__lte=upto)
     staked = returned = 0

@@ -7,6 +7,7 @@ Frozen and pure: the table stores ``to_dict()`` in ``TableOpened`` and rebuilds 
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .prison import PrisonOnClose
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
 # A table limit above 100 million EUR is a typo, and 35 times it must still fit one posting.
@@ -27,6 +28,7 @@ class RouletteTableRules:
 
     zero_rule: ZeroRule = ZeroRule.LA_PARTAGE
     double_prison: DoublePrison = DoublePrison.LOSE
+    prison_on_close: PrisonOnClose = PrisonOnClose.HALF_RETURNED
     min_bet_cents: int = 200
     max_bet_cents: int = 10_000
     even_chance_min_cents: int = 500
@@ -44,14 +46,18 @@ class RouletteTableRules:
         if unknown:
             raise InvalidBet(f"rules.{unknown[0]}", f"unknown table option {unknown[0]!r}")
         values: dict[str, Any] = {}
-        for name, enum in (("zero_rule", ZeroRule), ("double_prison", DoublePrison)):
+        for name, enum in (
+            ("zero_rule", ZeroRule),
+            ("double_prison", DoublePrison),
+            ("prison_on_close", PrisonOnClose),
+        ):
             if name in options:
                 try:
                     values[name] = enum(options[name])
                 except ValueError:
                     allowed = ", ".join(e.value for e in enum)
                     raise InvalidBet(f"rules.{name}", f"must be one of {allowed}") from None
-        for name in known - {"zero_rule", "double_prison"}:
+        for name in known - {"zero_rule", "double_prison", "prison_on_close"}:
             if name in options:
                 value = options[name]
                 if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
@@ -77,6 +83,7 @@ class RouletteTableRules:
         data = asdict(self)
         data["zero_rule"] = self.zero_rule.value
         data["double_prison"] = self.double_prison.value
+        data["prison_on_close"] = self.prison_on_close.value
         return data
 
     def check_stake(self, bet: RouletteBet, stake_cents: int, *, colour_chips: bool, already_cents: int = 0) -> None:

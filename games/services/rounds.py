@@ -14,7 +14,7 @@ from ledger.store import NewEvent
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
-from . import classic_stud
+from . import classic_stud, prison
 from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe
 
@@ -123,12 +123,25 @@ def round_record_result(
         rules = roulette_rules(table)
         coup.result = {"number": number}
         events = [NewEvent("ResultRecorded", {"round": str(coup.id), "table": table.code, "number": number})]
+        # Bets in prison from earlier coups are decided by this number first (RULES.md §Prison bets).
+        for bet in prison.prisoners(table):
+            step = settle(
+                make_bet(**bet.position),
+                bet.stake_cents,
+                number,
+                zero_rule=rules.zero_rule,
+                prison_level=bet.prison_level,
+                double_prison=rules.double_prison,
+            )
+            events.append(prison.resolve(bet, coup, step.outcome.value, step.prison_level_after))
+            bet.save()
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
         staked = returned = 0
         for bet in bets:
-            events.append(_settle_bet(bet, table, number, rules))
-            staked += bet.stake_cents
-            returned += bet.return_cents
+            events.append(_settle_bet(bet, coup, number, rules))
+            if bet.state != Bet.State.IMPRISONED:
+                staked += bet.stake_cents
+                returned += bet.return_cents
         _transition(coup, "settle", "settle")
         events.append(
             NewEvent(
@@ -150,7 +163,7 @@ def round_record_result(
             correlation_id=str(coup.id),
             events=events,
         )
-        Bet.objects.bulk_update(bets, ["state", "return_cents"])
+        Bet.objects.bulk_update(bets, ["state", "return_cents", "prison_level"])
         coup.version = saved[-1].version
         coup.save()
         return cmd.finish(
@@ -164,10 +177,14 @@ def round_record_result(
         )
 
 
-def _settle_bet(bet: Bet, table: Table, number: int, rules) -> NewEvent:
-    """Settle one bet in memory (state, return) and build its ``BetSettled`` event."""
+def _settle_bet(bet: Bet, coup: Round, number: int, rules) -> NewEvent:
+    """Settle one bet in memory (state, return) and build its ``BetSettled`` event (or, on zero
+    en prison, its ``BetImprisoned``)."""
+    table = coup.table
     position = make_bet(**bet.position)
     outcome = settle(position, bet.stake_cents, number, zero_rule=rules.zero_rule, double_prison=rules.double_prison)
+    if outcome.outcome == Outcome.IMPRISONED:
+        return prison.imprison(bet, coup, outcome.prison_level_after)
     getattr(bet, _BET_TRANSITION[outcome.outcome])()
     bet.return_cents = outcome.return_cents
     colour = bet.chips == Bet.Chips.COLOUR

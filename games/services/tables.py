@@ -15,10 +15,12 @@ from ..models import Table
 from ..rules.baccarat import BaccaratRules
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
-from ..rules.roulette import InvalidBet, ZeroRule
+from ..rules.prison import PrisonOnClose
+from ..rules.roulette import InvalidBet
 from ..rules.roulette_table import RouletteTableRules
 from ..rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
 from ..selectors import round_in_play, table_for_update
+from . import prison
 
 
 def _validated_rules(game: str, options: dict | None) -> dict:
@@ -38,9 +40,6 @@ def _validated_rules(game: str, options: dict | None) -> dict:
         rules = RouletteTableRules.from_dict(options)
     except (InvalidBet, RuleError) as exc:
         raise InvalidInput(exc.message, field=exc.field) from exc
-    if rules.zero_rule == ZeroRule.EN_PRISON:
-        # Prison bets need the shared prison mechanism (issue: prison bets), not built yet.
-        raise InvalidInput("en_prison is not available yet at this table", field="rules.zero_rule")
     return rules.to_dict()
 
 
@@ -138,12 +137,17 @@ def table_close(*, code: str, actor: str, idempotency_key: str | None = None) ->
             names = ", ".join(f"{s.colour} ({s.patron.code})" for s in outstanding)
             raise StateConflict(f"colour chips outstanding at {code}: {names}; change them back first", field="table")
         table.close()
-        closer = store.balance(accounts.table_tray(code), table.currency)
-        (event,) = cmd.append(
+        # Bets still in prison are resolved by the table option prison_on_close (RULES.md).
+        released = prison.close_prison(table, PrisonOnClose(table.rules.get("prison_on_close", "half_returned")))
+        closer = store.balance(accounts.table_tray(code), table.currency) + sum(
+            leg.amount_cents for event in released for leg in event.postings if leg.account == accounts.table_tray(code)
+        )
+        saved = cmd.append(
             stream=table.stream,
             expected_version=table.version,
-            events=[NewEvent("TableClosed", {"table": code, "closer_cents": closer})],
+            events=[*released, NewEvent("TableClosed", {"table": code, "closer_cents": closer})],
         )
+        event = saved[-1]
         table.version = event.version
         table.save()
         return cmd.finish({"table": code, "event": event.position, "closer_cents": closer})

@@ -425,7 +425,7 @@ def test_cage_twice_and_purchase_before_opening(api):
         ({"min_bet_cents": 0}, "rules.min_bet_cents"),
         ({"min_bet_cents": 500, "max_bet_cents": 100}, "rules.min_bet_cents"),
         ({"even_chance_min_cents": 500, "even_chance_max_cents": 100}, "rules.even_chance_min_cents"),
-        ({"zero_rule": "en_prison"}, "rules.zero_rule"),
+        ({"zero_rule": "en_prisons"}, "rules.zero_rule"),
         ({"zero_rule": None}, "rules.zero_rule"),
         ({"zero_rule": ["lost"]}, "rules.zero_rule"),
         ({"max_colours": 9}, "rules.max_colours"),

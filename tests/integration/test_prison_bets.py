@@ -1,0 +1,97 @@
+"""Prison bets at French roulette (zero_rule = en_prison) through the ledger (RULES.md §Prison bets,
+case C08 en prison)."""
+
+import pytest
+
+from games.models import Bet
+from games.selectors import settlements_net_cents, table_win_cents
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_close, table_open
+from ledger import accounts, projections, store
+from ledger.models import AccountBalance
+from ledger.replay import replay_check
+from ledger.verify import verify_chain
+from tests.conftest import ACTOR, make_patron
+
+pytestmark = pytest.mark.django_db
+
+
+def spin(number, bets=()):
+    coup = round_open(table="F1", actor=ACTOR)["round"]
+    for patron, chance, stake in bets:
+        bet_place(
+            round_id=coup,
+            patron=patron,
+            stake_cents=stake,
+            bet={"type": "chance_simple", "chance": chance},
+            actor=ACTOR,
+        )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    return round_record_result(round_id=coup, number=number, actor=ACTOR)
+
+
+def chips(code):
+    return store.balance(accounts.patron_chips(code))
+
+
+@pytest.fixture
+def french(cage):
+    def open_with(**rules):
+        table_open(
+            code="F1",
+            game="english_roulette",
+            opener_cents=1_000_000,
+            actor=ACTOR,
+            rules={"zero_rule": "en_prison", **rules},
+        )
+
+    return open_with
+
+
+def test_c08_en_prison_then_released_then_lost(french):
+    """10 on pair, ball on 0: imprisoned (never +10); next spin 2: 10 returned, no win."""
+    french()
+    p = make_patron(10_000)
+    spin(0, [(p, "pair", 1_000)])
+    assert chips(p) == 9_000 and store.balance(accounts.table_prison("F1")) == 1_000
+    assert Bet.objects.get().state == "imprisoned"
+    spin(2)
+    assert chips(p) == 10_000 and store.balance(accounts.table_prison("F1")) == 0
+    assert Bet.objects.get().state == "released"
+    spin(0, [(p, "pair", 1_000)])
+    spin(7)  # odd: the imprisoned bet is lost
+    assert chips(p) == 9_000 and Bet.objects.filter(state="lost").count() == 1
+    assert table_win_cents("F1") == settlements_net_cents("F1")["house_win"] == 1_000
+    assert replay_check() == [] and verify_chain().ok
+
+
+def test_a_second_zero_follows_double_prison(french):
+    french(double_prison="stay")
+    p = make_patron(10_000)
+    spin(0, [(p, "rouge", 1_000)])
+    spin(0)  # stays in prison
+    assert Bet.objects.get().state == "imprisoned"
+    spin(1)  # red: released
+    assert chips(p) == 10_000
+
+
+def test_the_prison_balance_is_rebuilt_from_the_ledger(french):
+    french()
+    p = make_patron(10_000)
+    spin(0, [(p, "manque", 2_000), (p, "passe", 1_000)])
+    projections.catch_up_all()
+    before = AccountBalance.objects.get(account=accounts.table_prison("F1")).balance_cents
+    projections.rebuild()
+    assert before == AccountBalance.objects.get(account=accounts.table_prison("F1")).balance_cents == 3_000
+
+
+@pytest.mark.parametrize("rule, returned", [("half_returned", 500), ("returned", 1_000)])
+def test_a_table_closes_through_prison_on_close(french, rule, returned):
+    french(prison_on_close=rule)
+    p = make_patron(10_000)
+    spin(0, [(p, "noir", 1_000)])
+    table_close(code="F1", actor=ACTOR)
+    assert chips(p) == 9_000 + returned and store.balance(accounts.table_prison("F1")) == 0
+    assert table_win_cents("F1") == settlements_net_cents("F1")["house_win"] == 1_000 - returned
+    assert replay_check() == []
