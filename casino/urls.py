@@ -37,6 +37,7 @@ api = [
     path("rounds/<str:round_id>/decisions", games.BlackjackDecide.as_view(), name="blackjack-decide"),
     path("rounds/<str:round_id>/antes", games.CaribbeanAnte.as_view(), name="caribbean-ante"),
     path("rounds/<str:round_id>/baccarat-bets", games.BaccaratBet.as_view(), name="baccarat-bet"),
+    path("rounds/<str:round_id>/trente-quarante-bets", games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("shoes/<str:shoe_id>/history", games.ShoeHistory.as_view(), name="shoe-history"),
     path("rounds/<str:round_id>/caribbean-decisions", games.CaribbeanDecide.as_view(), name="caribbean-decide"),
     path("rounds/<str:round_id>/stud-seats", classic_stud.ClassicStudSit.as_view(), name="classic-stud-sit"),

@@ -16,6 +16,7 @@ from .services.dealing import deal, report_card
 from .services.rounds import round_close_bets, round_open, round_record_result, round_void
 from .services.shoes import shoe_close, shoe_start
 from .services.tables import table_buy_in, table_close, table_open
+from .services.trente_quarante import tq_bet
 
 
 class TableSerializer(serializers.ModelSerializer):
@@ -341,3 +342,17 @@ class ShoeHistory(APIView):
     @extend_schema(responses={200: dict})
     def get(self, request, shoe_id):
         return Response(shoe_history(shoe_id))
+
+
+class TrenteQuaranteBet(CommandView):
+    """Bet on rouge, noir, couleur or inverse at a trente-et-quarante table."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        bet = serializers.CharField(max_length=20)
+        stake_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return tq_bet(round_id=round_id, **data, **ctx)

@@ -20,6 +20,7 @@ class Table(ConcurrentTransitionMixin, models.Model):
         CARIBBEAN_STUD = "caribbean_stud"
         CLASSIC_STUD = "classic_stud"
         BACCARAT = "baccarat"
+        TRENTE_QUARANTE = "trente_quarante"
 
     class State(models.TextChoices):
         CLOSED = "closed"

@@ -8,18 +8,21 @@ from .baccarat import baccarat_deal, baccarat_report_card
 from .blackjack import blackjack_deal, blackjack_report_card
 from .caribbean import caribbean_deal, caribbean_report_card
 from .classic_stud import classic_stud_deal, classic_stud_report_card
+from .trente_quarante import tq_deal, tq_report_card
 
 DEAL = {
     Table.Game.BLACKJACK: blackjack_deal,
     Table.Game.CARIBBEAN_STUD: caribbean_deal,
     Table.Game.BACCARAT: baccarat_deal,
     Table.Game.CLASSIC_STUD: classic_stud_deal,
+    Table.Game.TRENTE_QUARANTE: tq_deal,
 }
 REPORT_CARD = {
     Table.Game.BLACKJACK: blackjack_report_card,
     Table.Game.CARIBBEAN_STUD: caribbean_report_card,
     Table.Game.BACCARAT: baccarat_report_card,
     Table.Game.CLASSIC_STUD: classic_stud_report_card,
+    Table.Game.TRENTE_QUARANTE: tq_report_card,
 }
 
 

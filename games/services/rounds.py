@@ -44,7 +44,7 @@ def round_open(*, table: str, actor: str, idempotency_key: str | None = None) ->
             raise StateConflict(f"table {table} is closed", field="table")
         if round_in_play(the_table):
             raise StateConflict(f"table {table} already has a coup in play", field="table")
-        if the_table.game in (Table.Game.BLACKJACK, Table.Game.BACCARAT):
+        if the_table.game in (Table.Game.BLACKJACK, Table.Game.BACCARAT, Table.Game.TRENTE_QUARANTE):
             shoe = active_shoe(the_table)
             if shoe is None or shoe.state != Shoe.State.IN_PLAY:
                 raise StateConflict(f"no shoe in play at {table}: start a new shoe", field="table")

@@ -21,13 +21,15 @@ from ..rules.errors import RuleError
 from ..rules.shoe import BURN_CARDS_BLACKJACK, CardCounter, ShoeOrder, commitment, validate_cut, verify_commitment
 from ..selectors import table_for_update
 
-CUT_FRACTION = (0.70, 0.80)
+CUT_FRACTION = (0.70, 0.80)  # where the player with the blue card cuts, as a share of the shoe
 # Cards burned at the top of a new shoe: five at black jack (RULES.md); one at baccarat, where
-# the sheets say nothing (the customary single burn card; a documented choice).
+# the sheets say nothing (the customary single burn card); none at trente-et-quarante, dealt by
+# hand face up (documented choices).
 SHOE_GAMES = {
     Table.Game.BLACKJACK: BURN_CARDS_BLACKJACK,
     Table.Game.BACCARAT: 1,
-}  # where the player with the blue card cuts, as a share of the shoe
+    Table.Game.TRENTE_QUARANTE: 0,
+}
 
 
 def shoe_for_update(shoe_id) -> Shoe:

@@ -19,6 +19,7 @@ from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
 from ..rules.roulette_table import RouletteTableRules
 from ..rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
+from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_in_play, table_for_update
 from . import prison
 
@@ -31,6 +32,8 @@ def _validated_rules(game: str, options: dict | None) -> dict:
     try:
         if game == Table.Game.BLACKJACK:
             return BlackjackTableRules.from_dict(options).to_dict()
+        if game == Table.Game.TRENTE_QUARANTE:
+            return TrenteQuaranteTableRules.from_dict(options).to_dict()
         if game == Table.Game.BACCARAT:
             return BaccaratRules.from_dict(options).to_dict()
         if game == Table.Game.CARIBBEAN_STUD:

@@ -1,0 +1,50 @@
+"""A trente-et-quarante table's rule set (RULES.md §Trente-et-quarante, §Prison bets): limits,
+decks and the prison options, stored in ``TableOpened``."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import RuleError
+from .prison import PrisonRules
+
+MAX_LIMIT_CENTS = 10**10
+LIMITS = {"min_bet_cents": 500, "max_bet_cents": 100_000, "decks": 6}
+
+
+@dataclass(frozen=True)
+class TrenteQuaranteTableRules:
+    prison: PrisonRules
+    min_bet_cents: int = 500
+    max_bet_cents: int = 100_000
+    decks: int = 6
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any] | None) -> "TrenteQuaranteTableRules":
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(LIMITS) - {"double_prison", "prison_on_close"})
+        if unknown:
+            raise RuleError(f"rules.{unknown[0]}", f"unknown table option {unknown[0]!r}")
+        values = {}
+        for name in LIMITS:
+            if name in options:
+                value = options[name]
+                top = 8 if name == "decks" else MAX_LIMIT_CENTS
+                if type(value) is not int or not 1 <= value <= top:
+                    raise RuleError(f"rules.{name}", f"must be an integer from 1 to {top}")
+                values[name] = value
+        rules = cls(prison=PrisonRules.from_dict(options), **values)
+        if rules.min_bet_cents > rules.max_bet_cents:
+            raise RuleError("rules.min_bet_cents", "the minimum is above the maximum")
+        return rules
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.prison.to_dict(),
+            "min_bet_cents": self.min_bet_cents,
+            "max_bet_cents": self.max_bet_cents,
+            "decks": self.decks,
+        }
+
+    def check_stake(self, stake_cents: int) -> None:
+        if type(stake_cents) is not int or not self.min_bet_cents <= stake_cents <= self.max_bet_cents:
+            raise RuleError("stake_cents", f"a bet is from {self.min_bet_cents} to {self.max_bet_cents} cents")

@@ -1,0 +1,121 @@
+"""Trente-et-quarante at the table through the HTTP API (RULES.md §Trente-et-quarante, §Prison
+bets): the vectors end to end, refait, un après to prison and out, refusals."""
+
+import pytest
+
+from games.models import Bet, Shoe
+from games.selectors import settlements_net_cents, table_win_cents
+from ledger import accounts, store
+from ledger.models import Event
+from ledger.replay import replay_check
+from ledger.verify import verify_chain
+from tests.conftest import make_patron
+from tests.vectors import load
+
+pytestmark = pytest.mark.django_db
+BETS = ("rouge", "noir", "couleur", "inverse")
+
+
+def chips(code):
+    return store.balance(accounts.patron_chips(code))
+
+
+def open_table(api, code="T1", **rules):
+    body = {"game": "trente_quarante", "opener_cents": 5_000_000, "rules": rules}
+    assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+    assert api.post(f"/api/tables/{code}/shoes", {"mode": "reader"}, format="json").status_code == 201
+
+
+def coup(api, bets, cards, table="T1"):
+    round_id = api.post(f"/api/tables/{table}/rounds", {}, format="json").json()["round"]
+    for patron, bet, stake in bets:
+        response = api.post(
+            f"/api/rounds/{round_id}/trente-quarante-bets",
+            {"patron": patron, "bet": bet, "stake_cents": stake},
+            format="json",
+        )
+        assert response.status_code == 201, response.json()
+    assert api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json").status_code == 200
+    assert api.post(f"/api/rounds/{round_id}/deal", {}, format="json").status_code == 200
+    for card in cards:
+        response = api.post(f"/api/rounds/{round_id}/cards", {"card": card}, format="json")
+        assert response.status_code == 200, (card, response.json())
+    return response.json()
+
+
+@pytest.mark.parametrize("vector", [pytest.param(v, id=v["name"]) for v in load("trente_et_quarante")])
+def test_vector_through_the_ledger(api, cage, vector):
+    """10 EUR on each of the four chances; the result and every return as the vector says."""
+    open_table(api)
+    patrons = {bet: make_patron(10_000) for bet in BETS}
+    expected = vector["expected"]
+    used = len(expected["noir_row"]) + len(expected["rouge_row"])
+    summary = coup(api, [(code, bet, 1_000) for bet, code in patrons.items()], vector["input"]["cards"][:used])
+    assert summary["state"] == "settled" and summary["result"]["result"] == expected["result"]
+    for bet, code in patrons.items():
+        if expected["result"] == "apres":
+            assert chips(code) == 9_000 and Bet.objects.get(patron__code=code).state == "imprisoned"
+        elif expected["result"] == "refait":
+            assert chips(code) == 10_000
+        else:
+            won = bet in (expected["result"], expected["couleur_inverse"])
+            assert chips(code) == (11_000 if won else 9_000), bet
+    assert table_win_cents("T1") == settlements_net_cents("T1")["house_win"]
+    assert replay_check() == [] and verify_chain().ok
+
+
+APRES = ["TS", "TC", "TH", "AS", "TD", "TH", "TS", "AD"]  # noir 31 (black), rouge 31: un après
+ROUGE_WINS = ["TS", "TC", "TH", "5S", "TD", "TH", "TS", "AD"]  # noir 35, rouge 31: rouge, inverse
+
+
+def test_un_apres_sends_every_bet_to_prison_and_the_next_coup_decides(api, cage):
+    open_table(api)
+    red, black = make_patron(10_000), make_patron(10_000)
+    coup(api, [(red, "rouge", 1_000), (black, "noir", 1_000)], APRES)
+    assert store.balance(accounts.table_prison("T1")) == 2_000
+    coup(api, [], ROUGE_WINS)  # rouge wins: the rouge prisoner is released (no winnings), noir lost
+    assert (chips(red), chips(black)) == (10_000, 9_000)
+    assert store.balance(accounts.table_prison("T1")) == 0
+    assert table_win_cents("T1") == settlements_net_cents("T1")["house_win"] == 1_000
+    assert replay_check() == []
+
+
+def test_a_tie_bet_and_a_bet_after_the_first_card_are_refused(api, cage):
+    open_table(api)
+    p = make_patron(10_000)
+    round_id = api.post("/api/tables/T1/rounds", {}, format="json").json()["round"]
+    events = Event.objects.count()
+    response = api.post(
+        f"/api/rounds/{round_id}/trente-quarante-bets", {"patron": p, "bet": "tie", "stake_cents": 1_000}, format="json"
+    )
+    assert (response.status_code, response.json()["field"]) == (400, "bet")
+    api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json")
+    api.post(f"/api/rounds/{round_id}/deal", {}, format="json")
+    api.post(f"/api/rounds/{round_id}/cards", {"card": "TS"}, format="json")
+    late = api.post(
+        f"/api/rounds/{round_id}/trente-quarante-bets",
+        {"patron": p, "bet": "rouge", "stake_cents": 1_000},
+        format="json",
+    )
+    assert late.status_code == 409
+    assert chips(p) == 10_000 and Event.objects.filter(type="BetPlaced").count() == 0
+    assert Event.objects.count() > events  # the round's own events, none from the refused bets
+
+
+def test_a_shuffled_shoe_plays_and_balances(api, cage):
+    body = {"game": "trente_quarante", "opener_cents": 5_000_000}
+    api.post("/api/tables/T2/open", body, format="json")
+    api.post("/api/tables/T2/shoes", {"mode": "shuffled"}, format="json")
+    p = make_patron(100_000)
+    for _ in range(10):
+        round_id = api.post("/api/tables/T2/rounds", {}, format="json").json()["round"]
+        api.post(
+            f"/api/rounds/{round_id}/trente-quarante-bets",
+            {"patron": p, "bet": "rouge", "stake_cents": 1_000},
+            format="json",
+        )
+        api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json")
+        assert api.post(f"/api/rounds/{round_id}/deal", {}, format="json").json()["state"] == "settled"
+    assert Shoe.objects.get(table__code="T2").state == "in_play"
+    assert table_win_cents("T2") == settlements_net_cents("T2")["house_win"]
+    assert replay_check() == [] and verify_chain().ok
