@@ -25,9 +25,9 @@ from ledger.verify import verify_chain
 from .models import Table
 from .rules.roulette import ANNOUNCED, BetType, bet_kinds
 from .rules.roulette_table import RouletteTableRules
-from .selectors import patron_result_cents, settlements_net_cents, table_win_cents
+from .selectors import patron_result_cents, round_in_play, settlements_net_cents, table_win_cents
 from .services.bets import bet_place
-from .services.rounds import round_close_bets, round_open, round_record_result
+from .services.rounds import round_close_bets, round_open, round_record_result, round_void
 from .services.tables import table_buy_in, table_close, table_open
 
 DEALER = "demo-dealer"
@@ -61,6 +61,14 @@ class SessionReport:
     @property
     def events_appended(self) -> int:
         return self.last_position - self.first_position
+
+
+def void_leftover_coup(code: str) -> None:
+    """A demo stopped half-way leaves a coup in play: void it so the new session can start."""
+    table = Table.objects.filter(code=code).first()
+    leftover = round_in_play(table) if table else None
+    if leftover is not None:
+        round_void(round_id=str(leftover.id), reason="demo restarted after an interrupted session", actor=DEALER)
 
 
 def _ensure_cage() -> None:
@@ -114,6 +122,7 @@ def play_demo_session(
     rng = rng or random.Random()
     first_position = head_position()
     _ensure_cage()
+    void_leftover_coup(TABLE)
     _ensure_table()
     seats = _seat_patrons(rng, seated)
     standing = patron_register(kind="anonymous", actor=CASHIER)["patron"]

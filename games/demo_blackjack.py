@@ -18,7 +18,7 @@ from ledger import accounts, store
 from ledger.errors import DomainError
 from ledger.selectors import head_position, movement_cents
 
-from .demo import _ensure_cage
+from .demo import _ensure_cage, void_leftover_coup
 from .models import Round, Shoe, Table
 from .rules.basic_strategy import basic_decision
 from .selectors import settlements_net_cents, table_win_cents
@@ -91,6 +91,7 @@ def play_blackjack_session(*, coups: int = 100, players: int = 4, rng: random.Ra
     rng = rng or random.Random()
     first_position = head_position()
     _ensure_cage()
+    void_leftover_coup(TABLE)
     _ensure_table_and_shoe()
     codes = _players(players)
     for code in codes:

@@ -12,7 +12,7 @@ from ledger import accounts
 from ledger.models import Event
 from ledger.selectors import head_position, movement_cents
 
-from .demo import _ensure_cage
+from .demo import _ensure_cage, void_leftover_coup
 from .models import Table
 from .rules.poker_hands import evaluate
 from .selectors import settlements_net_cents, table_win_cents
@@ -51,6 +51,7 @@ def _raises(cards: list[str]) -> bool:
 def play_caribbean_session(*, coups: int = 50, players: int = 4, ante_cents: int = 1_000) -> StudReport:
     first_position = head_position()
     _ensure_cage()
+    void_leftover_coup(TABLE)
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
         table_open(code=TABLE, game=Table.Game.CARIBBEAN_STUD, opener_cents=2_000_000, actor=DEALER, rules={})

@@ -11,7 +11,8 @@ export DJANGO_SETTINGS_MODULE=casino.settings
 .venv/bin/python manage.py migrate --noinput -v0
 .venv/bin/python manage.py collectstatic --noinput -v0
 .venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}" \
-    --blackjack-coups "${DEMO_BLACKJACK_COUPS:-100}" --stud-coups "${DEMO_STUD_COUPS:-50}"
+    --blackjack-coups "${DEMO_BLACKJACK_COUPS:-100}" --stud-coups "${DEMO_STUD_COUPS:-50}" \
+    --baccarat-coups "${DEMO_BACCARAT_COUPS:-60}" --tq-coups "${DEMO_TQ_COUPS:-60}"
 if [ "${1:-}" != "--no-serve" ]; then
     .venv/bin/python manage.py demo_user
     echo "Serving the API on http://127.0.0.1:8000/ (API docs: http://127.0.0.1:8000/api/docs/); Ctrl-C to stop."

@@ -11,10 +11,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_demo_twice_adds_a_second_session(capsys):
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2)
+    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
     first = capsys.readouterr().out
     after_first = Event.objects.count()
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2)
+    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
     second = capsys.readouterr().out
     assert "chain verified             yes" in first and "chain verified             yes" in second
     assert Event.objects.count() > after_first
@@ -25,6 +25,9 @@ def test_demo_twice_adds_a_second_session(capsys):
     assert "Black jack summary" in first and "shoes closed and verified" in second
     assert Round.objects.filter(table__code="C1", state="settled").count() == 4
     assert "Caribbean stud summary" in first
+    assert Round.objects.filter(table__code="P1", state="settled").count() == 6
+    assert Round.objects.filter(table__code="T1", state="settled").count() == 6
+    assert "Baccarat (punto banco) summary" in first and "Trente-et-quarante summary" in second
     assert verify_chain().ok
 
 

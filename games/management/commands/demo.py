@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from games.demo import play_demo_session
 from games.demo_blackjack import play_blackjack_session
 from games.demo_stud import play_caribbean_session
+from games.demo_tables import play_baccarat_session, play_trente_quarante_session
 
 
 def _eur(cents: int) -> str:
@@ -26,10 +27,21 @@ class Command(BaseCommand):
         parser.add_argument("--patrons", type=int, default=6)
         parser.add_argument("--blackjack-coups", type=int, default=100, help="coups at black jack table B1 (0: none)")
         parser.add_argument("--stud-coups", type=int, default=50, help="coups at Caribbean stud table C1 (0: none)")
+        parser.add_argument("--baccarat-coups", type=int, default=60, help="coups at baccarat table P1 (0: none)")
+        parser.add_argument("--tq-coups", type=int, default=60, help="coups at trente-et-quarante table T1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
     def handle(
-        self, *args, spins: int, patrons: int, seed: int | None, blackjack_coups: int, stud_coups: int, **options
+        self,
+        *args,
+        spins: int,
+        patrons: int,
+        seed: int | None,
+        blackjack_coups: int,
+        stud_coups: int,
+        baccarat_coups: int,
+        tq_coups: int,
+        **options,
     ):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
@@ -68,6 +80,29 @@ class Command(BaseCommand):
             )
             if c.table_win_cents != c.settlements["house_win"]:
                 raise CommandError("Caribbean stud session inconsistent: the table win differs from the settlements")
+        for coups, play, title in (
+            (baccarat_coups, play_baccarat_session, "Baccarat (punto banco)"),
+            (tq_coups, play_trente_quarante_session, "Trente-et-quarante"),
+        ):
+            if not coups:
+                continue
+            self.stdout.write(f"Playing {coups} coups of {title.lower()}…")
+            t = play(coups=coups, rng=rng)
+            road = " ".join("".join(column) for column in t.history.get("bead_plate", [])) or "-"
+            self.stdout.write(
+                "\n".join(
+                    [
+                        f"{title} summary (table {t.table})",
+                        f"  coups / bets / refused     {t.coups} / {t.bets} / {t.refused}",
+                        f"  handle (total decided)     {_eur(t.settlements['staked'])}",
+                        f"  table win (ledger)         {_eur(t.table_win_cents)}",
+                        f"  table win (settlements)    {_eur(t.settlements['house_win'])}",
+                        *([f"  bead plate of the last shoe {road}"] if t.history else []),
+                    ]
+                )
+            )
+            if t.table_win_cents != t.settlements["house_win"]:
+                raise CommandError(f"{title} session inconsistent: the table win differs from the settlements")
         self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
         r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write)
         s = r.settlements
