@@ -9,6 +9,7 @@ from casino.views import CentsField, CommandView, StrictIntegerField
 
 from .models import Bet, Round, Shoe, Table
 from .services.baccarat import baccarat_bet, shoe_history
+from .services.bet_moves import bet_move, bet_withdraw
 from .services.bets import bet_place
 from .services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
 from .services.caribbean import caribbean_ante, caribbean_decide
@@ -356,3 +357,30 @@ class TrenteQuaranteBet(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return tq_bet(round_id=round_id, **data, **ctx)
+
+
+class BetWithdraw(CommandView):
+    """Take a bet back while betting is open (never a bet in prison)."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, bet_id, **ctx):
+        return bet_withdraw(bet_id=bet_id, **data, **ctx)
+
+
+class BetMove(CommandView):
+    """Move a bet to another chance while betting is open (baccarat, trente-et-quarante)."""
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        to = serializers.CharField(max_length=20)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, bet_id, **ctx):
+        return bet_move(bet_id=bet_id, **data, **ctx)

@@ -84,6 +84,10 @@ def check_rounds_and_bets() -> list[Difference]:
             }
         elif event.type == "BetSettled" and "game" not in data.get("position", {}):  # roulette: one line a bet
             bets[data["bet"]].update(state=BET_STATES[data["outcome"]], return_cents=data["return_cents"])
+        elif event.type == "BetWithdrawn":
+            bets[data["bet"]].update(state=Bet.State.RETURNED, return_cents=data["stake_cents"])
+        elif event.type == "BetMoved":
+            bets[data["bet"]]["position"] = data["position"]
         elif event.type == "BetImprisoned":
             bets[data["bet"]].update(state=Bet.State.IMPRISONED, return_cents=0)
         elif event.type == "BetReleased":

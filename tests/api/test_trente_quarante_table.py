@@ -119,3 +119,49 @@ def test_a_shuffled_shoe_plays_and_balances(api, cage):
     assert Shoe.objects.get(table__code="T2").state == "in_play"
     assert table_win_cents("T2") == settlements_net_cents("T2")["house_win"]
     assert replay_check() == [] and verify_chain().ok
+
+
+REFAIT = ["TS", "TC", "TH", "2S", "TD", "TH", "TS", "2D"]  # noir 32, rouge 32: refait
+
+
+def test_a_prison_bet_survives_a_refait_and_cannot_be_withdrawn_or_moved(api, cage):
+    open_table(api)
+    p = make_patron(10_000)
+    coup(api, [(p, "rouge", 1_000)], APRES)
+    prisoner = Bet.objects.get(state="imprisoned")
+    coup(api, [], REFAIT)  # a void coup leaves it in prison
+    assert Bet.objects.get(pk=prisoner.pk).state == "imprisoned"
+    events = Event.objects.count()
+    for action, body in (("withdraw", {"patron": p}), ("move", {"patron": p, "to": "noir"})):
+        response = api.post(f"/api/bets/{prisoner.id}/{action}", body, format="json")
+        assert (response.status_code, response.json()["field"]) == (409, "bet"), action
+    assert Event.objects.count() == events and chips(p) == 9_000
+
+
+def test_a_free_bet_may_be_moved_or_withdrawn_while_betting_is_open(api, cage):
+    open_table(api)
+    p = make_patron(10_000)
+    round_id = api.post("/api/tables/T1/rounds", {}, format="json").json()["round"]
+    first = api.post(
+        f"/api/rounds/{round_id}/trente-quarante-bets",
+        {"patron": p, "bet": "noir", "stake_cents": 1_000},
+        format="json",
+    ).json()["bet"]
+    second = api.post(
+        f"/api/rounds/{round_id}/trente-quarante-bets",
+        {"patron": p, "bet": "couleur", "stake_cents": 2_000},
+        format="json",
+    ).json()["bet"]
+    assert chips(p) == 7_000
+    moved = api.post(f"/api/bets/{first}/move", {"patron": p, "to": "rouge"}, format="json")
+    assert moved.status_code == 200 and moved.json()["position"]["bet"] == "rouge"
+    assert api.post(f"/api/bets/{second}/withdraw", {"patron": p}, format="json").status_code == 200
+    assert chips(p) == 9_000
+    assert api.post(f"/api/bets/{first}/move", {"patron": p, "to": "tie"}, format="json").json()["field"] == "to"
+    api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json")
+    api.post(f"/api/rounds/{round_id}/deal", {}, format="json")
+    for card in ROUGE_WINS:
+        api.post(f"/api/rounds/{round_id}/cards", {"card": card}, format="json")
+    assert chips(p) == 11_000  # the moved bet won on rouge
+    assert api.post(f"/api/bets/{first}/withdraw", {"patron": p}, format="json").status_code == 409
+    assert replay_check() == [] and verify_chain().ok

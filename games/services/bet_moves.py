@@ -1,0 +1,131 @@
+"""Withdrawing or moving a bet while betting is open (RULES.md §Trente-et-quarante: after a
+refait "stakes are free to be taken back or moved"; at every game a bet may be picked up or
+moved before betting closes). Each is an event. A bet in prison stays where it is: it can be
+neither withdrawn nor moved (RULES.md §Prison bets) — refused with 409.
+"""
+
+import uuid
+
+from cashier.selectors import patron_get
+from ledger import accounts, posting_rules
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.store import NewEvent
+
+from ..models import Bet, Round, Table
+from ..rules import baccarat as bac
+from ..rules import trente_quarante as tq
+from ..rules.errors import RuleError
+
+MOVABLE = {Table.Game.BACCARAT: bac.check_bet, Table.Game.TRENTE_QUARANTE: tq.check_bet}
+
+
+def _bet_for_update(bet_id, patron: str) -> Bet:
+    try:
+        key = uuid.UUID(str(bet_id))
+    except ValueError:
+        raise NotFound(f"no bet {bet_id}", field="bet") from None
+    bet = Bet.objects.select_for_update().select_related("round__table", "patron").filter(pk=key).first()
+    if bet is None:
+        raise NotFound(f"no bet {bet_id}", field="bet")
+    if bet.patron.code != patron_get(patron).code:
+        raise InvalidInput(f"bet {bet_id} is not {patron}'s", field="patron")
+    if bet.state == Bet.State.IMPRISONED:
+        raise StateConflict("a bet in prison stays on the layout: it can be neither withdrawn nor moved", field="bet")
+    if bet.state != Bet.State.PLACED or bet.round.state != Round.State.BETTING:
+        raise StateConflict("only a bet on a coup still open for betting can be withdrawn or moved", field="bet")
+    return bet
+
+
+def bet_withdraw(*, bet_id: str, patron: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Take a bet back before betting closes: layout −s, patron +s (``BetWithdrawn``)."""
+    with ledger_command(
+        actor=actor,
+        request={"op": "bet_withdraw", "bet": str(bet_id), "patron": patron},
+        idempotency_key=idempotency_key,
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        bet = _bet_for_update(bet_id, patron)
+        coup, table = bet.round, bet.round.table.code
+        source = (
+            accounts.patron_colour(bet.patron.code, table)
+            if bet.chips == Bet.Chips.COLOUR
+            else (bet.patron.chips_account)
+        )
+        bet.give_back()
+        bet.return_cents = bet.stake_cents
+        bet.save()
+        (event,) = cmd.append(
+            stream=coup.stream,
+            expected_version=coup.version,
+            correlation_id=str(coup.id),
+            events=[
+                NewEvent(
+                    "BetWithdrawn",
+                    {
+                        "bet": str(bet.id),
+                        "round": str(coup.id),
+                        "table": table,
+                        "patron": bet.patron.code,
+                        "stake_cents": bet.stake_cents,
+                    },
+                    posting_rules.bet_settled(
+                        table=table,
+                        patron_account=source,
+                        house_account=accounts.table_tray(table),
+                        stake=bet.stake_cents,
+                        returned=bet.stake_cents,
+                        winnings=0,
+                    ),
+                )
+            ],
+        )
+        coup.version = event.version
+        coup.save()
+        return cmd.finish({"bet": str(bet.id), "state": bet.state, "returned_cents": bet.stake_cents})
+
+
+def bet_move(*, bet_id: str, patron: str, to: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Move a bet to another chance before betting closes (baccarat, trente-et-quarante): ``BetMoved``."""
+    with ledger_command(
+        actor=actor,
+        request={"op": "bet_move", "bet": str(bet_id), "patron": patron, "to": to},
+        idempotency_key=idempotency_key,
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        bet = _bet_for_update(bet_id, patron)
+        coup = bet.round
+        check = MOVABLE.get(coup.table.game)
+        if check is None:
+            raise InvalidInput("at this game a bet is withdrawn and placed again, not moved", field="to")
+        try:
+            target = check(to)
+        except RuleError as exc:
+            raise InvalidInput(exc.message, field="to") from exc
+        before = bet.position["bet"]
+        bet.position = {**bet.position, "bet": target}
+        bet.save()
+        (event,) = cmd.append(
+            stream=coup.stream,
+            expected_version=coup.version,
+            correlation_id=str(coup.id),
+            events=[
+                NewEvent(
+                    "BetMoved",
+                    {
+                        "bet": str(bet.id),
+                        "round": str(coup.id),
+                        "table": coup.table.code,
+                        "patron": bet.patron.code,
+                        "from": before,
+                        "to": target,
+                        "position": bet.position,
+                    },
+                )
+            ],
+        )
+        coup.version = event.version
+        coup.save()
+        return cmd.finish({"bet": str(bet.id), "position": bet.position})
