@@ -32,6 +32,7 @@ import uuid
 from dataclasses import dataclass
 
 from cashier.selectors import patron_get
+from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict, VersionConflict
@@ -457,6 +458,7 @@ def _check_covered(records: list, currency: str) -> None:
     in the player's hands when he acts."""
     for record in records:
         if isinstance(record, stud.Acted) and record.amount_cents:
+            check_self_limit(record.player, record.amount_cents)  # his own maximum bet, every game
             held = store.balance(accounts.patron_chips(record.player), currency)
             if held < record.amount_cents:
                 raise InsufficientChips(
