@@ -20,7 +20,7 @@ from ..models import Bet, Round, Shoe, Table
 from ..rules import baccarat as bac
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
-from .shoes import _close, active_shoe, draw_reported
+from .shoes import _close, active_shoe, draw_reported, save_after_coup
 
 
 def _round(round_id) -> Round:
@@ -173,19 +173,11 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: bac.BaccaratCoup, eve
     coup.settle()
     coup.result = {"winner": result.winner, "player": list(result.player_cards), "banker": list(result.banker_cards)}
     coup.save()
-    if rules.reshuffle_every_coup or (shoe.mode == Shoe.Mode.SHUFFLED and len(shoe.drawn) >= shoe.cut_position):
-        if rules.reshuffle_every_coup:
-            shoe.save()
-            _close(cmd, shoe)
-            return
-        shoe.exhaust()
-        (event,) = cmd.append(
-            stream=shoe.stream,
-            expected_version=shoe.version,
-            events=[NewEvent("ShoeExhausted", {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)})],
-        )
-        shoe.version = event.version
-    shoe.save()
+    if rules.reshuffle_every_coup:  # the online practice: a fresh shoe for every coup
+        shoe.save()
+        _close(cmd, shoe)
+    else:
+        save_after_coup(cmd, shoe)
 
 
 def _card_event(coup: Round, shoe: Shoe, index: int, card: str) -> NewEvent:

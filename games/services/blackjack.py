@@ -30,7 +30,7 @@ from ..rules import blackjack as bj
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
-from .shoes import active_shoe, draw_reported
+from .shoes import active_shoe, draw_reported, save_after_coup
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
 DECISION_EVENTS = {
@@ -264,19 +264,7 @@ def _drive(
         coup.result = {"dealer": list(game.dealer_cards)}
     coup.save()
     if shoe is not None:
-        if (
-            shoe.state == Shoe.State.IN_PLAY
-            and shoe.mode == Shoe.Mode.SHUFFLED
-            and len(shoe.drawn) >= shoe.cut_position
-        ):
-            shoe.exhaust()  # the cut card is out: this coup finishes, no new coup from this shoe
-            (event,) = cmd.append(
-                stream=shoe.stream,
-                expected_version=shoe.version,
-                events=[NewEvent("ShoeExhausted", {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)})],
-            )
-            shoe.version = event.version
-        shoe.save()
+        save_after_coup(cmd, shoe)
 
 
 def _deal(

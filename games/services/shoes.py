@@ -147,3 +147,17 @@ def verify_shoe(shoe_id: str) -> list[str]:
         if index >= len(order.cards) or order.cards[index] != card:
             faults.append(f"shoe {shoe_id}: event {event.position} dealt {card} as card {index}, not in the order")
     return faults
+
+
+def save_after_coup(cmd, shoe: Shoe) -> None:
+    """Save the shoe after a coup took cards from it; once the cut card is out it is
+    ``exhausted`` (``ShoeExhausted``): the coup in play finished, no new coup starts from it."""
+    if shoe.state == Shoe.State.IN_PLAY and shoe.mode == Shoe.Mode.SHUFFLED and len(shoe.drawn) >= shoe.cut_position:
+        shoe.exhaust()
+        (event,) = cmd.append(
+            stream=shoe.stream,
+            expected_version=shoe.version,
+            events=[NewEvent("ShoeExhausted", {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)})],
+        )
+        shoe.version = event.version
+    shoe.save()

@@ -21,7 +21,7 @@ from ..rules.errors import RuleError
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_for_update
 from . import prison
-from .shoes import active_shoe, draw_reported
+from .shoes import active_shoe, draw_reported, save_after_coup
 
 STATE = {"won": "win", "lost": "lose", "refait": "give_back"}
 
@@ -186,15 +186,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
         "couleur_inverse": result.couleur_inverse,
     }
     coup.save()
-    if shoe.mode == Shoe.Mode.SHUFFLED and len(shoe.drawn) >= shoe.cut_position:
-        shoe.exhaust()
-        (event,) = cmd.append(
-            stream=shoe.stream,
-            expected_version=shoe.version,
-            events=[NewEvent("ShoeExhausted", {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)})],
-        )
-        shoe.version = event.version
-    shoe.save()
+    save_after_coup(cmd, shoe)
 
 
 def tq_deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
