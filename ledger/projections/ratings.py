@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from ..models import PatronDayRating
 from . import Batch, register
+from .table_stats import DECIDING
 
 
 class PatronRatings:
@@ -17,7 +18,7 @@ class PatronRatings:
     def apply(self, batch: Batch) -> None:
         settled = [
             (event, event["data"])
-            for event in batch.events_of("BetSettled")
+            for event in batch.events_of(*DECIDING)
             if isinstance(event["data"], dict) and isinstance(event["data"].get("patron"), str)
         ]
         keys = {(data["patron"], event["gaming_day"]) for event, data in settled}

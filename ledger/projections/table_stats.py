@@ -9,6 +9,8 @@ from ..models import TableDayStats
 from . import Batch, register
 
 NOT_GAMING = {"TableOpened", "FillDelivered", "CreditDelivered"}
+# The events that decide a stake: a settlement line, or a prison bet's release or loss.
+DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")
 WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
 
 
@@ -46,7 +48,7 @@ class TableStatistics:
                 stats = row(table, day)
                 field = "fills_cents" if event_type == "FillDelivered" else "credits_cents"
                 setattr(stats, field, getattr(stats, field) + data.get("amount_cents", 0))
-            elif event_type == "BetSettled":
+            elif event_type in DECIDING:
                 stats = row(table, day)
                 stats.bets += 1
                 stats.handle_cents += data.get("stake_cents", 0)

@@ -9,7 +9,7 @@ from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from games.services.tables import table_close, table_open
 from ledger import accounts, projections, store
-from ledger.models import AccountBalance
+from ledger.models import AccountBalance, TableDayStats
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from tests.conftest import ACTOR, make_patron
@@ -64,6 +64,10 @@ def test_c08_en_prison_then_released_then_lost(french):
     assert chips(p) == 9_000 and Bet.objects.filter(state="lost").count() == 1
     assert table_win_cents("F1") == settlements_net_cents("F1")["house_win"] == 1_000
     assert replay_check() == [] and verify_chain().ok
+    # the statistics count the stakes prison decided too: 2 bets of 10, both decided
+    projections.catch_up_all()
+    stats = TableDayStats.objects.get(table="F1")
+    assert (stats.bets, stats.handle_cents, stats.win_cents) == (2, 2_000, 1_000)
 
 
 def test_a_second_zero_follows_double_prison(french):
