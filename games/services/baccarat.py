@@ -20,6 +20,7 @@ from ..models import Bet, Round, Shoe, Table
 from ..rules import baccarat as bac
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
+from .outcomes import bet_resolved
 from .shoes import _close, active_shoe, draw_reported, save_after_coup
 
 
@@ -140,19 +141,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: bac.BaccaratCoup, eve
         getattr(bet, {"won": "win", "lost": "lose", "pushed": "push"}[str(line.outcome)])()
         bet.return_cents = line.return_cents
         bet.save()
-        events.append(
-            NewEvent(
-                "BetResolved",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "patron": bet.patron.code,
-                    "state": bet.state,
-                    "staked_cents": bet.stake_cents,
-                    "return_cents": line.return_cents,
-                },
-            )
-        )
+        events.append(bet_resolved(bet, coup, bet.stake_cents))
         staked += bet.stake_cents
         returned += line.return_cents
     events.append(

@@ -30,6 +30,7 @@ from ..rules import blackjack as bj
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
+from .outcomes import bet_resolved
 from .shoes import active_shoe, draw_reported, save_after_coup
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
@@ -305,19 +306,7 @@ def _settlement_events(coup: Round, game: bj.BlackjackCoup, rules: BlackjackTabl
         getattr(bet, "win" if net > 0 else "lose" if net < 0 else "push")()
         bet.return_cents = returned[bet.pk]
         bet.save()
-        events.append(
-            NewEvent(
-                "BetResolved",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "patron": bet.patron.code,
-                    "state": bet.state,
-                    "staked_cents": staked[bet.pk],
-                    "return_cents": bet.return_cents,
-                },
-            )
-        )
+        events.append(bet_resolved(bet, coup, staked[bet.pk]))
     total_staked, total_returned = sum(staked.values()), sum(returned.values())
     events.append(
         NewEvent(

@@ -24,6 +24,7 @@ from ..rules.errors import RuleError
 from ..rules.shoe import ShoeOrder, commitment
 from ..rules.stud_table import CaribbeanTableRules
 from ..selectors import round_for_update
+from .outcomes import bet_resolved
 from .shoes import draw_reported
 
 
@@ -205,19 +206,7 @@ def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewE
         getattr(bet, "win" if net > 0 else "lose" if net < 0 else "push")()
         bet.return_cents = returned
         bet.save()
-        events.append(
-            NewEvent(
-                "BetResolved",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "patron": box.player,
-                    "state": bet.state,
-                    "staked_cents": staked,
-                    "return_cents": returned,
-                },
-            )
-        )
+        events.append(bet_resolved(bet, coup, staked))
         staked_total += staked
         returned_total += returned
     events.append(

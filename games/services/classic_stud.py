@@ -44,6 +44,7 @@ from ..rules import classic_stud as stud
 from ..rules.errors import RuleError
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
+from .outcomes import bet_resolved
 from .shoes import draw_reported
 
 GAME = "classic_stud"  # Table.Game.CLASSIC_STUD
@@ -377,19 +378,7 @@ def _settlement_events(coup: Round, hand: stud.StudHand, deck: Shoe) -> list[New
         getattr(bet, {"won": "win", "lost": "lose", "pushed": "push"}[_outcome(line.net_cents)])()
         bet.return_cents = back
         bet.save()
-        resolved.append(
-            NewEvent(
-                "BetResolved",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "patron": line.party,
-                    "state": bet.state,
-                    "staked_cents": line.put_in_cents,
-                    "return_cents": back,
-                },
-            )
-        )
+        resolved.append(bet_resolved(bet, coup, line.put_in_cents))
     events += resolved
     events.append(
         NewEvent(

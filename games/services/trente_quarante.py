@@ -21,6 +21,7 @@ from ..rules.errors import RuleError
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_for_update
 from . import prison
+from .outcomes import bet_resolved
 from .shoes import active_shoe, draw_reported, save_after_coup
 
 STATE = {"won": "win", "lost": "lose", "refait": "give_back"}
@@ -148,19 +149,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
                 ),
             )
         )
-        events.append(
-            NewEvent(
-                "BetResolved",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "patron": bet.patron.code,
-                    "state": bet.state,
-                    "staked_cents": bet.stake_cents,
-                    "return_cents": bet.return_cents,
-                },
-            )
-        )
+        events.append(bet_resolved(bet, coup, bet.stake_cents))
         staked += bet.stake_cents
         returned += line.return_cents
     events.append(
