@@ -46,7 +46,9 @@ def test_a_forged_reveal_is_found(cage):
     shoe = Shoe.objects.get()
     closed = Event.objects.get(type="ShoeClosed")
     order = closed.data["order"]
-    order[10], order[11] = order[11], order[10]
+    # Swap two different cards (a six-deck shoe often has the same card twice in a row).
+    i = next(i for i in range(10, len(order) - 1) if order[i] != order[i + 1])
+    order[i], order[i + 1] = order[i + 1], order[i]
     with transaction.atomic():
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
