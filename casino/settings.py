@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "ledger",
     "cashier",
     "games",
+    "staff",
 ]
 
 MIDDLEWARE = [

@@ -3,6 +3,8 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from staff.roles import Role, grant
+
 
 class Command(BaseCommand):
     help = "Create the demo login 'pitboss' (password 'pitboss') if it does not exist."
@@ -12,4 +14,5 @@ class Command(BaseCommand):
         if created:
             user.set_password("pitboss")
             user.save()
+        grant(user, Role.PIT_BOSS)
         self.stdout.write("Demo login: pitboss / pitboss (HTTP Basic or session) — for the local demo only.")

@@ -1,0 +1,91 @@
+"""The casino's roles (DESIGN.md §Interfaces, issue #10) and how code asks about them.
+
+A role is a Django ``Group`` of the same name (created by ``staff/migrations/0001``); a user
+may hold several, but segregation of duties is checked per step on the *actor* of each step
+(e.g. a fill's runner may be neither the pit user who requested it nor the cage user who
+issued it). A superuser holds the ``admin`` role only: admin is not a way around the pit or
+the cage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib.auth import get_user_model
+from django.db import models
+
+from ledger.errors import DomainError
+
+
+class Role(models.TextChoices):
+    DEALER = "dealer", "Dealer (own table, while assigned)"
+    PIT_BOSS = "pit_boss", "Pit boss"
+    CASHIER = "cashier", "Cashier (cage)"
+    CAGE_SUPERVISOR = "cage_supervisor", "Cage supervisor"
+    COUNT_TEAM = "count_team", "Count team"
+    RUNNER = "runner", "Runner (security escort of fills and credits)"
+    AUDITOR = "auditor", "Auditor (read-only, exports)"
+    ADMIN = "admin", "Administrator"
+
+
+ALL_ROLES: frozenset[str] = frozenset(Role.values)
+# Everyone who works the floor or the cage may read the operational API.
+STAFF_ROLES: frozenset[str] = ALL_ROLES
+
+
+class RoleRequired(DomainError):
+    """The actor lacks the role a step needs, or a segregation-of-duties rule forbids it (HTTP 403)."""
+
+    status = 403
+    code = "forbidden"
+
+
+def roles_of(user_or_username) -> frozenset[str]:
+    """The role names held by a ``User`` (or a username). Unknown or inactive users hold none;
+    a superuser holds ``admin`` on top of his groups."""
+    user = user_or_username
+    if isinstance(user, str):
+        user = get_user_model().objects.filter(username=user).first()
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+        return frozenset()
+    cached = getattr(user, "_casino_roles", None)
+    if cached is None:
+        cached = frozenset(name for name in user.groups.values_list("name", flat=True) if name in ALL_ROLES)
+        if user.is_superuser:
+            cached |= {Role.ADMIN.value}
+        user._casino_roles = cached
+    return cached
+
+
+def has_role(user_or_username, *roles: str) -> bool:
+    """True when the user holds at least one of ``roles``."""
+    return bool(roles_of(user_or_username) & set(roles))
+
+
+def require_role(user_or_username, *roles: str, step: str = "this step") -> None:
+    """Raise ``RoleRequired`` (403) unless the user holds one of ``roles``."""
+    if not has_role(user_or_username, *roles):
+        wanted = " or ".join(str(r) for r in roles)
+        raise RoleRequired(f"{step} needs the role {wanted}")
+
+
+def require_distinct(step: str, actor: str, others: Iterable[tuple[str, str | None]]) -> None:
+    """Segregation of duties: ``actor`` must not be any of the named earlier actors.
+
+    ``others`` is ``[(what, username), ...]``, e.g. ``[("requester", "pit1"), ("issuer", "cage1")]``.
+    Raises ``RoleRequired`` (403) naming the clash."""
+    for what, other in others:
+        if other and other == actor:
+            raise RoleRequired(f"{step}: {actor} is already the {what}; segregation of duties needs another user")
+
+
+def grant(user, *roles: str) -> None:
+    """Add ``user`` to the role groups (used by set-up commands and tests)."""
+    from django.contrib.auth.models import Group
+
+    for role in roles:
+        if role not in ALL_ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    if hasattr(user, "_casino_roles"):
+        del user._casino_roles
