@@ -16,7 +16,16 @@ def eur(cents: int) -> str:
 
 
 def _position(data: dict) -> str:
+    """Where a bet lies: a roulette spot (``straight 17``, ``even_chance red``), a card game's
+    bet (``banker``, ``rouge``) or its box / seat (``box 3``, ``box 3 (behind)``, ``seat 2``)."""
     position = data.get("position") or {}
+    if "game" in position:
+        if "bet" in position:
+            return str(position["bet"])
+        if "box" in position:
+            return f"box {position['box']}" + ("" if position.get("seated", True) else " (behind)")
+        if "seat" in position:
+            return f"seat {position['seat']}"
     spot = position.get("chance") or position.get("which")
     if spot is None:
         spot = "-".join(str(n) for n in position.get("numbers", []))
