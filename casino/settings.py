@@ -31,6 +31,8 @@ INSTALLED_APPS = [
     "cashier",
     "games",
     "staff",
+    "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
+    "dashboard",  # the pit boss dashboard (issue #9)
 ]
 
 MIDDLEWARE = [

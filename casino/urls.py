@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from cashier import api as cage
 from cashier import self_limit_api
+from dashboard import views as dashboard_views
 from games import api as games
 from games import api_classic_stud as classic_stud
 from ledger import api as ledger
@@ -64,7 +65,8 @@ api = [
 handler404 = "casino.api.not_found"
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="docs")),
+    path("", dashboard_views.home),  # the floor for a pit boss, else the API docs
+    path("dashboard/", include("dashboard.urls")),
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),

@@ -1,0 +1,110 @@
+"""The pit boss's alerts, as pure functions over plain figures (no Django, no clock).
+
+Each check takes what the selectors read (cents, counts, states) and returns ``Alert`` records;
+``dashboard.selectors`` gathers the figures, the templates show the records. Thresholds are
+module constants so a casino can tune them in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+# A table's win on its handle may drift from the theoretical edge by chance; below this handle
+# (cents) the sample is too small to say anything.
+HOLD_MIN_HANDLE_CENTS = 50_000
+# How far (percentage points of handle) the actual win may sit from theory before we alert.
+HOLD_TOLERANCE_POINTS = Fraction(10)
+# One payout (winnings, stake excluded) at or above this is worth a look (cents).
+LARGE_PAYOUT_CENTS = 100_000
+# A shoe within this many cards of its cut card is "near the cut".
+CUT_CARD_WARNING_CARDS = 20
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One line on the floor: ``level`` is ``"warning"`` or ``"info"``; ``kind`` a stable slug."""
+
+    table: str
+    kind: str
+    level: str
+    message: str
+
+
+def eur(cents: int) -> str:
+    """Cents as ``1,234.56 EUR`` (negative with a leading minus)."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+
+
+def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win: Fraction | None) -> Alert | None:
+    """Win on handle more than ``HOLD_TOLERANCE_POINTS`` from the theoretical edge (both in % of
+    handle), once the handle reaches ``HOLD_MIN_HANDLE_CENTS``. ``theoretical_win`` is the exact
+    Σ stake × house edge (cents) the engines recorded; ``None`` (unknown) never alerts."""
+    if theoretical_win is None or handle_cents < HOLD_MIN_HANDLE_CENTS:
+        return None
+    actual = Fraction(win_cents * 100, handle_cents)
+    theory = theoretical_win * 100 / handle_cents
+    if abs(actual - theory) < HOLD_TOLERANCE_POINTS:
+        return None
+    return Alert(
+        table,
+        "hold",
+        "warning",
+        f"win is {float(actual):.1f}% of handle against {float(theory):.1f}% in theory",
+    )
+
+
+def payout_alerts(table: str, payouts: list[dict]) -> list[Alert]:
+    """``payouts``: ``[{"patron", "won_cents", "position"}]`` of the gaming day; one alert per
+    payout whose winnings reach ``LARGE_PAYOUT_CENTS``."""
+    return [
+        Alert(table, "payout", "warning", f"{p['patron']} won {eur(p['won_cents'])} at position {p['position']}")
+        for p in payouts
+        if p["won_cents"] >= LARGE_PAYOUT_CENTS
+    ]
+
+
+def cut_card_alert(table: str, *, drawn: int, cut_position: int, state: str) -> Alert | None:
+    """A shoe in play with ``cut_position − drawn`` ≤ ``CUT_CARD_WARNING_CARDS`` (cards), or
+    already exhausted (the cut card came out: the coup finishes, then a new shoe)."""
+    if state == "exhausted":
+        return Alert(table, "cut_card", "warning", "the cut card is out: a new shoe after this coup")
+    if state != "in_play" or cut_position <= 0:
+        return None
+    left = cut_position - drawn
+    if left > CUT_CARD_WARNING_CARDS:
+        return None
+    return Alert(table, "cut_card", "info", f"{max(left, 0)} cards to the cut card")
+
+
+def outstanding_alerts(table: str, *, colour_chips: int, prison_bets: int) -> list[Alert]:
+    """Colour chip stacks not changed back and bets in prison: the table cannot close until
+    both are zero (DESIGN.md §State machines: close needs colour chips back, prison resolved)."""
+    alerts = []
+    if colour_chips:
+        alerts.append(
+            Alert(
+                table, "colour_chips", "info", f"{colour_chips} colour stack(s) outstanding: change back before close"
+            )
+        )
+    if prison_bets:
+        alerts.append(Alert(table, "prison", "info", f"{prison_bets} bet(s) in prison: resolve before close"))
+    return alerts
+
+
+def event_alerts(table: str, events: list[dict]) -> list[Alert]:
+    """Alerts recorded as events: ``[{"type", "data"}]``. A refused bet (``BetRefused``) and a
+    count variance (any type ending in ``Variance``, e.g. an opener that differs from the last
+    closer) are warnings; the message names the amounts the event carries."""
+    alerts = []
+    for event in events:
+        data = event.get("data") or {}
+        if event["type"] == "BetRefused":
+            reason = data.get("reason", "over a limit")
+            alerts.append(Alert(table, "refused", "warning", f"bet refused for {data.get('patron', '?')}: {reason}"))
+        elif event["type"].endswith("Variance"):
+            amount = data.get("variance_cents", data.get("difference_cents"))
+            what = f" of {eur(amount)}" if isinstance(amount, int) else ""
+            alerts.append(Alert(table, "variance", "warning", f"count variance{what} ({event['type']})"))
+    return alerts

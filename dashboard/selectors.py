@@ -1,0 +1,386 @@
+"""Reads for the pit boss dashboard: plain dicts for the templates, never a write.
+
+Sources, and why each: the table statistics and patron ratings come from their projections
+(``ledger.projections``; the floor shows the projection lag beside them); the coup in play,
+the last coups and the shoes come from the game models (current state); audit trails, cash
+movements, payouts and the win chart come from the ledger itself (authoritative, never stale).
+Amounts are integer cents, times UTC, win from the house's side.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime, timedelta
+from fractions import Fraction
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from cashier.models import Cage, ColourStack, Patron
+from games.models import Bet, Round, Shoe, Table
+from ledger import accounts, projections, store
+from ledger.errors import NotFound
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event, PatronDayRating, Posting, TableDayStats
+from ledger.projections.audit import summary
+from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
+
+from . import alerts as checks
+
+LAST_COUPS = 10
+LAST_NUMBERS = 20
+# Event types that move cash between a patron and the house (cage or table), and which way.
+CASH_IN_TYPES = ("ChipsPurchased", "CashBuyIn")
+CASH_OUT_TYPES = ("ChipsRedeemed",)
+GAME_NAMES = {
+    Table.Game.ENGLISH_ROULETTE: "English roulette",
+    Table.Game.BLACKJACK: "Black jack",
+    Table.Game.CARIBBEAN_STUD: "Caribbean stud",
+    Table.Game.CLASSIC_STUD: "Classic five-card stud",
+    Table.Game.BACCARAT: "Punto banco",
+    Table.Game.TRENTE_QUARANTE: "Trente-et-quarante",
+}
+
+
+def _pct(numerator: int | Fraction, denominator: int) -> str | None:
+    """``numerator / denominator`` as a percentage with 2 decimals; ``None`` without a denominator."""
+    if not denominator:
+        return None
+    return f"{float(Fraction(numerator) * 100 / denominator):.2f}"
+
+
+def projection_lag() -> dict:
+    """``{"projections": [{"projection", "checkpoint", "head", "lag"}], "max_lag"}`` (positions)."""
+    rows = projections.lag()
+    return {"projections": rows, "max_lag": max((r["lag"] for r in rows), default=0)}
+
+
+def _limits(table: Table) -> dict:
+    rules = table.rules or {}
+    return {
+        "min_cents": rules.get("min_bet_cents"),
+        "max_cents": rules.get("max_bet_cents", rules.get("max_box_cents")),
+    }
+
+
+def _dealer(table: Table) -> str | None:
+    """The actor who opened the table's latest coup (the dealer's terminal or user), if any."""
+    last = table.rounds.order_by("-number").first()
+    if last is None:
+        return None
+    return Event.objects.filter(stream=last.stream, version=1).values_list("actor", flat=True).first()
+
+
+def _deciding_events(code: str, day: date) -> list[dict]:
+    """The day's events that decide a stake at ``code``, as their data dicts (with ``position``)."""
+    rows = Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code).values("position", "data")
+    return [{**row["data"], "position": row["position"]} for row in rows if isinstance(row["data"], dict)]
+
+
+def _theoretical_win(decided: list[dict]) -> Fraction | None:
+    """Σ stake × house edge (exact cents) from the engines' ``house_edge``; ``None`` when no bet
+    carries a positive edge (games the house only rakes or whose edge is not recorded)."""
+    total, known = Fraction(0), False
+    for data in decided:
+        edge = Fraction(str(data.get("house_edge", "0")))
+        known = known or edge > 0
+        total += data.get("stake_cents", 0) * edge
+    return total if known else None
+
+
+def table_card(table: Table, *, day: date, now: datetime, lag: dict) -> dict:
+    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``)."""
+    code = table.code
+    stats = TableDayStats.objects.filter(table=code, gaming_day=day).first()
+    win = stats.win_cents if stats else 0
+    drop = stats.drop_cents if stats else 0
+    handle = stats.handle_cents if stats else 0
+    decided = _deciding_events(code, day)
+    theoretical = _theoretical_win(decided)
+    in_play = table.rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
+    recent = list(table.rounds.order_by("-number").values_list("id", flat=True)[:2])
+    seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
+    colour_stacks = ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE)
+    seated |= set(colour_stacks.values_list("patron__code", flat=True))
+    prison = Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED).count()
+    shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
+    coups_hour = Event.objects.filter(
+        type="RoundSettled", data__table=code, occurred_at__gte=now - timedelta(hours=1)
+    ).count()
+
+    found = [
+        checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
+        *checks.payout_alerts(
+            code,
+            [
+                {"patron": d.get("patron"), "won_cents": d.get("return_cents", 0) - d.get("stake_cents", 0), **d}
+                for d in decided
+            ],
+        ),
+        *checks.outstanding_alerts(code, colour_chips=colour_stacks.count(), prison_bets=prison),
+        *checks.event_alerts(
+            code,
+            list(
+                Event.objects.filter(gaming_day=day, data__table=code)
+                .filter(Q(type="BetRefused") | Q(type__endswith="Variance"))
+                .values("type", "data")
+            ),
+        ),
+    ]
+    if shoe is not None:
+        found.append(
+            checks.cut_card_alert(code, drawn=len(shoe.drawn or []), cut_position=shoe.cut_position, state=shoe.state)
+        )
+    stats_lag = next((r["lag"] for r in lag["projections"] if r["projection"] == "table_stats"), 0)
+    return {
+        "code": code,
+        "game": table.game,
+        "game_label": GAME_NAMES.get(table.game, table.game),
+        "state": table.state,
+        "dealer": _dealer(table),
+        "limits": _limits(table),
+        "seated": sorted(seated),
+        "coups_this_hour": coups_hour,
+        "coups_today": stats.coups if stats else 0,
+        "drop_cents": drop,
+        "win_cents": win,
+        "handle_cents": handle,
+        "hold_pct": _pct(win, drop),
+        "theoretical_hold_pct": _pct(theoretical, drop) if theoretical is not None else None,
+        "win_on_handle_pct": _pct(win, handle),
+        "theoretical_edge_pct": _pct(theoretical, handle) if theoretical is not None else None,
+        "coup_in_play": {"id": str(in_play.id), "number": in_play.number, "state": in_play.state} if in_play else None,
+        "shoe": (
+            {"id": str(shoe.id), "state": shoe.state, "drawn": len(shoe.drawn or []), "cut": shoe.cut_position}
+            if shoe
+            else None
+        ),
+        "lag": stats_lag,
+        "alerts": [a for a in found if a is not None],
+    }
+
+
+def floor(*, day: date | None = None, now: datetime | None = None) -> dict:
+    """The floor: ``{"gaming_day", "now", "lag", "tables": [card], "alerts": [Alert]}``, every
+    table (open first, then by code); warnings before information in ``alerts``."""
+    day = day or current_gaming_day()
+    now = now or timezone.now()
+    lag = projection_lag()
+    tables = sorted(Table.objects.all(), key=lambda t: (t.state != Table.State.OPEN, t.code))
+    cards = [table_card(t, day=day, now=now, lag=lag) for t in tables]
+    every = [a for card in cards for a in card["alerts"]]
+    every.sort(key=lambda a: (a.level != "warning", a.table))
+    return {"gaming_day": day, "now": now, "lag": lag, "tables": cards, "alerts": every}
+
+
+def _table(code: str) -> Table:
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        raise NotFound(f"no table {code!r}", field="table")
+    return table
+
+
+def _coup(coup: Round) -> dict:
+    """A coup's bets and result: house win = Σ stake − Σ return over its decided bets (cents)."""
+    bets = [
+        {
+            "patron": bet.patron.code,
+            "position": bet.position,
+            "stake_cents": bet.stake_cents,
+            "chips": bet.chips,
+            "announce": bet.announce,
+            "state": bet.state,
+            "return_cents": bet.return_cents,
+        }
+        for bet in coup.bets.all()
+    ]
+    decided = [b for b in bets if b["return_cents"] is not None and b["state"] not in ("imprisoned", "returned")]
+    return {
+        "id": str(coup.id),
+        "number": coup.number,
+        "state": coup.state,
+        "result": coup.result,
+        "bets": bets,
+        "staked_cents": sum(b["stake_cents"] for b in bets),
+        "house_win_cents": sum(b["stake_cents"] - b["return_cents"] for b in decided) if decided else None,
+    }
+
+
+def round_events(round_id: str) -> list[dict]:
+    """A coup's events from the ledger, oldest first: ``[{"position", "version", "type",
+    "summary", "actor", "occurred_at", "prev_hash", "hash"}]`` (every event of the round's
+    stream and every event correlated with it)."""
+    rows = (
+        Event.objects.filter(Q(stream=f"round/{round_id}") | Q(correlation_id=round_id))
+        .order_by("position")
+        .values("position", "stream", "version", "type", "data", "actor", "occurred_at", "prev_hash", "hash")
+    )
+    return [
+        {**row, "summary": summary(row["type"], row["data"] if isinstance(row["data"], dict) else {})} for row in rows
+    ]
+
+
+def win_series(code: str, *, day: date) -> list[tuple[datetime, int]]:
+    """The table's cumulative win over the gaming day, one point per event that moved it:
+    ``[(occurred_at UTC, win so far in cents)]``. Read from the postings on the table's tray,
+    drop and colour_issued, leaving out the non-gaming movements, as the table statistics do
+    (``ledger.projections.table_stats``), so the last point equals the day's win."""
+    names = [f"table:{code}:{suffix}" for suffix in sorted(WIN_ACCOUNTS)]
+    rows = (
+        Posting.objects.filter(account__in=names, currency="EUR", event__gaming_day=day)
+        .exclude(event__type__in=NOT_GAMING)
+        .values("event_id", "event__occurred_at")
+        .annotate(moved=Sum("amount_cents"))
+        .order_by("event_id")
+    )
+    series, running = [], 0
+    for row in rows:
+        if row["moved"]:
+            running += row["moved"]
+            series.append((row["event__occurred_at"], running))
+    return series
+
+
+def table_detail(code: str, *, day: date | None = None, now: datetime | None = None) -> dict:
+    """One table: its card, the coup in play (bets and its events: cards, decisions), the last
+    coups with outcomes, roulette's last numbers, baccarat's bead plate and big road, and the
+    win series of the day. ``NotFound`` (404) for an unknown table."""
+    from games.services.baccarat import shoe_history  # a read: the service module's selector
+
+    table = _table(code)
+    day = day or current_gaming_day()
+    now = now or timezone.now()
+    card = table_card(table, day=day, now=now, lag=projection_lag())
+    rounds = Round.objects.filter(table=table).prefetch_related("bets__patron")
+    in_play = rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
+    last = list(rounds.exclude(state__in=Round.IN_PLAY).order_by("-number")[:LAST_COUPS])
+    numbers = []
+    if table.game == Table.Game.ENGLISH_ROULETTE:
+        results = Round.objects.filter(table=table, state=Round.State.SETTLED).order_by("-number")
+        numbers = [r["number"] for r in results.values_list("result", flat=True)[:LAST_NUMBERS] if isinstance(r, dict)]
+    history = None
+    if table.game == Table.Game.BACCARAT:
+        # The shoe of the table's latest coup (the one in play, or the last one closed).
+        shoe_id = (
+            Event.objects.filter(type="CoupResult", data__table=code)
+            .order_by("-position")
+            .values_list("data__shoe", flat=True)
+            .first()
+        )
+        if shoe_id is None and card["shoe"]:
+            shoe_id = card["shoe"]["id"]
+        if shoe_id is not None:
+            history = shoe_history(str(shoe_id))
+            history["big_road_rows"] = max((len(column) for column in history["big_road"]), default=0)
+    return {
+        "table": card,
+        "gaming_day": day,
+        "in_play": {**_coup(in_play), "events": round_events(str(in_play.id))} if in_play else None,
+        "last_coups": [_coup(r) for r in last],
+        "last_numbers": numbers,
+        "baccarat": history,
+        "win_series": win_series(code, day=day),
+    }
+
+
+def coup_audit(round_id: str) -> dict:
+    """A coup's audit trail: ``{"round": {...}, "table", "events": [...]}`` with positions,
+    versions, hashes and each event's link to the previous hash. ``NotFound`` (404)."""
+    try:
+        key = uuid.UUID(str(round_id))
+    except ValueError:
+        raise NotFound(f"no round {round_id}", field="round") from None
+    coup = Round.objects.select_related("table").prefetch_related("bets__patron").filter(pk=key).first()
+    if coup is None:
+        raise NotFound(f"no round {round_id}", field="round")
+    return {"round": _coup(coup), "table": coup.table.code, "events": round_events(str(coup.id))}
+
+
+def _aml_flags(code: str) -> list[dict]:
+    """AML events naming the patron (any type with ``Aml``, ``Suspicious`` or ``Threshold`` in
+    its name, as the cage's AML checks record them): ``[{"position", "type", "summary", "gaming_day"}]``."""
+    rows = (
+        Event.objects.filter(data__patron=code)
+        .filter(Q(type__icontains="aml") | Q(type__icontains="suspicious") | Q(type__icontains="threshold"))
+        .order_by("-position")
+        .values("position", "type", "data", "gaming_day")[:50]
+    )
+    return [{**r, "summary": summary(r["type"], r["data"] if isinstance(r["data"], dict) else {})} for r in rows]
+
+
+def patron_detail(code: str, *, day: date | None = None) -> dict:
+    """A patron's day: rating (bets, staked, average bet, time played in seconds, actual and
+    theoretical win in cents), cash in and out (cage purchases and table buy-ins; redemptions),
+    chips held, AML flags, and the last seven rated days. ``NotFound`` (404)."""
+    patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
+    if patron is None:
+        raise NotFound(f"no patron {code!r}", field="patron")
+    day = day or current_gaming_day()
+    rating = PatronDayRating.objects.filter(patron=code, gaming_day=day).first()
+    moves = Event.objects.filter(
+        gaming_day=day, data__patron=code, type__in=[*CASH_IN_TYPES, *CASH_OUT_TYPES]
+    ).values_list("type", "data__amount_cents")
+    cash_in = sum(amount or 0 for kind, amount in moves if kind in CASH_IN_TYPES)
+    cash_out = sum(amount or 0 for kind, amount in moves if kind in CASH_OUT_TYPES)
+
+    def rated(row: PatronDayRating) -> dict:
+        seconds = int((row.last_bet_at - row.first_bet_at).total_seconds()) if row.first_bet_at else 0
+        return {
+            "gaming_day": row.gaming_day,
+            "bets": row.bets,
+            "staked_cents": row.staked_cents,
+            "average_bet_cents": row.staked_cents // row.bets if row.bets else None,
+            "seconds_played": seconds,
+            "actual_win_cents": row.actual_win_cents,
+            "theoretical_win_cents": int(Fraction(row.theoretical_win) // 1),
+        }
+
+    history = PatronDayRating.objects.filter(patron=code).order_by("-gaming_day")[:7]
+    return {
+        "patron": {"code": patron.code, "kind": patron.kind},
+        "gaming_day": day,
+        "rating": rated(rating) if rating else None,
+        "cash_in_cents": cash_in,
+        "cash_out_cents": cash_out,
+        "chips_cents": store.balance(accounts.patron_chips(code)),
+        "aml_flags": _aml_flags(code),
+        "history": [rated(r) for r in history],
+    }
+
+
+def cage_summary(*, day: date | None = None) -> dict:
+    """The cage for the pit boss: its state and balances (cents, from the ledger), the day's
+    fill and credit events by type, drop counted per table (from the table statistics) and
+    the chip purchases and redemptions of the day."""
+    day = day or current_gaming_day()
+    cage = Cage.objects.filter(code="main").first()
+    slips: dict[str, dict] = {}
+    for row in Event.objects.filter(gaming_day=day).filter(Q(type__startswith="Fill") | Q(type__startswith="Credit")):
+        data = row.data if isinstance(row.data, dict) else {}
+        line = slips.setdefault(row.type, {"type": row.type, "n": 0, "amount_cents": 0})
+        line["n"] += 1
+        line["amount_cents"] += data.get("amount_cents", 0) if isinstance(data.get("amount_cents"), int) else 0
+    counted = (
+        Event.objects.filter(gaming_day=day)
+        .filter(Q(type__startswith="Drop") | Q(type__icontains="Count"))
+        .order_by("position")
+        .values("position", "type", "data")
+    )
+    exchanges = (
+        Event.objects.filter(gaming_day=day, type__in=["ChipsPurchased", "ChipsRedeemed"])
+        .values("type")
+        .annotate(n=Count("position"))
+        .order_by("type")
+    )
+    return {
+        "gaming_day": day,
+        "cage": {"state": cage.state if cage else "closed"},
+        "cash_cents": store.balance(accounts.CAGE_CASH),
+        "chips_cents": store.balance(accounts.CAGE_CHIPS),
+        "slips": sorted(slips.values(), key=lambda line: line["type"]),
+        "counts": [{**c, "summary": summary(c["type"], c["data"] or {})} for c in counted],
+        "drop_by_table": list(
+            TableDayStats.objects.filter(gaming_day=day).values("table", "drop_cents", "fills_cents", "credits_cents")
+        ),
+        "exchanges": list(exchanges),
+    }

@@ -1,0 +1,115 @@
+"""The pit boss dashboard's pages: thin views over ``dashboard.selectors``, read-only.
+
+Every page needs a logged-in user with the pit boss role: anonymous → the login page (302),
+logged in without the role → 403. The ``_live`` fragments are what htmx polls to refresh a
+page without a reload; they answer the same rules.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
+from django.views.decorators.http import require_safe
+
+from ledger.errors import NotFound
+from staff.roles import Role, has_role
+
+from . import charts, selectors
+
+POLL_SECONDS = 3
+
+
+def pit_boss_required(view):
+    """Anonymous → redirect to the dashboard's login page; without ``pit_boss`` → 403; a
+    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes."""
+
+    @require_safe
+    @wraps(view)
+    def guarded(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), login_url=reverse("dashboard:login"))
+        if not has_role(request.user, Role.PIT_BOSS):
+            raise PermissionDenied("the dashboard is for the pit boss role")
+        try:
+            return view(request, *args, **kwargs)
+        except NotFound as exc:
+            raise Http404(str(exc)) from exc
+
+    return guarded
+
+
+class Login(auth_views.LoginView):
+    template_name = "dashboard/login.html"
+    next_page = reverse_lazy("dashboard:floor")
+    redirect_authenticated_user = True
+
+
+class Logout(auth_views.LogoutView):
+    next_page = reverse_lazy("dashboard:login")
+
+
+def home(request):
+    """``/``: the floor for a logged-in pit boss, the API docs for everyone else."""
+    if request.user.is_authenticated and has_role(request.user, Role.PIT_BOSS):
+        return redirect("dashboard:floor")
+    return redirect("docs")
+
+
+@pit_boss_required
+def floor(request):
+    return render(request, "dashboard/floor.html", {"floor": selectors.floor(), "poll": POLL_SECONDS})
+
+
+@pit_boss_required
+def floor_live(request):
+    return render(request, "dashboard/_floor_live.html", {"floor": selectors.floor(), "poll": POLL_SECONDS})
+
+
+def _table_context(code: str) -> dict:
+    detail = selectors.table_detail(code)
+    return {
+        "detail": detail,
+        "card": detail["table"],
+        "chart": charts.win_chart(detail["win_series"], table=code),
+        "poll": POLL_SECONDS,
+    }
+
+
+@pit_boss_required
+def table(request, code: str):
+    return render(request, "dashboard/table.html", _table_context(code))
+
+
+@pit_boss_required
+def table_live(request, code: str):
+    return render(request, "dashboard/_table_live.html", _table_context(code))
+
+
+@pit_boss_required
+def coup_audit(request, round_id: str):
+    return render(request, "dashboard/audit.html", {"audit": selectors.coup_audit(round_id)})
+
+
+@pit_boss_required
+def patron(request, code: str):
+    return render(request, "dashboard/patron.html", {"detail": selectors.patron_detail(code)})
+
+
+@pit_boss_required
+def patron_lookup(request):
+    """The floor's patron search box: ``?code=P00001`` → that patron's page."""
+    code = (request.GET.get("code") or "").strip()[:20]
+    if not code:
+        return redirect("dashboard:floor")
+    return redirect("dashboard:patron", code=code)
+
+
+@pit_boss_required
+def cage(request):
+    return render(request, "dashboard/cage.html", {"cage": selectors.cage_summary()})

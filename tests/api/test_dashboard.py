@@ -1,0 +1,138 @@
+"""The pit boss dashboard through Django's test client: who may see it, and what it shows
+after one coup at English roulette R1 (20.00 EUR on noir, ball on 2: the patron wins 20.00)."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from dashboard.urls import PROTECTED
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from ledger import projections
+from ledger.models import Event, TableDayStats
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(table):
+    code = make_patron(100_000)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    projections.catch_up_all()
+    return code, coup
+
+
+def urls(patron: str, round_id: str) -> dict[str, str]:
+    """One URL for every protected dashboard page (``dashboard.urls.PROTECTED``)."""
+    args = {"table": ["R1"], "table-live": ["R1"], "coup-audit": [round_id], "patron": [patron]}
+    return {name: reverse(f"dashboard:{name}", args=args.get(name, [])) for name in PROTECTED}
+
+
+@pytest.fixture
+def pit_boss(client, django_user_model):
+    user = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(user, Role.PIT_BOSS)
+    client.force_login(user)
+    return client
+
+
+def test_anonymous_is_sent_to_the_login_page_from_every_page(client, played):
+    for name, url in urls(*played).items():
+        response = client.get(url)
+        assert response.status_code == 302, name
+        assert response["Location"].startswith(reverse("dashboard:login") + "?next="), name
+
+
+@pytest.mark.parametrize("roles", [(), (Role.CASHIER, Role.DEALER, Role.AUDITOR), (Role.ADMIN,)])
+def test_a_user_without_the_pit_boss_role_gets_403_on_every_page(client, django_user_model, played, roles):
+    user = django_user_model.objects.create_user(username="other", password="pw", is_superuser=Role.ADMIN in roles)
+    grant(user, *[r for r in roles if r != Role.ADMIN])
+    client.force_login(user)
+    for name, url in urls(*played).items():
+        assert client.get(url).status_code == 403, name
+
+
+def test_a_pit_boss_sees_every_page_and_nothing_is_written(pit_boss, played):
+    head = Event.objects.count()
+    for name, url in urls(*played).items():
+        response = pit_boss.get(url, follow=name == "patron-lookup")
+        assert response.status_code == 200, name
+    assert Event.objects.count() == head
+    assert pit_boss.post(reverse("dashboard:floor")).status_code == 405
+
+
+def test_login_page_logs_a_pit_boss_in_and_lands_on_the_floor(client, django_user_model):
+    user = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(user, Role.PIT_BOSS)
+    page = client.get(reverse("dashboard:login"))
+    assert page.status_code == 200 and b'<label for="id_username">' in page.content
+    response = client.post(reverse("dashboard:login"), {"username": "boss", "password": "pw"})
+    assert response.status_code == 302 and response["Location"] == reverse("dashboard:floor")
+    assert client.get("/")["Location"] == reverse("dashboard:floor")
+
+
+def test_root_sends_anonymous_people_to_the_api_docs(client):
+    assert client.get("/")["Location"] == reverse("docs")
+
+
+def test_floor_card_shows_the_table_figures_of_the_projection(pit_boss, played):
+    stats = TableDayStats.objects.get(table="R1")
+    assert stats.win_cents == -2_000 and stats.coups == 1
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') :]
+    assert re.search(r'data-figure="win"[^>]*>-20\.00 EUR<', card)
+    assert re.search(r'data-figure="coups-hour">1<', card)
+    assert "English roulette" in card and "2.00 EUR – 100.00 EUR" in card  # default limits: 200 and 10,000 cents
+    assert played[0] in card  # the patron of the last coup is seated
+
+
+def test_floor_live_fragment_is_what_htmx_polls(pit_boss, played):
+    html = pit_boss.get(reverse("dashboard:floor-live"), headers={"HX-Request": "true"}).content.decode()
+    assert html.lstrip().startswith('<div id="floor-live" hx-get="/dashboard/_live" hx-trigger="every 3s"')
+    assert "<html" not in html
+
+
+def test_table_view_shows_the_last_number_the_coup_and_the_chart(pit_boss, played):
+    html = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert re.search(r'class="n-black" aria-label="2 black">2<', html)
+    assert re.search(r'data-coup="1">.*?<td>settled</td>\s*<td>2</td>', html, re.S)
+    assert "<svg" in html and "Win of R1 over the gaming day" in html
+    assert "htmx" in html and "https://" not in html.split("<svg")[0]  # htmx from our static files, no CDN
+
+
+def test_audit_page_lists_the_coup_events_with_their_positions_and_hashes(pit_boss, played):
+    _, coup = played
+    events = list(Event.objects.filter(stream=f"round/{coup}").order_by("position").values("position", "hash"))
+    html = pit_boss.get(reverse("dashboard:coup-audit", args=[coup])).content.decode()
+    shown = re.findall(r'<tr data-position="(\d+)">.*?<span data-hash>([0-9a-f]{64})</span>', html, re.S)
+    assert [(int(p), h) for p, h in shown] == [(e["position"], e["hash"]) for e in events]
+    assert [e for e in shown] and "BetSettled" in html
+
+
+def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
+    code, _ = played
+    html = pit_boss.get(reverse("dashboard:patron", args=[code])).content.decode()
+    assert re.search(r'data-figure="actual-win"[^>]*>-20\.00 EUR<', html)  # the house lost 20.00 to him
+    assert re.search(r'data-figure="cash-in">1,000\.00 EUR<', html)  # chips bought at the cage
+    assert re.search(r'data-figure="cash-out">0\.00 EUR<', html)
+
+
+def test_unknown_table_round_or_patron_is_404_for_a_pit_boss(pit_boss, played):
+    assert pit_boss.get(reverse("dashboard:table", args=["NOPE"])).status_code == 404
+    assert pit_boss.get(reverse("dashboard:coup-audit", args=["not-a-uuid"])).status_code == 404
+    assert pit_boss.get(reverse("dashboard:patron", args=["P99999"])).status_code == 404
+
+
+def test_cage_summary_reads_the_cage_balances_from_the_ledger(pit_boss, played):
+    html = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    # The cage opened with 100,000.00 EUR of chips and sold 1,000.00 EUR of them.
+    assert re.search(r'data-figure="cage-chips">99,000\.00 EUR<', html)
+    assert re.search(r'data-figure="cage-cash">101,000\.00 EUR<', html)

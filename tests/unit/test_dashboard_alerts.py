@@ -1,0 +1,72 @@
+"""The pit boss's alerts as pure functions (dashboard.alerts): thresholds and messages."""
+
+from fractions import Fraction
+
+from dashboard import alerts
+from dashboard.alerts import Alert
+
+
+def test_hold_alert_needs_enough_handle():
+    assert alerts.hold_alert("R1", win_cents=40_000, handle_cents=49_999, theoretical_win=Fraction(1351)) is None
+
+
+def test_hold_alert_fires_when_win_on_handle_is_ten_points_off_theory():
+    # Roulette's 1/37 edge on 50,000 cents of handle: theory 2.70% (1,351.35 cents).
+    theory = Fraction(50_000, 37)
+    assert alerts.hold_alert("R1", win_cents=6_351, handle_cents=50_000, theoretical_win=theory) is None  # 12.70%
+    alert = alerts.hold_alert("R1", win_cents=6_400, handle_cents=50_000, theoretical_win=theory)  # 12.80%
+    assert alert == Alert("R1", "hold", "warning", "win is 12.8% of handle against 2.7% in theory")
+    below = alerts.hold_alert("R1", win_cents=-3_700, handle_cents=50_000, theoretical_win=theory)  # -7.40%
+    assert below is not None and below.message == "win is -7.4% of handle against 2.7% in theory"
+
+
+def test_hold_alert_is_silent_when_theory_is_unknown():
+    assert alerts.hold_alert("S1", win_cents=90_000, handle_cents=100_000, theoretical_win=None) is None
+
+
+def test_large_payout_counts_winnings_not_the_stake():
+    payouts = [
+        {"patron": "P00001", "won_cents": 99_999, "position": 10},
+        {"patron": "P00002", "won_cents": 100_000, "position": 11},
+    ]
+    assert alerts.payout_alerts("R1", payouts) == [
+        Alert("R1", "payout", "warning", "P00002 won 1,000.00 EUR at position 11")
+    ]
+
+
+def test_cut_card_alert_counts_the_cards_left():
+    assert alerts.cut_card_alert("B1", drawn=280, cut_position=301, state="in_play") is None
+    assert alerts.cut_card_alert("B1", drawn=281, cut_position=301, state="in_play") == Alert(
+        "B1", "cut_card", "info", "20 cards to the cut card"
+    )
+    exhausted = alerts.cut_card_alert("B1", drawn=305, cut_position=301, state="exhausted")
+    assert exhausted is not None and exhausted.level == "warning"
+    assert alerts.cut_card_alert("B1", drawn=0, cut_position=0, state="in_play") is None  # a reading shoe: no cut
+
+
+def test_outstanding_colour_chips_and_prison_bets():
+    assert alerts.outstanding_alerts("R1", colour_chips=0, prison_bets=0) == []
+    found = alerts.outstanding_alerts("R1", colour_chips=2, prison_bets=1)
+    assert [(a.kind, a.message) for a in found] == [
+        ("colour_chips", "2 colour stack(s) outstanding: change back before close"),
+        ("prison", "1 bet(s) in prison: resolve before close"),
+    ]
+
+
+def test_event_alerts_for_refused_bets_and_count_variances():
+    found = alerts.event_alerts(
+        "R1",
+        [
+            {"type": "BetRefused", "data": {"patron": "P00003", "reason": "over the self-limit"}},
+            {"type": "OpenerVariance", "data": {"variance_cents": -2_500}},
+            {"type": "BetPlaced", "data": {}},
+        ],
+    )
+    assert [(a.kind, a.message) for a in found] == [
+        ("refused", "bet refused for P00003: over the self-limit"),
+        ("variance", "count variance of -25.00 EUR (OpenerVariance)"),
+    ]
+
+
+def test_eur_formats_cents():
+    assert [alerts.eur(c) for c in (0, 5, -5, 123_456_789)] == ["0.00 EUR", "0.05 EUR", "-0.05 EUR", "1,234,567.89 EUR"]
