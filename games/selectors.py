@@ -5,6 +5,7 @@ import uuid
 from ledger import accounts
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import Event
+from ledger.projections.table_stats import NOT_GAMING
 from ledger.selectors import movement_cents
 
 from .models import Round, Table
@@ -50,10 +51,10 @@ def table_win_cents(code: str, *, after: int = 0, upto: int | None = None, curre
     win = Δ(tray + drop + colour_issued): a buy-in moves chips from the tray to the patron and
     cash into the drop (net 0); a lost stake adds to the tray (or to colour_issued for colour
     chips), a payout takes from it. Stocking the tray at ``TableOpened`` is the opener, not
-    win; fills and credits (cage accounting) will be netted here the same way.
+    win; nor are fills, credits, their reversals and the drop count (``NOT_GAMING``).
     """
     accounts_of_table = [accounts.table_tray(code), accounts.table_drop(code), accounts.table_colour_issued(code)]
-    return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency, excluding_types=["TableOpened"])
+    return movement_cents(accounts_of_table, after=after, upto=upto, currency=currency, excluding_types=NOT_GAMING)
 
 
 SETTLING = ["BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose"]

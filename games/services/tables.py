@@ -4,12 +4,15 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from cashier.denominations import chip_denominations, count_total
 from cashier.models import ColourStack
 from cashier.selectors import patron_get
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.models import Event
 from ledger.store import NewEvent
+from staff.roles import Role, require_distinct, require_role
 
 from ..models import Table
 from ..rules.baccarat import BaccaratRules
@@ -50,24 +53,38 @@ def table_open(
     *,
     code: str,
     game: str,
-    opener_cents: int,
     actor: str,
+    opener_cents: int | None = None,
+    opener: dict | None = None,
+    dealer: str | None = None,
+    pit_boss: str | None = None,
     rules: dict | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
 
-    The first opening stocks the tray from ``house:bankroll``; later ones record the
-    difference between the count and the book as a variance (reconciled by the cage).
+    The opener is either a total (``opener_cents``) or, the inventory path (issue #7), a count
+    by chip denomination ``opener={"<cents>": pieces}`` confirmed by a ``dealer`` and a
+    ``pit_boss`` (two distinct users holding those roles). The first opening stocks the tray
+    from ``house:bankroll``; later ones record the difference between the count and the
+    previous closer (the last ``TableClosed``; the book tray before any) as a variance,
+    reported by ``cashier.reports`` (no posting: the chips did not move).
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
-    ``InvalidInput`` (bad game, option or count), ``StateConflict`` (already open).
+    ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
+    (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
+    (already open).
     """
     if not isinstance(code, str) or not code.isalnum() or not 1 <= len(code) <= 20:
         raise InvalidInput("a table code is 1 to 20 letters or digits", field="code")
+    denominations = _counted_tray(opener, opener_cents, "opener", dealer=dealer, pit_boss=pit_boss)
+    if denominations is not None:
+        opener_cents = sum(int(d) * n for d, n in denominations.items())
     if type(opener_cents) is not int or opener_cents < 0:
         raise InvalidInput("the opener is a non-negative whole number of cents", field="opener_cents")
     rule_set = _validated_rules(game, rules)
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
+    if denominations is not None:
+        request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -81,7 +98,7 @@ def table_open(
             raise StateConflict(f"table {code} is already open", field="table") from None
         book = store.balance(accounts.table_tray(code), table.currency)
         first = table.version == 0
-        variance = 0 if first else opener_cents - book
+        variance = 0 if first else opener_cents - _previous_closer(table, book)
         legs = (
             posting_rules.stock(accounts.table_tray(code), accounts.HOUSE_BANKROLL, opener_cents - book)
             if first
@@ -101,6 +118,7 @@ def table_open(
                         "opener_cents": opener_cents,
                         "book_tray_cents": book,
                         "variance_cents": variance,
+                        **_count_data(denominations, dealer, pit_boss),
                     },
                     legs,
                 )
@@ -119,15 +137,30 @@ def table_open(
         )
 
 
-def table_close(*, code: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """Close table ``code``. Returns ``{"table", "event", "closer_cents"}`` (the tray by the book).
+def table_close(
+    *,
+    code: str,
+    actor: str,
+    closer: dict | None = None,
+    dealer: str | None = None,
+    pit_boss: str | None = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Close table ``code``. Returns ``{"table", "event", "closer_cents", "book_tray_cents",
+    "variance_cents"}`` in cents.
 
-    Refused with ``StateConflict`` (409) while a coup is in play or colour chips are
-    outstanding (they must be changed back first: DESIGN.md §State machines).
+    Without ``closer`` the closer is the tray by the book. With ``closer={"<cents>": pieces}``
+    (the inventory path, issue #7, confirmed by a ``dealer`` and a ``pit_boss``, two distinct
+    users with those roles) the closer is the count, and ``variance_cents`` = count − book; it
+    is the next session's opener. Refused with ``StateConflict`` (409) while a coup is in
+    play or colour chips are outstanding (DESIGN.md §State machines); ``InvalidInput`` for a
+    bad count, ``RoleRequired`` (403) for a bad confirmation.
     """
-    with ledger_command(
-        actor=actor, request={"op": "table_close", "table": code}, idempotency_key=idempotency_key
-    ) as cmd:
+    denominations = _counted_tray(closer, None, "closer", dealer=dealer, pit_boss=pit_boss)
+    request = {"op": "table_close", "table": code}
+    if denominations is not None:
+        request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         table = table_for_update(code)
@@ -142,18 +175,66 @@ def table_close(*, code: str, actor: str, idempotency_key: str | None = None) ->
         table.close()
         # Bets still in prison are resolved by the table option prison_on_close (RULES.md).
         released = prison.close_prison(table, PrisonOnClose(table.rules.get("prison_on_close", "half_returned")))
-        closer = store.balance(accounts.table_tray(code), table.currency) + sum(
+        book = store.balance(accounts.table_tray(code), table.currency) + sum(
             leg.amount_cents for event in released for leg in event.postings if leg.account == accounts.table_tray(code)
         )
+        closer = book if denominations is None else sum(int(d) * n for d, n in denominations.items())
+        data = {"table": code, "closer_cents": closer}
+        if denominations is not None:
+            data |= {"book_tray_cents": book, "variance_cents": closer - book}
+            data |= _count_data(denominations, dealer, pit_boss)
         saved = cmd.append(
             stream=table.stream,
             expected_version=table.version,
-            events=[*released, NewEvent("TableClosed", {"table": code, "closer_cents": closer})],
+            events=[*released, NewEvent("TableClosed", data)],
         )
         event = saved[-1]
         table.version = event.version
         table.save()
-        return cmd.finish({"table": code, "event": event.position, "closer_cents": closer})
+        return cmd.finish(
+            {
+                "table": code,
+                "event": event.position,
+                "closer_cents": closer,
+                "book_tray_cents": book,
+                "variance_cents": closer - book,
+            }
+        )
+
+
+def _counted_tray(
+    count: dict | None, total: int | None, field: str, *, dealer: str | None, pit_boss: str | None
+) -> dict | None:
+    """Validate an opener or closer counted by chip denomination and its two confirmations.
+
+    Returns the normalised count (``None`` when the count is a plain total). Raises
+    ``InvalidInput`` (bad count; a count and a different total), ``RoleRequired`` (403).
+    """
+    if count is None:
+        if dealer is not None or pit_boss is not None:
+            raise InvalidInput(f"confirmations go with a {field} counted by denomination", field=field)
+        return None
+    denominations, counted = count_total(count, chip_denominations(), field=field)
+    if total is not None and total != counted:
+        raise InvalidInput(f"the {field} count totals {counted} cents, not {total}", field=f"{field}_cents")
+    for who, role in ((dealer, Role.DEALER), (pit_boss, Role.PIT_BOSS)):
+        if not isinstance(who, str) or not who:
+            raise InvalidInput(f"the {field} count needs the {role.value}'s confirmation", field=role.value)
+        require_role(who, role, step=f"confirming the {field}")
+    require_distinct(f"confirming the {field}", pit_boss, [("dealer", dealer)])
+    return denominations
+
+
+def _count_data(denominations: dict | None, dealer: str | None, pit_boss: str | None) -> dict:
+    if denominations is None:
+        return {}
+    return {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
+
+
+def _previous_closer(table: Table, book: int) -> int:
+    """The closer of the table's last session (what its tray should hold), else the book."""
+    last = Event.objects.filter(stream=table.stream, type="TableClosed").order_by("-position").first()
+    return last.data.get("closer_cents", book) if last is not None else book
 
 
 def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:

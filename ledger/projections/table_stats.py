@@ -8,7 +8,17 @@ is the count room's ``win = drop + credits − fills + (closer − opener)`` (DE
 from ..models import TableDayStats
 from . import Batch, register
 
-NOT_GAMING = {"TableOpened", "FillDelivered", "CreditDelivered"}
+# Movements of a table's accounts that are not gaming: stocking the tray, fills and credits
+# and their reversals, and the count moving the drop box's cash to the cage (issue #7).
+NOT_GAMING = {
+    "TableOpened",
+    "FillDelivered",
+    "CreditDelivered",
+    "FillReversed",
+    "CreditReversed",
+    "DropCounted",
+    "DropCountReversed",
+}
 # The events that decide a stake: a settlement line, or a prison bet's release or loss.
 DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")
 WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
@@ -37,17 +47,18 @@ class TableStatistics:
                 if len(parts) != 3 or parts[0] != "table" or parts[2] not in WIN_ACCOUNTS:
                     continue
                 stats = row(parts[1], day)
-                if parts[2] == "drop" and amount > 0:
+                if parts[2] == "drop" and amount > 0 and event_type not in NOT_GAMING:
                     stats.drop_cents += amount
                 if event_type not in NOT_GAMING:
                     stats.win_cents += amount
             table = data.get("table")
             if not isinstance(table, str):
                 continue
-            if event_type in ("FillDelivered", "CreditDelivered"):
+            if event_type in ("FillDelivered", "CreditDelivered", "FillReversed", "CreditReversed"):
                 stats = row(table, day)
-                field = "fills_cents" if event_type == "FillDelivered" else "credits_cents"
-                setattr(stats, field, getattr(stats, field) + data.get("amount_cents", 0))
+                field = "fills_cents" if event_type.startswith("Fill") else "credits_cents"
+                sign = -1 if event_type.endswith("Reversed") else 1
+                setattr(stats, field, getattr(stats, field) + sign * data.get("amount_cents", 0))
             elif event_type in DECIDING:
                 stats = row(table, day)
                 stats.bets += 1

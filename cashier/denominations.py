@@ -1,0 +1,52 @@
+"""Counts by denomination: the casino's chip and cash denominations and how a count is read.
+
+A count is ``{"<denomination in cents>": <pieces>}`` (JSON object keys are strings; integer
+keys are accepted too). The chip denominations are the setting ``CASINO_CHIP_DENOMINATIONS``
+(cents), the cash ones ``CASINO_CASH_DENOMINATIONS`` (both in ``casino/settings.py``).
+"""
+
+from django.conf import settings
+
+from ledger.errors import InvalidInput
+from ledger.store import MAX_CENTS
+
+# Euro value chips 1 € to 10,000 € and euro banknotes, in cents (defaults for the settings).
+DEFAULT_CHIP_DENOMINATIONS = (100, 250, 500, 1_000, 2_500, 10_000, 50_000, 100_000, 500_000, 1_000_000)
+DEFAULT_CASH_DENOMINATIONS = (500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+
+
+def chip_denominations() -> tuple[int, ...]:
+    return tuple(getattr(settings, "CASINO_CHIP_DENOMINATIONS", DEFAULT_CHIP_DENOMINATIONS))
+
+
+def cash_denominations() -> tuple[int, ...]:
+    return tuple(getattr(settings, "CASINO_CASH_DENOMINATIONS", DEFAULT_CASH_DENOMINATIONS))
+
+
+def count_total(count: object, allowed: tuple[int, ...], *, field: str) -> tuple[dict[str, int], int]:
+    """Validate a count and total it: returns ``(normalised count, total cents)``.
+
+    The normalised count has string keys in ascending denomination order and no zero lines.
+    Raises ``InvalidInput`` naming ``field`` for a count that is not an object, an unknown
+    denomination, or a number of pieces that is negative or not a JSON integer.
+    """
+    if not isinstance(count, dict):
+        raise InvalidInput('a count is an object {"<denomination cents>": pieces}', field=field)
+    lines: dict[int, int] = {}
+    for key, pieces in count.items():
+        try:
+            denomination = int(key) if not isinstance(key, bool) else None
+        except (TypeError, ValueError):
+            denomination = None
+        if denomination is None or str(denomination) != str(key).strip() or denomination not in allowed:
+            known = ", ".join(str(d) for d in allowed)
+            raise InvalidInput(f"unknown denomination {key!r} (cents); one of {known}", field=field)
+        if type(pieces) is not int or pieces < 0:
+            raise InvalidInput(
+                f"the count of {denomination} is {pieces!r}: a non-negative whole number of pieces", field=field
+            )
+        lines[denomination] = lines.get(denomination, 0) + pieces
+    total = sum(d * n for d, n in lines.items())
+    if total > MAX_CENTS:
+        raise InvalidInput("the count is out of range", field=field)
+    return {str(d): lines[d] for d in sorted(lines) if lines[d]}, total

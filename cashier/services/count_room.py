@@ -1,0 +1,226 @@
+"""Drop boxes and the count room (issue #7).
+
+At the end of a gaming day each table's drop box is removed (``DropBoxRemoved``, one event
+per box) and the count team counts its cash by banknote (``DropCounted``, two distinct
+counters of the role count_team). The expected drop is the table's recorded cash buy-ins of
+that gaming day (the ``CashBuyIn`` events: ``table:<T>:drop +X``). The count moves the cash
+from the drop box to the cage, and the difference to the cage's over/short account::
+
+    table:<T>:drop −expected, cage:cash +counted, cage:over_short +(expected − counted)
+
+so the drop account is back to nothing and a short count shows as a debit of over/short.
+A mistaken count is reversed (``DropCountReversed``, naming the count, approved by a pit boss
+or cage supervisor) and the box counted again. Stream: ``drop/<table>/<gaming day>``.
+"""
+
+from datetime import date
+
+from games.models import Table
+from ledger import accounts, store
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.models import Event
+from ledger.store import Leg, NewEvent
+from staff.roles import Role, require_distinct, require_role
+
+from ..denominations import cash_denominations, count_total
+
+APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
+
+
+def parse_gaming_day(value: object, field: str = "gaming_day") -> date:
+    """A gaming day from a ``date`` or an ISO ``YYYY-MM-DD`` string; ``InvalidInput`` otherwise."""
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and len(value) == 10:
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise InvalidInput("a gaming day is a date YYYY-MM-DD", field=field)
+
+
+def drop_stream(table: str, day: date) -> str:
+    return f"drop/{table}/{day.isoformat()}"
+
+
+def expected_drop_cents(table: str, day: date) -> int:
+    """The table's recorded cash buy-ins of gaming day ``day`` (cents)."""
+    events = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day=day)
+    return sum(events.values_list("data__amount_cents", flat=True))
+
+
+def live_count(table: str, day: date) -> Event | None:
+    """The table's ``DropCounted`` event of ``day`` that no reversal cancelled, if any."""
+    events = list(Event.objects.filter(stream=drop_stream(table, day)).order_by("position"))
+    reversed_positions = {e.data["reverses"] for e in events if e.type == "DropCountReversed"}
+    counts = [e for e in events if e.type == "DropCounted" and e.position not in reversed_positions]
+    return counts[-1] if counts else None
+
+
+def _table(code: object) -> Table:
+    table = Table.objects.filter(code=code).first() if isinstance(code, str) else None
+    if table is None:
+        raise NotFound(f"no table {code!r}", field="table")
+    return table
+
+
+def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:
+    """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss or count team).
+
+    Returns ``{"table", "gaming_day", "event", "expected_cents"}``. Raises ``InvalidInput``
+    (bad day), ``NotFound`` (table), ``RoleRequired`` (403), ``StateConflict`` (already removed).
+    """
+    day = parse_gaming_day(gaming_day)
+    require_role(actor, Role.PIT_BOSS, Role.COUNT_TEAM, step="removing a drop box")
+    request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat()}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _table(table)
+        stream = drop_stream(found.code, day)
+        if store.stream_version(stream):
+            raise StateConflict(f"the drop box of {found.code} for {day} is already removed", field="table")
+        expected = expected_drop_cents(found.code, day)
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=0,
+            events=[
+                NewEvent(
+                    "DropBoxRemoved", {"table": found.code, "gaming_day": day.isoformat(), "expected_cents": expected}
+                )
+            ],
+        )
+        return cmd.finish(
+            {"table": found.code, "gaming_day": day.isoformat(), "event": event.position, "expected_cents": expected}
+        )
+
+
+def drop_count(
+    *,
+    table: str,
+    gaming_day: object,
+    cash: dict,
+    counters: list,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """The count team's count of ``table``'s drop box for ``gaming_day``, by banknote.
+
+    ``cash`` is ``{"<denomination cents>": notes}``; ``counters`` the two count-team users who
+    counted (distinct; the actor is a count-team member too). Returns ``{"table",
+    "gaming_day", "event", "counted_cents", "expected_cents", "variance_cents"}`` (variance =
+    counted − expected). Raises ``InvalidInput`` (negative or non-integer count, unknown
+    denomination, not two counters), ``RoleRequired`` (403: a counter without the role, or
+    the same counter twice), ``StateConflict`` (box not removed, or already counted).
+    """
+    day = parse_gaming_day(gaming_day)
+    notes, counted = count_total(cash, cash_denominations(), field="cash")
+    if not isinstance(counters, (list, tuple)) or len(counters) != 2 or not all(isinstance(c, str) for c in counters):
+        raise InvalidInput("a count names its two counters", field="counters")
+    first, second = counters
+    require_role(actor, Role.COUNT_TEAM, step="entering a drop count")
+    for who in counters:
+        require_role(who, Role.COUNT_TEAM, step="counting a drop box")
+    require_distinct("counting a drop box", second, [("first counter", first)])
+    request = {
+        "op": "drop_count",
+        "table": table,
+        "gaming_day": day.isoformat(),
+        "cash": notes,
+        "counters": [*counters],
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _table(table)
+        stream = drop_stream(found.code, day)
+        version = store.stream_version(stream)
+        if not version:
+            raise StateConflict(f"the drop box of {found.code} for {day} has not been removed", field="table")
+        if live_count(found.code, day) is not None:
+            raise StateConflict(
+                f"the drop box of {found.code} for {day} is already counted; reverse that count first", field="table"
+            )
+        expected = expected_drop_cents(found.code, day)
+        legs = [
+            Leg(account, amount)
+            for account, amount in (
+                (accounts.table_drop(found.code), -expected),
+                (accounts.CAGE_CASH, counted),
+                (accounts.CAGE_OVER_SHORT, expected - counted),
+            )
+            if amount
+        ]
+        data = {
+            "table": found.code,
+            "gaming_day": day.isoformat(),
+            "denominations": notes,
+            "counted_cents": counted,
+            "expected_cents": expected,
+            "variance_cents": counted - expected,
+            "counters": [first, second],
+        }
+        (event,) = cmd.append(stream=stream, expected_version=version, events=[NewEvent("DropCounted", data, legs)])
+        return cmd.finish(
+            {
+                "table": found.code,
+                "gaming_day": day.isoformat(),
+                "event": event.position,
+                "counted_cents": counted,
+                "expected_cents": expected,
+                "variance_cents": counted - expected,
+            }
+        )
+
+
+def drop_count_reverse(
+    *, table: str, gaming_day: object, reason: str, approver: str, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Reverse the live drop count of ``table`` for ``gaming_day`` (storno), so it can be recounted.
+
+    Appends ``DropCountReversed`` naming the count (``reverses``: its position) with its
+    postings the other way round. Needs a reason and an approver (pit boss or cage
+    supervisor) other than the actor. Returns ``{"table", "gaming_day", "event", "reverses"}``.
+    Raises ``InvalidInput``, ``RoleRequired`` (403), ``StateConflict`` (nothing to reverse).
+    """
+    day = parse_gaming_day(gaming_day)
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("a reversal needs a reason", field="reason")
+    if not isinstance(approver, str) or not approver:
+        raise InvalidInput("a reversal needs an approver (pit boss or cage supervisor)", field="approver")
+    require_role(actor, Role.COUNT_TEAM, Role.PIT_BOSS, Role.CAGE_SUPERVISOR, step="reversing a drop count")
+    require_role(approver, *APPROVERS, step="approving a count reversal")
+    require_distinct("approving a count reversal", approver, [("signer", actor)])
+    request = {"op": "drop_count_reverse", "table": table, "gaming_day": day.isoformat(), "reason": reason.strip()}
+    request["approver"] = approver
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _table(table)
+        original = live_count(found.code, day)
+        if original is None:
+            raise StateConflict(f"no count of {found.code} for {day} to reverse", field="table")
+        legs = [Leg(p.account, -p.amount_cents, p.currency) for p in original.postings.all()]
+        stream = drop_stream(found.code, day)
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=store.stream_version(stream),
+            causation_id=str(original.position),
+            events=[
+                NewEvent(
+                    "DropCountReversed",
+                    {
+                        "table": found.code,
+                        "gaming_day": day.isoformat(),
+                        "reverses": original.position,
+                        "reason": reason.strip(),
+                        "approved_by": approver,
+                    },
+                    legs,
+                )
+            ],
+        )
+        return cmd.finish(
+            {"table": found.code, "gaming_day": day.isoformat(), "event": event.position, "reverses": original.position}
+        )

@@ -1,0 +1,88 @@
+"""Closing a gaming day (issue #7): once every table that played it is closed and counted.
+
+``ledger.gaming_day`` gives every event its gaming day (``GAMING_DAY_START`` in
+``CASINO_TIMEZONE``). ``gaming_day_close`` appends ``GamingDayClosed`` on the stream
+``gamingday/<YYYY-MM-DD>`` and then, when the sealing module exists, seals the day
+(``ledger.seal.seal_gaming_day``), in its own transaction after this one commits.
+"""
+
+import importlib
+import importlib.util
+from datetime import date
+
+from games.models import Table
+from ledger.commands import ledger_command
+from ledger.errors import DomainError, StateConflict
+from ledger.models import Event
+from ledger.store import NewEvent
+from staff.roles import Role, require_role
+
+from .count_room import live_count, parse_gaming_day
+
+
+def gaming_day_stream(day: date) -> str:
+    return f"gamingday/{day.isoformat()}"
+
+
+def tables_of_day(day: date) -> list[str]:
+    """Codes of the tables with any event of their own stream on gaming day ``day``, sorted."""
+    streams = Event.objects.filter(gaming_day=day, stream__startswith="table/").values_list("stream", flat=True)
+    return sorted({stream.split("/", 1)[1] for stream in streams.distinct()})
+
+
+def gaming_day_closed(day: date) -> Event | None:
+    """The ``GamingDayClosed`` event of ``day``, if it was closed."""
+    return Event.objects.filter(stream=gaming_day_stream(day), type="GamingDayClosed").first()
+
+
+def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:
+    """Close gaming day ``gaming_day`` (``YYYY-MM-DD``): a pit boss, cage supervisor or admin.
+
+    Refused with ``StateConflict`` (409) when a table that played that day is still open or
+    its drop is not counted, or when the day is already closed. Returns ``{"gaming_day",
+    "event", "tables", "sealed"}`` (``sealed``: the seal's result, or None when
+    ``ledger.seal`` is not installed).
+    """
+    day = parse_gaming_day(gaming_day)
+    require_role(actor, Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN, step="closing a gaming day")
+    request = {"op": "gaming_day_close", "gaming_day": day.isoformat()}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        if gaming_day_closed(day) is not None:
+            raise StateConflict(f"gaming day {day} is already closed", field="gaming_day")
+        tables = tables_of_day(day)
+        still_open = sorted(
+            Table.objects.filter(code__in=tables, state=Table.State.OPEN).values_list("code", flat=True)
+        )
+        if still_open:
+            raise StateConflict(f"gaming day {day}: tables still open: {', '.join(still_open)}", field="gaming_day")
+        uncounted = [code for code in tables if live_count(code, day) is None]
+        if uncounted:
+            raise StateConflict(f"gaming day {day}: drop not counted at {', '.join(uncounted)}", field="gaming_day")
+        (event,) = cmd.append(
+            stream=gaming_day_stream(day),
+            expected_version=0,
+            events=[NewEvent("GamingDayClosed", {"gaming_day": day.isoformat(), "tables": tables})],
+        )
+        result = cmd.finish({"gaming_day": day.isoformat(), "event": event.position, "tables": tables})
+    if cmd.replayed:
+        return result
+    return result | {"sealed": _seal(day, actor)}
+
+
+def _seal(day: date, actor: str):
+    """Seal the closed day when ``ledger.seal`` is installed (another workstream writes it).
+
+    Called after the close has committed: sealing runs its own durable transaction. The
+    result is the seal service's (JSON), ``{"error", "detail"}`` if it refused, or None without it.
+    """
+    if importlib.util.find_spec("ledger.seal") is None:
+        return None
+    seal = importlib.import_module("ledger.seal")
+    try:
+        return seal.seal_gaming_day(day=day, actor=actor)
+    except DomainError as exc:
+        # The close has committed; a seal refused (e.g. a later day already sealed) is
+        # reported with it rather than turning the committed close into an error.
+        return {"error": exc.code, "detail": exc.message}

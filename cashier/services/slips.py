@@ -1,0 +1,297 @@
+"""Fill and credit slips (issue #7): chips between the cage and a table, step by step.
+
+``requested`` (pit boss, at the table) → ``issued`` (cashier or cage supervisor, who names
+the runner) → ``delivered`` (accepted at the table by a pit boss or dealer); or ``voided``
+(reason, two signatures). Each step is an event on ``slip/<kind>/<serial>``; money moves
+only at delivery, by DESIGN.md's rule:
+
+- fill:   cage:chips −X, table:<T>:tray +X
+- credit: table:<T>:tray −X, cage:chips +X
+
+Segregation of duties: the issuer is not the requester; the runner (role runner) is neither
+the requester nor the issuer; the acceptor is neither the issuer nor the runner. A mistaken
+delivered slip is reversed by ``FillReversed`` / ``CreditReversed``, which names the
+delivery it corrects and needs a pit boss's or cage supervisor's approval; nothing is edited.
+
+Serial numbers: ``YYYY-NNNNNN``, one series per kind (fills and credits each have their
+own book), sequential within the calendar year of the request's gaming day; allocated
+under the ledger writer lock, so two requests never take the same number and a refused
+request leaves no gap.
+"""
+
+from django.db.models import Max
+from django_fsm import TransitionNotAllowed
+
+from games.models import Table
+from ledger import accounts, store
+from ledger.commands import ledger_command
+from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from ledger.store import Leg, NewEvent
+from staff.roles import Role, require_distinct, require_role
+
+from ..denominations import chip_denominations, count_total
+from ..models import Cage, Slip
+
+EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
+APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
+
+
+def slip_legs(kind: str, table: str, amount: int) -> list[Leg]:
+    """DESIGN.md: fill: cage:chips −X, table:tray +X · credit: the reverse."""
+    sign = 1 if kind == Slip.Kind.FILL else -1
+    return [Leg(accounts.CAGE_CHIPS, -sign * amount), Leg(accounts.table_tray(table), sign * amount)]
+
+
+def _kind(kind: object) -> str:
+    if kind not in Slip.Kind.values:
+        raise InvalidInput(f"unknown slip kind {kind!r}; one of {', '.join(Slip.Kind.values)}", field="kind")
+    return kind
+
+
+def _slip_for_update(kind: str, serial: object) -> Slip:
+    slip = (
+        Slip.objects.select_for_update().select_related("table").filter(kind=kind, serial=serial).first()
+        if isinstance(serial, str)
+        else None
+    )
+    if slip is None:
+        raise NotFound(f"no {kind} slip {serial!r}", field="serial")
+    return slip
+
+
+def _transition(slip: Slip, step: str) -> None:
+    try:
+        getattr(slip, step)()
+    except TransitionNotAllowed:
+        raise StateConflict(
+            f"{slip.kind} slip {slip.serial} is {slip.state}; it cannot be {step}d", field="serial"
+        ) from None
+
+
+def _append(cmd, slip: Slip, event_type: str, data: dict, legs: list[Leg] = (), causation: str = "") -> Event:
+    (event,) = cmd.append(
+        stream=slip.stream,
+        expected_version=slip.version,
+        correlation_id=slip.stream,
+        causation_id=causation,
+        events=[NewEvent(event_type, {"slip": slip.serial, "kind": slip.kind, "table": slip.table.code, **data}, legs)],
+    )
+    slip.version = event.version
+    slip.save()
+    return event
+
+
+def _result(slip: Slip, event: Event) -> dict:
+    return {
+        "serial": slip.serial,
+        "kind": slip.kind,
+        "table": slip.table.code,
+        "state": slip.state,
+        "amount_cents": slip.amount_cents,
+        "denominations": slip.denominations,
+        "event": event.position,
+    }
+
+
+def _check_tray_covers(table: Table, amount: int) -> None:
+    tray = store.balance(accounts.table_tray(table.code), table.currency)
+    if tray < amount:
+        raise InsufficientChips(
+            f"{amount} cents is more than the tray of {table.code} holds ({tray} cents)", field="denominations"
+        )
+
+
+def _check_cage_covers(amount: int) -> None:
+    held = store.balance(accounts.CAGE_CHIPS)
+    if held < amount:
+        raise InsufficientChips(f"the cage holds {held} cents of chips, less than {amount}", field="denominations")
+
+
+def slip_request(*, kind: str, table: str, denominations: dict, actor: str, idempotency_key: str | None = None) -> dict:
+    """A pit boss requests a fill or a credit for ``table`` (open), counted by chip denomination.
+
+    Returns ``{"serial", "kind", "table", "state", "amount_cents", "denominations", "event"}``
+    (cents). Raises ``InvalidInput`` (bad kind or count, unknown denomination, an empty slip),
+    ``InsufficientChips`` (a credit larger than the tray), ``RoleRequired`` (403: not a pit
+    boss), ``NotFound`` (table), ``StateConflict`` (table closed).
+    """
+    kind = _kind(kind)
+    counted, amount = count_total(denominations, chip_denominations(), field="denominations")
+    if amount <= 0:
+        raise InvalidInput("a slip moves at least one chip", field="denominations")
+    require_role(actor, Role.PIT_BOSS, step=f"requesting a {kind}")
+    request = {"op": "slip_request", "kind": kind, "table": table, "denominations": counted}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = Table.objects.filter(code=table).first() if isinstance(table, str) else None
+        if found is None:
+            raise NotFound(f"no table {table!r}", field="table")
+        if found.state != Table.State.OPEN:
+            raise StateConflict(f"table {table} is closed", field="table")
+        if kind == Slip.Kind.CREDIT:
+            _check_tray_covers(found, amount)
+        day = current_gaming_day()
+        number = (Slip.objects.filter(kind=kind, year=day.year).aggregate(n=Max("number"))["n"] or 0) + 1
+        slip = Slip.objects.create(
+            kind=kind,
+            serial=f"{day.year}-{number:06d}",
+            year=day.year,
+            number=number,
+            table=found,
+            denominations=counted,
+            amount_cents=amount,
+            requested_by=actor,
+            gaming_day=day,
+        )
+        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Requested", {"amount_cents": amount, "denominations": counted})
+        return cmd.finish(_result(slip, event))
+
+
+def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """The cage issues the slip (for a fill: prepares the chips) and hands it to ``runner``.
+
+    Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: the actor is not a
+    cashier or cage supervisor, the runner not a runner, or a segregation clash),
+    ``StateConflict`` (not requested; cage closed), ``InsufficientChips`` (cage short of chips
+    for a fill), ``NotFound``.
+    """
+    kind = _kind(kind)
+    require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step=f"issuing a {kind}")
+    if not isinstance(runner, str) or not runner:
+        raise InvalidInput("name the runner who carries the slip", field="runner")
+    require_role(runner, Role.RUNNER, step=f"carrying a {kind}")
+    request = {"op": "slip_issue", "kind": kind, "serial": serial, "runner": runner}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        slip = _slip_for_update(kind, serial)
+        require_distinct(f"issuing {kind} {serial}", actor, [("requester", slip.requested_by)])
+        require_distinct(f"carrying {kind} {serial}", runner, [("requester", slip.requested_by), ("issuer", actor)])
+        cage = Cage.objects.filter(code="main").first()
+        if cage is None or cage.state != Cage.State.OPEN:
+            raise StateConflict("the cage is closed", field="cage")
+        if kind == Slip.Kind.FILL:
+            _check_cage_covers(slip.amount_cents)
+        _transition(slip, "issue")
+        slip.issued_by, slip.runner = actor, runner
+        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Issued", {"issued_by": actor, "runner": runner})
+        return cmd.finish(_result(slip, event))
+
+
+def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """The table accepts the delivered slip; the chips move (fill: cage → tray; credit: tray → cage).
+
+    Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings.
+    Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: not a pit boss or
+    dealer, or the issuer or the runner accepting), ``StateConflict`` (not issued; table
+    closed), ``InsufficientChips`` (a credit larger than the tray, a fill the cage cannot cover).
+    """
+    kind = _kind(kind)
+    require_role(actor, Role.PIT_BOSS, Role.DEALER, step=f"accepting a {kind}")
+    with ledger_command(
+        actor=actor, request={"op": "slip_accept", "kind": kind, "serial": serial}, idempotency_key=idempotency_key
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        slip = _slip_for_update(kind, serial)
+        require_distinct(f"accepting {kind} {serial}", actor, [("issuer", slip.issued_by), ("runner", slip.runner)])
+        table = Table.objects.get(pk=slip.table_id)
+        if slip.state == Slip.State.ISSUED and table.state != Table.State.OPEN:
+            raise StateConflict(f"table {table.code} is closed", field="table")
+        _transition(slip, "deliver")
+        if kind == Slip.Kind.CREDIT:
+            _check_tray_covers(table, slip.amount_cents)
+        else:
+            _check_cage_covers(slip.amount_cents)
+        slip.accepted_by = actor
+        event = _append(
+            cmd,
+            slip,
+            f"{EVENT_PREFIX[kind]}Delivered",
+            {
+                "amount_cents": slip.amount_cents,
+                "denominations": slip.denominations,
+                "requested_by": slip.requested_by,
+                "issued_by": slip.issued_by,
+                "runner": slip.runner,
+                "accepted_by": actor,
+            },
+            slip_legs(kind, table.code, slip.amount_cents),
+        )
+        return cmd.finish(_result(slip, event))
+
+
+def _signatures(actor: str, approver: object, reason: object, step: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput(f"{step} needs a reason", field="reason")
+    if not isinstance(approver, str) or not approver:
+        raise InvalidInput(f"{step} needs a second signature (a pit boss or cage supervisor)", field="approver")
+    require_role(actor, Role.PIT_BOSS, Role.CASHIER, Role.CAGE_SUPERVISOR, step=step)
+    require_role(approver, *APPROVERS, step=f"approving: {step}")
+    require_distinct(f"approving: {step}", approver, [("signer", actor)])
+    return reason.strip()
+
+
+def slip_void(
+    *, kind: str, serial: str, reason: str, approver: str, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Void a slip that was requested or issued (no chips moved): a reason and two signatures.
+
+    The slip stays listed (state ``voided``). Raises ``InvalidInput`` (no reason, no approver),
+    ``RoleRequired`` (403), ``StateConflict`` (delivered: reverse it instead), ``NotFound``.
+    """
+    kind = _kind(kind)
+    why = _signatures(actor, approver, reason, f"voiding a {kind}")
+    request = {"op": "slip_void", "kind": kind, "serial": serial, "reason": why, "approver": approver}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        slip = _slip_for_update(kind, serial)
+        _transition(slip, "void")
+        slip.void_reason, slip.voided_by, slip.void_approved_by = why, actor, approver
+        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Voided", {"reason": why, "approved_by": approver})
+        return cmd.finish(_result(slip, event))
+
+
+def slip_reverse(
+    *, kind: str, serial: str, reason: str, approver: str, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Reverse a delivered slip (storno): the postings of its delivery, the other way round.
+
+    Appends ``FillReversed`` / ``CreditReversed`` with ``reverses`` = the position of the
+    delivery event (also its ``causation_id``); the delivery stays in the ledger. A reversed
+    fill gives the cage its chips back and takes them off the tray. Raises ``InvalidInput``,
+    ``RoleRequired`` (403: approver not a pit boss or cage supervisor, or the signer),
+    ``StateConflict`` (not delivered, or already reversed), ``InsufficientChips`` (the tray or
+    the cage no longer holds the chips to give back), ``NotFound``.
+    """
+    kind = _kind(kind)
+    why = _signatures(actor, approver, reason, f"reversing a {kind}")
+    request = {"op": "slip_reverse", "kind": kind, "serial": serial, "reason": why, "approver": approver}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        slip = _slip_for_update(kind, serial)
+        _transition(slip, "reverse")
+        table = Table.objects.get(pk=slip.table_id)
+        if kind == Slip.Kind.FILL:
+            _check_tray_covers(table, slip.amount_cents)
+        else:
+            _check_cage_covers(slip.amount_cents)
+        delivered = Event.objects.get(stream=slip.stream, type=f"{EVENT_PREFIX[kind]}Delivered")
+        slip.reversed_by, slip.reversal_approved_by = actor, approver
+        legs = [
+            Leg(leg.account, -leg.amount_cents, leg.currency) for leg in slip_legs(kind, table.code, slip.amount_cents)
+        ]
+        event = _append(
+            cmd,
+            slip,
+            f"{EVENT_PREFIX[kind]}Reversed",
+            {"amount_cents": slip.amount_cents, "reverses": delivered.position, "reason": why, "approved_by": approver},
+            legs,
+            causation=str(delivered.position),
+        )
+        return cmd.finish(_result(slip, event) | {"reverses": delivered.position})

@@ -1,0 +1,241 @@
+"""Cage and table accounting (issue #7): inventories, fills and credits, drop count, gaming day."""
+
+import pytest
+
+from cashier.models import Slip
+from cashier.services.count_room import drop_box_remove, drop_count, drop_count_reverse
+from cashier.services.gaming_day import gaming_day_close
+from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
+from games.services.rounds import round_open
+from games.services.tables import table_buy_in, table_close, table_open
+from ledger import accounts, store
+from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from staff.roles import Role, RoleRequired, grant
+
+from ..conftest import ACTOR
+
+pytestmark = pytest.mark.django_db
+
+STAFF = {
+    "pit1": Role.PIT_BOSS,
+    "pit2": Role.PIT_BOSS,
+    "dealer1": Role.DEALER,
+    "cash1": Role.CASHIER,
+    "super1": Role.CAGE_SUPERVISOR,
+    "run1": Role.RUNNER,
+    "count1": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+}
+
+
+@pytest.fixture
+def staff(django_user_model):
+    for name, role in STAFF.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
+    return STAFF
+
+
+def tray(code="R1"):
+    return store.balance(accounts.table_tray(code))
+
+
+def fill(amount_denominations, *, kind="fill", table="R1"):
+    serial = slip_request(kind=kind, table=table, denominations=amount_denominations, actor="pit1")["serial"]
+    slip_issue(kind=kind, serial=serial, runner="run1", actor="cash1")
+    return slip_accept(kind=kind, serial=serial, actor="pit2")
+
+
+def test_opener_counted_by_denomination_with_dealer_and_pit_boss(cage, staff):
+    opened = table_open(
+        code="R2",
+        game="english_roulette",
+        opener={"100000": 40, "10000": 95, "2500": 40},
+        dealer="dealer1",
+        pit_boss="pit1",
+        actor="pit1",
+    )
+    assert opened["opener_cents"] == 4_000_000 + 950_000 + 100_000
+    assert tray("R2") == 5_050_000
+    event = Event.objects.get(position=opened["event"])
+    assert event.data["denominations"] == {"2500": 40, "10000": 95, "100000": 40}
+    assert (event.data["dealer"], event.data["pit_boss"]) == ("dealer1", "pit1")
+
+
+@pytest.mark.parametrize(
+    ("count", "message"),
+    [
+        ({"100000": -1}, "non-negative whole number"),
+        ({"100000": 1.5}, "non-negative whole number"),
+        ({"100000": "3"}, "non-negative whole number"),
+        ({"700": 3}, "unknown denomination"),
+        ({"abc": 3}, "unknown denomination"),
+        ([1, 2], "a count is an object"),
+    ],
+)
+def test_bad_counts_are_refused_and_nothing_appended(cage, staff, count, message):
+    before = store.head()
+    with pytest.raises(InvalidInput) as err:
+        table_open(code="R2", game="english_roulette", opener=count, dealer="dealer1", pit_boss="pit1", actor="pit1")
+    assert message in err.value.message and err.value.field == "opener"
+    assert store.head() == before
+
+
+def test_the_same_user_cannot_confirm_as_dealer_and_pit_boss(cage, staff, django_user_model):
+    grant(django_user_model.objects.get(username="pit1"), Role.DEALER)
+    with pytest.raises(RoleRequired):
+        table_open(code="R2", game="english_roulette", opener={"100": 1}, dealer="pit1", pit_boss="pit1", actor="pit1")
+    with pytest.raises(RoleRequired):  # a cashier is no dealer
+        table_open(code="R2", game="english_roulette", opener={"100": 1}, dealer="cash1", pit_boss="pit1", actor="pit1")
+
+
+def test_closer_is_the_next_opener_and_a_recount_that_differs_is_a_variance(table, staff):
+    closed = table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
+    assert (closed["closer_cents"], closed["variance_cents"]) == (5_000_000, 0)
+    reopened = table_open(
+        code="R1",
+        game="english_roulette",
+        opener={"1000000": 4, "500000": 1, "100000": 4},
+        dealer="dealer1",
+        pit_boss="pit2",
+        actor="pit2",
+    )
+    assert reopened["opener_cents"] == 4_900_000
+    assert reopened["variance_cents"] == -100_000
+
+
+def test_closing_a_table_with_a_coup_in_play_is_refused(table, staff):
+    round_open(table="R1", actor=ACTOR)
+    before = store.head()
+    with pytest.raises(StateConflict, match="coup in play"):
+        table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
+    assert store.head() == before
+
+
+def test_fill_flow_posts_at_delivery_with_sequential_serials(table, staff):
+    cage_chips = store.balance(accounts.CAGE_CHIPS)
+    first = slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")
+    year = current_gaming_day().year
+    assert first["serial"] == f"{year}-000001" and first["amount_cents"] == 200_000
+    issued = slip_issue(kind="fill", serial=first["serial"], runner="run1", actor="cash1")
+    assert issued["state"] == "issued" and tray() == 5_000_000
+    delivered = slip_accept(kind="fill", serial=first["serial"], actor="dealer1")
+    assert delivered["state"] == "delivered"
+    assert tray() == 5_200_000 and store.balance(accounts.CAGE_CHIPS) == cage_chips - 200_000
+    second = slip_request(kind="fill", table="R1", denominations={"500": 2}, actor="pit1")
+    assert second["serial"] == f"{year}-000002"
+    credit = slip_request(kind="credit", table="R1", denominations={"500": 2}, actor="pit1")
+    assert credit["serial"] == f"{year}-000001"  # fills and credits: one series each
+    types = list(Event.objects.filter(stream=f"slip/fill/{first['serial']}").values_list("type", flat=True))
+    assert types == ["FillRequested", "FillIssued", "FillDelivered"]
+
+
+def test_the_issuer_cannot_accept_a_fill(table, staff, django_user_model):
+    grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
+    slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
+    before = store.head()
+    with pytest.raises(RoleRequired, match="already the issuer"):
+        slip_accept(kind="fill", serial=serial, actor="cash1")
+    assert store.head() == before and tray() == 5_000_000
+
+
+def test_the_runner_is_neither_requester_nor_issuer(table, staff, django_user_model):
+    grant(django_user_model.objects.get(username="pit1"), Role.RUNNER)
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
+    with pytest.raises(RoleRequired, match="already the requester"):
+        slip_issue(kind="fill", serial=serial, runner="pit1", actor="cash1")
+    with pytest.raises(RoleRequired, match="needs the role runner"):
+        slip_issue(kind="fill", serial=serial, runner="dealer1", actor="cash1")
+    with pytest.raises(RoleRequired, match="needs the role cashier"):
+        slip_issue(kind="fill", serial=serial, runner="run1", actor="pit2")
+
+
+def test_a_credit_larger_than_the_tray_is_refused(table, staff):
+    before = store.head()
+    with pytest.raises(InsufficientChips, match="more than the tray"):
+        slip_request(kind="credit", table="R1", denominations={"1000000": 6}, actor="pit1")
+    assert store.head() == before
+    fill({"1000000": 2}, kind="credit")
+    assert tray() == 3_000_000
+
+
+def test_a_reversed_fill_restores_both_balances_and_both_events_stay(table, staff):
+    cage_chips = store.balance(accounts.CAGE_CHIPS)
+    serial = fill({"10000": 30})["serial"]
+    assert tray() == 5_300_000
+    with pytest.raises(RoleRequired):  # a cashier cannot approve a reversal
+        slip_reverse(kind="fill", serial=serial, reason="wrong table", approver="cash1", actor="pit1")
+    with pytest.raises(RoleRequired):  # nor can the signer approve his own
+        slip_reverse(kind="fill", serial=serial, reason="wrong table", approver="pit1", actor="pit1")
+    reversed_ = slip_reverse(kind="fill", serial=serial, reason="wrong table", approver="super1", actor="pit1")
+    assert tray() == 5_000_000 and store.balance(accounts.CAGE_CHIPS) == cage_chips
+    delivered = Event.objects.get(stream=f"slip/fill/{serial}", type="FillDelivered")
+    reversal = Event.objects.get(stream=f"slip/fill/{serial}", type="FillReversed")
+    assert reversal.data["reverses"] == delivered.position == reversed_["reverses"]
+    assert reversal.causation_id == str(delivered.position)
+    assert Slip.objects.get(serial=serial, kind="fill").state == "reversed"
+    with pytest.raises(StateConflict):
+        slip_reverse(kind="fill", serial=serial, reason="again", approver="super1", actor="pit1")
+
+
+def test_a_voided_slip_needs_a_reason_and_two_signatures_and_stays_listed(table, staff):
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
+    with pytest.raises(InvalidInput):
+        slip_void(kind="fill", serial=serial, reason=" ", approver="pit2", actor="pit1")
+    with pytest.raises(RoleRequired):
+        slip_void(kind="fill", serial=serial, reason="typo", approver="pit1", actor="pit1")
+    voided = slip_void(kind="fill", serial=serial, reason="typo", approver="pit2", actor="pit1")
+    assert voided["state"] == "voided"
+    assert Slip.objects.filter(kind="fill").count() == 1
+    with pytest.raises(StateConflict):
+        slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
+
+
+def test_drop_count_moves_the_cash_to_the_cage_and_the_difference_to_over_short(table, staff, patron):
+    day = current_gaming_day().isoformat()
+    table_buy_in(code="R1", patron=patron, amount_cents=50_000, actor=ACTOR)
+    table_buy_in(code="R1", patron=patron, amount_cents=20_000, actor=ACTOR)
+    with pytest.raises(StateConflict, match="not been removed"):
+        drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count1", "count2"], actor="count1")
+    assert drop_box_remove(table="R1", gaming_day=day, actor="count1")["expected_cents"] == 70_000
+    cash = store.balance(accounts.CAGE_CASH)
+    with pytest.raises(RoleRequired):
+        drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count1", "count1"], actor="count1")
+    with pytest.raises(InvalidInput):
+        drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count1"], actor="count1")
+    counted = drop_count(
+        table="R1",
+        gaming_day=day,
+        cash={"10000": 6, "5000": 1, "1000": 4},
+        counters=["count1", "count2"],
+        actor="count2",
+    )
+    assert (counted["counted_cents"], counted["expected_cents"], counted["variance_cents"]) == (69_000, 70_000, -1_000)
+    assert store.balance(accounts.table_drop("R1")) == 0
+    assert store.balance(accounts.CAGE_CASH) == cash + 69_000
+    assert store.balance(accounts.CAGE_OVER_SHORT) == 1_000
+    with pytest.raises(StateConflict, match="already counted"):
+        drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count1", "count2"], actor="count1")
+    drop_count_reverse(table="R1", gaming_day=day, reason="miscount", approver="pit1", actor="count1")
+    assert store.balance(accounts.table_drop("R1")) == 70_000 and store.balance(accounts.CAGE_OVER_SHORT) == 0
+    recount = drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count2", "count1"], actor="count1")
+    assert recount["variance_cents"] == 0
+
+
+def test_a_gaming_day_closes_once_its_tables_are_closed_and_counted(table, staff):
+    day = current_gaming_day().isoformat()
+    with pytest.raises(StateConflict, match="still open: R1"):
+        gaming_day_close(gaming_day=day, actor="pit1")
+    table_close(code="R1", actor=ACTOR)
+    with pytest.raises(StateConflict, match="not counted at R1"):
+        gaming_day_close(gaming_day=day, actor="pit1")
+    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
+    closed = gaming_day_close(gaming_day=day, actor="pit1")
+    assert closed["tables"] == ["R1"]
+    before = store.head()
+    with pytest.raises(StateConflict, match="already closed") as err:
+        gaming_day_close(gaming_day=day, actor="super1")
+    assert err.value.status == 409 and store.head() == before
