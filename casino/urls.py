@@ -11,6 +11,7 @@ from dashboard import views as dashboard_views
 from games import api as games
 from games import api_classic_stud as classic_stud
 from ledger import api as ledger
+from ledger.export import api as exports
 
 api = [
     path("patrons/", cage.PatronList.as_view(), name="patron-list"),
@@ -58,6 +59,7 @@ api = [
     path("audit/<str:scope>/<str:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
+    path("exports/gaming-days/<str:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]

@@ -1,0 +1,309 @@
+"""Write a gaming day's export: to a directory, or as a zip streamed chunk by chunk.
+
+Files, in order: ``events.jsonl`` (one canonical-JSON event per line: the envelope, its
+postings sorted as the hash sorts them, ``prev_hash`` and ``hash``), ``postings.csv``,
+``balances.csv`` (opening, movement and closing per account moved), ``tables.csv``,
+``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size and
+line count, the position range, the previous day's seal, the day's seal, the chain head, all
+signed with the seal key (HMAC-SHA256). Every CSV ends each line with a chain column (SHA-256
+of the previous line's chain and the line) so that the verifier names the line altered.
+
+Memory does not grow with the day: rows come from server-side cursors
+(``.iterator(chunk_size=…)``), events and postings are merged as two sorted streams, and only
+the current file's digest is kept.
+"""
+
+import csv
+import hashlib
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from django.db.models import Count, Q, Sum
+
+from .. import seal as seals
+from ..errors import NotFound
+from ..hashing import canonical_json, iso_utc
+from ..models import Event, Posting
+from ..store import head
+from . import registry
+from .verify_export import FORMAT, GENESIS_HASH, line_chain, manifest_document, manifest_text, unflatten
+
+CHUNK = 2000
+FLUSH_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one export covers: the day's range of the chain and its seals."""
+
+    ctx: registry.ExportContext
+    first_prev_hash: str
+    last_hash: str
+    seal: Event | None
+    previous_seal: Event | None
+
+
+def plan_export(day: date, *, include_identity: bool) -> Plan:
+    """The range to export: the latest seal's of ``day``, else the day's partition so far.
+
+    Raises ``NotFound`` when the day has no event.
+    """
+    seal = seals.latest_seal(day=day)
+    if seal is not None:
+        first, last = seal.data["first_position"], seal.data["last_position"]
+        linked = seal.data["previous_seal"]
+        previous = Event.objects.get(position=linked["position"]) if linked else None
+    else:
+        first, last, previous = seals.day_range(day)
+    before = Event.objects.filter(position=first - 1).values_list("hash", flat=True).first()
+    last_hash = Event.objects.filter(position=last).values_list("hash", flat=True).first()
+    if last_hash is None:
+        raise NotFound(f"gaming day {day.isoformat()} has no event", field="day")
+    return Plan(
+        ctx=registry.ExportContext(day=day, first=first, last=last, include_identity=include_identity),
+        first_prev_hash=before or GENESIS_HASH,
+        last_hash=last_hash,
+        seal=seal,
+        previous_seal=previous,
+    )
+
+
+def event_lines(ctx: registry.ExportContext) -> Iterator[str]:
+    """Canonical JSON of each event of the range with its postings: the lines of ``events.jsonl``."""
+    for record in event_records(ctx):
+        yield canonical_json(record)
+
+
+def event_records(ctx: registry.ExportContext) -> Iterator[dict]:
+    """Each event of the range with its postings (a merge of two cursors sorted by position)."""
+    events = (
+        Event.objects.filter(position__gte=ctx.first, position__lte=ctx.last)
+        .order_by("position")
+        .values_list(
+            "position",
+            "stream",
+            "version",
+            "type",
+            "schema_version",
+            "data",
+            "occurred_at",
+            "recorded_at",
+            "gaming_day",
+            "actor",
+            "correlation_id",
+            "causation_id",
+            "idempotency_key",
+            "prev_hash",
+            "hash",
+        )
+        .iterator(chunk_size=CHUNK)
+    )
+    postings = (
+        Posting.objects.filter(event_id__gte=ctx.first, event_id__lte=ctx.last)
+        .order_by("event_id", "id")
+        .values_list("event_id", "account", "amount_cents", "currency")
+        .iterator(chunk_size=CHUNK * 2)
+    )
+    pending = next(postings, None)
+    for row in events:
+        position = row[0]
+        legs = []
+        while pending is not None and pending[0] == position:
+            legs.append([pending[1], pending[2], pending[3]])
+            pending = next(postings, None)
+        yield {
+            "position": position,
+            "stream": row[1],
+            "version": row[2],
+            "type": row[3],
+            "schema_version": row[4],
+            "data": row[5],
+            "occurred_at": iso_utc(row[6]),
+            "recorded_at": iso_utc(row[7]),
+            "gaming_day": row[8].isoformat(),
+            "actor": row[9],
+            "correlation_id": row[10],
+            "causation_id": row[11],
+            "idempotency_key": row[12],
+            "prev_hash": row[13],
+            "hash": row[14],
+            "postings": sorted(legs),
+        }
+
+
+def postings_rows(ctx: registry.ExportContext) -> Iterator[list]:
+    """``position, account, amount_cents, currency`` in the order of ``events.jsonl``."""
+    yield ["position", "account", "amount_cents", "currency"]
+    # A second pass over the events keeps the order events.jsonl gives the legs (sorted in
+    # Python, as the hash sorts them): a SQL ORDER BY would follow the database's collation.
+    for record in event_records(ctx):
+        for account, amount, currency in record["postings"]:
+            yield [record["position"], account, amount, currency]
+
+
+def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
+    """Every account the range moved: opening (before ``first``), movement, closing (at ``last``), cents."""
+    yield ["account", "currency", "opening_cents", "movement_cents", "closing_cents"]
+    in_range = Q(event_id__gte=ctx.first)
+    rows = (
+        Posting.objects.filter(event_id__lte=ctx.last)
+        .values("account", "currency")
+        .annotate(
+            opening=Sum("amount_cents", filter=Q(event_id__lt=ctx.first), default=0),
+            movement=Sum("amount_cents", filter=in_range, default=0),
+            moved=Count("id", filter=in_range),
+        )
+        .filter(moved__gt=0)
+        .order_by("account", "currency")
+        .values_list("account", "currency", "opening", "movement")
+    )
+    for account, currency, opening, movement in rows.iterator(chunk_size=CHUNK):
+        yield [account, currency, opening, movement, opening + movement]
+
+
+def csv_lines(rows: Iterable[Iterable[object]]) -> Iterator[str]:
+    """CSV text lines, each ending with its chain column (see module docstring)."""
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="")
+    previous = GENESIS_HASH
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        out.writerow(row)
+        text = buffer.getvalue()
+        previous = line_chain(previous, text)
+        yield f"{text},{previous}"
+
+
+def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:
+    """``(name, lines)`` of every data file, in order."""
+    ctx = plan.ctx
+    yield "events.jsonl", event_lines(ctx)
+    yield "postings.csv", csv_lines(postings_rows(ctx))
+    yield "balances.csv", csv_lines(balances_rows(ctx))
+    for name in registry.REPORT_CSV:
+        yield name, csv_lines(registry.WRITERS[name](ctx))
+
+
+def manifest(plan: Plan, written: dict[str, dict]) -> str:
+    """The ``manifest.json`` text for the files ``written`` (name → sha256, bytes, lines), each
+    line with its HMAC under the seal key (``verify_export.manifest_document``)."""
+    head_position, head_hash = head()
+    key_id, key = seals.seal_key()
+    body = {
+        "format": FORMAT,
+        "day": plan.ctx.day.isoformat(),
+        "first_position": plan.ctx.first,
+        "last_position": plan.ctx.last,
+        "first_prev_hash": plan.first_prev_hash,
+        "last_hash": plan.last_hash,
+        "event_count": plan.ctx.last - plan.ctx.first + 1,
+        "files": written,
+        "seal": plan.seal.data if plan.seal else None,
+        "seal_event_position": plan.seal.position if plan.seal else None,
+        "previous_seal": plan.previous_seal.data if plan.previous_seal else None,
+        "previous_seal_event_position": plan.previous_seal.position if plan.previous_seal else None,
+        "chain_head": {"position": head_position, "hash": head_hash},
+        "identities_included": plan.ctx.include_identity,
+        "exported_at": iso_utc(datetime.now(UTC)),
+        "key_id": key_id,
+    }
+    return manifest_text(manifest_document(body, key))
+
+
+class _FileDigest:
+    def __init__(self):
+        self.sha, self.bytes, self.lines = hashlib.sha256(), 0, 0
+
+    def add(self, chunk: bytes, lines: int) -> None:
+        self.sha.update(chunk)
+        self.bytes += len(chunk)
+        self.lines += lines
+
+    def summary(self) -> dict:
+        return {"sha256": self.sha.hexdigest(), "bytes": self.bytes, "lines": self.lines}
+
+
+def _chunks(lines: Iterator[str], digest: _FileDigest) -> Iterator[bytes]:
+    batch: list[str] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line) + 1
+        if size >= FLUSH_BYTES:
+            chunk = ("\n".join(batch) + "\n").encode()
+            digest.add(chunk, len(batch))
+            yield chunk
+            batch, size = [], 0
+    if batch:
+        chunk = ("\n".join(batch) + "\n").encode()
+        digest.add(chunk, len(batch))
+        yield chunk
+
+
+def export_to_dir(day: date, out_dir: str | Path, *, include_identity: bool = False) -> dict:
+    """Write the export of ``day`` into ``out_dir`` (created). Returns the manifest (dict)."""
+    import json
+
+    plan = plan_export(day, include_identity=include_identity)
+    target = Path(out_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    written: dict[str, dict] = {}
+    for name, lines in files(plan):
+        digest = _FileDigest()
+        with open(target / name, "wb") as handle:
+            for chunk in _chunks(lines, digest):
+                handle.write(chunk)
+        written[name] = digest.summary()
+    text = manifest(plan, written)
+    (target / "manifest.json").write_text(text, encoding="utf-8")
+    return unflatten({name: entry[0] for name, entry in json.loads(text).items() if name != "~lines"})
+
+
+class _Pipe(io.RawIOBase):
+    """A write-only, unseekable sink whose bytes the zip generator hands out as they come."""
+
+    def __init__(self):
+        self.chunks: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.chunks.append(bytes(data))
+        return len(data)
+
+    def drain(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks.clear()
+        return data
+
+
+def export_zip_stream(day: date, *, include_identity: bool = False) -> Iterator[bytes]:
+    """The export of ``day`` as a zip, yielded in chunks (for ``StreamingHttpResponse``).
+
+    ``plan_export`` runs first, so a day with no event raises ``NotFound`` before any byte.
+    """
+    plan = plan_export(day, include_identity=include_identity)
+    return _zip_chunks(plan)
+
+
+def _zip_chunks(plan: Plan) -> Iterator[bytes]:
+    pipe = _Pipe()
+    written: dict[str, dict] = {}
+    # Unseekable output: zipfile writes data descriptors after each member (ZIP64 for big files).
+    with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for name, lines in files(plan):
+            digest = _FileDigest()
+            with archive.open(name, "w", force_zip64=True) as member:
+                for chunk in _chunks(lines, digest):
+                    member.write(chunk)
+                    if pipe.chunks:
+                        yield pipe.drain()
+            written[name] = digest.summary()
+        archive.writestr("manifest.json", manifest(plan, written))
+    yield pipe.drain()

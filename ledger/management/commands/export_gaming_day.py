@@ -1,0 +1,35 @@
+"""``manage.py export_gaming_day YYYY-MM-DD OUT_DIR [--with-identity]``: write a day's audit export."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ledger.errors import DomainError
+from ledger.export.writer import export_to_dir
+
+from .seal_gaming_day import parse_day
+
+
+class Command(BaseCommand):
+    help = (
+        "Export a gaming day: events.jsonl, postings.csv, balances.csv, tables.csv, cage.csv, aml.csv and a "
+        "signed manifest.json. Seal the day first (seal_gaming_day) for an export that verifies."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("day", help="the gaming day, YYYY-MM-DD")
+        parser.add_argument("out_dir", help="directory to write (created; files of the same name are replaced)")
+        parser.add_argument(
+            "--with-identity",
+            action="store_true",
+            help="fill the identity columns of aml.csv (only for an auditor or cage supervisor's copy)",
+        )
+
+    def handle(self, *args, day: str, out_dir: str, with_identity: bool, **options):
+        try:
+            manifest = export_to_dir(parse_day(day), out_dir, include_identity=with_identity)
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
+        sealed = "sealed" if manifest["seal"] else "NOT SEALED (the verifier will refuse it)"
+        self.stdout.write(
+            f"gaming day {manifest['day']}: {manifest['event_count']} events, positions "
+            f"{manifest['first_position']}..{manifest['last_position']}, {sealed}, written to {out_dir}"
+        )

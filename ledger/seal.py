@@ -1,0 +1,136 @@
+"""Daily seals: a gaming day's position range and last hash, signed, appended as an event.
+
+A seal partitions the chain: the range of day D starts right after the range of the latest
+earlier seal (or at the day's first event when there is none) and ends at the last event of D
+present when the seal is made. So every event belongs to exactly one sealed range, even one
+whose business time put it in another gaming day (it is counted in ``other_day_events``), and
+the export of D can be verified link by link from the previous seal's ``last_hash``.
+
+The signature is HMAC-SHA256 (RFC 2104) over the canonical JSON (``ledger.hashing``) of the
+seal's fields without ``signature``, keyed with ``settings.LEDGER_SEAL_KEY``. With no key set a
+clearly-marked development key is used and the seal says ``key_id: "development"``;
+``manage.py check --deploy`` reports that as an error (``ledger.checks``).
+
+The seal is appended as ``GamingDaySealed`` on stream ``seal/<YYYY-MM-DD>`` (no postings). A
+day may be sealed again (e.g. on demand mid-day, then at its close): the latest seal counts.
+"""
+
+import hashlib
+import hmac
+from datetime import date
+
+from django.conf import settings
+from django.db.models import Max, Min
+
+from .commands import ledger_command
+from .errors import Conflict, InvalidInput, NotFound
+from .hashing import canonical_json
+from .models import Event
+from .store import NewEvent, stream_version
+
+SEAL_EVENT = "GamingDaySealed"
+DEVELOPMENT_KEY = "development-only-ledger-seal-key: set LEDGER_SEAL_KEY in production"
+ALGORITHM = "HMAC-SHA256"
+
+
+def seal_key() -> tuple[str, bytes]:
+    """``(key_id, key bytes)``: ``("configured", …)`` from ``LEDGER_SEAL_KEY``, else the development key."""
+    configured = getattr(settings, "LEDGER_SEAL_KEY", "")
+    if configured:
+        return "configured", configured.encode()
+    return "development", DEVELOPMENT_KEY.encode()
+
+
+def sign(payload: dict, key: bytes) -> str:
+    """Hex HMAC-SHA256 of the canonical JSON of ``payload`` (every field but ``signature``)."""
+    body = {k: v for k, v in payload.items() if k != "signature"}
+    return hmac.new(key, canonical_json(body).encode(), hashlib.sha256).hexdigest()
+
+
+def latest_seal(*, before: date | None = None, day: date | None = None) -> Event | None:
+    """The latest ``GamingDaySealed`` event of ``day``, or of the latest day earlier than ``before``.
+
+    Seals are one or two a day, so a scan of them all is small even after years.
+    """
+    best = None
+    for seal in Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position"):
+        sealed = seal.data["day"]
+        if day is not None and sealed != day.isoformat():
+            continue
+        if before is not None and sealed >= before.isoformat():
+            continue
+        if best is None or (sealed, seal.position) > (best.data["day"], best.position):
+            best = seal
+    return best
+
+
+def day_range(day: date) -> tuple[int, int, Event | None]:
+    """``(first_position, last_position, previous seal)`` of ``day``'s partition of the chain now.
+
+    Raises ``NotFound`` when the day has no event in its partition.
+    """
+    previous = latest_seal(before=day)
+    last = Event.objects.filter(gaming_day=day).aggregate(p=Max("position"))["p"]
+    if previous is not None:
+        first = previous.data["last_position"] + 1
+    else:
+        first = Event.objects.filter(gaming_day=day).aggregate(p=Min("position"))["p"]
+    if last is None or first is None or last < first:
+        raise NotFound(f"gaming day {day.isoformat()} has no event after the previous seal", field="day")
+    return first, last, previous
+
+
+def seal_payload(*, day: date, first: int, last: int, previous: Event | None) -> dict:
+    """The fields a seal signs (all but ``signature``, ``algorithm`` and ``key_id`` come from the ledger)."""
+    last_event = Event.objects.only("hash").get(position=last)
+    in_day = Event.objects.filter(position__gte=first, position__lte=last, gaming_day=day).count()
+    key_id, _ = seal_key()
+    return {
+        "day": day.isoformat(),
+        "first_position": first,
+        "last_position": last,
+        "last_hash": last_event.hash,
+        "event_count": last - first + 1,
+        "other_day_events": last - first + 1 - in_day,
+        "previous_seal": (
+            {
+                "day": previous.data["day"],
+                "position": previous.position,
+                "last_position": previous.data["last_position"],
+                "last_hash": previous.data["last_hash"],
+                "signature": previous.data["signature"],
+            }
+            if previous is not None
+            else None
+        ),
+        "algorithm": ALGORITHM,
+        "key_id": key_id,
+    }
+
+
+def seal_gaming_day(*, day: date, actor: str) -> dict:
+    """Seal gaming day ``day``: sign its partition of the chain and append ``GamingDaySealed``.
+
+    Returns the seal: ``{"day", "first_position", "last_position", "last_hash", "event_count",
+    "other_day_events", "previous_seal", "algorithm", "key_id", "signature", "event"}``
+    (``event``: the seal event's position). Raises ``InvalidInput`` (``day`` not a date),
+    ``NotFound`` (no event in the day's partition), ``Conflict`` (409: a later day is already
+    sealed, so this day's partition is closed).
+    """
+    if not isinstance(day, date):
+        raise InvalidInput("day must be a date (YYYY-MM-DD)", field="day")
+    with ledger_command(actor=actor, request={"op": "seal_gaming_day", "day": day.isoformat()}) as cmd:
+        later = [s for s in Event.objects.filter(type=SEAL_EVENT).only("data") if s.data["day"] > day.isoformat()]
+        if later:
+            raise Conflict(
+                f"gaming day {later[-1].data['day']} is already sealed; {day.isoformat()} can no longer be",
+                field="day",
+            )
+        first, last, previous = day_range(day)
+        payload = seal_payload(day=day, first=first, last=last, previous=previous)
+        payload["signature"] = sign(payload, seal_key()[1])
+        stream = f"seal/{day.isoformat()}"
+        (event,) = cmd.append(
+            stream=stream, expected_version=stream_version(stream), events=[NewEvent(SEAL_EVENT, payload)]
+        )
+        return cmd.finish({**payload, "event": event.position})

@@ -1,0 +1,217 @@
+"""Daily seals, the gaming-day export and its verifier (issue #8).
+
+A played gaming day is sealed, exported and verified; then each kind of tampering the issue
+names (one byte flipped in any file, an event line deleted, two lines swapped) must make the
+verifier fail naming the file and the line.
+"""
+
+import json
+import random
+import subprocess
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.db import transaction
+
+from games.demo import play_demo_session
+from ledger import hashing, store
+from ledger.errors import Conflict, NotFound
+from ledger.export import verify_export
+from ledger.export.verify_export import verify
+from ledger.export.writer import export_to_dir, export_zip_stream
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from ledger.seal import seal_gaming_day
+from ledger.store import Leg, NewEvent
+
+pytestmark = pytest.mark.django_db
+SCRIPT = Path(verify_export.__file__)
+
+
+@pytest.fixture
+def played_day() -> date:
+    """A gaming day with a few spins of English roulette played by the demo, then sealed."""
+    play_demo_session(spins=4, seated=2, rng=random.Random(8), out=lambda *a, **k: None)
+    day = current_gaming_day()
+    seal_gaming_day(day=day, actor="auditor1")
+    return day
+
+
+@pytest.fixture
+def exported(played_day, tmp_path) -> Path:
+    out = tmp_path / "export"
+    export_to_dir(played_day, out)
+    return out
+
+
+def _append_on(moment: datetime, stream: str, count: int = 2) -> None:
+    """Events of another gaming day (business time ``moment``), with a balanced posting each."""
+    with transaction.atomic():
+        store.lock_writers()
+        store.append(
+            stream=stream,
+            expected_version=store.stream_version(stream),
+            actor="tester",
+            events=[
+                NewEvent("TestMoved", {"n": i}, [Leg("test:a", 100), Leg("test:b", -100)], occurred_at=moment)
+                for i in range(count)
+            ],
+        )
+
+
+def test_a_played_and_sealed_day_exports_and_verifies(exported, played_day):
+    entries = json.loads((exported / "manifest.json").read_text())
+    manifest = verify_export.unflatten({name: entry[0] for name, entry in entries.items() if name != "~lines"})
+    report = verify(str(exported))
+    assert report.ok, report.message
+    assert report.events == manifest["event_count"] == manifest["last_position"] - manifest["first_position"] + 1
+    assert manifest["seal"]["day"] == played_day.isoformat()
+    assert manifest["seal"]["last_hash"] == Event.objects.get(position=manifest["last_position"]).hash
+    assert manifest["files"]["events.jsonl"]["lines"] == manifest["event_count"]
+    lines = (exported / "events.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert first["position"] == 1 and first["prev_hash"] == hashing.GENESIS_HASH
+    assert {json.loads(line)["type"] for line in lines} >= {"CageOpened", "ChipsPurchased", "BetPlaced"}
+    # balances.csv re-adds: the cage's cash closing balance is the ledger's
+    closing = {
+        row.split(",")[0]: int(row.split(",")[4]) for row in (exported / "balances.csv").read_text().splitlines()[1:]
+    }
+    assert closing["cage:cash"] == store.balance("cage:cash")
+
+
+def test_the_zip_stream_holds_the_same_files_and_verifies(played_day, tmp_path):
+    archive = tmp_path / "day.zip"
+    archive.write_bytes(b"".join(export_zip_stream(played_day)))
+    report = verify(str(archive))
+    assert report.ok, report.message
+
+
+def test_the_standalone_script_needs_only_the_standard_library(exported):
+    """``-I -S``: isolated, no site-packages, so neither Django nor the project can be imported."""
+    done = subprocess.run([sys.executable, "-I", "-S", str(SCRIPT), str(exported)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("OK:")
+
+
+def test_manage_py_verify_export_and_export_gaming_day(played_day, tmp_path, capsys):
+    call_command("export_gaming_day", played_day.isoformat(), str(tmp_path / "x"))
+    call_command("verify_export", str(tmp_path / "x"))
+    assert "events verified" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "name", ["events.jsonl", "postings.csv", "balances.csv", "tables.csv", "cage.csv", "aml.csv", "manifest.json"]
+)
+def test_flipping_one_byte_in_any_file_fails_naming_file_and_line(exported, name):
+    path = exported / name
+    data = bytearray(path.read_bytes())
+    lines = data.split(b"\n")
+    line = min(2, len(lines) - 1)  # the second line: a data row (the header of a CSV is line 1)
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + len(lines[line - 1]) // 2
+    data[offset] ^= 0x01
+    path.write_bytes(bytes(data))
+    report = verify(str(exported))
+    assert not report.ok
+    assert (report.fault.file, report.fault.line) == (name, line), report.message
+
+
+def test_deleting_an_event_line_fails_naming_the_line(exported):
+    path = exported / "events.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    del lines[4]
+    path.write_text("".join(lines))
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.line) == ("events.jsonl", 5)
+    assert "missing or moved" in report.fault.what
+
+
+def test_swapping_two_event_lines_fails_naming_the_first(exported):
+    path = exported / "events.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[6], lines[7] = lines[7], lines[6]
+    path.write_text("".join(lines))
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.line) == ("events.jsonl", 7)
+
+
+def test_swapping_two_csv_lines_fails_naming_the_first(exported):
+    path = exported / "cage.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) >= 4
+    lines[1], lines[2] = lines[2], lines[1]
+    path.write_text("".join(lines))
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.line) == ("cage.csv", 2)
+
+
+def test_a_wrong_seal_key_fails_and_the_right_one_passes(played_day, tmp_path, settings):
+    settings.LEDGER_SEAL_KEY = "k" * 32
+    seal = seal_gaming_day(day=played_day, actor="auditor1")  # a second seal, with the configured key
+    assert seal["key_id"] == "configured"
+    export_to_dir(played_day, tmp_path / "e")
+    assert verify(str(tmp_path / "e"), b"k" * 32).ok
+    wrong = verify(str(tmp_path / "e"), b"not the key")
+    assert not wrong.ok and wrong.fault.file == "manifest.json" and "MAC" in wrong.fault.what
+    assert "give it with --key" in verify(str(tmp_path / "e"), None).message
+
+
+def test_an_unsealed_day_exports_but_does_not_verify(tmp_path, cage):
+    export_to_dir(current_gaming_day(), tmp_path / "u")
+    report = verify(str(tmp_path / "u"))
+    assert not report.ok and "not sealed" in report.message
+
+
+def test_the_next_day_links_to_the_previous_seal(played_day, tmp_path):
+    """Day D+1's range starts right after D's seal (D's seal event is in it) and verifies from D's last hash."""
+    sealed = Event.objects.filter(type="GamingDaySealed").latest("position")
+    tomorrow = datetime.now(UTC) + timedelta(days=1)
+    _append_on(tomorrow, "test/next", 3)
+    next_day = current_gaming_day(tomorrow)
+    seal = seal_gaming_day(day=next_day, actor="auditor1")
+    assert seal["first_position"] == sealed.data["last_position"] + 1
+    assert seal["previous_seal"]["signature"] == sealed.data["signature"]
+    manifest = export_to_dir(next_day, tmp_path / "d2")
+    assert manifest["first_prev_hash"] == sealed.data["last_hash"]
+    assert verify(str(tmp_path / "d2")).ok
+    # the earlier day cannot be sealed again now that a later one is
+    with pytest.raises(Conflict):
+        seal_gaming_day(day=played_day, actor="auditor1")
+
+
+def test_a_day_without_events_cannot_be_sealed_or_exported(tmp_path, db):
+    with pytest.raises(NotFound):
+        seal_gaming_day(day=date(2001, 1, 1), actor="a")
+    with pytest.raises(NotFound):
+        export_to_dir(date(2001, 1, 1), tmp_path / "none")
+
+
+def test_the_standalone_hash_is_the_ledgers(played_day):
+    """verify_export.py duplicates ledger.hashing: same canonical JSON, same event hash."""
+    samples = [{"b": [1, "é", None, True], "a": {"z": -(10**15), "y": "\u2028"}}, [], "x", 0]
+    for sample in samples:
+        assert verify_export.canonical_json(sample) == hashing.canonical_json(sample)
+    with pytest.raises(TypeError):
+        verify_export.canonical_json({"x": 1.5})
+    for event in Event.objects.prefetch_related("postings")[:50]:
+        legs = [[p.account, p.amount_cents, p.currency] for p in event.postings.all()]
+        record = {
+            "position": event.position,
+            "stream": event.stream,
+            "version": event.version,
+            "type": event.type,
+            "schema_version": event.schema_version,
+            "data": event.data,
+            "occurred_at": hashing.iso_utc(event.occurred_at),
+            "recorded_at": hashing.iso_utc(event.recorded_at),
+            "gaming_day": event.gaming_day.isoformat(),
+            "actor": event.actor,
+            "correlation_id": event.correlation_id,
+            "causation_id": event.causation_id,
+            "idempotency_key": event.idempotency_key,
+            "prev_hash": event.prev_hash,
+            "postings": legs,
+        }
+        assert verify_export.event_hash(record) == event.hash
