@@ -1,0 +1,101 @@
+"""What every section of the benchmark suite shares: the result row, timing, the database.
+
+A :class:`Figure` is one line of the results table: what was measured, its value, the baseline
+measured in the same run (so the ratio holds when the machine is noisy) and the issue's target.
+"""
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+
+
+@dataclass
+class Figure:
+    """One measured figure. ``ratio`` = value / the baseline named by ``versus`` (higher is better
+    for rates); ``met`` is None when the issue sets no target ("write the figures down")."""
+
+    section: str
+    what: str
+    value: float
+    unit: str
+    baselines: dict[str, float] = field(default_factory=dict)
+    versus: str = ""
+    ratio: float | None = None
+    target: str = ""
+    met: bool | None = None
+    notes: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def compare(figure: Figure, versus: str, minimum_ratio: float | None) -> Figure:
+    """Fill ``ratio`` against ``figure.baselines[versus]`` and ``met`` against ``minimum_ratio``."""
+    base = figure.baselines.get(versus)
+    if base:
+        figure.versus = versus
+        figure.ratio = figure.value / base
+        if minimum_ratio is not None:
+            figure.met = figure.ratio >= minimum_ratio
+    return figure
+
+
+def interleaved(contenders: dict[str, Callable[[], tuple[int, float]]], rounds: int) -> dict[str, float]:
+    """Run each contender ``rounds`` times, round-robin, and return its median rate (units/s).
+
+    Each contender returns ``(units, seconds)``. Interleaving spreads a burst of load from the
+    other people on the machine over all contenders instead of one.
+    """
+    rates: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            units, seconds = run()
+            rates[name].append(units / seconds)
+    return {name: statistics.median(values) for name, values in rates.items()}
+
+
+def timed(run: Callable[[], object]) -> tuple[object, float]:
+    started = time.perf_counter()
+    result = run()
+    return result, time.perf_counter() - started
+
+
+def database_url(name: str) -> str:
+    return f"postgres://postgres@127.0.0.1:5432/{name}"
+
+
+def recreate_database(name: str) -> None:
+    """Drop and create the benchmark database ``name`` (refuses names without 'bench')."""
+    import psycopg
+
+    if "bench" not in name:
+        raise SystemExit(f"refusing to drop {name!r}: the benchmark database's name must contain 'bench'")
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def raw_connection():
+    """A plain psycopg connection to the benchmark database (Django's settings name it)."""
+    import psycopg
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    return psycopg.connect(
+        host=params.get("host") or "127.0.0.1",
+        port=params.get("port") or 5432,
+        user=params.get("user") or "postgres",
+        dbname=params["dbname"],
+    )
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))

@@ -1,0 +1,167 @@
+"""Bet placement over HTTP under load: gunicorn (deploy/gunicorn.conf.py, sync workers) on
+loopback, and ``tests.benchmarks.loadgen`` in a second process.
+
+Authentication is a session cookie with its CSRF token, as a browser or a dealer's device
+holding a session would send: HTTP Basic would run PBKDF2 (about 245 ms of CPU) on every
+request and measure the password hash, not the ledger.
+
+Two phases on the same coup: open-loop at the issue's 150 requests/s (latency from each
+request's due time), then closed-loop with as many connections as workers (the ceiling).
+Every request places an even-chance bet of 10 EUR for one of the patrons in turn.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from .common import Figure, database_url, log
+
+SECTION = "API bet placement"
+TARGET_RATE = 150
+ROOT = Path(__file__).resolve().parents[2]
+CHANCES = ("rouge", "noir", "pair", "impair", "manque", "passe")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _set_up(patrons: int) -> tuple[str, list[str], dict]:
+    """A table with a coup in betting, patrons with chips, a logged-in dealer's cookies."""
+    from django.contrib.auth import get_user_model
+    from django.middleware.csrf import _get_new_csrf_string
+    from django.test import Client
+
+    from cashier.services.cage import cage_open, chips_purchase
+    from cashier.services.patrons import patron_register
+    from games.services.rounds import round_open
+    from games.services.tables import table_open
+    from ledger.errors import StateConflict
+    from staff.roles import Role, grant
+
+    from .suite_ledger import no_projection_tasks
+
+    actor = "bench"
+    with no_projection_tasks():
+        try:
+            cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
+        except StateConflict:
+            pass  # the roulette section opened it
+        table_open(code="RA", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+        codes = []
+        for p in range(patrons):
+            code = patron_register(kind="identified", name=f"API Patron {p}", actor=actor)["patron"]
+            chips_purchase(patron=code, amount_cents=1_000_000, actor=actor)
+            codes.append(code)
+        coup = round_open(table="RA", actor=actor)["round"]
+    user = get_user_model().objects.create_user(username="bench_dealer", password="not-used-by-the-load")
+    grant(user, Role.DEALER, Role.PIT_BOSS)
+    client = Client()
+    client.force_login(user)
+    csrf = _get_new_csrf_string()
+    cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+    return coup, codes, {"Cookie": cookie, "X-CSRFToken": csrf}
+
+
+def _load(spec: dict) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(spec, handle)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks.loadgen", handle.name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    finally:
+        os.unlink(handle.name)
+    return json.loads(out.stdout)
+
+
+def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) -> list[Figure]:
+    log("api: set-up")
+    coup, codes, headers = _set_up(60 if quick else 300)
+    workers = workers or 2 * (os.cpu_count() or 1) + 1
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(database),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": str(workers),
+        "GUNICORN_MAX_REQUESTS": "0",
+        "GUNICORN_LOG_LEVEL": "warning",
+        "DJANGO_DEBUG": "false",
+    }
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "--config", "deploy/gunicorn.conf.py", "casino.wsgi"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_ready(port, server)
+        bodies = [
+            {"patron": code, "stake_cents": 1_000, "bet": {"type": "chance_simple", "chance": chance}}
+            for chance in CHANCES
+            for code in codes
+        ]
+        spec = {"host": "127.0.0.1", "port": port, "path": f"/api/rounds/{coup}/bets", "headers": headers}
+        # warm-up: every worker imports and connects once
+        _load({**spec, "bodies": bodies[-workers * 4 :], "seconds": 2, "rate": None, "connections": workers})
+        log(f"api: open loop at {TARGET_RATE} req/s for {seconds} s ({workers} gunicorn workers)")
+        fixed = _load({**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32})
+        log(f"api: closed loop, {workers} connections, {seconds} s")
+        ceiling = _load({**spec, "bodies": bodies[::-1], "seconds": seconds, "rate": None, "connections": workers})
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    figures = []
+    for title, result, target in (
+        (f"open loop at {TARGET_RATE} req/s", fixed, True),
+        (f"closed loop, {workers} connections (ceiling)", ceiling, False),
+    ):
+        met = None
+        if target:
+            met = result["rate"] >= TARGET_RATE * 0.98 and result["p99_ms"] < 50 and result["errors"] == 0
+        errors = f", errors: {result['error_kinds']}" if result["errors"] else ""
+        figures.append(
+            Figure(
+                SECTION,
+                f"POST /api/rounds/<id>/bets, {title}: {result['requests']:,} requests, "
+                f"p50 {result['p50_ms']:.1f} ms, p90 {result['p90_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, "
+                f"max {result['max_ms']:.0f} ms, {result['errors']} errors{errors}",
+                result["rate"],
+                "req/s",
+                target="≥ 150 req/s, p99 < 50 ms, no errors" if target else "",
+                met=met,
+                notes=f"gunicorn {workers} sync workers, session cookie",
+            )
+        )
+    return figures
+
+
+def _wait_ready(port: int, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited: {server.stderr.read()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit("gunicorn did not answer within 60 s")

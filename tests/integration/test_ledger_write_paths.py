@@ -1,0 +1,69 @@
+"""The append's write paths (issue 11): PostgreSQL writes small batches with multi-row INSERTs
+and large ones (a roulette settlement) with COPY; both must keep every rule of the contract.
+Run on SQLite too (one path there: ``bulk_create``)."""
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from ledger import store
+from ledger.errors import InvalidInput
+from ledger.models import Event, Posting
+from ledger.store import Leg, NewEvent, append
+from ledger.verify import verify_chain
+
+pytestmark = pytest.mark.django_db
+
+SIZES = [1, store._COPY_FROM - 1, store._COPY_FROM, store._COPY_FROM + store._INSERT_ROWS + 7]
+
+
+def _events(n: int, start: int = 0) -> list[NewEvent]:
+    return [
+        NewEvent("Tested", {"i": start + i, "nested": {"cents": [1, 2]}}, [Leg("a", 100 + i), Leg("b", -100 - i)])
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_batch_of_any_size_is_written_whole_and_chained(size):
+    with transaction.atomic():
+        first = append(stream="t/one", expected_version=0, events=_events(1), actor="tester")
+    with transaction.atomic():
+        saved = append(stream="t/batch", expected_version=0, events=_events(size, 1), actor="tester")
+    assert [e.position for e in saved] == list(range(2, size + 2))
+    assert [e.version for e in saved] == list(range(1, size + 1))
+    assert saved[0].prev_hash == first[0].hash
+    assert Event.objects.count() == size + 1 and Posting.objects.count() == 2 * (size + 1)
+    last = Event.objects.get(position=size + 1)
+    assert last.hash == saved[-1].hash and last.data == {"i": size, "nested": {"cents": [1, 2]}}
+    assert sorted(last.postings.values_list("account", "amount_cents")) == [("a", 99 + size), ("b", -99 - size)]
+    assert not saved[-1]._state.adding
+    result = verify_chain()
+    assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
+
+
+@pytest.mark.parametrize("size", [1, store._COPY_FROM])
+def test_a_refused_row_writes_nothing_and_raises_djangos_integrity_error(size):
+    with transaction.atomic():
+        append(stream="t/a", expected_version=0, events=_events(1), actor="tester", idempotency_key="key-1")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        append(stream="t/b", expected_version=0, events=_events(size), actor="tester", idempotency_key="key-1")
+    assert Event.objects.count() == 1 and Posting.objects.count() == 2
+
+
+def test_the_caller_keeps_its_work_when_the_append_fails_in_the_database():
+    with transaction.atomic():
+        append(stream="t/a", expected_version=0, events=_events(1), actor="tester", idempotency_key="key-1")
+        try:
+            append(stream="t/b", expected_version=0, events=_events(3), actor="tester", idempotency_key="key-1")
+        except IntegrityError:
+            pass
+        append(stream="t/c", expected_version=0, events=_events(2), actor="tester")
+    assert list(Event.objects.values_list("stream", flat=True)) == ["t/a", "t/c", "t/c"]
+    assert verify_chain().ok
+
+
+def test_a_float_anywhere_in_the_data_is_refused_before_anything_is_written():
+    events = _events(3) + [NewEvent("Tested", {"deep": [{"x": 1.5}]}, [Leg("a", 1), Leg("b", -1)])]
+    with pytest.raises(InvalidInput, match="floats are not allowed") as err, transaction.atomic():
+        append(stream="t/f", expected_version=0, events=events, actor="tester")
+    assert err.value.field == "data" and Event.objects.count() == 0
