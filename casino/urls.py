@@ -71,5 +71,6 @@ urlpatterns = [
     path("dashboard/", include("dashboard.urls")),
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("admin/", admin.site.urls),
+    path("api/", include("cashier.accounting_urls")),  # cage and table accounting, reports (issue #7)
     path("api/", include(api)),
 ]

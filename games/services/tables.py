@@ -68,7 +68,8 @@ def table_open(
     ``pit_boss`` (two distinct users holding those roles). The first opening stocks the tray
     from ``house:bankroll``; later ones record the difference between the count and the
     previous closer (the last ``TableClosed``; the book tray before any) as a variance,
-    reported by ``cashier.reports`` (no posting: the chips did not move).
+    reported by ``cashier.reports``; a counted opener also books the tray to the count
+    (tray ± difference against ``cage:over_short``), a plain total does not.
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
     ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
     (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
@@ -99,11 +100,14 @@ def table_open(
         book = store.balance(accounts.table_tray(code), table.currency)
         first = table.version == 0
         variance = 0 if first else opener_cents - _previous_closer(table, book)
-        legs = (
-            posting_rules.stock(accounts.table_tray(code), accounts.HOUSE_BANKROLL, opener_cents - book)
-            if first
-            else []
-        )
+        if first:
+            legs = posting_rules.stock(accounts.table_tray(code), accounts.HOUSE_BANKROLL, opener_cents - book)
+        elif denominations is not None:
+            # A counted opener is the truth of the tray: the book follows it, the difference
+            # going to over/short, so one day's variance never leaks into the next day's win.
+            legs = posting_rules.stock(accounts.table_tray(code), accounts.CAGE_OVER_SHORT, opener_cents - book)
+        else:
+            legs = []
         table.rules = rule_set
         (event,) = cmd.append(
             stream=table.stream,
@@ -151,10 +155,11 @@ def table_close(
 
     Without ``closer`` the closer is the tray by the book. With ``closer={"<cents>": pieces}``
     (the inventory path, issue #7, confirmed by a ``dealer`` and a ``pit_boss``, two distinct
-    users with those roles) the closer is the count, and ``variance_cents`` = count − book; it
-    is the next session's opener. Refused with ``StateConflict`` (409) while a coup is in
-    play or colour chips are outstanding (DESIGN.md §State machines); ``InvalidInput`` for a
-    bad count, ``RoleRequired`` (403) for a bad confirmation.
+    users with those roles) the closer is the count, ``variance_cents`` = count − book is
+    posted (tray against ``cage:over_short``), and the count is the next session's opener.
+    Refused with ``StateConflict`` (409) while a coup is in play or colour chips are
+    outstanding (DESIGN.md §State machines); ``InvalidInput`` for a bad count,
+    ``RoleRequired`` (403) for a bad confirmation.
     """
     denominations = _counted_tray(closer, None, "closer", dealer=dealer, pit_boss=pit_boss)
     request = {"op": "table_close", "table": code}
@@ -180,13 +185,16 @@ def table_close(
         )
         closer = book if denominations is None else sum(int(d) * n for d, n in denominations.items())
         data = {"table": code, "closer_cents": closer}
+        legs = []
         if denominations is not None:
             data |= {"book_tray_cents": book, "variance_cents": closer - book}
             data |= _count_data(denominations, dealer, pit_boss)
+            # The count is the truth of the tray (see table_open): book it, variance to over/short.
+            legs = posting_rules.stock(accounts.table_tray(code), accounts.CAGE_OVER_SHORT, closer - book)
         saved = cmd.append(
             stream=table.stream,
             expected_version=table.version,
-            events=[*released, NewEvent("TableClosed", data)],
+            events=[*released, NewEvent("TableClosed", data, legs)],
         )
         event = saved[-1]
         table.version = event.version

@@ -8,10 +8,12 @@ is the count room's ``win = drop + credits − fills + (closer − opener)`` (DE
 from ..models import TableDayStats
 from . import Batch, register
 
-# Movements of a table's accounts that are not gaming: stocking the tray, fills and credits
+# Movements of a table's accounts that are not gaming: stocking the tray and booking its
+# counted opener or closer, fills and credits
 # and their reversals, and the count moving the drop box's cash to the cage (issue #7).
 NOT_GAMING = {
     "TableOpened",
+    "TableClosed",
     "FillDelivered",
     "CreditDelivered",
     "FillReversed",

@@ -103,6 +103,16 @@ def test_closer_is_the_next_opener_and_a_recount_that_differs_is_a_variance(tabl
     )
     assert reopened["opener_cents"] == 4_900_000
     assert reopened["variance_cents"] == -100_000
+    assert tray() == 4_900_000 and store.balance(accounts.CAGE_OVER_SHORT) == 100_000
+    short = table_close(
+        code="R1", closer={"1000000": 4, "500000": 1, "100000": 3}, dealer="dealer1", pit_boss="pit1", actor="pit1"
+    )
+    assert (short["closer_cents"], short["book_tray_cents"], short["variance_cents"]) == (
+        4_800_000,
+        4_900_000,
+        -100_000,
+    )
+    assert tray() == 4_800_000 and store.balance(accounts.CAGE_OVER_SHORT) == 200_000
 
 
 def test_closing_a_table_with_a_coup_in_play_is_refused(table, staff):

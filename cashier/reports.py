@@ -1,0 +1,352 @@
+"""Report builders for cage and table accounting (issue #7): API, CSV and the dashboard.
+
+Every builder returns one shape::
+
+    {"title", "period": {"from", "to"}, "generated_at" (UTC, ISO 8601), "software_version",
+     "status": "ok" | "No activity", "columns": [...], "rows": [{column: value}, ...], ...}
+
+Money is integer cents; hold % is a decimal string ("12.34") or None without a drop.
+``report_csv`` renders any of them with the stdlib ``csv`` module. The builders only read
+the ledger (events and postings), so a report of a past day is the same whenever it is run.
+
+- ``table_games_daily_report(day)``: per table, per game and in total, for the day,
+  month-to-date and year-to-date: opener, fills, credits, drop, closer,
+  win = drop + credits − fills + (closer − opener) (DESIGN.md), hold % = win / drop, the
+  ledger win (the table's gaming movements, as ``games.selectors.table_win_cents``) and the
+  variance = win − ledger win.
+- ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
+  shift counts, and the day's movements through the cage.
+- ``variance_report(day, threshold_cents=None)``: every variance of the day (drop counts,
+  openers, closers, cage shifts), flagged for investigation at ``abs(variance) >= threshold``
+  (setting ``CASINO_VARIANCE_THRESHOLD_CENTS``).
+- ``tronc_report(day)``: tips to the staff pool for the day, month-to-date, year-to-date.
+"""
+
+import csv
+import io
+from collections import defaultdict
+from datetime import UTC, date, datetime
+
+from django.conf import settings
+from django.db.models import Sum
+
+from games.models import Table
+from ledger import accounts
+from ledger.models import Event, Posting
+from ledger.projections.table_stats import NOT_GAMING
+
+NO_ACTIVITY = "No activity"
+DEFAULT_VARIANCE_THRESHOLD_CENTS = 10_000
+PERIODS = ("day", "month_to_date", "year_to_date")
+FIGURES = [
+    "opener_cents",
+    "fills_cents",
+    "credits_cents",
+    "drop_cents",
+    "closer_cents",
+    "win_cents",
+    "hold_pct",
+    "ledger_win_cents",
+    "variance_cents",
+]
+
+
+def software_version() -> str:
+    return str(settings.SPECTACULAR_SETTINGS.get("VERSION", "unknown"))
+
+
+def variance_threshold_cents() -> int:
+    return int(getattr(settings, "CASINO_VARIANCE_THRESHOLD_CENTS", DEFAULT_VARIANCE_THRESHOLD_CENTS))
+
+
+def period_bounds(day: date) -> dict[str, tuple[date, date]]:
+    return {
+        "day": (day, day),
+        "month_to_date": (day.replace(day=1), day),
+        "year_to_date": (date(day.year, 1, 1), day),
+    }
+
+
+def _envelope(title: str, start: date, end: date, columns: list[str], rows: list[dict], **extra) -> dict:
+    return {
+        "title": title,
+        "period": {"from": start.isoformat(), "to": end.isoformat()},
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "software_version": software_version(),
+        "status": "ok" if rows else NO_ACTIVITY,
+        "columns": columns,
+        "rows": rows,
+        **extra,
+    }
+
+
+def hold_pct(win: int, drop: int) -> str | None:
+    """win / drop as a percentage with two decimals, rounded half away from zero (no float)."""
+    if not drop:
+        return None
+    hundredths = (abs(win) * 10_000 * 2 + drop) // (2 * drop)
+    sign = "-" if win < 0 and hundredths else ""
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _sum_amounts(event_type: str, table: str, start: date, end: date) -> int:
+    events = Event.objects.filter(type=event_type, data__table=table, gaming_day__range=(start, end))
+    return sum(events.values_list("data__amount_cents", flat=True))
+
+
+def _live_counts(table: str | None, start: date, end: date) -> list[Event]:
+    """``DropCounted`` events for boxes of gaming days in [start, end] that no reversal cancelled."""
+    counts = Event.objects.filter(type__in=["DropCounted", "DropCountReversed"])
+    if table is not None:
+        counts = counts.filter(data__table=table)
+    events = [e for e in counts.order_by("position") if start.isoformat() <= e.data["gaming_day"] <= end.isoformat()]
+    cancelled = {e.data["reverses"] for e in events if e.type == "DropCountReversed"}
+    return [e for e in events if e.type == "DropCounted" and e.position not in cancelled]
+
+
+def _book_tray(table: str, end: date, *, before: bool) -> int:
+    postings = Posting.objects.filter(account=accounts.table_tray(table))
+    postings = postings.filter(event__gaming_day__lt=end) if before else postings.filter(event__gaming_day__lte=end)
+    return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
+def ledger_win_cents(table: str, start: date, end: date) -> int:
+    """The table's gaming movements (tray + drop + colour_issued) of gaming days [start, end]."""
+    names = [accounts.table_tray(table), accounts.table_drop(table), accounts.table_colour_issued(table)]
+    postings = Posting.objects.filter(account__in=names, event__gaming_day__range=(start, end)).exclude(
+        event__type__in=NOT_GAMING
+    )
+    return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
+def table_figures(table: str, start: date, end: date) -> dict:
+    """The count-room figures of one table over gaming days [start, end] (cents).
+
+    opener: the first ``TableOpened`` of the period (else the book tray before it); closer: the
+    last ``TableClosed`` when the table is closed at the end, else the book tray (``open``: True);
+    drop: the counted drop of each day, or the recorded buy-ins of a day not yet counted
+    (``drop_counted``: False).
+    """
+    sessions = list(
+        Event.objects.filter(
+            stream=f"table/{table}", type__in=["TableOpened", "TableClosed"], gaming_day__range=(start, end)
+        ).order_by("position")
+    )
+    opens = [e for e in sessions if e.type == "TableOpened"]
+    opener = opens[0].data["opener_cents"] if opens else _book_tray(table, start, before=True)
+    still_open = not sessions or sessions[-1].type == "TableOpened"
+    closer = _book_tray(table, end, before=False) if still_open else sessions[-1].data["closer_cents"]
+    fills = _sum_amounts("FillDelivered", table, start, end) - _sum_amounts("FillReversed", table, start, end)
+    credits = _sum_amounts("CreditDelivered", table, start, end) - _sum_amounts("CreditReversed", table, start, end)
+    expected: dict[str, int] = defaultdict(int)
+    buy_ins = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day__range=(start, end))
+    for day, amount in buy_ins.values_list("gaming_day", "data__amount_cents"):
+        expected[day.isoformat()] += amount
+    counted = {e.data["gaming_day"]: e.data["counted_cents"] for e in _live_counts(table, start, end)}
+    drop = sum(counted.get(day, amount) for day, amount in expected.items()) + sum(
+        amount for day, amount in counted.items() if day not in expected
+    )
+    win = drop + credits - fills + (closer - opener)
+    ledger_win = ledger_win_cents(table, start, end)
+    return {
+        "opener_cents": opener,
+        "fills_cents": fills,
+        "credits_cents": credits,
+        "drop_cents": drop,
+        "closer_cents": closer,
+        "win_cents": win,
+        "hold_pct": hold_pct(win, drop),
+        "ledger_win_cents": ledger_win,
+        "variance_cents": win - ledger_win,
+        "drop_counted": all(day in counted for day in expected),
+        "open": still_open,
+    }
+
+
+def tables_active(start: date, end: date) -> list[Table]:
+    """Tables with an event of their own stream on a gaming day in [start, end], by code."""
+    streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/")
+    codes = {s.split("/", 1)[1] for s in streams.values_list("stream", flat=True).distinct()}
+    return list(Table.objects.filter(code__in=codes).order_by("code"))
+
+
+def table_games_daily_report(day: date) -> dict:
+    """The table games daily report of gaming day ``day`` (see the module docstring)."""
+    bounds = period_bounds(day)
+    rows: list[dict] = []
+    tables = tables_active(*bounds["year_to_date"])
+    for period in PERIODS:
+        start, end = bounds[period]
+        by_game: dict[str, dict] = {}
+        total = {name: 0 for name in FIGURES if name != "hold_pct"}
+        for table in tables_active(start, end):
+            figures = table_figures(table.code, start, end)
+            rows.append({"level": "table", "key": table.code, "game": table.game, "period": period, **figures})
+            game = by_game.setdefault(table.game, {name: 0 for name in total})
+            for name in total:
+                game[name] += figures[name]
+                total[name] += figures[name]
+        for game, sums in sorted(by_game.items()):
+            rows.append({"level": "game", "key": game, "game": game, "period": period, **_with_hold(sums)})
+        if by_game:
+            rows.append({"level": "total", "key": "all", "game": "", "period": period, **_with_hold(total)})
+    columns = ["level", "key", "game", "period", *FIGURES, "drop_counted", "open"]
+    report = _envelope("Table games daily report", day, day, columns, rows, gaming_day=day.isoformat())
+    report["period"] |= {"month_from": bounds["month_to_date"][0].isoformat()}
+    report["period"] |= {"year_from": bounds["year_to_date"][0].isoformat()}
+    report["tables"] = [t.code for t in tables]
+    return report
+
+
+def _with_hold(sums: dict) -> dict:
+    ordered = {name: sums.get(name) for name in FIGURES}
+    ordered["hold_pct"] = hold_pct(sums["win_cents"], sums["drop_cents"])
+    return ordered
+
+
+def variance_report(day: date, threshold_cents: int | None = None) -> dict:
+    """Every variance of gaming day ``day``: drop counts (counted − recorded buy-ins), openers
+    (count − previous closer), closers (count − book), cage shifts (count − book) and handovers
+    (count − previous count). ``investigate`` when ``abs(variance) >= threshold_cents``."""
+    threshold = variance_threshold_cents() if threshold_cents is None else threshold_cents
+    rows: list[dict] = []
+
+    def add(kind: str, subject: str, event: Event, variance: int | None) -> None:
+        if variance:
+            rows.append(
+                {
+                    "kind": kind,
+                    "subject": subject,
+                    "event": event.position,
+                    "occurred_at": event.occurred_at.isoformat(),
+                    "actor": event.actor,
+                    "variance_cents": variance,
+                    "investigate": abs(variance) >= threshold,
+                }
+            )
+
+    for event in _live_counts(None, day, day):
+        add("drop", event.data["table"], event, event.data["variance_cents"])
+    day_events = Event.objects.filter(gaming_day=day).order_by("position")
+    for event in day_events.filter(type__in=["TableOpened", "TableClosed"], stream__startswith="table/"):
+        kind = "opener" if event.type == "TableOpened" else "closer"
+        add(kind, event.data["table"], event, event.data.get("variance_cents"))
+    for event in day_events.filter(type__in=["CageShiftOpened", "CageShiftClosed"]):
+        add("cage_shift", event.data["cage"], event, event.data["variance_cents"])
+        add("cage_handover", event.data["cage"], event, event.data.get("handover_variance_cents"))
+    columns = ["kind", "subject", "event", "occurred_at", "actor", "variance_cents", "investigate"]
+    return _envelope("Variance list", day, day, columns, rows, gaming_day=day.isoformat(), threshold_cents=threshold)
+
+
+def _account_total(account: str, start: date, end: date, *, types: list[str] | None = None) -> int:
+    postings = Posting.objects.filter(account=account, event__gaming_day__range=(start, end))
+    if types is not None:
+        postings = postings.filter(event__type__in=types)
+    return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
+def tronc_report(day: date) -> dict:
+    """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents)."""
+    rows = []
+    for period, (start, end) in period_bounds(day).items():
+        tips = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__range=(start, end))
+        if tips.exists():
+            rows.append(
+                {"period": period, "from": start.isoformat(), "tronc_cents": _account_total(accounts.TRONC, start, end)}
+            )
+    return _envelope(
+        "Tronc (tips) total", day, day, ["period", "from", "tronc_cents"], rows, gaming_day=day.isoformat()
+    )
+
+
+CAGE_MOVEMENTS = [
+    ("chip_sales", accounts.CAGE_CASH, ["ChipsPurchased"]),
+    ("redemptions", accounts.CAGE_CASH, ["ChipsRedeemed"]),
+    ("drop_counted", accounts.CAGE_CASH, ["DropCounted", "DropCountReversed"]),
+    ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
+    ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
+]
+
+
+def cage_accountability_report(day: date, code: str = "main") -> dict:
+    """The cage's accountability on gaming day ``day``: for each shift closed that day, the
+    book (``cage:cash`` + ``cage:chips`` from the ledger) against the count, and the day's
+    movements through the cage by kind (cents, positive into the cage)."""
+    rows: list[dict] = []
+    shifts = Event.objects.filter(stream=f"cageshift/{code}", gaming_day=day).order_by("position")
+    for event in shifts:
+        data = event.data
+        rows.append(
+            {
+                "line": "shift_open" if event.type == "CageShiftOpened" else "shift_close",
+                "actor": event.actor,
+                "expected_cash_cents": data["expected_cash_cents"],
+                "counted_cash_cents": data["counted_cash_cents"],
+                "expected_chips_cents": data["expected_chips_cents"],
+                "counted_chips_cents": data["counted_chips_cents"],
+                "variance_cents": data["variance_cents"],
+                "handover_to": data.get("handover_to") or "",
+            }
+        )
+    movements = {name: _account_total(account, day, day, types=types) for name, account, types in CAGE_MOVEMENTS}
+    if any(movements.values()):
+        rows.append({"line": "movements", **{f"{name}_cents": amount for name, amount in movements.items()}})
+    columns = [
+        "line",
+        "actor",
+        "expected_cash_cents",
+        "counted_cash_cents",
+        "expected_chips_cents",
+        "counted_chips_cents",
+        "variance_cents",
+        "handover_to",
+        *(f"{name}_cents" for name, _, _ in CAGE_MOVEMENTS),
+    ]
+    book = {
+        "cage_cash_cents": Posting.objects.filter(account=accounts.CAGE_CASH, event__gaming_day__lte=day).aggregate(
+            s=Sum("amount_cents")
+        )["s"]
+        or 0,
+        "cage_chips_cents": Posting.objects.filter(account=accounts.CAGE_CHIPS, event__gaming_day__lte=day).aggregate(
+            s=Sum("amount_cents")
+        )["s"]
+        or 0,
+    }
+    return _envelope("Cage accountability report", day, day, columns, rows, gaming_day=day.isoformat(), book=book)
+
+
+def report_csv(report: dict) -> str:
+    """Render a report as CSV: a header block (title, period, generation time, version), a
+    blank line, then its columns and rows, or the line "No activity"."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["title", report["title"]])
+    writer.writerow(["period", report["period"]["from"], report["period"]["to"]])
+    writer.writerow(["generated_at", report["generated_at"]])
+    writer.writerow(["software_version", report["software_version"]])
+    if "threshold_cents" in report:
+        writer.writerow(["threshold_cents", report["threshold_cents"]])
+    writer.writerow([])
+    if not report["rows"]:
+        writer.writerow([NO_ACTIVITY])
+        return out.getvalue()
+    writer.writerow(report["columns"])
+    for row in report["rows"]:
+        writer.writerow(["" if row.get(column) is None else row.get(column) for column in report["columns"]])
+    return out.getvalue()
+
+
+def unused_serials_report(year: int) -> dict:
+    """Fill and credit serial numbers of ``year`` that were never used (gaps in a series) or
+    voided: one row per serial, by kind."""
+    from .models import Slip
+
+    rows = []
+    for kind in Slip.Kind.values:
+        slips = dict(Slip.objects.filter(kind=kind, year=year).values_list("number", "state"))
+        for number in range(1, max(slips, default=0) + 1):
+            state = slips.get(number)
+            if state is None or state == Slip.State.VOIDED:
+                rows.append({"kind": kind, "serial": f"{year}-{number:06d}", "status": state or "missing"})
+    start, end = date(year, 1, 1), date(year, 12, 31)
+    return _envelope("Unused fill and credit serials", start, end, ["kind", "serial", "status"], rows)

@@ -1,0 +1,192 @@
+"""Cage and table accounting over HTTP (issue #7): one day of a table, from opener to report."""
+
+import csv
+import io
+
+import pytest
+from rest_framework.test import APIClient
+
+from cashier.reports import hold_pct
+from ledger import store
+from ledger.gaming_day import current_gaming_day
+from staff.roles import Role, grant
+
+pytestmark = pytest.mark.django_db
+
+STAFF = {
+    "pit1": Role.PIT_BOSS,
+    "pit2": Role.PIT_BOSS,
+    "dealer1": Role.DEALER,
+    "cash1": Role.CASHIER,
+    "super1": Role.CAGE_SUPERVISOR,
+    "run1": Role.RUNNER,
+    "count1": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+}
+OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
+
+
+@pytest.fixture
+def clients(django_user_model, cage):
+    made = {}
+    for name, role in STAFF.items():
+        user = django_user_model.objects.create_user(username=name, password="x")
+        grant(user, role)
+        client = APIClient()
+        client.force_authenticate(user)
+        made[name] = client
+    return made
+
+
+def open_table(clients, code="T1"):
+    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
+    return clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json")
+
+
+def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
+    day = current_gaming_day().isoformat()
+    pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
+    opened = open_table(clients)
+    assert opened.status_code == 201, opened.json()
+    assert opened.json()["opener_cents"] == 5_000_000
+    buy_in = pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 30_000}, format="json")
+    assert buy_in.status_code == 201, buy_in.json()
+
+    requested = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 50}}, format="json")
+    assert requested.status_code == 201, requested.json()
+    serial = requested.json()["serial"]
+    issued = cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    assert issued.status_code == 200 and issued.json()["state"] == "issued"
+    assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
+    accepted = clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
+    assert accepted.status_code == 200 and accepted.json()["state"] == "delivered"
+
+    # No coup was played: the tray holds opener + fill − chips sold for cash.
+    closer = {"100000": 40, "10000": 147}
+    closed = pit.post(
+        "/api/tables/T1/closer", {"closer": closer, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+    )
+    assert closed.status_code == 200, closed.json()
+    assert (closed.json()["closer_cents"], closed.json()["variance_cents"]) == (5_470_000, 0)
+
+    assert count.post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
+    counted = count.post(
+        "/api/tables/T1/drop-count",
+        {"gaming_day": day, "cash": {"20000": 1, "5000": 1, "2000": 2}, "counters": ["count1", "count2"]},
+        format="json",
+    )
+    assert counted.status_code == 201, counted.json()
+    assert counted.json()["variance_cents"] == -1_000
+
+    assert pit.post("/api/cage/gaming-days/close", {"gaming_day": day}, format="json").status_code == 200
+    before = store.head()
+    again = pit.post("/api/cage/gaming-days/close", {"gaming_day": day}, format="json")
+    assert again.status_code == 409 and "already closed" in again.json()["detail"]
+    assert store.head() == before
+
+    report = pit.get(f"/api/reports/table-games?gaming_day={day}").json()
+    assert report["title"] == "Table games daily report" and report["software_version"]
+    assert report["generated_at"].endswith("Z") and report["status"] == "ok"
+    row = next(r for r in report["rows"] if r["level"] == "table" and r["period"] == "day")
+    assert row["key"] == "T1"
+    assert (row["opener_cents"], row["fills_cents"], row["drop_cents"], row["closer_cents"]) == (
+        5_000_000,
+        500_000,
+        29_000,
+        5_470_000,
+    )
+    # win = drop + credits − fills + (closer − opener) = 29,000 − 500,000 + 470,000
+    assert (row["win_cents"], row["ledger_win_cents"], row["variance_cents"]) == (-1_000, 0, -1_000)
+    assert row["hold_pct"] == "-3.45"
+    variances = pit.get(f"/api/reports/variances?gaming_day={day}&threshold_cents=500").json()
+    assert [(v["kind"], v["subject"], v["variance_cents"], v["investigate"]) for v in variances["rows"]] == [
+        ("drop", "T1", -1_000, True)
+    ]
+    download = pit.get(f"/api/reports/table-games.csv?gaming_day={day}")
+    assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+    lines = list(csv.reader(io.StringIO(download.content.decode())))
+    assert lines[0] == ["title", "Table games daily report"] and lines[3][0] == "software_version"
+    assert "win_cents" in lines[5]
+    listed = pit.get("/api/cage/slips/?kind=fill").json()
+    assert [s["serial"] for s in listed["results"]] == [serial]
+
+
+def test_reports_say_no_activity_when_empty(clients):
+    for name in ("table-games", "variances", "tronc", "cage-accountability", "unused-serials"):
+        body = clients["super1"].get(f"/api/reports/{name}?gaming_day=2001-01-01&year=2001").json()
+        assert body["status"] == "No activity" and body["rows"] == [], name
+    text = clients["super1"].get("/api/reports/tronc.csv?gaming_day=2001-01-01").content.decode()
+    assert text.strip().splitlines()[-1] == "No activity"
+    assert clients["super1"].get("/api/reports/tronc?gaming_day=2001-13-01").status_code == 400
+    assert clients["dealer1"].get("/api/reports/table-games").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("count", "field"),
+    [({"10000": -2}, "denominations"), ({"10000": 2.0}, "denominations"), ({"777": 1}, "denominations")],
+)
+def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
+    assert open_table(clients).status_code == 201
+    before = store.head()
+    response = clients["pit1"].post("/api/tables/T1/slips", {"kind": "fill", "denominations": count}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == field
+    assert store.head() == before
+
+
+def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, django_user_model):
+    grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
+    assert open_table(clients).status_code == 201
+    serial = clients["pit1"].post(
+        "/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json"
+    )
+    serial = serial.json()["serial"]
+    clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    refused = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
+    assert refused.status_code == 403 and "already the issuer" in refused.json()["detail"]
+    too_big = clients["pit1"].post(
+        "/api/tables/T1/slips", {"kind": "credit", "denominations": {"1000000": 6}}, format="json"
+    )
+    assert too_big.status_code == 400 and "more than the tray" in too_big.json()["detail"]
+
+
+def test_a_count_needs_two_distinct_counters(clients):
+    assert open_table(clients).status_code == 201
+    day = current_gaming_day().isoformat()
+    clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
+    same = clients["count1"].post(
+        "/api/tables/T1/drop-count",
+        {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count1"]},
+        format="json",
+    )
+    assert same.status_code == 403
+    one = clients["count1"].post(
+        "/api/tables/T1/drop-count", {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1"]}, format="json"
+    )
+    assert one.status_code == 400 and one.json()["field"] == "counters"
+
+
+def test_cage_shift_close_and_handover(clients):
+    chips = {"1000000": 10}  # the cage fixture: 100,000 EUR of chips and of cash
+    cash = {"50000": 200}
+    opened = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
+    assert opened.status_code == 201 and opened.json()["variance_cents"] == 0
+    closed = clients["cash1"].post(
+        "/api/cage/shifts/close",
+        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1"},
+        format="json",
+    )
+    assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
+    wrong = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
+    assert wrong.status_code == 409
+    taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
+    assert taken.status_code == 201 and taken.json()["handover_variance_cents"] == 0
+    report = clients["super1"].get("/api/reports/cage-accountability").json()
+    assert [r["line"] for r in report["rows"]] == ["shift_open", "shift_close", "shift_open"]
+
+
+def test_hold_percentage_is_exact_to_the_hundredth():
+    assert hold_pct(1_234, 10_000) == "12.34"
+    assert hold_pct(1, 3) == "33.33"
+    assert hold_pct(2, 3) == "66.67"
+    assert hold_pct(-1_000, 29_000) == "-3.45"
+    assert hold_pct(5, 0) is None
