@@ -4,6 +4,7 @@ from rest_framework import generics, serializers
 
 from casino.views import CentsField, CommandView, StrictIntegerField
 from ledger import accounts, store
+from staff.permissions import CAGE, FLOOR, PATRON_DESK, PATRON_READERS, roles_allowed
 
 from .models import Patron
 from .services.cage import cage_open, chips_purchase, chips_redeem
@@ -25,17 +26,23 @@ class PatronSerializer(serializers.ModelSerializer):
 class PatronList(generics.ListAPIView):
     """Patrons (no identity data in this view) with their value chips in cents."""
 
+    permission_classes = [roles_allowed(read=PATRON_READERS)]
+
     queryset = Patron.objects.all()
     serializer_class = PatronSerializer
 
 
 class PatronDetail(generics.RetrieveAPIView):
+    permission_classes = [roles_allowed(read=PATRON_READERS)]
+
     queryset = Patron.objects.all()
     serializer_class = PatronSerializer
     lookup_field = "code"
 
 
 class PatronRegister(CommandView):
+    permission_classes = [roles_allowed(write=PATRON_DESK)]
+
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=Patron.Kind.choices)
         name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
@@ -48,6 +55,8 @@ class PatronRegister(CommandView):
 
 
 class CageOpen(CommandView):
+    permission_classes = [roles_allowed(write=CAGE)]
+
     class Input(serializers.Serializer):
         cash_cents = CentsField(min_value=0)
         chips_cents = CentsField(min_value=0)
@@ -66,6 +75,8 @@ class ChipsMovement(serializers.Serializer):
 class ChipsPurchase(CommandView):
     """Sell value chips to a patron for cash."""
 
+    permission_classes = [roles_allowed(write=CAGE)]
+
     input_serializer = ChipsMovement
 
     def perform(self, data, **ctx):
@@ -75,6 +86,8 @@ class ChipsPurchase(CommandView):
 class ChipsRedeem(CommandView):
     """Redeem a patron's value chips for cash."""
 
+    permission_classes = [roles_allowed(write=CAGE)]
+
     input_serializer = ChipsMovement
 
     def perform(self, data, **ctx):
@@ -83,6 +96,8 @@ class ChipsRedeem(CommandView):
 
 class ColourChipsBuy(CommandView):
     """Buy colour chips at an English roulette table (valid only there)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
@@ -98,6 +113,8 @@ class ColourChipsBuy(CommandView):
 
 class ColourChipsChangeInverse(CommandView):
     """The change inverse: a patron's colour chips back into value chips."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)

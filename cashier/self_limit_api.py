@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from casino.views import CentsField, CommandSchema, CommandView
 from ledger.errors import NotFound
+from staff.permissions import PATRON_DESK, PATRON_READERS, roles_allowed
 
 from .services.self_limit import self_limit_get, self_limit_set
 
@@ -23,6 +24,8 @@ class _SelfLimitSchema(CommandSchema):
 class PatronSelfLimit(CommandView):
     """A patron's own maximum bet (responsible gaming): POST sets it, once a week (the week
     starts Friday 00:00 New York); GET reads it with the time from which he may change it."""
+
+    permission_classes = [roles_allowed(read=PATRON_READERS, write=PATRON_DESK)]
 
     class Input(serializers.Serializer):
         max_bet_cents = CentsField(min_value=1)

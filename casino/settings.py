@@ -3,6 +3,7 @@
 Defaults give the embedded demo: a SQLite file under ``var/`` and eager Celery.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -33,6 +34,7 @@ INSTALLED_APPS = [
     "staff",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
+    "axes",  # login lockout after repeated failures (issue #10)
 ]
 
 MIDDLEWARE = [
@@ -45,6 +47,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires: answers a locked-out login
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -87,6 +90,12 @@ CASINO_TIMEZONE = env.str("CASINO_TIMEZONE", default="Europe/Paris")
 GAMING_DAY_START = env.str("GAMING_DAY_START", default="06:00")
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
+# Anti-money-laundering thresholds (cashier/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
+AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
+AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=200_000)  # at or above: identity
+AML_LOG_THRESHOLD_CENTS = env.int("AML_LOG_THRESHOLD_CENTS", default=300_000)  # at or above: transaction log
+AML_REPORT_THRESHOLD_CENTS = env.int("AML_REPORT_THRESHOLD_CENTS", default=1_000_000)  # day total above: report
+AML_IDENTITY_RETENTION_YEARS = env.int("AML_IDENTITY_RETENTION_YEARS", default=5)  # after the last transaction
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
@@ -105,6 +114,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.BasicAuthentication",
         "rest_framework.authentication.SessionAuthentication",
+        "staff.authentication.DeviceTokenAuthentication",  # `Authorization: Device <token>`, one table
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -158,3 +168,40 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+
+# --- Authentication and lockout (issue #10) ---------------------------------------------------
+# django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
+# failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's
+# password) and per client address (trying many accounts from one place), as axes recommends.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+LOGIN_URL = "rest_framework:login"
+
+# --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
+# DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,
+# secure cookies, and the secret key must come from the environment. Off for the demo, the
+# tests and the loopback smoke test, which speak plain HTTP.
+HTTPS = env.bool("DJANGO_HTTPS", default=False)
+if HTTPS:
+    if not env.str("DJANGO_SECRET_KEY", default="") or SECRET_KEY.startswith("insecure-"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set in the environment when DJANGO_HTTPS is on")
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"

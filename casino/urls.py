@@ -73,4 +73,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("cashier.accounting_urls")),  # cage and table accounting, reports (issue #7)
     path("api/", include(api)),
+    path("api/staff/", include("staff.urls")),  # assignments, device tokens, role changes (issue #10)
+    path("api/auth/", include("rest_framework.urls")),  # session login/logout for people (issue #10)
 ]

@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.views import CentsField, CommandView, StrictIntegerField
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
 
 from .models import Bet, Round, Shoe, Table
 from .services.baccarat import baccarat_bet, shoe_history
@@ -54,17 +55,23 @@ class RoundSerializer(serializers.ModelSerializer):
 
 
 class TableList(generics.ListAPIView):
+    permission_classes = [roles_allowed(read=FLOOR_READERS)]
+
     queryset = Table.objects.all()
     serializer_class = TableSerializer
 
 
 class TableDetail(generics.RetrieveAPIView):
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+
     queryset = Table.objects.all()
     serializer_class = TableSerializer
     lookup_field = "code"
 
 
 class RoundDetail(generics.RetrieveAPIView):
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round")]
+
     queryset = Round.objects.select_related("table").prefetch_related("bets__patron")
     serializer_class = RoundSerializer
     lookup_field = "id"
@@ -72,6 +79,8 @@ class RoundDetail(generics.RetrieveAPIView):
 
 class TableRounds(generics.ListAPIView):
     """The coups of a table, newest first."""
+
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
 
     serializer_class = RoundSerializer
 
@@ -87,6 +96,8 @@ class TableRounds(generics.ListAPIView):
 class TableOpen(CommandView):
     """Open a table with its game, rule set and counted opener."""
 
+    permission_classes = [roles_allowed(write=PIT)]
+
     class Input(serializers.Serializer):
         game = serializers.ChoiceField(choices=Table.Game.choices)
         opener_cents = CentsField(min_value=0)
@@ -99,6 +110,8 @@ class TableOpen(CommandView):
 
 
 class TableClose(CommandView):
+    permission_classes = [roles_allowed(write=PIT)]
+
     class Input(serializers.Serializer):
         pass
 
@@ -112,6 +125,8 @@ class TableClose(CommandView):
 class TableBuyIn(CommandView):
     """Cash buy-in at the table: cash to the drop box, value chips from the tray."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
+
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
         amount_cents = CentsField(min_value=1)
@@ -124,6 +139,8 @@ class TableBuyIn(CommandView):
 
 class RoundOpen(CommandView):
     """Open the next coup of the table for bets."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
         pass
@@ -141,6 +158,8 @@ class Versioned(serializers.Serializer):
 class BetPlace(CommandView):
     """Place a bet (``bet``) or an announced bet (``announce``; ``stake_cents`` is one chip)."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     class Input(Versioned):
         patron = serializers.CharField(max_length=20)
         stake_cents = CentsField()
@@ -157,6 +176,8 @@ class BetPlace(CommandView):
 class RoundCloseBets(CommandView):
     """Rien ne va plus."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     input_serializer = Versioned
     success_status = 200
 
@@ -166,6 +187,8 @@ class RoundCloseBets(CommandView):
 
 class RoundResult(CommandView):
     """Record the winning number and settle the coup."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
         number = StrictIntegerField()
@@ -178,6 +201,8 @@ class RoundResult(CommandView):
 
 
 class RoundVoid(CommandView):
+    permission_classes = [roles_allowed(write=PIT)]
+
     class Input(serializers.Serializer):
         reason = serializers.CharField(max_length=500)
 
@@ -203,6 +228,8 @@ class ShoeSerializer(serializers.ModelSerializer):
 class ShoeDetail(generics.RetrieveAPIView):
     """A shoe; its order and salt are never shown here (``ShoeClosed`` reveals them)."""
 
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe")]
+
     queryset = Shoe.objects.select_related("table")
     serializer_class = ShoeSerializer
     lookup_field = "id"
@@ -210,6 +237,8 @@ class ShoeDetail(generics.RetrieveAPIView):
 
 class ShoeStart(CommandView):
     """Put a new shoe in play at a black jack table (``shuffled`` by the backend, or ``reader``)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
         mode = serializers.ChoiceField(choices=Shoe.Mode.choices, default=Shoe.Mode.SHUFFLED)
@@ -223,6 +252,8 @@ class ShoeStart(CommandView):
 class ShoeClose(CommandView):
     """Close a shoe between coups; its order and salt are revealed in the ledger."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="shoe")]
+
     class Input(serializers.Serializer):
         pass
 
@@ -235,6 +266,8 @@ class ShoeClose(CommandView):
 
 class BlackjackBetPlace(CommandView):
     """Bet on a box (1–7) as its seated player or behind it."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
@@ -251,6 +284,8 @@ class BlackjackBetPlace(CommandView):
 class BlackjackDeal(CommandView):
     """Deal a card game's coup whose bets are closed (black jack, Caribbean stud)."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     class Input(serializers.Serializer):
         pass
 
@@ -264,6 +299,8 @@ class BlackjackDeal(CommandView):
 class BlackjackCard(CommandView):
     """The card-reading shoe or dealer terminal reports the next card (rank 23456789TJQKA + suit SHDC)."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     class Input(serializers.Serializer):
         card = serializers.CharField(max_length=2, min_length=2)
 
@@ -276,6 +313,8 @@ class BlackjackCard(CommandView):
 
 class BlackjackDecide(CommandView):
     """A player's decision on a black jack coup."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
         patron = serializers.CharField(max_length=20)
@@ -297,6 +336,8 @@ class BlackjackDecide(CommandView):
 class CaribbeanAnte(CommandView):
     """Post an ante on a Caribbean stud box (1–7, one player a box)."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
         box = StrictIntegerField(min_value=1, max_value=7)
@@ -310,6 +351,8 @@ class CaribbeanAnte(CommandView):
 
 class CaribbeanDecide(CommandView):
     """Fold (passe) or raise (relance) on a Caribbean stud box."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
@@ -326,6 +369,8 @@ class CaribbeanDecide(CommandView):
 class BaccaratBet(CommandView):
     """Bet on player, banker or tie at a baccarat table."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
         bet = serializers.ChoiceField(choices=["player", "banker", "tie"])
@@ -340,6 +385,8 @@ class BaccaratBet(CommandView):
 class ShoeHistory(APIView):
     """A baccarat shoe's history: the bead plate and the big road (B / P / T marks)."""
 
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe")]
+
     @extend_schema(responses={200: dict})
     def get(self, request, shoe_id):
         return Response(shoe_history(shoe_id))
@@ -347,6 +394,8 @@ class ShoeHistory(APIView):
 
 class TrenteQuaranteBet(CommandView):
     """Bet on rouge, noir, couleur or inverse at a trente-et-quarante table."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
@@ -362,6 +411,8 @@ class TrenteQuaranteBet(CommandView):
 class BetWithdraw(CommandView):
     """Take a bet back while betting is open (never a bet in prison)."""
 
+    permission_classes = [roles_allowed(write=FLOOR, table="bet")]
+
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
 
@@ -374,6 +425,8 @@ class BetWithdraw(CommandView):
 
 class BetMove(CommandView):
     """Move a bet to another chance while betting is open (baccarat, trente-et-quarante)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="bet")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.views import CentsField, CommandView, StrictIntegerField
+from staff.permissions import FLOOR, FLOOR_READERS, roles_allowed
 
 from .services.classic_stud import ACTIONS, classic_stud_act, classic_stud_hand, classic_stud_sit
 
@@ -19,6 +20,8 @@ from .services.classic_stud import ACTIONS, classic_stud_act, classic_stud_hand,
 class ClassicStudSit(CommandView):
     """Sit down for the hand at seat 1–7 (seat 1 at the dealer's left) with a stack of value
     chips (table stakes; default: all the patron holds). With antes on, the ante is taken now."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
         patron = serializers.CharField(max_length=20)
@@ -34,6 +37,8 @@ class ClassicStudSit(CommandView):
 class ClassicStudAct(CommandView):
     """The player at ``seat`` checks (``check`` / ``parole``), bets ``amount_cents``, calls,
     raises to ``amount_cents`` (his new total for the betting round) or folds."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
         seat = StrictIntegerField(min_value=1, max_value=7)
@@ -52,6 +57,8 @@ class ClassicStudAct(CommandView):
 class ClassicStudHand(APIView):
     """The hand as the dealer's terminal shows it: up cards, the decision awaited, the next
     card due, the pots; the hands shown and the settlement once it is over."""
+
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round")]
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, round_id):

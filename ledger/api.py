@@ -12,6 +12,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from staff.permissions import LEDGER_READERS, roles_allowed
+
 from . import projections
 from .models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 
@@ -71,6 +73,8 @@ class EventFilters(serializers.Serializer):
 class EventList(generics.ListAPIView):
     """The ledger, in position order, filtered by stream, type, gaming day or correlation id."""
 
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
     serializer_class = EventSerializer
     pagination_class = ByPosition
 
@@ -90,6 +94,8 @@ class BalanceSerializer(serializers.ModelSerializer):
 
 class BalanceList(generics.ListAPIView):
     """Projected account balances (cents); ``?prefix=table:R1:`` narrows them."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
 
     serializer_class = BalanceSerializer
 
@@ -111,6 +117,8 @@ class Health(APIView):
 class ProjectionStatus(APIView):
     """Each projection's checkpoint, the ledger head and the lag between them (positions)."""
 
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
     @extend_schema(responses={200: dict})
     def get(self, request):
         return Response({"projections": projections.lag()})
@@ -124,6 +132,8 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 
 class AuditTrail(generics.ListAPIView):
     """The timeline of a patron, a table or a round, oldest first, with positions and hashes."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
 
     serializer_class = AuditEntrySerializer
 
@@ -182,6 +192,8 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
 class TableStatsList(generics.ListAPIView):
     """Table statistics per gaming day (cents; hold = win / drop)."""
 
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
     serializer_class = TableDayStatsSerializer
 
     def get_queryset(self):
@@ -228,6 +240,8 @@ class RatingFilter(DayFilter):
 @extend_schema(parameters=[RatingFilter])
 class RatingList(generics.ListAPIView):
     """Patron ratings per gaming day: actual and theoretical win from the house's side."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
 
     serializer_class = PatronDayRatingSerializer
 

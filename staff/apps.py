@@ -5,3 +5,6 @@ class StaffConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "staff"
     verbose_name = "Staff, roles and devices"
+
+    def ready(self):
+        from . import signals  # noqa: F401 - connects the auth trail's receivers

@@ -3,31 +3,106 @@
 Usage on a view::
 
     permission_classes = [roles_allowed(read=STAFF_ROLES, write={Role.CASHIER})]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, write=FLOOR, table="round")]
 
 ``read`` applies to safe methods (GET, HEAD, OPTIONS), ``write`` to the others.
+
+``table`` names how the view's URL identifies a gaming table (``"table"``: ``<code>``;
+``"round"``, ``"shoe"``, ``"bet"``: the object's id). On such a view:
+- a user whose only role that the view allows is *dealer* acts only on the table he is
+  assigned to right now (``staff.models.DealerAssignment``);
+- a device (``Authorization: Device <token>``) acts only on its own table, and only where
+  the dealer role is allowed. A device is refused everywhere else, table-scoped or not.
+An id that names nothing lets the request through to the view, which answers 404.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from .roles import roles_of
+from .roles import ALL_ROLES, Role, roles_of
+
+# The policy of the existing endpoints (issue #10), in one place so the matrix test reads it.
+FLOOR_READERS: frozenset[str] = ALL_ROLES
+FLOOR: frozenset[str] = frozenset({Role.DEALER, Role.PIT_BOSS})
+PIT: frozenset[str] = frozenset({Role.PIT_BOSS})
+CAGE: frozenset[str] = frozenset({Role.CASHIER, Role.CAGE_SUPERVISOR})
+PATRON_DESK: frozenset[str] = frozenset({Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS})
+# Patron records hold identity (AML): not for dealers, runners or the count room.
+PATRON_READERS: frozenset[str] = frozenset(
+    {Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS, Role.AUDITOR, Role.ADMIN}
+)
+# The ledger and its projections: the supervisors, the cage, the count room and the auditor.
+LEDGER_READERS: frozenset[str] = ALL_ROLES - {Role.DEALER, Role.RUNNER}
+NOBODY: frozenset[str] = frozenset()
 
 
-def roles_allowed(*, read: Iterable[str] = (), write: Iterable[str] = ()) -> type[BasePermission]:
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def table_of(kind: str, kwargs: dict) -> str | None:
+    """The table code a table-scoped URL points at (None when it names nothing)."""
+    from games.models import Bet, Round, Shoe  # staff sits above games: lookups only
+
+    if kind == "table":
+        return kwargs.get("code")
+    key = _uuid(kwargs.get(f"{kind}_id", kwargs.get("id")))
+    if key is None:
+        return None
+    if kind == "round":
+        query = Round.objects.filter(pk=key).values_list("table__code", flat=True)
+    elif kind == "shoe":
+        query = Shoe.objects.filter(pk=key).values_list("table__code", flat=True)
+    elif kind == "bet":
+        query = Bet.objects.filter(pk=key).values_list("round__table__code", flat=True)
+    else:
+        raise ValueError(f"unknown table scope {kind!r}")
+    return query.first()
+
+
+def roles_allowed(
+    *, read: Iterable[str] = (), write: Iterable[str] = (), table: str | None = None
+) -> type[BasePermission]:
     read_roles, write_roles = frozenset(read), frozenset(write)
 
     class RolesAllowed(BasePermission):
         message = "your role does not allow this"
         allowed_read = read_roles
         allowed_write = write_roles
+        table_scope = table
 
         def has_permission(self, request, view) -> bool:
+            from .models import DeviceToken
+
             if not (request.user and request.user.is_authenticated):
                 return False
             allowed = read_roles if request.method in SAFE_METHODS else write_roles
-            return bool(roles_of(request.user) & allowed)
+            if isinstance(request.auth, DeviceToken):
+                if table is None or Role.DEALER not in allowed:
+                    self.message = "a device acts only on its own table's dealer endpoints"
+                    return False
+                code = table_of(table, view.kwargs)
+                if code is not None and code != request.auth.table_code:
+                    self.message = f"this device is bound to table {request.auth.table_code}"
+                    return False
+                return True
+            held = roles_of(request.user) & allowed
+            if not held:
+                return False
+            if table is not None and held == {Role.DEALER}:
+                from .services import dealer_table
+
+                code = table_of(table, view.kwargs)
+                if code is not None and code != dealer_table(request.user):
+                    self.message = "a dealer acts only on the table he is assigned to, while assigned"
+                    return False
+            return True
 
     return RolesAllowed

@@ -19,7 +19,7 @@ from ledger import accounts, store
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
 
 
 @pytest.fixture(autouse=True)
@@ -1010,8 +1010,8 @@ def _racer(user):
 
 
 @pytest.fixture
-def racer(django_user_model):
-    return django_user_model.objects.create_user(username="bj-racer", password="x")
+def racer():
+    return staff_user("bj-racer", *API_TEST_ROLES)
 
 
 def _race_table(user):

@@ -18,7 +18,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
 from tests.integration.concurrency import run_concurrently
 
 # Every test outside the races section is marked django_db one by one: a module-level mark
@@ -585,8 +585,8 @@ def _client(user) -> APIClient:
 
 
 @pytest.fixture
-def dealer(django_user_model):
-    return django_user_model.objects.create_user(username="racer", password="x")
+def dealer():
+    return staff_user("racer", *API_TEST_ROLES)
 
 
 @pytest.mark.postgres

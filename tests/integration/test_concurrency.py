@@ -12,7 +12,7 @@ from ledger.errors import InsufficientChips, VersionConflict
 from ledger.models import Event, Posting
 from ledger.store import Leg, NewEvent, append
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
 
 from .concurrency import run_concurrently
 
@@ -100,7 +100,7 @@ def test_c17_two_commands_on_one_round_expecting_the_same_version(committed_db, 
 def test_c17_via_the_api_the_loser_gets_409(committed_db, table, django_user_model):
     code = make_patron(100_000)
     coup = round_open(table="R1", actor=ACTOR)
-    user = django_user_model.objects.create_user(username="dealer", password="x")
+    user = staff_user("dealer", *API_TEST_ROLES)
 
     def post():
         client = APIClient()
@@ -127,7 +127,7 @@ def test_c19_two_settles_at_once_pay_once(committed_db, table, django_user_model
         actor=ACTOR,
     )
     round_close_bets(round_id=coup["round"], actor=ACTOR)
-    user = django_user_model.objects.create_user(username="dealer", password="x")
+    user = staff_user("dealer", *API_TEST_ROLES)
 
     def settle():
         client = APIClient()

@@ -1,0 +1,51 @@
+"""Device authentication: ``Authorization: Device <token>`` for dealer terminals and shoes.
+
+The token is looked up by its SHA-256 (stored hashed, compared by the database's unique
+index on the digest, so no timing leak on the secret itself). A revoked token, or one whose
+device user is inactive, fails with 401. ``request.auth`` is then the ``DeviceToken``, which
+``staff.permissions`` uses to confine the device to its table.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import authentication, exceptions
+
+from .models import DeviceToken
+from .services import token_digest
+
+KEYWORD = "Device"
+
+
+class DeviceTokenAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != KEYWORD.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("the Device header takes exactly one token")
+        try:
+            token = header[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise exceptions.AuthenticationFailed("a device token is ASCII") from None
+        device = (
+            DeviceToken.objects.select_related("user")
+            .filter(digest=token_digest(token), revoked_at__isnull=True)
+            .first()
+        )
+        if device is None or not device.user.is_active:
+            raise exceptions.AuthenticationFailed("unknown or revoked device token")
+        return device.user, device
+
+    def authenticate_header(self, request):
+        return KEYWORD
+
+
+class DeviceTokenScheme(OpenApiAuthenticationExtension):
+    """The device header in the OpenAPI schema (drf-spectacular finds it by ``target_class``)."""
+
+    target_class = "staff.authentication.DeviceTokenAuthentication"
+    name = "deviceToken"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "header", "name": "Authorization", "description": "Device <token>"}

@@ -1,0 +1,259 @@
+"""Staff commands: dealer assignments, device tokens, role changes, and the auth trail.
+
+Each is a parameter change (issue #10): one event in the ledger with ``who`` (the event's
+actor), ``what`` (the event type and subject) and ``before``/``after``. None posts money.
+
+Streams: ``staff/assignments``, ``staff/devices``, ``staff/roles``, ``staff/auth``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+
+from ledger import store
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.store import NewEvent
+
+from .models import DealerAssignment, DeviceToken
+from .roles import ALL_ROLES, Role, require_role, roles_of
+
+ASSIGNMENTS_STREAM = "staff/assignments"
+DEVICES_STREAM = "staff/devices"
+ROLES_STREAM = "staff/roles"
+AUTH_STREAM = "staff/auth"
+
+# Who may change what (segregation of duties: admin manages people, the pit its dealers).
+ASSIGNERS = (Role.PIT_BOSS, Role.ADMIN)
+DEVICE_ISSUERS = (Role.PIT_BOSS, Role.ADMIN)
+ROLE_MANAGERS = (Role.ADMIN,)
+
+
+def _append_one(cmd, stream: str, event: NewEvent) -> None:
+    cmd.append(stream=stream, expected_version=store.stream_version(stream), events=[event])
+
+
+def _user(username: str):
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NotFound(f"no such user: {username}", field="username")
+    return user
+
+
+def _open_table_code(code: str) -> str:
+    from games.models import Table  # staff sits above games: only this lookup
+
+    if not isinstance(code, str) or not Table.objects.filter(code=code).exists():
+        raise NotFound(f"no such table: {code}", field="table")
+    return code
+
+
+def dealer_assign(*, dealer: str, table: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Assign ``dealer`` (a username holding the dealer role) to ``table`` from now.
+
+    Ends his open assignment elsewhere in the same event. Returns
+    ``{"dealer", "table", "before", "after", "position"}`` (before: the table he worked, or None).
+    Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin, or when ``dealer`` is
+    not a dealer; ``NotFound`` (404) for an unknown user or table; ``StateConflict`` (409) when
+    he is already at that table."""
+    require_role(actor, *ASSIGNERS, step="assigning a dealer")
+    request = {"op": "dealer_assign", "dealer": dealer, "table": table}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        user = _user(dealer)
+        require_role(user, Role.DEALER, step=f"assigning {dealer} to a table")
+        _open_table_code(table)
+        current = DealerAssignment.objects.select_for_update().filter(dealer=user, ended_at__isnull=True).first()
+        before = current.table_code if current else None
+        if before == table:
+            raise StateConflict(f"{dealer} is already assigned to {table}", field="table")
+        now = timezone.now()
+        if current:
+            current.ended_at, current.ended_by = now, actor
+            current.save(update_fields=["ended_at", "ended_by"])
+        DealerAssignment.objects.create(dealer=user, table_code=table, assigned_by=actor)
+        event = NewEvent(
+            type="DealerAssigned", data={"dealer": dealer, "table": table, "before": before, "after": table}
+        )
+        _append_one(cmd, ASSIGNMENTS_STREAM, event)
+        return cmd.finish(
+            {"dealer": dealer, "table": table, "before": before, "after": table, "position": cmd.appended[0].position}
+        )
+
+
+def dealer_release(*, dealer: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """End ``dealer``'s open assignment. Returns ``{"dealer", "before", "after": None, "position"}``.
+
+    Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin, ``NotFound`` (404)
+    for an unknown user, ``StateConflict`` (409) when he has no open assignment."""
+    require_role(actor, *ASSIGNERS, step="releasing a dealer")
+    request = {"op": "dealer_release", "dealer": dealer}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        user = _user(dealer)
+        current = DealerAssignment.objects.select_for_update().filter(dealer=user, ended_at__isnull=True).first()
+        if current is None:
+            raise StateConflict(f"{dealer} is not assigned to any table", field="dealer")
+        current.ended_at, current.ended_by = timezone.now(), actor
+        current.save(update_fields=["ended_at", "ended_by"])
+        event = NewEvent(
+            type="DealerReleased", data={"dealer": dealer, "table": current.table_code, "before": current.table_code}
+        )
+        _append_one(cmd, ASSIGNMENTS_STREAM, event)
+        return cmd.finish(
+            {"dealer": dealer, "before": current.table_code, "after": None, "position": cmd.appended[0].position}
+        )
+
+
+def dealer_table(user) -> str | None:
+    """The table code a dealer is assigned to right now, or None."""
+    if not getattr(user, "pk", None):
+        return None
+    return (
+        DealerAssignment.objects.filter(dealer_id=user.pk, ended_at__isnull=True)
+        .values_list("table_code", flat=True)
+        .first()
+    )
+
+
+def token_digest(token: str) -> str:
+    """SHA-256 hex of a device token (tokens are stored only as this digest)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
+    """Issue a token for a device bound to ``table``. Returns ``{"name", "table", "kind", "token"}``.
+
+    The token is in this result only (it is stored hashed). The device acts as user
+    ``device:<name>``. Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin,
+    ``InvalidInput`` (400) for a bad name or kind, ``NotFound`` (404) for an unknown table,
+    ``StateConflict`` (409) when the name is taken."""
+    require_role(actor, *DEVICE_ISSUERS, step="issuing a device token")
+    if kind not in DeviceToken.Kind.values:
+        raise InvalidInput(f"kind must be one of {', '.join(DeviceToken.Kind.values)}", field="kind")
+    if not isinstance(name, str) or not name.isascii() or not name.replace("-", "").isalnum() or len(name) > 60:
+        raise InvalidInput("a device name is up to 60 letters, digits and dashes", field="name")
+    token = secrets.token_urlsafe(32)
+    request = {"op": "device_token_issue", "name": name}
+    with ledger_command(actor=actor, request=request) as cmd:
+        _open_table_code(table)
+        username = f"device:{name}"
+        User = get_user_model()
+        if DeviceToken.objects.filter(name=name).exists() or User.objects.filter(username=username).exists():
+            raise StateConflict(f"a device named {name} exists", field="name")
+        user = User.objects.create_user(username=username, password=None)
+        DeviceToken.objects.create(
+            name=name,
+            kind=kind,
+            table_code=table,
+            user=user,
+            digest=token_digest(token),
+            prefix=token[:8],
+            created_by=actor,
+        )
+        event = NewEvent(
+            type="DeviceTokenIssued",
+            data={"device": name, "kind": kind, "table": table, "before": None, "after": {"table": table}},
+        )
+        _append_one(cmd, DEVICES_STREAM, event)
+        return cmd.finish({"name": name, "table": table, "kind": kind, "token": token})
+
+
+def device_token_revoke(*, name: str, actor: str) -> dict:
+    """Revoke a device's token (it authenticates no more). Returns ``{"name", "revoked_at"}``.
+
+    Raises ``RoleRequired`` (403), ``NotFound`` (404), ``StateConflict`` (409) when already revoked."""
+    require_role(actor, *DEVICE_ISSUERS, step="revoking a device token")
+    with ledger_command(actor=actor, request={"op": "device_token_revoke", "name": name}) as cmd:
+        device = DeviceToken.objects.select_for_update().filter(name=name).first()
+        if device is None:
+            raise NotFound(f"no such device: {name}", field="name")
+        if device.revoked_at is not None:
+            raise StateConflict(f"the token of {name} is already revoked", field="name")
+        device.revoked_at = timezone.now()
+        device.save(update_fields=["revoked_at"])
+        event = NewEvent(
+            type="DeviceTokenRevoked",
+            data={"device": name, "table": device.table_code, "before": {"table": device.table_code}, "after": None},
+        )
+        _append_one(cmd, DEVICES_STREAM, event)
+        return cmd.finish({"name": name, "revoked_at": device.revoked_at.isoformat()})
+
+
+def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
+    """Make ``username`` hold exactly ``roles``. Returns ``{"username", "before", "after", "position"}``.
+
+    A user/role change is a parameter change: event ``StaffRolesChanged`` with the sorted role
+    lists before and after. Raises ``RoleRequired`` (403) unless ``actor`` is an admin or when an
+    admin changes his own roles; ``InvalidInput`` (400) for an unknown role; ``NotFound`` (404)."""
+    require_role(actor, *ROLE_MANAGERS, step="changing roles")
+    if actor == username:
+        from .roles import RoleRequired
+
+        raise RoleRequired("changing one's own roles needs another admin")
+    unknown = [r for r in roles if r not in ALL_ROLES]
+    if unknown:
+        raise InvalidInput(f"unknown role {unknown[0]!r}", field="roles")
+    with ledger_command(
+        actor=actor, request={"op": "staff_roles_set", "user": username, "roles": sorted(roles)}
+    ) as cmd:
+        user = _user(username)
+        result = record_roles_change(user=user, after=set(roles), actor=actor, cmd=cmd)
+        return cmd.finish(result)
+
+
+def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: set[str] | None = None) -> dict:
+    """Set ``user``'s role groups to ``after`` and append ``StaffRolesChanged`` (used by
+    ``staff_roles_set`` and by the admin's user form, which computes ``before`` itself)."""
+    if before is None:
+        before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
+        user.groups.remove(*Group.objects.filter(name__in=before - after))
+        user.groups.add(*Group.objects.filter(name__in=after - before))
+    if hasattr(user, "_casino_roles"):
+        del user._casino_roles
+    event = NewEvent(
+        type="StaffRolesChanged",
+        data={"user": user.get_username(), "before": sorted(before), "after": sorted(after)},
+    )
+    if cmd is not None:
+        _append_one(cmd, ROLES_STREAM, event)
+        position = cmd.appended[-1].position
+    else:
+        position = _append_outside_command(ROLES_STREAM, event, actor=actor)
+    return {"username": user.get_username(), "before": sorted(before), "after": sorted(after), "position": position}
+
+
+def _append_outside_command(stream: str, event: NewEvent, *, actor: str) -> int:
+    # Auth signals fire inside Django's login machinery, sometimes already inside a request's
+    # transaction: a nested (not durable) atomic block, with the writer lock, keeps the chain
+    # in commit order all the same.
+    with transaction.atomic():
+        store.lock_writers()
+        saved = store.append(stream=stream, expected_version=store.stream_version(stream), events=[event], actor=actor)
+    return saved[0].position
+
+
+def _clean(text: object, limit: int = 150) -> str:
+    # A failed login names whatever the client typed: keep it bounded and storable (no NUL,
+    # no lone surrogate), never the password.
+    value = str(text or "")[:limit]
+    return value.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+
+
+def auth_event_record(*, type: str, username: object, channel: str, ip: str | None) -> int:
+    """Append ``StaffLoggedIn`` / ``StaffLoggedOut`` / ``StaffLoginFailed`` to ``staff/auth``.
+
+    ``data``: ``{"user", "channel", "ip"}`` — never a password. Returns the event's position."""
+    user = _clean(username)
+    data = {"user": user, "channel": channel, "ip": _clean(ip, 45) or None}
+    if type == "StaffLoggedIn":
+        data["roles"] = sorted(roles_of(user))
+    return _append_outside_command(AUTH_STREAM, NewEvent(type=type, data=data), actor=user or "anonymous")

@@ -1,0 +1,150 @@
+"""Issue #10: who may act where — dealer assignments, device tokens, the auth trail, lockout,
+role changes — each a ledger event with who, what, before and after (no money postings)."""
+
+import base64
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from games.services.tables import table_open
+from ledger.models import Event, Posting
+from staff.models import DeviceToken
+from staff.services import token_digest
+from tests.conftest import ACTOR, make_patron, staff_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _as(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def floor(table):
+    """Tables R1 (the conftest's) and R2, a pit boss and a dealer."""
+    table_open(code="R2", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+    return {"pit": staff_user("pit1", "pit_boss"), "dealer": staff_user("dealer7", "dealer")}
+
+
+def _last(type_: str) -> Event:
+    return Event.objects.filter(type=type_).order_by("-position").first()
+
+
+def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor):
+    dealer, pit = _as(floor["dealer"]), _as(floor["pit"])
+    assert dealer.post("/api/tables/R1/rounds", {}, format="json").status_code == 403  # not assigned yet
+
+    response = pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R1"}, format="json")
+    assert response.status_code == 201, response.content
+    assigned = _last("DealerAssigned")
+    assert (assigned.stream, assigned.actor) == ("staff/assignments", "pit1")
+    assert assigned.data == {"dealer": "dealer7", "table": "R1", "before": None, "after": "R1"}
+    assert not Posting.objects.filter(event=assigned).exists()
+
+    coup = dealer.post("/api/tables/R1/rounds", {}, format="json")
+    assert coup.status_code == 201, coup.content
+    assert dealer.get(f"/api/rounds/{coup.json()['round']}/").status_code == 200
+    refused = dealer.post("/api/tables/R2/rounds", {}, format="json")
+    assert refused.status_code == 403 and "assigned" in refused.json()["detail"]
+    assert dealer.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 0}).status_code == 403
+
+    moved = pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R2"}, format="json").json()
+    assert (moved["before"], moved["after"]) == ("R1", "R2")
+    assert dealer.post(f"/api/rounds/{coup.json()['round']}/close-bets", {}, format="json").status_code == 403
+
+    released = pit.post("/api/staff/assignments/release", {"dealer": "dealer7"}, format="json")
+    assert released.status_code == 200 and released.json()["before"] == "R2"
+    assert dealer.post("/api/tables/R2/rounds", {}, format="json").status_code == 403
+    assert _last("DealerReleased").data == {"dealer": "dealer7", "table": "R2", "before": "R2"}
+
+
+def test_only_a_pit_boss_or_admin_assigns_and_only_dealers_are_assigned(floor):
+    cashier = _as(staff_user("cage1", "cashier"))
+    assert (
+        cashier.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R1"}, format="json").status_code == 403
+    )
+    pit = _as(floor["pit"])
+    not_a_dealer = pit.post("/api/staff/assignments", {"dealer": "cage1", "table": "R1"}, format="json")
+    assert not_a_dealer.status_code == 403
+    assert pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "X9"}, format="json").status_code == 404
+    assert not Event.objects.filter(stream="staff/assignments").exists()
+
+
+def test_a_device_token_is_hashed_at_rest_and_binds_the_device_to_its_table(floor):
+    pit = _as(floor["pit"])
+    issued = pit.post("/api/staff/devices", {"name": "shoe-R1", "kind": "shoe", "table": "R1"}, format="json")
+    assert issued.status_code == 201, issued.content
+    token = issued.json()["token"]
+    device = DeviceToken.objects.get(name="shoe-R1")
+    assert device.digest == token_digest(token) != token
+    assert not DeviceToken.objects.filter(digest=token).exists()
+    assert token not in str(_last("DeviceTokenIssued").data)
+
+    shoe = APIClient()
+    shoe.credentials(HTTP_AUTHORIZATION=f"Device {token}")
+    coup = shoe.post("/api/tables/R1/rounds", {}, format="json")
+    assert coup.status_code == 201, coup.content
+    assert Event.objects.get(type="RoundOpened", correlation_id=coup.json()["round"]).actor == "device:shoe-R1"
+    assert shoe.post("/api/tables/R2/rounds", {}, format="json").status_code == 403  # another table
+    patron = make_patron(0)
+    assert shoe.post("/api/cage/purchases", {"patron": patron, "amount_cents": 100}, format="json").status_code == 403
+    assert shoe.get("/api/events/").status_code == 403  # nothing outside its table's dealer endpoints
+    assert shoe.post("/api/tables/R1/close", {}, format="json").status_code == 403  # pit boss only
+
+    assert pit.post("/api/staff/devices/shoe-R1/revoke", {}, format="json").status_code == 200
+    assert shoe.post("/api/tables/R1/rounds", {}, format="json").status_code == 401
+    forged = APIClient()
+    forged.credentials(HTTP_AUTHORIZATION="Device not-a-token")
+    assert forged.get("/api/tables/").status_code == 401
+
+
+def test_login_logout_and_failures_are_events_without_passwords(floor):
+    client = Client()
+    failed = client.post("/api/auth/login/", {"username": "pit1", "password": "wrong-secret"})
+    assert failed.status_code == 200  # the form again
+    event = _last("StaffLoginFailed")
+    assert event.stream == "staff/auth" and event.data["user"] == "pit1"
+    assert "wrong-secret" not in str(event.data)
+
+    assert client.post("/api/auth/login/", {"username": "pit1", "password": "x"}).status_code == 302
+    logged_in = _last("StaffLoggedIn")
+    assert (logged_in.actor, logged_in.data["roles"]) == ("pit1", ["pit_boss"])
+    assert client.get("/api/tables/").status_code == 200  # the session works for the API
+    client.post("/api/auth/logout/")
+    assert _last("StaffLoggedOut").data["user"] == "pit1"
+    assert not Posting.objects.filter(event__stream="staff/auth").exists()
+
+
+def test_http_basic_failures_are_events_and_lock_the_account_out(floor, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    floor["pit"].set_password("right")
+    floor["pit"].save()
+
+    def basic(password: str) -> int:
+        header = "Basic " + base64.b64encode(f"pit1:{password}".encode()).decode()
+        return APIClient().get("/api/tables/", HTTP_AUTHORIZATION=header).status_code
+
+    assert basic("right") == 200
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        assert basic("wrong") == 401
+    assert Event.objects.filter(type="StaffLoginFailed", data__user="pit1").count() == settings.AXES_FAILURE_LIMIT
+    assert basic("right") in (401, 403, 429)  # locked out: even the right password is refused
+
+
+def test_role_changes_are_events_with_before_and_after(floor):
+    admin = _as(staff_user("root1", "admin"))
+    changed = admin.post("/api/staff/users/dealer7/roles", {"roles": ["dealer", "runner"]}, format="json")
+    assert changed.status_code == 200, changed.content
+    event = _last("StaffRolesChanged")
+    assert (event.actor, event.data) == (
+        "root1",
+        {"user": "dealer7", "before": ["dealer"], "after": ["dealer", "runner"]},
+    )
+    assert admin.post("/api/staff/users/root1/roles", {"roles": []}, format="json").status_code == 403
+    assert admin.post("/api/staff/users/dealer7/roles", {"roles": ["king"]}, format="json").status_code == 400
+    pit = _as(floor["pit"])
+    assert pit.post("/api/staff/users/dealer7/roles", {"roles": ["pit_boss"]}, format="json").status_code == 403
+    assert Event.objects.filter(type="StaffRolesChanged").count() == 1

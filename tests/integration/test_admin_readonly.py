@@ -1,0 +1,66 @@
+"""Issue #10 §3: the admin bypasses the services, so it may look at the ledger, rounds, bets and
+the staff's assignments and devices but never add, change or delete them; a role change made
+in the admin's user form is a ``StaffRolesChanged`` event with before and after."""
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.test import RequestFactory
+
+from cashier.models import Cage
+from games.models import Bet, Round, Table
+from ledger.models import AccountBalance, Event
+from staff.models import DealerAssignment, DeviceToken
+from tests.conftest import staff_user
+
+pytestmark = pytest.mark.django_db
+
+READ_ONLY = [Event, AccountBalance, Table, Round, Bet, Cage, DealerAssignment, DeviceToken]
+
+
+@pytest.fixture
+def root(django_user_model):
+    return django_user_model.objects.create_superuser(username="root", password="x")
+
+
+@pytest.mark.parametrize("model", READ_ONLY, ids=lambda m: m.__name__)
+def test_the_admin_never_writes_money_or_state(model, root):
+    model_admin = admin.site._registry[model]
+    request = RequestFactory().get("/admin/")
+    request.user = root
+    assert model_admin.has_view_permission(request)
+    assert not model_admin.has_add_permission(request)
+    assert not model_admin.has_change_permission(request, None)
+    assert not model_admin.has_delete_permission(request, None)
+
+
+def test_an_event_cannot_be_posted_through_the_admin(client, root, table):
+    client.force_login(root)
+    event = Event.objects.order_by("position").first()
+    url = f"/admin/ledger/event/{event.pk}/change/"
+    assert client.get(url).status_code == 200  # a superuser may look
+    assert client.post(url, {"type": "Forged"}).status_code == 403
+    event.refresh_from_db()
+    assert event.type != "Forged"
+    assert client.post("/admin/ledger/event/add/", {"type": "Forged"}).status_code == 403
+    assert client.post(f"/admin/ledger/event/{event.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert Event.objects.filter(pk=event.pk).exists()
+
+
+def test_a_role_change_in_the_user_form_is_an_event(client, root):
+    dealer = staff_user("dealer9", "dealer")
+    client.force_login(root)
+    runner = Group.objects.get(name="runner")
+    response = client.post(
+        f"/admin/auth/user/{dealer.pk}/change/",
+        {
+            "username": "dealer9",
+            "is_active": "on",
+            "groups": [runner.pk],
+            "date_joined_0": "2026-11-29",
+            "date_joined_1": "20:00:00",
+        },
+    )
+    assert response.status_code == 302, response.content[:2000]
+    event = Event.objects.filter(type="StaffRolesChanged").get()
+    assert (event.actor, event.data) == ("root", {"user": "dealer9", "before": ["dealer"], "after": ["runner"]})
