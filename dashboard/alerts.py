@@ -59,7 +59,12 @@ def payout_alerts(table: str, payouts: list[dict]) -> list[Alert]:
     """``payouts``: ``[{"patron", "won_cents", "position"}]`` of the gaming day; one alert per
     payout whose winnings reach ``LARGE_PAYOUT_CENTS``."""
     return [
-        Alert(table, "payout", "warning", f"{p['patron']} won {eur(p['won_cents'])} at position {p['position']}")
+        Alert(
+            table,
+            "payout",
+            "warning",
+            f"{p['patron']} won {eur(p['won_cents'])} in one payout (ledger event #{p['position']})",
+        )
         for p in payouts
         if p["won_cents"] >= LARGE_PAYOUT_CENTS
     ]

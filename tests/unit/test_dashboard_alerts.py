@@ -30,7 +30,7 @@ def test_large_payout_counts_winnings_not_the_stake():
         {"patron": "P00002", "won_cents": 100_000, "position": 11},
     ]
     assert alerts.payout_alerts("R1", payouts) == [
-        Alert("R1", "payout", "warning", "P00002 won 1,000.00 EUR at position 11")
+        Alert("R1", "payout", "warning", "P00002 won 1,000.00 EUR in one payout (ledger event #11)")
     ]
 
 

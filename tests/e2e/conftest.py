@@ -1,0 +1,60 @@
+"""Browser tests: headless Debian chromium driven by Playwright against a live server, on
+PostgreSQL (the server's thread and the test share committed data through ``committed_db``,
+which skips on SQLite).
+
+Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
+between two browser steps are plain synchronous code, hence DJANGO_ALLOW_ASYNC_UNSAFE (as
+Playwright's own Django guidance says)."""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connections
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
+
+
+@pytest.fixture
+def dashboard_server(committed_db):
+    """A live server for this test only (``.url``), started after ``committed_db``.
+
+    Not pytest-django's ``live_server``: that one pulls in ``transactional_db`` before
+    ``committed_db`` can wrap it, so the flush after the test would run after the replication
+    role had been reset, and the ledger's triggers would refuse its TRUNCATE."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer("localhost")
+    server._live_server_modified_settings.enable()
+    try:
+        yield server
+    finally:
+        server._live_server_modified_settings.disable()
+        server.stop()
+
+
+@pytest.fixture
+def browser_page(dashboard_server):
+    """A Playwright page (1280×800) in a headless chromium, closed after the test (before the
+    server stops, so no request of its polling is left half-served)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no chromium at {CHROMIUM}: scripts/setup.sh dev installs it")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(15_000)
+        try:
+            yield page
+        finally:
+            # Connections the test opened while Playwright ran live in a context that is gone
+            # once it stops; left open, they would keep the test database busy at teardown.
+            connections.close_all()
+            browser.close()
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)

@@ -1,0 +1,97 @@
+"""The pit boss's evening in a real browser: log in, see the floor, watch a coup placed
+through the API appear on the table view without a reload, open its audit trail, and check
+the table's win on the page against the API. Screenshots of the floor and the table view at
+1280×800 and 1024×768 go to var/artifacts/ (not committed)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from dashboard.alerts import eur
+from ledger import projections
+from ledger.gaming_day import current_gaming_day
+from staff.roles import Role, grant
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.postgres
+
+
+def ok(response, status: int = 201) -> dict:
+    body = response.json()
+    assert response.status_code == status, body
+    return body
+
+
+def screenshots(page, name: str) -> None:
+    for width, height in ((1280, 800), (1024, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}-{width}x{height}.png"), full_page=False)
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_pit_boss_watches_a_coup_live_and_audits_it(
+    browser_page, dashboard_server, django_user_model, table, colour_patron, api
+):
+    page = browser_page
+    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
+    grant(boss, Role.PIT_BOSS)
+
+    # --- log in: the dashboard sends an anonymous visitor to its login page ----------------
+    page.goto(f"{dashboard_server.url}/dashboard/")
+    expect(page).to_have_url(re.compile(r"/dashboard/login/\?next="))
+    page.get_by_label("User name").fill("boss")
+    page.get_by_label("Password").fill("floor-secret")
+    page.get_by_role("button", name="Log in").click()
+
+    # --- the floor: R1's card, open, no coup in play ----------------------------------------
+    card = page.locator('article[data-table="R1"]')
+    expect(card.get_by_role("heading")).to_contain_text("R1 · English roulette")
+    expect(card.locator('[data-figure="in-play"]')).to_have_text("no coup")
+
+    # --- the table view, left open: a marker on window proves no reload happens -------------
+    card.get_by_role("link", name=re.compile("R1")).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Table R1 · English roulette")
+    page.evaluate("window.__loadedOnce = true")
+    expect(page.locator('[data-section="in-play"]')).to_contain_text("No coup in play.")
+
+    # --- a coup through the API: 50.00 EUR of red chips en plein on 17, ball on 17 (35:1) ----
+    patron = colour_patron
+    coup = ok(api.post("/api/tables/R1/rounds", {}, format="json"))["round"]
+    bet = {"patron": patron, "stake_cents": 5_000, "chips": "colour", "bet": {"type": "plein", "numbers": [17]}}
+    ok(api.post(f"/api/rounds/{coup}/bets", bet, format="json"))
+    in_play = page.locator('[data-section="in-play"]')
+    expect(in_play.locator('[data-figure="coup-number"]')).to_have_text("1")
+    expect(in_play.get_by_role("row", name=re.compile(patron))).to_contain_text("50.00 EUR")
+    screenshots(page, "table")
+
+    ok(api.post(f"/api/rounds/{coup}/close-bets", {}, format="json"), 200)
+    ok(api.post(f"/api/rounds/{coup}/result", {"number": 17}, format="json"), 200)
+    projections.catch_up_all()  # CI runs with a real broker and no worker: catch up here
+    last = page.locator('[data-section="last-coups"] tr[data-coup="1"]')
+    expect(last).to_contain_text("settled")
+    expect(last).to_contain_text("-1,750.00 EUR")  # the house paid 35 × 50.00
+    expect(page.locator('[data-section="last-numbers"] li').first).to_have_text("17")
+    assert page.evaluate("window.__loadedOnce") is True  # the same document all along
+
+    # --- a figure on the page against the API ------------------------------------------------
+    stats = ok(api.get("/api/stats/tables/", {"gaming_day": current_gaming_day().isoformat()}), 200)
+    (r1,) = [row for row in stats["results"] if row["table"] == "R1"]
+    assert r1["win_cents"] == -175_000
+    expect(page.locator('[data-section="figures"] [data-figure="win"]')).to_have_text(eur(r1["win_cents"]))
+
+    # --- the coup's audit trail, one click away ---------------------------------------------
+    last.get_by_role("link", name=re.compile("audit trail")).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 at R1")
+    events = ok(api.get("/api/events/", {"stream": f"round/{coup}"}), 200)["results"]
+    assert [e["type"] for e in events][:2] == ["RoundOpened", "BetPlaced"]
+    for event in events:
+        row = page.locator(f'[data-section="audit"] tr[data-position="{event["position"]}"]')
+        expect(row.locator("[data-hash]")).to_have_text(event["hash"])
+        expect(row).to_contain_text(event["type"])
+
+    # --- back on the floor, the card shows the coup's figures --------------------------------
+    page.get_by_role("link", name="Floor").click()
+    expect(card.locator('[data-figure="win"]')).to_have_text("-1,750.00 EUR")
+    screenshots(page, "floor")
