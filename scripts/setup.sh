@@ -13,3 +13,11 @@ if [ ! -f "$stamp" ] || [ "requirements/$kind.txt" -nt "$stamp" ] || [ requireme
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "requirements/$kind.txt"
     touch "$stamp"
 fi
+# The browser tests (tests/e2e) drive Debian's chromium through Playwright (never `playwright
+# install`: no browser download). Installed for the dev profile when it is missing.
+if [ "$kind" = dev ] && [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
