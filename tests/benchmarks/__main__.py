@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     if "export" in only:
         from .suite_export import bench_export
 
-        figures += bench_export(events=export_events)
+        figures += bench_export(events=export_events, dbname=args.database)
     log(f"done in {time.perf_counter() - t0:,.0f} s")
     for f in figures:
         ratio = f" = {f.ratio:.2f} x {f.versus}" if f.ratio is not None else ""
