@@ -98,18 +98,33 @@ def outstanding_alerts(table: str, *, colour_chips: int, prison_bets: int) -> li
     return alerts
 
 
-def event_alerts(table: str, events: list[dict]) -> list[Alert]:
-    """Alerts recorded as events: ``[{"type", "data"}]``. A refused bet (``BetRefused``) and a
-    count variance (any type ending in ``Variance``, e.g. an opener that differs from the last
-    closer) are warnings; the message names the amounts the event carries."""
-    alerts = []
-    for event in events:
-        data = event.get("data") or {}
-        if event["type"] == "BetRefused":
-            reason = data.get("reason", "over a limit")
-            alerts.append(Alert(table, "refused", "warning", f"bet refused for {data.get('patron', '?')}: {reason}"))
-        elif event["type"].endswith("Variance"):
-            amount = data.get("variance_cents", data.get("difference_cents"))
-            what = f" of {eur(amount)}" if isinstance(amount, int) else ""
-            alerts.append(Alert(table, "variance", "warning", f"count variance{what} ({event['type']})"))
-    return alerts
+def refused_alerts(table: str, events: list[dict]) -> list[Alert]:
+    """Bets refused over a table limit or a patron's self-limit, where events record them
+    (``[{"type": "BetRefused", "data": {"patron", "reason"}}]``). Today a refused bet appends
+    nothing (bad input never does), so this stays empty until such an event exists."""
+    return [
+        Alert(
+            table,
+            "refused",
+            "warning",
+            f"bet refused for {e['data'].get('patron', '?')}: {e['data'].get('reason', '')}",
+        )
+        for e in events
+        if e.get("type") == "BetRefused" and isinstance(e.get("data"), dict)
+    ]
+
+
+def variance_alerts(rows: list[dict]) -> list[Alert]:
+    """Count variances (``cashier.reports.variance_report`` rows: ``{"kind", "subject", "event",
+    "variance_cents", "investigate"}``): a warning when the variance reaches the casino's
+    investigation threshold, information otherwise; ``subject`` is the table (or the cage)."""
+    return [
+        Alert(
+            row["subject"],
+            "variance",
+            "warning" if row.get("investigate") else "info",
+            f"{row['kind'].replace('_', ' ')} variance of {eur(row['variance_cents'])} (ledger event #{row['event']})",
+        )
+        for row in rows
+        if row.get("variance_cents")
+    ]

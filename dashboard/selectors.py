@@ -17,6 +17,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from cashier.models import Cage, ColourStack, Patron
+from cashier.reports import table_figures, tables_active, variance_report
+from cashier.slip_models import Slip
 from games.models import Bet, Round, Shoe, Table
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
@@ -24,6 +26,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.audit import summary
 from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
+from staff.models import DealerAssignment
 
 from . import alerts as checks
 
@@ -64,7 +67,16 @@ def _limits(table: Table) -> dict:
 
 
 def _dealer(table: Table) -> str | None:
-    """The actor who opened the table's latest coup (the dealer's terminal or user), if any."""
+    """The dealer assigned to the table now (``staff`` assignments), else the actor who opened
+    its latest coup (a dealer's terminal or user), else ``None``."""
+    assigned = (
+        DealerAssignment.objects.filter(table_code=table.code, ended_at__isnull=True)
+        .order_by("-started_at")
+        .values_list("dealer__username", flat=True)
+        .first()
+    )
+    if assigned:
+        return assigned
     last = table.rounds.order_by("-number").first()
     if last is None:
         return None
@@ -88,9 +100,12 @@ def _theoretical_win(decided: list[dict]) -> Fraction | None:
     return total if known else None
 
 
-def table_card(table: Table, *, day: date, now: datetime, lag: dict) -> dict:
-    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``)."""
+def table_card(table: Table, *, day: date, now: datetime, lag: dict, variances: list[dict] | None = None) -> dict:
+    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``);
+    ``variances``: the day's ``cashier.reports.variance_report`` rows (read here when omitted)."""
     code = table.code
+    if variances is None:
+        variances = variance_report(day)["rows"]
     stats = TableDayStats.objects.filter(table=code, gaming_day=day).first()
     win = stats.win_cents if stats else 0
     drop = stats.drop_cents if stats else 0
@@ -118,14 +133,10 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict) -> dict:
             ],
         ),
         *checks.outstanding_alerts(code, colour_chips=colour_stacks.count(), prison_bets=prison),
-        *checks.event_alerts(
-            code,
-            list(
-                Event.objects.filter(gaming_day=day, data__table=code)
-                .filter(Q(type="BetRefused") | Q(type__endswith="Variance"))
-                .values("type", "data")
-            ),
+        *checks.refused_alerts(
+            code, list(Event.objects.filter(gaming_day=day, type="BetRefused", data__table=code).values("type", "data"))
         ),
+        *checks.variance_alerts([row for row in variances if row["subject"] == code]),
     ]
     if shoe is not None:
         found.append(
@@ -167,8 +178,12 @@ def floor(*, day: date | None = None, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     lag = projection_lag()
     tables = sorted(Table.objects.all(), key=lambda t: (t.state != Table.State.OPEN, t.code))
-    cards = [table_card(t, day=day, now=now, lag=lag) for t in tables]
+    variances = variance_report(day)["rows"]
+    cards = [table_card(t, day=day, now=now, lag=lag, variances=variances) for t in tables]
+    codes = {t.code for t in tables}
+    # Variances of the cage (shift counts, handovers) have no table card: the floor lists them.
     every = [a for card in cards for a in card["alerts"]]
+    every += checks.variance_alerts([row for row in variances if row["subject"] not in codes])
     every.sort(key=lambda a: (a.level != "warning", a.table))
     return {"gaming_day": day, "now": now, "lag": lag, "tables": cards, "alerts": every}
 
@@ -349,38 +364,39 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
 
 
 def cage_summary(*, day: date | None = None) -> dict:
-    """The cage for the pit boss: its state and balances (cents, from the ledger), the day's
-    fill and credit events by type, drop counted per table (from the table statistics) and
-    the chip purchases and redemptions of the day."""
+    """The cage for the pit boss, read-only (cents): the cage's state and balances (from the
+    ledger), the fill and credit slips still pending (requested or issued, oldest first), the
+    slips of the day by kind and state, each active table's count-room figures for the day
+    (``cashier.reports.table_figures``: drop counted or, until the count, the recorded buy-ins;
+    fills, credits, opener, closer, win) and the day's variance list."""
     day = day or current_gaming_day()
     cage = Cage.objects.filter(code="main").first()
-    slips: dict[str, dict] = {}
-    for row in Event.objects.filter(gaming_day=day).filter(Q(type__startswith="Fill") | Q(type__startswith="Credit")):
-        data = row.data if isinstance(row.data, dict) else {}
-        line = slips.setdefault(row.type, {"type": row.type, "n": 0, "amount_cents": 0})
-        line["n"] += 1
-        line["amount_cents"] += data.get("amount_cents", 0) if isinstance(data.get("amount_cents"), int) else 0
-    counted = (
-        Event.objects.filter(gaming_day=day)
-        .filter(Q(type__startswith="Drop") | Q(type__icontains="Count"))
-        .order_by("position")
-        .values("position", "type", "data")
-    )
-    exchanges = (
-        Event.objects.filter(gaming_day=day, type__in=["ChipsPurchased", "ChipsRedeemed"])
-        .values("type")
-        .annotate(n=Count("position"))
-        .order_by("type")
+    pending = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
+    of_day = (
+        Slip.objects.filter(gaming_day=day)
+        .values("kind", "state")
+        .annotate(n=Count("id"), amount_cents=Sum("amount_cents"))
+        .order_by("kind", "state")
     )
     return {
         "gaming_day": day,
         "cage": {"state": cage.state if cage else "closed"},
         "cash_cents": store.balance(accounts.CAGE_CASH),
         "chips_cents": store.balance(accounts.CAGE_CHIPS),
-        "slips": sorted(slips.values(), key=lambda line: line["type"]),
-        "counts": [{**c, "summary": summary(c["type"], c["data"] or {})} for c in counted],
-        "drop_by_table": list(
-            TableDayStats.objects.filter(gaming_day=day).values("table", "drop_cents", "fills_cents", "credits_cents")
-        ),
-        "exchanges": list(exchanges),
+        "pending": [
+            {
+                "kind": slip.kind,
+                "serial": slip.serial,
+                "table": slip.table.code,
+                "state": slip.state,
+                "amount_cents": slip.amount_cents,
+                "requested_by": slip.requested_by,
+                "issued_by": slip.issued_by,
+                "runner": slip.runner,
+            }
+            for slip in pending.order_by("created_at", "id")
+        ],
+        "slips_of_day": list(of_day),
+        "tables": [{"table": t.code, **table_figures(t.code, day, day)} for t in tables_active(day, day)],
+        "variances": variance_report(day)["rows"],
     }

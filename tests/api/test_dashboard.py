@@ -136,3 +136,43 @@ def test_cage_summary_reads_the_cage_balances_from_the_ledger(pit_boss, played):
     # The cage opened with 100,000.00 EUR of chips and sold 1,000.00 EUR of them.
     assert re.search(r'data-figure="cage-chips">99,000\.00 EUR<', html)
     assert re.search(r'data-figure="cage-cash">101,000\.00 EUR<', html)
+
+
+@pytest.fixture
+def pit_staff(django_user_model):
+    for name, role in {"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "dealer2": Role.DEALER}.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
+
+
+def test_cage_summary_lists_a_pending_fill_and_the_table_drop(pit_boss, played, pit_staff):
+    from cashier.services.slips import slip_request
+    from games.services.tables import table_buy_in
+
+    table_buy_in(code="R1", patron=played[0], amount_cents=30_000, actor=ACTOR)
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")["serial"]
+    html = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    pending = html[html.index('data-section="pending"') :]
+    assert re.search(
+        rf'data-serial="{serial}"><td>fill {serial}</td><td>R1</td><td>requested</td>'
+        r'<td class="num">2,000\.00 EUR</td><td>pit1</td>',
+        pending,
+    )
+    drop = html[html.index('data-section="drop"') :]
+    assert re.search(r'data-table="R1">.*?<td class="num">300\.00 EUR</td><td>not yet \(recorded buy-ins\)</td>', drop)
+
+
+def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_floor(pit_boss, table, pit_staff):
+    from games.services.tables import table_close, table_open
+
+    table_close(code="R1", closer={"1000000": 5}, dealer="dealer2", pit_boss="pit1", actor="pit1")
+    table_open(
+        code="R1",
+        game="english_roulette",
+        opener={"1000000": 4, "500000": 1, "100000": 4},
+        dealer="dealer2",
+        pit_boss="pit2",
+        actor="pit2",
+    )
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') :]
+    assert re.search(r'data-alert="variance">opener variance of -1,000\.00 EUR \(ledger event #\d+\)<', card)

@@ -53,18 +53,26 @@ def test_outstanding_colour_chips_and_prison_bets():
     ]
 
 
-def test_event_alerts_for_refused_bets_and_count_variances():
-    found = alerts.event_alerts(
+def test_refused_bets_where_events_record_them():
+    found = alerts.refused_alerts(
         "R1",
         [
             {"type": "BetRefused", "data": {"patron": "P00003", "reason": "over the self-limit"}},
-            {"type": "OpenerVariance", "data": {"variance_cents": -2_500}},
-            {"type": "BetPlaced", "data": {}},
+            {"type": "BetPlaced", "data": {"patron": "P00003"}},
         ],
     )
-    assert [(a.kind, a.message) for a in found] == [
-        ("refused", "bet refused for P00003: over the self-limit"),
-        ("variance", "count variance of -25.00 EUR (OpenerVariance)"),
+    assert [(a.kind, a.message) for a in found] == [("refused", "bet refused for P00003: over the self-limit")]
+
+
+def test_count_variances_warn_from_the_investigation_threshold():
+    rows = [
+        {"kind": "drop", "subject": "R1", "event": 40, "variance_cents": -2_500, "investigate": True},
+        {"kind": "opener", "subject": "B1", "event": 41, "variance_cents": 100, "investigate": False},
+        {"kind": "cage_shift", "subject": "main", "event": 42, "variance_cents": 0, "investigate": False},
+    ]
+    assert alerts.variance_alerts(rows) == [
+        Alert("R1", "variance", "warning", "drop variance of -25.00 EUR (ledger event #40)"),
+        Alert("B1", "variance", "info", "opener variance of 1.00 EUR (ledger event #41)"),
     ]
 
 
