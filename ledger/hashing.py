@@ -20,16 +20,37 @@ def canonical_json(value: object) -> str:
 
 
 def _reject_floats(value: object) -> None:
+    # Exact built-in types, the whole of what services append, are checked without recursion
+    # or isinstance chains (this walk was the largest cost of hashing a coup; issue 11); any
+    # other value takes the general path below, so the rules and messages are the same.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key, child in item.items():
+                if type(key) is not str:
+                    _reject_floats_general({key: child})
+                stack.append(child)
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        else:
+            _reject_floats_general(item)
+
+
+def _reject_floats_general(value: object) -> None:
     if isinstance(value, float):
         raise TypeError("floats are not allowed in ledger data: use integer cents")
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError("ledger data keys must be strings")
-            _reject_floats(item)
+            _reject_floats_general(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _reject_floats(item)
+            _reject_floats_general(item)
     elif value is not None and not isinstance(value, (str, int, bool)):
         raise TypeError(f"{type(value).__name__} is not allowed in ledger data")
 
