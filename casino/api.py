@@ -5,6 +5,7 @@ version conflict, 403 for a role. Anything a client can send must land here, nev
 """
 
 from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, OperationalError
 from django.http import Http404
 from django_fsm import ConcurrentTransition, TransitionNotAllowed
@@ -40,6 +41,9 @@ def exception_handler(exc, context):
         )
     if isinstance(exc, OperationalError) and "locked" in str(exc):
         return Response(_body("busy", "the ledger is busy; retry", None), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, DjangoValidationError):
+        # The ORM refusing a malformed value (e.g. an id that is not a UUID): bad input, not a crash.
+        return Response(_body("invalid", "; ".join(exc.messages), None), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (Http404, PermissionDenied)):
         return drf_exception_handler(exc, context)
     response = drf_exception_handler(exc, context)

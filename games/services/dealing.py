@@ -1,6 +1,8 @@
 """One entry point per dealing step whatever the card game: the dealer's terminal and the
 card-reading shoe call these, and they hand over to the table's game."""
 
+import uuid
+
 from ledger.errors import InvalidInput
 
 from ..models import Round, Table
@@ -27,8 +29,11 @@ REPORT_CARD = {
 
 
 def _game(round_id) -> str:
-    game = Round.objects.filter(pk=str(round_id)).values_list("table__game", flat=True).first() if round_id else None
-    return game or ""
+    try:
+        key = uuid.UUID(str(round_id))
+    except ValueError:  # a malformed id names no coup (400 below), not a server error
+        return ""
+    return Round.objects.filter(pk=key).values_list("table__game", flat=True).first() or ""
 
 
 def deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
