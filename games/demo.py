@@ -89,7 +89,7 @@ def _seat_patrons(rng: random.Random, count: int) -> list[Seat]:
     for i in range(count):
         name = f"Demo patron {i + 1}"
         known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        code = known or patron_register(kind="identified", name=name, actor=CASHIER)["patron"]
+        code = known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
         unit = rng.choice([200, 200, 500, 1000])
         seat = Seat(code, unit)
         cash = rng.choice([50_000, 100_000, 200_000])

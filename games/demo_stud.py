@@ -39,7 +39,9 @@ def _players(count: int) -> list[str]:
     for i in range(count):
         name = f"Demo stud player {i + 1}"
         known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(known or patron_register(kind="identified", name=name, actor=CASHIER)["patron"])
+        codes.append(
+            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
+        )
     return codes
 
 

@@ -44,7 +44,9 @@ def _players(prefix: str, count: int) -> list[str]:
     for i in range(count):
         name = f"Demo {prefix} player {i + 1}"
         known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(known or patron_register(kind="identified", name=name, actor=CASHIER)["patron"])
+        codes.append(
+            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
+        )
     return codes
 
 

@@ -16,6 +16,7 @@ from ledger.store import Leg, NewEvent
 
 from ..models import Cage
 from ..selectors import cage_get, patron_get
+from . import aml
 
 
 def _positive_cents(value: object, field: str) -> int:
@@ -82,6 +83,7 @@ def cage_open(
         return cmd.finish({"cage": code, "event": event.position, "variance": variance})
 
 
+@aml.records_refusals
 def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Sell ``amount_cents`` of value chips to ``patron`` for cash at the cage.
 
@@ -113,6 +115,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
                 )
             ],
         )
+        aml.screen_cash(cmd, patron=who, event=event)
         cage.version = event.version
         cage.save()
         return cmd.finish(
@@ -126,6 +129,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
         )
 
 
+@aml.records_refusals
 def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Redeem ``amount_cents`` of the patron's value chips for cash at the cage.
 
@@ -161,6 +165,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
                 )
             ],
         )
+        aml.screen_cash(cmd, patron=who, event=event)
         cage.version = event.version
         cage.save()
         return cmd.finish(

@@ -7,6 +7,7 @@ from django_fsm import TransitionNotAllowed
 from cashier.denominations import chip_denominations, count_total
 from cashier.models import ColourStack
 from cashier.selectors import patron_get
+from cashier.services import aml
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -245,6 +246,7 @@ def _previous_closer(table: Table, book: int) -> int:
     return last.data.get("closer_cents", book) if last is not None else book
 
 
+@aml.records_refusals
 def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Cash buy-in at table ``code``: the cash goes to the drop box, chips from the tray.
 
@@ -276,6 +278,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
                 )
             ],
         )
+        aml.screen_cash(cmd, patron=who, event=event, table=code)
         table.version = event.version
         table.save()
         return cmd.finish(

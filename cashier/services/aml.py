@@ -1,0 +1,261 @@
+"""Anti-money-laundering thresholds on cash transactions (issue #8), per jurisdiction.
+
+Defaults are France's (Code monétaire et financier L561-13 and R561-16, the EU directive
+2015/849 art. 11(d) for gambling services): settings ``AML_*`` in cents of the casino currency.
+
+Every cash transaction — a chip purchase or a cash buy-in at a table (cash in), a redemption
+(cash out) — is screened by ``screen_cash`` inside the same command, after its event is
+appended, against the patron's totals for that gaming day read from the ledger (so the totals
+include it):
+
+- **identity** (``AML_IDENTITY_THRESHOLD_CENTS``, 2,000 EUR): a transaction of that amount or
+  more, or one that brings the day's total in the same direction to it or more, needs the
+  patron's identity on file (a name and an identity document in the patron registry). Without
+  it the command is refused (``IdentityRequired``, HTTP 409, naming the threshold) and rolled
+  back; the refusal itself is appended afterwards, in its own transaction, as
+  ``AmlTransactionRefused`` (``records_refusals``). With it, ``AmlIdentityChecked`` records the
+  decision.
+- **multiple-transaction log** (``AML_LOG_THRESHOLD_CENTS``, 3,000 EUR): a transaction of that
+  amount or more appends ``AmlTransactionLogged``.
+- **report** (``AML_REPORT_THRESHOLD_CENTS``, 10,000 EUR): the transaction that takes the day's
+  total in one direction over it appends ``AmlAggregateFlagged`` (once per direction and day).
+
+Decisions go on stream ``aml/<patron code>`` and name the patron by code only. The shared
+``anon`` patron stands for every unrated stranger: its transactions are not one person's, so
+only the single-transaction identity rule applies to it (2,000 EUR or more is refused: register
+the patron first); aggregation needs a patron code per person.
+"""
+
+import functools
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from ledger.accounts import ANONYMOUS_PATRON, patron_chips
+from ledger.commands import Command, ledger_command
+from ledger.errors import Conflict, InvalidInput
+from ledger.models import Event, Posting
+from ledger.store import NewEvent, stream_version
+from staff.roles import Role, require_role
+
+from ..models import Patron
+from ..selectors import patron_get
+
+IN, OUT = "in", "out"
+# Cash transactions in the ledger: event type → (direction, channel).
+CASH_EVENTS = {
+    "ChipsPurchased": (IN, "cage_purchase"),
+    "CashBuyIn": (IN, "table_buy_in"),
+    "ChipsRedeemed": (OUT, "cage_redemption"),
+}
+DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """A jurisdiction's thresholds, in cents: identity at or above, log at or above, report above."""
+
+    jurisdiction: str
+    identity_cents: int
+    log_cents: int
+    report_cents: int
+
+    @classmethod
+    def from_settings(cls) -> "Thresholds":
+        return cls(
+            jurisdiction=settings.AML_JURISDICTION,
+            identity_cents=settings.AML_IDENTITY_THRESHOLD_CENTS,
+            log_cents=settings.AML_LOG_THRESHOLD_CENTS,
+            report_cents=settings.AML_REPORT_THRESHOLD_CENTS,
+        )
+
+
+class IdentityRequired(Conflict):
+    """A cash transaction at or over the identity threshold for a patron without identity (HTTP 409)."""
+
+    code = "aml_identity_required"
+
+    def __init__(self, message: str, *, decision: dict, actor: str):
+        super().__init__(message, field="patron")
+        self.decision = decision
+        self.actor = actor
+
+
+def _eur(cents: int) -> str:
+    return f"{cents // 100:,}.{cents % 100:02d}"
+
+
+def identity_on_file(patron: Patron) -> bool:
+    """A name and an identity document are recorded for the patron (never for the shared ``anon``)."""
+    return (
+        patron.code != ANONYMOUS_PATRON
+        and patron.kind == Patron.Kind.IDENTIFIED
+        and bool(patron.name.strip())
+        and bool(patron.document.strip())
+    )
+
+
+def cash_day_totals(patron: str, day: date) -> dict:
+    """``{"in": cents, "out": cents, "transactions": n}``: the patron's cash transactions of gaming ``day``."""
+    totals = {IN: 0, OUT: 0, "transactions": 0}
+    rows = Event.objects.filter(gaming_day=day, type__in=list(CASH_EVENTS), data__patron=patron).values_list(
+        "type", "data"
+    )
+    for type_, data in rows:
+        totals[CASH_EVENTS[type_][0]] += data["amount_cents"]
+        totals["transactions"] += 1
+    return totals
+
+
+def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") -> list[Event]:
+    """Apply the thresholds to the cash transaction ``event`` just appended by ``cmd`` for ``patron``.
+
+    Appends the decisions (``AmlIdentityChecked``, ``AmlTransactionLogged``, ``AmlAggregateFlagged``)
+    on ``aml/<code>`` and returns them. Raises ``IdentityRequired`` (409, rolls the command back).
+    """
+    rules = Thresholds.from_settings()
+    direction, channel = CASH_EVENTS[event.type]
+    amount = event.data["amount_cents"]
+    anonymous = patron.code == ANONYMOUS_PATRON
+    total = amount if anonymous else cash_day_totals(patron.code, event.gaming_day)[direction]
+    decision = {
+        "patron": patron.code,
+        "gaming_day": event.gaming_day.isoformat(),
+        "transaction": event.data.get("transaction", ""),
+        "channel": channel,
+        "direction": direction,
+        "amount_cents": amount,
+        "day_total_cents": total,
+        "jurisdiction": rules.jurisdiction,
+        **({"table": table} if table else {}),
+    }
+    decisions: list[NewEvent] = []
+    if amount >= rules.identity_cents or total >= rules.identity_cents:
+        if not identity_on_file(patron):
+            verb = "buy chips for" if direction == IN else "redeem chips for"
+            raise IdentityRequired(
+                f"patron {patron.code} has no identity on file: he cannot {verb} {_eur(rules.identity_cents)} "
+                f"{settings.CASINO_CURRENCY} or more in one gaming day (AML identity threshold, {rules.jurisdiction}); "
+                f"this transaction {_eur(amount)}, the day's cash {direction} with it {_eur(total)}. "
+                "Record his name and identity document first.",
+                decision={**decision, "threshold_cents": rules.identity_cents},
+                actor=cmd.actor,
+            )
+        decisions.append(NewEvent("AmlIdentityChecked", {**decision, "threshold_cents": rules.identity_cents}))
+    if amount >= rules.log_cents:
+        decisions.append(NewEvent("AmlTransactionLogged", {**decision, "threshold_cents": rules.log_cents}))
+    if not anonymous and total > rules.report_cents >= total - amount:
+        decisions.append(NewEvent("AmlAggregateFlagged", {**decision, "threshold_cents": rules.report_cents}))
+    if not decisions:
+        return []
+    stream = f"aml/{patron.code}"
+    return cmd.append(
+        stream=stream,
+        expected_version=stream_version(stream),
+        events=decisions,
+        correlation_id=event.correlation_id,
+        causation_id=str(event.position),
+    )
+
+
+def records_refusals(service):
+    """Decorator for a cash service: a refusal by ``screen_cash`` is itself recorded.
+
+    The refused command rolls back (nothing of it is kept); then ``AmlTransactionRefused`` is
+    appended in a transaction of its own, and the refusal is raised to the caller.
+    """
+
+    @functools.wraps(service)
+    def wrapper(*args, **kwargs):
+        try:
+            return service(*args, **kwargs)
+        except IdentityRequired as refusal:
+            stream = f"aml/{refusal.decision['patron']}"
+            with ledger_command(actor=refusal.actor, request={"op": "aml_refusal", **refusal.decision}) as cmd:
+                cmd.append(
+                    stream=stream,
+                    expected_version=stream_version(stream),
+                    events=[NewEvent("AmlTransactionRefused", {**refusal.decision, "reason": refusal.message})],
+                )
+            raise
+
+    return wrapper
+
+
+def patron_identity_record(*, patron: str, name: str, document: str, actor: str) -> dict:
+    """Record a patron's identity (name and identity document) in the registry, off the ledger.
+
+    Appends ``PatronIdentityRecorded`` (the patron's code only) on ``aml/<code>``. Returns
+    ``{"patron", "event"}``. Raises ``InvalidInput`` (blank name or document, or the shared
+    ``anon`` patron: register the person instead), ``NotFound``, ``RoleRequired`` (403: needs
+    cashier or cage supervisor).
+    """
+    require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="recording a patron's identity")
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        raise InvalidInput("a name of 1 to 200 characters is required", field="name")
+    if not isinstance(document, str) or not document.strip() or len(document) > 100:
+        raise InvalidInput("an identity document reference of 1 to 100 characters is required", field="document")
+    with ledger_command(actor=actor, request={"op": "identity_record", "patron": patron}) as cmd:
+        who = patron_get(patron)
+        if who.code == ANONYMOUS_PATRON:
+            raise InvalidInput("the shared anonymous patron has no identity: register the patron", field="patron")
+        Patron.objects.filter(pk=who.pk).update(kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document)
+        stream = f"aml/{who.code}"
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            events=[NewEvent("PatronIdentityRecorded", {"patron": who.code})],
+        )
+        return cmd.finish({"patron": who.code, "event": event.position})
+
+
+def _years_after(moment: datetime, years: int) -> datetime:
+    try:
+        return moment.replace(year=moment.year + years)
+    except ValueError:  # 29 February
+        return moment.replace(year=moment.year + years, day=28)
+
+
+def identity_retention_ends(patron: Patron) -> datetime:
+    """When the patron's identity may be erased: ``AML_IDENTITY_RETENTION_YEARS`` after his last
+    cash transaction, chip movement or AML decision (CMF L561-12: five years in France)."""
+    moments = [patron.created_at]
+    last_leg = Posting.objects.filter(account=patron_chips(patron.code)).order_by("-event_id").first()
+    if last_leg is not None:
+        moments.append(last_leg.event.occurred_at)
+    last_aml = Event.objects.filter(stream=f"aml/{patron.code}").order_by("-position").first()
+    if last_aml is not None:
+        moments.append(last_aml.occurred_at)
+    return _years_after(max(moments), settings.AML_IDENTITY_RETENTION_YEARS)
+
+
+def patron_identity_erase(*, patron: str, actor: str, now: datetime | None = None) -> dict:
+    """Erase a patron's identity (name, document) once its retention period has ended.
+
+    The ledger is untouched (it never held them): the chain and every export still verify.
+    Appends ``PatronIdentityErased`` (code only). Returns ``{"patron", "event", "retention_ended"}``.
+    Raises ``Conflict`` (409: retention not over, or nothing to erase), ``NotFound``,
+    ``RoleRequired`` (403: needs cage supervisor or admin).
+    """
+    require_role(actor, Role.CAGE_SUPERVISOR, Role.ADMIN, step="erasing a patron's identity")
+    now = now or timezone.now()
+    with ledger_command(actor=actor, request={"op": "identity_erase", "patron": patron}) as cmd:
+        who = patron_get(patron)
+        if not (who.name or who.document):
+            raise Conflict(f"patron {who.code} has no identity to erase", field="patron")
+        ends = identity_retention_ends(who)
+        if now < ends:
+            raise Conflict(
+                f"the identity of {who.code} must be kept until {ends.date().isoformat()} (AML retention)",
+                field="patron",
+            )
+        Patron.objects.filter(pk=who.pk).update(name="", document="")
+        stream = f"aml/{who.code}"
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            events=[NewEvent("PatronIdentityErased", {"patron": who.code, "retention_ended": ends.date().isoformat()})],
+        )
+        return cmd.finish({"patron": who.code, "event": event.position, "retention_ended": ends.date().isoformat()})
