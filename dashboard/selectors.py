@@ -312,11 +312,11 @@ def coup_audit(round_id: str) -> dict:
 
 
 def _aml_flags(code: str) -> list[dict]:
-    """AML events naming the patron (any type with ``Aml``, ``Suspicious`` or ``Threshold`` in
-    its name, as the cage's AML checks record them): ``[{"position", "type", "summary", "gaming_day"}]``."""
+    """The patron's AML decisions, newest first (at most 50): the events of stream ``aml/<code>``
+    and any ``Aml…`` event naming him (identity checked, transaction logged or refused,
+    aggregate flagged; ``cashier.services.aml``): ``[{"position", "type", "summary", "gaming_day"}]``."""
     rows = (
-        Event.objects.filter(data__patron=code)
-        .filter(Q(type__icontains="aml") | Q(type__icontains="suspicious") | Q(type__icontains="threshold"))
+        Event.objects.filter(Q(stream=f"aml/{code}") | Q(type__startswith="Aml", data__patron=code))
         .order_by("-position")
         .values("position", "type", "data", "gaming_day")[:50]
     )

@@ -176,3 +176,27 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') :]
     assert re.search(r'data-alert="variance">opener variance of -1,000\.00 EUR \(ledger event #\d+\)<', card)
+
+
+def grid(html: str, caption: str) -> list[list[str]]:
+    """The marks of a road drawn as an HTML grid, as columns (top to bottom), blanks dropped."""
+    table = re.search(rf"<caption>{caption}</caption>(.*?)</table>", html, re.S).group(1)
+    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    columns = [[row[c] for row in rows if row[c]] for c in range(len(rows[0]))] if rows else []
+    return columns
+
+
+def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, cage, pit_boss):
+    from games.models import Shoe
+    from tests.api.test_baccarat_table import coup, open_table
+
+    open_table(api)
+    code = make_patron(100_000)
+    for _ in range(8):
+        coup(api, "P1", [(code, "player", 1_000)], mode="shuffled")
+    shoe = Shoe.objects.get(table__code="P1")
+    history = api.get(f"/api/shoes/{shoe.id}/history").json()
+    html = pit_boss.get(reverse("dashboard:table", args=["P1"])).content.decode()
+    assert "Table P1 · Punto banco" in html and f"{history['coups']} coups" in html
+    assert grid(html, "Bead plate") == history["bead_plate"]
+    assert grid(html, "Big road") == history["big_road"]
