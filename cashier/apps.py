@@ -6,5 +6,5 @@ class CashierConfig(AppConfig):
     verbose_name = "Cage and patrons"
 
     def ready(self) -> None:
-        # registers the replay-check of the cage and colour chips, and aml.csv of the gaming-day export
-        from . import aml_export, replay  # noqa: F401
+        # registers the replay-check of the cage and colour chips, and the files of the gaming-day export
+        from . import export_files, replay  # noqa: F401

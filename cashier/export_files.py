@@ -1,6 +1,9 @@
-"""``aml.csv`` of the gaming-day export (``ledger.export``): the AML decisions and each patron's cash totals.
+"""The cage's files of the gaming-day export (``ledger.export.registry``).
 
-Rows, in ledger order, then the totals: ``record`` is ``identity_checked``, ``transaction_logged``
+``tables.csv`` and ``cage.csv`` are the rows of the table games daily report and of the cage
+accountability report (``cashier.reports``: per table and period, per shift — bounded by the
+floor, not by the day's events). ``aml.csv`` lists the AML decisions and each patron's cash
+totals. Rows, in ledger order, then the totals: ``record`` is ``identity_checked``, ``transaction_logged``
 (the multiple-transaction log: 3,000 EUR or more), ``aggregate_flagged`` (for a report),
 ``refused`` (identity missing), or ``day_total`` (one per patron and direction with cash that
 day). Identity (name, document) is filled only when the requester is entitled to it
@@ -13,6 +16,7 @@ from ledger.export.registry import ExportContext, register_csv
 from ledger.models import Event
 
 from .models import Patron
+from .reports import cage_accountability_report, table_games_daily_report
 from .services.aml import CASH_EVENTS, DECISION_EVENTS, identity_on_file
 
 RECORDS = {
@@ -36,6 +40,22 @@ HEADER = [
     "identity_name",
     "identity_document",
 ]
+
+
+def _report_rows(report: dict):
+    yield report["columns"]
+    for row in report["rows"]:
+        yield ["" if row.get(column) is None else row.get(column) for column in report["columns"]]
+
+
+@register_csv("tables.csv")
+def tables_csv(ctx: ExportContext):
+    yield from _report_rows(table_games_daily_report(ctx.day))
+
+
+@register_csv("cage.csv")
+def cage_csv(ctx: ExportContext):
+    yield from _report_rows(cage_accountability_report(ctx.day))
 
 
 class _Identities:

@@ -138,13 +138,13 @@ def test_swapping_two_event_lines_fails_naming_the_first(exported):
 
 
 def test_swapping_two_csv_lines_fails_naming_the_first(exported):
-    path = exported / "cage.csv"
+    path = exported / "balances.csv"
     lines = path.read_text().splitlines(keepends=True)
     assert len(lines) >= 4
     lines[1], lines[2] = lines[2], lines[1]
     path.write_text("".join(lines))
     report = verify(str(exported))
-    assert (report.fault.file, report.fault.line) == ("cage.csv", 2)
+    assert (report.fault.file, report.fault.line) == ("balances.csv", 2)
 
 
 def test_a_wrong_seal_key_fails_and_the_right_one_passes(played_day, tmp_path, settings):
