@@ -10,9 +10,41 @@ from django.conf import settings
 from ledger.errors import InvalidInput
 from ledger.store import MAX_CENTS
 
-# Euro value chips 1 € to 10,000 € and euro banknotes, in cents (defaults for the settings).
-DEFAULT_CHIP_DENOMINATIONS = (100, 250, 500, 1_000, 2_500, 10_000, 50_000, 100_000, 500_000, 1_000_000)
-DEFAULT_CASH_DENOMINATIONS = (500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+# Defaults for the settings, in cents. Chips: value chips of 1 € to 10,000 €, and the change
+# tokens of 1 to 50 cents the tray keeps because this ledger settles to the cent (la partage
+# of an odd stake, baccarat commission). Cash: the euro coins and banknotes.
+DEFAULT_CHIP_DENOMINATIONS = (
+    1,
+    2,
+    5,
+    10,
+    20,
+    50,
+    100,
+    250,
+    500,
+    1_000,
+    2_500,
+    10_000,
+    50_000,
+    100_000,
+    500_000,
+    1_000_000,
+)
+DEFAULT_CASH_DENOMINATIONS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+
+
+def decompose(amount_cents: int, denominations: tuple[int, ...]) -> dict[str, int]:
+    """``amount_cents`` as the fewest pieces of ``denominations`` (greedy; exact when 1 is one
+    of them): ``{"<cents>": pieces}``. Used by the demo to count what the book says."""
+    lines: dict[str, int] = {}
+    for denomination in sorted(denominations, reverse=True):
+        pieces, amount_cents = divmod(amount_cents, denomination)
+        if pieces:
+            lines[str(denomination)] = pieces
+    if amount_cents:
+        raise ValueError("the amount cannot be made of these denominations")
+    return lines
 
 
 def chip_denominations() -> tuple[int, ...]:

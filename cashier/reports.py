@@ -35,6 +35,8 @@ from ledger import accounts
 from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING
 
+from .services.count_room import box_removal, expected_drop_cents
+
 NO_ACTIVITY = "No activity"
 DEFAULT_VARIANCE_THRESHOLD_CENTS = 10_000
 PERIODS = ("day", "month_to_date", "year_to_date")
@@ -143,9 +145,16 @@ def table_figures(table: str, start: date, end: date) -> dict:
     for day, amount in buy_ins.values_list("gaming_day", "data__amount_cents"):
         expected[day.isoformat()] += amount
     counted = {e.data["gaming_day"]: e.data["counted_cents"] for e in _live_counts(table, start, end)}
-    drop = sum(counted.get(day, amount) for day, amount in expected.items()) + sum(
-        amount for day, amount in counted.items() if day not in expected
-    )
+    # A counted box holds the buy-ins recorded before its removal; any later ones of that day
+    # (a table reopened after the count) are still in the table's drop, at their book value.
+    uncounted = {
+        day: expected_drop_cents(
+            table, date.fromisoformat(day), after=box_removal(table, date.fromisoformat(day)).position
+        )
+        for day in counted
+    }
+    drop = sum(counted[day] + uncounted[day] if day in counted else amount for day, amount in expected.items())
+    drop += sum(amount for day, amount in counted.items() if day not in expected)
     win = drop + credits - fills + (closer - opener)
     ledger_win = ledger_win_cents(table, start, end)
     return {
@@ -158,7 +167,7 @@ def table_figures(table: str, start: date, end: date) -> dict:
         "hold_pct": hold_pct(win, drop),
         "ledger_win_cents": ledger_win,
         "variance_cents": win - ledger_win,
-        "drop_counted": all(day in counted for day in expected),
+        "drop_counted": all(day in counted and not uncounted[day] for day in expected),
         "open": still_open,
     }
 

@@ -22,13 +22,14 @@ from ledger.replay import replay_check
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
 
+from .demo_day import demo_table_close, demo_table_open
 from .models import Table
 from .rules.roulette import ANNOUNCED, BetType, bet_kinds
 from .rules.roulette_table import RouletteTableRules
 from .selectors import patron_result_cents, round_in_play, settlements_net_cents, table_win_cents
 from .services.bets import bet_place
 from .services.rounds import round_close_bets, round_open, round_record_result, round_void
-from .services.tables import table_buy_in, table_close, table_open
+from .services.tables import table_buy_in
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -80,8 +81,7 @@ def _ensure_cage() -> None:
 def _ensure_table() -> None:
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
-        opener = store.balance(accounts.table_tray(TABLE)) if table else 5_000_000
-        table_open(code=TABLE, game=Table.Game.ENGLISH_ROULETTE, opener_cents=opener, actor=DEALER, rules={})
+        demo_table_open(TABLE, Table.Game.ENGLISH_ROULETTE, 5_000_000)
 
 
 def _seat_patrons(rng: random.Random, count: int) -> list[Seat]:
@@ -167,7 +167,7 @@ def play_demo_session(
         held = patron_chips_cents(code)
         if held:
             chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    table_close(code=TABLE, actor=DEALER)
+    demo_table_close(TABLE)
 
     report.last_position = head_position()
     report.table_win_cents = table_win_cents(TABLE, after=first_position)

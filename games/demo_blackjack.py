@@ -14,18 +14,19 @@ from cashier.models import Patron
 from cashier.selectors import patron_chips_cents
 from cashier.services.cage import chips_redeem
 from cashier.services.patrons import patron_register
-from ledger import accounts, store
+from ledger import accounts
 from ledger.errors import DomainError
 from ledger.selectors import head_position, movement_cents
 
 from .demo import _ensure_cage, void_leftover_coup
+from .demo_day import demo_table_close, demo_table_open
 from .models import Round, Shoe, Table
 from .rules.basic_strategy import basic_decision
 from .selectors import settlements_net_cents, table_win_cents
 from .services.blackjack import blackjack_bet_place, blackjack_deal, blackjack_decide
 from .services.rounds import round_close_bets, round_open
 from .services.shoes import active_shoe, shoe_close, shoe_start, verify_shoe
-from .services.tables import table_buy_in, table_close, table_open
+from .services.tables import table_buy_in
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -57,8 +58,7 @@ def _players(count: int) -> list[str]:
 def _ensure_table_and_shoe() -> None:
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
-        opener = store.balance(accounts.table_tray(TABLE)) if table else 5_000_000
-        table_open(code=TABLE, game=Table.Game.BLACKJACK, opener_cents=opener, actor=DEALER, rules={})
+        demo_table_open(TABLE, Table.Game.BLACKJACK, 5_000_000)
     shoe = active_shoe(Table.objects.get(code=TABLE))
     if shoe is None or shoe.state != Shoe.State.IN_PLAY:
         shoe_start(table=TABLE, actor=DEALER)
@@ -151,7 +151,7 @@ def play_blackjack_session(*, coups: int = 100, players: int = 4, rng: random.Ra
         held = patron_chips_cents(code)
         if held:
             chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    table_close(code=TABLE, actor=DEALER)
+    demo_table_close(TABLE)
     report.table_win_cents = table_win_cents(TABLE, after=first_position)
     report.settlements = settlements_net_cents(TABLE, after=first_position)
     report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)

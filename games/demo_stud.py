@@ -13,13 +13,14 @@ from ledger.models import Event
 from ledger.selectors import head_position, movement_cents
 
 from .demo import _ensure_cage, void_leftover_coup
+from .demo_day import demo_table_close, demo_table_open
 from .models import Table
 from .rules.poker_hands import evaluate
 from .selectors import settlements_net_cents, table_win_cents
 from .services.caribbean import caribbean_ante, caribbean_decide
 from .services.dealing import deal
 from .services.rounds import round_close_bets, round_open
-from .services.tables import table_buy_in, table_close, table_open
+from .services.tables import table_buy_in
 
 DEALER, CASHIER, TABLE = "demo-dealer", "demo-cashier", "C1"
 
@@ -56,7 +57,7 @@ def play_caribbean_session(*, coups: int = 50, players: int = 4, ante_cents: int
     void_leftover_coup(TABLE)
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
-        table_open(code=TABLE, game=Table.Game.CARIBBEAN_STUD, opener_cents=2_000_000, actor=DEALER, rules={})
+        demo_table_open(TABLE, Table.Game.CARIBBEAN_STUD, 2_000_000)
     codes = _players(players)
     for code in codes:
         if patron_chips_cents(code) < 20 * ante_cents:
@@ -85,7 +86,7 @@ def play_caribbean_session(*, coups: int = 50, players: int = 4, ante_cents: int
         held = patron_chips_cents(code)
         if held:
             chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    table_close(code=TABLE, actor=DEALER)
+    demo_table_close(TABLE)
     report.table_win_cents = table_win_cents(TABLE, after=first_position)
     report.settlements = settlements_net_cents(TABLE, after=first_position)
     report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)

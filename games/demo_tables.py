@@ -15,13 +15,14 @@ from ledger.errors import DomainError
 from ledger.selectors import head_position, movement_cents
 
 from .demo import _ensure_cage, void_leftover_coup
+from .demo_day import demo_table_close, demo_table_open
 from .models import Shoe, Table
 from .selectors import settlements_net_cents, table_win_cents
 from .services.baccarat import baccarat_bet, shoe_history
 from .services.dealing import deal
 from .services.rounds import round_close_bets, round_open
 from .services.shoes import active_shoe, shoe_close, shoe_start
-from .services.tables import table_buy_in, table_close, table_open
+from .services.tables import table_buy_in
 from .services.trente_quarante import tq_bet
 
 DEALER, CASHIER = "demo-dealer", "demo-cashier"
@@ -56,7 +57,7 @@ def _session(code: str, game: str, prefix: str, place, coups: int, rng: random.R
     void_leftover_coup(code)
     table = Table.objects.filter(code=code).first()
     if table is None or table.state != Table.State.OPEN:
-        table_open(code=code, game=game, opener_cents=3_000_000, actor=DEALER, rules={})
+        demo_table_open(code, game, 3_000_000)
     players = _players(prefix, 4)
     for player in players:
         if patron_chips_cents(player) < 20_000:
@@ -82,7 +83,7 @@ def _session(code: str, game: str, prefix: str, place, coups: int, rng: random.R
         if game == Table.Game.BACCARAT:
             report.history = shoe_history(str(shoe.id))
         shoe_close(shoe_id=str(shoe.id), actor=DEALER)
-    table_close(code=code, actor=DEALER)  # prison bets still out: prison_on_close
+    demo_table_close(code)  # prison bets still out: prison_on_close
     for player in players:
         held = patron_chips_cents(player)
         if held:

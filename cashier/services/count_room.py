@@ -44,10 +44,18 @@ def drop_stream(table: str, day: date) -> str:
     return f"drop/{table}/{day.isoformat()}"
 
 
-def expected_drop_cents(table: str, day: date) -> int:
-    """The table's recorded cash buy-ins of gaming day ``day`` (cents)."""
-    events = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day=day)
+def expected_drop_cents(table: str, day: date, *, upto: int | None = None, after: int = 0) -> int:
+    """The table's recorded cash buy-ins of gaming day ``day`` (cents), those at ledger
+    positions ``after < position <= upto`` (the box removed at ``upto`` holds those before it)."""
+    events = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day=day, position__gt=after)
+    if upto is not None:
+        events = events.filter(position__lte=upto)
     return sum(events.values_list("data__amount_cents", flat=True))
+
+
+def box_removal(table: str, day: date) -> Event | None:
+    """The ``DropBoxRemoved`` event of the table's box for ``day``, if it was removed."""
+    return Event.objects.filter(stream=drop_stream(table, day), type="DropBoxRemoved").first()
 
 
 def live_count(table: str, day: date) -> Event | None:
@@ -81,7 +89,7 @@ def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_k
         stream = drop_stream(found.code, day)
         if store.stream_version(stream):
             raise StateConflict(f"the drop box of {found.code} for {day} is already removed", field="table")
-        expected = expected_drop_cents(found.code, day)
+        expected = expected_drop_cents(found.code, day)  # all recorded so far: this event closes the box
         (event,) = cmd.append(
             stream=stream,
             expected_version=0,
@@ -136,13 +144,15 @@ def drop_count(
         found = _table(table)
         stream = drop_stream(found.code, day)
         version = store.stream_version(stream)
-        if not version:
+        removal = box_removal(found.code, day)
+        if removal is None:
             raise StateConflict(f"the drop box of {found.code} for {day} has not been removed", field="table")
         if live_count(found.code, day) is not None:
             raise StateConflict(
                 f"the drop box of {found.code} for {day} is already counted; reverse that count first", field="table"
             )
-        expected = expected_drop_cents(found.code, day)
+        # The box holds the cash of the buy-ins recorded before it was removed.
+        expected = expected_drop_cents(found.code, day, upto=removal.position)
         legs = [
             Leg(account, amount)
             for account, amount in (

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from games.demo import play_demo_session
 from games.demo_blackjack import play_blackjack_session
+from games.demo_day import demo_cage_shift_open, demo_gaming_day_close, format_daily_report
 from games.demo_stud import play_caribbean_session
 from games.demo_tables import play_baccarat_session, play_trente_quarante_session
 
@@ -46,6 +47,7 @@ class Command(BaseCommand):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
         rng = random.Random(seed)
+        demo_cage_shift_open()  # the cashier counts the cage in (issue #7)
         if blackjack_coups:
             self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
             b = play_blackjack_session(coups=blackjack_coups, rng=rng)
@@ -134,3 +136,5 @@ class Command(BaseCommand):
             raise CommandError("the models differ from a replay of the events: run `manage.py ledger replay-check`")
         if not r.verified:
             raise CommandError("the ledger chain does not verify")
+        self.stdout.write("Closing the gaming day: closers, drop count (one box 5 EUR short on purpose), cage close…")
+        self.stdout.write(format_daily_report(demo_gaming_day_close(out=self.stdout.write)))

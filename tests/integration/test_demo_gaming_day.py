@@ -1,0 +1,45 @@
+"""The demo closes its gaming day (issue #7): the count room agrees with the ledger at every
+table, except for the one deliberate 5 EUR short count, which is all the variance list shows."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from cashier.reports import table_games_daily_report, variance_report
+from games.demo_day import DELIBERATE_SHORT_CENTS
+from ledger import accounts, store
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
+    out = io.StringIO()
+    call_command(
+        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=3, baccarat_coups=3, tq_coups=3, seed=7, stdout=out
+    )
+    day = current_gaming_day()
+    report = table_games_daily_report(day)
+    rows = {r["key"]: r for r in report["rows"] if r["level"] == "table" and r["period"] == "day"}
+    assert set(rows) == {"B1", "C1", "P1", "R1", "T1"}
+    short = [code for code, row in rows.items() if row["variance_cents"]]
+    assert len(short) == 1
+    for code, row in rows.items():
+        count_room_win = row["drop_cents"] + row["credits_cents"] - row["fills_cents"]
+        count_room_win += row["closer_cents"] - row["opener_cents"]
+        assert row["win_cents"] == count_room_win
+        expected = -DELIBERATE_SHORT_CENTS if code in short else 0
+        assert row["win_cents"] - row["ledger_win_cents"] == row["variance_cents"] == expected, code
+        assert row["drop_counted"] and not row["open"]
+    variances = variance_report(day, threshold_cents=100)
+    assert [(v["kind"], v["subject"], v["variance_cents"]) for v in variances["rows"]] == [
+        ("drop", short[0], -DELIBERATE_SHORT_CENTS)
+    ]
+    assert Event.objects.filter(type="GamingDayClosed", data__gaming_day=day.isoformat()).count() == 1
+    assert Event.objects.filter(type="CageShiftClosed").count() == 1
+    assert Event.objects.filter(type="DropBoxRemoved").count() == 5
+    assert store.balance(accounts.CAGE_OVER_SHORT) == DELIBERATE_SHORT_CENTS
+    printed = out.getvalue()
+    assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
