@@ -56,6 +56,7 @@ class Command:
             correlation_id=correlation_id,
             causation_id=causation_id,
             idempotency_key=None if self.appended else self.idempotency_key,
+            writer_locked=True,  # ledger_command took it first thing in this transaction
         )
         self.appended.extend(saved)
         return saved

@@ -121,6 +121,7 @@ def append(
     correlation_id: str = "",
     causation_id: str = "",
     idempotency_key: str | None = None,
+    writer_locked: bool = False,
 ) -> list[Event]:
     """Append ``events`` to ``stream`` at ``expected_version`` + 1, + 2, …; returns the saved rows.
 
@@ -128,7 +129,8 @@ def append(
     first event of the batch. Raises ``VersionConflict`` when the stream is not at
     ``expected_version``, ``UnbalancedPostings`` when an event's postings do not sum to zero
     per currency, ``InvalidInput`` for data that is not canonical JSON. Nothing is written
-    when it raises.
+    when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
+    transaction (``ledger_command`` does), so the lock is not asked for again.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("ledger.append must run inside the service's transaction")
@@ -141,7 +143,8 @@ def append(
     # The data's canonical JSON is checked (no float, string keys) by ``event_hash`` below,
     # before anything is written: walking it twice cost 5 % of a coup's append (issue 11).
 
-    lock_writers()
+    if not writer_locked:
+        lock_writers()
     current, position, prev_hash, recorded_at = _tip(stream)
     if current != expected_version:
         raise VersionConflict(
@@ -220,7 +223,6 @@ _EVENT_COLUMNS = (
 # From this many events on, COPY beats a multi-row INSERT (COPY costs two round trips, an
 # INSERT one); a roulette settlement of 30,000 bets is one append (issue 11).
 _COPY_FROM = 200
-_INSERT_ROWS = 500  # rows per multi-row INSERT statement (PostgreSQL allows 65,535 parameters)
 
 
 def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, str]]) -> None:
@@ -240,11 +242,13 @@ def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, s
                             for row in values:
                                 copy.write_row(row)
             return
+        # Up to _COPY_FROM events: the postings' and the events' INSERTs go as one string, one
+        # round trip (Django's psycopg cursor binds parameters client-side, so it may hold two
+        # statements; the first failing stops the second and the savepoint undoes both).
+        statements, params = [], []
         for table, values in ((posting_sql, postings), (event_sql, rows)):
-            for start in range(0, len(values), _INSERT_ROWS):
-                chunk = values[start : start + _INSERT_ROWS]
-                one = "(" + ", ".join(["%s"] * len(chunk[0])) + ")"
-                cursor.execute(
-                    f"INSERT INTO {table} VALUES {', '.join([one] * len(chunk))}",
-                    [value for row in chunk for value in row],
-                )
+            if values:
+                one = "(" + ", ".join(["%s"] * len(values[0])) + ")"
+                statements.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
+                params += [value for row in values for value in row]
+        cursor.execute("; ".join(statements), params)

@@ -13,7 +13,7 @@ from ledger.verify import verify_chain
 
 pytestmark = pytest.mark.django_db
 
-SIZES = [1, store._COPY_FROM - 1, store._COPY_FROM, store._COPY_FROM + store._INSERT_ROWS + 7]
+SIZES = [1, 2, store._COPY_FROM - 1, store._COPY_FROM, 3 * store._COPY_FROM + 7]
 
 
 def _events(n: int, start: int = 0) -> list[NewEvent]:
