@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from games.demo import play_demo_session
@@ -26,6 +26,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.seal import seal_gaming_day
 from ledger.store import Leg, NewEvent
+from ledger.verify import verify_chain
 
 pytestmark = pytest.mark.django_db
 SCRIPT = Path(verify_export.__file__)
@@ -215,3 +216,30 @@ def test_the_standalone_hash_is_the_ledgers(played_day):
             "postings": legs,
         }
         assert verify_export.event_hash(record) == event.hash
+
+
+def test_erasing_an_identity_leaves_the_chain_and_the_exports_verifiable(played_day, tmp_path, settings):
+    """Exports made before and after an erasure both verify; aml.csv then says ``erased``."""
+    from django.contrib.auth import get_user_model
+
+    from cashier.models import Patron
+    from cashier.services.cage import chips_purchase
+    from staff.roles import grant
+
+    grant(get_user_model().objects.create_user(username="sup", password="x"), "cage_supervisor")
+    patron = Patron.objects.exclude(document="").order_by("code").first()
+    chips_purchase(patron=patron.code, amount_cents=300_000, actor="cashier1")  # identity checked + logged
+    seal_gaming_day(day=played_day, actor="auditor1")
+    export_to_dir(played_day, tmp_path / "before", include_identity=True)
+    assert patron.name in (tmp_path / "before" / "aml.csv").read_text()
+    with pytest.raises(CommandError, match="not erased"):  # stderr: "must be kept until 20..-..-.."
+        call_command("erase_identity", patron.code, actor="sup")
+    settings.AML_IDENTITY_RETENTION_YEARS = 0  # as if the retention period had run out
+    call_command("erase_identity", "--due", actor="sup")
+    assert not Patron.objects.exclude(name="", document="").exists()
+    seal_gaming_day(day=played_day, actor="auditor1")  # the erasure events are in the day too
+    export_to_dir(played_day, tmp_path / "after", include_identity=True)
+    after = (tmp_path / "after" / "aml.csv").read_text()
+    assert patron.name not in after and patron.document not in after and ",erased,," in after
+    assert verify(str(tmp_path / "before")).ok and verify(str(tmp_path / "after")).ok
+    assert verify_chain().ok
