@@ -26,6 +26,7 @@ api = [
     path("tables/<str:code>/open", games.TableOpen.as_view(), name="table-open"),
     path("tables/<str:code>/close", games.TableClose.as_view(), name="table-close"),
     path("tables/<str:code>/buy-ins", games.TableBuyIn.as_view(), name="table-buy-in"),
+    path("tables/<str:code>/rules", games.TableRulesChange.as_view(), name="table-rules-change"),
     path("tables/<str:code>/colour-chips", cage.ColourChipsBuy.as_view(), name="colour-chips-buy"),
     path("tables/<str:code>/change-inverse", cage.ColourChipsChangeInverse.as_view(), name="change-inverse"),
     path("tables/<str:code>/rounds", games.RoundOpen.as_view(), name="round-open"),

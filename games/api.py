@@ -17,6 +17,7 @@ from .services.caribbean import caribbean_ante, caribbean_decide
 from .services.dealing import deal, report_card
 from .services.rounds import round_close_bets, round_open, round_record_result, round_void
 from .services.shoes import shoe_close, shoe_start
+from .services.table_rules import table_rules_change
 from .services.tables import table_buy_in, table_close, table_open
 from .services.trente_quarante import tq_bet
 
@@ -120,6 +121,22 @@ class TableClose(CommandView):
 
     def perform(self, data, *, code, **ctx):
         return table_close(code=code, **ctx)
+
+
+class TableRulesChange(CommandView):
+    """Change an open table's rule options between coups (a pit boss; event ``TableRulesChanged``
+    with the rule set before and after)."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    success_status = 200
+
+    class Input(serializers.Serializer):
+        rules = serializers.DictField()
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return table_rules_change(code=code, **data, **ctx)
 
 
 class TableBuyIn(CommandView):

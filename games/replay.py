@@ -42,6 +42,8 @@ def check_tables() -> list[Difference]:
             table.update(state=Table.State.OPEN, game=event.data["game"], rules=event.data["rules"])
         elif event.type == "TableClosed":
             table["state"] = Table.State.CLOSED
+        elif event.type == "TableRulesChanged":
+            table["rules"] = event.data["after"]
     for event in Event.objects.filter(type="RoundOpened").only("data").iterator(chunk_size=5000):
         if event.data["table"] in replayed:
             replayed[event.data["table"]]["rounds_played"] += 1

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from games.services.tables import table_open
 from ledger.models import Event, Posting
+from ledger.replay import replay_check
 from staff.models import DeviceToken
 from staff.services import token_digest
 from tests.conftest import ACTOR, make_patron, staff_user
@@ -148,3 +149,27 @@ def test_role_changes_are_events_with_before_and_after(floor):
     pit = _as(floor["pit"])
     assert pit.post("/api/staff/users/dealer7/roles", {"roles": ["pit_boss"]}, format="json").status_code == 403
     assert Event.objects.filter(type="StaffRolesChanged").count() == 1
+
+
+def test_a_table_rules_change_is_an_event_with_before_and_after(floor):
+    pit = _as(floor["pit"])
+    before = pit.get("/api/tables/R2/").json()["rules"]
+    response = pit.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 20_000}}, format="json")
+    assert response.status_code == 200, response.content
+    event = _last("TableRulesChanged")
+    assert (event.stream, event.actor) == ("table/R2", "pit1")
+    assert event.data["before"] == before and event.data["changed"] == ["max_bet_cents"]
+    assert event.data["after"] == {**before, "max_bet_cents": 20_000}
+    assert pit.get("/api/tables/R2/").json()["rules"]["max_bet_cents"] == 20_000
+    assert not Posting.objects.filter(event=event).exists()
+
+    assert pit.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 20_000}}, format="json").status_code == 409
+    bad = pit.post("/api/tables/R2/rules", {"rules": {"min_bet_cents": 50_000}}, format="json")
+    assert bad.status_code == 400 and bad.json()["field"].startswith("rules")
+    coup = pit.post("/api/tables/R2/rounds", {}, format="json")
+    assert coup.status_code == 201
+    assert pit.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 30_000}}, format="json").status_code == 409
+    dealer = _as(floor["dealer"])
+    assert dealer.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 30_000}}, format="json").status_code == 403
+    assert Event.objects.filter(type="TableRulesChanged").count() == 1
+    assert replay_check() == []  # the table's rules replay from its events

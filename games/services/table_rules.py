@@ -1,0 +1,51 @@
+"""Changing an open table's rule options (limits, zero rule, ...) between coups: a parameter
+change (issue #10), recorded as ``TableRulesChanged`` with who, what, before and after."""
+
+from ledger.commands import ledger_command
+from ledger.errors import InvalidInput, StateConflict
+from ledger.store import NewEvent
+from staff.roles import Role, require_role
+
+from ..models import Table
+from ..selectors import round_in_play, table_for_update
+from .tables import _validated_rules
+
+
+def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: str | None = None) -> dict:
+    """Merge ``rules`` (options of the table's game, e.g. ``{"max_bet_cents": 20000}``) into the
+    rule set of open table ``code``. Returns ``{"table", "before", "after", "changed", "event"}``.
+
+    Appends ``TableRulesChanged`` on ``table/<code>`` with the whole rule set before and after
+    and the names of the options that changed. Raises ``RoleRequired`` (403) unless ``actor`` is
+    a pit boss; ``NotFound`` (404); ``InvalidInput`` (400, the option at fault) for options the
+    game refuses; ``StateConflict`` (409) when the table is closed, a coup is in play (rules
+    change between coups only), or nothing would change."""
+    require_role(actor, Role.PIT_BOSS, step="changing a table's rules")
+    if not isinstance(rules, dict) or not rules:
+        raise InvalidInput("rules must be an object naming the options to change", field="rules")
+    request = {"op": "table_rules_change", "table": code, "rules": rules}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        table = table_for_update(code)
+        if table.state != Table.State.OPEN:
+            raise StateConflict(f"table {code} is closed: its rules are set when it opens", field="table")
+        if round_in_play(table) is not None:
+            raise StateConflict(f"a coup is in play at {code}: rules change between coups", field="table")
+        before = dict(table.rules)
+        after = _validated_rules(table.game, {**before, **rules})
+        if after == before:
+            raise StateConflict("these rules are already in force", field="rules")
+        changed = sorted(key for key in after if after.get(key) != before.get(key))
+        (event,) = cmd.append(
+            stream=table.stream,
+            expected_version=table.version,
+            events=[
+                NewEvent("TableRulesChanged", {"table": code, "before": before, "after": after, "changed": changed})
+            ],
+        )
+        table.rules, table.version = after, event.version
+        table.save(update_fields=["rules", "version"])
+        return cmd.finish(
+            {"table": code, "before": before, "after": after, "changed": changed, "event": event.position}
+        )
