@@ -14,6 +14,8 @@ current gaming day).
 """
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -91,7 +93,9 @@ class SlipRequest(CommandView):
     permission_classes = [roles_allowed(write=PIT)]
 
     class Input(serializers.Serializer):
-        kind = serializers.ChoiceField(choices=Slip.Kind.choices)
+        # A plain string (the service answers 400 naming ``kind``): an enum here would clash
+        # in the OpenAPI components with the patron's ``kind``.
+        kind = serializers.CharField(max_length=6, help_text="fill | credit")
         denominations = Count()
 
     input_serializer = Input
@@ -159,6 +163,8 @@ class SlipReverse(CommandView):
 
 class SlipSerializer(serializers.ModelSerializer):
     table = serializers.CharField(source="table.code")
+    kind = serializers.CharField(help_text="fill | credit")
+    state = serializers.CharField(help_text="requested | issued | delivered | voided | reversed")
 
     class Meta:
         model = Slip
@@ -304,6 +310,14 @@ class ReportView(APIView):
         raw = request.query_params.get("gaming_day")
         return current_gaming_day() if raw in (None, "") else parse_gaming_day(raw)
 
+    @extend_schema(
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR},
+        parameters=[
+            OpenApiParameter("gaming_day", OpenApiTypes.DATE, description="default: the current gaming day"),
+            OpenApiParameter("threshold_cents", OpenApiTypes.INT, description="variances only"),
+            OpenApiParameter("year", OpenApiTypes.INT, description="unused serials only"),
+        ],
+    )
     def get(self, request, csv: bool = False):
         report = self.build(request)
         if not csv:

@@ -190,3 +190,57 @@ def test_hold_percentage_is_exact_to_the_hundredth():
     assert hold_pct(2, 3) == "66.67"
     assert hold_pct(-1_000, 29_000) == "-3.45"
     assert hold_pct(5, 0) is None
+
+
+def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
+    body = {"game": "english_roulette", "opener": {"333": 1}, "dealer": "dealer1", "pit_boss": "pit1"}
+    before = store.head()
+    unknown = clients["pit1"].post("/api/tables/T1/opener", body, format="json")
+    assert unknown.status_code == 400 and unknown.json()["field"] == "opener"
+    assert "unknown denomination" in unknown.json()["detail"] and store.head() == before
+    assert open_table(clients).status_code == 201
+    assert clients["pit1"].post("/api/tables/T1/rounds", {}, format="json").status_code == 201
+    before = store.head()
+    closing = clients["pit1"].post(
+        "/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": "pit1"}, format="json"
+    )
+    assert closing.status_code == 409 and "coup in play" in closing.json()["detail"]
+    assert store.head() == before
+
+
+def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
+    assert open_table(clients).status_code == 201
+    day = current_gaming_day().isoformat()
+    pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
+    first = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json").json()
+    voided = pit.post(
+        f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+    )
+    assert voided.status_code == 200 and voided.json()["state"] == "voided"
+    second = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 2}}, format="json").json()
+    cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json")
+    clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {}, format="json")
+    tray = store.balance("table:T1:tray")
+    reversed_ = supervisor.post(
+        f"/api/cage/slips/fill/{second['serial']}/reverse", {"reason": "wrong table", "approver": "pit1"}, format="json"
+    )
+    assert reversed_.status_code == 200 and store.balance("table:T1:tray") == tray - 20_000
+    unused = supervisor.get("/api/reports/unused-serials").json()
+    assert [(r["serial"], r["status"]) for r in unused["rows"]] == [(first["serial"], "voided")]
+    states = {s["serial"]: s["state"] for s in pit.get("/api/cage/slips/").json()["results"]}
+    assert states == {first["serial"]: "voided", second["serial"]: "reversed"}
+
+    pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 10_000}, format="json")
+    clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
+    count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
+    assert clients["count1"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == -5_000
+    reversal = clients["count2"].post(
+        "/api/tables/T1/drop-count-reversal",
+        {"gaming_day": day, "reason": "a note stuck in the box", "approver": "pit1"},
+        format="json",
+    )
+    assert reversal.status_code == 201, reversal.json()
+    count["cash"] = {"5000": 2}
+    assert clients["count2"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == 0
+    variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
+    assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
