@@ -89,6 +89,20 @@ TIME_ZONE = "UTC"  # storage and API are UTC; the casino's zone only shapes the 
 CASINO_TIMEZONE = env.str("CASINO_TIMEZONE", default="Europe/Paris")
 GAMING_DAY_START = env.str("GAMING_DAY_START", default="06:00")
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
+# Cage and table accounting (issue #7), in cents: the chips a tray is counted in (value chips
+# and the change tokens the ledger's exact cents need), the cash of a drop box, and the variance
+# from which the variance list flags an investigation.
+CASINO_CHIP_DENOMINATIONS = env.list(
+    "CASINO_CHIP_DENOMINATIONS",
+    cast=int,
+    default=[1, 2, 5, 10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 100_000, 500_000, 1_000_000],
+)
+CASINO_CASH_DENOMINATIONS = env.list(
+    "CASINO_CASH_DENOMINATIONS",
+    cast=int,
+    default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
+)
+CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
 # Anti-money-laundering thresholds (cashier/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
