@@ -2,7 +2,7 @@ from django.contrib import admin
 
 from ledger.admin import ReadOnlyAdmin
 
-from .models import Cage, ColourStack, Patron
+from .models import Cage, ColourStack, Patron, Slip
 
 
 @admin.register(Patron)
@@ -25,3 +25,11 @@ class CageAdmin(ReadOnlyAdmin):
 @admin.register(ColourStack)
 class ColourStackAdmin(ReadOnlyAdmin):
     list_display = ["table", "colour", "patron", "unit_value_cents", "state"]
+
+
+@admin.register(Slip)
+class SlipAdmin(ReadOnlyAdmin):
+    """Fill and credit slips: read-only (a mistake is voided or reversed by the services)."""
+
+    list_display = ["kind", "serial", "table", "amount_cents", "state", "requested_by", "issued_by", "accepted_by"]
+    list_filter = ["kind", "state"]

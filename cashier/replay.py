@@ -3,7 +3,7 @@
 from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
-from .models import Cage, ColourStack
+from .models import Cage, ColourStack, Slip
 from .services.self_limit import check_self_limits
 
 
@@ -47,3 +47,31 @@ def check_colour_stacks() -> list[Difference]:
 
 
 register(check_self_limits)
+
+
+SLIP_STATES = {
+    "Requested": Slip.State.REQUESTED,
+    "Issued": Slip.State.ISSUED,
+    "Delivered": Slip.State.DELIVERED,
+    "Voided": Slip.State.VOIDED,
+    "Reversed": Slip.State.REVERSED,
+}
+
+
+@register
+def check_slips() -> list[Difference]:
+    """Fill and credit slips (issue #7): state, amount and version from ``slip/<kind>/<serial>``."""
+    replayed: dict[str, dict] = {}
+    for event in (
+        Event.objects.filter(stream__startswith="slip/").order_by("position").only("stream", "version", "type", "data")
+    ):
+        slip = replayed.setdefault(event.stream, {})
+        slip["version"] = event.version
+        slip["state"] = SLIP_STATES[event.type.removeprefix("Fill").removeprefix("Credit")]
+        if "amount_cents" in event.data:
+            slip["amount_cents"] = event.data["amount_cents"]
+    live = {
+        s.stream: {"state": s.state, "version": s.version, "amount_cents": s.amount_cents}
+        for s in Slip.objects.select_related("table")
+    }
+    return list(compare("slip", live, replayed))

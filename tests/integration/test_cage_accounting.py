@@ -12,6 +12,7 @@ from ledger import accounts, store
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
+from ledger.replay import replay_check
 from staff.roles import Role, RoleRequired, grant
 
 from ..conftest import ACTOR
@@ -188,6 +189,7 @@ def test_a_reversed_fill_restores_both_balances_and_both_events_stay(table, staf
     assert Slip.objects.get(serial=serial, kind="fill").state == "reversed"
     with pytest.raises(StateConflict):
         slip_reverse(kind="fill", serial=serial, reason="again", approver="super1", actor="pit1")
+    assert replay_check() == []  # the slip's state and version replay from its events
 
 
 def test_a_voided_slip_needs_a_reason_and_two_signatures_and_stays_listed(table, staff):
