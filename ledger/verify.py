@@ -74,6 +74,7 @@ def _fault(event: Event, expected_position: int, prev_hash: str, legs: list[tupl
         idempotency_key=event.idempotency_key,
         prev_hash=event.prev_hash,
         postings=legs,
+        stored=True,
     )
     if recomputed != event.hash:
         return "hash does not match the event's content (altered)"

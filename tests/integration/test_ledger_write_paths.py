@@ -67,3 +67,21 @@ def test_a_float_anywhere_in_the_data_is_refused_before_anything_is_written():
     with pytest.raises(InvalidInput, match="floats are not allowed") as err, transaction.atomic():
         append(stream="t/f", expected_version=0, events=events, actor="tester")
     assert err.value.field == "data" and Event.objects.count() == 0
+
+
+def test_verify_reports_a_float_forged_into_stored_data_as_an_alteration():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("forging a row behind the triggers is shown on PostgreSQL")
+    with transaction.atomic():
+        (event,) = append(
+            stream="t/v", expected_version=0, events=[NewEvent("Tested", {"cents": 1}, [])], actor="tester"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")  # ends with the test's transaction
+        cursor.execute("UPDATE ledger_event SET data = '{\"cents\": 1.0}' WHERE position = %s", [event.position])
+        cursor.execute("SET LOCAL session_replication_role = origin")
+    result = verify_chain()
+    assert (result.ok, result.first_bad_position) == (False, event.position)
+    assert "altered" in result.reason
