@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-# A table's win on its handle may drift from the theoretical edge by chance; below this handle
-# (cents) the sample is too small to say anything.
-HOLD_MIN_HANDLE_CENTS = 50_000
+# A table's win on its handle drifts from the theoretical edge by chance: at black jack the
+# standard deviation of one hand is about 1.15 stakes, so over n equal bets the win on handle
+# wanders by about 115/√n points. Below this handle (cents; some 400 bets of 25 EUR, ±6 points)
+# the sample is too small for a 10-point gap to mean much.
+HOLD_MIN_HANDLE_CENTS = 1_000_000
 # How far (percentage points of handle) the actual win may sit from theory before we alert.
 HOLD_TOLERANCE_POINTS = Fraction(10)
 # One payout (winnings, stake excluded) at or above this is worth a look (cents).

@@ -59,10 +59,17 @@ def projection_lag() -> dict:
 
 
 def _limits(table: Table) -> dict:
+    """The table's betting limits in cents from its rule set (``min_cents``, ``max_cents``; either
+    may be ``None``): a bet's minimum and maximum, a box's maximum at black jack, the ante's at
+    Caribbean stud, the base stake at classic stud."""
     rules = table.rules or {}
+
+    def first(*keys: str) -> int | None:
+        return next((rules[k] for k in keys if isinstance(rules.get(k), int)), None)
+
     return {
-        "min_cents": rules.get("min_bet_cents"),
-        "max_cents": rules.get("max_bet_cents", rules.get("max_box_cents")),
+        "min_cents": first("min_bet_cents", "ante_min_cents", "base_stake_cents"),
+        "max_cents": first("max_bet_cents", "max_box_cents", "ante_max_cents"),
     }
 
 
@@ -235,24 +242,34 @@ def round_events(round_id: str) -> list[dict]:
     ]
 
 
-def win_series(code: str, *, day: date) -> list[tuple[datetime, int]]:
-    """The table's cumulative win over the gaming day, one point per event that moved it:
+def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[datetime, int]]:
+    """The table's cumulative win over the gaming day, one point per coup (or other event) that moved it:
     ``[(occurred_at UTC, win so far in cents)]``. Read from the postings on the table's tray,
     drop and colour_issued, leaving out the non-gaming movements, as the table statistics do
-    (``ledger.projections.table_stats``), so the last point equals the day's win."""
+    (``ledger.projections.table_stats``), so the last point equals the day's win. Past
+    ``max_points`` it keeps every k-th point and always the last."""
     names = [f"table:{code}:{suffix}" for suffix in sorted(WIN_ACCOUNTS)]
     rows = (
         Posting.objects.filter(account__in=names, currency="EUR", event__gaming_day=day)
         .exclude(event__type__in=NOT_GAMING)
-        .values("event_id", "event__occurred_at")
+        .values("event_id", "event__occurred_at", "event__correlation_id")
         .annotate(moved=Sum("amount_cents"))
         .order_by("event_id")
     )
-    series, running = [], 0
+    series, running, last_coup = [], 0, None
     for row in rows:
-        if row["moved"]:
-            running += row["moved"]
+        if not row["moved"]:
+            continue
+        running += row["moved"]
+        coup = row["event__correlation_id"]
+        if coup and coup == last_coup:  # one point per coup: its settlement lines are many events
+            series[-1] = (row["event__occurred_at"], running)
+        else:
             series.append((row["event__occurred_at"], running))
+        last_coup = coup
+    if len(series) > max_points:  # a busy day: every k-th point and the last, enough for a chart
+        step = -(-len(series) // max_points)
+        series = series[step - 1 :: step] + ([series[-1]] if len(series) % step else [])
     return series
 
 

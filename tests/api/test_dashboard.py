@@ -200,3 +200,22 @@ def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, c
     assert "Table P1 · Punto banco" in html and f"{history['coups']} coups" in html
     assert grid(html, "Bead plate") == history["bead_plate"]
     assert grid(html, "Big road") == history["big_road"]
+
+
+def test_win_series_has_one_point_per_coup_and_ends_at_the_day_win(table):
+    from dashboard.selectors import win_series
+    from ledger.gaming_day import current_gaming_day
+
+    a, b = make_patron(100_000), make_patron(100_000)
+    for number in (2, 3, 0):  # noir and pair win on 2, both lose on 3 (rouge, impair), la partage on 0
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        for patron, chance in ((a, "noir"), (b, "pair")):
+            bet = {"type": "chance_simple", "chance": chance}
+            bet_place(round_id=coup, patron=patron, stake_cents=1_000, bet=bet, actor=ACTOR)
+        round_close_bets(round_id=coup, actor=ACTOR)
+        round_record_result(round_id=coup, number=number, actor=ACTOR)
+    projections.catch_up_all()
+    series = win_series("R1", day=current_gaming_day())
+    assert [cents for _, cents in series] == [-2_000, 0, 1_000]  # the house gets half of each stake on 0
+    assert series[-1][1] == TableDayStats.objects.get(table="R1").win_cents
+    assert [cents for _, cents in win_series("R1", day=current_gaming_day(), max_points=2)] == [0, 1_000]

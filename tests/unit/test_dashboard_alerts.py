@@ -7,16 +7,18 @@ from dashboard.alerts import Alert
 
 
 def test_hold_alert_needs_enough_handle():
-    assert alerts.hold_alert("R1", win_cents=40_000, handle_cents=49_999, theoretical_win=Fraction(1351)) is None
+    assert alerts.HOLD_MIN_HANDLE_CENTS == 1_000_000
+    theory = Fraction(999_999, 37)
+    assert alerts.hold_alert("R1", win_cents=400_000, handle_cents=999_999, theoretical_win=theory) is None
 
 
 def test_hold_alert_fires_when_win_on_handle_is_ten_points_off_theory():
-    # Roulette's 1/37 edge on 50,000 cents of handle: theory 2.70% (1,351.35 cents).
-    theory = Fraction(50_000, 37)
-    assert alerts.hold_alert("R1", win_cents=6_351, handle_cents=50_000, theoretical_win=theory) is None  # 12.70%
-    alert = alerts.hold_alert("R1", win_cents=6_400, handle_cents=50_000, theoretical_win=theory)  # 12.80%
+    # Roulette's 1/37 edge on 1,000,000 cents of handle: theory 2.70% (27,027.03 cents).
+    theory = Fraction(1_000_000, 37)
+    assert alerts.hold_alert("R1", win_cents=127_027, handle_cents=1_000_000, theoretical_win=theory) is None  # 12.70%
+    alert = alerts.hold_alert("R1", win_cents=128_000, handle_cents=1_000_000, theoretical_win=theory)  # 12.80%
     assert alert == Alert("R1", "hold", "warning", "win is 12.8% of handle against 2.7% in theory")
-    below = alerts.hold_alert("R1", win_cents=-3_700, handle_cents=50_000, theoretical_win=theory)  # -7.40%
+    below = alerts.hold_alert("R1", win_cents=-74_000, handle_cents=1_000_000, theoretical_win=theory)  # -7.40%
     assert below is not None and below.message == "win is -7.4% of handle against 2.7% in theory"
 
 
