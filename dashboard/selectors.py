@@ -337,7 +337,29 @@ def _aml_flags(code: str) -> list[dict]:
         .order_by("-position")
         .values("position", "type", "data", "gaming_day")[:50]
     )
-    return [{**r, "summary": summary(r["type"], r["data"] if isinstance(r["data"], dict) else {})} for r in rows]
+    return [{**r, "summary": _aml_line(r["type"], r["data"] if isinstance(r["data"], dict) else {})} for r in rows]
+
+
+AML_LABELS = {
+    "AmlIdentityChecked": "identity checked",
+    "AmlTransactionLogged": "transaction logged",
+    "AmlAggregateFlagged": "day's total flagged for a report",
+    "AmlTransactionRefused": "transaction refused",
+}
+
+
+def _aml_line(event_type: str, data: dict) -> str:
+    """One readable line for an AML decision: what, which way, how much against which threshold."""
+    amounts = [data.get(k) for k in ("amount_cents", "day_total_cents", "threshold_cents")]
+    if not all(isinstance(a, int) for a in amounts):
+        return summary(event_type, data)
+    amount, total, threshold = amounts
+    what = AML_LABELS.get(event_type, event_type)
+    line = (
+        f"{what}: cash {data.get('direction', '?')} {checks.eur(amount)} ({data.get('channel', '?')}), "
+        f"day's total {checks.eur(total)}, threshold {checks.eur(threshold)}"
+    )
+    return f"{line}: {data['reason']}" if data.get("reason") else line
 
 
 def patron_detail(code: str, *, day: date | None = None) -> dict:

@@ -219,3 +219,22 @@ def test_win_series_has_one_point_per_coup_and_ends_at_the_day_win(table):
     assert [cents for _, cents in series] == [-2_000, 0, 1_000]  # the house gets half of each stake on 0
     assert series[-1][1] == TableDayStats.objects.get(table="R1").win_cents
     assert [cents for _, cents in win_series("R1", day=current_gaming_day(), max_points=2)] == [0, 1_000]
+
+
+def test_aml_decisions_read_as_one_line_each():
+    from dashboard.selectors import _aml_line
+
+    data = {
+        "patron": "P00018",
+        "direction": "in",
+        "channel": "cage_purchase",
+        "amount_cents": 200_000,
+        "day_total_cents": 350_000,
+        "threshold_cents": 200_000,
+    }
+    assert _aml_line("AmlIdentityChecked", data) == (
+        "identity checked: cash in 2,000.00 EUR (cage_purchase), day's total 3,500.00 EUR, threshold 2,000.00 EUR"
+    )
+    refused = {**data, "reason": "no identity on file"}
+    assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
+    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "AmlSomethingNew patron=P00018"
