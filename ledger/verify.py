@@ -8,11 +8,31 @@ triggers' back (by a superuser, or on disk) is found and its position named.
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import date, datetime
+from typing import NamedTuple
 
 from .hashing import GENESIS_HASH, event_hash
 from .models import Event, Posting
 
 BATCH = 2000
+
+
+class _Stored(NamedTuple):
+    position: int
+    stream: str
+    version: int
+    type: str
+    schema_version: int
+    data: object
+    occurred_at: datetime
+    recorded_at: datetime
+    gaming_day: date
+    actor: str
+    correlation_id: str
+    causation_id: str
+    idempotency_key: str | None
+    prev_hash: str
+    hash: str
 
 
 @dataclass(frozen=True)
@@ -30,7 +50,13 @@ def verify_chain(batch: int = BATCH) -> VerifyResult:
     expected_position, prev_hash, checked = 1, GENESIS_HASH, 0
     last_position = 0
     while True:
-        events = list(Event.objects.filter(position__gt=last_position).order_by("position")[:batch])
+        # Plain tuples, not model instances: building instances was a third of verify (issue 11).
+        events = [
+            _Stored(*row)
+            for row in Event.objects.filter(position__gt=last_position)
+            .order_by("position")
+            .values_list(*_Stored._fields)[:batch]
+        ]
         if not events:
             return VerifyResult(True, checked, last_position, prev_hash)
         legs: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
@@ -48,7 +74,7 @@ def verify_chain(batch: int = BATCH) -> VerifyResult:
             expected_position, prev_hash, last_position = event.position + 1, event.hash, event.position
 
 
-def _fault(event: Event, expected_position: int, prev_hash: str, legs: list[tuple[str, int, str]]) -> str:
+def _fault(event: _Stored, expected_position: int, prev_hash: str, legs: list[tuple[str, int, str]]) -> str:
     if event.position != expected_position:
         return f"position {expected_position} is missing (next found: {event.position})"
     if event.prev_hash != prev_hash:
