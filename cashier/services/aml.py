@@ -100,11 +100,16 @@ def identity_on_file(patron: Patron) -> bool:
 def cash_day_totals(patron: str, day: date) -> dict:
     """``{"in": cents, "out": cents, "transactions": n}``: the patron's cash transactions of gaming ``day``."""
     totals = {IN: 0, OUT: 0, "transactions": 0}
-    rows = Event.objects.filter(gaming_day=day, type__in=list(CASH_EVENTS), data__patron=patron).values_list(
-        "type", "data"
-    )
-    for type_, data in rows:
-        totals[CASH_EVENTS[type_][0]] += data["amount_cents"]
+    # The patron's chips account (indexed) from the day's first position on: each cash event
+    # moves it by its amount. Filtering the day's events on data->patron would scan a busy day.
+    first = Event.objects.filter(gaming_day=day).order_by("position").values_list("position", flat=True).first()
+    if first is None:
+        return totals
+    rows = Posting.objects.filter(
+        account=patron_chips(patron), event_id__gte=first, event__gaming_day=day, event__type__in=list(CASH_EVENTS)
+    ).values_list("event__type", "amount_cents")
+    for type_, amount in rows:
+        totals[CASH_EVENTS[type_][0]] += abs(amount)
         totals["transactions"] += 1
     return totals
 
