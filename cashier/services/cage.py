@@ -89,7 +89,8 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
 
     Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
     (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
-    ``StateConflict`` (cage closed), ``InsufficientChips`` (the cage has not enough chips).
+    ``StateConflict`` (cage closed), ``InsufficientChips`` (the cage has not enough chips),
+    ``aml.IdentityRequired`` (409: AML identity threshold, ``cashier.services.aml``).
     """
     amount = _positive_cents(amount_cents, "amount_cents")
     request = {"op": "chips_purchase", "patron": patron, "amount_cents": amount_cents}
@@ -136,7 +137,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
     Same result shape as ``chips_purchase``. Raises ``InsufficientChips`` (field
     ``amount_cents``) when the patron holds less, or the cage has less cash; the check and the
     posting happen under the ledger writer lock, so two redemptions at once cannot both pass
-    (case C13).
+    (case C13). ``aml.IdentityRequired`` (409) under the AML identity threshold.
     """
     amount = _positive_cents(amount_cents, "amount_cents")
     request = {"op": "chips_redeem", "patron": patron, "amount_cents": amount_cents}

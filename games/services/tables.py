@@ -251,7 +251,8 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
     """Cash buy-in at table ``code``: the cash goes to the drop box, chips from the tray.
 
     Returns ``{"transaction", "event", "table", "patron", "amount_cents", "chips_cents"}``.
-    Raises ``InvalidInput``, ``StateConflict`` (table closed), ``InsufficientChips`` (tray short).
+    Raises ``InvalidInput``, ``StateConflict`` (table closed), ``InsufficientChips`` (tray short),
+    ``aml.IdentityRequired`` (409: cash in over the AML identity threshold, ``cashier.services.aml``).
     """
     if type(amount_cents) is not int or amount_cents <= 0:
         raise InvalidInput("must be a positive whole number of cents", field="amount_cents")
