@@ -238,3 +238,26 @@ def test_aml_decisions_read_as_one_line_each():
     refused = {**data, "reason": "no identity on file"}
     assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
     assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "AmlSomethingNew patron=P00018"
+
+
+def test_floor_alerts_for_a_shoe_near_its_cut_card_and_colour_chips_outstanding(pit_boss, colour_patron):
+    from games.models import Shoe, Table
+    from games.services.tables import table_open
+
+    table_open(code="B1", game="blackjack", opener_cents=5_000_000, actor=ACTOR, rules={})
+    # A shoe 15 cards from its cut card (a read test: the row is made directly, not dealt).
+    Shoe.objects.create(
+        table=Table.objects.get(code="B1"),
+        mode="shuffled",
+        decks=6,
+        state="in_play",
+        cut_position=260,
+        drawn=["AS"] * 245,
+    )
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    b1 = html[html.index('data-table="B1"') : html.index("</article>", html.index('data-table="B1"'))]
+    assert re.search(r'data-alert="cut_card">15 cards to the cut card<', b1)
+    assert "Black jack" in b1 and "10.00 EUR – 1,000.00 EUR" in b1  # min bet, box maximum
+    r1 = html[html.index('data-table="R1"') :]
+    assert re.search(r'data-alert="colour_chips">1 colour stack\(s\) outstanding: change back before close<', r1)
+    assert f'id="seat-R1-{colour_patron}"' in r1  # seated by his colour chips

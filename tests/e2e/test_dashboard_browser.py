@@ -95,3 +95,10 @@ def test_pit_boss_watches_a_coup_live_and_audits_it(
     page.get_by_role("link", name="Floor").click()
     expect(card.locator('[data-figure="win"]')).to_have_text("-1,750.00 EUR")
     screenshots(page, "floor")
+
+    # --- keyboard focus survives the refresh (htmx refocuses the element with the same id) ----
+    stamp = page.locator("#floor-live p.meta")
+    before = stamp.inner_text()
+    page.focus("#open-R1")
+    expect(stamp).not_to_have_text(before)  # the region was swapped
+    assert page.evaluate("document.activeElement.id") == "open-R1"
