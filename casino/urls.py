@@ -5,8 +5,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from cashier import aml_api, self_limit_api
 from cashier import api as cage
-from cashier import self_limit_api
 from dashboard import views as dashboard_views
 from games import api as games
 from games import api_classic_stud as classic_stud
@@ -18,6 +18,7 @@ api = [
     path("patrons/register", cage.PatronRegister.as_view(), name="patron-register"),
     path("patrons/<str:code>/", cage.PatronDetail.as_view(), name="patron-detail"),
     path("patrons/<str:code>/self-limit", self_limit_api.PatronSelfLimit.as_view(), name="patron-self-limit"),
+    path("patrons/<str:code>/identity", aml_api.PatronIdentityRecord.as_view(), name="patron-identity"),
     path("cage/open", cage.CageOpen.as_view(), name="cage-open"),
     path("cage/purchases", cage.ChipsPurchase.as_view(), name="chips-purchase"),
     path("cage/redemptions", cage.ChipsRedeem.as_view(), name="chips-redeem"),

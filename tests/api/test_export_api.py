@@ -102,3 +102,17 @@ def test_a_purchase_over_the_identity_threshold_is_refused_with_409_naming_it(ca
     assert "2,000.00 EUR or more" in body["detail"]
     ok = cashier.post("/api/cage/purchases", {"patron": nameless, "amount_cents": 199_999}, format="json")
     assert ok.status_code == 201
+
+
+def test_the_cage_records_an_identity_then_the_purchase_passes(cage):
+    nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
+    cashier = _client("cash1", "cashier")
+    identity = {"name": "Jeanne Martin", "document": "FR-CNI 880492"}
+    assert _client("pit", "pit_boss").post(f"/api/patrons/{nameless}/identity", identity).status_code == 403
+    blank = cashier.post(f"/api/patrons/{nameless}/identity", {"name": "Jeanne Martin"}, format="json")
+    assert blank.status_code == 400 and blank.json()["field"] == "document"
+    recorded = cashier.post(f"/api/patrons/{nameless}/identity", identity, format="json")
+    assert recorded.status_code == 201 and recorded.json()["patron"] == nameless
+    response = cashier.post("/api/cage/purchases", {"patron": nameless, "amount_cents": 200_000}, format="json")
+    assert response.status_code == 201
+    assert cashier.post("/api/patrons/P99999/identity", identity, format="json").status_code == 400

@@ -126,6 +126,7 @@ def main() -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
     django.setup()
     from django.core.management import call_command
+    from django.db import connection
 
     from ledger.gaming_day import current_gaming_day
     from ledger.models import Event
@@ -135,10 +136,12 @@ def main() -> None:
     t0 = time.perf_counter()
     _generate(args.events)
     print(f"ledger holds {Event.objects.count():,} events ({time.perf_counter() - t0:.0f} s to append)")
+    with connection.cursor() as cursor:  # fresh tables have no planner statistics until autovacuum gets to them
+        cursor.execute("ANALYZE ledger_event; ANALYZE ledger_posting")
     day = current_gaming_day()
     if latest_seal(day=day) is None or latest_seal(day=day).data["last_position"] < args.events:
         seal = seal_gaming_day(day=day, actor="bench")
-        print(f"sealed {day}: positions {seal['first_position']}..{seal['last_position']}")
+        print(f"sealed {day}: positions {seal['first_position']}..{seal['last_position']}", flush=True)
     me = [sys.executable, "-m", "tests.benchmarks.bench_export"]
     with tempfile.TemporaryDirectory(prefix="bench_export_") as tmp:
         out_dir, out_zip = os.path.join(tmp, "export"), os.path.join(tmp, "export.zip")
