@@ -29,6 +29,7 @@ from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
 from staff.models import DealerAssignment
 
 from . import alerts as checks
+from .play import HIDDEN, play_line
 
 LAST_COUPS = 10
 LAST_NUMBERS = 20
@@ -229,16 +230,26 @@ def _coup(coup: Round) -> dict:
 
 
 def round_events(round_id: str) -> list[dict]:
-    """A coup's events from the ledger, oldest first: ``[{"position", "version", "type",
-    "summary", "actor", "occurred_at", "prev_hash", "hash"}]`` (every event of the round's
-    stream and every event correlated with it)."""
+    """A coup's events from the ledger, oldest first: ``[{"position", "stream", "version",
+    "type", "data", "summary", "actor", "occurred_at", "prev_hash", "hash"}]`` (every event of
+    the round's stream and every event correlated with it; ``summary`` one readable line)."""
     rows = (
         Event.objects.filter(Q(stream=f"round/{round_id}") | Q(correlation_id=round_id))
         .order_by("position")
         .values("position", "stream", "version", "type", "data", "actor", "occurred_at", "prev_hash", "hash")
     )
+    events = []
+    for row in rows:
+        data = row["data"] if isinstance(row["data"], dict) else {}
+        line = play_line(row["type"], data, summary) or summary(row["type"], data)
+        events.append({**row, "summary": line})
+    return events
+
+
+def _play(round_id: str) -> list[dict]:
+    """The coup in play as the table view tells it: ``[{"position", "line"}]`` (``dashboard.play``)."""
     return [
-        {**row, "summary": summary(row["type"], row["data"] if isinstance(row["data"], dict) else {})} for row in rows
+        {"position": e["position"], "line": e["summary"]} for e in round_events(round_id) if e["type"] not in HIDDEN
     ]
 
 
@@ -307,7 +318,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
     return {
         "table": card,
         "gaming_day": day,
-        "in_play": {**_coup(in_play), "events": round_events(str(in_play.id))} if in_play else None,
+        "in_play": {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None,
         "last_coups": [_coup(r) for r in last],
         "last_numbers": numbers,
         "baccarat": history,
