@@ -13,7 +13,9 @@ import uuid
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 
-from django.db.models import Count, Q, Sum
+from django.db.models import BigIntegerField, Count, Q, Sum
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from cashier.models import Cage, ColourStack, Patron
@@ -91,29 +93,62 @@ def _dealer(table: Table) -> str | None:
     return Event.objects.filter(stream=last.stream, version=1).values_list("actor", flat=True).first()
 
 
-def _deciding_events(code: str, day: date) -> list[dict]:
-    """The day's events that decide a stake at ``code``, as their data dicts (with ``position``)."""
-    rows = Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code).values("position", "data")
-    return [{**row["data"], "position": row["position"]} for row in rows if isinstance(row["data"], dict)]
+def _data_int(key: str) -> Cast:
+    """An integer field of the event data, for SQL sums and comparisons."""
+    return Cast(KeyTextTransform(key, "data"), BigIntegerField())
 
 
-def _theoretical_win(decided: list[dict]) -> Fraction | None:
-    """Σ stake × house edge (exact cents) from the engines' ``house_edge``; ``None`` when no bet
-    carries a positive edge (games the house only rakes or whose edge is not recorded)."""
+def _deciding_events(code: str, day: date):
+    """The day's events that decide a stake at ``code`` (a queryset: aggregated in SQL, so a
+    busy day is not read row by row on every refresh)."""
+    return Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code)
+
+
+def _theoretical_win(decided) -> Fraction | None:
+    """Σ stake × house edge (exact cents) from the engines' ``house_edge``, summed per distinct
+    edge in SQL; ``None`` when no bet carries a positive edge (games the house only rakes, or
+    whose edge is not recorded)."""
+    by_edge = (
+        decided.annotate(edge=KeyTextTransform("house_edge", "data"))
+        .values("edge")
+        .annotate(staked=Sum(_data_int("stake_cents")))
+    )
     total, known = Fraction(0), False
-    for data in decided:
-        edge = Fraction(str(data.get("house_edge", "0")))
+    for row in by_edge:
+        edge = Fraction(str(row["edge"] or "0"))
         known = known or edge > 0
-        total += data.get("stake_cents", 0) * edge
+        total += (row["staked"] or 0) * edge
     return total if known else None
 
 
-def table_card(table: Table, *, day: date, now: datetime, lag: dict, variances: list[dict] | None = None) -> dict:
+def _large_payouts(decided) -> list[dict]:
+    """The decisions whose winnings (return − stake, cents) reach ``alerts.LARGE_PAYOUT_CENTS``:
+    ``[{"patron", "won_cents", "position"}]``, filtered in SQL."""
+    rows = (
+        decided.annotate(won=_data_int("return_cents") - _data_int("stake_cents"))
+        .filter(won__gte=checks.LARGE_PAYOUT_CENTS)
+        .order_by("position")
+        .values("position", "won", "data")
+    )
+    return [{"patron": r["data"].get("patron"), "won_cents": r["won"], "position": r["position"]} for r in rows]
+
+
+def _day_events(day: date) -> dict:
+    """What the floor reads once for every table: the day's variance list
+    (``cashier.reports.variance_report`` rows) and its refused bets (``BetRefused`` events)."""
+    refused = Event.objects.filter(gaming_day=day, type="BetRefused").values("type", "data")
+    return {
+        "variances": variance_report(day)["rows"],
+        "refused": [e for e in refused if isinstance(e["data"], dict)],
+    }
+
+
+def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
     """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``);
-    ``variances``: the day's ``cashier.reports.variance_report`` rows (read here when omitted)."""
+    ``day_events``: what the floor reads once for all tables (``_day_events``; read here when omitted)."""
     code = table.code
-    if variances is None:
-        variances = variance_report(day)["rows"]
+    day_events = day_events or _day_events(day)
+    variances = day_events["variances"]
     stats = TableDayStats.objects.filter(table=code, gaming_day=day).first()
     win = stats.win_cents if stats else 0
     drop = stats.drop_cents if stats else 0
@@ -133,17 +168,9 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, variances: 
 
     found = [
         checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
-        *checks.payout_alerts(
-            code,
-            [
-                {"patron": d.get("patron"), "won_cents": d.get("return_cents", 0) - d.get("stake_cents", 0), **d}
-                for d in decided
-            ],
-        ),
+        *checks.payout_alerts(code, _large_payouts(decided)),
         *checks.outstanding_alerts(code, colour_chips=colour_stacks.count(), prison_bets=prison),
-        *checks.refused_alerts(
-            code, list(Event.objects.filter(gaming_day=day, type="BetRefused", data__table=code).values("type", "data"))
-        ),
+        *checks.refused_alerts(code, [e for e in day_events["refused"] if e["data"].get("table") == code]),
         *checks.variance_alerts([row for row in variances if row["subject"] == code]),
     ]
     if shoe is not None:
@@ -186,8 +213,9 @@ def floor(*, day: date | None = None, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     lag = projection_lag()
     tables = sorted(Table.objects.all(), key=lambda t: (t.state != Table.State.OPEN, t.code))
-    variances = variance_report(day)["rows"]
-    cards = [table_card(t, day=day, now=now, lag=lag, variances=variances) for t in tables]
+    day_events = _day_events(day)
+    variances = day_events["variances"]
+    cards = [table_card(t, day=day, now=now, lag=lag, day_events=day_events) for t in tables]
     codes = {t.code for t in tables}
     # Variances of the cage (shift counts, handovers) have no table card: the floor lists them.
     every = [a for card in cards for a in card["alerts"]]

@@ -261,3 +261,21 @@ def test_floor_alerts_for_a_shoe_near_its_cut_card_and_colour_chips_outstanding(
     r1 = html[html.index('data-table="R1"') :]
     assert re.search(r'data-alert="colour_chips">1 colour stack\(s\) outstanding: change back before close<', r1)
     assert f'id="seat-R1-{colour_patron}"' in r1  # seated by his colour chips
+
+
+def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_boss, colour_patron):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet = {"type": "plein", "numbers": [17]}
+    bet_place(round_id=coup, patron=colour_patron, stake_cents=3_000, chips="colour", bet=bet, actor=ACTOR)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=17, actor=ACTOR)
+    projections.catch_up_all()
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') :]
+    # 30.00 EUR en plein at 35:1: 1,050.00 EUR of winnings, over the 1,000.00 EUR alert line.
+    assert re.search(
+        rf'data-alert="payout">{colour_patron} won 1,050\.00 EUR in one payout \(ledger event #\d+\)<', card
+    )
+    # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
+    assert "-3500.00% · edge 2.70% of 30.00 EUR" in card
+    assert 'data-alert="hold"' not in card
