@@ -15,6 +15,6 @@ export DJANGO_SETTINGS_MODULE=casino.settings
     --baccarat-coups "${DEMO_BACCARAT_COUPS:-60}" --tq-coups "${DEMO_TQ_COUPS:-60}"
 if [ "${1:-}" != "--no-serve" ]; then
     .venv/bin/python manage.py demo_user
-    echo "Serving the API on http://127.0.0.1:8000/ (API docs: http://127.0.0.1:8000/api/docs/); Ctrl-C to stop."
+    echo "Serving on http://127.0.0.1:8000/ (API docs: /api/docs/, pit boss dashboard: /dashboard/, login pitboss/pitboss); Ctrl-C to stop."
     exec .venv/bin/python manage.py runserver 127.0.0.1:8000 --noreload
 fi
