@@ -144,8 +144,16 @@ def _day_events(day: date) -> dict:
 
 
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
-    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``);
-    ``day_events``: what the floor reads once for all tables (``_day_events``; read here when omitted)."""
+    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``).
+
+    ``{"code", "game", "game_label", "state", "dealer", "limits": {"min_cents", "max_cents"},
+    "seated"`` (patrons of the last two coups and of active colour stacks), ``"coups_this_hour"``
+    (settled in the last 60 minutes), ``"coups_today", "drop_cents", "win_cents", "handle_cents",
+    "hold_pct"`` (win / drop), ``"theoretical_hold_pct"`` (theoretical win / drop),
+    ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"coup_in_play", "shoe",
+    "lag"`` (positions the table statistics are behind), ``"alerts"}``. Percentages are strings
+    with two decimals, ``None`` without a denominator or a theory. ``day_events``: what the floor
+    reads once for every table (``_day_events``; read here when omitted)."""
     code = table.code
     day_events = day_events or _day_events(day)
     variances = day_events["variances"]
