@@ -188,12 +188,17 @@ def grid(html: str, caption: str) -> list[list[str]]:
 
 def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, cage, pit_boss):
     from games.models import Shoe
-    from tests.api.test_baccarat_table import coup, open_table
 
-    open_table(api)
+    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
+    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     code = make_patron(100_000)
     for _ in range(8):
-        coup(api, "P1", [(code, "player", 1_000)], mode="shuffled")
+        coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+        bet = {"patron": code, "bet": "player", "stake_cents": 1_000}
+        assert api.post(f"/api/rounds/{coup}/baccarat-bets", bet, format="json").status_code == 201
+        assert api.post(f"/api/rounds/{coup}/close-bets", {}, format="json").status_code == 200
+        assert api.post(f"/api/rounds/{coup}/deal", {}, format="json").status_code == 200
     shoe = Shoe.objects.get(table__code="P1")
     history = api.get(f"/api/shoes/{shoe.id}/history").json()
     html = pit_boss.get(reverse("dashboard:table", args=["P1"])).content.decode()
