@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from casino.views import CommandView
 from games.models import Table
+from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
 from ledger.errors import InvalidInput
 from ledger.gaming_day import current_gaming_day
@@ -159,6 +160,17 @@ class SlipReverse(CommandView):
 
     def perform(self, data, *, kind, serial, **ctx):
         return slip_reverse(kind=kind, serial=serial, **data, **ctx)
+
+
+class RoundReverse(CommandView):
+    """Reverse a settled coup (storno), signed by a pit boss and approved by another supervisor."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    success_status = 200
+    input_serializer = Signed
+
+    def perform(self, data, *, round_id, **ctx):
+        return round_reverse(round_id=round_id, **data, **ctx)
 
 
 class SlipSerializer(serializers.ModelSerializer):

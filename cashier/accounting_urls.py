@@ -19,6 +19,7 @@ urlpatterns = [
     path("tables/<str:code>/drop-removal", views.DropRemoval.as_view(), name="drop-removal"),
     path("tables/<str:code>/drop-count", views.DropCount.as_view(), name="drop-count"),
     path("tables/<str:code>/drop-count-reversal", views.DropCountReversal.as_view(), name="drop-count-reversal"),
+    path("rounds/<str:round_id>/reversal", views.RoundReverse.as_view(), name="round-reversal"),
     path("cage/slips/", views.SlipList.as_view(), name="slip-list"),
     path("cage/slips/<str:kind>/<str:serial>/issue", views.SlipIssue.as_view(), name="slip-issue"),
     path("cage/slips/<str:kind>/<str:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),

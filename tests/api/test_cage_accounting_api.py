@@ -244,3 +244,14 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     assert clients["count2"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == 0
     variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
     assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
+
+
+def test_a_coup_reversal_needs_a_settled_coup(clients):
+    assert open_table(clients).status_code == 201
+    body = {"reason": "wrong number", "approver": "super1"}
+    missing = clients["pit1"].post("/api/rounds/00000000-0000-0000-0000-000000000000/reversal", body, format="json")
+    assert missing.status_code == 404
+    coup = clients["pit1"].post("/api/tables/T1/rounds", {}, format="json").json()["round"]
+    in_play = clients["pit1"].post(f"/api/rounds/{coup}/reversal", body, format="json")
+    assert in_play.status_code == 409 and "not settled" in in_play.json()["detail"]
+    assert clients["cash1"].post(f"/api/rounds/{coup}/reversal", body, format="json").status_code == 403

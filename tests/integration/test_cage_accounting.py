@@ -6,7 +6,9 @@ from cashier.models import Slip
 from cashier.services.count_room import drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.gaming_day import gaming_day_close
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
-from games.services.rounds import round_open
+from games.services.bets import bet_place
+from games.services.corrections import round_reverse
+from games.services.rounds import round_close_bets, round_open, round_record_result
 from games.services.tables import table_buy_in, table_close, table_open
 from ledger import accounts, store
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -251,3 +253,24 @@ def test_a_gaming_day_closes_once_its_tables_are_closed_and_counted(table, staff
     with pytest.raises(StateConflict, match="already closed") as err:
         gaming_day_close(gaming_day=day, actor="super1")
     assert err.value.status == 409 and store.head() == before
+
+
+def test_a_reversed_coup_restores_the_patron_and_the_tray_and_both_events_stay(table, staff, patron):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet = {"type": "chance_simple", "chance": "pair"}
+    bet_place(round_id=coup, patron=patron, stake_cents=10_000, bet=bet, actor=ACTOR)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)  # even money: the tray pays 100 EUR
+    assert store.balance(accounts.patron_chips(patron)) == 110_000 and tray() == 4_990_000
+    before = store.head()
+    with pytest.raises(RoleRequired):  # a cashier cannot sign a coup's reversal
+        round_reverse(round_id=coup, reason="wrong number announced", approver="pit2", actor="cash1")
+    assert store.head() == before
+    reversed_ = round_reverse(round_id=coup, reason="wrong number announced", approver="super1", actor="pit1")
+    assert store.balance(accounts.patron_chips(patron)) == 100_000 and tray() == 5_000_000
+    assert reversed_["legs"] == {accounts.patron_chips(patron): -10_000, accounts.table_tray("R1"): 10_000}
+    types = list(Event.objects.filter(stream=f"round/{coup}").values_list("type", flat=True))
+    assert types[-1] == "RoundReversed" and "BetSettled" in types and "BetPlaced" in types
+    with pytest.raises(StateConflict, match="already reversed"):
+        round_reverse(round_id=coup, reason="again", approver="super1", actor="pit1")
+    assert replay_check() == []
