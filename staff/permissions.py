@@ -8,7 +8,7 @@ Usage on a view::
 ``read`` applies to safe methods (GET, HEAD, OPTIONS), ``write`` to the others.
 
 ``table`` names how the view's URL identifies a gaming table (``"table"``: ``<code>``;
-``"round"``, ``"shoe"``, ``"bet"``: the object's id). On such a view:
+``"round"``, ``"shoe"``, ``"bet"``: the object's id; ``"slip"``: ``<kind>/<serial>``). On such a view:
 - a user whose only role that the view allows is *dealer* acts only on the table he is
   assigned to right now (``staff.models.DealerAssignment``);
 - a device (``Authorization: Device <token>``) acts only on its own table, and only where
@@ -53,6 +53,11 @@ def table_of(kind: str, kwargs: dict) -> str | None:
 
     if kind == "table":
         return kwargs.get("code")
+    if kind == "slip":  # a fill or credit slip: /cage/slips/<kind>/<serial>/...
+        from cashier.models import Slip
+
+        query = Slip.objects.filter(kind=str(kwargs.get("kind")), serial=str(kwargs.get("serial")))
+        return query.values_list("table__code", flat=True).first()
     key = _uuid(kwargs.get(f"{kind}_id", kwargs.get("id")))
     if key is None:
         return None
