@@ -123,7 +123,8 @@ class SlipIssue(CommandView):
 class SlipAccept(CommandView):
     """The table accepts the delivered slip: the chips move in the ledger."""
 
-    permission_classes = [roles_allowed(write=FLOOR)]
+    # A dealer (or the table's device) accepts only at the table he is assigned to (issue #10).
+    permission_classes = [roles_allowed(write=FLOOR, table="slip")]
     success_status = 200
 
     class Input(serializers.Serializer):

@@ -58,6 +58,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     issued = cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
     assert issued.status_code == 200 and issued.json()["state"] == "issued"
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
+    # A dealer accepts only at the table he is assigned to (issue #10).
+    assert clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
+    assert pit.post("/api/staff/assignments", {"dealer": "dealer1", "table": "T1"}, format="json").status_code == 201
     accepted = clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
     assert accepted.status_code == 200 and accepted.json()["state"] == "delivered"
 
