@@ -231,6 +231,24 @@ def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: 
     return {"username": user.get_username(), "before": sorted(before), "after": sorted(after), "position": position}
 
 
+USER_FIELDS = ("username", "is_active", "is_staff", "is_superuser")
+
+
+def user_snapshot(user) -> dict:
+    """The account fields whose changes are recorded (never the password)."""
+    return {name: getattr(user, name) for name in USER_FIELDS}
+
+
+def record_user_change(*, before: dict | None, user, actor: str) -> int | None:
+    """Append ``StaffUserChanged`` (``before`` None: the account was created) with the account's
+    fields before and after, when they differ. Returns the event's position, or None."""
+    after = user_snapshot(user)
+    if before == after:
+        return None
+    event = NewEvent(type="StaffUserChanged", data={"user": user.get_username(), "before": before, "after": after})
+    return _append_outside_command(ROLES_STREAM, event, actor=actor)
+
+
 def _append_outside_command(stream: str, event: NewEvent, *, actor: str) -> int:
     # Auth signals fire inside Django's login machinery, sometimes already inside a request's
     # transaction: a nested (not durable) atomic block, with the writer lock, keeps the chain

@@ -64,3 +64,23 @@ def test_a_role_change_in_the_user_form_is_an_event(client, root):
     assert response.status_code == 302, response.content[:2000]
     event = Event.objects.filter(type="StaffRolesChanged").get()
     assert (event.actor, event.data) == ("root", {"user": "dealer9", "before": ["dealer"], "after": ["runner"]})
+
+
+def test_deactivating_an_account_in_the_admin_is_an_event(client, root):
+    dealer = staff_user("dealer8", "dealer")
+    client.force_login(root)
+    dealer_group = Group.objects.get(name="dealer")
+    response = client.post(
+        f"/admin/auth/user/{dealer.pk}/change/",
+        {
+            "username": "dealer8",
+            "groups": [dealer_group.pk],
+            "date_joined_0": "2026-11-29",
+            "date_joined_1": "20:00:00",
+        },  # "is_active" left out: unticked
+    )
+    assert response.status_code == 302, response.content[:2000]
+    event = Event.objects.filter(type="StaffUserChanged").get()
+    assert event.actor == "root" and event.data["user"] == "dealer8"
+    assert (event.data["before"]["is_active"], event.data["after"]["is_active"]) == (True, False)
+    assert not Event.objects.filter(type="StaffRolesChanged").exists()  # his roles did not change
