@@ -249,6 +249,9 @@ def test_a_gaming_day_closes_once_its_tables_are_closed_and_counted(table, staff
     drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
     closed = gaming_day_close(gaming_day=day, actor="pit1")
     assert closed["tables"] == ["R1"]
+    # The close hands the day to ledger.seal, which signs it in its own transaction after.
+    assert closed["sealed"]["event"] == closed["event"] + 1
+    assert Event.objects.get(position=closed["sealed"]["event"]).type == "GamingDaySealed"
     before = store.head()
     with pytest.raises(StateConflict, match="already closed") as err:
         gaming_day_close(gaming_day=day, actor="super1")
