@@ -2,8 +2,9 @@
 the application role may read and append the ledger but never UPDATE, DELETE or TRUNCATE it,
 and the auditor role only reads (and never a password hash or a session key).
 
-The test copies the migrated test database (TEMPLATE), runs the role script on the copy as
-deploy/migrate does, connects as each role (local trust auth, like deploy/smoke) and tries.
+The test copies the migrated test database's schema into a new database (pg_dump), runs the
+role script on it as deploy/migrate does, connects as each role (local trust auth, like
+deploy/smoke) and tries.
 """
 
 import shutil
@@ -11,36 +12,44 @@ import subprocess
 
 import psycopg
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from psycopg import errors
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 # Each append-only ledger table and one of its columns (to write an UPDATE that parses).
 LEDGER_TABLES = {"ledger_event": "type", "ledger_posting": "currency", "ledger_idempotencyrecord": "key"}
 
 
-@pytest.fixture
-def roles_db(committed_db, django_db_blocker):
+@pytest.fixture(scope="module")
+def roles_db(django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: database roles and grants")
-    if shutil.which("psql") is None:
-        pytest.skip("needs psql to run deploy/postgres_roles.sql")
+    if shutil.which("psql") is None or shutil.which("pg_dump") is None:
+        pytest.skip("needs psql and pg_dump to copy the schema and run deploy/postgres_roles.sql")
     settings = connection.settings_dict
     source, copy = settings["NAME"], f"{settings['NAME']}_pgroles"
     admin = {"host": settings["HOST"] or "127.0.0.1", "port": settings["PORT"] or 5432, "user": settings["USER"]}
-    with django_db_blocker.unblock():
-        connections.close_all()  # a TEMPLATE must have no other session
+    where = ["-h", admin["host"], "-p", str(admin["port"]), "-U", admin["user"]]
     with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{source}"')
+        conn.execute(f'CREATE DATABASE "{copy}"')
     try:
-        script = subprocess.run(
-            ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", admin["host"], "-p", str(admin["port"]),
-             "-U", admin["user"], "-d", copy, "-f", "deploy/postgres_roles.sql"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert script.returncode == 0, script.stderr
+        # The migrated schema (tables, triggers, functions), copied without its owner and grants:
+        # pg_dump needs no exclusive access, so other sessions on the test database may stay.
+        schema = subprocess.run(
+            ["pg_dump", "--schema-only", "--no-owner", "--no-privileges", *where, "-d", source],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        for script, text in (("-", schema), ("deploy/postgres_roles.sql", None)):
+            done = subprocess.run(
+                ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", *where, "-d", copy, "-f", script],
+                input=text, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
         yield {**admin, "dbname": copy}
     finally:
         with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
