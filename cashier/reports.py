@@ -36,6 +36,7 @@ from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING
 
 from .services.count_room import box_removal, expected_drop_cents
+from .services.gaming_day import table_codes_active
 
 NO_ACTIVITY = "No activity"
 DEFAULT_VARIANCE_THRESHOLD_CENTS = 10_000
@@ -173,10 +174,8 @@ def table_figures(table: str, start: date, end: date) -> dict:
 
 
 def tables_active(start: date, end: date) -> list[Table]:
-    """Tables with an event of their own stream on a gaming day in [start, end], by code."""
-    streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/")
-    codes = {s.split("/", 1)[1] for s in streams.values_list("stream", flat=True).distinct()}
-    return list(Table.objects.filter(code__in=codes).order_by("code"))
+    """Tables that played on a gaming day in [start, end] (``table_codes_active``), by code."""
+    return list(Table.objects.filter(code__in=table_codes_active(start, end)).order_by("code"))
 
 
 def table_games_daily_report(day: date) -> dict:

@@ -13,7 +13,7 @@ from datetime import date
 from games.models import Table
 from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
-from ledger.models import Event
+from ledger.models import Event, Posting
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
@@ -24,10 +24,20 @@ def gaming_day_stream(day: date) -> str:
     return f"gamingday/{day.isoformat()}"
 
 
+def table_codes_active(start: date, end: date) -> list[str]:
+    """Codes of the tables that played on a gaming day in [start, end], sorted: an event of
+    their own stream (opened, closed, a buy-in) or a posting to one of their accounts (a coup
+    of a table left open over the start of the day has only its round's events)."""
+    streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/")
+    codes = {stream.split("/", 1)[1] for stream in streams.values_list("stream", flat=True).distinct()}
+    postings = Posting.objects.filter(event__gaming_day__range=(start, end), account__startswith="table:")
+    codes |= {account.split(":")[1] for account in postings.values_list("account", flat=True).distinct()}
+    return sorted(codes)
+
+
 def tables_of_day(day: date) -> list[str]:
-    """Codes of the tables with any event of their own stream on gaming day ``day``, sorted."""
-    streams = Event.objects.filter(gaming_day=day, stream__startswith="table/").values_list("stream", flat=True)
-    return sorted({stream.split("/", 1)[1] for stream in streams.distinct()})
+    """Codes of the tables that played on gaming day ``day`` (``table_codes_active``)."""
+    return table_codes_active(day, day)
 
 
 def gaming_day_closed(day: date) -> Event | None:
