@@ -24,6 +24,7 @@ import os
 import platform
 import sys
 import time
+import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -150,35 +151,51 @@ def main(argv: list[str] | None = None) -> int:
     from . import suite_ledger
 
     figures: list[Figure] = []
-    es = None
     t0 = time.perf_counter()
+
+    def run(section: str, bench) -> None:
+        # A section that fails is recorded as such and the others still run (a long run
+        # should not be lost to one error).
+        try:
+            figures.extend(bench())
+        except Exception as exc:  # noqa: BLE001
+            log(f"{section}: FAILED: {exc!r}")
+            traceback.print_exc()
+            figures.append(Figure(section, f"FAILED: {exc!r}"[:300], 0, "", met=False))
+
     if "engines" in only:
         from .suite_engines import bench_engines
 
         log("engines")
-        figures += bench_engines(scale=1 if quick else 5)
+        run("pure engines", lambda: bench_engines(scale=1 if quick else 5))
     if "append" in only:
-        figures += suite_ledger.bench_append(
-            coups=10 if quick else 40, singles=50 if quick else 300, rounds=3, dbname=args.database
+        run(
+            "ledger append",
+            lambda: suite_ledger.bench_append(
+                coups=10 if quick else 40, singles=50 if quick else 300, rounds=3, dbname=args.database
+            ),
         )
     if "spin" in only:
-        figures += suite_ledger.bench_roulette_spin(patrons=patrons)
+        run("roulette spin", lambda: suite_ledger.bench_roulette_spin(patrons=patrons))
     if "rebuild" in only or "verify" in only:
         with suite_ledger.no_projection_tasks():
             es = suite_ledger.fill_ledger(events=events, dbname=args.database)
         if "rebuild" in only:
-            figures += suite_ledger.bench_rebuild(es)
+            run("projection rebuild", lambda: suite_ledger.bench_rebuild(es))
         if "verify" in only:
-            figures += suite_ledger.bench_verify()
+            run("ledger verify", suite_ledger.bench_verify)
         es.close()
     if "api" in only:
         from .suite_api import bench_api
 
-        figures += bench_api(seconds=api_seconds, workers=args.workers, database=args.database, quick=quick)
+        run(
+            "API bet placement",
+            lambda: bench_api(seconds=api_seconds, workers=args.workers, database=args.database, quick=quick),
+        )
     if "export" in only:
         from .suite_export import bench_export
 
-        figures += bench_export(events=export_events, dbname=args.database)
+        run("gaming-day export", lambda: bench_export(events=export_events, dbname=args.database))
     log(f"done in {time.perf_counter() - t0:,.0f} s")
     for f in figures:
         ratio = f" = {f.ratio:.2f} x {f.versus}" if f.ratio is not None else ""

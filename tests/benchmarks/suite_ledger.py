@@ -40,8 +40,8 @@ def _settled_data(n: int) -> dict:
     return {
         "bet": str(uuid.UUID(int=n)),
         "round": "7d4b1f9e-0000-4000-8000-000000000001",
-        "table": "R1",
-        "patron": f"P{n % 500:05d}",
+        "table": "Z1",
+        "patron": f"Z{n % 500:05d}",  # not a registered patron's code (P…): his chips stay his
         "position": {"type": "plein", "numbers": [n % 37]},
         "chips": "value",
         "number": 17,
@@ -58,7 +58,7 @@ def _settled_data(n: int) -> dict:
 
 
 def _legs(n: int) -> list[tuple[str, int, str]]:
-    return [(f"patron:P{n % 500:05d}:chips", -500, "EUR"), ("table:R1:tray", 500, "EUR")]
+    return [(f"patron:Z{n % 500:05d}:chips", -500, "EUR"), ("table:Z1:tray", 500, "EUR")]
 
 
 class _RawWriter:
