@@ -29,18 +29,26 @@ def last_shift_event(code: str = "main") -> Event | None:
     return Event.objects.filter(stream=shift_stream(code)).order_by("-version").first()
 
 
-def _counts(cash: object, chips: object) -> dict:
+def _validated(cash: object, chips: object) -> dict:
+    """The counts, checked (``InvalidInput`` naming ``cash`` or ``chips``) and normalised."""
     cash_lines, cash_total = count_total(cash, cash_denominations(), field="cash")
     chip_lines, chip_total = count_total(chips, chip_denominations(), field="chips")
-    expected_cash, expected_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
     return {
         "cash": cash_lines,
         "chips": chip_lines,
         "counted_cash_cents": cash_total,
         "counted_chips_cents": chip_total,
+    }
+
+
+def _against_the_book(counts: dict) -> dict:
+    """The counts with the book (read under the writer lock) and the variance = count − book."""
+    expected_cash, expected_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
+    counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
+    return counts | {
         "expected_cash_cents": expected_cash,
         "expected_chips_cents": expected_chips,
-        "variance_cents": cash_total + chip_total - expected_cash - expected_chips,
+        "variance_cents": counted - expected_cash - expected_chips,
     }
 
 
@@ -56,11 +64,12 @@ def cage_shift_open(
     (a shift is already open).
     """
     require_role(actor, *CAGE_ROLES, step="opening a cage shift")
-    request = {"op": "cage_shift_open", "cage": code, "cash": cash, "chips": chips}
+    counts = _validated(cash, chips)
+    request = {"op": "cage_shift_open", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        data = _counts(cash, chips)
+        data = _against_the_book(counts)
         last = last_shift_event(code)
         if last is not None and last.type == "CageShiftOpened":
             raise StateConflict(f"a shift of cage {code} is already open (by {last.actor})", field="cage")
@@ -100,11 +109,13 @@ def cage_shift_close(
             raise InvalidInput("handover_to names the next shift's cashier", field="handover_to")
         require_role(handover_to, *CAGE_ROLES, step="taking over the cage")
         require_distinct("handing over the cage", handover_to, [("closing cashier", actor)])
-    request = {"op": "cage_shift_close", "cage": code, "cash": cash, "chips": chips, "handover_to": handover_to}
+    counts = _validated(cash, chips)
+    request = {"op": "cage_shift_close", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
+    request["handover_to"] = handover_to
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        data = _counts(cash, chips)
+        data = _against_the_book(counts)
         last = last_shift_event(code)
         if last is None or last.type != "CageShiftOpened":
             raise StateConflict(f"cage {code} has no open shift", field="cage")

@@ -258,3 +258,20 @@ def test_a_coup_reversal_needs_a_settled_coup(clients):
     in_play = clients["pit1"].post(f"/api/rounds/{coup}/reversal", body, format="json")
     assert in_play.status_code == 409 and "not settled" in in_play.json()["detail"]
     assert clients["cash1"].post(f"/api/rounds/{coup}/reversal", body, format="json").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "field"),
+    [
+        ("/api/cage/shifts/open", '{"cash": {"\\ud800": 1}, "chips": {}}', "cash"),
+        ("/api/cage/shifts/open", '{"cash": {}, "chips": {"100": "\\udfff"}}', "chips"),
+        ("/api/tables/T1/slips", '{"kind": "fill", "denominations": {"\\ud800": 1}}', "denominations"),
+    ],
+)
+def test_a_lone_surrogate_in_a_count_is_400(clients, path, text, field):
+    assert open_table(clients).status_code == 201
+    user = "cash1" if "shifts" in path else "pit1"
+    before = store.head()
+    response = clients[user].generic("POST", path, text, content_type="application/json")
+    assert response.status_code == 400 and response.json()["field"] == field, response.content[:300]
+    assert store.head() == before
