@@ -93,8 +93,15 @@ def sign(payload: dict, key: bytes) -> str:
 
 
 def manifest_text(document: dict) -> str:
-    """The one accepted layout of ``manifest.json``: sorted keys, two-space indent, one entry a line."""
-    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """The one accepted layout of ``manifest.json``: ``{``, then one entry a line in key order
+    (``  "name": [value, "mac"],``), then ``}`` — so entry *i* (from 0) is on line *i + 2*."""
+    names = sorted(document)
+    lines = [
+        f"  {json.dumps(name, ensure_ascii=False)}: {json.dumps(document[name], ensure_ascii=False, sort_keys=True)}"
+        + ("," if number < len(names) - 1 else "")
+        for number, name in enumerate(names)
+    ]
+    return "\n".join(["{", *lines, "}"]) + "\n"
 
 
 def flatten(value: dict, prefix: str = "") -> dict:
@@ -189,13 +196,16 @@ class Export:
 def verify(path: str, key: bytes | None = None) -> Report:
     """Verify the export at ``path`` (directory or zip). ``key``: the seal key (bytes) or None."""
     try:
-        count = _verify(Export(path), key)
+        count, key_id = _verify(Export(path), key)
     except Fault as fault:
         return Report(False, f"FAIL {fault}", fault=fault)
-    return Report(True, f"OK: {count} events verified", events=count)
+    warning = (
+        " (signed with the public development key: anyone could have re-signed it)" if key_id != "configured" else ""
+    )
+    return Report(True, f"OK: {count} events verified{warning}", events=count)
 
 
-def _verify(export: Export, key: bytes | None) -> int:
+def _verify(export: Export, key: bytes | None) -> tuple[int, str]:
     manifest = _check_manifest(export, key)
     movements = _check_events(export, manifest)
     _check_seal(manifest, key)
@@ -204,7 +214,7 @@ def _verify(export: Export, key: bytes | None) -> int:
     for name in CSV_FILES:
         _check_chain(export, name)
     _check_files(export, manifest)
-    return manifest["last_position"] - manifest["first_position"] + 1
+    return manifest["last_position"] - manifest["first_position"] + 1, manifest["key_id"]
 
 
 def _key_for(key_id: str, key: bytes | None, file: str) -> bytes:

@@ -243,3 +243,32 @@ def test_erasing_an_identity_leaves_the_chain_and_the_exports_verifiable(played_
     assert patron.name not in after and patron.document not in after and ",erased,," in after
     assert verify(str(tmp_path / "before")).ok and verify(str(tmp_path / "after")).ok
     assert verify_chain().ok
+
+
+def test_the_whole_demo_day_exports_and_verifies(tmp_path):
+    """The demo's gaming day (every game, the cage) — the issue's acceptance — exports and verifies."""
+    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
+    day = current_gaming_day()
+    seal_gaming_day(day=day, actor="auditor1")
+    manifest = export_to_dir(day, tmp_path / "demo", include_identity=True)
+    report = verify(str(tmp_path / "demo"))
+    assert report.ok, report.message
+    types = {json.loads(line)["type"] for line in (tmp_path / "demo" / "events.jsonl").read_text().splitlines()}
+    assert {"ChipsPurchased", "CashBuyIn", "BetPlaced", "TableOpened", "TableClosed"} <= types
+    assert manifest["files"]["tables.csv"]["lines"] > 1
+
+
+def test_a_byte_flipped_on_any_line_of_the_manifest_names_that_line(exported):
+    path = exported / "manifest.json"
+    original = path.read_bytes()
+    lines = original.split(b"\n")
+    assert len(lines) > 40  # one entry a line: the day, the range, each file's digest, both seals...
+    for number in range(1, len(lines)):  # the last element is the empty string after the final newline
+        data = bytearray(original)
+        offset = sum(len(x) + 1 for x in lines[: number - 1]) + len(lines[number - 1]) // 2
+        data[offset] ^= 0x04
+        path.write_bytes(bytes(data))
+        report = verify(str(exported))
+        assert (report.fault.file, report.fault.line) == ("manifest.json", number), (number, report.message)
+    path.write_bytes(original)
+    assert verify(str(exported)).ok
