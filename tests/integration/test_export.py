@@ -272,3 +272,18 @@ def test_a_byte_flipped_on_any_line_of_the_manifest_names_that_line(exported):
         assert (report.fault.file, report.fault.line) == ("manifest.json", number), (number, report.message)
     path.write_bytes(original)
     assert verify(str(exported)).ok
+
+
+def test_a_missing_file_is_named(exported):
+    (exported / "cage.csv").unlink()
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.what) == ("cage.csv", "missing from the export")
+
+
+def test_check_deploy_refuses_the_development_seal_key(settings):
+    from ledger.checks import seal_key_configured
+
+    settings.LEDGER_SEAL_KEY = ""
+    assert [error.id for error in seal_key_configured(None)] == ["ledger.E001"]
+    settings.LEDGER_SEAL_KEY = "a long random secret"
+    assert seal_key_configured(None) == []
