@@ -59,8 +59,8 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
         table_open(code="RA", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
-            code = patron_register(kind="identified", name=f"API Patron {p}", actor=actor)["patron"]
-            chips_purchase(patron=code, amount_cents=1_000_000, actor=actor)
+            code = patron_register(kind="identified", name=f"API {p}", document=f"BENCH-A{p}", actor=actor)["patron"]
+            chips_purchase(patron=code, amount_cents=190_000, actor=actor)  # under the AML log threshold
             codes.append(code)
         coup = round_open(table="RA", actor=actor)["round"]
     user = get_user_model().objects.create_user(username="bench_dealer", password="not-used-by-the-load")

@@ -209,7 +209,9 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
         table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
-            code = patron_register(kind="identified", name=f"Bench Patron {p}", actor=actor)["patron"]
+            code = patron_register(
+                kind="identified", name=f"Bench Patron {p}", document=f"BENCH-R{p}", actor=actor
+            )["patron"]
             chips_purchase(patron=code, amount_cents=10_000, actor=actor)
             codes.append(code)
         coup = round_open(table="RB", actor=actor)["round"]
