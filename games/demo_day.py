@@ -15,6 +15,7 @@ from cashier.denominations import cash_denominations, chip_denominations, decomp
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event
 from cashier.services.count_room import drop_box_remove, drop_count, drop_stream, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
+from cashier.services.slips import slip_accept, slip_issue, slip_request
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
@@ -68,11 +69,28 @@ def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict |
     )
 
 
+# Before closing, the roulette tray gets a fill and the baccarat tray gives a credit back to
+# the cage, so the daily report shows both columns at work (each slip: pit boss requests,
+# cashier issues to the runner, pit boss accepts).
+DEMO_SLIPS = {"R1": ("fill", 100_000), "P1": ("credit", 50_000)}
+
+
+def demo_slip(code: str) -> dict | None:
+    """The demo's fill or credit slip for table ``code`` (``DEMO_SLIPS``), carried through to delivery."""
+    if code not in DEMO_SLIPS:
+        return None
+    kind, amount = DEMO_SLIPS[code]
+    slip = slip_request(kind=kind, table=code, denominations=decompose(amount, chip_denominations()), actor=PIT_BOSS)
+    slip_issue(kind=kind, serial=slip["serial"], runner=RUNNER, actor=CASHIER)
+    return slip_accept(kind=kind, serial=slip["serial"], actor=PIT_BOSS)
+
+
 def demo_table_close(code: str) -> dict:
     """Close a demo table with its closer counted by chip: the tray as the book will hold it
     once the bets still in prison are resolved by ``prison_on_close`` (value chips only go to
-    the tray), so the count is right."""
+    the tray), so the count is right. A fill or credit slip first (``DEMO_SLIPS``)."""
     ensure_demo_staff()
+    demo_slip(code)
     table = Table.objects.get(code=code)
     rule = PrisonOnClose(table.rules.get("prison_on_close", "half_returned"))
     tray = store.balance(accounts.table_tray(code))

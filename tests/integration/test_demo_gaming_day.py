@@ -24,6 +24,12 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
     report = table_games_daily_report(day)
     rows = {r["key"]: r for r in report["rows"] if r["level"] == "table" and r["period"] == "day"}
     assert set(rows) == {"B1", "C1", "P1", "R1", "T1"}
+    # The demo's slips: a 1,000 EUR fill at the roulette table, a 500 EUR credit from baccarat.
+    assert [(rows[c]["fills_cents"], rows[c]["credits_cents"]) for c in ("R1", "P1", "B1")] == [
+        (100_000, 0),
+        (0, 50_000),
+        (0, 0),
+    ]
     short = [code for code, row in rows.items() if row["variance_cents"]]
     assert len(short) == 1
     for code, row in rows.items():
