@@ -27,11 +27,15 @@ def gaming_day_stream(day: date) -> str:
 def table_codes_active(start: date, end: date) -> list[str]:
     """Codes of the tables that played on a gaming day in [start, end], sorted: an event of
     their own stream (opened, closed, a buy-in) or a posting to one of their accounts (a coup
-    of a table left open over the start of the day has only its round's events)."""
-    streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/")
+    of a table left open over the start of the day has only its round's events).
+
+    Both reads are ``SELECT DISTINCT`` of one column: ``order_by()`` drops the models' default
+    ordering, which Django would otherwise add to the DISTINCT columns (one row per event or
+    posting: a busy table's day held in memory, issue #8's export peak)."""
+    streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/").order_by()
     codes = {stream.split("/", 1)[1] for stream in streams.values_list("stream", flat=True).distinct()}
     postings = Posting.objects.filter(event__gaming_day__range=(start, end), account__startswith="table:")
-    codes |= {account.split(":")[1] for account in postings.values_list("account", flat=True).distinct()}
+    codes |= {account.split(":")[1] for account in postings.order_by().values_list("account", flat=True).distinct()}
     return sorted(codes)
 
 

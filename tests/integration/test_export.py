@@ -287,3 +287,30 @@ def test_check_deploy_refuses_the_development_seal_key(settings):
     assert [error.id for error in seal_key_configured(None)] == ["ledger.E001"]
     settings.LEDGER_SEAL_KEY = "a long random secret"
     assert seal_key_configured(None) == []
+
+
+def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_day):
+    """Issue #8's peak memory: the DISTINCT reads of ``table_codes_active`` (tables.csv, four
+    times a report) must not carry the models' default ordering, which made them return one
+    row per posting of a busy table (970,000 rows held at once on a 1,000,000-event day)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from cashier.services.gaming_day import table_codes_active
+
+    with transaction.atomic():
+        store.lock_writers()
+        store.append(
+            stream="bench/z9",
+            expected_version=0,
+            actor="tester",
+            events=[
+                NewEvent("TestMoved", {"n": i}, [Leg("table:Z9:tray", 100), Leg("test:b", -100)]) for i in range(30)
+            ],
+        )
+    with CaptureQueriesContext(connection) as queries:
+        codes = table_codes_active(played_day, played_day)
+    assert "Z9" in codes and codes == sorted(set(codes))
+    distinct = [q["sql"] for q in queries.captured_queries if "DISTINCT" in q["sql"]]
+    assert len(distinct) == 2
+    assert all("ORDER BY" not in sql for sql in distinct), distinct
