@@ -100,6 +100,12 @@ def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = N
             transaction.on_commit(_schedule_projections)
 
 
+def projections_after_commit() -> None:
+    """Enqueue the projection catch-up once the current transaction commits: for the rare
+    append made outside ``ledger_command`` (e.g. a login event from Django's auth signals)."""
+    transaction.on_commit(_schedule_projections)
+
+
 def _schedule_projections() -> None:
     # After commit the events are safe; a broker outage must not turn a committed command
     # into an error. Celery beat runs the same catch-up every few seconds anyway.

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ledger import store
-from ledger.commands import ledger_command
+from ledger.commands import ledger_command, projections_after_commit
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 
@@ -256,6 +256,7 @@ def _append_outside_command(stream: str, event: NewEvent, *, actor: str) -> int:
     with transaction.atomic():
         store.lock_writers()
         saved = store.append(stream=stream, expected_version=store.stream_version(stream), events=[event], actor=actor)
+        projections_after_commit()  # else a login leaves the projections one event behind
     return saved[0].position
 
 

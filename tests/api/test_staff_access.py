@@ -174,3 +174,14 @@ def test_a_table_rules_change_is_an_event_with_before_and_after(floor):
     assert dealer.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 30_000}}, format="json").status_code == 403
     assert Event.objects.filter(type="TableRulesChanged").count() == 1
     assert replay_check() == []  # the table's rules replay from its events
+
+
+def test_a_login_event_is_projected_after_commit(floor, django_capture_on_commit_callbacks):
+    """A login appends outside the command layer; it still enqueues the catch-up, so the
+    projections are not left one event behind (found by a fresh-clone check)."""
+    from ledger.projections import lag
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert Client().post("/api/auth/login/", {"username": "pit1", "password": "x"}).status_code == 302
+    assert len(callbacks) >= 1
+    assert {row["projection"]: row["lag"] for row in lag()} == {"balances": 0, "audit": 0, "table_stats": 0, "ratings": 0}
