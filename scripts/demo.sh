@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install, migrate the embedded default (SQLite file, eager Celery), play a
-# demo session (black jack, Caribbean stud, English roulette), print the summaries, rebuild
-# the projections, verify the chain, then serve the API on 127.0.0.1:8000.
+# demo session (black jack, Caribbean stud, baccarat, trente-et-quarante, English roulette),
+# print the summaries, rebuild the projections, verify the chain, close the gaming day and
+# print its daily report, then serve the API and the dashboard on 127.0.0.1:8000.
 #   scripts/demo.sh             # … and serve
 #   scripts/demo.sh --no-serve  # … and stop (CI)
 set -euo pipefail

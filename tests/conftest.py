@@ -27,7 +27,7 @@ def committed_db(_replication_role_reset, transactional_db):
     flush uses between such tests; ``session_replication_role = replica`` (superuser only)
     lets that one flush through, and is reset right after."""
     if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL: real concurrent transactions")
+        pytest.skip("needs PostgreSQL: real commits (concurrent transactions, workers or a live server)")
     yield
     with connection.cursor() as cursor:
         cursor.execute("SET session_replication_role = replica")
