@@ -268,9 +268,15 @@ def tronc_report(day: date) -> dict:
 
 
 CAGE_MOVEMENTS = [
+    # The cage's float from the house bankroll (its first stocking, a recount's difference):
+    # without it a shift opened before the stocking does not reconcile with its close.
+    ("bankroll_cash", accounts.CAGE_CASH, ["CageOpened"]),
+    ("bankroll_chips", accounts.CAGE_CHIPS, ["CageOpened"]),
     ("chip_sales", accounts.CAGE_CASH, ["ChipsPurchased"]),
     ("redemptions", accounts.CAGE_CASH, ["ChipsRedeemed"]),
     ("drop_counted", accounts.CAGE_CASH, ["DropCounted", "DropCountReversed"]),
+    ("chips_sold", accounts.CAGE_CHIPS, ["ChipsPurchased"]),
+    ("chips_redeemed", accounts.CAGE_CHIPS, ["ChipsRedeemed"]),
     ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
 ]

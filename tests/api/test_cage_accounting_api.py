@@ -184,7 +184,14 @@ def test_cage_shift_close_and_handover(clients):
     taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
     assert taken.status_code == 201 and taken.json()["handover_variance_cents"] == 0
     report = clients["super1"].get("/api/reports/cage-accountability").json()
-    assert [r["line"] for r in report["rows"]] == ["shift_open", "shift_close", "shift_open"]
+    assert [r["line"] for r in report["rows"]] == ["shift_open", "shift_close", "shift_open", "movements"]
+    # The day's movements: the cage's stocking from the bankroll (the fixture's float), nothing else.
+    moved = report["rows"][-1]
+    assert (moved["bankroll_cash_cents"], moved["bankroll_chips_cents"], moved["chip_sales_cents"]) == (
+        10_000_000,
+        10_000_000,
+        0,
+    )
 
 
 def test_hold_percentage_is_exact_to_the_hundredth():

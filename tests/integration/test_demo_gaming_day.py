@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from cashier.reports import table_games_daily_report, variance_report
+from cashier.reports import cage_accountability_report, table_games_daily_report, variance_report
 from games.demo_day import DELIBERATE_SHORT_CENTS
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
@@ -47,5 +47,12 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
     assert Event.objects.filter(type="CageShiftClosed").count() == 1
     assert Event.objects.filter(type="DropBoxRemoved").count() == 5
     assert store.balance(accounts.CAGE_OVER_SHORT) == DELIBERATE_SHORT_CENTS
+    # The cage reconciles: the shift's opening book plus the day's movements is its closing book.
+    cage = {row["line"]: row for row in cage_accountability_report(day)["rows"]}
+    moved = cage["movements"]
+    cash_in = sum(moved[f"{k}_cents"] for k in ("bankroll_cash", "chip_sales", "redemptions", "drop_counted"))
+    chips_in = sum(moved[f"{k}_cents"] for k in ("bankroll_chips", "chips_sold", "chips_redeemed", "fills", "credits"))
+    assert cage["shift_open"]["expected_cash_cents"] + cash_in == cage["shift_close"]["expected_cash_cents"]
+    assert cage["shift_open"]["expected_chips_cents"] + chips_in == cage["shift_close"]["expected_chips_cents"]
     printed = out.getvalue()
     assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
