@@ -305,7 +305,8 @@ def _query_int(request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return default
-    if not raw.isdigit() or len(raw) > 13:
+    # ASCII digits only: str.isdigit() also says yes to "²", which int() refuses (a 500).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 13:
         raise InvalidInput(f"{name} is a non-negative whole number", field=name)
     return int(raw)
 

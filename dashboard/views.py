@@ -107,6 +107,8 @@ def patron_lookup(request):
     code = (request.GET.get("code") or "").strip()[:20]
     if not code:
         return redirect("dashboard:floor")
+    if "/" in code:  # no patron code holds one, and the patron page's URL cannot (NoReverseMatch: a 500)
+        raise Http404(f"no patron {code!r}")
     return redirect("dashboard:patron", code=code)
 
 

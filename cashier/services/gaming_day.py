@@ -13,6 +13,7 @@ from datetime import date
 from games.models import Table
 from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
@@ -53,7 +54,7 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
     """Close gaming day ``gaming_day`` (``YYYY-MM-DD``): a pit boss, cage supervisor or admin.
 
     Refused with ``StateConflict`` (409) when a table that played that day is still open or
-    its drop is not counted, or when the day is already closed. Returns ``{"gaming_day",
+    its drop is not counted, when the day is already closed, or when it has not begun. Returns ``{"gaming_day",
     "event", "tables", "sealed"}`` (``sealed``: the seal's result, or None when
     ``ledger.seal`` is not installed).
     """
@@ -65,6 +66,9 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
             return cmd.result
         if gaming_day_closed(day) is not None:
             raise StateConflict(f"gaming day {day} is already closed", field="gaming_day")
+        if day > current_gaming_day():
+            # Closed ahead of time, the day could never be closed (nor sealed at its close) once played.
+            raise StateConflict(f"gaming day {day} has not begun", field="gaming_day")
         tables = tables_of_day(day)
         still_open = sorted(
             Table.objects.filter(code__in=tables, state=Table.State.OPEN).values_list("code", flat=True)

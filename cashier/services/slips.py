@@ -9,7 +9,8 @@ only at delivery, by DESIGN.md's rule:
 - credit: table:<T>:tray −X, cage:chips +X
 
 Segregation of duties: the issuer is not the requester; the runner (role runner) is neither
-the requester nor the issuer; the acceptor is neither the issuer nor the runner. A mistaken
+the requester nor the issuer; the acceptor is none of the requester, the issuer and the runner
+(issue #7: each step by a different user). A mistaken
 delivered slip is reversed by ``FillReversed`` / ``CreditReversed``, which names the
 delivery it corrects and needs a pit boss's or cage supervisor's approval; nothing is edited.
 
@@ -186,7 +187,7 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
 
     Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings.
     Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: not a pit boss or
-    dealer, or the issuer or the runner accepting), ``StateConflict`` (not issued; table
+    dealer, or the requester, the issuer or the runner accepting), ``StateConflict`` (not issued; table
     closed), ``InsufficientChips`` (a credit larger than the tray, a fill the cage cannot cover).
     """
     kind = _kind(kind)
@@ -197,7 +198,11 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
         if cmd.replayed:
             return cmd.result
         slip = _slip_for_update(kind, serial)
-        require_distinct(f"accepting {kind} {serial}", actor, [("issuer", slip.issued_by), ("runner", slip.runner)])
+        require_distinct(
+            f"accepting {kind} {serial}",
+            actor,
+            [("requester", slip.requested_by), ("issuer", slip.issued_by), ("runner", slip.runner)],
+        )
         table = Table.objects.get(pk=slip.table_id)
         if slip.state == Slip.State.ISSUED and table.state != Table.State.OPEN:
             raise StateConflict(f"table {table.code} is closed", field="table")
