@@ -89,3 +89,10 @@ def api():
     client = APIClient()
     client.force_authenticate(staff_user("dealer1", *API_TEST_ROLES))
     return client
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """Tests create many users with passwords: PBKDF2 costs ~0.25 s of CPU each, which made a
+    file of 150 small tests take minutes. Production keeps Django's default hashers."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -30,7 +30,7 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 def clients(django_user_model, cage):
     made = {}
     for name, role in STAFF.items():
-        user = django_user_model.objects.create_user(username=name, password="x")
+        user = django_user_model.objects.create_user(username=name)  # no password: no PBKDF2 per test
         grant(user, role)
         client = APIClient()
         client.force_authenticate(user)
