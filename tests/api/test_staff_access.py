@@ -177,11 +177,13 @@ def test_a_table_rules_change_is_an_event_with_before_and_after(floor):
 
 
 def test_a_login_event_is_projected_after_commit(floor, django_capture_on_commit_callbacks):
-    """A login appends outside the command layer; it still enqueues the catch-up, so the
-    projections are not left one event behind (found by a fresh-clone check)."""
-    from ledger.projections import lag
+    """A login appends outside the command layer; it still enqueues the projection catch-up
+    after commit, so the projections are not left one event behind (found by a fresh-clone
+    check). The callback is checked, not the lag: with a real broker the catch-up runs on a
+    worker, not here."""
+    from ledger.commands import _schedule_projections
 
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert Client().post("/api/auth/login/", {"username": "pit1", "password": "x"}).status_code == 302
-    assert len(callbacks) >= 1
-    assert [row["lag"] for row in lag()] == [0, 0, 0, 0]  # balances, audit, table_stats, ratings
+    assert _last("StaffLoggedIn").data["user"] == "pit1"
+    assert _schedule_projections in callbacks
