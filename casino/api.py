@@ -15,7 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.rules.errors import RuleError
-from ledger.errors import DomainError
+from games.services.refusals import bet_refusal_record
+from ledger.errors import BetRefused, DomainError
 
 
 def _body(code: str, message: str, field: str | None) -> dict:
@@ -26,7 +27,17 @@ def _body(code: str, message: str, field: str | None) -> dict:
     return body
 
 
+def _actor(context) -> str:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    return (user.get_username() if user is not None else "") or "anonymous"
+
+
 def exception_handler(exc, context):
+    if isinstance(exc, BetRefused):
+        # The one place a refused bet is recorded for the floor: the command's transaction has
+        # rolled back by now, so the record is written on its own and the ledger stays untouched.
+        bet_refusal_record(exc, actor=_actor(context))
     if isinstance(exc, DomainError):
         return Response(_body(exc.code, exc.message, exc.field), status=exc.status)
     if isinstance(exc, RuleError):

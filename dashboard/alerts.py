@@ -7,6 +7,7 @@ module constants so a casino can tune them in one place.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -100,20 +101,40 @@ def outstanding_alerts(table: str, *, colour_chips: int, prison_bets: int) -> li
     return alerts
 
 
-def refused_alerts(table: str, events: list[dict]) -> list[Alert]:
-    """Bets refused over a table limit or a patron's self-limit, where events record them
-    (``[{"type": "BetRefused", "data": {"patron", "reason"}}]``). Today a refused bet appends
-    nothing (bad input never does), so this stays empty until such an event exists."""
-    return [
-        Alert(
-            table,
-            "refused",
-            "warning",
-            f"bet refused for {e['data'].get('patron', '?')}: {e['data'].get('reason', '')}",
-        )
-        for e in events
-        if e.get("type") == "BetRefused" and isinstance(e.get("data"), dict)
-    ]
+# The limits a bet can be refused over (``games.models.BetRefusal.Kind``), in words.
+REFUSAL_KINDS = {
+    "table_minimum": "table minimum",
+    "table_maximum": "table maximum",
+    "box_maximum": "box maximum",
+    "self_limit": "self-limit",
+}
+
+
+def refused_alert(table: str, refusals: list[dict]) -> Alert | None:
+    """Bets refused at ``table`` over a limit during the gaming day: ``refusals`` are the day's
+    ``games.BetRefusal`` rows of the table, oldest first (``[{"kind", "patron", "stake_cents",
+    "message"}]``, cents). One alert: how many, by kind, and the last one's patron, stake and
+    reason. A warning when one of them is over a patron's own self-limit (responsible gaming:
+    someone is trying to bet past the limit he set himself), information otherwise (a table
+    limit). ``None`` without a refusal."""
+    if not refusals:
+        return None
+    counts = Counter(r["kind"] for r in refusals)
+    order = list(REFUSAL_KINDS)
+    by_kind = ", ".join(
+        f"{n} {REFUSAL_KINDS.get(kind, kind)}"
+        for kind, n in sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else 99)
+    )
+    last = refusals[-1]
+    total = len(refusals)
+    return Alert(
+        table,
+        "refused",
+        "warning" if "self_limit" in counts else "info",
+        f"{total} bet{'s' if total != 1 else ''} refused over limits today ({by_kind}); "
+        f"last: {last.get('patron') or 'patron not known'}, {eur(last['stake_cents'])}, "
+        f"{REFUSAL_KINDS.get(last['kind'], last['kind'])}: {last['message']}",
+    )
 
 
 def variance_alerts(rows: list[dict]) -> list[Alert]:

@@ -21,7 +21,7 @@ from django.utils import timezone
 from cashier.models import Cage, ColourStack, Patron
 from cashier.reports import table_figures, tables_active, variance_report
 from cashier.slip_models import Slip
-from games.models import Bet, Round, Shoe, Table
+from games.models import Bet, BetRefusal, Round, Shoe, Table
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -35,6 +35,7 @@ from .play import HIDDEN, play_line
 
 LAST_COUPS = 10
 LAST_NUMBERS = 20
+LAST_REFUSALS = 50
 # Event types that move cash between a patron and the house (cage or table), and which way.
 CASH_IN_TYPES = ("ChipsPurchased", "CashBuyIn")
 CASH_OUT_TYPES = ("ChipsRedeemed",)
@@ -133,14 +134,34 @@ def _large_payouts(decided) -> list[dict]:
     return [{"patron": r["data"].get("patron"), "won_cents": r["won"], "position": r["position"]} for r in rows]
 
 
+REFUSAL_FIELDS = ("table_code", "round_id", "patron_code", "stake_cents", "kind", "message", "actor", "created_at")
+
+
+def _refusal(row: dict) -> dict:
+    """A ``BetRefusal`` row as the dashboard shows it: ``{"table", "round", "patron", "stake_cents",
+    "kind", "message", "actor", "created_at"}`` (cents, UTC; ``round`` a string or ``None``,
+    ``patron`` ``None`` when not known)."""
+    return {
+        "table": row["table_code"],
+        "round": str(row["round_id"]) if row["round_id"] else None,
+        "patron": row["patron_code"] or None,
+        "stake_cents": row["stake_cents"],
+        "kind": row["kind"],
+        "message": row["message"],
+        "actor": row["actor"],
+        "created_at": row["created_at"],
+    }
+
+
 def _day_events(day: date) -> dict:
     """What the floor reads once for every table: the day's variance list
-    (``cashier.reports.variance_report`` rows) and its refused bets (``BetRefused`` events)."""
-    refused = Event.objects.filter(gaming_day=day, type="BetRefused").values("type", "data")
-    return {
-        "variances": variance_report(day)["rows"],
-        "refused": [e for e in refused if isinstance(e["data"], dict)],
-    }
+    (``cashier.reports.variance_report`` rows) and its refused bets (``games.BetRefusal``, kept
+    outside the ledger: ``{table code: [refusal, oldest first]}``, see ``_refusal``)."""
+    refused: dict[str, list[dict]] = {}
+    rows = BetRefusal.objects.filter(gaming_day=day).order_by("created_at", "id").values(*REFUSAL_FIELDS)
+    for row in rows:
+        refused.setdefault(row["table_code"], []).append(_refusal(row))
+    return {"variances": variance_report(day)["rows"], "refused": refused}
 
 
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
@@ -151,9 +172,10 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     (settled in the last 60 minutes), ``"coups_today", "drop_cents", "win_cents", "handle_cents",
     "hold_pct"`` (win / drop), ``"theoretical_hold_pct"`` (theoretical win / drop),
     ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"coup_in_play", "shoe",
-    "lag"`` (positions the table statistics are behind), ``"alerts"}``. Percentages are strings
-    with two decimals, ``None`` without a denominator or a theory. ``day_events``: what the floor
-    reads once for every table (``_day_events``; read here when omitted)."""
+    "lag"`` (positions the table statistics are behind), ``"refused_today"`` (bets refused over a
+    limit), ``"alerts"}``. Percentages are strings with two decimals, ``None`` without a
+    denominator or a theory. ``day_events``: what the floor reads once for every table
+    (``_day_events``; read here when omitted)."""
     code = table.code
     day_events = day_events or _day_events(day)
     variances = day_events["variances"]
@@ -168,6 +190,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
     colour_stacks = ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE)
     seated |= set(colour_stacks.values_list("patron__code", flat=True))
+    refused = day_events["refused"].get(code, [])
     prison = Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED).count()
     shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
     coups_hour = Event.objects.filter(
@@ -178,7 +201,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
         checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
         *checks.payout_alerts(code, _large_payouts(decided)),
         *checks.outstanding_alerts(code, colour_chips=colour_stacks.count(), prison_bets=prison),
-        *checks.refused_alerts(code, [e for e in day_events["refused"] if e["data"].get("table") == code]),
+        checks.refused_alert(code, refused),
         *checks.variance_alerts([row for row in variances if row["subject"] == code]),
     ]
     if shoe is not None:
@@ -210,6 +233,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
             else None
         ),
         "lag": stats_lag,
+        "refused_today": len(refused),
         "alerts": [a for a in found if a is not None],
     }
 
@@ -320,10 +344,22 @@ def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[dat
     return series
 
 
+def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list[dict]:
+    """The bets refused at table ``code`` over a limit during gaming day ``day``, newest first
+    (at most ``limit``): ``_refusal`` dicts with ``"coup"``, the coup's number (``None`` when the
+    refusal names no coup)."""
+    rows = BetRefusal.objects.filter(gaming_day=day, table_code=code).order_by("-created_at", "-id")
+    refusals = [_refusal(row) for row in rows.values(*REFUSAL_FIELDS)[:limit]]
+    ids = {r["round"] for r in refusals if r["round"]}
+    numbers = {str(key): n for key, n in Round.objects.filter(id__in=ids).values_list("id", "number")}
+    return [{**r, "coup": numbers.get(r["round"]) if r["round"] else None} for r in refusals]
+
+
 def table_detail(code: str, *, day: date | None = None, now: datetime | None = None) -> dict:
     """One table: its card, the coup in play (bets and its events: cards, decisions), the last
-    coups with outcomes, roulette's last numbers, baccarat's bead plate and big road, and the
-    win series of the day. ``NotFound`` (404) for an unknown table."""
+    coups with outcomes, roulette's last numbers, baccarat's bead plate and big road, the win
+    series of the day and the day's refused bets (``refusals_of_day``). ``NotFound`` (404) for
+    an unknown table."""
     from games.services.baccarat import shoe_history  # a read: the service module's selector
 
     table = _table(code)
@@ -359,6 +395,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),
+        "refusals": refusals_of_day(code, day=day),
     }
 
 

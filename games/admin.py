@@ -2,7 +2,7 @@ from django.contrib import admin
 
 from ledger.admin import ReadOnlyAdmin
 
-from .models import Bet, Round, Table
+from .models import Bet, BetRefusal, Round, Table
 
 
 @admin.register(Table)
@@ -20,3 +20,9 @@ class RoundAdmin(ReadOnlyAdmin):
 class BetAdmin(ReadOnlyAdmin):
     list_display = ["round", "patron", "position", "stake_cents", "chips", "state", "return_cents"]
     list_filter = ["state", "chips"]
+
+
+@admin.register(BetRefusal)
+class BetRefusalAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "table_code", "kind", "patron_code", "stake_cents", "actor"]
+    list_filter = ["kind", "gaming_day"]

@@ -232,3 +232,47 @@ class Shoe(ConcurrentTransitionMixin, models.Model):
     @transition(field=state, source=[State.NEW, State.SHUFFLED, State.IN_PLAY, State.EXHAUSTED], target=State.VOIDED)
     def void(self) -> None:
         pass
+
+
+class BetRefusal(models.Model):
+    """A bet refused over a limit, recorded for the pit boss's floor (issue #9), OUTSIDE the
+    ledger: a refused bet appends nothing there (bad input never does), so the refusal is
+    written here in its own transaction after the command rolled back
+    (``games.services.refusals.bet_refusal_record``).
+
+    Append-only by convention: ``save`` refuses to change a recorded row and ``delete``
+    refuses to remove one (no database trigger: it is a monitoring record, not money).
+    ``stake_cents`` is the refused stake (integer cents); ``created_at`` is UTC and
+    ``gaming_day`` the casino's gaming day of it.
+    """
+
+    class Kind(models.TextChoices):
+        TABLE_MINIMUM = "table_minimum", "table minimum"
+        TABLE_MAXIMUM = "table_maximum", "table maximum"
+        BOX_MAXIMUM = "box_maximum", "box maximum"
+        SELF_LIMIT = "self_limit", "self-limit"
+
+    table_code = models.CharField(max_length=20)
+    round_id = models.UUIDField(null=True, blank=True, help_text="the coup the bet was for, when known")
+    patron_code = models.CharField(max_length=20, blank=True, help_text="empty when not known")
+    stake_cents = models.BigIntegerField(help_text="the refused stake")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    message = models.TextField(help_text="the refusal as the client read it")
+    actor = models.CharField(max_length=150, help_text="who sent the bet (user or device)")
+    created_at = models.DateTimeField(help_text="UTC")
+    gaming_day = models.DateField()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["gaming_day", "table_code"], name="games_betrefusal_day_table")]
+
+    def __str__(self) -> str:
+        return f"{self.table_code} {self.kind} {self.stake_cents} ({self.patron_code or '-'})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ValueError("a recorded bet refusal is never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("a recorded bet refusal is never deleted")

@@ -61,3 +61,38 @@ class UnbalancedPostings(InvalidInput):
     """The postings of one event do not sum to zero per currency (DESIGN.md §The ledger)."""
 
     code = "unbalanced_postings"
+
+
+class BetRefused(InvalidInput):
+    """A bet refused over a limit (HTTP 400, the same body as any invalid input: ``error``
+    ``"invalid"``, ``field`` ``stake_cents`` or ``ante_cents``).
+
+    ``kind`` is one of ``KINDS``: the table's minimum or maximum, a black jack box's maximum,
+    or the patron's own responsible-gaming self-limit. ``stake_cents`` is the stake the limit
+    refused (integer cents); ``table`` (code), ``round_id`` and ``patron`` (code) say where and
+    whose, when the refusing code knows them. The command's transaction rolls back as for any
+    refusal (nothing reaches the ledger); the API records the refusal afterwards, outside the
+    ledger (``games.services.refusals.bet_refusal_record``), for the pit boss's floor.
+    """
+
+    KINDS = ("table_minimum", "table_maximum", "box_maximum", "self_limit")
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        stake_cents: int,
+        field: str | None = "stake_cents",
+        table: str | None = None,
+        round_id: str | None = None,
+        patron: str | None = None,
+    ):
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown refusal kind {kind!r}")
+        super().__init__(message, field=field)
+        self.kind = kind
+        self.stake_cents = stake_cents
+        self.table = table
+        self.round_id = str(round_id) if round_id is not None else None
+        self.patron = patron

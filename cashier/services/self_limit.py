@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound
 from ledger.models import Event
 from ledger.replay import Difference, compare
 from ledger.store import MAX_CENTS, NewEvent, stream_version
@@ -181,19 +181,28 @@ def self_limit_get(patron: str, *, now: datetime | None = None) -> dict | None:
     return result
 
 
-def check_self_limit(patron_code: str, stake_cents: int) -> None:
+def check_self_limit(
+    patron_code: str, stake_cents: int, *, table: str | None = None, round_id: object = None, field: str = "stake_cents"
+) -> None:
     """Refuse a bet placement whose total stake ``stake_cents`` is over the patron's own limit.
 
     A pure read: one primary-key lookup (``SelfLimit`` is keyed by the patron's code). A stake
     equal to the limit is accepted; a patron with no limit (and the anonymous patron) is not
-    limited. Raises ``InvalidInput`` (field ``stake_cents``) naming the limit in EUR.
+    limited. Raises ``BetRefused`` (an ``InvalidInput``, 400 on ``field``, kind ``self_limit``)
+    naming the limit in EUR and carrying ``table`` (code) and ``round_id`` when the caller gives
+    them, so that the floor can record the refusal (``games.services.refusals``).
     """
     limit = SelfLimit.objects.filter(pk=patron_code).values_list("max_bet_cents", flat=True).first()
     if limit is not None and stake_cents > limit:
-        raise InvalidInput(
+        raise BetRefused(
             f"a bet of {_eur(stake_cents)} is over patron {patron_code}'s own limit of {_eur(limit)} "
             "(responsible gaming self-limit)",
-            field="stake_cents",
+            kind="self_limit",
+            stake_cents=stake_cents,
+            field=field,
+            table=table,
+            round_id=round_id,
+            patron=patron_code,
         )
 
 

@@ -2,6 +2,7 @@
 
 from django import template
 
+from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
 
 register = template.Library()
@@ -14,6 +15,12 @@ RED = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 
 def eur(cents) -> str:
     """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash."""
     return "—" if cents is None else eur_text(int(cents))
+
+
+@register.filter
+def refusal_kind(kind) -> str:
+    """A refusal's limit in words: ``self_limit`` → ``self-limit``."""
+    return REFUSAL_KINDS.get(kind, str(kind))
 
 
 @register.filter

@@ -21,7 +21,7 @@ from typing import Any
 
 from .blackjack import to_data
 from .cards import parse_card
-from .errors import RuleError
+from .errors import LimitRefused, RuleError
 
 __all__ = [
     "BET_KINDS",
@@ -262,11 +262,19 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
     if not _is_int(stake_cents) or stake_cents <= 0:
         raise RuleError("stake_cents", f"must be a positive whole number of cents, got {stake_cents!r}")
     if stake_cents > rules.max_bet_cents:
-        raise RuleError("stake_cents", f"{_eur(stake_cents)} is over the table maximum of {_eur(rules.max_bet_cents)}")
+        raise LimitRefused(
+            "stake_cents",
+            f"{_eur(stake_cents)} is over the table maximum of {_eur(rules.max_bet_cents)}",
+            "table_maximum",
+        )
     if stake_cents < rules.min_bet_cents:
         if rules.below_minimum is BelowMinimum.RAISE:
             return rules.min_bet_cents
-        raise RuleError("stake_cents", f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}")
+        raise LimitRefused(
+            "stake_cents",
+            f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}",
+            "table_minimum",
+        )
     return stake_cents
 
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from .blackjack import BlackjackRules
-from .errors import RuleError
+from .errors import LimitRefused, RuleError
 
 MAX_LIMIT_CENTS = 10**10
 MAX_POSTING_CENTS = 10**12  # ledger.store.MAX_CENTS (the engine may not import the ledger)
@@ -67,9 +67,14 @@ class BlackjackTableRules:
         if type(stake_cents) is not int or stake_cents <= 0:
             raise RuleError("stake_cents", "the stake must be a positive whole number of cents")
         if stake_cents < self.min_bet_cents:
-            raise RuleError("stake_cents", f"{stake_cents} cents is under the table minimum of {self.min_bet_cents}")
+            raise LimitRefused(
+                "stake_cents",
+                f"{stake_cents} cents is under the table minimum of {self.min_bet_cents}",
+                "table_minimum",
+            )
         if box_total_cents + stake_cents > self.max_box_cents:
-            raise RuleError(
+            raise LimitRefused(
                 "stake_cents",
                 f"the box would hold {box_total_cents + stake_cents} cents, over its maximum of {self.max_box_cents}",
+                "box_maximum",
             )

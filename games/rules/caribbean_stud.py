@@ -38,7 +38,7 @@ from typing import Any
 
 from .blackjack import to_data
 from .cards import parse_card
-from .errors import RuleError
+from .errors import LimitRefused, RuleError
 from .poker_hands import CATEGORIES, HandRank, dealer_qualifies, evaluate
 
 __all__ = [
@@ -172,12 +172,15 @@ class CaribbeanRules:
 
     def check_ante(self, ante_cents: object) -> int:
         """``ante_cents`` if it is an integer within the table's limits; else :class:`RuleError`
-        (field ``"ante_cents"``)."""
-        if not _is_int(ante_cents) or not self.ante_min_cents <= ante_cents <= self.ante_max_cents:  # type: ignore[operator]
-            raise RuleError(
-                "ante_cents",
-                f"must be an integer from {self.ante_min_cents} to {self.ante_max_cents} cents, got {ante_cents!r}",
-            )
+        (field ``"ante_cents"``), a :class:`LimitRefused` (kind ``table_minimum`` or
+        ``table_maximum``) when it is an integer outside them."""
+        message = f"must be an integer from {self.ante_min_cents} to {self.ante_max_cents} cents, got {ante_cents!r}"
+        if not _is_int(ante_cents) or ante_cents <= 0:  # type: ignore[operator]  # not a stake at all: bad input
+            raise RuleError("ante_cents", message)
+        if ante_cents < self.ante_min_cents:  # type: ignore[operator]
+            raise LimitRefused("ante_cents", message, "table_minimum")
+        if ante_cents > self.ante_max_cents:  # type: ignore[operator]
+            raise LimitRefused("ante_cents", message, "table_maximum")
         return ante_cents  # type: ignore[return-value]
 
 

@@ -5,7 +5,7 @@ API's single exception handler can turn it into a 4xx body ``{"field": ..., "err
 (``roulette.InvalidBet`` is the roulette engine's subclass.)
 """
 
-__all__ = ["RuleError"]
+__all__ = ["LimitRefused", "RuleError"]
 
 
 class RuleError(ValueError):
@@ -24,3 +24,20 @@ class RuleError(ValueError):
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}"
+
+
+class LimitRefused(RuleError):
+    """A stake the table's limits refuse (a :class:`RuleError` on ``field``, usually
+    ``"stake_cents"``): ``kind`` is ``"table_minimum"``, ``"table_maximum"`` or
+    ``"box_maximum"`` (black jack: the bets on one box together). The services turn it into
+    ``ledger.errors.BetRefused``, which the floor records; the engines stay pure.
+    """
+
+    KINDS = ("table_minimum", "table_maximum", "box_maximum")
+
+    def __init__(self, field: str, message: str, kind: str) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown limit kind {kind!r}")
+        super().__init__(field, message)
+        self.args = (field, message, kind)  # pickles (Celery) with its kind
+        self.kind = kind

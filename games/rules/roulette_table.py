@@ -7,6 +7,7 @@ Frozen and pure: the table stores ``to_dict()`` in ``TableOpened`` and rebuilds 
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .errors import LimitRefused
 from .prison import PrisonOnClose
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
@@ -14,6 +15,11 @@ from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 MAX_LIMIT_CENTS = 10**10
 
 COLOURS = ("red", "green", "blue", "yellow", "white", "pink", "orange", "purple", "brown", "grey")
+
+
+class StakeOutsideLimits(InvalidBet, LimitRefused):
+    """A roulette stake under the table minimum or over the maximum (``kind``, see
+    :class:`~games.rules.errors.LimitRefused`): an ``InvalidBet`` on ``stake_cents``."""
 
 
 @dataclass(frozen=True)
@@ -103,13 +109,16 @@ class RouletteTableRules:
                 )
             low, high = self.min_bet_cents, self.max_bet_cents
         if stake_cents < low:
-            raise InvalidBet(
-                "stake_cents", f"{_eur(stake_cents)} is under the table minimum of {_eur(low)} for {bet.type}"
+            raise StakeOutsideLimits(
+                "stake_cents",
+                f"{_eur(stake_cents)} is under the table minimum of {_eur(low)} for {bet.type}",
+                "table_minimum",
             )
         if already_cents + stake_cents > high:
-            raise InvalidBet(
+            raise StakeOutsideLimits(
                 "stake_cents",
                 f"{_eur(already_cents + stake_cents)} on this position is over the table maximum of {_eur(high)}",
+                "table_maximum",
             )
 
 
@@ -117,4 +126,4 @@ def _eur(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 
 
-__all__ = ["COLOURS", "RouletteTableRules", "BetType"]
+__all__ = ["COLOURS", "RouletteTableRules", "BetType", "StakeOutsideLimits"]

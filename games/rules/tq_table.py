@@ -4,7 +4,7 @@ decks and the prison options, stored in ``TableOpened``."""
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import RuleError
+from .errors import LimitRefused, RuleError
 from .prison import PrisonRules
 
 MAX_LIMIT_CENTS = 10**10
@@ -46,5 +46,12 @@ class TrenteQuaranteTableRules:
         }
 
     def check_stake(self, stake_cents: int) -> None:
-        if type(stake_cents) is not int or not self.min_bet_cents <= stake_cents <= self.max_bet_cents:
-            raise RuleError("stake_cents", f"a bet is from {self.min_bet_cents} to {self.max_bet_cents} cents")
+        """Refuse a stake that is not whole cents (:class:`RuleError`) or is outside the table's
+        limits (:class:`LimitRefused`, kind ``table_minimum`` or ``table_maximum``)."""
+        message = f"a bet is from {self.min_bet_cents} to {self.max_bet_cents} cents"
+        if type(stake_cents) is not int or stake_cents <= 0:  # not a stake at all: bad input, not a limit
+            raise RuleError("stake_cents", message)
+        if stake_cents < self.min_bet_cents:
+            raise LimitRefused("stake_cents", message, "table_minimum")
+        if stake_cents > self.max_bet_cents:
+            raise LimitRefused("stake_cents", message, "table_maximum")

@@ -21,6 +21,7 @@ from ..rules import baccarat as bac
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
 from .outcomes import bet_resolved
+from .refusals import refused
 from .shoes import _close, active_shoe, draw_reported, save_after_coup
 
 
@@ -50,8 +51,10 @@ def baccarat_bet(
             on = bac.check_bet(bet)
             stake = bac.check_stake(rules, stake_cents)
         except RuleError as exc:
-            raise InvalidInput(exc.message, field=exc.field) from exc
-        check_self_limit(who.code, stake)
+            raise refused(
+                exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=stake_cents
+            ) from exc
+        check_self_limit(who.code, stake, table=coup.table.code, round_id=coup.id)
         if store.balance(who.chips_account, coup.table.currency) < stake:
             raise InsufficientChips(f"{who.code} holds less than {stake} cents of chips", field="stake_cents")
         row = Bet.objects.create(round=coup, patron=who, stake_cents=stake, position={"game": "baccarat", "bet": on})

@@ -20,6 +20,7 @@ from ..models import Bet, Round
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import roulette_rules, round_for_update
+from .refusals import refused
 
 
 def _components(
@@ -127,10 +128,11 @@ def bet_place(
             try:
                 rules.check_stake(position, stake, colour_chips=colour, already_cents=already.get(_key(position), 0))
             except InvalidBet as exc:
-                raise InvalidInput(exc.message, field=exc.field) from exc
+                raise refused(exc, table=table.code, round_id=coup.id, patron=who.code, stake_cents=stake) from exc
             already[_key(position)] = already.get(_key(position), 0) + stake
         total = sum(stake for _, stake in components)
-        check_self_limit(who.code, total)  # responsible gaming: his own maximum, every game
+        # responsible gaming: his own maximum, every game
+        check_self_limit(who.code, total, table=table.code, round_id=coup.id)
         held = store.balance(source, table.currency)
         if held < total:
             raise InsufficientChips(

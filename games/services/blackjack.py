@@ -31,6 +31,7 @@ from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..selectors import round_for_update
 from .outcomes import bet_resolved
+from .refusals import refused
 from .shoes import active_shoe, draw_reported, save_after_coup
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
@@ -109,8 +110,8 @@ def blackjack_bet_place(
         try:
             table_rules(table).check_stake(stake_cents, box_total_cents=sum(b.stake_cents for b in on_box))
         except RuleError as exc:
-            raise _rule_error(exc) from exc
-        check_self_limit(who.code, stake_cents)
+            raise refused(exc, table=table.code, round_id=coup.id, patron=who.code, stake_cents=stake_cents) from exc
+        check_self_limit(who.code, stake_cents, table=table.code, round_id=coup.id)
         if store.balance(who.chips_account, table.currency) < stake_cents:
             raise InsufficientChips(f"{who.code} holds less than {stake_cents} cents of chips", field="stake_cents")
         bet = Bet.objects.create(

@@ -25,6 +25,7 @@ from ..rules.shoe import ShoeOrder, commitment
 from ..rules.stud_table import CaribbeanTableRules
 from ..selectors import round_for_update
 from .outcomes import bet_resolved
+from .refusals import refused
 from .shoes import draw_reported
 
 
@@ -62,10 +63,12 @@ def caribbean_ante(
             cs.CaribbeanAnte(box=box, player=who.code, ante_cents=ante_cents)
             rules.game.check_ante(ante_cents)
         except RuleError as exc:
-            raise _invalid(exc) from exc
+            raise refused(
+                exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=ante_cents
+            ) from exc
         if any(b.position["box"] == box for b in coup.bets.all()):
             raise InvalidInput(f"box {box} already has an ante", field="box")
-        check_self_limit(who.code, ante_cents)
+        check_self_limit(who.code, ante_cents, table=coup.table.code, round_id=coup.id)
         needed = ante_cents + rules.game.raise_cents(ante_cents)
         if store.balance(who.chips_account, coup.table.currency) < needed:
             raise InsufficientChips(

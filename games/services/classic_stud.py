@@ -442,13 +442,15 @@ def _drive(cmd: Command, coup: Round, hand: stud.StudHand, events: list, deck: S
         deck.save()
 
 
-def _check_covered(records: list, currency: str) -> None:
+def _check_covered(records: list, coup: Round) -> None:
     """The stack is not taken at the start of the hand: what an action puts in must still be
     in the player's hands when he acts."""
     for record in records:
         if isinstance(record, stud.Acted) and record.amount_cents:
-            check_self_limit(record.player, record.amount_cents)  # his own maximum bet, every game
-            held = store.balance(accounts.patron_chips(record.player), currency)
+            check_self_limit(  # his own maximum bet, every game
+                record.player, record.amount_cents, table=coup.table.code, round_id=coup.id
+            )
+            held = store.balance(accounts.patron_chips(record.player), coup.table.currency)
             if held < record.amount_cents:
                 raise InsufficientChips(
                     f"{record.player} holds {held} cents of chips, less than the {record.amount_cents} this puts in",
@@ -592,7 +594,7 @@ def classic_stud_act(
             raise InvalidInput(f"{patron} is not the player at seat {seat}", field="patron")
         call = {"action": action, "amount_cents": amount_cents}
         records = hand.act(seat, action, amount_cents)
-        _check_covered(records, coup.table.currency)
+        _check_covered(records, coup)
         _drive(cmd, coup, hand, _record_events(records, coup, call), _hand_deck(coup))
         return cmd.finish(_summary(coup, hand, rules))
 

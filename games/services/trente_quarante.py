@@ -22,6 +22,7 @@ from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_for_update
 from . import prison
 from .outcomes import bet_resolved
+from .refusals import refused
 from .shoes import active_shoe, draw_reported, save_after_coup
 
 STATE = {"won": "win", "lost": "lose", "refait": "give_back"}
@@ -51,8 +52,10 @@ def tq_bet(
             on = tq.check_bet(bet)
             rules.check_stake(stake_cents)
         except RuleError as exc:
-            raise InvalidInput(exc.message, field=exc.field) from exc
-        check_self_limit(who.code, stake_cents)
+            raise refused(
+                exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=stake_cents
+            ) from exc
+        check_self_limit(who.code, stake_cents, table=coup.table.code, round_id=coup.id)
         if store.balance(who.chips_account, coup.table.currency) < stake_cents:
             raise InsufficientChips(f"{who.code} holds less than {stake_cents} cents of chips", field="stake_cents")
         row = Bet.objects.create(

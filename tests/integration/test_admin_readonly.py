@@ -8,14 +8,14 @@ from django.contrib.auth.models import Group
 from django.test import RequestFactory
 
 from cashier.models import Cage
-from games.models import Bet, Round, Table
+from games.models import Bet, BetRefusal, Round, Table
 from ledger.models import AccountBalance, Event
 from staff.models import DealerAssignment, DeviceToken
 from tests.conftest import staff_user
 
 pytestmark = pytest.mark.django_db
 
-READ_ONLY = [Event, AccountBalance, Table, Round, Bet, Cage, DealerAssignment, DeviceToken]
+READ_ONLY = [Event, AccountBalance, Table, Round, Bet, BetRefusal, Cage, DealerAssignment, DeviceToken]
 
 
 @pytest.fixture

@@ -55,15 +55,39 @@ def test_outstanding_colour_chips_and_prison_bets():
     ]
 
 
-def test_refused_bets_where_events_record_them():
-    found = alerts.refused_alerts(
+def test_no_refused_bet_no_alert():
+    assert alerts.refused_alert("R1", []) is None
+
+
+def test_refused_bets_at_table_limits_are_information_with_the_count_and_the_last_reason():
+    refusals = [
+        {"kind": "table_maximum", "patron": "P00003", "stake_cents": 20_000, "message": "200.00 is over the maximum"},
+        {"kind": "table_minimum", "patron": None, "stake_cents": 100, "message": "1.00 is under the minimum"},
+        {"kind": "table_maximum", "patron": "P00004", "stake_cents": 15_000, "message": "150.00 is over the maximum"},
+    ]
+    assert alerts.refused_alert("R1", refusals) == Alert(
         "R1",
-        [
-            {"type": "BetRefused", "data": {"patron": "P00003", "reason": "over the self-limit"}},
-            {"type": "BetPlaced", "data": {"patron": "P00003"}},
-        ],
+        "refused",
+        "info",
+        "3 bets refused over limits today (1 table minimum, 2 table maximum); "
+        "last: P00004, 150.00 EUR, table maximum: 150.00 is over the maximum",
     )
-    assert [(a.kind, a.message) for a in found] == [("refused", "bet refused for P00003: over the self-limit")]
+    one = alerts.refused_alert("R1", refusals[1:2])
+    assert one is not None and one.message.startswith("1 bet refused over limits today (1 table minimum); ")
+    assert one.message.endswith("last: patron not known, 1.00 EUR, table minimum: 1.00 is under the minimum")
+
+
+def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
+    refusals = [
+        {"kind": "self_limit", "patron": "P00003", "stake_cents": 10_001, "message": "over his own limit"},
+        {"kind": "box_maximum", "patron": "P00005", "stake_cents": 50_000, "message": "over the box maximum"},
+    ]
+    alert = alerts.refused_alert("B1", refusals)
+    assert alert is not None and alert.level == "warning"
+    assert alert.message == (
+        "2 bets refused over limits today (1 box maximum, 1 self-limit); "
+        "last: P00005, 500.00 EUR, box maximum: over the box maximum"
+    )
 
 
 def test_count_variances_warn_from_the_investigation_threshold():

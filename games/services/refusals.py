@@ -1,0 +1,98 @@
+"""Bets refused over a limit, recorded for the pit boss's floor (issue #9), outside the ledger.
+
+A bet over the table's minimum or maximum, a black jack box's maximum or the patron's own
+self-limit is bad input: the command's transaction rolls back and the ledger gets nothing (no
+half-written coup). The refusing code raises ``ledger.errors.BetRefused`` (the engines raise
+``games.rules.errors.LimitRefused``, which ``refused`` turns into it; the self-limit check
+raises it itself). The API's exception handler (``casino.api``) then calls
+``bet_refusal_record`` once, after that transaction is gone, which writes a ``BetRefusal`` row
+in a transaction of its own: the refusal survives while the ledger and the coup stay untouched.
+The client gets the same 400 as before either way.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from django.db import DatabaseError, transaction
+
+from ledger.errors import BetRefused, InvalidInput
+from ledger.gaming_day import current_gaming_day
+
+from ..models import BetRefusal, Round
+from ..rules.errors import LimitRefused, RuleError
+
+logger = logging.getLogger(__name__)
+
+
+def refused(
+    exc: RuleError,
+    *,
+    table: str,
+    round_id: object,
+    patron: str,
+    stake_cents: int,
+    field: str | None = None,
+) -> InvalidInput:
+    """The service's error for an engine's refusal ``exc``: a ``BetRefused`` carrying ``table``
+    (code), ``round_id``, ``patron`` (code) and ``stake_cents`` when ``exc`` is a table limit
+    (``LimitRefused``), else a plain ``InvalidInput``. Both name ``field`` (default: the
+    engine's own field) and carry the engine's message, so the client's 400 is the same."""
+    name = field or exc.field
+    if isinstance(exc, LimitRefused):
+        return BetRefused(
+            exc.message,
+            kind=exc.kind,
+            stake_cents=stake_cents,
+            field=name,
+            table=table,
+            round_id=str(round_id),
+            patron=patron,
+        )
+    return InvalidInput(exc.message, field=name)
+
+
+def bet_refusal_record(refusal: BetRefused, *, actor: str, now: datetime | None = None) -> dict | None:
+    """Record ``refusal`` as a ``BetRefusal`` row, in its own transaction; call it after the
+    refused command's transaction rolled back (the API's exception handler does).
+
+    The table is ``refusal.table``, else the table of ``refusal.round_id``; a refusal with
+    neither (nothing to show on a floor) is not recorded. ``now`` (aware; default the clock)
+    gives ``created_at`` (UTC) and the gaming day. Returns ``{"id", "table", "round", "patron",
+    "stake_cents", "kind", "gaming_day"}`` or ``None`` when not recorded. Never raises for a
+    database failure: the client's answer is the refusal itself, so the failure is logged and
+    the 400 stands.
+    """
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    try:
+        with transaction.atomic():
+            table = refusal.table
+            if table is None and refusal.round_id is not None:
+                table = Round.objects.filter(pk=refusal.round_id).values_list("table__code", flat=True).first()
+            if table is None:
+                logger.warning("bet refusal without a table or coup not recorded: %s", refusal.message)
+                return None
+            row = BetRefusal.objects.create(
+                table_code=table,
+                round_id=refusal.round_id,
+                patron_code=refusal.patron or "",
+                stake_cents=refusal.stake_cents,
+                kind=refusal.kind,
+                message=refusal.message,
+                actor=actor or "anonymous",
+                created_at=moment,
+                gaming_day=current_gaming_day(moment),
+            )
+    except DatabaseError:
+        logger.exception("could not record a bet refusal at %s: %s", refusal.table, refusal.message)
+        return None
+    return {
+        "id": row.pk,
+        "table": row.table_code,
+        "round": refusal.round_id,
+        "patron": row.patron_code,
+        "stake_cents": row.stake_cents,
+        "kind": row.kind,
+        "gaming_day": row.gaming_day.isoformat(),
+    }

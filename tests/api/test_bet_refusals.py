@@ -1,0 +1,307 @@
+"""Bets refused over limits, recorded for the pit boss's floor (issue #9) outside the ledger.
+
+A bet over the table's maximum, under its minimum, over a black jack box's maximum or over the
+patron's own self-limit is a 400, as before, and the ledger gets nothing; the API records one
+``games.BetRefusal`` row (kind, stake in cents, table, coup, patron, who sent it) after the
+command rolled back, and the floor shows it. Other bad input is not a limit and records nothing.
+"""
+
+import logging
+import re
+
+import pytest
+from django.db import DatabaseError
+from django.urls import reverse
+
+from cashier.services.self_limit import self_limit_set
+from games.models import Bet, BetRefusal, Round
+from games.rules.baccarat import BaccaratRules, check_stake
+from games.rules.caribbean_stud import CaribbeanRules
+from games.rules.errors import LimitRefused, RuleError
+from games.rules.tq_table import TrenteQuaranteTableRules
+from games.services.blackjack import blackjack_bet_place
+from games.services.refusals import bet_refusal_record
+from games.services.rounds import round_open
+from games.services.shoes import shoe_start
+from games.services.tables import table_open
+from ledger.errors import BetRefused
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
+
+PLEIN_17 = {"type": "plein", "numbers": [17]}
+PAIR = {"type": "chance_simple", "chance": "pair"}
+ROUGE = {"type": "chance_simple", "chance": "rouge"}
+
+
+@pytest.fixture(autouse=True)
+def _database(request):
+    """The database for every test; the real-commit test takes ``committed_db`` alone."""
+    if "committed_db" not in request.fixturenames:
+        request.getfixturevalue("db")
+
+
+@pytest.fixture
+def round_id(api, table) -> str:
+    response = api.post("/api/tables/R1/rounds", {}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["round"]
+
+
+@pytest.fixture
+def pit_boss(client, django_user_model):
+    user = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(user, Role.PIT_BOSS)
+    client.force_login(user)
+    return client
+
+
+def bet(api, round_id: str, **body):
+    return api.post(f"/api/rounds/{round_id}/bets", body, format="json")
+
+
+def invalid_body(message: str, field: str = "stake_cents") -> dict:
+    """The 400 body every invalid input gets (casino.api): unchanged for a refused bet."""
+    return {"error": "invalid", "detail": message, "field": field, "errors": {field: [message]}}
+
+
+def only_refusal() -> BetRefusal:
+    (row,) = BetRefusal.objects.all()
+    return row
+
+
+# --- the API: the same 400, one row, nothing in the ledger ----------------------------------
+
+
+def test_a_bet_over_the_table_maximum_is_the_same_400_and_one_refusal_row(api, round_id, colour_patron):
+    events, bets = Event.objects.count(), Bet.objects.count()
+    response = bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
+    assert response.status_code == 400
+    assert response.json() == invalid_body("200.00 on this position is over the table maximum of 100.00")
+    assert (Event.objects.count(), Bet.objects.count()) == (events, bets)  # the ledger and the coup untouched
+    assert Round.objects.get(pk=round_id).version == 1  # RoundOpened only
+    row = only_refusal()
+    assert (row.table_code, str(row.round_id), row.patron_code) == ("R1", round_id, colour_patron)
+    assert (row.kind, row.stake_cents, row.actor) == ("table_maximum", 20_000, "dealer1")
+    assert row.message == "200.00 on this position is over the table maximum of 100.00"
+    assert row.gaming_day == current_gaming_day(row.created_at)
+    assert row.created_at.utcoffset().total_seconds() == 0
+
+
+def test_the_maximum_counts_what_is_already_on_the_position(api, round_id, colour_patron):
+    assert bet(api, round_id, patron=colour_patron, stake_cents=10_000, chips="colour", bet=PLEIN_17).status_code == 201
+    events = Event.objects.count()
+    response = bet(api, round_id, patron=colour_patron, stake_cents=200, chips="colour", bet=PLEIN_17)
+    assert response.status_code == 400
+    assert Event.objects.count() == events
+    row = only_refusal()
+    assert (row.kind, row.stake_cents) == ("table_maximum", 200)  # the stake refused, not the position's total
+    assert "102.00 on this position" in row.message
+
+
+def test_a_bet_under_the_table_minimum_is_recorded_as_such(api, round_id, colour_patron):
+    events = Event.objects.count()
+    response = bet(api, round_id, patron=colour_patron, stake_cents=400, chips="colour", bet=PAIR)
+    assert response.status_code == 400 and response.json()["field"] == "stake_cents"
+    assert Event.objects.count() == events
+    row = only_refusal()
+    assert (row.kind, row.stake_cents, row.patron_code) == ("table_minimum", 400, colour_patron)
+    assert row.message == response.json()["detail"]
+
+
+def test_a_bet_over_the_self_limit_is_the_same_400_and_one_refusal_row(api, round_id, patron):
+    self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
+    events, bets = Event.objects.count(), Bet.objects.count()
+    response = bet(api, round_id, patron=patron, stake_cents=15_000, bet=ROUGE)  # inside the table's limits
+    message = f"a bet of 150.00 EUR is over patron {patron}'s own limit of 100.00 EUR (responsible gaming self-limit)"
+    assert response.status_code == 400
+    assert response.json() == invalid_body(message)
+    assert (Event.objects.count(), Bet.objects.count()) == (events, bets)
+    row = only_refusal()
+    assert (row.table_code, str(row.round_id), row.patron_code) == ("R1", round_id, patron)
+    assert (row.kind, row.stake_cents, row.message, row.actor) == ("self_limit", 15_000, message, "dealer1")
+    # at the limit the bet goes through, and nothing more is recorded
+    assert bet(api, round_id, patron=patron, stake_cents=10_000, bet=ROUGE).status_code == 201
+    assert BetRefusal.objects.count() == 1
+
+
+def test_a_baccarat_bet_over_the_table_maximum_is_recorded(api, cage):
+    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
+    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    code = make_patron(100_000)
+    coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+    events = Event.objects.count()
+    over = {"patron": code, "bet": "banker", "stake_cents": 30_001}  # the sheet's maximum: 300.00 EUR
+    response = api.post(f"/api/rounds/{coup}/baccarat-bets", over, format="json")
+    assert response.status_code == 400
+    assert response.json() == invalid_body("300.01 EUR is over the table maximum of 300.00 EUR")
+    assert Event.objects.count() == events
+    row = only_refusal()
+    assert (row.table_code, str(row.round_id), row.kind, row.stake_cents) == ("P1", coup, "table_maximum", 30_001)
+
+
+def test_bad_input_that_is_no_limit_records_nothing(api, round_id, colour_patron, patron):
+    assert (
+        bet(
+            api, round_id, patron=colour_patron, stake_cents=200, chips="colour", bet={"type": "plein", "numbers": [37]}
+        ).status_code
+        == 400
+    )
+    assert bet(api, round_id, patron=patron, stake_cents=0, bet=ROUGE).status_code == 400
+    assert bet(api, round_id, patron=patron, stake_cents=200_000, bet=ROUGE).status_code == 400  # over the max...
+    assert BetRefusal.objects.count() == 1  # ...is a limit; a plein on 37 and a zero stake are not
+    assert only_refusal().kind == "table_maximum"
+
+
+def test_a_failure_to_record_keeps_the_400(api, round_id, colour_patron, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(BetRefusal.objects, "create", broken)
+    with caplog.at_level(logging.ERROR, logger="games.services.refusals"):
+        response = bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
+    assert response.status_code == 400 and response.json()["field"] == "stake_cents"
+    assert "could not record a bet refusal at R1" in caplog.text
+    assert not BetRefusal.objects.exists()
+
+
+def test_the_refusal_is_committed_on_its_own_while_the_command_rolled_back(committed_db, api, table, colour_patron):
+    """Real commits (PostgreSQL): the refused command's transaction is gone, the refusal row is
+    committed in its own, and the ledger holds no trace of the bet."""
+    from django.db import connection
+
+    coup = api.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
+    events = Event.objects.count()
+    response = bet(api, coup, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
+    assert response.status_code == 400
+    assert not connection.in_atomic_block
+    assert Event.objects.count() == events
+    assert not Event.objects.filter(type="BetPlaced", correlation_id=coup).exists()
+    assert BetRefusal.objects.filter(round_id=coup, kind="table_maximum", stake_cents=20_000).count() == 1
+
+
+# --- the services and the engines --------------------------------------------------------------
+
+
+def test_a_black_jack_box_over_its_maximum_is_a_box_maximum_refusal(cage):
+    table_open(code="B1", game="blackjack", opener_cents=5_000_000, actor=ACTOR, rules={})
+    shoe_start(table="B1", actor=ACTOR)
+    coup = round_open(table="B1", actor=ACTOR)["round"]
+    code = make_patron(300_000)
+    with pytest.raises(BetRefused) as refused:
+        blackjack_bet_place(round_id=coup, patron=code, box=1, stake_cents=100_001, seated=True, actor=ACTOR)
+    error = refused.value
+    assert (error.kind, error.stake_cents, error.table, error.round_id, error.patron) == (
+        "box_maximum",
+        100_001,
+        "B1",
+        coup,
+        code,
+    )
+    assert (error.field, error.status, error.code) == ("stake_cents", 400, "invalid")
+    assert not Bet.objects.exists()
+    # the service raises; only the API records (once, after the rollback)
+    assert not BetRefusal.objects.exists()
+    recorded = bet_refusal_record(error, actor="dealer7")
+    assert recorded is not None and (recorded["table"], recorded["kind"], recorded["stake_cents"]) == (
+        "B1",
+        "box_maximum",
+        100_001,
+    )
+
+
+def test_a_refusal_naming_only_its_coup_finds_the_table(table):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    error = BetRefused("over", kind="self_limit", stake_cents=5, round_id=coup, patron="P00001")
+    assert bet_refusal_record(error, actor="x")["table"] == "R1"
+    assert bet_refusal_record(BetRefused("over", kind="self_limit", stake_cents=5), actor="x") is None
+    assert BetRefusal.objects.count() == 1
+
+
+def test_a_recorded_refusal_is_never_changed_or_deleted(table):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_refusal_record(BetRefused("over", kind="table_maximum", stake_cents=5, table="R1", round_id=coup), actor="x")
+    row = only_refusal()
+    row.stake_cents = 1
+    with pytest.raises(ValueError, match="never changed"):
+        row.save()
+    with pytest.raises(ValueError, match="never deleted"):
+        row.delete()
+    assert only_refusal().stake_cents == 5
+
+
+@pytest.mark.parametrize(
+    ("check", "kind"),
+    [
+        (lambda: check_stake(BaccaratRules(), 499), "table_minimum"),
+        (lambda: check_stake(BaccaratRules(), 30_001), "table_maximum"),
+        (lambda: TrenteQuaranteTableRules.from_dict({}).check_stake(1), "table_minimum"),
+        (lambda: TrenteQuaranteTableRules.from_dict({}).check_stake(10**9), "table_maximum"),
+        (lambda: CaribbeanRules().check_ante(999), "table_minimum"),
+        (lambda: CaribbeanRules().check_ante(100_001), "table_maximum"),
+    ],
+)
+def test_the_engines_name_the_limit_they_refuse(check, kind):
+    with pytest.raises(LimitRefused) as refused:
+        check()
+    assert refused.value.kind == kind
+    assert refused.value.field in ("stake_cents", "ante_cents")
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda: TrenteQuaranteTableRules.from_dict({}).check_stake(0),
+        lambda: TrenteQuaranteTableRules.from_dict({}).check_stake(-5),
+        lambda: CaribbeanRules().check_ante(0),
+        lambda: CaribbeanRules().check_ante(True),
+    ],
+)
+def test_a_stake_that_is_not_one_is_bad_input_not_a_limit(check):
+    with pytest.raises(RuleError) as refused:
+        check()
+    assert not isinstance(refused.value, LimitRefused)
+
+
+# --- the floor and the table view ----------------------------------------------------------------
+
+
+def test_the_floor_card_alerts_and_the_table_view_lists_the_refusals(api, round_id, patron, colour_patron, pit_boss):
+    self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
+    assert bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17).status_code == 400
+    assert bet(api, round_id, patron=patron, stake_cents=15_000, bet=ROUGE).status_code == 400
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
+    assert re.search(
+        r'class="alert alert-warning" data-alert="refused">2 bets refused over limits today '
+        rf"\(1 table maximum, 1 self-limit\); last: {patron}, 150\.00 EUR, self-limit: a bet of 150\.00 EUR is over "
+        rf"patron {patron}&#x27;s own limit of 100\.00 EUR \(responsible gaming self-limit\)<",
+        card,
+    )
+    assert "2 bets refused" in html[: html.index('data-table="R1"')]  # and in the floor's list of alerts
+
+    page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert "Bets refused over limits today (2)" in page
+    section = page[
+        page.index('data-section="refusals"') : page.index("</table>", page.index('data-section="refusals"'))
+    ]
+    rows = re.findall(r'<tr data-refusal="(\w+)">(.*?)</tr>', section, re.S)
+    assert [kind for kind, _ in rows] == ["self_limit", "table_maximum"]  # newest first
+    self_limit, maximum = (re.sub(r"<[^>]+>", "|", cells) for _, cells in rows)
+    assert re.search(rf"\|1\|.*\|{patron}\|.*150\.00 EUR\|.*\|self-limit\|.*\|dealer1\|", self_limit, re.S)
+    assert re.search(rf"\|{colour_patron}\|.*200\.00 EUR\|.*\|table maximum\|", maximum, re.S)
+    assert f'href="{reverse("dashboard:coup-audit", args=[round_id])}"' in section
+
+
+def test_another_days_refusals_are_not_on_the_floor(api, round_id, colour_patron, pit_boss):
+    from datetime import timedelta
+
+    assert bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17).status_code == 400
+    BetRefusal.objects.update(gaming_day=current_gaming_day() - timedelta(days=1))  # as if recorded yesterday
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    assert 'data-alert="refused"' not in html
+    assert (
+        "Bets refused over limits today (0)" in pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    )
