@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db import connection, transaction
+from django.db import Error, connection, transaction
 from django.db.models import Max, Sum
+from django.db.models.base import ModelState
 from django.utils import timezone
 
 from .errors import InvalidInput, UnbalancedPostings, VersionConflict
@@ -143,16 +144,53 @@ def append(
     # The data's canonical JSON is checked (no float, string keys) by ``event_hash`` below,
     # before anything is written: walking it twice cost 5 % of a coup's append (issue 11).
 
-    if not writer_locked:
-        lock_writers()
-    current, position, prev_hash, recorded_at = _tip(stream)
-    if current != expected_version:
-        raise VersionConflict(
-            f"stream {stream} is at version {current}, not the expected {expected_version}",
-            field="expected_version",
-        )
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        # One round trip: the lock (unless held), the tip, and the savepoint the rows go in.
+        current, position, prev_hash, recorded_at = _tip_postgresql(stream, lock=not writer_locked)
+    else:
+        if not writer_locked:
+            lock_writers()
+        current, position, prev_hash, recorded_at = stream_version(stream), *head(), _db_now()
+    try:
+        if current != expected_version:
+            raise VersionConflict(
+                f"stream {stream} is at version {current}, not the expected {expected_version}",
+                field="expected_version",
+            )
+        saved, postings = _chain(events, stream, expected_version, position, prev_hash, recorded_at, actor,
+                                 correlation_id, causation_id, idempotency_key)  # fmt: skip
+        if postgres:
+            _write_postgresql(saved, postings)
+        else:
+            with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
+                Posting.objects.bulk_create(
+                    [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
+                )
+                Event.objects.bulk_create(saved)
+    except BaseException:
+        if postgres:
+            _rollback_savepoint()
+        raise
+    return saved
+
+
+def _chain(
+    events: Sequence[NewEvent],
+    stream: str,
+    expected_version: int,
+    position: int,
+    prev_hash: str,
+    recorded_at: datetime,
+    actor: str,
+    correlation_id: str,
+    causation_id: str,
+    idempotency_key: str | None,
+) -> tuple[list[Event], list[tuple[int, str, int, str]]]:
+    """The events' rows, hash-chained from ``(position, prev_hash)``, and their postings' rows."""
     saved: list[Event] = []
     postings: list[tuple[int, str, int, str]] = []
+    alias = connection.alias
     for offset, new in enumerate(events):
         position += 1
         occurred_at = new.occurred_at or recorded_at
@@ -177,42 +215,59 @@ def append(
             prev_hash = event_hash(**envelope, postings=legs)
         except TypeError as exc:
             raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
-        saved.append(Event(**envelope, hash=prev_hash))
+        saved.append(_saved_row(envelope, prev_hash, alias))
         postings += [(position, *leg) for leg in legs]
-    with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
-        # Postings go in before their events: each event's insert trigger checks that its
-        # postings sum to zero, and the posting trigger refuses legs added to an existing event.
-        if connection.vendor == "postgresql":
-            _write_postgresql(saved, postings)
-        else:
-            Posting.objects.bulk_create(
-                [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
-            )
-            Event.objects.bulk_create(saved)
-    for event in saved:  # as bulk_create leaves them: saved rows of this database
-        event._state.adding, event._state.db = False, connection.alias
-    return saved
+    return saved, postings
 
 
-def _tip(stream: str) -> tuple[int, int, str, datetime]:
-    """``(stream version, head position, head hash, database time)`` read under the writer lock.
+def _saved_row(envelope: dict, hash_: str, alias: str) -> Event:
+    """An ``Event`` as the database will hold it, built the way ``Model.from_db`` does: the
+    model's ``__init__`` took a tenth of a coup's append (issue 11). Every field's attname is
+    its name (no foreign key), so the envelope is the instance's whole state."""
+    event = Event.__new__(Event)
+    event.__dict__.update(envelope, hash=hash_)
+    event._state = ModelState()
+    event._state.adding, event._state.db = False, alias
+    return event
 
-    PostgreSQL: one statement instead of three (a round trip is a good part of a one-event
-    append). It must be a statement *after* ``lock_writers``: in READ COMMITTED each statement
-    reads a snapshot taken when it starts, so a read in the locking statement could miss the
-    commit of the writer we waited for, and fork the chain.
+
+_SAVEPOINT = "ledger_append"
+
+
+def _tip_postgresql(stream: str, *, lock: bool) -> tuple[int, int, str, datetime]:
+    """``(stream version, head position, head hash, database time)`` read under the writer lock,
+    and the savepoint ``_write_postgresql`` writes in, in one round trip (a round trip is a good
+    part of a one-event append; issue 11).
+
+    The lock and the tip are separate statements of one simple query: in READ COMMITTED each
+    statement takes its snapshot when it starts, so the tip is read *after* the lock is
+    granted and sees the commit of the writer we waited for (reading it in the locking
+    statement could miss that commit and fork the chain).
     """
-    if connection.vendor != "postgresql":
-        return stream_version(stream), *head(), _db_now()
+    tip = (
+        "SELECT (SELECT max(version) FROM ledger_event WHERE stream = %s), last.position, last.hash, "
+        "clock_timestamp() FROM (SELECT 1) AS one LEFT JOIN "
+        "(SELECT position, hash FROM ledger_event ORDER BY position DESC LIMIT 1) AS last ON true"
+    )
+    statements, params = [tip, f"SAVEPOINT {_SAVEPOINT}"], [stream]
+    if lock:
+        statements.insert(0, "SELECT pg_advisory_xact_lock(%s)")
+        params.insert(0, _WRITER_LOCK_KEY)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT (SELECT max(version) FROM ledger_event WHERE stream = %s), last.position, last.hash, "
-            "clock_timestamp() FROM (SELECT 1) AS one LEFT JOIN "
-            "(SELECT position, hash FROM ledger_event ORDER BY position DESC LIMIT 1) AS last ON true",
-            [stream],
-        )
+        cursor.execute("; ".join(statements), params)
+        if lock:
+            cursor.cursor.nextset()  # past the lock's empty result, to the tip's
         version, position, hash_, now = cursor.fetchone()
     return version or 0, position or 0, hash_ or GENESIS_HASH, now.astimezone(UTC)
+
+
+def _rollback_savepoint() -> None:
+    """Undo what the append wrote (the caller's earlier work stays) and drop its savepoint."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}; RELEASE SAVEPOINT {_SAVEPOINT}")
+    except Error:  # the connection itself failed: the whole transaction is lost anyway
+        pass
 
 
 # Event columns in the order ``_write_postgresql`` sends them.
@@ -220,35 +275,40 @@ _EVENT_COLUMNS = (
     "position", "stream", "version", "type", "schema_version", "data", "occurred_at", "recorded_at",
     "gaming_day", "actor", "correlation_id", "causation_id", "idempotency_key", "prev_hash", "hash",
 )  # fmt: skip
-# From this many events on, COPY beats a multi-row INSERT (COPY costs two round trips, an
-# INSERT one); a roulette settlement of 30,000 bets is one append (issue 11).
-_COPY_FROM = 200
+# From this many events on, COPY beats a multi-row INSERT: COPY costs two round trips a table,
+# but an INSERT of many rows spends milliseconds binding its parameters client-side (a
+# 50-event coup: 2.2 ms by COPY, 4.6 ms by INSERT; issue 11).
+_COPY_FROM = 2
 
 
 def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, str]]) -> None:
-    """Insert the rows with plain SQL: ``bulk_create`` spent 60 % of a coup's append building
-    model instances and SQL (issue 11). The triggers run on these rows exactly as before."""
+    """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened, then
+    release it (``bulk_create`` spent 60 % of a coup's append building model instances and
+    SQL; issue 11). Postings go in before their events: each event insert is checked against
+    its postings (sum to zero per currency), and a posting for an existing event is refused."""
     # ``event_hash`` has checked every event's data already: plain ``json.dumps`` is enough here.
     rows = [tuple(json.dumps(e.data) if c == "data" else getattr(e, c) for c in _EVENT_COLUMNS) for e in events]
     posting_sql = "ledger_posting (event_id, account, amount_cents, currency)"
     event_sql = f"ledger_event ({', '.join(_EVENT_COLUMNS)})"
+    release = f"RELEASE SAVEPOINT {_SAVEPOINT}"
     with connection.cursor() as cursor:
-        raw = cursor.cursor  # psycopg's own cursor, for COPY
         if len(events) >= _COPY_FROM:
+            raw = cursor.cursor  # psycopg's own cursor, for COPY
             with connection.wrap_database_errors:  # psycopg's errors as Django's, like execute()
                 for table, values in ((posting_sql, postings), (event_sql, rows)):
                     if values:
                         with raw.copy(f"COPY {table} FROM STDIN") as copy:
                             for row in values:
                                 copy.write_row(row)
+            cursor.execute(release)
             return
-        # Up to _COPY_FROM events: the postings' and the events' INSERTs go as one string, one
-        # round trip (Django's psycopg cursor binds parameters client-side, so it may hold two
-        # statements; the first failing stops the second and the savepoint undoes both).
+        # One event: the INSERTs and the release go as one string, one round trip (Django's
+        # psycopg cursor binds parameters client-side, so it may hold several statements; the
+        # first failing stops the rest, and ``append`` rolls back to the savepoint).
         statements, params = [], []
         for table, values in ((posting_sql, postings), (event_sql, rows)):
             if values:
                 one = "(" + ", ".join(["%s"] * len(values[0])) + ")"
                 statements.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
                 params += [value for row in values for value in row]
-        cursor.execute("; ".join(statements), params)
+        cursor.execute("; ".join([*statements, release]), params)
