@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from cashier.models import Cage, ColourStack, Patron
 from cashier.reports import table_figures, tables_active, variance_report
+from cashier.services.cage_shifts import last_shift_event
 from cashier.slip_models import Slip
 from games.models import Bet, BetRefusal, Round, Shoe, Table
 from ledger import accounts, projections, store
@@ -486,12 +487,31 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
     }
 
 
+def cage_shift(code: str = "main") -> dict:
+    """The cage's cashier shift as its ledger stream (``cageshift/<code>``) last recorded it:
+    ``{"state": "open" | "closed" | None, "by", "at", "handover_to"}``: ``None`` before any
+    shift; open: who opened it and when (UTC); closed: who closed it, when, and the cashier it
+    was handed over to (``None``: nobody, the end of the day)."""
+    last = last_shift_event(code)
+    if last is None:
+        return {"state": None, "by": None, "at": None, "handover_to": None}
+    closed = last.type == "CageShiftClosed"
+    return {
+        "state": "closed" if closed else "open",
+        "by": last.actor,
+        "at": last.occurred_at,
+        "handover_to": last.data.get("handover_to") if closed else None,
+    }
+
+
 def cage_summary(*, day: date | None = None) -> dict:
-    """The cage for the pit boss, read-only (cents): the cage's state and balances (from the
-    ledger), the fill and credit slips still pending (requested or issued, oldest first), the
-    slips of the day by kind and state, each active table's count-room figures for the day
-    (``cashier.reports.table_figures``: drop counted or, until the count, the recorded buy-ins;
-    fills, credits, opener, closer, win) and the day's variance list."""
+    """The cage for the pit boss, read-only (cents): its cashier shift (``cage_shift``: open or
+    closed, by whom, when), whether its books are open (``cage.state``: the float was counted
+    in; it stays open across shifts), its balances (from the ledger), the fill and credit slips
+    still pending (requested or issued, oldest first), the slips of the day by kind and state,
+    each active table's count-room figures for the day (``cashier.reports.table_figures``: drop
+    counted or, until the count, the recorded buy-ins; fills, credits, opener, closer, win) and
+    the day's variance list."""
     day = day or current_gaming_day()
     cage = Cage.objects.filter(code="main").first()
     pending = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
@@ -504,6 +524,7 @@ def cage_summary(*, day: date | None = None) -> dict:
     return {
         "gaming_day": day,
         "cage": {"state": cage.state if cage else "closed"},
+        "shift": cage_shift(cage.code if cage else "main"),
         "cash_cents": store.balance(accounts.CAGE_CASH),
         "chips_cents": store.balance(accounts.CAGE_CHIPS),
         "pending": [

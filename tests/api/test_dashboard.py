@@ -284,3 +284,39 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
     # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
     assert "-3500.00% · edge 2.70% of 30.00 EUR" in card
     assert 'data-alert="hold"' not in card
+
+
+# --- the cage shift, closed tables, the two drops ---------------------------------------------
+
+
+@pytest.fixture
+def cage_staff(django_user_model):
+    staff = {"cash1": Role.CASHIER, "count1": Role.COUNT_TEAM, "count2": Role.COUNT_TEAM, "dealer3": Role.DEALER}
+    for name, role in staff.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
+
+
+def figure(html: str, name: str) -> str:
+    """The text of the element marked ``data-figure="<name>"`` (tags inside dropped)."""
+    found = re.search(rf'data-figure="{name}"[^>]*>(.*?)</dd>', html, re.S)
+    assert found is not None, name
+    return re.sub(r"<[^>]+>", "", found.group(1)).strip()
+
+
+def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, cage_staff):
+    from cashier.services.cage_shifts import cage_shift_close, cage_shift_open
+
+    url = reverse("dashboard:cage")
+    assert figure(pit_boss.get(url).content.decode(), "cage-shift") == "no shift opened yet"
+    count = {"cash": {"50000": 200}, "chips": {"1000000": 10}}
+    opened = Event.objects.get(position=cage_shift_open(**count, actor="cash1")["event"])
+    html = pit_boss.get(url).content.decode()
+    assert figure(html, "cage-shift") == f"open, by cash1 since {opened.occurred_at:%Y-%m-%d %H:%M:%S} UTC"
+    closed = Event.objects.get(position=cage_shift_close(**count, actor="cash1")["event"])
+    html = pit_boss.get(url).content.decode()
+    assert figure(html, "cage-shift") == (
+        f"closed, by cash1 at {closed.occurred_at:%Y-%m-%d %H:%M:%S} UTC, handed over to nobody (end of day)"
+    )
+    # The cage's books stay open across shifts (the float was counted in once): said as such.
+    assert figure(html, "cage-books") == "open (float counted in; they stay open between shifts)"
+    assert "<dt>Cage</dt><dd>open</dd>" not in html
