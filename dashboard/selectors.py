@@ -21,6 +21,7 @@ from django.utils import timezone
 from cashier.models import Cage, ColourStack, Patron
 from cashier.reports import table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
+from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
 from games.models import Bet, BetRefusal, Round, Shoe, Table
 from ledger import accounts, projections, store
@@ -176,7 +177,12 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     "lag"`` (positions the table statistics are behind), ``"refused_today"`` (bets refused over a
     limit), ``"alerts"}``. Percentages are strings with two decimals, ``None`` without a
     denominator or a theory. ``day_events``: what the floor reads once for every table
-    (``_day_events``; read here when omitted)."""
+    (``_day_events``; read here when omitted).
+
+    Two drops, not to be confused: ``drop_cents`` is the ledger's (the cash bought in at the
+    table, from the table statistics), which hold % divides; ``counted_drop_cents`` is the count
+    room's count of the day's drop box (``None`` until counted), the daily report's drop. A
+    closed table has no dealer and nobody seated (``None``, ``[]``)."""
     code = table.code
     day_events = day_events or _day_events(day)
     variances = day_events["variances"]
@@ -187,10 +193,14 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     decided = _deciding_events(code, day)
     theoretical = _theoretical_win(decided)
     in_play = table.rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
-    recent = list(table.rounds.order_by("-number").values_list("id", flat=True)[:2])
-    seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
     colour_stacks = ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE)
-    seated |= set(colour_stacks.values_list("patron__code", flat=True))
+    is_open = table.state == Table.State.OPEN
+    seated: set[str] = set()
+    if is_open:  # a closed table's last coups and dealer are history, not who is there now
+        recent = list(table.rounds.order_by("-number").values_list("id", flat=True)[:2])
+        seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
+        seated |= set(colour_stacks.values_list("patron__code", flat=True))
+    count = live_count(code, day)
     refused = day_events["refused"].get(code, [])
     prison = Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED).count()
     shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
@@ -215,12 +225,13 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
         "game": table.game,
         "game_label": GAME_NAMES.get(table.game, table.game),
         "state": table.state,
-        "dealer": _dealer(table),
+        "dealer": _dealer(table) if is_open else None,
         "limits": _limits(table),
         "seated": sorted(seated),
         "coups_this_hour": coups_hour,
         "coups_today": stats.coups if stats else 0,
         "drop_cents": drop,
+        "counted_drop_cents": count.data["counted_cents"] if count is not None else None,
         "win_cents": win,
         "handle_cents": handle,
         "hold_pct": _pct(win, drop),

@@ -320,3 +320,52 @@ def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, 
     # The cage's books stay open across shifts (the float was counted in once): said as such.
     assert figure(html, "cage-books") == "open (float counted in; they stay open between shifts)"
     assert "<dt>Cage</dt><dd>open</dd>" not in html
+
+
+def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played, pit_staff, cage_staff):
+    from games.services.tables import table_close
+    from staff.services import dealer_assign
+
+    patron, _ = played
+    dealer_assign(dealer="dealer3", table="R1", actor="pit1")
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
+    assert (figure(card, "dealer"), figure(card, "seated")) == ("dealer3", patron)
+
+    table_close(code="R1", closer={"1000000": 5}, dealer="dealer2", pit_boss="pit1", actor="pit1")
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
+    assert 'class="state state-closed">closed<' in card
+    assert figure(card, "dealer") == "none (table closed)"  # his assignment is still open: not shown
+    assert figure(card, "seated") == "none (table closed)"
+    assert f'id="seat-R1-{patron}"' not in card
+    table_page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert "dealer none (table closed)" in table_page and "dealer3" not in table_page
+
+
+def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, played, cage_staff):
+    from cashier.reports import table_games_daily_report
+    from cashier.services.count_room import drop_box_remove, drop_count
+    from games.services.tables import table_buy_in
+    from ledger.gaming_day import current_gaming_day
+
+    patron, _ = played
+    day = current_gaming_day()
+    table_buy_in(code="R1", patron=patron, amount_cents=30_000, actor=ACTOR)
+    projections.catch_up_all()
+    html = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
+    assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', card)
+    assert "Counted drop" not in card and 'data-figure="counted-drop"' not in card  # not counted yet
+
+    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
+    projections.catch_up_all()
+    report = table_games_daily_report(day)
+    (r1,) = [r for r in report["rows"] if r["level"] == "table" and r["key"] == "R1" and r["period"] == "day"]
+    assert (r1["drop_cents"], r1["drop_counted"]) == (25_000, True)  # the daily report's drop: the count
+    for page in (reverse("dashboard:floor"), reverse("dashboard:table", args=["R1"])):
+        html = pit_boss.get(page).content.decode()
+        html = html[html.index('data-figure="drop"') - 60 :]
+        assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', html), page
+        assert re.search(r'<dt>Counted drop</dt><dd data-figure="counted-drop">250\.00 EUR ', html), page
