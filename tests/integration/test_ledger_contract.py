@@ -180,3 +180,65 @@ def test_idempotent_retry_returns_the_first_result_and_appends_nothing():
     with pytest.raises(IdempotencyKeyReused):
         run(300)
     assert Event.objects.count() == 1 and Event.objects.get().idempotency_key == "key-1"
+
+
+def _forge_events(cursor, positions, prev=GENESIS_HASH):
+    """Insert event rows behind ``ledger.store``'s back, in one statement."""
+    values = ", ".join(
+        f"({p}, 's', {p}, 'Forged', 1, '{{}}', '2026-01-01 00:00:00+00', '2026-01-01 00:00:00+00',"
+        f" '2026-01-01', 'x', '', '', '{prev}', 'h{p}')"
+        for p in positions
+    )
+    cursor.execute(
+        "INSERT INTO ledger_event (position, stream, version, type, schema_version, data, occurred_at,"
+        f" recorded_at, gaming_day, actor, correlation_id, causation_id, prev_hash, hash) VALUES {values}"
+    )
+
+
+def test_one_unbalanced_event_among_many_in_one_statement_is_refused():
+    """The check runs once per statement on PostgreSQL (over all its rows): a forged batch whose
+    second event does not balance is refused whole, and the position is named."""
+    with pytest.raises(DatabaseError, match="sum to zero"):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO ledger_posting (event_id, account, amount_cents, currency) VALUES "
+                "(1, 'a', 100, 'EUR'), (1, 'b', -100, 'EUR'), (2, 'a', 100, 'EUR'), (2, 'b', -99, 'EUR'),"
+                " (3, 'a', 5, 'EUR'), (3, 'b', -5, 'EUR')"
+            )
+            _forge_events(cursor, [1, 2, 3])
+    assert Event.objects.count() == 0 and Posting.objects.count() == 0
+
+
+def test_postings_for_a_new_and_a_written_event_in_one_statement_are_refused():
+    (event,) = _append()
+    with pytest.raises(DatabaseError, match="already written"):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO ledger_posting (event_id, account, amount_cents, currency) VALUES "
+                f"(99, 'a', 1, 'EUR'), ({event.position}, 'c', 1, 'EUR')"
+            )
+    assert Posting.objects.count() == 2
+
+
+@pytest.mark.parametrize("size", [1, 50])
+def test_a_refused_append_leaves_the_callers_transaction_usable(size):
+    """A version conflict or bad data inside a longer transaction writes nothing and the caller
+    can go on appending in the same transaction: positions stay gap-free and the chain whole."""
+    with transaction.atomic():
+        append(stream="t/a", expected_version=0, actor="tester", events=[NewEvent("Tested", {"i": 0})])
+        with pytest.raises(VersionConflict):
+            append(stream="t/a", expected_version=0, actor="tester", events=[NewEvent("Tested", {})] * size)
+        with pytest.raises(InvalidInput):
+            append(
+                stream="t/b",
+                expected_version=0,
+                actor="tester",
+                events=[NewEvent("Tested", {"i": i}) for i in range(size - 1)] + [NewEvent("Tested", {"x": 0.5})],
+            )
+        saved = append(
+            stream="t/b", expected_version=0, actor="tester", events=[NewEvent("Tested", {"i": i}) for i in range(size)]
+        )
+    assert [e.position for e in saved] == list(range(2, size + 2))
+    assert Event.objects.count() == size + 1
+    result = verify_chain()
+    assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
