@@ -127,7 +127,9 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
         log(f"api: open loop at {TARGET_RATE} req/s for {seconds} s ({workers} gunicorn workers)")
         fixed = _load({**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32})
         log(f"api: closed loop, {workers} connections, {seconds} s")
+        busy_before = _machine_busy_seconds()
         ceiling = _load({**spec, "bodies": bodies[::-1], "seconds": seconds, "rate": None, "connections": workers})
+        ceiling["cpu_ms_per_request"] = 1000 * (_machine_busy_seconds() - busy_before) / max(ceiling["requests"], 1)
     finally:
         server.terminate()
         try:
@@ -153,10 +155,25 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
                 "req/s",
                 target="≥ 150 req/s, p99 < 50 ms, no errors" if target else "",
                 met=met,
-                notes=f"gunicorn {workers} sync workers, session cookie",
+                notes=f"gunicorn {workers} sync workers, session cookie"
+                + (
+                    f"; {result['cpu_ms_per_request']:.1f} ms of CPU per request, the whole machine"
+                    f" (gunicorn, PostgreSQL, load generator) over its {os.cpu_count()} cores"
+                    if "cpu_ms_per_request" in result
+                    else ""
+                ),
             )
         )
     return figures
+
+
+def _machine_busy_seconds() -> float:
+    """CPU seconds spent busy by the whole machine (all cores) since boot, from /proc/stat: over
+    the closed loop it is what one request costs everywhere (worker, database, load generator),
+    so ``cores / cost`` is the most any number of workers could serve on this machine."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _wait_ready(port: int, server: subprocess.Popen) -> None:

@@ -21,6 +21,7 @@ SECTION_SPIN = "roulette spin"
 SECTION_REBUILD = "projection rebuild"
 SECTION_VERIFY = "ledger verify"
 COUP_EVENTS = 50
+LIKE_FOR_LIKE = "ledger, 100 a transaction"
 
 
 @contextmanager
@@ -141,6 +142,7 @@ def bench_append(*, coups: int, singles: int, rounds: int, dbname: str) -> list[
     batch = interleaved(
         {
             "ledger": lambda: (batch_events, ledger_transactions(COUP_EVENTS, coups)),
+            LIKE_FOR_LIKE: lambda: (batch_events, ledger_transactions(2 * COUP_EVENTS, coups // 2)),
             "raw executemany": lambda: (batch_events, raw_transactions(COUP_EVENTS, coups)),
             "eventsourcing (100 per save)": lambda: (batch_events, es_saves(100, batch_events // 100)),
         },
@@ -156,6 +158,14 @@ def bench_append(*, coups: int, singles: int, rounds: int, dbname: str) -> list[
     )
     es.close()
     conn.close()
+    like_for_like = Figure(
+        SECTION_APPEND,
+        "100 events + 200 postings a transaction (eventsourcing's save size): for comparison",
+        batch.pop(LIKE_FOR_LIKE),
+        "events/s",
+        baselines={"eventsourcing (100 per save)": batch["eventsourcing (100 per save)"]},
+    )
+    compare(like_for_like, "eventsourcing (100 per save)", None)
     batch_figure = Figure(
         SECTION_APPEND,
         "coup-sized batch: 50 events + 100 postings, one transaction",
@@ -181,7 +191,7 @@ def bench_append(*, coups: int, singles: int, rounds: int, dbname: str) -> list[
     compare(single_figure, "raw executemany", None)
     single_figure.notes = f"{single_figure.ratio:.2f} × raw"
     compare(single_figure, "eventsourcing (1 per save)", 1.5)
-    return [batch_figure, single_figure]
+    return [batch_figure, like_for_like, single_figure]
 
 
 # --- a live-dealer roulette spin -------------------------------------------------------------
@@ -209,9 +219,9 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
         table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
-            code = patron_register(
-                kind="identified", name=f"Bench Patron {p}", document=f"BENCH-R{p}", actor=actor
-            )["patron"]
+            code = patron_register(kind="identified", name=f"Bench Patron {p}", document=f"BENCH-R{p}", actor=actor)[
+                "patron"
+            ]
             chips_purchase(patron=code, amount_cents=10_000, actor=actor)
             codes.append(code)
         coup = round_open(table="RB", actor=actor)["round"]
