@@ -133,6 +133,12 @@ class Bet(ConcurrentTransitionMixin, models.Model):
 
     class Meta:
         ordering = ["round_id", "placed_at"]
+        indexes = [
+            # Every roulette spin and trente-et-quarante coup first looks for the table's imprisoned bets;
+            # without this it read every bet of every coup the table ever had (issue 11).
+            # Only imprisoned bets are in it, so it stays a few rows.
+            models.Index(fields=["round"], condition=models.Q(state="imprisoned"), name="games_bet_imprisoned"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.position} {self.stake_cents} ({self.state})"
