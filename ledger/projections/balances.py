@@ -1,20 +1,14 @@
 """Account balances, in cents, for every account of the chart (DESIGN.md §Chart of accounts)."""
 
-from django.db.models import Sum
-
 from ..models import AccountBalance
-from . import Batch, register
+from . import Batch, register, truncate
 
 
 class Balances:
     name = "balances"
 
     def apply(self, batch: Batch) -> None:
-        # Summed in the database: a batch of thousands of events is one GROUP BY.
-        totals = {
-            (row["account"], row["currency"]): row["total"]
-            for row in batch.postings().values("account", "currency").annotate(total=Sum("amount_cents"))
-        }
+        totals = batch.account_totals()
         existing = {
             (row.account, row.currency): row
             for row in AccountBalance.objects.select_for_update().filter(account__in={a for a, _ in totals})
@@ -34,8 +28,32 @@ class Balances:
             batch_size=1000,
         )
 
+    def rebuilder(self) -> "_Rebuild":
+        return _Rebuild()
+
     def reset(self) -> None:
-        AccountBalance.objects.all().delete()
+        truncate(AccountBalance)
+
+
+class _Rebuild:
+    """``apply``'s sums, kept in memory across the batches and inserted once at the end."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], AccountBalance] = {}
+
+    def read(self, batch: Batch) -> None:
+        batch.account_totals()
+
+    def feed(self, batch: Batch) -> None:
+        for (account, currency), amount in batch.account_totals().items():
+            row = self.rows.get((account, currency))
+            if row is None:
+                row = self.rows[account, currency] = AccountBalance(account=account, currency=currency)
+            row.balance_cents += amount
+            row.last_position = batch.upto
+
+    def finish(self) -> None:
+        AccountBalance.objects.bulk_create(self.rows.values(), batch_size=1000)
 
 
 register(Balances())

@@ -8,65 +8,112 @@ It is kept exact as a fraction of cents; ``theoretical_win_cents`` rounds it dow
 from fractions import Fraction
 
 from ..models import PatronDayRating
-from . import Batch, register
+from . import Batch, register, truncate
 from .table_stats import DECIDING
+
+_UPDATED = ["bets", "staked_cents", "actual_win_cents", "theoretical_win", "first_bet_at", "last_bet_at"]
 
 
 class PatronRatings:
     name = "ratings"
 
     def apply(self, batch: Batch) -> None:
-        settled = [
-            (event, event["data"])
-            for event in batch.events_of(*DECIDING)
-            if isinstance(event["data"], dict) and isinstance(event["data"].get("patron"), str)
-        ]
-        keys = {(data["patron"], event["gaming_day"]) for event, data in settled}
-        # One query for the batch's existing rows, not one per patron.
-        rows = {
-            (r.patron, r.gaming_day): r
-            for r in PatronDayRating.objects.select_for_update().filter(
-                patron__in={p for p, _ in keys}, gaming_day__in={d for _, d in keys}
-            )
-            if (r.patron, r.gaming_day) in keys
-        }
-        rows.update({key: PatronDayRating(patron=key[0], gaming_day=key[1]) for key in keys - rows.keys()})
-        theoretical = {key: Fraction(rating.theoretical_win) for key, rating in rows.items()}
-        edges: dict[str, Fraction] = {}  # a handful of distinct edges: parse each once
-        for event, data in settled:
-            key = (data["patron"], event["gaming_day"])
-            rating = rows[key]
-            stake = data.get("stake_cents", 0)
-            edge = data.get("house_edge", "0")
-            if edge not in edges:
-                edges[edge] = Fraction(edge)
-            rating.bets += 1
-            rating.staked_cents += stake
-            rating.actual_win_cents += stake - data.get("return_cents", 0)
-            theoretical[key] += stake * edges[edge]
-            when = event["occurred_at"]
-            rating.first_bet_at = when if rating.first_bet_at is None else min(rating.first_bet_at, when)
-            rating.last_bet_at = when if rating.last_bet_at is None else max(rating.last_bet_at, when)
-        for key, rating in rows.items():
-            rating.theoretical_win = str(theoretical[key])
+        fold = _Fold(stored=True)
+        fold.feed(batch)
         # One upsert for the batch (Django's bulk_update builds a CASE per row: far slower).
         PatronDayRating.objects.bulk_create(
-            rows.values(),
+            fold.finished(),
             update_conflicts=True,
             unique_fields=["patron", "gaming_day"],
-            update_fields=[
-                "bets",
-                "staked_cents",
-                "actual_win_cents",
-                "theoretical_win",
-                "first_bet_at",
-                "last_bet_at",
-            ],
+            update_fields=_UPDATED,
             batch_size=1000,
         )
 
+    def rebuilder(self) -> "_Fold":
+        return _Fold(stored=False)
+
     def reset(self) -> None:
-        PatronDayRating.objects.all().delete()
+        truncate(PatronDayRating)
+
+
+class _Fold:
+    """The ratings of the patron-days a run of batches touches, folded in memory.
+
+    ``stored``: start each patron-day from its row in the database (a catch-up), or from zero
+    (a rebuild, into an emptied table: its rows are inserted once, in ``finish``).
+    """
+
+    def __init__(self, *, stored: bool) -> None:
+        self.stored = stored
+        self.rows: dict[tuple[str, object], PatronDayRating] = {}
+        # Σ stake per house edge and patron-day: the theoretical win is Σ_edge edge × Σ stake,
+        # exactly Σ stake × edge (fractions), with one Fraction product per edge, not per bet.
+        self.stakes: dict[tuple[str, object], dict[object, int]] = {}
+
+    def read(self, batch: Batch) -> None:
+        batch.events_of(*DECIDING)
+
+    def feed(self, batch: Batch) -> None:
+        settled = batch.events_of(*DECIDING)
+        if self.stored:
+            self._load(settled)
+        rows, stakes = self.rows, self.stakes
+        for event in settled:
+            data = event["data"]
+            if not isinstance(data, dict):
+                continue
+            patron = data.get("patron")
+            if not isinstance(patron, str):
+                continue
+            key = (patron, event["gaming_day"])
+            rating = rows.get(key)
+            if rating is None:
+                rating = rows[key] = PatronDayRating(patron=patron, gaming_day=key[1])
+                stakes[key] = {}
+            stake = data.get("stake_cents", 0)
+            rating.bets += 1
+            rating.staked_cents += stake
+            rating.actual_win_cents += stake - data.get("return_cents", 0)
+            by_edge = stakes[key]
+            edge = data.get("house_edge", "0")
+            by_edge[edge] = by_edge.get(edge, 0) + stake
+            when = event["occurred_at"]
+            if rating.first_bet_at is None or when < rating.first_bet_at:
+                rating.first_bet_at = when
+            if rating.last_bet_at is None or when > rating.last_bet_at:
+                rating.last_bet_at = when
+
+    def _load(self, settled: list[dict]) -> None:
+        """The stored rows of the patron-days these events rate: one query, not one a patron."""
+        keys = {
+            (event["data"]["patron"], event["gaming_day"])
+            for event in settled
+            if isinstance(event["data"], dict) and isinstance(event["data"].get("patron"), str)
+        } - self.rows.keys()
+        if not keys:
+            return
+        for r in PatronDayRating.objects.select_for_update().filter(
+            patron__in={p for p, _ in keys}, gaming_day__in={d for _, d in keys}
+        ):
+            if (r.patron, r.gaming_day) in keys:
+                self.rows[r.patron, r.gaming_day] = r
+                self.stakes[r.patron, r.gaming_day] = {}
+
+    def finished(self) -> list[PatronDayRating]:
+        """The rows, their theoretical win brought up to date."""
+        edges: dict[object, Fraction] = {}  # a handful of distinct edges: parse each once
+        for key, rating in self.rows.items():
+            theoretical = Fraction(rating.theoretical_win)
+            for edge, staked in self.stakes[key].items():
+                if edge not in edges:
+                    edges[edge] = Fraction(edge)
+                theoretical += staked * edges[edge]
+            rating.theoretical_win = str(theoretical)
+            self.stakes[key] = {}
+        return list(self.rows.values())
+
+    def finish(self) -> None:
+        PatronDayRating.objects.bulk_create(self.finished(), batch_size=1000)
 
 
 register(PatronRatings())
