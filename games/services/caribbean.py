@@ -61,13 +61,15 @@ def caribbean_ante(
         rules = _rules(coup.table)
         try:
             cs.CaribbeanAnte(box=box, player=who.code, ante_cents=ante_cents)
+            # A taken box refuses the ante whatever its size: checked before the table's
+            # limits, so it is not recorded as a refusal over a limit (the floor counts those).
+            if any(b.position["box"] == box for b in coup.bets.all()):
+                raise InvalidInput(f"box {box} already has an ante", field="box")
             rules.game.check_ante(ante_cents)
         except RuleError as exc:
             raise refused(
                 exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=ante_cents
             ) from exc
-        if any(b.position["box"] == box for b in coup.bets.all()):
-            raise InvalidInput(f"box {box} already has an ante", field="box")
         check_self_limit(who.code, ante_cents, table=coup.table.code, round_id=coup.id)
         needed = ante_cents + rules.game.raise_cents(ante_cents)
         if store.balance(who.chips_account, coup.table.currency) < needed:

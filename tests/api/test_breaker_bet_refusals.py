@@ -89,11 +89,6 @@ def test_a_bet_on_a_closed_coup_over_the_maximum_is_a_409_and_no_refusal(api, co
     assert not BetRefusal.objects.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="games/services/caribbean.py checks the ante's limits before the box: an ante over the maximum on a "
-    "taken box is recorded as a table-maximum refusal and answered on ante_cents (fix: move the box check up)",
-)
 def test_a_caribbean_ante_on_a_box_already_taken_is_no_limit_refusal(api, coups):
     """The box is taken: that is why the ante is refused, whatever its size. The floor must not
     count it as a patron trying to bet over the table's maximum."""
