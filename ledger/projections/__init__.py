@@ -52,15 +52,15 @@ class Batch:
 
     Projectors ask only for what they need: the balance projector never loads an event, it
     sums the postings in SQL; the others read ``events`` (dicts of ``EVENT_FIELDS``), some
-    of them, or sums of postings of their own (``memo``). Each is read once per batch, for
-    every projector of a rebuild.
+    of them, or queries of their own (``memo``). Each is read once per batch, for every
+    projector of a rebuild.
     """
 
     after: int
     upto: int
-    _events_of_types: dict = field(default_factory=dict)
-    _pending: list[Callable[[], None]] = field(default_factory=list)
-    _memo: dict = field(default_factory=dict)
+    _events_of_types: dict = field(default_factory=dict, repr=False)
+    _pending: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def size(self) -> int:
