@@ -86,6 +86,8 @@ class Batch:
 
     def complete(self) -> bool:
         """Whether this connection sees every position of the batch."""
+        if "events" in self.__dict__:
+            return len(self.events) == self.size
         self.settle()
         return self._range(Event.objects, "position").count() == self.size
 
@@ -375,10 +377,10 @@ class _ReadAhead:
             after = 0
             while after < upto and not self.stopping.is_set():
                 work = Batch(after, min(upto, after + size))
-                if not work.complete():
-                    break
                 for read in readers:
                     read(work)
+                if not work.complete():
+                    break
                 self._put(work)
                 after = work.upto
         except Exception:  # the rebuild reads on and meets the error itself, if it is one
