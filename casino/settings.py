@@ -71,6 +71,12 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'casino.sqlite3'}"),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Keep each worker's connection between requests: opening one (a server process, its
+    # authentication, Django's set-up queries) cost more CPU than the bet it served (issue 11).
+    # The health check replaces a connection the server dropped before it is used.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes SQLite's write lock at BEGIN, so two writers queue instead of failing
     # with "database is locked" halfway through a coup.
