@@ -23,7 +23,6 @@ from staff.roles import Role, grant
 
 from .models import Bet, Table
 from .rules.prison import PrisonOnClose
-from .services.prison import prisoners
 from .services.tables import table_close, table_open
 
 DEALER, PIT_BOSS, CASHIER = "demo-dealer", "demo-pitboss", "demo-cashier"
@@ -94,7 +93,9 @@ def demo_table_close(code: str) -> dict:
     table = Table.objects.get(code=code)
     rule = PrisonOnClose(table.rules.get("prison_on_close", "half_returned"))
     tray = store.balance(accounts.table_tray(code))
-    for bet in prisoners(table):
+    # A plain read (``prisoners`` locks the rows, which PostgreSQL refuses outside a
+    # transaction); ``table_close`` below takes the writer lock and resolves them itself.
+    for bet in Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED):
         if bet.chips == Bet.Chips.VALUE:
             tray += bet.stake_cents - (bet.stake_cents if rule == PrisonOnClose.RETURNED else bet.stake_cents // 2)
     closer = decompose(tray, chip_denominations())
