@@ -1,14 +1,19 @@
 """Reads for tables and rounds, and the row locks the services take."""
 
 import uuid
+from dataclasses import dataclass, field
 
-from ledger import accounts
+from django.db import connection
+
+from cashier.models import Patron, SelfLimit
+from casino.prepared import columns, fetch_prepared, instance
+from ledger import accounts, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import Event
 from ledger.projections.table_stats import NOT_GAMING
 from ledger.selectors import movement_cents
 
-from .models import Round, Table
+from .models import Bet, Round, Table
 from .rules.roulette import InvalidBet
 from .rules.roulette_table import RouletteTableRules
 
@@ -31,6 +36,70 @@ def round_for_update(round_id: object) -> Round:
     if found is None:
         raise NotFound(f"no round {round_id}", field="round")
     return found
+
+
+@dataclass
+class BetPlacementReads:
+    """What placing a bet checks, read under the writer lock (``bet_placement_reads``)."""
+
+    coup: Round  # locked until commit; ``coup.table`` loaded
+    patron: Patron | None  # None: no patron with that code
+    self_limit_cents: int | None  # his own maximum (``cashier.SelfLimit``), None when he set none
+    chips_cents: int  # value chips he holds in the table's currency, from the ledger (cents)
+    placed: list[tuple[dict, int]] = field(default_factory=list)  # his bets on the coup: (position, stake)
+
+
+def _bet_placement_sql() -> str:
+    return (
+        f"SELECT {columns(Round, 'r')}, {columns(Table, 't')}, {columns(Patron, 'p')}, "
+        "(SELECT s.max_bet_cents FROM cashier_selflimit s WHERE s.patron_code = p.code), "
+        "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
+        " WHERE l.account = %s AND l.currency = t.currency), "
+        "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
+        " WHERE b.round_id = r.id AND b.patron_id = p.id AND b.state = %s) "
+        "FROM games_round r JOIN games_table t ON t.id = r.table_id LEFT JOIN cashier_patron p ON p.code = %s "
+        "WHERE r.id = %s FOR UPDATE OF r"
+    )
+
+
+def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementReads:
+    """The round (locked, with its table), the patron, his self-limit, his value chips and his
+    bets already on the coup: one prepared statement on PostgreSQL instead of five ORM queries
+    (a bet placement's reads were a fifth of its time; issue 11). ``NotFound`` (404, field
+    ``round``) when there is no such round; an unknown patron is ``patron`` None.
+    """
+    try:
+        key = uuid.UUID(str(round_id))
+    except ValueError:
+        raise NotFound(f"no round {round_id}", field="round") from None
+    code = patron_code if isinstance(patron_code, str) else None
+    if connection.vendor != "postgresql":
+        return _bet_placement_reads_orm(key, code)
+    account = accounts.patron_chips(code) if code is not None else None
+    rows = fetch_prepared(_bet_placement_sql(), [account, Bet.State.PLACED.value, code, key])
+    if not rows:
+        raise NotFound(f"no round {round_id}", field="round")
+    row = rows[0]
+    widths = [len(model._meta.concrete_fields) for model in (Round, Table, Patron)]
+    coup = instance(Round, row[: widths[0]])
+    coup.table = instance(Table, row[widths[0] : widths[0] + widths[1]])
+    patron = instance(Patron, row[widths[0] + widths[1] : sum(widths)])
+    limit, chips, placed = row[sum(widths) :]
+    return BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()])
+
+
+def _bet_placement_reads_orm(key: uuid.UUID, code: str | None) -> BetPlacementReads:
+    coup = round_for_update(key)
+    patron = Patron.objects.filter(code=code).first() if code is not None else None
+    if patron is None:
+        return BetPlacementReads(coup, None, None, 0)
+    return BetPlacementReads(
+        coup,
+        patron,
+        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", flat=True).first(),
+        store.balance(patron.chips_account, coup.table.currency),
+        list(coup.bets.filter(patron=patron, state=Bet.State.PLACED).values_list("position", "stake_cents")),
+    )
 
 
 def roulette_rules(table: Table) -> RouletteTableRules:

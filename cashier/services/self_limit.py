@@ -181,8 +181,17 @@ def self_limit_get(patron: str, *, now: datetime | None = None) -> dict | None:
     return result
 
 
+_READ = object()  # check_self_limit's default: look the limit up
+
+
 def check_self_limit(
-    patron_code: str, stake_cents: int, *, table: str | None = None, round_id: object = None, field: str = "stake_cents"
+    patron_code: str,
+    stake_cents: int,
+    *,
+    table: str | None = None,
+    round_id: object = None,
+    field: str = "stake_cents",
+    limit_cents: int | None | object = _READ,
 ) -> None:
     """Refuse a bet placement whose total stake ``stake_cents`` is over the patron's own limit.
 
@@ -191,8 +200,12 @@ def check_self_limit(
     limited. Raises ``BetRefused`` (an ``InvalidInput``, 400 on ``field``, kind ``self_limit``)
     naming the limit in EUR and carrying ``table`` (code) and ``round_id`` when the caller gives
     them, so that the floor can record the refusal (``games.services.refusals``).
+    ``limit_cents``: the limit when the caller read it already in the same transaction (None:
+    he has none), as roulette's ``bet_placement_reads`` does.
     """
-    limit = SelfLimit.objects.filter(pk=patron_code).values_list("max_bet_cents", flat=True).first()
+    limit = limit_cents
+    if limit is _READ:
+        limit = SelfLimit.objects.filter(pk=patron_code).values_list("max_bet_cents", flat=True).first()
     if limit is not None and stake_cents > limit:
         raise BetRefused(
             f"a bet of {_eur(stake_cents)} is over patron {patron_code}'s own limit of {_eur(limit)} "

@@ -19,7 +19,7 @@ from ledger.store import NewEvent
 from ..models import Bet, Round
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
-from ..selectors import roulette_rules, round_for_update
+from ..selectors import bet_placement_reads, roulette_rules
 from .refusals import refused
 
 
@@ -103,7 +103,8 @@ def bet_place(
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        coup = round_for_update(round_id)
+        reads = bet_placement_reads(round_id, patron)
+        coup = reads.coup
         table = coup.table
         if table.game != table.Game.ENGLISH_ROULETTE:
             raise InvalidInput(f"table {table.code} is a {table.game} table: use its own bet endpoint", field="round")
@@ -111,13 +112,13 @@ def bet_place(
             raise StateConflict(
                 f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round"
             )
-        who = patron_get(patron)
+        who = reads.patron or patron_get(patron)  # patron_get raises the "no patron" 400
         rules = roulette_rules(table)
         components = _components(rules, stake_cents, bet, announce)
         colour = chips == Bet.Chips.COLOUR
         stack = _colour_stack(table.pk, who) if colour else None
         source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
-        already = _staked_by_position(coup, who)
+        already = _staked_by_position(reads.placed)
         for position, stake in components:
             if stack and stake % stack.unit_value_cents:
                 raise InvalidInput(
@@ -132,8 +133,8 @@ def bet_place(
             already[_key(position)] = already.get(_key(position), 0) + stake
         total = sum(stake for _, stake in components)
         # responsible gaming: his own maximum, every game
-        check_self_limit(who.code, total, table=table.code, round_id=coup.id)
-        held = store.balance(source, table.currency)
+        check_self_limit(who.code, total, table=table.code, round_id=coup.id, limit_cents=reads.self_limit_cents)
+        held = store.balance(source, table.currency) if colour else reads.chips_cents
         if held < total:
             raise InsufficientChips(
                 f"{who.code} holds {held} cents in {chips} chips, less than the {total} staked", field="stake_cents"
@@ -195,10 +196,10 @@ def _key(position: RouletteBet) -> tuple:
     return (position.type.value, position.numbers)
 
 
-def _staked_by_position(coup: Round, patron: Patron) -> dict[tuple, int]:
+def _staked_by_position(placed: list[tuple[dict, int]]) -> dict[tuple, int]:
     """What the patron already has on each position this coup (limits are per position)."""
     staked: dict[tuple, int] = {}
-    for bet in coup.bets.filter(patron=patron, state=Bet.State.PLACED):
-        key = (bet.position["type"], tuple(bet.position["numbers"]))
-        staked[key] = staked.get(key, 0) + bet.stake_cents
+    for position, stake_cents in placed:
+        key = (position["type"], tuple(position["numbers"]))
+        staked[key] = staked.get(key, 0) + stake_cents
     return staked
