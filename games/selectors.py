@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from cashier.models import Patron, SelfLimit
-from casino.prepared import columns, fetch_prepared, instance
+from casino.rawsql import columns, fetch_prepared, instance
 from ledger import accounts, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import Event

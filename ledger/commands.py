@@ -46,8 +46,10 @@ class Command:
         events: Sequence[store.NewEvent],
         correlation_id: str = "",
         causation_id: str = "",
+        also: Sequence[tuple[str, Sequence]] = (),
     ) -> list[Event]:
-        """``ledger.store.append`` with this command's actor; the key goes on its first event."""
+        """``ledger.store.append`` with this command's actor; the key goes on its first event
+        (``also``: statements written with the events, see ``store.append``)."""
         saved = store.append(
             stream=stream,
             expected_version=expected_version,
@@ -57,6 +59,7 @@ class Command:
             causation_id=causation_id,
             idempotency_key=None if self.appended else self.idempotency_key,
             writer_locked=True,  # ledger_command took it first thing in this transaction
+            also=also,
         )
         self.appended.extend(saved)
         return saved

@@ -123,6 +123,7 @@ def append(
     causation_id: str = "",
     idempotency_key: str | None = None,
     writer_locked: bool = False,
+    also: Sequence[tuple[str, Sequence]] = (),
 ) -> list[Event]:
     """Append ``events`` to ``stream`` at ``expected_version`` + 1, + 2, …; returns the saved rows.
 
@@ -131,7 +132,10 @@ def append(
     ``expected_version``, ``UnbalancedPostings`` when an event's postings do not sum to zero
     per currency, ``InvalidInput`` for data that is not canonical JSON. Nothing is written
     when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
-    transaction (``ledger_command`` does), so the lock is not asked for again.
+    transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
+    ``(sql, params)`` statements the command writes beside its events (its read-model rows,
+    ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in the same round
+    trip; a failing one undoes the append too.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("ledger.append must run inside the service's transaction")
@@ -161,13 +165,16 @@ def append(
         saved, postings = _chain(events, stream, expected_version, position, prev_hash, recorded_at, actor,
                                  correlation_id, causation_id, idempotency_key)  # fmt: skip
         if postgres:
-            _write_postgresql(saved, postings)
+            _write_postgresql(saved, postings, also)
         else:
             with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
                 Posting.objects.bulk_create(
                     [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
                 )
                 Event.objects.bulk_create(saved)
+                with connection.cursor() as cursor:
+                    for sql, params in also:
+                        cursor.execute(sql, params)
     except BaseException:
         if postgres:
             _rollback_savepoint()
@@ -281,7 +288,9 @@ _EVENT_COLUMNS = (
 _COPY_FROM = 2
 
 
-def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, str]]) -> None:
+def _write_postgresql(
+    events: list[Event], postings: list[tuple[int, str, int, str]], also: Sequence[tuple[str, Sequence]]
+) -> None:
     """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened, then
     release it (``bulk_create`` spent 60 % of a coup's append building model instances and
     SQL; issue 11). Postings go in before their events: each event insert is checked against
@@ -290,7 +299,11 @@ def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, s
     rows = [tuple(json.dumps(e.data) if c == "data" else getattr(e, c) for c in _EVENT_COLUMNS) for e in events]
     posting_sql = "ledger_posting (event_id, account, amount_cents, currency)"
     event_sql = f"ledger_event ({', '.join(_EVENT_COLUMNS)})"
-    release = f"RELEASE SAVEPOINT {_SAVEPOINT}"
+    # The caller's statements and the release follow the rows in one string (Django's psycopg
+    # cursor binds parameters client-side, so it may hold several statements; the first failing
+    # stops the rest, and ``append`` rolls back to the savepoint).
+    statements, params = [sql for sql, _ in also], [value for _, values in also for value in values]
+    statements.append(f"RELEASE SAVEPOINT {_SAVEPOINT}")
     with connection.cursor() as cursor:
         if len(events) >= _COPY_FROM:
             raw = cursor.cursor  # psycopg's own cursor, for COPY
@@ -300,15 +313,13 @@ def _write_postgresql(events: list[Event], postings: list[tuple[int, str, int, s
                         with raw.copy(f"COPY {table} FROM STDIN") as copy:
                             for row in values:
                                 copy.write_row(row)
-            cursor.execute(release)
+            cursor.execute("; ".join(statements), params)
             return
-        # One event: the INSERTs and the release go as one string, one round trip (Django's
-        # psycopg cursor binds parameters client-side, so it may hold several statements; the
-        # first failing stops the rest, and ``append`` rolls back to the savepoint).
-        statements, params = [], []
+        # One event: its INSERTs go first in that same string, one round trip in all.
+        inserts, values_ = [], []
         for table, values in ((posting_sql, postings), (event_sql, rows)):
             if values:
                 one = "(" + ", ".join(["%s"] * len(values[0])) + ")"
-                statements.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
-                params += [value for row in values for value in row]
-        cursor.execute("; ".join([*statements, release]), params)
+                inserts.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
+                values_ += [value for row in values for value in row]
+        cursor.execute("; ".join([*inserts, *statements]), values_ + params)

@@ -11,6 +11,7 @@ import uuid
 from cashier.models import ColourStack, Patron
 from cashier.selectors import patron_get
 from cashier.services.self_limit import check_self_limit
+from casino import rawsql
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -172,15 +173,16 @@ def bet_place(
                     posting_rules.bet_placed(source, table.code, stake),
                 )
             )
-        Bet.objects.bulk_create(placed)
-        saved = cmd.append(
+        expected = coup.version if expected_version is None else expected_version
+        coup.version = expected + len(events)  # what the append makes it, or it raises
+        # The bets and the round's version go in the append's own round trip (issue 11).
+        cmd.append(
             stream=coup.stream,
-            expected_version=coup.version if expected_version is None else expected_version,
+            expected_version=expected,
             correlation_id=str(coup.id),
             events=events,
+            also=[rawsql.insert(placed), rawsql.update(coup, ["version"])],
         )
-        coup.version = saved[-1].version
-        coup.save()
         return cmd.finish(
             {
                 "round": str(coup.id),

@@ -1,4 +1,5 @@
-"""Prepared reads on PostgreSQL, for the few hot paths where the ORM's cost shows (issue 11).
+"""Plain SQL for the few hot paths where the ORM's cost shows (issue 11): prepared reads on
+PostgreSQL, and INSERT/UPDATE statements for model instances that a caller sends with others.
 
 Django's psycopg cursor binds parameters client-side, so PostgreSQL parses and plans every
 statement again: 0.2-0.5 ms for a round joined to its table on this project's 2-core machine,
@@ -6,7 +7,9 @@ more than running it. ``fetch_prepared`` sends the statement with server-side bi
 ``prepare=True``: parsed and planned once per connection (connections live ``CONN_MAX_AGE``).
 
 ``instance`` builds a model instance from its columns the way a queryset would (converters
-such as ``JSONField``'s applied), without compiling a query.
+such as ``JSONField``'s applied), without compiling a query. ``insert`` and ``update`` give
+``(sql, params)`` for instances, values prepared as ``save()`` would (``auto_now_add``, JSON):
+``ledger.store.append`` runs them in its own round trip (``also=``).
 """
 
 from __future__ import annotations
@@ -45,3 +48,31 @@ def instance(model: type[Model], values: Sequence[object]) -> Model | None:
         for field, value in zip(fields, values, strict=True)
     ]
     return model.from_db(connection.alias, [field.attname for field in fields], converted)
+
+
+Statement = tuple[str, list]
+
+
+def insert(objs: Sequence[Model]) -> Statement:
+    """One ``INSERT`` of ``objs`` (instances of one model, primary keys already set), as
+    ``bulk_create`` would write them; the instances are marked saved."""
+    model = type(objs[0])
+    fields = model._meta.concrete_fields
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    params = []
+    for obj in objs:
+        params += [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
+        obj._state.adding, obj._state.db = False, connection.alias
+    names = ", ".join(f'"{field.column}"' for field in fields)
+    return f'INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join([row] * len(objs))}', params
+
+
+def update(obj: Model, names: Sequence[str]) -> Statement:
+    """``UPDATE`` of the fields ``names`` of ``obj``'s row, by primary key (the caller holds the
+    row: no concurrent-transition check)."""
+    meta = obj._meta
+    fields = [meta.get_field(name) for name in names]
+    assignments = ", ".join(f'"{field.column}" = %s' for field in fields)
+    params = [field.get_db_prep_save(getattr(obj, field.attname), connection) for field in fields]
+    params.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    return f'UPDATE "{meta.db_table}" SET {assignments} WHERE "{meta.pk.column}" = %s', params
