@@ -195,8 +195,9 @@ LOGGING = {
 # password) and per client address (trying many accounts from one place), as axes recommends.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "staff.backends.StaffBackend",  # ModelBackend, the user's roles read with him
 ]
+SESSION_ENGINE = "staff.sessions"  # database sessions, read by a prepared statement
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]

@@ -50,11 +50,17 @@ def roles_of(user_or_username) -> frozenset[str]:
         return frozenset()
     cached = getattr(user, "_casino_roles", None)
     if cached is None:
-        cached = frozenset(name for name in user.groups.values_list("name", flat=True) if name in ALL_ROLES)
-        if user.is_superuser:
-            cached |= {Role.ADMIN.value}
-        user._casino_roles = cached
+        cached = remember_roles(user, user.groups.values_list("name", flat=True))
     return cached
+
+
+def remember_roles(user, group_names: Iterable[str]) -> frozenset[str]:
+    """Keep on ``user`` (for this request) the roles his groups ``group_names`` give him."""
+    roles = frozenset(name for name in group_names if name in ALL_ROLES)
+    if user.is_superuser:
+        roles |= {Role.ADMIN.value}
+    user._casino_roles = roles
+    return roles
 
 
 def has_role(user_or_username, *roles: str) -> bool:

@@ -1,0 +1,39 @@
+"""The login backend: Django's ``ModelBackend``, whose per-request ``get_user`` also loads the
+user's role names, in one prepared statement on PostgreSQL (three ORM queries per API request
+were a sixth of a bet placement's time; issue 11)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import ValidationError
+from django.db import connection
+
+from casino.rawsql import columns, fetch_prepared, instance
+
+from .roles import remember_roles
+
+
+class StaffBackend(ModelBackend):
+    def get_user(self, user_id):
+        """The active user with primary key ``user_id`` (from the session), his roles loaded
+        (``staff.roles.roles_of`` reads them from him); None when there is none."""
+        model = get_user_model()
+        try:
+            key = model._meta.pk.to_python(user_id)
+        except ValidationError:  # not a key (a forged session holds no such thing): nobody
+            return None
+        if connection.vendor != "postgresql":
+            return super().get_user(key)
+        groups = model.groups.through._meta
+        sql = (
+            f"SELECT {columns(model, 'u')}, ARRAY(SELECT g.name FROM auth_group g "
+            f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id) '
+            f'FROM "{model._meta.db_table}" u WHERE u."{model._meta.pk.column}" = %s'
+        )
+        rows = fetch_prepared(sql, [key])
+        if not rows:
+            return None
+        user = instance(model, rows[0][:-1])
+        remember_roles(user, rows[0][-1])
+        return user if self.user_can_authenticate(user) else None

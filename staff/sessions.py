@@ -1,0 +1,29 @@
+"""The session engine (``SESSION_ENGINE``): Django's database sessions, read by a prepared
+statement on PostgreSQL (every API request reads its session; issue 11). Same table, same
+expiry and invalidation as ``django.contrib.sessions.backends.db``."""
+
+from __future__ import annotations
+
+from django.contrib.sessions.backends import db
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.utils import timezone
+
+from casino.rawsql import columns, fetch_prepared, instance
+
+
+class SessionStore(db.SessionStore):
+    def _get_session_from_db(self):
+        if connection.vendor != "postgresql" or self.model is not Session:
+            return super()._get_session_from_db()
+        if "\x00" in self.session_key:  # a cookie can carry one escaped; no key holds one
+            self._session_key = None
+            return None
+        rows = fetch_prepared(
+            f"SELECT {columns(Session, 's')} FROM django_session s WHERE s.session_key = %s AND s.expire_date > %s",
+            [self.session_key, timezone.now()],
+        )
+        if not rows:
+            self._session_key = None
+            return None
+        return instance(Session, rows[0])
