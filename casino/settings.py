@@ -77,6 +77,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # The health check replaces a connection the server dropped before it is used.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Django turns psycopg's prepared statements off (threshold None) even where asked for;
+    # its own cursors bind client-side and never prepare, so this only lets casino.rawsql's
+    # few hot reads be parsed and planned once per connection (issue 11).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes SQLite's write lock at BEGIN, so two writers queue instead of failing
     # with "database is locked" halfway through a coup.

@@ -47,6 +47,7 @@ class BetPlacementReads:
     self_limit_cents: int | None  # his own maximum (``cashier.SelfLimit``), None when he set none
     chips_cents: int  # value chips he holds in the table's currency, from the ledger (cents)
     placed: list[tuple[dict, int]] = field(default_factory=list)  # his bets on the coup: (position, stake)
+    tip: store.Tip | None = None  # the round stream's tip for ``append`` (PostgreSQL)
 
 
 def _bet_placement_sql() -> str:
@@ -56,16 +57,18 @@ def _bet_placement_sql() -> str:
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
         " WHERE l.account = %s AND l.currency = t.currency), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
-        " WHERE b.round_id = r.id AND b.patron_id = p.id AND b.state = %s) "
+        " WHERE b.round_id = r.id AND b.patron_id = p.id AND b.state = %s), "
+        f"{store.TIP_SQL} "
         "FROM games_round r JOIN games_table t ON t.id = r.table_id LEFT JOIN cashier_patron p ON p.code = %s "
         "WHERE r.id = %s FOR UPDATE OF r"
     )
 
 
 def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementReads:
-    """The round (locked, with its table), the patron, his self-limit, his value chips and his
-    bets already on the coup: one prepared statement on PostgreSQL instead of five ORM queries
-    (a bet placement's reads were a fifth of its time; issue 11). ``NotFound`` (404, field
+    """The round (locked, with its table), the patron, his self-limit, his value chips, his
+    bets already on the coup and the round stream's tip: one prepared statement on PostgreSQL
+    instead of five ORM queries and the append's own read (a bet placement's reads were a
+    fifth of its time; issue 11). Call it under the writer lock (``ledger_command``). ``NotFound`` (404, field
     ``round``) when there is no such round; an unknown patron is ``patron`` None.
     """
     try:
@@ -76,7 +79,8 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     if connection.vendor != "postgresql":
         return _bet_placement_reads_orm(key, code)
     account = accounts.patron_chips(code) if code is not None else None
-    rows = fetch_prepared(_bet_placement_sql(), [account, Bet.State.PLACED.value, code, key])
+    stream = Round(id=key).stream
+    rows = fetch_prepared(_bet_placement_sql(), [account, Bet.State.PLACED.value, stream, code, key])
     if not rows:
         raise NotFound(f"no round {round_id}", field="round")
     row = rows[0]
@@ -84,8 +88,8 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     coup = instance(Round, row[: widths[0]])
     coup.table = instance(Table, row[widths[0] : widths[0] + widths[1]])
     patron = instance(Patron, row[widths[0] + widths[1] : sum(widths)])
-    limit, chips, placed = row[sum(widths) :]
-    return BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()])
+    limit, chips, placed, *tip = row[sum(widths) :]
+    return BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()], store.Tip.from_row(tip))
 
 
 def _bet_placement_reads_orm(key: uuid.UUID, code: str | None) -> BetPlacementReads:

@@ -48,9 +48,12 @@ class Command:
         correlation_id: str = "",
         causation_id: str = "",
         also: Sequence[tuple[str, Sequence]] = (),
+        tip: store.Tip | None = None,
     ) -> list[Event]:
         """``ledger.store.append`` with this command's actor; the key goes on its first event
-        (``also``: statements written with the events, see ``store.append``)."""
+        (``also``, ``tip``: see ``store.append``; a tip is good for the command's first append only)."""
+        if tip is not None and self.appended:
+            raise RuntimeError("the tip was read before this command's earlier append")
         saved = store.append(
             stream=stream,
             expected_version=expected_version,
@@ -61,6 +64,7 @@ class Command:
             idempotency_key=None if self.appended else self.idempotency_key,
             writer_locked=True,  # ledger_command took it first thing in this transaction
             also=also,
+            tip=tip,
         )
         self.appended.extend(saved)
         return saved
@@ -114,7 +118,7 @@ def projections_after_commit() -> None:
 # command (publishing cost 2 ms of a 15-ms bet placement; issue 11). A catch-up reads up to
 # the ledger's tip when it starts, so a commit made before a task's ETA is covered by that
 # task; ``_MARGIN`` allows for the worker's clock running ahead of this one.
-_WINDOW_SECONDS = 0.25
+_WINDOW_SECONDS = 0.5
 _MARGIN_SECONDS = 0.05
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import psycopg
 from django.db import Error, connection, transaction
 from django.db.models import Max, Sum
 from django.db.models.base import ModelState
@@ -55,6 +56,35 @@ class NewEvent:
     postings: Sequence[Leg] = field(default_factory=tuple)
     schema_version: int = 1
     occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Tip:
+    """Where a stream and the ledger stand: the stream's version (0: no event yet), the last
+    event's position and hash (0 and ``GENESIS_HASH`` for an empty ledger), and the database's
+    time (UTC), which becomes the appended events' ``recorded_at``."""
+
+    version: int
+    position: int
+    hash: str
+    now: datetime
+
+    @classmethod
+    def from_row(cls, row: Sequence) -> "Tip":
+        """From the four values ``TIP_SQL`` selects."""
+        version, position, hash_, now = row
+        return cls(version or 0, position or 0, hash_ or GENESIS_HASH, now.astimezone(UTC))
+
+
+# Four columns giving a ``Tip``, for the stream bound to its one ``%s``. A service that reads
+# its state in one statement under the writer lock may select these in it too and pass the
+# ``Tip`` to ``append`` (PostgreSQL): the append's own read of the tip, a round trip of a
+# one-event command, is saved (issue 11).
+TIP_SQL = (
+    "(SELECT max(version) FROM ledger_event WHERE stream = %s), "
+    "(SELECT position FROM ledger_event ORDER BY position DESC LIMIT 1), "
+    "(SELECT hash FROM ledger_event ORDER BY position DESC LIMIT 1), clock_timestamp()"
+)
 
 
 def lock_writers() -> None:
@@ -124,6 +154,7 @@ def append(
     idempotency_key: str | None = None,
     writer_locked: bool = False,
     also: Sequence[tuple[str, Sequence]] = (),
+    tip: Tip | None = None,
 ) -> list[Event]:
     """Append ``events`` to ``stream`` at ``expected_version`` + 1, + 2, …; returns the saved rows.
 
@@ -135,7 +166,9 @@ def append(
     transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
     ``(sql, params)`` statements the command writes beside its events (its read-model rows,
     ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in the same round
-    trip; a failing one undoes the append too.
+    trip; a failing one undoes the append too. ``tip``: the ``Tip`` of ``stream`` the caller
+    read (``TIP_SQL``) under the writer lock in this transaction with nothing appended since
+    (``writer_locked`` must be true); ignored on SQLite.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("ledger.append must run inside the service's transaction")
@@ -149,13 +182,18 @@ def append(
     # before anything is written: walking it twice cost 5 % of a coup's append (issue 11).
 
     postgres = connection.vendor == "postgresql"
-    if postgres:
+    savepoint_open = False
+    if postgres and tip is not None:
+        if not writer_locked:
+            raise RuntimeError("a tip read by the caller is only good under the writer lock")
+    elif postgres:
         # One round trip: the lock (unless held), the tip, and the savepoint the rows go in.
-        current, position, prev_hash, recorded_at = _tip_postgresql(stream, lock=not writer_locked)
+        tip, savepoint_open = _tip_postgresql(stream, lock=not writer_locked), True
     else:
         if not writer_locked:
             lock_writers()
-        current, position, prev_hash, recorded_at = stream_version(stream), *head(), _db_now()
+        tip = Tip(stream_version(stream), *head(), _db_now())
+    current, position, prev_hash, recorded_at = tip.version, tip.position, tip.hash, tip.now
     try:
         if current != expected_version:
             raise VersionConflict(
@@ -165,7 +203,12 @@ def append(
         saved, postings = _chain(events, stream, expected_version, position, prev_hash, recorded_at, actor,
                                  correlation_id, causation_id, idempotency_key)  # fmt: skip
         if postgres:
-            _write_postgresql(saved, postings, also)
+            if not savepoint_open and len(saved) >= _COPY_FROM:
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+                savepoint_open = True
+            # With the caller's tip, a one-event write opens the savepoint in its own string.
+            _write_postgresql(saved, postings, also, open_savepoint=not savepoint_open)
         else:
             with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
                 Posting.objects.bulk_create(
@@ -176,7 +219,10 @@ def append(
                     for sql, params in also:
                         cursor.execute(sql, params)
     except BaseException:
-        if postgres:
+        if postgres and (savepoint_open or _failed_in_transaction()):
+            # A failed one-event write string had opened the savepoint (its first statement)
+            # before the failing one; a write string never sent (refused before, or its values
+            # refused by the driver) opened nothing, and the transaction is still good.
             _rollback_savepoint()
         raise
     return saved
@@ -241,8 +287,8 @@ def _saved_row(envelope: dict, hash_: str, alias: str) -> Event:
 _SAVEPOINT = "ledger_append"
 
 
-def _tip_postgresql(stream: str, *, lock: bool) -> tuple[int, int, str, datetime]:
-    """``(stream version, head position, head hash, database time)`` read under the writer lock,
+def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
+    """The stream's ``Tip`` read under the writer lock,
     and the savepoint ``_write_postgresql`` writes in, in one round trip (a round trip is a good
     part of a one-event append; issue 11).
 
@@ -251,12 +297,7 @@ def _tip_postgresql(stream: str, *, lock: bool) -> tuple[int, int, str, datetime
     granted and sees the commit of the writer we waited for (reading it in the locking
     statement could miss that commit and fork the chain).
     """
-    tip = (
-        "SELECT (SELECT max(version) FROM ledger_event WHERE stream = %s), last.position, last.hash, "
-        "clock_timestamp() FROM (SELECT 1) AS one LEFT JOIN "
-        "(SELECT position, hash FROM ledger_event ORDER BY position DESC LIMIT 1) AS last ON true"
-    )
-    statements, params = [tip, f"SAVEPOINT {_SAVEPOINT}"], [stream]
+    statements, params = [f"SELECT {TIP_SQL}", f"SAVEPOINT {_SAVEPOINT}"], [stream]
     if lock:
         statements.insert(0, "SELECT pg_advisory_xact_lock(%s)")
         params.insert(0, _WRITER_LOCK_KEY)
@@ -264,8 +305,14 @@ def _tip_postgresql(stream: str, *, lock: bool) -> tuple[int, int, str, datetime
         cursor.execute("; ".join(statements), params)
         if lock:
             cursor.cursor.nextset()  # past the lock's empty result, to the tip's
-        version, position, hash_, now = cursor.fetchone()
-    return version or 0, position or 0, hash_ or GENESIS_HASH, now.astimezone(UTC)
+        return Tip.from_row(cursor.fetchone())
+
+
+def _failed_in_transaction() -> bool:
+    """The server refused a statement of this transaction (psycopg's view of it)."""
+    return connection.connection is not None and (
+        connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+    )
 
 
 def _rollback_savepoint() -> None:
@@ -289,7 +336,11 @@ _COPY_FROM = 2
 
 
 def _write_postgresql(
-    events: list[Event], postings: list[tuple[int, str, int, str]], also: Sequence[tuple[str, Sequence]]
+    events: list[Event],
+    postings: list[tuple[int, str, int, str]],
+    also: Sequence[tuple[str, Sequence]],
+    *,
+    open_savepoint: bool = False,
 ) -> None:
     """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened, then
     release it (``bulk_create`` spent 60 % of a coup's append building model instances and
@@ -322,4 +373,5 @@ def _write_postgresql(
                 one = "(" + ", ".join(["%s"] * len(values[0])) + ")"
                 inserts.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
                 values_ += [value for row in values for value in row]
-        cursor.execute("; ".join([*inserts, *statements]), values_ + params)
+        opening = [f"SAVEPOINT {_SAVEPOINT}"] if open_savepoint else []
+        cursor.execute("; ".join([*opening, *inserts, *statements]), values_ + params)

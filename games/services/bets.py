@@ -182,6 +182,7 @@ def bet_place(
             correlation_id=str(coup.id),
             events=events,
             also=[rawsql.insert(placed), rawsql.update(coup, ["version"])],
+            tip=reads.tip,
         )
         return cmd.finish(
             {

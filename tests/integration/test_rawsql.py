@@ -12,7 +12,9 @@ from games.models import Bet, Round, Table
 from games.selectors import _bet_placement_reads_orm, bet_placement_reads
 from games.services.bets import bet_place
 from games.services.rounds import round_open
-from ledger.errors import NotFound
+from ledger import store
+from ledger.commands import ledger_command
+from ledger.errors import NotFound, VersionConflict
 from ledger.models import Event, Posting
 from ledger.store import NewEvent, append
 from ledger.verify import verify_chain
@@ -115,3 +117,93 @@ def test_an_announced_bet_writes_its_bets_and_version_with_its_events(colour_pat
     assert len(placed["bets"]) == Bet.objects.filter(round_id=coup).count() == 6
     stored = Round.objects.get(pk=coup)
     assert stored.version == placed["version"] == Event.objects.filter(stream=f"round/{coup}").count() == 7
+
+
+def _tip_read_here(stream: str):
+    """The stream's tip as a caller reads it in its own statement (``store.TIP_SQL``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {store.TIP_SQL}", [stream])
+        return store.Tip.from_row(cursor.fetchone())
+
+
+pg_only = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the caller's tip is PostgreSQL's path")
+
+
+@pg_only
+def test_bet_placement_reads_give_the_round_streams_tip(table, patron):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    with transaction.atomic():
+        store.lock_writers()
+        tip = bet_placement_reads(coup, patron).tip
+        here = _tip_read_here(f"round/{coup}")
+        last = Event.objects.order_by("-position").first()
+        assert (tip.version, tip.position, tip.hash) == (here.version, here.position, here.hash)
+        assert (tip.version, tip.position, tip.hash) == (1, last.position, last.hash)
+        assert tip.now.tzinfo is not None and tip.now <= here.now
+
+
+@pg_only
+@pytest.mark.parametrize("size", [1, 3])
+def test_an_append_with_the_callers_tip_chains_as_its_own_read_would(size, cage):
+    with transaction.atomic():
+        store.lock_writers()
+        tip = _tip_read_here("t/tip")
+        saved = append(
+            stream="t/tip",
+            expected_version=0,
+            actor=ACTOR,
+            events=[NewEvent("Tested", {"i": i}) for i in range(size)],
+            writer_locked=True,
+            tip=tip,
+        )
+    assert [e.version for e in saved] == list(range(1, size + 1))
+    assert saved[0].position == tip.position + 1 and saved[0].prev_hash == tip.hash
+    result = verify_chain()
+    assert (result.ok, result.head_hash) == (True, saved[-1].hash)
+
+
+@pg_only
+@pytest.mark.parametrize("size", [1, 3])
+def test_a_refused_append_with_the_callers_tip_leaves_the_transaction_usable(size, cage):
+    """A stale tip (another append since), a version conflict, a value the driver refuses
+    before sending (NUL) and a statement the server refuses: nothing written, and the caller
+    goes on in the same transaction."""
+    events = [NewEvent("Tested", {"i": i}) for i in range(size)]
+    before = Event.objects.count()
+    with transaction.atomic():
+        store.lock_writers()
+        stale = _tip_read_here("t/tip")
+        append(stream="t/other", expected_version=0, actor=ACTOR, events=events, writer_locked=True)
+        with pytest.raises(DatabaseError):  # position taken: the chain cannot fork
+            append(stream="t/tip", expected_version=0, actor=ACTOR, events=events, writer_locked=True, tip=stale)
+        tip = _tip_read_here("t/tip")
+        with pytest.raises(VersionConflict):
+            append(stream="t/tip", expected_version=5, actor=ACTOR, events=events, writer_locked=True, tip=tip)
+        with pytest.raises((DatabaseError, ValueError)):
+            append(stream="t/tip", expected_version=0, actor="nul\x00", events=events, writer_locked=True, tip=tip)
+        with pytest.raises(DatabaseError):
+            append(
+                stream="t/tip",
+                expected_version=0,
+                actor=ACTOR,
+                events=events,
+                writer_locked=True,
+                tip=tip,
+                also=[("SELECT 1 / 0", [])],
+            )
+        saved = append(stream="t/tip", expected_version=0, actor=ACTOR, events=events, writer_locked=True, tip=tip)
+    assert Event.objects.count() == before + 2 * size
+    result = verify_chain()
+    assert (result.ok, result.head_hash) == (True, saved[-1].hash)
+
+
+@pg_only
+def test_a_callers_tip_needs_the_writer_lock_and_the_commands_first_append(cage):
+    with transaction.atomic():
+        with pytest.raises(RuntimeError):
+            append(stream="t/x", expected_version=0, actor=ACTOR, events=[NewEvent("T", {})], tip=_tip_read_here("t/x"))
+    with pytest.raises(RuntimeError), ledger_command(actor=ACTOR, request={"op": "test"}) as cmd:
+        tip = _tip_read_here("t/y")
+        cmd.append(stream="t/x", expected_version=0, events=[NewEvent("T", {})])
+        cmd.append(stream="t/y", expected_version=0, events=[NewEvent("T", {})], tip=tip)
+    assert not Event.objects.filter(stream__in=["t/x", "t/y"]).exists()
