@@ -13,6 +13,7 @@ catch-up of the projections is published to a broker, not run in the request (se
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -127,9 +128,16 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
         log(f"api: open loop at {TARGET_RATE} req/s for {seconds} s ({workers} gunicorn workers)")
         fixed = _load({**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32})
         log(f"api: closed loop, {workers} connections, {seconds} s")
-        busy_before = _machine_busy_seconds()
+        busy_before, split_before = _machine_busy_seconds(), _cpu_by_process(server.pid)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         ceiling = _load({**spec, "bodies": bodies[::-1], "seconds": seconds, "rate": None, "connections": workers})
-        ceiling["cpu_ms_per_request"] = 1000 * (_machine_busy_seconds() - busy_before) / max(ceiling["requests"], 1)
+        served = max(ceiling["requests"], 1)
+        ceiling["cpu_ms_per_request"] = 1000 * (_machine_busy_seconds() - busy_before) / served
+        split_after = _cpu_by_process(server.pid)
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)  # the load generator, now ended
+        split_after["load generator"] = reaped.ru_utime + reaped.ru_stime - children.ru_utime - children.ru_stime
+        split_before["load generator"] = 0.0
+        ceiling["cpu_split"] = {k: 1000 * (split_after[k] - split_before[k]) / served for k in split_after}
     finally:
         server.terminate()
         try:
@@ -158,7 +166,8 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
                 notes=f"gunicorn {workers} sync workers, session cookie"
                 + (
                     f"; {result['cpu_ms_per_request']:.1f} ms of CPU per request, the whole machine"
-                    f" (gunicorn, PostgreSQL, load generator) over its {os.cpu_count()} cores"
+                    f" (gunicorn, PostgreSQL, load generator) over its {os.cpu_count()} cores: "
+                    + ", ".join(f"{name} {ms:.1f}" for name, ms in result["cpu_split"].items())
                     if "cpu_ms_per_request" in result
                     else ""
                 ),
@@ -174,6 +183,27 @@ def _machine_busy_seconds() -> float:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]  # idle + iowait
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_by_process(gunicorn_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by gunicorn (master and workers) and by the
+    PostgreSQL server's processes, from /proc: where a request's CPU goes. Processes that
+    ended since are not counted (the load generator's is taken from ``RUSAGE_CHILDREN``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    split = {"gunicorn": 0.0, "postgres": 0.0}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
+        ppid, cpu = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+        if ppid == gunicorn_pid or int(stat.parent.name) == gunicorn_pid:
+            split["gunicorn"] += cpu
+        elif name.startswith("postgres"):
+            split["postgres"] += cpu
+    return split
 
 
 def _wait_ready(port: int, server: subprocess.Popen) -> None:
