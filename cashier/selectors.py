@@ -8,7 +8,8 @@ from .models import Cage, Patron
 
 def patron_get(code: str, *, field: str = "patron") -> Patron:
     """The patron with ``code``; ``InvalidInput`` naming ``field`` when there is none."""
-    patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
+    # No code holds a NUL (PostgreSQL refuses one in a text parameter: it would be a 500).
+    patron = Patron.objects.filter(code=code).first() if isinstance(code, str) and "\x00" not in code else None
     if patron is None:
         raise InvalidInput(f"no patron {code!r}", field=field)
     return patron

@@ -17,19 +17,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import psycopg
-from django.db import connection
+from django.db import NotSupportedError, connection
 from django.db.models import Model
+
+from ledger.errors import Conflict
+
+
+class SchemaChanged(Conflict):
+    """A prepared statement of this connection was planned before a migration changed a table
+    it reads, inside a transaction that is now lost (HTTP 409: retry; the rollback forgets the
+    connection's prepared statements, so the retry runs)."""
+
+    code = "busy"
 
 
 def fetch_prepared(sql: str, params: Sequence[object]) -> list[tuple]:
     """All rows of ``sql`` (``%s`` placeholders, PostgreSQL only), prepared on this connection.
 
-    Errors come out as Django's (``django.db.DataError``…), like ``cursor.execute``'s.
+    Errors come out as Django's (``django.db.DataError``…), like ``cursor.execute``'s. A plan
+    made stale by a migration run from elsewhere ("cached plan must not change result type")
+    is forgotten and the read retried when no transaction is open; inside one it raises
+    ``SchemaChanged``.
     """
+    # As Django's own cursor() does: a connection kept between requests (CONN_MAX_AGE) that
+    # the server dropped is replaced before it is used.
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
+    try:
+        return _fetch(sql, params)
+    except NotSupportedError as exc:
+        if "cached plan must not change result type" not in str(exc):
+            raise
+        if connection.in_atomic_block:
+            raise SchemaChanged("the database schema changed under this request; retry it") from exc
+        _fetch("DEALLOCATE ALL", None)  # psycopg forgets its prepared statements with the server's
+        return _fetch(sql, params)
+
+
+def _fetch(sql: str, params: Sequence[object] | None) -> list[tuple]:
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        return cursor.fetchall()
+        cursor.execute(sql, params, prepare=params is not None)
+        return cursor.fetchall() if cursor.description else []
 
 
 def columns(model: type[Model], alias: str) -> str:

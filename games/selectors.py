@@ -75,7 +75,7 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
         key = uuid.UUID(str(round_id))
     except ValueError:
         raise NotFound(f"no round {round_id}", field="round") from None
-    code = patron_code if isinstance(patron_code, str) else None
+    code = patron_code if isinstance(patron_code, str) and "\x00" not in patron_code else None
     if connection.vendor != "postgresql":
         return _bet_placement_reads_orm(key, code)
     account = accounts.patron_chips(code) if code is not None else None

@@ -18,6 +18,7 @@ from django.test import Client
 
 from cashier.selectors import patron_chips_cents
 from cashier.services.self_limit import self_limit_set
+from casino.rawsql import SchemaChanged
 from games.models import Bet, Round
 from games.services import bets as bets_service
 from games.services.bets import bet_place
@@ -301,26 +302,10 @@ def test_the_self_limit_caps_the_total_of_an_announced_bet(colour_patron):
         bet_place(round_id=coup, patron=patron, stake_cents=1_200, bet=ROUGE, actor=ACTOR)
 
 
-_ON_POSTGRES = "postgresql" in __import__("django.conf").conf.settings.DATABASES["default"]["ENGINE"]
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "code",
-    [
-        pytest.param(
-            nul,
-            marks=pytest.mark.xfail(
-                _ON_POSTGRES,
-                strict=True,
-                reason="minor, pre-existing (the ORM read did the same): a NUL in the patron code given to "
-                "the service is a DataError on PostgreSQL, a 'no patron' 400 on SQLite (the API's "
-                "serializer refuses NUL first)",
-            ),
-        )
-        for nul in ("P\x00", "P00001\x00")
-    ]
-    + ["P00001\u200b", "\ufeffP00001", "p00001", "P00001 "],
+    ["P\x00", "P00001\x00", "P00001\u200b", "\ufeffP00001", "p00001", "P00001 "],
 )
 def test_an_odd_patron_code_given_to_the_service_is_no_patron_on_every_backend(code, table, patron):
     """The service (not only the API's serializer) answers "no patron" (400); the connection goes on."""
@@ -442,16 +427,21 @@ def test_a_bet_placement_leaves_its_reads_prepared_on_the_connection(committed_d
 
 
 @postgres_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="fault: a prepared bet_placement_reads outlives a column type change made by another "
-    "connection (AlterField max_length): 'cached plan must not change result type' on the next bet",
-)
-def test_a_bet_after_a_migration_changed_a_column_type_goes_through(prepares, table, patron):
+def test_a_bet_after_a_migration_changed_a_column_type_is_a_409_to_retry_and_the_retry_goes_through(
+    prepares, table, patron
+):
+    """A prepared bet_placement_reads outliving a column type change made by another connection
+    (AlterField max_length) fails inside the command's transaction: "retry" (409), nothing
+    written; the rollback forgets the connection's prepared statements, so the retry runs."""
     coup = round_open(table="R1", actor=ACTOR)["round"]
     bet_place(round_id=coup, patron=patron, stake_cents=1_000, bet=ROUGE, actor=ACTOR)  # prepares the reads
+    events = Event.objects.count()
     _alter("ALTER TABLE cashier_patron ALTER COLUMN name TYPE varchar(201)")
     try:
+        with pytest.raises(SchemaChanged) as exc:
+            bet_place(round_id=coup, patron=patron, stake_cents=1_000, bet=ROUGE, actor=ACTOR)
+        assert exc.value.status == 409
+        assert Event.objects.count() == events
         placed = bet_place(round_id=coup, patron=patron, stake_cents=1_000, bet=ROUGE, actor=ACTOR)
     finally:
         _alter("ALTER TABLE cashier_patron ALTER COLUMN name TYPE varchar(200)")
@@ -472,12 +462,6 @@ def test_a_bet_after_a_migration_added_a_column_goes_through(prepares, table, pa
 
 
 @postgres_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="fault: StaffBackend.get_user's prepared statement outlives an auth_user column type change "
-    "made by another connection; in autocommit nothing clears psycopg's cache, so every request "
-    "on that connection fails until CONN_MAX_AGE closes it",
-)
 def test_login_reads_after_a_migration_changed_a_user_column_type_still_work(prepares):
     user = staff_user("brk4user", "pit_boss")
     assert roles_of(StaffBackend().get_user(user.pk)) == {"pit_boss"}  # prepares the read
@@ -495,11 +479,6 @@ def test_login_reads_after_a_migration_changed_a_user_column_type_still_work(pre
 
 
 @postgres_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="fault: the session engine's prepared read outlives a django_session column type change "
-    "made by another connection: every session request on that connection fails until it closes",
-)
 def test_session_reads_after_a_migration_changed_a_session_column_type_still_work(prepares):
     client = _session_client(staff_user("brk4sess", "pit_boss"))
     key = client.cookies["sessionid"].value
@@ -547,12 +526,6 @@ def _kill_this_connection() -> None:
 
 
 @postgres_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="fault: fetch_prepared skips Django's CONN_HEALTH_CHECKS (it calls ensure_connection, not "
-    "cursor()): the session read, a request's first query, fails on a persistent connection the "
-    "server dropped instead of reconnecting as the ORM read did",
-)
 def test_the_first_read_of_a_request_on_a_dropped_persistent_connection_reconnects(committed_db):
     client = _session_client(staff_user("brk4drop", "pit_boss"))
     key = client.cookies["sessionid"].value
