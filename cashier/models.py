@@ -126,4 +126,6 @@ class SelfLimit(models.Model):
 
     def __str__(self) -> str:
         return f"self-limit of {self.patron_id}: {self.max_bet_cents} cents"
+
+
 from .slip_models import Slip  # noqa: E402, F401 - fill and credit slips (issue #7)

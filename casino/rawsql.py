@@ -2,9 +2,11 @@
 PostgreSQL, and INSERT/UPDATE statements for model instances that a caller sends with others.
 
 Django's psycopg cursor binds parameters client-side, so PostgreSQL parses and plans every
-statement again: 0.2-0.5 ms for a round joined to its table on this project's 2-core machine,
-more than running it. ``fetch_prepared`` sends the statement with server-side binding and
-``prepare=True``: parsed and planned once per connection (connections live ``CONN_MAX_AGE``).
+statement again: 2 ms for a bet placement's reads on this project's 2-core machine, three times
+running them. ``fetch_prepared`` sends the statement with server-side binding and
+``prepare=True``: parsed and planned once per connection (connections live ``CONN_MAX_AGE``;
+settings set psycopg's ``prepare_threshold``, which Django otherwise sets to None, disabling
+preparation altogether).
 
 ``instance`` builds a model instance from its columns the way a queryset would (converters
 such as ``JSONField``'s applied), without compiling a query. ``insert`` and ``update`` give
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import psycopg
-from django.db import NotSupportedError, connection
+from django.db import DEFAULT_DB_ALIAS, NotSupportedError, connection, connections
 from django.db.models import Model
 
 from ledger.errors import Conflict
@@ -50,14 +52,16 @@ def fetch_prepared(sql: str, params: Sequence[object]) -> list[tuple]:
             raise
         if connection.in_atomic_block:
             raise SchemaChanged("the database schema changed under this request; retry it") from exc
-        _fetch("DEALLOCATE ALL", None)  # psycopg forgets its prepared statements with the server's
+        with connection.wrap_database_errors:
+            # psycopg forgets its prepared statements along with the server's
+            connection.connection.execute("DEALLOCATE ALL")
         return _fetch(sql, params)
 
 
-def _fetch(sql: str, params: Sequence[object] | None) -> list[tuple]:
+def _fetch(sql: str, params: Sequence[object]) -> list[tuple]:
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=params is not None)
-        return cursor.fetchall() if cursor.description else []
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchall()
 
 
 def columns(model: type[Model], alias: str) -> str:
@@ -71,11 +75,12 @@ def instance(model: type[Model], values: Sequence[object]) -> Model | None:
     fields = model._meta.concrete_fields
     if values[[f.primary_key for f in fields].index(True)] is None:
         return None
+    db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` looks itself up on each use
     converted = [
-        field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
+        field.from_db_value(value, None, db) if hasattr(field, "from_db_value") else value
         for field, value in zip(fields, values, strict=True)
     ]
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+    return model.from_db(db.alias, [field.attname for field in fields], converted)
 
 
 Statement = tuple[str, list]
@@ -88,9 +93,10 @@ def insert(objs: Sequence[Model]) -> Statement:
     fields = model._meta.concrete_fields
     row = "(" + ", ".join(["%s"] * len(fields)) + ")"
     params = []
+    db = connections[DEFAULT_DB_ALIAS]
     for obj in objs:
-        params += [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
-        obj._state.adding, obj._state.db = False, connection.alias
+        params += [field.get_db_prep_save(field.pre_save(obj, True), db) for field in fields]
+        obj._state.adding, obj._state.db = False, db.alias
     names = ", ".join(f'"{field.column}"' for field in fields)
     return f'INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join([row] * len(objs))}', params
 
@@ -101,6 +107,7 @@ def update(obj: Model, names: Sequence[str]) -> Statement:
     meta = obj._meta
     fields = [meta.get_field(name) for name in names]
     assignments = ", ".join(f'"{field.column}" = %s' for field in fields)
-    params = [field.get_db_prep_save(getattr(obj, field.attname), connection) for field in fields]
-    params.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    db = connections[DEFAULT_DB_ALIAS]
+    params = [field.get_db_prep_save(getattr(obj, field.attname), db) for field in fields]
+    params.append(meta.pk.get_db_prep_value(obj.pk, db))
     return f'UPDATE "{meta.db_table}" SET {assignments} WHERE "{meta.pk.column}" = %s', params

@@ -14,6 +14,11 @@ from ledger import api as ledger
 from ledger.export import api as exports
 
 api = [
+    # Bet placement first: Django tries the patterns in order, and these are most of the traffic.
+    path("rounds/<str:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
+    path("rounds/<str:round_id>/blackjack-bets", games.BlackjackBetPlace.as_view(), name="blackjack-bet"),
+    path("rounds/<str:round_id>/baccarat-bets", games.BaccaratBet.as_view(), name="baccarat-bet"),
+    path("rounds/<str:round_id>/trente-quarante-bets", games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("patrons/", cage.PatronList.as_view(), name="patron-list"),
     path("patrons/register", cage.PatronRegister.as_view(), name="patron-register"),
     path("patrons/<str:code>/", cage.PatronDetail.as_view(), name="patron-detail"),
@@ -35,13 +40,10 @@ api = [
     path("tables/<str:code>/shoes", games.ShoeStart.as_view(), name="shoe-start"),
     path("shoes/<str:id>/", games.ShoeDetail.as_view(), name="shoe-detail"),
     path("shoes/<str:shoe_id>/close", games.ShoeClose.as_view(), name="shoe-close"),
-    path("rounds/<str:round_id>/blackjack-bets", games.BlackjackBetPlace.as_view(), name="blackjack-bet"),
     path("rounds/<str:round_id>/deal", games.BlackjackDeal.as_view(), name="blackjack-deal"),
     path("rounds/<str:round_id>/cards", games.BlackjackCard.as_view(), name="blackjack-card"),
     path("rounds/<str:round_id>/decisions", games.BlackjackDecide.as_view(), name="blackjack-decide"),
     path("rounds/<str:round_id>/antes", games.CaribbeanAnte.as_view(), name="caribbean-ante"),
-    path("rounds/<str:round_id>/baccarat-bets", games.BaccaratBet.as_view(), name="baccarat-bet"),
-    path("rounds/<str:round_id>/trente-quarante-bets", games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("bets/<str:bet_id>/withdraw", games.BetWithdraw.as_view(), name="bet-withdraw"),
     path("bets/<str:bet_id>/move", games.BetMove.as_view(), name="bet-move"),
     path("shoes/<str:shoe_id>/history", games.ShoeHistory.as_view(), name="shoe-history"),
@@ -50,7 +52,6 @@ api = [
     path("rounds/<str:round_id>/stud-actions", classic_stud.ClassicStudAct.as_view(), name="classic-stud-act"),
     path("rounds/<str:round_id>/stud-hand", classic_stud.ClassicStudHand.as_view(), name="classic-stud-hand"),
     path("rounds/<str:id>/", games.RoundDetail.as_view(), name="round-detail"),
-    path("rounds/<str:round_id>/bets", games.BetPlace.as_view(), name="bet-place"),
     path("rounds/<str:round_id>/close-bets", games.RoundCloseBets.as_view(), name="round-close-bets"),
     path("rounds/<str:round_id>/result", games.RoundResult.as_view(), name="round-result"),
     path("rounds/<str:round_id>/void", games.RoundVoid.as_view(), name="round-void"),
@@ -73,8 +74,8 @@ urlpatterns = [
     path("dashboard/", include("dashboard.urls")),
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("admin/", admin.site.urls),
+    path("api/", include(api)),  # before the accounting: the bets (none of their paths overlap)
     path("api/", include("cashier.accounting_urls")),  # cage and table accounting, reports (issue #7)
-    path("api/", include(api)),
     path("api/staff/", include("staff.urls")),  # assignments, device tokens, role changes (issue #10)
     path("api/auth/", include("rest_framework.urls")),  # session login/logout for people (issue #10)
 ]
