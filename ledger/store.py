@@ -342,8 +342,9 @@ def _write_postgresql(
     *,
     open_savepoint: bool = False,
 ) -> None:
-    """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened, then
-    release it (``bulk_create`` spent 60 % of a coup's append building model instances and
+    """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened (or, with
+    ``open_savepoint``, that this one-event write string opens first), then the caller's
+    ``also`` statements, then release it (``bulk_create`` spent 60 % of a coup's append building model instances and
     SQL; issue 11). Postings go in before their events: each event insert is checked against
     its postings (sum to zero per currency), and a posting for an existing event is refused."""
     # ``event_hash`` has checked every event's data already: plain ``json.dumps`` is enough here.
