@@ -1,5 +1,6 @@
 """Reads for tables and rounds, and the row locks the services take."""
 
+import functools
 import uuid
 from dataclasses import dataclass, field
 
@@ -50,6 +51,7 @@ class BetPlacementReads:
     tip: store.Tip | None = None  # the round stream's tip for ``append`` (PostgreSQL)
 
 
+@functools.cache  # built once: the models' columns do not change while the process runs
 def _bet_placement_sql() -> str:
     return (
         f"SELECT {columns(Round, 'r')}, {columns(Table, 't')}, {columns(Patron, 'p')}, "

@@ -4,6 +4,8 @@ were a sixth of a bet placement's time; issue 11)."""
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
@@ -12,6 +14,17 @@ from django.db import connection
 from casino.rawsql import columns, fetch_prepared, instance
 
 from .roles import remember_roles
+
+
+@functools.cache  # built once: the user model's columns do not change while the process runs
+def _user_with_roles_sql() -> str:
+    model = get_user_model()
+    groups = model.groups.through._meta
+    return (
+        f"SELECT {columns(model, 'u')}, ARRAY(SELECT g.name FROM auth_group g "
+        f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id) '
+        f'FROM "{model._meta.db_table}" u WHERE u."{model._meta.pk.column}" = %s'
+    )
 
 
 class StaffBackend(ModelBackend):
@@ -25,13 +38,7 @@ class StaffBackend(ModelBackend):
             return None
         if connection.vendor != "postgresql":
             return super().get_user(key)
-        groups = model.groups.through._meta
-        sql = (
-            f"SELECT {columns(model, 'u')}, ARRAY(SELECT g.name FROM auth_group g "
-            f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id) '
-            f'FROM "{model._meta.db_table}" u WHERE u."{model._meta.pk.column}" = %s'
-        )
-        rows = fetch_prepared(sql, [key])
+        rows = fetch_prepared(_user_with_roles_sql(), [key])
         if not rows:
             return None
         user = instance(model, rows[0][:-1])

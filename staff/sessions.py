@@ -4,12 +4,19 @@ expiry and invalidation as ``django.contrib.sessions.backends.db``."""
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.sessions.backends import db
 from django.contrib.sessions.models import Session
 from django.db import connection
 from django.utils import timezone
 
 from casino.rawsql import columns, fetch_prepared, instance
+
+
+@functools.cache  # built once: the session table's columns do not change while the process runs
+def _session_sql() -> str:
+    return f"SELECT {columns(Session, 's')} FROM django_session s WHERE s.session_key = %s AND s.expire_date > %s"
 
 
 class SessionStore(db.SessionStore):
@@ -19,10 +26,7 @@ class SessionStore(db.SessionStore):
         if "\x00" in self.session_key:  # a cookie can carry one escaped; no key holds one
             self._session_key = None
             return None
-        rows = fetch_prepared(
-            f"SELECT {columns(Session, 's')} FROM django_session s WHERE s.session_key = %s AND s.expire_date > %s",
-            [self.session_key, timezone.now()],
-        )
+        rows = fetch_prepared(_session_sql(), [self.session_key, timezone.now()])
         if not rows:
             self._session_key = None
             return None
