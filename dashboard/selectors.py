@@ -9,7 +9,6 @@ Amounts are integer cents, times UTC, win from the house's side.
 
 from __future__ import annotations
 
-import uuid
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 
@@ -23,6 +22,7 @@ from cashier.reports import table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
+from casino.ids import uuid_of
 from games.models import Bet, BetRefusal, Round, Shoe, Table
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
@@ -415,7 +415,7 @@ def coup_audit(round_id: str) -> dict:
     """A coup's audit trail: ``{"round": {...}, "table", "events": [...]}`` with positions,
     versions, hashes and each event's link to the previous hash. ``NotFound`` (404)."""
     try:
-        key = uuid.UUID(str(round_id))
+        key = uuid_of(round_id)
     except ValueError:
         raise NotFound(f"no round {round_id}", field="round") from None
     coup = Round.objects.select_related("table").prefetch_related("bets__patron").filter(pk=key).first()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from cashier.models import Patron, SelfLimit
+from casino.ids import uuid_of
 from casino.rawsql import columns, fetch_prepared, instance
 from ledger import accounts, store
 from ledger.errors import InvalidInput, NotFound
@@ -30,7 +31,7 @@ def table_for_update(code: str) -> Table:
 def round_for_update(round_id: object) -> Round:
     """The round row, locked until commit; ``NotFound`` (404) when there is none."""
     try:
-        key = uuid.UUID(str(round_id))
+        key = uuid_of(round_id)
     except ValueError:
         raise NotFound(f"no round {round_id}", field="round") from None
     found = Round.objects.select_for_update().select_related("table").filter(pk=key).first()
@@ -74,7 +75,7 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     ``round``) when there is no such round; an unknown patron is ``patron`` None.
     """
     try:
-        key = uuid.UUID(str(round_id))
+        key = uuid_of(round_id)
     except ValueError:
         raise NotFound(f"no round {round_id}", field="round") from None
     code = patron_code if isinstance(patron_code, str) and "\x00" not in patron_code else None

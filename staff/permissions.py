@@ -23,6 +23,8 @@ from collections.abc import Iterable
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from casino.ids import uuid_of
+
 from .roles import ALL_ROLES, Role, roles_of
 
 # The policy of the existing endpoints (issue #10), in one place so the matrix test reads it.
@@ -42,7 +44,7 @@ NOBODY: frozenset[str] = frozenset()
 
 def _uuid(value) -> uuid.UUID | None:
     try:
-        return uuid.UUID(str(value))
+        return uuid_of(value)
     except (ValueError, AttributeError, TypeError):
         return None
 

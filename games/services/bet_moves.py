@@ -4,9 +4,8 @@ moved before betting closes). Each is an event. A bet in prison stays where it i
 neither withdrawn nor moved (RULES.md §Prison bets) — refused with 409.
 """
 
-import uuid
-
 from cashier.selectors import patron_get
+from casino.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
@@ -22,7 +21,7 @@ MOVABLE = {Table.Game.BACCARAT: bac.check_bet, Table.Game.TRENTE_QUARANTE: tq.ch
 
 def _bet_for_update(bet_id, patron: str) -> Bet:
     try:
-        key = uuid.UUID(str(bet_id))
+        key = uuid_of(bet_id)
     except ValueError:
         raise NotFound(f"no bet {bet_id}", field="bet") from None
     bet = Bet.objects.select_for_update().select_related("round__table", "patron").filter(pk=key).first()

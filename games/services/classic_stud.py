@@ -28,11 +28,11 @@ settled (or ``round_void``).
 
 import random
 import secrets
-import uuid
 from dataclasses import dataclass
 
 from cashier.selectors import patron_get
 from cashier.services.self_limit import check_self_limit
+from casino.ids import uuid_of
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict, VersionConflict
@@ -672,7 +672,7 @@ def classic_stud_hand(*, round_id: str) -> dict:
     """Read the hand of a classic stud coup (no lock, no write): the summary the commands return.
     ``NotFound`` for an unknown round; ``InvalidInput`` (``round``) for another game's coup."""
     try:
-        key = uuid.UUID(str(round_id))
+        key = uuid_of(round_id)
     except ValueError:
         raise NotFound(f"no round {round_id}", field="round") from None
     coup = Round.objects.select_related("table").filter(pk=key).first()

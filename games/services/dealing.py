@@ -1,8 +1,7 @@
 """One entry point per dealing step whatever the card game: the dealer's terminal and the
 card-reading shoe call these, and they hand over to the table's game."""
 
-import uuid
-
+from casino.ids import uuid_of
 from ledger.errors import InvalidInput
 
 from ..models import Round, Table
@@ -30,7 +29,7 @@ REPORT_CARD = {
 
 def _game(round_id) -> str:
     try:
-        key = uuid.UUID(str(round_id))
+        key = uuid_of(round_id)
     except ValueError:  # a malformed id names no coup (400 below), not a server error
         return ""
     return Round.objects.filter(pk=key).values_list("table__game", flat=True).first() or ""
