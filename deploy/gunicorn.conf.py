@@ -63,3 +63,20 @@ errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # %(M)s: request time in milliseconds; %({x-forwarded-for}i): the client behind the balancer.
 access_log_format = '%(h)s "%({x-forwarded-for}i)s" %(u)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+
+def post_worker_init(worker):
+    """Freeze what the worker has loaded (Django, the apps, the URLconf and its views) out of
+    the garbage collector's reach. Without it every full collection walks those ~120,000
+    objects, 50 ms of CPU on the benchmark machine, and a worker that collects inside a bet's
+    transaction holds the round's and the ledger's locks meanwhile: every other worker waits,
+    and the API's p99 went from 20 ms to 140 ms (issue 11). ``gc.freeze`` is CPython's own
+    answer for pre-forked servers; nothing frozen is ever freed, which is what a loaded module is.
+    """
+    import gc
+
+    from django.urls import get_resolver
+
+    get_resolver().check()  # imports the URLconf and its views now, not at the first request
+    gc.collect()
+    gc.freeze()

@@ -74,6 +74,7 @@ def run(spec: dict) -> dict:
     lock = threading.Lock()
     state = {"next": 0}
     latencies: list[float] = []
+    timeline: list[tuple[float, float]] = []  # (due or sent, seconds from start; latency)
     errors: dict[str, int] = {}
     start = time.perf_counter() + 0.05
     end = start + seconds
@@ -103,6 +104,7 @@ def run(spec: dict) -> dict:
             done = time.perf_counter()
             with lock:
                 latencies.append(done - (due if rate else sent))
+                timeline.append(((due if rate else sent) - start, done - (due if rate else sent)))
                 if key:
                     errors[key] = errors.get(key, 0) + 1
         conn.close()
@@ -114,6 +116,9 @@ def run(spec: dict) -> dict:
         t.join()
     elapsed = max(time.perf_counter(), end) - start if rate else time.perf_counter() - start
     latencies.sort()
+    if spec.get("timeline"):
+        with open(spec["timeline"], "w") as handle:
+            json.dump(sorted(timeline), handle)
 
     def pct(p: float) -> float:
         return 1000 * latencies[min(len(latencies) - 1, int(p * len(latencies)))] if latencies else 0.0

@@ -129,7 +129,10 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
         # warm-up: every worker imports and connects once
         _load({**spec, "bodies": bodies[-workers * 4 :], "seconds": 2, "rate": None, "connections": workers})
         log(f"api: open loop at {TARGET_RATE} req/s for {seconds} s ({workers} gunicorn workers)")
-        fixed = _load({**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32})
+        timeline = os.environ.get("BENCH_API_TIMELINE")  # where to write each request's latency
+        fixed = _load(
+            {**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32, "timeline": timeline}
+        )
         log(f"api: closed loop, {workers} connections, {seconds} s")
         busy_before, split_before = _machine_busy_seconds(), _cpu_by_process(server.pid)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
