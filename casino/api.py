@@ -37,7 +37,9 @@ def exception_handler(exc, context):
     if isinstance(exc, BetRefused):
         # The one place a refused bet is recorded for the floor: the command's transaction has
         # rolled back by now, so the record is written on its own and the ledger stays untouched.
-        bet_refusal_record(exc, actor=_actor(context))
+        request = context.get("request")
+        key = request.headers.get("Idempotency-Key") if request is not None else None
+        bet_refusal_record(exc, actor=_actor(context), idempotency_key=key)
     if isinstance(exc, DomainError):
         return Response(_body(exc.code, exc.message, exc.field), status=exc.status)
     if isinstance(exc, RuleError):

@@ -272,6 +272,13 @@ class BetRefusal(models.Model):
     actor = models.CharField(max_length=150, help_text="who sent the bet (user or device)")
     created_at = models.DateTimeField(help_text="UTC")
     gaming_day = models.DateField()
+    idempotency_key = models.CharField(
+        max_length=200,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="the refused request's Idempotency-Key: a retry with it is not counted again",
+    )
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 
 from ledger.errors import BetRefused, InvalidInput
 from ledger.gaming_day import current_gaming_day
@@ -53,19 +53,30 @@ def refused(
     return InvalidInput(exc.message, field=name)
 
 
-def bet_refusal_record(refusal: BetRefused, *, actor: str, now: datetime | None = None) -> dict | None:
+def bet_refusal_record(
+    refusal: BetRefused, *, actor: str, idempotency_key: object = None, now: datetime | None = None
+) -> dict | None:
     """Record ``refusal`` as a ``BetRefusal`` row, in its own transaction; call it after the
     refused command's transaction rolled back (the API's exception handler does).
+
+    ``idempotency_key``: the refused request's ``Idempotency-Key``. A refused command appends
+    nothing, so a client retrying it with the same key is refused again; the refusal is
+    recorded the first time only (the retry gets the first row's summary, ``"retry": true``),
+    so the floor counts one refused bet, not one per attempt. A key the ledger would not
+    accept (not 1 to 200 characters, or holding NUL) is not kept.
 
     The table is ``refusal.table``, else the table of ``refusal.round_id``; a refusal with
     neither (nothing to show on a floor) is not recorded. ``now`` (aware; default the clock)
     gives ``created_at`` (UTC) and the gaming day. Returns ``{"id", "table", "round", "patron",
-    "stake_cents", "kind", "gaming_day"}`` or ``None`` when not recorded. Never raises for a
+    "stake_cents", "kind", "gaming_day", "retry"}`` or ``None`` when not recorded. Never raises for a
     database failure: the client's answer is the refusal itself, so the failure is logged and
     the 400 stands.
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC)
+    key = idempotency_key if _keepable(idempotency_key) else None
     try:
+        if key is not None and (first := BetRefusal.objects.filter(idempotency_key=key).first()) is not None:
+            return _summary(first, retry=True)
         with transaction.atomic():
             table = refusal.table
             if table is None and refusal.round_id is not None:
@@ -83,16 +94,30 @@ def bet_refusal_record(refusal: BetRefused, *, actor: str, now: datetime | None 
                 actor=actor or "anonymous",
                 created_at=moment,
                 gaming_day=current_gaming_day(moment),
+                idempotency_key=key,
             )
+    except IntegrityError:
+        # The same retry arriving twice at once: the other one recorded it.
+        first = BetRefusal.objects.filter(idempotency_key=key).first() if key is not None else None
+        return _summary(first, retry=True) if first is not None else None
     except DatabaseError:
         logger.exception("could not record a bet refusal at %s: %s", refusal.table, refusal.message)
         return None
+    return _summary(row)
+
+
+def _keepable(key: object) -> bool:
+    return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
+
+
+def _summary(row: BetRefusal, *, retry: bool = False) -> dict:
     return {
         "id": row.pk,
         "table": row.table_code,
-        "round": refusal.round_id,
+        "round": str(row.round_id) if row.round_id is not None else None,
         "patron": row.patron_code,
         "stake_cents": row.stake_cents,
         "kind": row.kind,
         "gaming_day": row.gaming_day.isoformat(),
+        "retry": retry,
     }

@@ -100,6 +100,43 @@ def test_the_maximum_counts_what_is_already_on_the_position(api, round_id, colou
     assert "102.00 on this position" in row.message
 
 
+def test_a_refused_bet_retried_with_its_idempotency_key_is_recorded_once(api, round_id, colour_patron):
+    """A refused command appends nothing, so its key is free and the retry is refused again: the
+    floor must still count one refused bet, not one per attempt."""
+    body = {"patron": colour_patron, "stake_cents": 20_000, "chips": "colour", "bet": PLEIN_17}
+    answers = [
+        api.post(f"/api/rounds/{round_id}/bets", body, format="json", HTTP_IDEMPOTENCY_KEY=key)
+        for key in ("retry-1", "retry-1", "retry-1", "retry-2")
+    ]
+    assert [a.status_code for a in answers] == [400, 400, 400, 400]
+    assert len({str(a.json()) for a in answers}) == 1  # every attempt reads the same 400
+    rows = list(BetRefusal.objects.order_by("id").values_list("idempotency_key", "kind", "stake_cents"))
+    assert rows == [("retry-1", "table_maximum", 20_000), ("retry-2", "table_maximum", 20_000)]
+    # without a key, each attempt is a refusal of its own (nothing tells a retry from a new bet)
+    for _ in range(2):
+        assert bet(api, round_id, **body).status_code == 400
+    assert BetRefusal.objects.filter(idempotency_key=None).count() == 2
+
+
+@pytest.mark.parametrize("key", ["", "k" * 201, "nul\x00key"])
+def test_a_key_the_ledger_would_refuse_is_not_kept_and_the_refusal_still_recorded(table, key):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    refusal = BetRefused("over", kind="table_maximum", stake_cents=5, table="R1", round_id=coup)
+    first = bet_refusal_record(refusal, actor="x", idempotency_key=key)
+    assert first is not None and first["retry"] is False
+    assert list(BetRefusal.objects.values_list("idempotency_key", flat=True)) == [None]
+
+
+def test_the_retry_gets_the_first_refusals_summary(table):
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    refusal = BetRefused("over", kind="table_maximum", stake_cents=5, table="R1", round_id=coup, patron="P00001")
+    first = bet_refusal_record(refusal, actor="x", idempotency_key="k1")
+    again = bet_refusal_record(refusal, actor="x", idempotency_key="k1")
+    assert first == {**again, "retry": False} and again["retry"] is True
+    assert (first["table"], first["round"], first["patron"], first["stake_cents"]) == ("R1", coup, "P00001", 5)
+    assert BetRefusal.objects.count() == 1
+
+
 def test_a_bet_under_the_table_minimum_is_recorded_as_such(api, round_id, colour_patron):
     events = Event.objects.count()
     response = bet(api, round_id, patron=colour_patron, stake_cents=400, chips="colour", bet=PAIR)

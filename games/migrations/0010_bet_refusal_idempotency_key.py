@@ -1,0 +1,23 @@
+"""A refused bet retried with the same Idempotency-Key is recorded once (the floor counted it twice)."""
+
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("games", "0009_bet_round_patron_index"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="betrefusal",
+            name="idempotency_key",
+            field=models.CharField(
+                blank=True,
+                help_text="the refused request's Idempotency-Key: a retry with it is not counted again",
+                max_length=200,
+                null=True,
+                unique=True,
+            ),
+        ),
+    ]
