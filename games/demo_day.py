@@ -8,6 +8,8 @@ day (two counters; one box deliberately 5 € short), closes the cage shift, clo
 day and returns the reports it prints.
 """
 
+from datetime import date
+
 from django.contrib.auth import get_user_model
 
 from cashier import reports
@@ -150,9 +152,15 @@ def demo_gaming_day_close(*, out=print) -> dict:
         closed = True
     else:
         out(f"Gaming day {day} was already closed by an earlier run; its reports follow.")
+    return demo_day_reports(day, closed=closed)
+
+
+def demo_day_reports(day: date, *, closed: bool) -> dict:
+    """``{"gaming_day", "tables", "closed", "reports": {...}}`` of gaming day ``day``: the table
+    games report, the variances, the cage's accountability and the tronc (``cashier.reports``)."""
     return {
         "gaming_day": day.isoformat(),
-        "tables": [t.code for t in tables],
+        "tables": [t.code for t in reports.tables_active(day, day)],
         "closed": closed,
         "reports": {
             "table_games": reports.table_games_daily_report(day),

@@ -24,6 +24,7 @@ from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role
 
 from ..denominations import cash_denominations, count_total
+from .closed_days import refuse_if_closed
 
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
 
@@ -86,6 +87,7 @@ def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_k
         if cmd.replayed:
             return cmd.result
         found = _table(table)
+        refuse_if_closed(day, what=f"the drop box of {found.code} can no longer be removed", field="gaming_day")
         stream = drop_stream(found.code, day)
         if store.stream_version(stream):
             raise StateConflict(f"the drop box of {found.code} for {day} is already removed", field="table")
@@ -142,6 +144,7 @@ def drop_count(
         if cmd.replayed:
             return cmd.result
         found = _table(table)
+        refuse_if_closed(day, what=f"no drop count of {found.code} can be added to it", field="gaming_day")
         stream = drop_stream(found.code, day)
         version = store.stream_version(stream)
         removal = box_removal(found.code, day)
@@ -192,7 +195,8 @@ def drop_count_reverse(
     Appends ``DropCountReversed`` naming the count (``reverses``: its position) with its
     postings the other way round. Needs a reason and an approver (pit boss or cage
     supervisor) other than the actor. Returns ``{"table", "gaming_day", "event", "reverses"}``.
-    Raises ``InvalidInput``, ``RoleRequired`` (403), ``StateConflict`` (nothing to reverse).
+    Raises ``InvalidInput``, ``RoleRequired`` (403), ``StateConflict`` (nothing to reverse, or the day
+    is closed: ``cashier.services.closed_days``).
     """
     day = parse_gaming_day(gaming_day)
     if not isinstance(reason, str) or not reason.strip():
@@ -208,6 +212,7 @@ def drop_count_reverse(
         if cmd.replayed:
             return cmd.result
         found = _table(table)
+        refuse_if_closed(day, what=f"the drop count of {found.code} stands", field="gaming_day")
         original = live_count(found.code, day)
         if original is None:
             raise StateConflict(f"no count of {found.code} for {day} to reverse", field="table")

@@ -18,11 +18,8 @@ from ledger.models import Event, Posting
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
+from .closed_days import gaming_day_closed, gaming_day_stream
 from .count_room import live_count, parse_gaming_day
-
-
-def gaming_day_stream(day: date) -> str:
-    return f"gamingday/{day.isoformat()}"
 
 
 def table_codes_active(start: date, end: date) -> list[str]:
@@ -43,11 +40,6 @@ def table_codes_active(start: date, end: date) -> list[str]:
 def tables_of_day(day: date) -> list[str]:
     """Codes of the tables that played on gaming day ``day`` (``table_codes_active``)."""
     return table_codes_active(day, day)
-
-
-def gaming_day_closed(day: date) -> Event | None:
-    """The ``GamingDayClosed`` event of ``day``, if it was closed."""
-    return Event.objects.filter(stream=gaming_day_stream(day), type="GamingDayClosed").first()
 
 
 def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:

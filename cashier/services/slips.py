@@ -34,6 +34,7 @@ from staff.roles import Role, require_distinct, require_role
 
 from ..denominations import chip_denominations, count_total
 from ..models import Cage, Slip
+from .closed_days import refuse_if_closed
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
@@ -270,8 +271,9 @@ def slip_reverse(
     delivery event (also its ``causation_id``); the delivery stays in the ledger. A reversed
     fill gives the cage its chips back and takes them off the tray. Raises ``InvalidInput``,
     ``RoleRequired`` (403: approver not a pit boss or cage supervisor, or the signer),
-    ``StateConflict`` (not delivered, or already reversed), ``InsufficientChips`` (the tray or
-    the cage no longer holds the chips to give back), ``NotFound``.
+    ``StateConflict`` (not delivered, already reversed, or delivered on a closed gaming day),
+    ``InsufficientChips`` (the tray or the cage no longer holds the chips to give back),
+    ``NotFound``.
     """
     kind = _kind(kind)
     why = _signatures(actor, approver, reason, f"reversing a {kind}")
@@ -287,6 +289,9 @@ def slip_reverse(
         else:
             _check_cage_covers(slip.amount_cents)
         delivered = Event.objects.get(stream=slip.stream, type=f"{EVENT_PREFIX[kind]}Delivered")
+        refuse_if_closed(
+            delivered.gaming_day, what=f"the {kind} {slip.serial} delivered that day stands", field="serial"
+        )
         slip.reversed_by, slip.reversal_approved_by = actor, approver
         legs = [
             Leg(leg.account, -leg.amount_cents, leg.currency) for leg in slip_legs(kind, table.code, slip.amount_cents)

@@ -9,6 +9,7 @@ needs a pit boss to sign and a pit boss or cage supervisor (another user) to app
 
 from collections import defaultdict
 
+from cashier.services.closed_days import refuse_if_closed
 from ledger import store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -26,9 +27,9 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
 
     Raises ``InvalidInput`` (no reason or approver), ``RoleRequired`` (403: the signer is not a
     pit boss, the approver not a pit boss or cage supervisor, or the same user),
-    ``NotFound`` (no such round), ``StateConflict`` (409: not settled, already reversed, or a
-    stake of it still in prison), ``InsufficientChips`` (a patron no longer holds the winnings
-    the reversal takes back).
+    ``NotFound`` (no such round), ``StateConflict`` (409: not settled, already reversed, played
+    on a closed gaming day, or a stake of it still in prison), ``InsufficientChips`` (a patron
+    no longer holds the winnings the reversal takes back).
     """
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("a reversal needs a reason", field="reason")
@@ -47,6 +48,11 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
         events = list(Event.objects.filter(stream=coup.stream).order_by("position").prefetch_related("postings"))
         if any(e.type == "RoundReversed" for e in events):
             raise StateConflict(f"coup {coup.number} at {coup.table.code} is already reversed", field="round")
+        refuse_if_closed(
+            {e.gaming_day for e in events},
+            what=f"coup {coup.number} at {coup.table.code} was played on it and stands",
+            field="round",
+        )
         if coup.bets.filter(state=Bet.State.IMPRISONED).exists():
             raise StateConflict("a stake of this coup is in prison; resolve it first", field="round")
         net: dict[tuple[str, str], int] = defaultdict(int)

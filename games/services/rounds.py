@@ -12,9 +12,11 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django_fsm import TransitionNotAllowed
 
+from cashier.services.closed_days import refuse_if_closed
 from ledger import accounts, posting_rules
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
+from ledger.gaming_day import current_gaming_day
 from ledger.store import NewEvent
 
 from ..models import Bet, Round, Shoe, Table
@@ -39,7 +41,7 @@ def _summary(coup: Round) -> dict:
 def round_open(*, table: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Open the next coup at ``table`` for betting. Returns the round summary
     ``{"round", "table", "number", "state", "version", "result"}``. ``StateConflict`` (409)
-    when the table is closed or a coup is still in play."""
+    when the table is closed, a coup is still in play, or the gaming day is closed."""
     with ledger_command(
         actor=actor, request={"op": "round_open", "table": table}, idempotency_key=idempotency_key
     ) as cmd:
@@ -50,6 +52,7 @@ def round_open(*, table: str, actor: str, idempotency_key: str | None = None) ->
             raise StateConflict(f"table {table} is closed", field="table")
         if round_in_play(the_table):
             raise StateConflict(f"table {table} already has a coup in play", field="table")
+        refuse_if_closed(current_gaming_day(), what=f"no coup is played at {table} on it", field="table")
         if the_table.game in (Table.Game.BLACKJACK, Table.Game.BACCARAT, Table.Game.TRENTE_QUARANTE):
             shoe = active_shoe(the_table)
             if shoe is None or shoe.state != Shoe.State.IN_PLAY:

@@ -8,9 +8,11 @@ from cashier.denominations import chip_denominations, count_total
 from cashier.models import ColourStack
 from cashier.selectors import patron_get
 from cashier.services import aml
+from cashier.services.closed_days import refuse_if_closed
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import NewEvent
 from staff.roles import Role, require_distinct, require_role
@@ -74,7 +76,7 @@ def table_open(
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
     ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
     (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
-    (already open).
+    (already open, or the gaming day is closed).
     """
     if not isinstance(code, str) or not code.isalnum() or not 1 <= len(code) <= 20:
         raise InvalidInput("a table code is 1 to 20 letters or digits", field="code")
@@ -94,6 +96,7 @@ def table_open(
         table = table_for_update(code)
         if table.game != game:
             raise InvalidInput(f"table {code} is a {table.game} table", field="game")
+        refuse_if_closed(current_gaming_day(), what=f"table {code} cannot open on it", field="table")
         try:
             table.open()
         except TransitionNotAllowed:

@@ -1,4 +1,4 @@
-"""Management commands: the demo session (twice), ledger rebuild."""
+"""Management commands: the demo session (twice on one gaming day), ledger rebuild."""
 
 import pytest
 from django.core.management import call_command
@@ -10,24 +10,30 @@ from ledger.verify import verify_chain
 pytestmark = pytest.mark.django_db
 
 
-def test_demo_twice_adds_a_second_session(capsys):
+def test_demo_twice_on_one_gaming_day_plays_once_then_prints_the_closed_days_reports(capsys):
+    """The first run plays every table and closes the gaming day; a closed day keeps its figures
+    (cashier.services.closed_days), so the second run that day appends nothing and prints its
+    reports again."""
     call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
     first = capsys.readouterr().out
     after_first = Event.objects.count()
     call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
     second = capsys.readouterr().out
-    assert "chain verified             yes" in first and "chain verified             yes" in second
-    assert Event.objects.count() > after_first
+    assert "chain verified             yes" in first and "Gaming day" in first
+    assert Event.objects.count() == after_first
+    assert "was closed by an earlier run" in second and "Black jack summary" not in second
+    report = [line for line in first.splitlines() if line.startswith("  total: all")]
+    assert len(report) == 1 and report[0] in second.splitlines()  # the same figures
     table = Table.objects.get(code="R1")
-    assert (table.state, table.rounds_played) == ("closed", 8)
-    assert Round.objects.filter(table__code="R1", state="settled").count() == 8
-    assert Round.objects.filter(table__code="B1", state="settled").count() == 6
-    assert "Black jack summary" in first and "shoes closed and verified" in second
-    assert Round.objects.filter(table__code="C1", state="settled").count() == 4
+    assert (table.state, table.rounds_played) == ("closed", 4)
+    assert Round.objects.filter(table__code="R1", state="settled").count() == 4
+    assert Round.objects.filter(table__code="B1", state="settled").count() == 3
+    assert "Black jack summary" in first and "shoes closed and verified" in first
+    assert Round.objects.filter(table__code="C1", state="settled").count() == 2
     assert "Caribbean stud summary" in first
-    assert Round.objects.filter(table__code="P1", state="settled").count() == 6
-    assert Round.objects.filter(table__code="T1", state="settled").count() == 6
-    assert "Baccarat (punto banco) summary" in first and "Trente-et-quarante summary" in second
+    assert Round.objects.filter(table__code="P1", state="settled").count() == 3
+    assert Round.objects.filter(table__code="T1", state="settled").count() == 3
+    assert "Baccarat (punto banco) summary" in first and "Trente-et-quarante summary" in first
     assert verify_chain().ok
 
 

@@ -1,15 +1,19 @@
-"""``manage.py demo``: play a session at each demo table (black jack, Caribbean stud, English
-roulette) through the services and print the summaries; running it again adds a session."""
+"""``manage.py demo``: play a session at each demo table (black jack, Caribbean stud, baccarat,
+trente-et-quarante, English roulette) through the services, print the summaries and close the
+gaming day. Run again on a later gaming day, it adds a session; on a day it already closed, it
+plays nothing (a closed day keeps its figures) and prints that day's reports."""
 
 import random
 
 from django.core.management.base import BaseCommand, CommandError
 
+from cashier.services.closed_days import gaming_day_closed
 from games.demo import play_demo_session
 from games.demo_blackjack import play_blackjack_session
-from games.demo_day import demo_cage_shift_open, demo_gaming_day_close, format_daily_report
+from games.demo_day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_close, format_daily_report
 from games.demo_stud import play_caribbean_session
 from games.demo_tables import play_baccarat_session, play_trente_quarante_session
+from ledger.gaming_day import current_gaming_day
 
 
 def _eur(cents: int) -> str:
@@ -46,6 +50,16 @@ class Command(BaseCommand):
     ):
         if spins < 1 or not 1 <= patrons <= 8:
             raise CommandError("--spins must be at least 1 and --patrons between 1 and 8")
+        day = current_gaming_day()
+        if gaming_day_closed(day) is not None:
+            self.stdout.write(
+                f"Gaming day {day} was closed by an earlier run: a closed day keeps its figures and nothing more is"
+                " played on it (cashier.services.closed_days). Its reports follow. The next session can be played"
+                " from the next gaming day (GAMING_DAY_START, CASINO_TIMEZONE), or now on a new database"
+                " (delete var/casino.sqlite3)."
+            )
+            self.stdout.write(format_daily_report(demo_day_reports(day, closed=False)))
+            return
         rng = random.Random(seed)
         demo_cage_shift_open()  # the cashier counts the cage in (issue #7)
         if blackjack_coups:

@@ -1,0 +1,35 @@
+"""A closed gaming day keeps the figures it was closed (and sealed) with.
+
+Once ``GamingDayClosed`` is on the stream ``gamingday/<YYYY-MM-DD>`` the day's report is final
+and ``ledger.seal`` has signed its events: nothing may be played on that day any more, and
+nothing of it may be reversed (a coup, a fill or credit delivered that day, its drop counts).
+Each such service calls ``refuse_if_closed`` before it appends; a correction found later is
+a matter for the next open day, never a change to a closed one.
+"""
+
+from datetime import date
+
+from ledger.errors import StateConflict
+from ledger.models import Event
+
+
+def gaming_day_stream(day: date) -> str:
+    return f"gamingday/{day.isoformat()}"
+
+
+def gaming_day_closed(day: date) -> Event | None:
+    """The ``GamingDayClosed`` event of ``day``, if it was closed."""
+    return Event.objects.filter(stream=gaming_day_stream(day), type="GamingDayClosed").first()
+
+
+def refuse_if_closed(days: date | set[date], *, what: str, field: str) -> None:
+    """Raise ``StateConflict`` (409, on ``field``) when ``days`` (one gaming day or several) holds
+    a closed day: "gaming day 2026-11-29 is closed: <what>"."""
+    days = {days} if isinstance(days, date) else days
+    closed = sorted(
+        Event.objects.filter(stream__in=[gaming_day_stream(d) for d in days], type="GamingDayClosed").values_list(
+            "data__gaming_day", flat=True
+        )
+    )
+    if closed:
+        raise StateConflict(f"gaming day {closed[0]} is closed: {what}", field=field)
