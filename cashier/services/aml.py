@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from ledger.accounts import ANONYMOUS_PATRON, patron_chips
 from ledger.commands import Command, ledger_command
-from ledger.errors import Conflict, InvalidInput
+from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.models import Event, Posting
 from ledger.store import NewEvent, stream_version
 from staff.roles import Role, require_role
@@ -203,7 +203,7 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
     if not isinstance(document, str) or not document.strip() or len(document) > 100:
         raise InvalidInput("an identity document reference of 1 to 100 characters is required", field="document")
     with ledger_command(actor=actor, request={"op": "identity_record", "patron": patron}) as cmd:
-        who = patron_get(patron)
+        who = _patron_named(patron)
         if who.code == ANONYMOUS_PATRON:
             raise InvalidInput("the shared anonymous patron has no identity: register the patron", field="patron")
         Patron.objects.filter(pk=who.pk).update(kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document)
@@ -214,6 +214,14 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
             events=[NewEvent("PatronIdentityRecorded", {"patron": who.code})],
         )
         return cmd.finish({"patron": who.code, "event": event.position})
+
+
+def _patron_named(code: str) -> Patron:
+    """The patron the request names by code (in its URL): ``NotFound`` (404) when there is none."""
+    try:
+        return patron_get(code)
+    except InvalidInput:
+        raise NotFound(f"no patron {code!r}", field="patron") from None
 
 
 def _years_after(moment: datetime, years: int) -> datetime:
@@ -247,7 +255,7 @@ def patron_identity_erase(*, patron: str, actor: str, now: datetime | None = Non
     require_role(actor, Role.CAGE_SUPERVISOR, Role.ADMIN, step="erasing a patron's identity")
     now = now or timezone.now()
     with ledger_command(actor=actor, request={"op": "identity_erase", "patron": patron}) as cmd:
-        who = patron_get(patron)
+        who = _patron_named(patron)
         if not (who.name or who.document):
             raise Conflict(f"patron {who.code} has no identity to erase", field="patron")
         ends = identity_retention_ends(who)

@@ -115,4 +115,5 @@ def test_the_cage_records_an_identity_then_the_purchase_passes(cage):
     assert recorded.status_code == 201 and recorded.json()["patron"] == nameless
     response = cashier.post("/api/cage/purchases", {"patron": nameless, "amount_cents": 200_000}, format="json")
     assert response.status_code == 201
-    assert cashier.post("/api/patrons/P99999/identity", identity, format="json").status_code == 400
+    unknown = cashier.post("/api/patrons/P99999/identity", identity, format="json")
+    assert unknown.status_code == 404 and unknown.json()["field"] == "patron"
