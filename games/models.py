@@ -272,17 +272,31 @@ class BetRefusal(models.Model):
     actor = models.CharField(max_length=150, help_text="who sent the bet (user or device)")
     created_at = models.DateTimeField(help_text="UTC")
     gaming_day = models.DateField()
-    idempotency_key = models.CharField(
+    # NULL, not "": a refusal sent without a key is never a retry (NULLs are distinct in the
+    # unique constraint below), as the ledger's own idempotency_key.
+    idempotency_key = models.CharField(  # noqa: DJ001
         max_length=200,
         null=True,
         blank=True,
-        unique=True,
         help_text="the refused request's Idempotency-Key: a retry with it is not counted again",
+    )
+    fingerprint = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="SHA-256 of who sent what (actor, table, coup, patron, stake, kind): a retry is the same",
     )
 
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["gaming_day", "table_code"], name="games_betrefusal_day_table")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["idempotency_key", "fingerprint"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="games_betrefusal_one_per_retry",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.table_code} {self.kind} {self.stake_cents} ({self.patron_code or '-'})"

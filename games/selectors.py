@@ -11,6 +11,7 @@ from casino.ids import uuid_of
 from casino.rawsql import columns, fetch_prepared, instance
 from ledger import accounts, store
 from ledger.errors import InvalidInput, NotFound
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections.table_stats import NOT_GAMING
 from ledger.selectors import movement_cents
@@ -83,7 +84,9 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
         return _bet_placement_reads_orm(key, code)
     account = accounts.patron_chips(code) if code is not None else None
     stream = Round(id=key).stream
-    rows = fetch_prepared(_bet_placement_sql(), [account, Bet.State.PLACED.value, stream, code, key])
+    day = current_gaming_day()
+    params = [account, Bet.State.PLACED.value, *store.tip_params(stream, day), code, key]
+    rows = fetch_prepared(_bet_placement_sql(), params)
     if not rows:
         raise NotFound(f"no round {round_id}", field="round")
     row = rows[0]
@@ -92,7 +95,8 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     coup.table = instance(Table, row[widths[0] : widths[0] + widths[1]])
     patron = instance(Patron, row[widths[0] + widths[1] : sum(widths)])
     limit, chips, placed, *tip = row[sum(widths) :]
-    return BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()], store.Tip.from_row(tip))
+    placed = [(p, s) for p, s in placed or ()]
+    return BetPlacementReads(coup, patron, limit, chips, placed, store.Tip.from_row(tip, day))
 
 
 def _bet_placement_reads_orm(key: uuid.UUID, code: str | None) -> BetPlacementReads:

@@ -85,8 +85,11 @@ class Command:
 @contextmanager
 def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = None) -> Iterator[Command]:
     """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency."""
-    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200):
-        raise InvalidInput("idempotency key must be 1 to 200 characters", field="idempotency_key")
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200 or "\x00" in idempotency_key
+    ):
+        # NUL: PostgreSQL refuses it in a text value (a 500 it would be, on any command).
+        raise InvalidInput("idempotency key must be 1 to 200 characters, without NUL", field="idempotency_key")
     with transaction.atomic(durable=True):
         store.lock_writers()
         cmd = Command(

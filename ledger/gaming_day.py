@@ -22,3 +22,8 @@ def gaming_day_of(moment: datetime, *, tz_name: str, start: str) -> date:
 def current_gaming_day(moment: datetime | None = None) -> date:
     """The gaming day of ``moment`` (default: now) under the configured zone and start hour."""
     return gaming_day_of(moment or datetime.now(UTC), tz_name=settings.CASINO_TIMEZONE, start=settings.GAMING_DAY_START)
+
+
+def gaming_day_stream(day: date) -> str:
+    """The stream of gaming day ``day``'s close and seal: ``gamingday/YYYY-MM-DD``."""
+    return f"gamingday/{day.isoformat()}"

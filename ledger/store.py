@@ -16,7 +16,7 @@ the balances they check (a patron's chips, the cage's cash) cannot change before
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from operator import itemgetter
 
 import psycopg
@@ -25,8 +25,8 @@ from django.db.models import Max, Sum
 from django.db.models.base import ModelState
 from django.utils import timezone
 
-from .errors import InvalidInput, UnbalancedPostings, VersionConflict
-from .gaming_day import current_gaming_day
+from .errors import InvalidInput, StateConflict, UnbalancedPostings, VersionConflict
+from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data
 from .models import Event, Posting
 
@@ -62,29 +62,41 @@ class NewEvent:
 class Tip:
     """Where a stream and the ledger stand: the stream's version (0: no event yet), the last
     event's position and hash (0 and ``GENESIS_HASH`` for an empty ledger), and the database's
-    time (UTC), which becomes the appended events' ``recorded_at``."""
+    time (UTC), which becomes the appended events' ``recorded_at``. ``day``: the gaming day the
+    reader asked about (``tip_params``), and ``day_closed``: whether it was closed then."""
 
     version: int
     position: int
     hash: str
     now: datetime
+    day: date | None = None
+    day_closed: bool = False
 
     @classmethod
-    def from_row(cls, row: Sequence) -> "Tip":
-        """From the four values ``TIP_SQL`` selects."""
-        version, position, hash_, now = row
-        return cls(version or 0, position or 0, hash_ or GENESIS_HASH, now.astimezone(UTC))
+    def from_row(cls, row: Sequence, day: date | None = None) -> "Tip":
+        """From the five values ``TIP_SQL`` selects, for ``tip_params(stream, day)``."""
+        version, position, hash_, now, closed = row
+        return cls(version or 0, position or 0, hash_ or GENESIS_HASH, now.astimezone(UTC), day, bool(closed))
 
 
-# Four columns giving a ``Tip``, for the stream bound to its one ``%s``. A service that reads
-# its state in one statement under the writer lock may select these in it too and pass the
-# ``Tip`` to ``append`` (PostgreSQL): the append's own read of the tip, a round trip of a
-# one-event command, is saved (issue 11).
+# Five columns giving a ``Tip``, for the two ``%s`` that ``tip_params`` fills. A service that
+# reads its state in one statement under the writer lock may select these in it too and pass
+# the ``Tip`` to ``append`` (PostgreSQL): the append's own read of the tip, a round trip of a
+# one-event command, is saved (issue 11). The last column tells whether the gaming day the
+# events will most likely fall on is closed (``append`` refuses postings on a closed day), so
+# that check costs no round trip either.
 TIP_SQL = (
     "(SELECT max(version) FROM ledger_event WHERE stream = %s), "
     "(SELECT position FROM ledger_event ORDER BY position DESC LIMIT 1), "
-    "(SELECT hash FROM ledger_event ORDER BY position DESC LIMIT 1), clock_timestamp()"
+    "(SELECT hash FROM ledger_event ORDER BY position DESC LIMIT 1), clock_timestamp(), "
+    "EXISTS (SELECT 1 FROM ledger_event WHERE stream = %s AND type = 'GamingDayClosed')"
 )
+
+
+def tip_params(stream: str, day: date) -> list[str]:
+    """``TIP_SQL``'s parameters: the stream, and the close stream of ``day`` (the gaming day by
+    this process's clock; ``append`` checks again if the database's clock says otherwise)."""
+    return [stream, gaming_day_stream(day)]
 
 
 def lock_writers() -> None:
@@ -202,6 +214,7 @@ def append(
             )
         saved, data_texts, postings = _chain(events, stream, expected_version, position, prev_hash, recorded_at, actor,
                                  correlation_id, causation_id, idempotency_key)  # fmt: skip
+        _refuse_closed_days(saved, events, tip)
         if postgres:
             if not savepoint_open and len(saved) >= _COPY_FROM:
                 with connection.cursor() as cursor:
@@ -226,6 +239,29 @@ def append(
             _rollback_savepoint()
         raise
     return saved
+
+
+def _refuse_closed_days(saved: list[Event], events: Sequence[NewEvent], tip: Tip) -> None:
+    """``StateConflict`` (409, field ``gaming_day``) when an event that moves money (has postings)
+    falls on a closed gaming day (``GamingDayClosed`` on its day's stream): a closed day keeps
+    the figures it was closed and sealed with, whatever service would post to it. Events
+    without postings (the seal, the identity registry) may still be recorded on it."""
+    days = {event.gaming_day for event, new in zip(saved, events, strict=True) if new.postings}
+    if not days:
+        return
+    closed = {tip.day} & days if tip.day_closed else set()
+    unknown = days - {tip.day}
+    if unknown:
+        streams = Event.objects.filter(
+            stream__in=[gaming_day_stream(day) for day in unknown], type="GamingDayClosed"
+        ).values_list("stream", flat=True)
+        closed |= {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
+    if closed:
+        first = min(closed)
+        moving = next(new.type for event, new in zip(saved, events, strict=True) if event.gaming_day == first)
+        raise StateConflict(
+            f"gaming day {first} is closed: no money moves on it any more ({moving} refused)", field="gaming_day"
+        )
 
 
 def _chain(
@@ -301,7 +337,8 @@ def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
     granted and sees the commit of the writer we waited for (reading it in the locking
     statement could miss that commit and fork the chain).
     """
-    statements, params = [f"SELECT {TIP_SQL}", f"SAVEPOINT {_SAVEPOINT}"], [stream]
+    day = current_gaming_day()
+    statements, params = [f"SELECT {TIP_SQL}", f"SAVEPOINT {_SAVEPOINT}"], tip_params(stream, day)
     if lock:
         statements.insert(0, "SELECT pg_advisory_xact_lock(%s)")
         params.insert(0, _WRITER_LOCK_KEY)
@@ -309,7 +346,7 @@ def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
         cursor.execute("; ".join(statements), params)
         if lock:
             cursor.cursor.nextset()  # past the lock's empty result, to the tip's
-        return Tip.from_row(cursor.fetchone())
+        return Tip.from_row(cursor.fetchone(), day)
 
 
 def _failed_in_transaction() -> bool:

@@ -4,17 +4,17 @@ Once ``GamingDayClosed`` is on the stream ``gamingday/<YYYY-MM-DD>`` the day's r
 and ``ledger.seal`` has signed its events: nothing may be played on that day any more, and
 nothing of it may be reversed (a coup, a fill or credit delivered that day, its drop counts).
 Each such service calls ``refuse_if_closed`` before it appends; a correction found later is
-a matter for the next open day, never a change to a closed one.
+a matter for the next open day, never a change to a closed one. Underneath, the ledger itself
+refuses any posting on a closed day (``ledger.store.append``), whatever service sends it.
 """
 
 from datetime import date
 
 from ledger.errors import StateConflict
+from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event
 
-
-def gaming_day_stream(day: date) -> str:
-    return f"gamingday/{day.isoformat()}"
+__all__ = ["gaming_day_closed", "gaming_day_stream", "refuse_if_closed"]
 
 
 def gaming_day_closed(day: date) -> Event | None:

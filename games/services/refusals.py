@@ -12,6 +12,8 @@ The client gets the same 400 as before either way.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from datetime import UTC, datetime
 
@@ -62,8 +64,10 @@ def bet_refusal_record(
     ``idempotency_key``: the refused request's ``Idempotency-Key``. A refused command appends
     nothing, so a client retrying it with the same key is refused again; the refusal is
     recorded the first time only (the retry gets the first row's summary, ``"retry": true``),
-    so the floor counts one refused bet, not one per attempt. A key the ledger would not
-    accept (not 1 to 200 characters, or holding NUL) is not kept.
+    so the floor counts one refused bet, not one per attempt. A retry is the same key for the
+    same refusal from the same sender (``fingerprint``: actor, table, coup, patron, stake,
+    kind); the key reused for another refusal, or by another sender, records that one too. A
+    key the ledger would not accept (not 1 to 200 characters, or holding NUL) is not kept.
 
     The table is ``refusal.table``, else the table of ``refusal.round_id``; a refusal with
     neither (nothing to show on a floor) is not recorded. ``now`` (aware; default the clock)
@@ -74,16 +78,19 @@ def bet_refusal_record(
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     key = idempotency_key if _keepable(idempotency_key) else None
+    actor = actor or "anonymous"
     try:
-        if key is not None and (first := BetRefusal.objects.filter(idempotency_key=key).first()) is not None:
+        table = refusal.table
+        if table is None and refusal.round_id is not None:
+            table = Round.objects.filter(pk=refusal.round_id).values_list("table__code", flat=True).first()
+        if table is None:
+            logger.warning("bet refusal without a table or coup not recorded: %s", refusal.message)
+            return None
+        fingerprint = _fingerprint(refusal, table, actor)
+        retried = BetRefusal.objects.filter(idempotency_key=key, fingerprint=fingerprint) if key is not None else None
+        if retried is not None and (first := retried.first()) is not None:
             return _summary(first, retry=True)
         with transaction.atomic():
-            table = refusal.table
-            if table is None and refusal.round_id is not None:
-                table = Round.objects.filter(pk=refusal.round_id).values_list("table__code", flat=True).first()
-            if table is None:
-                logger.warning("bet refusal without a table or coup not recorded: %s", refusal.message)
-                return None
             row = BetRefusal.objects.create(
                 table_code=table,
                 round_id=refusal.round_id,
@@ -91,19 +98,26 @@ def bet_refusal_record(
                 stake_cents=refusal.stake_cents,
                 kind=refusal.kind,
                 message=refusal.message,
-                actor=actor or "anonymous",
+                actor=actor,
                 created_at=moment,
                 gaming_day=current_gaming_day(moment),
                 idempotency_key=key,
+                fingerprint=fingerprint,
             )
     except IntegrityError:
         # The same retry arriving twice at once: the other one recorded it.
-        first = BetRefusal.objects.filter(idempotency_key=key).first() if key is not None else None
+        first = retried.first() if retried is not None else None
         return _summary(first, retry=True) if first is not None else None
     except DatabaseError:
         logger.exception("could not record a bet refusal at %s: %s", refusal.table, refusal.message)
         return None
     return _summary(row)
+
+
+def _fingerprint(refusal: BetRefused, table: str, actor: str) -> str:
+    """Who sent which refused bet: what makes a second attempt under one key a retry."""
+    sent = [actor, table, str(refusal.round_id or ""), refusal.patron or "", refusal.stake_cents, refusal.kind]
+    return hashlib.sha256(json.dumps(sent).encode()).hexdigest()
 
 
 def _keepable(key: object) -> bool:

@@ -128,3 +128,37 @@ def test_before_the_close_the_same_reversals_go_through(table, patron, django_us
     round_close_bets(round_id=coup, actor=ACTOR)
     round_record_result(round_id=coup, number=2, actor=ACTOR)
     assert round_reverse(round_id=coup, reason="wrong number", approver="super1", actor="pit1")["round"] == coup
+
+
+def test_the_ledger_refuses_money_on_a_closed_day_whatever_sends_it(cage, django_user_model):
+    """``ledger.store.append`` itself: an event with postings dated (``occurred_at``) on a closed
+    day is refused, today's are not, and an event without postings (the seal, the registry) may
+    still be recorded on the closed day."""
+    from datetime import UTC, datetime, time
+    from zoneinfo import ZoneInfo
+
+    from django.conf import settings
+    from django.db import transaction
+
+    from ledger.store import Leg, NewEvent, append
+
+    grant(django_user_model.objects.create_user(username="pit1", password="x"), Role.PIT_BOSS)
+    yesterday = current_gaming_day() - timedelta(days=1)
+    gaming_day_close(gaming_day=yesterday.isoformat(), actor="pit1")
+    noon = datetime.combine(yesterday, time(12), tzinfo=ZoneInfo(settings.CASINO_TIMEZONE)).astimezone(UTC)
+    legs = [Leg("house:bankroll", -100), Leg("cage:cash", 100)]
+    before = store.head()
+    with pytest.raises(StateConflict, match=rf"gaming day {yesterday} is closed: no money moves on it") as err:
+        with transaction.atomic():
+            append(stream="test/late", expected_version=0, actor=ACTOR, events=[
+                NewEvent("LateCorrection", {"cents": 100}, legs, occurred_at=noon),
+            ])  # fmt: skip
+    assert (err.value.field, store.head()) == ("gaming_day", before)
+    with transaction.atomic():
+        (note,) = append(stream="test/late", expected_version=0, actor=ACTOR, events=[
+            NewEvent("LateNote", {"text": "no money"}, occurred_at=noon),
+        ])  # fmt: skip
+        (today,) = append(stream="test/late", expected_version=1, actor=ACTOR, events=[
+            NewEvent("TodaysCorrection", {"cents": 100}, legs),
+        ])  # fmt: skip
+    assert (note.gaming_day, today.gaming_day) == (yesterday, current_gaming_day())

@@ -15,6 +15,7 @@ from games.services.rounds import round_open
 from ledger import store
 from ledger.commands import ledger_command
 from ledger.errors import NotFound, VersionConflict
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from ledger.store import NewEvent, append
 from ledger.verify import verify_chain
@@ -122,8 +123,9 @@ def test_an_announced_bet_writes_its_bets_and_version_with_its_events(colour_pat
 def _tip_read_here(stream: str):
     """The stream's tip as a caller reads it in its own statement (``store.TIP_SQL``)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {store.TIP_SQL}", [stream])
-        return store.Tip.from_row(cursor.fetchone())
+        day = current_gaming_day()
+        cursor.execute(f"SELECT {store.TIP_SQL}", store.tip_params(stream, day))
+        return store.Tip.from_row(cursor.fetchone(), day)
 
 
 pg_only = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the caller's tip is PostgreSQL's path")
