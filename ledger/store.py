@@ -173,7 +173,8 @@ def append(
     Must run inside the caller's transaction (the service's). ``idempotency_key`` goes on the
     first event of the batch. Raises ``VersionConflict`` when the stream is not at
     ``expected_version``, ``UnbalancedPostings`` when an event's postings do not sum to zero
-    per currency, ``InvalidInput`` for data that is not canonical JSON. Nothing is written
+    per currency, ``InvalidInput`` for data that is not canonical JSON, ``StateConflict`` (409)
+    when an event with postings falls on a closed gaming day. Nothing is written
     when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
     transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
     ``(sql, params)`` statements the command writes beside its events (its read-model rows,
