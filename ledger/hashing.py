@@ -60,26 +60,9 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def event_hash(
-    *,
-    position: int,
-    stream: str,
-    version: int,
-    type: str,
-    schema_version: int,
-    data: object,
-    occurred_at: datetime,
-    recorded_at: datetime,
-    gaming_day: date,
-    actor: str,
-    correlation_id: str,
-    causation_id: str,
-    idempotency_key: str | None,
-    prev_hash: str,
-    postings: Iterable[tuple[str, int, str]],
-    stored: bool = False,
-) -> str:
-    """Hex SHA-256 of an event; ``postings`` are ``(account, amount_cents, currency)`` in any order.
+def event_hash(**fields) -> str:
+    """Hex SHA-256 of an event: ``event_hash_and_data`` (same keyword arguments) without the
+    data's text. ``postings`` are ``(account, amount_cents, currency)`` in any order.
 
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
     out of a JSON column, so it can hold nothing but JSON values with string keys, and the
@@ -88,7 +71,7 @@ def event_hash(
     ``1``), so the hash no longer matches and verify reports the event as altered.
     Raises ``TypeError`` for a float or another value canonical JSON does not hold.
     """
-    return event_hash_and_data(**locals())[0]
+    return event_hash_and_data(**fields)[0]
 
 
 def event_hash_and_data(

@@ -131,6 +131,7 @@ def run(spec: dict) -> dict:
         "p90_ms": pct(0.90),
         "p99_ms": pct(0.99),
         "max_ms": 1000 * latencies[-1] if latencies else 0.0,
+        "over_50ms": sum(1 for latency in latencies if latency > 0.050),
         "errors": sum(errors.values()),
         "error_kinds": errors,
     }

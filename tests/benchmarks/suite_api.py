@@ -130,9 +130,11 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
         _load({**spec, "bodies": bodies[-workers * 4 :], "seconds": 2, "rate": None, "connections": workers})
         log(f"api: open loop at {TARGET_RATE} req/s for {seconds} s ({workers} gunicorn workers)")
         timeline = os.environ.get("BENCH_API_TIMELINE")  # where to write each request's latency
+        waits_before = _machine_waits()
         fixed = _load(
             {**spec, "bodies": bodies, "seconds": seconds, "rate": TARGET_RATE, "connections": 32, "timeline": timeline}
         )
+        fixed["waits"] = {k: v - waits_before[k] for k, v in _machine_waits().items()}
         log(f"api: closed loop, {workers} connections, {seconds} s")
         busy_before, split_before = _machine_busy_seconds(), _cpu_by_process(server.pid)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -171,6 +173,13 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
                 met=met,
                 notes=f"gunicorn {workers} sync workers, session cookie"
                 + (
+                    f"; {result['over_50ms']} requests over 50 ms; the machine meanwhile waited"
+                    f" {result['waits']['iowait']:.1f} s on I/O and lost {result['waits']['steal']:.1f} s to"
+                    " its host (steal): stalls of a few hundred ms come and go with the disk's fsync"
+                    if "waits" in result
+                    else ""
+                )
+                + (
                     f"; {result['cpu_ms_per_request']:.1f} ms of CPU per request, the whole machine"
                     f" (gunicorn, PostgreSQL, load generator) over its {os.cpu_count()} cores: "
                     + ", ".join(f"{name} {ms:.1f}" for name, ms in result["cpu_split"].items())
@@ -180,6 +189,15 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
             )
         )
     return figures
+
+
+def _machine_waits() -> dict[str, float]:
+    """Seconds (all cores) the machine has spent waiting on I/O and lost to its host (steal)
+    since boot, from /proc/stat: a commit waits for its fsync under the ledger's writer lock,
+    so a slow disk second shows as a burst of slow requests that no code of ours caused."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return {"iowait": fields[4] / tick, "steal": fields[7] / tick}
 
 
 def _machine_busy_seconds() -> float:
