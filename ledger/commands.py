@@ -82,13 +82,16 @@ class Command:
         return result
 
 
+def idempotency_key_valid(key: object) -> bool:
+    """Whether ``key`` can be an idempotency key: a string of 1 to 200 characters without NUL
+    (PostgreSQL refuses NUL in a text value: it would be a 500, on any command)."""
+    return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
+
+
 @contextmanager
 def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = None) -> Iterator[Command]:
     """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency."""
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200 or "\x00" in idempotency_key
-    ):
-        # NUL: PostgreSQL refuses it in a text value (a 500 it would be, on any command).
+    if idempotency_key is not None and not idempotency_key_valid(idempotency_key):
         raise InvalidInput("idempotency key must be 1 to 200 characters, without NUL", field="idempotency_key")
     with transaction.atomic(durable=True):
         store.lock_writers()

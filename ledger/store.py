@@ -242,6 +242,14 @@ def append(
     return saved
 
 
+def closed_gaming_days(days: set[date]) -> set[date]:
+    """Those of ``days`` that are closed (``GamingDayClosed`` on the day's stream): one query."""
+    streams = Event.objects.filter(
+        stream__in=[gaming_day_stream(day) for day in days], type="GamingDayClosed"
+    ).values_list("stream", flat=True)
+    return {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
+
+
 def _refuse_closed_days(saved: list[Event], events: Sequence[NewEvent], tip: Tip) -> None:
     """``StateConflict`` (409, field ``gaming_day``) when an event that moves money (has postings)
     falls on a closed gaming day (``GamingDayClosed`` on its day's stream): a closed day keeps
@@ -253,10 +261,7 @@ def _refuse_closed_days(saved: list[Event], events: Sequence[NewEvent], tip: Tip
     closed = {tip.day} & days if tip.day_closed else set()
     unknown = days - {tip.day}
     if unknown:
-        streams = Event.objects.filter(
-            stream__in=[gaming_day_stream(day) for day in unknown], type="GamingDayClosed"
-        ).values_list("stream", flat=True)
-        closed |= {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
+        closed |= closed_gaming_days(unknown)
     if closed:
         first = min(closed)
         moving = next(new.type for event, new in zip(saved, events, strict=True) if event.gaming_day == first)

@@ -13,8 +13,7 @@ from datetime import date
 from ledger.errors import StateConflict
 from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event
-
-__all__ = ["gaming_day_closed", "gaming_day_stream", "refuse_if_closed"]
+from ledger.store import closed_gaming_days
 
 
 def gaming_day_closed(day: date) -> Event | None:
@@ -25,11 +24,6 @@ def gaming_day_closed(day: date) -> Event | None:
 def refuse_if_closed(days: date | set[date], *, what: str, field: str) -> None:
     """Raise ``StateConflict`` (409, on ``field``) when ``days`` (one gaming day or several) holds
     a closed day: "gaming day 2026-11-29 is closed: <what>"."""
-    days = {days} if isinstance(days, date) else days
-    closed = sorted(
-        Event.objects.filter(stream__in=[gaming_day_stream(d) for d in days], type="GamingDayClosed").values_list(
-            "data__gaming_day", flat=True
-        )
-    )
+    closed = closed_gaming_days({days} if isinstance(days, date) else set(days))
     if closed:
-        raise StateConflict(f"gaming day {closed[0]} is closed: {what}", field=field)
+        raise StateConflict(f"gaming day {min(closed)} is closed: {what}", field=field)

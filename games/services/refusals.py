@@ -12,15 +12,15 @@ The client gets the same 400 as before either way.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from datetime import UTC, datetime
 
 from django.db import DatabaseError, IntegrityError, transaction
 
+from ledger.commands import idempotency_key_valid
 from ledger.errors import BetRefused, InvalidInput
 from ledger.gaming_day import current_gaming_day
+from ledger.hashing import fingerprint as request_fingerprint
 
 from ..models import BetRefusal, Round
 from ..rules.errors import LimitRefused, RuleError
@@ -77,7 +77,7 @@ def bet_refusal_record(
     the 400 stands.
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC)
-    key = idempotency_key if _keepable(idempotency_key) else None
+    key = idempotency_key if idempotency_key_valid(idempotency_key) else None
     actor = actor or "anonymous"
     try:
         table = refusal.table
@@ -115,13 +115,10 @@ def bet_refusal_record(
 
 
 def _fingerprint(refusal: BetRefused, table: str, actor: str) -> str:
-    """Who sent which refused bet: what makes a second attempt under one key a retry."""
-    sent = [actor, table, str(refusal.round_id or ""), refusal.patron or "", refusal.stake_cents, refusal.kind]
-    return hashlib.sha256(json.dumps(sent).encode()).hexdigest()
-
-
-def _keepable(key: object) -> bool:
-    return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
+    """Who sent which refused bet: what makes a second attempt under one key a retry (the same
+    SHA-256 the ledger's commands use to tell a retry from a reused key)."""
+    sent = {"round": str(refusal.round_id or ""), "patron": refusal.patron or "", "kind": refusal.kind}
+    return request_fingerprint({"actor": actor, "table": table, "stake_cents": refusal.stake_cents, **sent})
 
 
 def _summary(row: BetRefusal, *, retry: bool = False) -> dict:
