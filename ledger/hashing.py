@@ -15,11 +15,13 @@ GENESIS_HASH = "0" * 64
 
 def canonical_json(value: object) -> str:
     """Serialise ``value`` deterministically; raises ``TypeError`` on floats or other types."""
-    _reject_floats(value)
+    reject_floats(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _reject_floats(value: object) -> None:
+def reject_floats(value: object) -> None:
+    """Raise ``TypeError`` if ``value`` holds a float, a non-string key or a value canonical
+    JSON does not hold (anything but dict, list, tuple, str, int, bool and None)."""
     # Exact built-in types, the whole of what services append, are checked without recursion
     # or isinstance chains (this walk was the largest cost of hashing a coup; issue 11); any
     # other value takes the general path below, so the rules and messages are the same.
@@ -66,7 +68,8 @@ def event_hash(**fields) -> str:
 
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
     out of a JSON column, so it can hold nothing but JSON values with string keys, and the
-    float check is skipped (a third of verify's time; issue 11). A float put there behind the
+    float check is skipped (a third of verify's time; issue 11); ``ledger.store.append`` passes
+    it too, having run ``reject_floats`` on the data before it wrote anything. A float put there behind the
     ledger's back still serialises differently from the integer it replaced (``1.0`` is not
     ``1``), so the hash no longer matches and verify reports the event as altered.
     Raises ``TypeError`` for a float or another value canonical JSON does not hold.
@@ -105,7 +108,7 @@ def event_hash_and_data(
     """
     legs = sorted([list(p) for p in postings])
     if not stored:
-        _reject_floats(data)
+        reject_floats(data)
     occurred = iso_utc(occurred_at)
     recorded = occurred if recorded_at is occurred_at else iso_utc(recorded_at)
     envelope_strings = (stream, type, actor, correlation_id, causation_id, prev_hash)

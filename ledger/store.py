@@ -13,11 +13,11 @@ Services call ``lock_writers()`` first thing in their transaction (``ledger.comm
 the balances they check (a patron's chips, the cage's cash) cannot change before they commit.
 """
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from operator import itemgetter
 
 import psycopg
 from django.db import Error, connection, transaction
@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from .errors import InvalidInput, StateConflict, UnbalancedPostings, VersionConflict
 from .gaming_day import current_gaming_day, gaming_day_stream
-from .hashing import GENESIS_HASH, event_hash_and_data
+from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
 from .models import Event, Posting
 
 # The largest amount one posting may carry: 10 billion EUR in cents. Sums of many postings
@@ -191,8 +191,10 @@ def append(
         raise InvalidInput("expected_version must be a non-negative integer", field="expected_version")
     for new in events:
         check_balanced(new.postings, event_type=new.type)
-    # The data's canonical JSON is checked (no float, string keys) by ``event_hash`` below,
-    # before anything is written: walking it twice cost 5 % of a coup's append (issue 11).
+        try:
+            reject_floats(new.data)  # before anything is sent: the hashes come after the postings go
+        except TypeError as exc:
+            raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
 
     postgres = connection.vendor == "postgresql"
     savepoint_open = False
@@ -206,40 +208,33 @@ def append(
         if not writer_locked:
             lock_writers()
         tip = Tip(stream_version(stream), *head(), _db_now())
-    current, position, prev_hash, recorded_at = tip.version, tip.position, tip.hash, tip.now
     try:
-        if current != expected_version:
+        if tip.version != expected_version:
             raise VersionConflict(
-                f"stream {stream} is at version {current}, not the expected {expected_version}",
+                f"stream {stream} is at version {tip.version}, not the expected {expected_version}",
                 field="expected_version",
             )
-        saved, data_texts, postings = _chain(events, stream, expected_version, position, prev_hash, recorded_at, actor,
-                                 correlation_id, causation_id, idempotency_key)  # fmt: skip
-        _refuse_closed_days(saved, events, tip)
+        envelopes, postings = _plan(events, stream, expected_version, tip, actor, correlation_id, causation_id,
+                                    idempotency_key)  # fmt: skip
+        _refuse_closed_days(envelopes, events, tip)
         if postgres:
-            if not savepoint_open and len(saved) >= _COPY_FROM:
-                with connection.cursor() as cursor:
-                    cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
-                savepoint_open = True
-            # With the caller's tip, a one-event write opens the savepoint in its own string.
-            _write_postgresql(saved, data_texts, postings, also, open_savepoint=not savepoint_open)
-        else:
-            with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
-                Posting.objects.bulk_create(
-                    [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
-                )
-                Event.objects.bulk_create(saved)
-                with connection.cursor() as cursor:
-                    for sql, params in also:
-                        cursor.execute(sql, params)
+            # With the caller's tip the write opens the savepoint itself, as its first statement.
+            opened_here, savepoint_open = not savepoint_open, True
+            return _write_postgresql(envelopes, postings, tip.hash, also, events, open_savepoint=opened_here)
+        saved, _ = _hash_chain(envelopes, tip.hash, events)
+        with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
+            Posting.objects.bulk_create(
+                [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
+            )
+            Event.objects.bulk_create(saved)
+            with connection.cursor() as cursor:
+                for sql, params in also:
+                    cursor.execute(sql, params)
+        return saved
     except BaseException:
-        if postgres and (savepoint_open or _failed_in_transaction()):
-            # A failed one-event write string had opened the savepoint (its first statement)
-            # before the failing one; a write string never sent (refused before, or its values
-            # refused by the driver) opened nothing, and the transaction is still good.
+        if savepoint_open:
             _rollback_savepoint()
         raise
-    return saved
 
 
 def closed_gaming_days(days: set[date]) -> set[date]:
@@ -250,12 +245,12 @@ def closed_gaming_days(days: set[date]) -> set[date]:
     return {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
 
 
-def _refuse_closed_days(saved: list[Event], events: Sequence[NewEvent], tip: Tip) -> None:
+def _refuse_closed_days(envelopes: list[dict], events: Sequence[NewEvent], tip: Tip) -> None:
     """``StateConflict`` (409, field ``gaming_day``) when an event that moves money (has postings)
     falls on a closed gaming day (``GamingDayClosed`` on its day's stream): a closed day keeps
     the figures it was closed and sealed with, whatever service would post to it. Events
     without postings (the seal, the identity registry) may still be recorded on it."""
-    days = {event.gaming_day for event, new in zip(saved, events, strict=True) if new.postings}
+    days = {envelope["gaming_day"] for envelope, new in zip(envelopes, events, strict=True) if new.postings}
     if not days:
         return
     closed = {tip.day} & days if tip.day_closed else set()
@@ -264,102 +259,109 @@ def _refuse_closed_days(saved: list[Event], events: Sequence[NewEvent], tip: Tip
         closed |= closed_gaming_days(unknown)
     if closed:
         first = min(closed)
-        moving = next(new.type for event, new in zip(saved, events, strict=True) if event.gaming_day == first)
+        moving = next(new.type for env, new in zip(envelopes, events, strict=True) if env["gaming_day"] == first)
         raise StateConflict(
             f"gaming day {first} is closed: no money moves on it any more ({moving} refused)", field="gaming_day"
         )
 
 
-def _chain(
+def _plan(
     events: Sequence[NewEvent],
     stream: str,
     expected_version: int,
-    position: int,
-    prev_hash: str,
-    recorded_at: datetime,
+    tip: Tip,
     actor: str,
     correlation_id: str,
     causation_id: str,
     idempotency_key: str | None,
-) -> tuple[list[Event], list[str], list[tuple[int, str, int, str]]]:
-    """The events' rows, hash-chained from ``(position, prev_hash)``, the canonical JSON of each
-    one's data (what its column receives), and their postings' rows."""
-    saved: list[Event] = []
-    data_texts: list[str] = []
+) -> tuple[list[dict], list[tuple[int, str, int, str]]]:
+    """The events' envelopes (every column but the two hashes), numbered from the tip, and their
+    postings' rows ``(event position, account, amount_cents, currency)``: all a write needs
+    before the hash chain, which ``_hash_chain`` adds."""
+    envelopes: list[dict] = []
     postings: list[tuple[int, str, int, str]] = []
-    alias = connection.alias
+    position, recorded_at = tip.position, tip.now
     recorded_day = current_gaming_day(recorded_at)  # most events of a batch occur as recorded
     for offset, new in enumerate(events):
         position += 1
         occurred_at = new.occurred_at or recorded_at
-        envelope = dict(
-            position=position,
-            stream=stream,
-            version=expected_version + offset + 1,
-            type=new.type,
-            schema_version=new.schema_version,
-            data=new.data,
-            occurred_at=occurred_at,
-            recorded_at=recorded_at,
-            gaming_day=recorded_day if occurred_at is recorded_at else current_gaming_day(occurred_at),
-            actor=actor,
-            correlation_id=correlation_id,
-            causation_id=causation_id,
-            idempotency_key=idempotency_key if offset == 0 else None,
-            prev_hash=prev_hash,
+        envelopes.append(
+            dict(
+                position=position,
+                stream=stream,
+                version=expected_version + offset + 1,
+                type=new.type,
+                schema_version=new.schema_version,
+                data=new.data,
+                occurred_at=occurred_at,
+                recorded_at=recorded_at,
+                gaming_day=recorded_day if occurred_at is recorded_at else current_gaming_day(occurred_at),
+                actor=actor,
+                correlation_id=correlation_id,
+                causation_id=causation_id,
+                idempotency_key=idempotency_key if offset == 0 else None,
+            )
         )
+        postings += [(position, leg.account, leg.amount_cents, leg.currency) for leg in new.postings]
+    return envelopes, postings
+
+
+def _hash_chain(envelopes: list[dict], prev_hash: str, events: Sequence[NewEvent]) -> tuple[list[Event], list[str]]:
+    """The saved rows, hash-chained from ``prev_hash``, and the canonical JSON of each one's data
+    (what its column receives). The data were checked for floats in ``append``. Raises
+    ``InvalidInput`` for text that cannot be hashed (a lone surrogate)."""
+    saved: list[Event] = []
+    data_texts: list[str] = []
+    alias = connection.alias
+    for envelope, new in zip(envelopes, events, strict=True):
         legs = [(leg.account, leg.amount_cents, leg.currency) for leg in new.postings]
         try:
-            prev_hash, data_text = event_hash_and_data(**envelope, postings=legs)
-        except TypeError as exc:
+            hash_, data_text = event_hash_and_data(**envelope, prev_hash=prev_hash, postings=legs, stored=True)
+        except (TypeError, UnicodeEncodeError) as exc:
             raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
-        saved.append(_saved_row(envelope, prev_hash, alias))
+        saved.append(_saved_row(envelope, prev_hash, hash_, alias))
         data_texts.append(data_text)
-        postings += [(position, *leg) for leg in legs]
-    return saved, data_texts, postings
+        prev_hash = hash_
+    return saved, data_texts
 
 
-def _saved_row(envelope: dict, hash_: str, alias: str) -> Event:
+def _saved_row(envelope: dict, prev_hash: str, hash_: str, alias: str) -> Event:
     """An ``Event`` as the database will hold it, built the way ``Model.from_db`` does: the
     model's ``__init__`` took a tenth of a coup's append (issue 11). Every field's attname is
-    its name (no foreign key), so the envelope is the instance's whole state."""
+    its name (no foreign key), so the envelope and the hashes are the instance's whole state."""
     event = Event.__new__(Event)
-    event.__dict__.update(envelope, hash=hash_)
+    event.__dict__.update(envelope, prev_hash=prev_hash, hash=hash_)
     event._state = ModelState()
     event._state.adding, event._state.db = False, alias
     return event
 
 
 _SAVEPOINT = "ledger_append"
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
 
 
 def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
-    """The stream's ``Tip`` read under the writer lock,
-    and the savepoint ``_write_postgresql`` writes in, in one round trip (a round trip is a good
-    part of a one-event append; issue 11).
+    """The stream's ``Tip`` read under the writer lock, and the savepoint ``_write_postgresql``
+    writes in, in one round trip (a pipeline), the two reads prepared once per connection
+    (planning them was a third of the read; issue 11).
 
-    The lock and the tip are separate statements of one simple query: in READ COMMITTED each
-    statement takes its snapshot when it starts, so the tip is read *after* the lock is
-    granted and sees the commit of the writer we waited for (reading it in the locking
-    statement could miss that commit and fork the chain).
+    The lock and the tip are separate statements: in READ COMMITTED each statement takes its
+    snapshot when it starts, so the tip is read *after* the lock is granted and sees the
+    commit of the writer we waited for (reading it in the locking statement could miss that
+    commit and fork the chain).
     """
     day = current_gaming_day()
-    statements, params = [f"SELECT {TIP_SQL}", f"SAVEPOINT {_SAVEPOINT}"], tip_params(stream, day)
-    if lock:
-        statements.insert(0, "SELECT pg_advisory_xact_lock(%s)")
-        params.insert(0, _WRITER_LOCK_KEY)
-    with connection.cursor() as cursor:
-        cursor.execute("; ".join(statements), params)
-        if lock:
-            cursor.cursor.nextset()  # past the lock's empty result, to the tip's
-        return Tip.from_row(cursor.fetchone(), day)
+    raw = connection.connection
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor, psycopg.Cursor(raw) as tip_cursor:
+        with raw.pipeline():
+            if lock:
+                cursor.execute(_LOCK_SQL, [_WRITER_LOCK_KEY], prepare=True)
+            tip_cursor.execute(_TIP_SELECT, tip_params(stream, day), prepare=True)
+            cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+        return Tip.from_row(tip_cursor.fetchone(), day)
 
 
-def _failed_in_transaction() -> bool:
-    """The server refused a statement of this transaction (psycopg's view of it)."""
-    return connection.connection is not None and (
-        connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
-    )
+_TIP_SELECT = f"SELECT {TIP_SQL}"
 
 
 def _rollback_savepoint() -> None:
@@ -371,62 +373,83 @@ def _rollback_savepoint() -> None:
         pass
 
 
-# Event columns in the order ``_write_postgresql`` sends them.
+# The rows go in as one JSON document a table, unpacked by the server: one statement each
+# (the statement-level checks run once), sent in one pipeline with the release, so a coup's
+# write is one round trip where COPY took five (issue 11).
+_POSTINGS_SQL = (
+    "INSERT INTO ledger_posting (event_id, account, amount_cents, currency) SELECT e, a, c, u "
+    "FROM json_to_recordset(%s::json) AS r(e bigint, a text, c bigint, u text)"
+)
 _EVENT_COLUMNS = (
     "position", "stream", "version", "type", "schema_version", "data", "occurred_at", "recorded_at",
     "gaming_day", "actor", "correlation_id", "causation_id", "idempotency_key", "prev_hash", "hash",
 )  # fmt: skip
-_event_values = itemgetter(*_EVENT_COLUMNS)
-_DATA_COLUMN = _EVENT_COLUMNS.index("data")
-# From this many events on, COPY beats a multi-row INSERT: COPY costs two round trips a table,
-# but an INSERT of many rows spends milliseconds binding its parameters client-side (a
-# 50-event coup: 2.2 ms by COPY, 4.6 ms by INSERT; issue 11).
-_COPY_FROM = 2
+_EVENT_TYPES = (
+    "bigint", "text", "integer", "text", "smallint", "jsonb", "timestamptz", "timestamptz",
+    "date", "text", "text", "text", "text", "text", "text",
+)  # fmt: skip
+_EVENTS_SQL = (
+    f"INSERT INTO ledger_event ({', '.join(_EVENT_COLUMNS)}) SELECT {', '.join(_EVENT_COLUMNS)} "
+    f"FROM json_to_recordset(%s::json) AS r("
+    f"{', '.join(f'{name} {kind}' for name, kind in zip(_EVENT_COLUMNS, _EVENT_TYPES, strict=True))})"
+)
+_string = json.encoder.encode_basestring  # a str as its JSON literal (C)
 
 
 def _write_postgresql(
-    events: list[Event],
-    data_texts: list[str],
+    envelopes: list[dict],
     postings: list[tuple[int, str, int, str]],
+    prev_hash: str,
     also: Sequence[tuple[str, Sequence]],
+    events: Sequence[NewEvent],
     *,
     open_savepoint: bool = False,
-) -> None:
-    """Insert the rows with plain SQL inside the savepoint ``_tip_postgresql`` opened (or, with
-    ``open_savepoint``, that this one-event write string opens first), then the caller's
-    ``also`` statements, then release it (``bulk_create`` spent 60 % of a coup's append building model instances and
-    SQL; issue 11). Postings go in before their events: each event insert is checked against
-    its postings (sum to zero per currency), and a posting for an existing event is refused."""
-    # Each event's data goes in as the canonical JSON its hash was computed over.
+) -> list[Event]:
+    """Write the events and their postings inside the savepoint ``_tip_postgresql`` opened (or,
+    with ``open_savepoint``, that this write opens first), then the caller's ``also``
+    statements, then release it: one pipeline, one round trip. Returns the saved rows.
+
+    Postings go in before their events: each event insert is checked against its postings (sum
+    to zero per currency), and a posting for an existing event is refused. They need no hash,
+    so they are sent first and the server writes them while the chain is computed here (the
+    two cores work at once; issue 11)."""
+    raw = connection.connection
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        with raw.pipeline():
+            if open_savepoint:
+                cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+            if postings:
+                cursor.execute(_POSTINGS_SQL, [_postings_json(postings)], prepare=True)
+            saved, data_texts = _hash_chain(envelopes, prev_hash, events)
+            cursor.execute(_EVENTS_SQL, [_events_json(saved, data_texts)], prepare=True)
+            if also:
+                with psycopg.ClientCursor(raw) as also_cursor:  # bound as Django's cursor binds
+                    for sql, params in also:
+                        also_cursor.execute(sql, params)
+            cursor.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+    return saved
+
+
+def _postings_json(postings: list[tuple[int, str, int, str]]) -> str:
+    return "[" + ",".join(
+        f'{{"e":{event},"a":{_string(account)},"c":{cents},"u":{_string(currency)}}}'
+        for event, account, cents, currency in postings
+    ) + "]"  # fmt: skip
+
+
+def _events_json(saved: list[Event], data_texts: list[str]) -> str:
+    """The rows as JSON objects keyed by column; the data as the canonical text it was hashed as."""
     rows = []
-    for event, text in zip(events, data_texts, strict=True):
-        row = list(_event_values(event.__dict__))
-        row[_DATA_COLUMN] = text
-        rows.append(row)
-    posting_sql = "ledger_posting (event_id, account, amount_cents, currency)"
-    event_sql = f"ledger_event ({', '.join(_EVENT_COLUMNS)})"
-    # The caller's statements and the release follow the rows in one string (Django's psycopg
-    # cursor binds parameters client-side, so it may hold several statements; the first failing
-    # stops the rest, and ``append`` rolls back to the savepoint).
-    statements, params = [sql for sql, _ in also], [value for _, values in also for value in values]
-    statements.append(f"RELEASE SAVEPOINT {_SAVEPOINT}")
-    with connection.cursor() as cursor:
-        if len(events) >= _COPY_FROM:
-            raw = cursor.cursor  # psycopg's own cursor, for COPY
-            with connection.wrap_database_errors:  # psycopg's errors as Django's, like execute()
-                for table, values in ((posting_sql, postings), (event_sql, rows)):
-                    if values:
-                        with raw.copy(f"COPY {table} FROM STDIN") as copy:
-                            for row in values:
-                                copy.write_row(row)
-            cursor.execute("; ".join(statements), params)
-            return
-        # One event: its INSERTs go first in that same string, one round trip in all.
-        inserts, values_ = [], []
-        for table, values in ((posting_sql, postings), (event_sql, rows)):
-            if values:
-                one = "(" + ", ".join(["%s"] * len(values[0])) + ")"
-                inserts.append(f"INSERT INTO {table} VALUES {', '.join([one] * len(values))}")
-                values_ += [value for row in values for value in row]
-        opening = [f"SAVEPOINT {_SAVEPOINT}"] if open_savepoint else []
-        cursor.execute("; ".join([*opening, *inserts, *statements]), values_ + params)
+    for event, data_text in zip(saved, data_texts, strict=True):
+        e = event.__dict__
+        key = e["idempotency_key"]
+        rows.append(
+            f'{{"position":{e["position"]},"stream":{_string(e["stream"])},"version":{e["version"]},'
+            f'"type":{_string(e["type"])},"schema_version":{e["schema_version"]},"data":{data_text},'
+            f'"occurred_at":"{e["occurred_at"].isoformat()}","recorded_at":"{e["recorded_at"].isoformat()}",'
+            f'"gaming_day":"{e["gaming_day"].isoformat()}","actor":{_string(e["actor"])},'
+            f'"correlation_id":{_string(e["correlation_id"])},"causation_id":{_string(e["causation_id"])},'
+            f'"idempotency_key":{"null" if key is None else _string(key)},'
+            f'"prev_hash":{_string(e["prev_hash"])},"hash":"{e["hash"]}"}}'
+        )
+    return "[" + ",".join(rows) + "]"

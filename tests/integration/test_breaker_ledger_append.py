@@ -1,7 +1,8 @@
-"""Breaking the append of issue 11 (lock, tip and savepoint in one round trip; COPY from 2
-events; statement-level insert checks on PostgreSQL): real processes and connections racing,
-a process killed in the middle of a COPY, an interruption mid-COPY inside a longer transaction,
-duplicate idempotency keys at COPY sizes, and forged inserts behind the store (MERGE, COPY).
+"""Breaking the append of issue 11 (lock, tip and savepoint in one round trip; the postings sent
+before the hash chain is computed, the events after, in one pipeline; statement-level insert
+checks on PostgreSQL): real processes and connections racing, a process killed between the
+postings and the events, an interruption there inside a longer transaction, duplicate
+idempotency keys at batch sizes, and forged inserts behind the store (MERGE, COPY).
 """
 
 import os
@@ -54,7 +55,7 @@ def _assert_ledger_whole(expected_events: int) -> None:
 @pytest.fixture
 def postgresql(db):
     if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL's write path (COPY, statement-level checks)")
+        pytest.skip("PostgreSQL's write path (pipeline, statement-level checks)")
 
 
 # --- real processes appending at once ------------------------------------------------------
@@ -128,22 +129,22 @@ def test_appends_racing_on_one_stream_one_wins_and_the_losers_write_nothing(comm
     _assert_ledger_whole(len(winners[0]))
 
 
-# --- a process killed while its COPY is half sent ----------------------------------------------
+# --- a process killed between its postings and its events ------------------------------------
 
-KILL_MID_COPY = """
+KILL_MID_APPEND = """
 import os, signal
 import django
 django.setup()
-import psycopg
 from django.db import transaction
+from ledger import store
 from ledger.store import Leg, NewEvent, append
-real, rows = psycopg.Copy.write_row, []
-def write_then_die(self, row):
-    rows.append(row)
-    if len(rows) == 400:  # all 300 postings and some of the events are on the wire
+real, hashed = store.event_hash_and_data, []
+def hash_then_die(**fields):
+    hashed.append(fields)
+    if len(hashed) == 150:  # the 600 postings are on the wire, the events not yet
         os.kill(os.getpid(), signal.SIGKILL)
-    return real(self, row)
-psycopg.Copy.write_row = write_then_die
+    return real(**fields)
+store.event_hash_and_data = hash_then_die
 events = [NewEvent("Tested", {"i": i}, [Leg("a", 1 + i), Leg("b", -1 - i)]) for i in range(300)]
 with transaction.atomic():
     append(stream="killed/1", expected_version=1, events=events, actor="killed")
@@ -151,11 +152,11 @@ with transaction.atomic():
 
 
 @pytest.mark.postgres
-def test_a_process_killed_in_the_middle_of_a_copy_leaves_nothing(committed_db):
+def test_a_process_killed_between_its_postings_and_its_events_leaves_nothing(committed_db):
     with transaction.atomic():
         append(stream="killed/1", expected_version=0, events=_events(1), actor="t")
     child = subprocess.run(
-        [sys.executable, "-c", KILL_MID_COPY], cwd=ROOT, env=_child_env(), capture_output=True, timeout=120
+        [sys.executable, "-c", KILL_MID_APPEND], cwd=ROOT, env=_child_env(), capture_output=True, timeout=120
     )
     assert child.returncode == -signal.SIGKILL, child.stderr.decode()[-2000:]
     _assert_ledger_whole(1)
@@ -171,7 +172,7 @@ def test_a_process_killed_in_the_middle_of_a_copy_leaves_nothing(committed_db):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("size", [2, 50, 300])
-def test_a_duplicate_key_at_copy_size_writes_nothing_and_the_caller_can_go_on(size):
+def test_a_duplicate_key_at_batch_size_writes_nothing_and_the_caller_can_go_on(size):
     with transaction.atomic():
         append(stream="t/a", expected_version=0, events=_events(1), actor="t", idempotency_key="k")
         with pytest.raises(IntegrityError):
@@ -183,26 +184,28 @@ def test_a_duplicate_key_at_copy_size_writes_nothing_and_the_caller_can_go_on(si
 
 
 @pytest.mark.postgres
-def test_an_interruption_in_the_middle_of_a_copy_is_undone_and_the_transaction_stays_usable(postgresql, monkeypatch):
-    """KeyboardInterrupt (or a worker's SystemExit) while the events' COPY is half sent: the
-    COPY is aborted, the savepoint undoes the postings already copied, and a caller that
+def test_an_interruption_between_the_postings_and_the_events_is_undone_and_the_transaction_stays_usable(
+    postgresql, monkeypatch
+):
+    """KeyboardInterrupt (or a worker's SystemExit) while the chain is computed, the postings
+    already sent: the pipeline is closed, the savepoint undoes the postings, and a caller that
     catches it can keep appending in the same transaction."""
-    import psycopg
+    from ledger import store
 
-    real, rows = psycopg.Copy.write_row, []
+    real, hashed = store.event_hash_and_data, []
 
-    def interrupted(self, row):
-        rows.append(row)
-        if len(rows) == 150:  # 100 postings, then half the events
+    def interrupted(**fields):
+        hashed.append(fields)
+        if len(hashed) == 25:  # 100 postings sent, half the events hashed
             raise KeyboardInterrupt
-        return real(self, row)
+        return real(**fields)
 
     with transaction.atomic():
         append(stream="t/a", expected_version=0, events=_events(1), actor="t")
-        monkeypatch.setattr(psycopg.Copy, "write_row", interrupted)
+        monkeypatch.setattr(store, "event_hash_and_data", interrupted)
         with pytest.raises(KeyboardInterrupt):
             append(stream="t/b", expected_version=0, events=_events(50), actor="t")
-        monkeypatch.setattr(psycopg.Copy, "write_row", real)
+        monkeypatch.setattr(store, "event_hash_and_data", real)
         saved = append(stream="t/b", expected_version=0, events=_events(50), actor="t")
     assert saved[0].position == 2
     _assert_ledger_whole(51)

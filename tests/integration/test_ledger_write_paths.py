@@ -1,11 +1,10 @@
-"""The append's write paths (issue 11): PostgreSQL writes small batches with multi-row INSERTs
-and large ones (a roulette settlement) with COPY; both must keep every rule of the contract.
-Run on SQLite too (one path there: ``bulk_create``)."""
+"""The append's write path (issue 11): PostgreSQL writes a batch of any size as one JSON document
+a table, in one pipeline with the hash chain computed between the postings and the events; it
+must keep every rule of the contract. Run on SQLite too (``bulk_create`` there)."""
 
 import pytest
 from django.db import IntegrityError, transaction
 
-from ledger import store
 from ledger.errors import InvalidInput
 from ledger.models import Event, Posting
 from ledger.store import Leg, NewEvent, append
@@ -13,7 +12,7 @@ from ledger.verify import verify_chain
 
 pytestmark = pytest.mark.django_db
 
-SIZES = [1, 2, store._COPY_FROM - 1, store._COPY_FROM, 3 * store._COPY_FROM + 7]
+SIZES = [1, 2, 3, 50, 301]
 
 
 def _events(n: int, start: int = 0) -> list[NewEvent]:
@@ -41,7 +40,7 @@ def test_a_batch_of_any_size_is_written_whole_and_chained(size):
     assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
 
 
-@pytest.mark.parametrize("size", [1, store._COPY_FROM])
+@pytest.mark.parametrize("size", [1, 2])
 def test_a_refused_row_writes_nothing_and_raises_djangos_integrity_error(size):
     with transaction.atomic():
         append(stream="t/a", expected_version=0, events=_events(1), actor="tester", idempotency_key="key-1")
