@@ -84,3 +84,18 @@ def test_verify_reports_a_float_forged_into_stored_data_as_an_alteration():
     result = verify_chain()
     assert (result.ok, result.first_bad_position) == (False, event.position)
     assert "altered" in result.reason
+
+
+@pytest.mark.parametrize("size", [1, 50])
+def test_text_that_cannot_be_hashed_is_refused_and_the_postings_already_sent_are_undone(size):
+    """A lone surrogate passes the float check but not the hash (UTF-8 has no code for it): it
+    is found after the postings went to the server (PostgreSQL), so the savepoint undoes them."""
+    events = _events(size - 1) + [NewEvent("Tested", {"name": "\ud800"}, [Leg("a", 1), Leg("b", -1)])]
+    with transaction.atomic():
+        append(stream="t/a", expected_version=0, events=_events(1), actor="tester")
+        with pytest.raises(InvalidInput) as err:
+            append(stream="t/s", expected_version=0, events=events, actor="tester")
+        append(stream="t/c", expected_version=0, events=_events(2), actor="tester")
+    assert err.value.field == "data"
+    assert list(Event.objects.values_list("stream", flat=True)) == ["t/a", "t/c", "t/c"]
+    assert Posting.objects.count() == 6 and verify_chain().ok
