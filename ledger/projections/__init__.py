@@ -15,6 +15,7 @@ import gc
 import json
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from ..models import Event, Posting, ProjectionCheckpoint
 logger = logging.getLogger(__name__)
 
 BATCH = 5000
+SWITCH_INTERVAL = 0.001  # seconds: the GIL's switch interval during a rebuild (``rebuild``)
 EVENT_FIELDS = ("position", "type", "data", "occurred_at", "gaming_day", "hash")
 
 
@@ -284,9 +286,15 @@ def rebuild(which: Iterable[str] | None = None, *, batch: int = BATCH) -> dict[s
     # makes cycles; reference counting frees the batches as they go.
     collecting = gc.isenabled()
     gc.disable()
+    # The read-ahead thread waits on the server a few times a batch and each time wants the
+    # GIL back while the folds hold it: after the default 5 ms switch interval, it fell
+    # behind and the folds waited for it in turn. 1 ms: a rebuild ran a tenth faster (issue 11).
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
     try:
         return _rebuild(chosen, projectors, batch)
     finally:
+        sys.setswitchinterval(interval)
         if collecting:
             gc.enable()
 
