@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from operator import itemgetter
 
 import psycopg
 from django.db import Error, connection, transaction
@@ -393,6 +394,8 @@ _EVENTS_SQL = (
     f"FROM json_to_recordset(%s::json) AS r("
     f"{', '.join(f'{name} {kind}' for name, kind in zip(_EVENT_COLUMNS, _EVENT_TYPES, strict=True))})"
 )
+_event_values = itemgetter(*_EVENT_COLUMNS)
+_DATA_COLUMN = _EVENT_COLUMNS.index("data")
 _string = json.encoder.encode_basestring  # a str as its JSON literal (C)
 
 
@@ -407,14 +410,24 @@ def _write_postgresql(
 ) -> list[Event]:
     """Write the events and their postings inside the savepoint ``_tip_postgresql`` opened (or,
     with ``open_savepoint``, that this write opens first), then the caller's ``also``
-    statements, then release it: one pipeline, one round trip. Returns the saved rows.
+    statements, then release it. Returns the saved rows.
 
     Postings go in before their events: each event insert is checked against its postings (sum
     to zero per currency), and a posting for an existing event is refused. They need no hash,
     so they are sent first and the server writes them while the chain is computed here (the
-    two cores work at once; issue 11)."""
+    two cores work at once; issue 11). A batch of up to ``_COPY_FROM`` events goes as one JSON
+    document a table in one pipeline (one round trip, where COPY took five); a larger one (a
+    roulette settlement) by COPY, which the server ingests faster than JSON once round trips
+    no longer count (9,000 events: 1.15-1.27 s by COPY against 1.31-1.33 s by JSON)."""
     raw = connection.connection
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        if len(envelopes) >= _COPY_FROM:
+            if open_savepoint:
+                cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+            saved = _copy_rows(cursor, envelopes, postings, prev_hash, events)
+            _run_also(raw, also)
+            cursor.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+            return saved
         with raw.pipeline():
             if open_savepoint:
                 cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
@@ -422,12 +435,42 @@ def _write_postgresql(
                 cursor.execute(_POSTINGS_SQL, [_postings_json(postings)], prepare=True)
             saved, data_texts = _hash_chain(envelopes, prev_hash, events)
             cursor.execute(_EVENTS_SQL, [_events_json(saved, data_texts)], prepare=True)
-            if also:
-                with psycopg.ClientCursor(raw) as also_cursor:  # bound as Django's cursor binds
-                    for sql, params in also:
-                        also_cursor.execute(sql, params)
+            _run_also(raw, also)
             cursor.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
     return saved
+
+
+# From this many events on, COPY (see ``_write_postgresql``).
+_COPY_FROM = 500
+
+
+def _copy_rows(
+    cursor: psycopg.Cursor,
+    envelopes: list[dict],
+    postings: list[tuple[int, str, int, str]],
+    prev_hash: str,
+    events: Sequence[NewEvent],
+) -> list[Event]:
+    """COPY the postings, computing the chain before ending that COPY (the rows already sent are
+    written meanwhile), then COPY the events."""
+    with cursor.copy("COPY ledger_posting (event_id, account, amount_cents, currency) FROM STDIN") as copy:
+        for row in postings:
+            copy.write_row(row)
+        saved, data_texts = _hash_chain(envelopes, prev_hash, events)
+    with cursor.copy(f"COPY ledger_event ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
+        for event, text in zip(saved, data_texts, strict=True):
+            row = list(_event_values(event.__dict__))
+            row[_DATA_COLUMN] = text  # the canonical JSON its hash was computed over
+            copy.write_row(row)
+    return saved
+
+
+def _run_also(raw: psycopg.Connection, also: Sequence[tuple[str, Sequence]]) -> None:
+    """The caller's statements, bound client-side as Django's own cursor binds them."""
+    if also:
+        with psycopg.ClientCursor(raw) as cursor:
+            for sql, params in also:
+                cursor.execute(sql, params)
 
 
 def _postings_json(postings: list[tuple[int, str, int, str]]) -> str:

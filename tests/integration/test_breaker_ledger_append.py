@@ -113,7 +113,7 @@ def test_four_processes_appending_at_once_keep_positions_gap_free_and_the_chain_
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("sizes", [(1, 1, 1, 1), (2, 2, 2, 2), (1, 2, 50, 300)])
+@pytest.mark.parametrize("sizes", [(1, 1, 1, 1), (2, 2, 2, 2), (1, 2, 50, 600)])
 def test_appends_racing_on_one_stream_one_wins_and_the_losers_write_nothing(committed_db, sizes):
     def call(size):
         def run():
@@ -141,11 +141,11 @@ from ledger.store import Leg, NewEvent, append
 real, hashed = store.event_hash_and_data, []
 def hash_then_die(**fields):
     hashed.append(fields)
-    if len(hashed) == 150:  # the 600 postings are on the wire, the events not yet
+    if len(hashed) == 300:  # the 1,200 postings' COPY is open and mostly sent, no event yet
         os.kill(os.getpid(), signal.SIGKILL)
     return real(**fields)
 store.event_hash_and_data = hash_then_die
-events = [NewEvent("Tested", {"i": i}, [Leg("a", 1 + i), Leg("b", -1 - i)]) for i in range(300)]
+events = [NewEvent("Tested", {"i": i}, [Leg("a", 1 + i), Leg("b", -1 - i)]) for i in range(600)]
 with transaction.atomic():
     append(stream="killed/1", expected_version=1, events=events, actor="killed")
 """
@@ -162,16 +162,16 @@ def test_a_process_killed_between_its_postings_and_its_events_leaves_nothing(com
     _assert_ledger_whole(1)
     # the writer lock went with the dead connection: the next append goes through at once
     with transaction.atomic():
-        saved = append(stream="killed/1", expected_version=1, events=_events(300), actor="t")
+        saved = append(stream="killed/1", expected_version=1, events=_events(600), actor="t")
     assert saved[0].position == 2
-    _assert_ledger_whole(301)
+    _assert_ledger_whole(601)
 
 
 # --- interrupted or refused in the middle of a longer transaction -------------------------------
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("size", [2, 50, 300])
+@pytest.mark.parametrize("size", [2, 50, 600])
 def test_a_duplicate_key_at_batch_size_writes_nothing_and_the_caller_can_go_on(size):
     with transaction.atomic():
         append(stream="t/a", expected_version=0, events=_events(1), actor="t", idempotency_key="k")
@@ -184,8 +184,9 @@ def test_a_duplicate_key_at_batch_size_writes_nothing_and_the_caller_can_go_on(s
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize("size", [50, 600])  # one pipeline; COPY
 def test_an_interruption_between_the_postings_and_the_events_is_undone_and_the_transaction_stays_usable(
-    postgresql, monkeypatch
+    postgresql, monkeypatch, size
 ):
     """KeyboardInterrupt (or a worker's SystemExit) while the chain is computed, the postings
     already sent: the pipeline is closed, the savepoint undoes the postings, and a caller that
@@ -196,7 +197,7 @@ def test_an_interruption_between_the_postings_and_the_events_is_undone_and_the_t
 
     def interrupted(**fields):
         hashed.append(fields)
-        if len(hashed) == 25:  # 100 postings sent, half the events hashed
+        if len(hashed) == size // 2:  # the postings sent, half the events hashed
             raise KeyboardInterrupt
         return real(**fields)
 
@@ -204,11 +205,11 @@ def test_an_interruption_between_the_postings_and_the_events_is_undone_and_the_t
         append(stream="t/a", expected_version=0, events=_events(1), actor="t")
         monkeypatch.setattr(store, "event_hash_and_data", interrupted)
         with pytest.raises(KeyboardInterrupt):
-            append(stream="t/b", expected_version=0, events=_events(50), actor="t")
+            append(stream="t/b", expected_version=0, events=_events(size), actor="t")
         monkeypatch.setattr(store, "event_hash_and_data", real)
-        saved = append(stream="t/b", expected_version=0, events=_events(50), actor="t")
+        saved = append(stream="t/b", expected_version=0, events=_events(size), actor="t")
     assert saved[0].position == 2
-    _assert_ledger_whole(51)
+    _assert_ledger_whole(size + 1)
 
 
 # --- forged inserts behind the store (PostgreSQL: statement-level checks) ---------------------
