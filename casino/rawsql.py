@@ -22,15 +22,9 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, NotSupportedError, connection, connections
 from django.db.models import Model
 
-from ledger.errors import Conflict
+from ledger.errors import STALE_PLAN, SchemaChanged
 
-
-class SchemaChanged(Conflict):
-    """A prepared statement of this connection was planned before a migration changed a table
-    it reads, inside a transaction that is now lost (HTTP 409: retry; the rollback forgets the
-    connection's prepared statements, so the retry runs)."""
-
-    code = "busy"
+__all__ = ["SchemaChanged", "columns", "fetch_prepared", "insert", "instance", "update"]
 
 
 def fetch_prepared(sql: str, params: Sequence[object]) -> list[tuple]:
@@ -48,7 +42,7 @@ def fetch_prepared(sql: str, params: Sequence[object]) -> list[tuple]:
     try:
         return _fetch(sql, params)
     except NotSupportedError as exc:
-        if "cached plan must not change result type" not in str(exc):
+        if STALE_PLAN not in str(exc):
             raise
         if connection.in_atomic_block:
             raise SchemaChanged("the database schema changed under this request; retry it") from exc

@@ -39,6 +39,18 @@ class Conflict(DomainError):
     code = "conflict"
 
 
+class SchemaChanged(Conflict):
+    """A prepared statement of this connection was planned before a migration changed a table
+    it reads, inside a transaction that is now lost (HTTP 409: retry; the rollback forgets the
+    connection's prepared statements, so the retry runs). Raised by ``casino.rawsql`` and by
+    ``ledger.store.append``'s prepared tip read."""
+
+    code = "busy"
+
+
+STALE_PLAN = "cached plan must not change result type"  # PostgreSQL's words for it
+
+
 class StateConflict(Conflict):
     """An FSM transition not allowed from the current state (e.g. a bet after rien ne va plus)."""
 

@@ -21,12 +21,12 @@ from datetime import UTC, date, datetime
 from operator import itemgetter
 
 import psycopg
-from django.db import Error, connection, transaction
+from django.db import Error, NotSupportedError, connection, transaction
 from django.db.models import Max, Sum
 from django.db.models.base import ModelState
 from django.utils import timezone
 
-from .errors import InvalidInput, StateConflict, UnbalancedPostings, VersionConflict
+from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
 from .models import Event, Posting
@@ -174,13 +174,16 @@ def append(
     Must run inside the caller's transaction (the service's). ``idempotency_key`` goes on the
     first event of the batch. Raises ``VersionConflict`` when the stream is not at
     ``expected_version``, ``UnbalancedPostings`` when an event's postings do not sum to zero
-    per currency, ``InvalidInput`` for data that is not canonical JSON, ``StateConflict`` (409)
-    when an event with postings falls on a closed gaming day. Nothing is written
-    when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
+    per currency, ``InvalidInput`` for data that is not canonical JSON (or null) and for an
+    envelope value the ledger could not store as hashed (text fields that are not ``str``, a
+    schema version outside 0-32767, a naive ``occurred_at``), ``StateConflict`` (409) when an
+    event with postings falls on a closed gaming day, ``SchemaChanged`` (409, retry) when a
+    migration changed the ledger's table since this connection prepared its read. Nothing is
+    written when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
     transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
-    ``(sql, params)`` statements the command writes beside its events (its read-model rows,
-    ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in the same round
-    trip; a failing one undoes the append too. ``tip``: the ``Tip`` of ``stream`` the caller
+    ``(sql, params)`` statements (one statement each) the command writes beside its events (its
+    read-model rows, ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in
+    the same round trip; a failing one undoes the append too. ``tip``: the ``Tip`` of ``stream`` the caller
     read (``TIP_SQL``) under the writer lock in this transaction with nothing appended since
     (``writer_locked`` must be true); ignored on SQLite.
     """
@@ -190,7 +193,11 @@ def append(
         raise InvalidInput("nothing to append", field="events")
     if type(expected_version) is not int or expected_version < 0:
         raise InvalidInput("expected_version must be a non-negative integer", field="expected_version")
+    _check_envelope(stream=stream, actor=actor, correlation_id=correlation_id, causation_id=causation_id)
+    if idempotency_key is not None and type(idempotency_key) is not str:
+        raise InvalidInput("idempotency_key must be text", field="idempotency_key")
     for new in events:
+        _check_event(new)
         check_balanced(new.postings, event_type=new.type)
         try:
             reject_floats(new.data)  # before anything is sent: the hashes come after the postings go
@@ -236,6 +243,29 @@ def append(
         if savepoint_open:
             _rollback_savepoint()
         raise
+
+
+def _check_envelope(**texts: object) -> None:
+    """``InvalidInput`` naming the first of ``texts`` that is not a ``str``: the hash is computed
+    over the value as given, so anything the column would turn into text (an int, a UUID)
+    would be stored as something else than what was hashed."""
+    for name, value in texts.items():
+        if type(value) is not str:
+            raise InvalidInput(f"{name} must be text, not {type(value).__name__}", field=name)
+
+
+def _check_event(new: NewEvent) -> None:
+    """``InvalidInput`` for an event whose type, schema version, data or moment the ledger could
+    not store as it hashes them (see ``_check_envelope``)."""
+    if type(new.type) is not str or not new.type:
+        raise InvalidInput("an event's type is non-empty text", field="type")
+    if type(new.schema_version) is not int or not 0 <= new.schema_version <= 32767:
+        raise InvalidInput(f"{new.type}: schema_version is a whole number from 0 to 32767", field="schema_version")
+    if new.data is None:
+        raise InvalidInput(f"{new.type}: data is a JSON value, not null", field="data")
+    moment = new.occurred_at
+    if moment is not None and (type(moment) is not datetime or moment.utcoffset() is None):
+        raise InvalidInput(f"{new.type}: occurred_at is a datetime with its time zone", field="occurred_at")
 
 
 def closed_gaming_days(days: set[date]) -> set[date]:
@@ -310,7 +340,8 @@ def _plan(
 def _hash_chain(envelopes: list[dict], prev_hash: str, events: Sequence[NewEvent]) -> tuple[list[Event], list[str]]:
     """The saved rows, hash-chained from ``prev_hash``, and the canonical JSON of each one's data
     (what its column receives). The data were checked for floats in ``append``. Raises
-    ``InvalidInput`` for text that cannot be hashed (a lone surrogate)."""
+    ``InvalidInput`` for data that cannot be serialised (a lone surrogate, an int of more
+    digits than Python writes out, nesting deeper than its recursion limit)."""
     saved: list[Event] = []
     data_texts: list[str] = []
     alias = connection.alias
@@ -318,7 +349,8 @@ def _hash_chain(envelopes: list[dict], prev_hash: str, events: Sequence[NewEvent
         legs = [(leg.account, leg.amount_cents, leg.currency) for leg in new.postings]
         try:
             hash_, data_text = event_hash_and_data(**envelope, prev_hash=prev_hash, postings=legs, stored=True)
-        except (TypeError, UnicodeEncodeError) as exc:
+        except (TypeError, ValueError, RecursionError, UnicodeEncodeError) as exc:
+            # an int too long to write out, data nested too deep, a lone surrogate
             raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
         saved.append(_saved_row(envelope, prev_hash, hash_, alias))
         data_texts.append(data_text)
@@ -353,13 +385,18 @@ def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
     """
     day = current_gaming_day()
     raw = connection.connection
-    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor, psycopg.Cursor(raw) as tip_cursor:
-        with raw.pipeline():
-            if lock:
-                cursor.execute(_LOCK_SQL, [_WRITER_LOCK_KEY], prepare=True)
-            tip_cursor.execute(_TIP_SELECT, tip_params(stream, day), prepare=True)
-            cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
-        return Tip.from_row(tip_cursor.fetchone(), day)
+    try:
+        with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor, psycopg.Cursor(raw) as tip_cursor:
+            with raw.pipeline():
+                if lock:
+                    cursor.execute(_LOCK_SQL, [_WRITER_LOCK_KEY], prepare=True)
+                tip_cursor.execute(_TIP_SELECT, tip_params(stream, day), prepare=True)
+                cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+            return Tip.from_row(tip_cursor.fetchone(), day)
+    except NotSupportedError as exc:
+        if STALE_PLAN in str(exc):  # a migration changed ledger_event since this connection prepared it
+            raise SchemaChanged("the ledger's schema changed under this request; retry it") from exc
+        raise
 
 
 _TIP_SELECT = f"SELECT {TIP_SQL}"
