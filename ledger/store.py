@@ -179,13 +179,13 @@ def append(
     schema version outside 0-32767, a naive ``occurred_at``), ``StateConflict`` (409) when an
     event with postings falls on a closed gaming day, ``SchemaChanged`` (409, retry) when a
     migration changed the ledger's table since this connection prepared its read. Nothing is
-    written when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in this same
-    transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
+    written when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in
+    this same transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
     ``(sql, params)`` statements (one statement each) the command writes beside its events (its
     read-model rows, ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in
-    the same round trip; a failing one undoes the append too. ``tip``: the ``Tip`` of ``stream`` the caller
-    read (``TIP_SQL``) under the writer lock in this transaction with nothing appended since
-    (``writer_locked`` must be true); ignored on SQLite.
+    the same round trip; a failing one undoes the append too. ``tip``: the ``Tip`` of
+    ``stream`` the caller read (``TIP_SQL``) under the writer lock in this transaction with
+    nothing appended since (``writer_locked`` must be true); ignored on SQLite.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("ledger.append must run inside the service's transaction")
@@ -248,7 +248,7 @@ def append(
 def _check_envelope(**texts: object) -> None:
     """``InvalidInput`` naming the first of ``texts`` that is not a ``str``: the hash is computed
     over the value as given, so anything the column would turn into text (an int, a UUID)
-    would be stored as something else than what was hashed."""
+    would be stored as something other than what was hashed."""
     for name, value in texts.items():
         if type(value) is not str:
             raise InvalidInput(f"{name} must be text, not {type(value).__name__}", field=name)
