@@ -24,8 +24,6 @@ from django.db.models import Model
 
 from ledger.errors import STALE_PLAN, SchemaChanged
 
-__all__ = ["SchemaChanged", "columns", "fetch_prepared", "insert", "instance", "update"]
-
 
 def fetch_prepared(sql: str, params: Sequence[object]) -> list[tuple]:
     """All rows of ``sql`` (``%s`` placeholders, PostgreSQL only), prepared on this connection.

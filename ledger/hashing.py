@@ -69,9 +69,10 @@ def event_hash(**fields) -> str:
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
     out of a JSON column, so it can hold nothing but JSON values with string keys, and the
     float check is skipped (a third of verify's time; issue 11); ``ledger.store.append`` passes
-    it too, having run ``reject_floats`` on the data before it wrote anything. A float put there behind the
-    ledger's back still serialises differently from the integer it replaced (``1.0`` is not
-    ``1``), so the hash no longer matches and verify reports the event as altered.
+    it too, having run ``reject_floats`` on the data before it wrote anything. A float put
+    there behind the ledger's back still serialises differently from the integer it replaced
+    (``1.0`` is not ``1``), so the hash no longer matches and verify reports the event as
+    altered.
     Raises ``TypeError`` for a float or another value canonical JSON does not hold.
     """
     return event_hash_and_data(**fields)[0]

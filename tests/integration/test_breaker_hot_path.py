@@ -18,7 +18,6 @@ from django.test import Client
 
 from cashier.selectors import patron_chips_cents
 from cashier.services.self_limit import self_limit_set
-from casino.rawsql import SchemaChanged
 from games.models import Bet, Round
 from games.services import bets as bets_service
 from games.services.bets import bet_place
@@ -29,6 +28,7 @@ from ledger.errors import (
     InsufficientChips,
     InvalidInput,
     NotFound,
+    SchemaChanged,
     StateConflict,
     VersionConflict,
 )

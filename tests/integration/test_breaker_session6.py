@@ -163,7 +163,7 @@ def test_the_prepared_tip_read_after_a_column_type_change_is_a_409_to_retry_and_
     # NotSupportedError, which the API answers with a 500. casino.rawsql.fetch_prepared turns
     # the same failure into SchemaChanged (409, retry) for the bet placement's reads; the
     # store should do as much.
-    from casino.rawsql import SchemaChanged
+    from ledger.errors import SchemaChanged
 
     _seed()  # prepares the lock and the tip read on this connection
     with _other_connection() as other:
