@@ -10,13 +10,15 @@ import json
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 
+from .jsoncodec import canonical
+
 GENESIS_HASH = "0" * 64
 
 
 def canonical_json(value: object) -> str:
     """Serialise ``value`` deterministically; raises ``TypeError`` on floats or other types."""
     reject_floats(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL(value)
 
 
 def reject_floats(value: object) -> None:
@@ -101,10 +103,11 @@ def event_hash_and_data(
     the ledger writes to the event's JSON column instead of serialising the data again.
 
     The hashed text is ``canonical_json`` of the document ``{envelope, postings, prev_hash}``.
-    It is assembled here from its parts (the data and the postings serialised by the C encoder,
-    the envelope's strings escaped by it, in sorted key order), which gives the same characters
-    as serialising the whole document at half the cost of a coup's hashing (issue 11); any value
-    of a type the parts do not expect takes the whole-document path instead.
+    It is assembled here from its parts (the data and the postings serialised by
+    ``ledger.jsoncodec.canonical``, the envelope's strings escaped by the standard library's C
+    encoder, in sorted key order), which gives the same characters as serialising the whole
+    document at half the cost of a coup's hashing (issue 11); any value of a type the parts do
+    not expect takes the whole-document path instead.
     ``tests/unit/test_ledger_hashing.py`` checks that both give the same text.
     """
     legs = sorted([list(p) for p in postings])
@@ -155,9 +158,8 @@ def event_hash_and_data(
 
 
 type_ = type  # ``event_hash_and_data`` has a parameter named ``type`` (the event's)
-# The C encoder with canonical settings; ``encode`` of a str is the escaped string literal.
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-_string = json.encoder.encode_basestring
+_CANONICAL = canonical  # orjson, or the standard library's encoder where orjson refuses
+_string = json.encoder.encode_basestring  # a str as its JSON literal (C)
 
 
 def _all_of(kind: type, values: tuple) -> bool:

@@ -6,7 +6,6 @@ each event's postings sum to zero per currency. A row changed or removed behind 
 triggers' back (by a superuser, or on disk) is found and its position named.
 """
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -17,6 +16,7 @@ from django.db import connection
 from psycopg.types.datetime import TimestamptzLoader
 
 from .hashing import GENESIS_HASH, event_hash
+from .jsoncodec import loads
 from .models import Event
 
 BATCH = 2000
@@ -97,7 +97,7 @@ def _events_after(position: int, batch: int) -> list[_Stored]:
 
 
 def _json(value: object) -> object:
-    return json.loads(value) if isinstance(value, str) else value
+    return loads(value) if isinstance(value, str) else value
 
 
 def _legs_between(first: int, last: int) -> dict[int, list[tuple[str, int, str]]]:

@@ -27,8 +27,13 @@ moments = st.datetimes(
 legs = st.lists(st.tuples(text, st.integers(min_value=-(10**12), max_value=10**12), text), max_size=4)
 
 
+def _standard(value) -> str:
+    """Canonical JSON as defined (DESIGN.md §The ledger), by the standard library."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _reference(fields: dict) -> tuple[str, str]:
-    """The definition: canonical JSON of the whole document."""
+    """The definition: canonical JSON of the whole document, by the standard library."""
     document = {
         **{k: v for k, v in fields.items() if k not in ("postings", "stored")},
         "occurred_at": iso_utc(fields["occurred_at"]),
@@ -36,7 +41,7 @@ def _reference(fields: dict) -> tuple[str, str]:
         "gaming_day": fields["gaming_day"].isoformat(),
         "postings": sorted([list(p) for p in fields["postings"]]),
     }
-    return hashlib.sha256(canonical_json(document).encode()).hexdigest(), canonical_json(fields["data"])
+    return hashlib.sha256(_standard(document).encode()).hexdigest(), _standard(fields["data"])
 
 
 @st.composite

@@ -1,0 +1,116 @@
+"""``ledger.jsoncodec``: orjson's text is the standard library's canonical text, byte for byte,
+and what orjson refuses still gives the standard library's result or error; ``loads`` reads
+integers beyond 64 bits as integers."""
+
+import json
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger.jsoncodec import canonical, loads
+
+
+def _standard(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# Every code point but the surrogates (orjson refuses those; tested apart): quotes,
+# backslashes, the C0 controls, DEL, U+2028/2029, the BOM, non-BMP characters.
+characters = st.characters(codec="utf-8")
+text = st.text(characters, max_size=16)
+keys = st.text(characters, max_size=6)  # short keys collide and sort against each other
+integers = st.integers(min_value=-(2**63), max_value=2**64 - 1)  # orjson's own range
+json_values = st.recursive(
+    st.none() | st.booleans() | integers | text,
+    lambda children: (
+        st.lists(children, max_size=5) | st.tuples(children, children) | st.dictionaries(keys, children, max_size=6)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(json_values)
+def test_canonical_is_the_standard_librarys_text(value):
+    assert canonical(value) == _standard(value)
+
+
+def _typed(value) -> str:
+    """``value`` written so that types count: 1, 1.0 and True differ (``==`` says they do not)."""
+    return json.dumps(value, sort_keys=True)
+
+
+wide_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | text,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(keys, children, max_size=6),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(wide_values)
+def test_loads_gives_back_the_value_of_the_text_with_its_types(value):
+    text = _standard(value)
+    assert _typed(loads(text)) == _typed(value)
+    # PostgreSQL's jsonb text has a space after ':' and ','
+    spaced = json.dumps(value, ensure_ascii=False)
+    assert _typed(loads(spaced)) == _typed(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"n": 2**64},  # beyond orjson's integers
+        {"n": -(2**63) - 1},
+        [10**200, -(10**200)],
+        {"s": "lone \ud800 surrogate"},  # orjson refuses it; the standard library writes it
+        {"\udfff": 1},
+        {"é": 1, "e": 2, "É": 3, "😀": 4, "\uffff": 5, "𐀀": 6, "\x00": 7, "": 8},
+        {"ctl": "".join(map(chr, range(0x20))) + "\x7f\u2028\u2029\ufeff"},
+        {"a": {"z": [1, {"y": None, "b": True}], "a": False}},
+    ],
+)
+def test_values_orjson_refuses_or_that_sort_subtly_give_the_standard_text(value):
+    assert canonical(value) == _standard(value)
+
+
+def test_nesting_deeper_than_orjson_takes_gives_the_standard_text():
+    value: object = 1
+    for _ in range(300):  # orjson stops at 255 levels
+        value = [value]
+    assert canonical(value) == _standard(value)
+
+
+def test_what_the_standard_library_cannot_write_raises_its_error():
+    deep: object = 1
+    for _ in range(sys.getrecursionlimit() + 10):
+        deep = {"d": deep}
+    with pytest.raises(RecursionError):
+        canonical(deep)
+    with pytest.raises(ValueError):
+        canonical({"n": 10**5000})  # more digits than int's str conversion allows
+    # and what it writes, it writes (ledger.hashing.reject_floats refuses such keys first)
+    assert canonical({1: "a key that is not text"}) == _standard({1: "a key that is not text"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[18446744073709551616]",  # orjson alone reads these as floats
+        '{"n": -9223372036854775809}',
+        "[123456789012345678901234567890]",
+        "[" + "9" * 400 + "]",
+        '{"s": "1234567890123456789", "n": 18446744073709551615}',
+    ],
+)
+def test_integers_beyond_64_bits_are_read_as_integers(text):
+    assert _typed(loads(text)) == _typed(json.loads(text))
+    assert "." not in _typed(loads(text)) and "e+" not in _typed(loads(text))
+
+
+@pytest.mark.parametrize("text", ["", "{", "[1,]", "nul", '{"a" 1}'])
+def test_text_that_is_not_json_raises_the_standard_error(text):
+    with pytest.raises(json.JSONDecodeError):
+        loads(text)
