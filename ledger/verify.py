@@ -16,7 +16,7 @@ from django.db import connection
 from psycopg.types.datetime import TimestamptzLoader
 
 from .hashing import GENESIS_HASH, event_hash
-from .jsoncodec import loads
+from .jsoncodec import JsonbBytesLoader, loads
 from .models import Event
 
 BATCH = 2000
@@ -84,6 +84,7 @@ def _events_after(position: int, batch: int) -> list[_Stored]:
             # timestamp in Python, a tenth of verify (issue 11). Both give aware datetimes,
             # and the hash normalises them to UTC.
             cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+            cursor.adapters.register_loader("jsonb", JsonbBytesLoader)  # bytes, for orjson (``loads``)
             cursor.execute(_EVENT_SQL, [position, batch])
             rows = cursor.fetchall()
         return [_Stored(*row[:data_at], _json(row[data_at]), *row[data_at + 1 :]) for row in rows]
@@ -97,7 +98,7 @@ def _events_after(position: int, batch: int) -> list[_Stored]:
 
 
 def _json(value: object) -> object:
-    return loads(value) if isinstance(value, str) else value
+    return loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def _legs_between(first: int, last: int) -> dict[int, list[tuple[str, int, str]]]:

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Sum
 
-from ..jsoncodec import loads
+from ..jsoncodec import JsonbBytesLoader, loads
 from ..models import Event, Posting, ProjectionCheckpoint
 
 logger = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ class Batch:
                 # psycopg's own loader, in C: Django's subclass of it is pure Python and gives
                 # the same aware UTC datetimes (the session's time zone is UTC) five times slower.
                 cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+            cursor.cursor.adapters.register_loader("jsonb", JsonbBytesLoader)  # bytes, for orjson
             cursor.execute(sql + " ORDER BY position", params)
             rows = cursor.fetchall()
         return [

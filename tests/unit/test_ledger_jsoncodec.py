@@ -52,11 +52,10 @@ wide_values = st.recursive(
 @settings(max_examples=800, deadline=None)
 @given(wide_values)
 def test_loads_gives_back_the_value_of_the_text_with_its_types(value):
-    text = _standard(value)
-    assert _typed(loads(text)) == _typed(value)
-    # PostgreSQL's jsonb text has a space after ':' and ','
-    spaced = json.dumps(value, ensure_ascii=False)
-    assert _typed(loads(spaced)) == _typed(value)
+    compact = _standard(value)
+    spaced = json.dumps(value, ensure_ascii=False)  # PostgreSQL's jsonb text: ': ' and ', '
+    for text in (compact, spaced, compact.encode(), spaced.encode()):  # str: scanner; bytes: orjson
+        assert _typed(loads(text)) == _typed(value)
 
 
 @pytest.mark.parametrize(
@@ -103,14 +102,35 @@ def test_what_the_standard_library_cannot_write_raises_its_error():
         "[123456789012345678901234567890]",
         "[" + "9" * 400 + "]",
         '{"s": "1234567890123456789", "n": 18446744073709551615}',
+        "[1000000000000000000, -999999999999999999]",  # 19 and 18 digits, both fit
     ],
 )
-def test_integers_beyond_64_bits_are_read_as_integers(text):
-    assert _typed(loads(text)) == _typed(json.loads(text))
-    assert "." not in _typed(loads(text)) and "e+" not in _typed(loads(text))
+@pytest.mark.parametrize("kind", [str, bytes])
+def test_integers_beyond_64_bits_are_read_as_integers(text, kind):
+    got = loads(text if kind is str else text.encode())
+    assert _typed(got) == _typed(json.loads(text))
+    assert "." not in _typed(got) and "e+" not in _typed(got)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["NaN", "[1e400]", '"\\ud800"', '["\\udfff", 1]', "[" * 900 + "]" * 900, '{"a": 1, "a": 2}', " [1] "],
+)
+def test_what_orjson_refuses_reads_as_the_standard_library_reads_it(text):
+    expected = repr(json.loads(text))
+    assert repr(loads(text.encode())) == expected
+    assert repr(loads(text)) == expected
+
+
+def test_nesting_deeper_than_the_standard_library_reads_raises_its_error():
+    text = "[" * 5000 + "]" * 5000  # orjson stops at 1024 levels, the standard library at its recursion limit
+    for form in (text, text.encode()):
+        with pytest.raises(RecursionError):
+            loads(form)
 
 
 @pytest.mark.parametrize("text", ["", "{", "[1,]", "nul", '{"a" 1}'])
-def test_text_that_is_not_json_raises_the_standard_error(text):
+@pytest.mark.parametrize("kind", [str, bytes])
+def test_text_that_is_not_json_raises_the_standard_error(text, kind):
     with pytest.raises(json.JSONDecodeError):
-        loads(text)
+        loads(text if kind is str else text.encode())
