@@ -105,13 +105,18 @@ class ProjectionCheckpoint(models.Model):
 
 
 class AuditEntry(models.Model):
-    """Projection: one line of a readable timeline for a patron, a table or a round."""
+    """Projection: one line of a readable timeline for a patron, a table or a round.
+
+    Keyed by (scope, key, position), what the timeline is read by: one index written per line,
+    where a surrogate id added a second index and a sequence (a rebuild writes about three
+    lines an event, and that server work was its longest path; issue 11)."""
 
     class Scope(models.TextChoices):
         PATRON = "patron"
         TABLE = "table"
         ROUND = "round"
 
+    pk = models.CompositePrimaryKey("scope", "key", "position")
     position = models.BigIntegerField(help_text="the event's ledger position")
     scope = models.CharField(max_length=8, choices=Scope.choices)
     key = models.CharField(max_length=64, help_text="patron code, table code or round id")
@@ -123,9 +128,6 @@ class AuditEntry(models.Model):
 
     class Meta:
         ordering = ["scope", "key", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["scope", "key", "position"], name="ledger_audit_entry_uniq"),
-        ]
 
     def __str__(self) -> str:
         return f"{self.scope}:{self.key} #{self.position} {self.summary}"
