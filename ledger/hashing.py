@@ -18,7 +18,7 @@ GENESIS_HASH = "0" * 64
 def canonical_json(value: object) -> str:
     """Serialise ``value`` deterministically; raises ``TypeError`` on floats or other types."""
     reject_floats(value)
-    return _CANONICAL(value)
+    return canonical(value)
 
 
 def reject_floats(value: object) -> None:
@@ -123,13 +123,13 @@ def event_hash_and_data(
         and type_(gaming_day) is date
         and all(_is_leg(leg) for leg in legs)
     ):
-        data_text = _CANONICAL(data)
+        data_text = canonical(data)
         text = (
             f'{{"actor":{_string(actor)},"causation_id":{_string(causation_id)},'
             f'"correlation_id":{_string(correlation_id)},"data":{data_text},'
             f'"gaming_day":"{gaming_day.isoformat()}",'
             f'"idempotency_key":{"null" if idempotency_key is None else _string(idempotency_key)},'
-            f'"occurred_at":"{occurred}","position":{position},"postings":{_CANONICAL(legs)},'
+            f'"occurred_at":"{occurred}","position":{position},"postings":{canonical(legs)},'
             f'"prev_hash":{_string(prev_hash)},"recorded_at":"{recorded}",'
             f'"schema_version":{schema_version},"stream":{_string(stream)},"type":{_string(type)},'
             f'"version":{version}}}'
@@ -152,13 +152,12 @@ def event_hash_and_data(
             "prev_hash": prev_hash,
             "postings": legs,
         }
-        text = canonical_json(document) if not stored else _CANONICAL(document)
-        data_text = _CANONICAL(data)
+        text = canonical_json(document) if not stored else canonical(document)
+        data_text = canonical(data)
     return hashlib.sha256(text.encode()).hexdigest(), data_text
 
 
 type_ = type  # ``event_hash_and_data`` has a parameter named ``type`` (the event's)
-_CANONICAL = canonical  # orjson, or the standard library's encoder where orjson refuses
 _string = json.encoder.encode_basestring  # a str as its JSON literal (C)
 
 
