@@ -17,16 +17,19 @@ GENESIS_HASH = "0" * 64
 
 def canonical_json(value: object) -> str:
     """Serialise ``value`` deterministically; raises ``TypeError`` on floats or other types."""
-    reject_floats(value)
-    return canonical(value)
+    return canonical(value, plain=reject_floats(value))
 
 
-def reject_floats(value: object) -> None:
+def reject_floats(value: object) -> bool:
     """Raise ``TypeError`` if ``value`` holds a float, a non-string key or a value canonical
-    JSON does not hold (anything but dict, list, tuple, str, int, bool and None)."""
+    JSON does not hold (anything but dict, list, tuple, str, int, bool and None, or their
+    subclasses). Returns whether it is *plain*: built of those exact types only, which
+    ``ledger.jsoncodec.canonical`` may hand to orjson (a subclass, an Enum or a QueryDict,
+    goes to the standard library, which reads it as this check did)."""
     # Exact built-in types, the whole of what services append, are checked without recursion
     # or isinstance chains (this walk was the largest cost of hashing a coup; issue 11); any
     # other value takes the general path below, so the rules and messages are the same.
+    plain = True
     stack = [value]
     while stack:
         item = stack.pop()
@@ -37,11 +40,14 @@ def reject_floats(value: object) -> None:
             for key, child in item.items():
                 if type(key) is not str:
                     _reject_floats_general({key: child})
+                    plain = False
                 stack.append(child)
         elif kind is list or kind is tuple:
             stack.extend(item)
         else:
             _reject_floats_general(item)
+            plain = False
+    return plain
 
 
 def _reject_floats_general(value: object) -> None:
@@ -69,9 +75,11 @@ def event_hash(**fields) -> str:
     data's text. ``postings`` are ``(account, amount_cents, currency)`` in any order.
 
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
-    out of a JSON column, so it can hold nothing but JSON values with string keys, and the
-    float check is skipped (a third of verify's time; issue 11); ``ledger.store.append`` passes
-    it too, having run ``reject_floats`` on the data before it wrote anything. A float put
+    out of a JSON column, so it can hold nothing but plain JSON values with string keys, and
+    the float check is skipped (a third of verify's time; issue 11); ``ledger.store.append``
+    passes it too for data that ``reject_floats`` found plain before anything was written
+    (data holding a subclass, an Enum say, is checked again here and serialised by the
+    standard library, as ``reject_floats`` reads it). A float put
     there behind the ledger's back still serialises differently from the integer it replaced
     (``1.0`` is not ``1``), so the hash no longer matches and verify reports the event as
     altered.
@@ -111,8 +119,7 @@ def event_hash_and_data(
     ``tests/unit/test_ledger_hashing.py`` checks that both give the same text.
     """
     legs = sorted([list(p) for p in postings])
-    if not stored:
-        reject_floats(data)
+    plain = stored or reject_floats(data)
     occurred = iso_utc(occurred_at)
     recorded = occurred if recorded_at is occurred_at else iso_utc(recorded_at)
     envelope_strings = (stream, type, actor, correlation_id, causation_id, prev_hash)
@@ -123,13 +130,13 @@ def event_hash_and_data(
         and type_(gaming_day) is date
         and all(_is_leg(leg) for leg in legs)
     ):
-        data_text = canonical(data)
+        data_text = canonical(data, plain=plain)
         text = (
             f'{{"actor":{_string(actor)},"causation_id":{_string(causation_id)},'
             f'"correlation_id":{_string(correlation_id)},"data":{data_text},'
             f'"gaming_day":"{gaming_day.isoformat()}",'
             f'"idempotency_key":{"null" if idempotency_key is None else _string(idempotency_key)},'
-            f'"occurred_at":"{occurred}","position":{position},"postings":{canonical(legs)},'
+            f'"occurred_at":"{occurred}","position":{position},"postings":{canonical(legs, plain=True)},'
             f'"prev_hash":{_string(prev_hash)},"recorded_at":"{recorded}",'
             f'"schema_version":{schema_version},"stream":{_string(stream)},"type":{_string(type)},'
             f'"version":{version}}}'
@@ -152,8 +159,8 @@ def event_hash_and_data(
             "prev_hash": prev_hash,
             "postings": legs,
         }
-        text = canonical_json(document) if not stored else canonical(document)
-        data_text = canonical(data)
+        text = canonical_json(document) if not stored else canonical(document)  # not plain: standard library
+        data_text = canonical(data, plain=plain)
     return hashlib.sha256(text.encode()).hexdigest(), data_text
 
 

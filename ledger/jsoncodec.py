@@ -1,14 +1,15 @@
 """JSON text in and out of the ledger's hot paths, by orjson, with the standard library's exact
 result kept for what orjson does not take.
 
-``canonical(value)`` is the ledger's canonical JSON (sorted keys, no whitespace, non-ASCII
-as is): the text its hashes are computed over, so it must never change by a byte. orjson
-writes the same text as ``json.dumps(sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)`` eight times faster (a coup's hash chain spent half its time there;
-issue 11); for what orjson refuses (integers beyond 64 bits, lone surrogates, nesting
-deeper than 255, keys that are not text) the standard library writes the text instead, so
-the result and the errors are the standard library's. ``tests/unit/test_ledger_jsoncodec.py``
-checks the two agree on generated values.
+``canonical(value, plain=...)`` is the ledger's canonical JSON (sorted keys, no whitespace,
+non-ASCII as is): the text its hashes are computed over, so it must never change by a byte.
+For plain values (exact built-in types, as ``reject_floats`` reports and as data read from a
+JSON column is) orjson writes the same text as ``json.dumps(sort_keys=True,
+separators=(",", ":"), ensure_ascii=False)`` eight times faster (a coup's hash chain spent half
+its time there; issue 11). Everything else, and what orjson refuses (integers beyond 64 bits,
+lone surrogates, nesting deeper than 255), the standard library writes, so the result and the
+errors are always the standard library's. ``tests/unit/test_ledger_jsoncodec.py`` checks the
+two agree on generated values.
 
 ``loads(text)`` decodes JSON text. Bytes (the database's own text of a jsonb column, as
 ``JsonbBytesLoader`` hands it over) go to orjson, two to three times faster than the standard
@@ -26,18 +27,35 @@ import json
 import orjson
 from psycopg.adapt import Loader
 
-_SORTED = orjson.OPT_SORT_KEYS
+# Plain values only reach orjson (``canonical``); should a subclass, a dataclass or a datetime
+# slip in all the same, ``_refuse`` sends the whole value to the standard library.
+_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
 _standard = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-def canonical(value: object) -> str:
-    """Canonical JSON text of ``value`` (dicts, lists, tuples, str, int, bool, None). Raises
-    ``TypeError`` or ``ValueError`` as ``json.dumps`` does for what it cannot write (the
-    caller checks for floats first: ``ledger.hashing.reject_floats``)."""
-    try:
-        return orjson.dumps(value, option=_SORTED).decode()
-    except TypeError:  # orjson.JSONEncodeError is one: beyond 64 bits, surrogates, depth
-        return _standard(value)
+def _refuse(value: object):
+    raise TypeError(f"{type(value).__name__}: written by the standard library")
+
+
+def canonical(value: object, *, plain: bool = False) -> str:
+    """Canonical JSON text of ``value``: what ``json.dumps`` with the canonical settings writes,
+    and its ``TypeError`` or ``ValueError`` for what it cannot write. ``plain``: the caller knows
+    ``value`` is built of exact dict, list, tuple, str, int, bool and None only
+    (``ledger.hashing.reject_floats`` tells, and data read from a JSON column is), which orjson
+    writes the same; anything else goes to the standard library (orjson writes an Enum member
+    by its value where the standard library writes its int or str, and reads a container's
+    storage where the standard library calls its items() and __iter__)."""
+    if plain:
+        try:
+            return orjson.dumps(value, default=_refuse, option=_OPTIONS).decode()
+        except TypeError:  # orjson.JSONEncodeError is one: beyond 64 bits, surrogates, depth
+            pass
+    return _standard(value)
 
 
 _scan = json.JSONDecoder().scan_once

@@ -16,7 +16,7 @@ the balances they check (a patron's chips, the cage's cash) cannot change before
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from operator import itemgetter
 
@@ -29,6 +29,7 @@ from django.utils import timezone
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
+from .jsoncodec import canonical
 from .models import Event, Posting
 
 # The largest amount one posting may carry: 10 billion EUR in cents. Sums of many postings
@@ -196,13 +197,7 @@ def append(
     _check_envelope(stream=stream, actor=actor, correlation_id=correlation_id, causation_id=causation_id)
     if idempotency_key is not None and type(idempotency_key) is not str:
         raise InvalidInput("idempotency_key must be text", field="idempotency_key")
-    for new in events:
-        _check_event(new)
-        check_balanced(new.postings, event_type=new.type)
-        try:
-            reject_floats(new.data)  # before anything is sent: the hashes come after the postings go
-        except TypeError as exc:
-            raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
+    events = [_checked(new) for new in events]
 
     postgres = connection.vendor == "postgresql"
     savepoint_open = False
@@ -243,6 +238,23 @@ def append(
         if savepoint_open:
             _rollback_savepoint()
         raise
+
+
+def _checked(new: NewEvent) -> NewEvent:
+    """``new``, its postings balanced and its data free of floats (checked before anything is
+    sent: the hashes come after the postings go). Data holding a subclass of the JSON types (an
+    Enum, a QueryDict) is replaced by the plain values the standard library writes for it, which
+    are then what is hashed and stored alike (``reject_floats`` and the standard library read a
+    container through its items() and __iter__; orjson, which hashes plain data, would read its
+    storage). Raises ``InvalidInput`` (``data``) for data canonical JSON cannot hold."""
+    _check_event(new)
+    check_balanced(new.postings, event_type=new.type)
+    try:
+        if not reject_floats(new.data):
+            return replace(new, data=json.loads(canonical(new.data)))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInput(f"{new.type}: {exc}", field="data") from exc
+    return new
 
 
 def _check_envelope(**texts: object) -> None:

@@ -2,6 +2,8 @@
 and what orjson refuses still gives the standard library's result or error; ``loads`` reads
 integers beyond 64 bits as integers."""
 
+import collections
+import enum
 import json
 import sys
 
@@ -9,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger.hashing import reject_floats
 from ledger.jsoncodec import canonical, loads
 
 
@@ -34,7 +37,7 @@ json_values = st.recursive(
 @settings(max_examples=1500, deadline=None)
 @given(json_values)
 def test_canonical_is_the_standard_librarys_text(value):
-    assert canonical(value) == _standard(value)
+    assert canonical(value, plain=True) == _standard(value)
 
 
 def _typed(value) -> str:
@@ -72,14 +75,14 @@ def test_loads_gives_back_the_value_of_the_text_with_its_types(value):
     ],
 )
 def test_values_orjson_refuses_or_that_sort_subtly_give_the_standard_text(value):
-    assert canonical(value) == _standard(value)
+    assert canonical(value, plain=True) == _standard(value)
 
 
 def test_nesting_deeper_than_orjson_takes_gives_the_standard_text():
     value: object = 1
     for _ in range(300):  # orjson stops at 255 levels
         value = [value]
-    assert canonical(value) == _standard(value)
+    assert canonical(value, plain=True) == _standard(value)
 
 
 def test_what_the_standard_library_cannot_write_raises_its_error():
@@ -87,11 +90,11 @@ def test_what_the_standard_library_cannot_write_raises_its_error():
     for _ in range(sys.getrecursionlimit() + 10):
         deep = {"d": deep}
     with pytest.raises(RecursionError):
-        canonical(deep)
+        canonical(deep, plain=True)
     with pytest.raises(ValueError):
-        canonical({"n": 10**5000})  # more digits than int's str conversion allows
+        canonical({"n": 10**5000}, plain=True)  # more digits than int's str conversion allows
     # and what it writes, it writes (ledger.hashing.reject_floats refuses such keys first)
-    assert canonical({1: "a key that is not text"}) == _standard({1: "a key that is not text"})
+    assert canonical({1: "a key that is not text"}, plain=True) == _standard({1: "a key that is not text"})
 
 
 @pytest.mark.parametrize(
@@ -134,3 +137,44 @@ def test_nesting_deeper_than_the_standard_library_reads_raises_its_error():
 def test_text_that_is_not_json_raises_the_standard_error(text, kind):
     with pytest.raises(json.JSONDecodeError):
         loads(text if kind is str else text.encode())
+
+
+class _Five(enum.IntEnum):
+    """An Enum whose value is not its int: orjson writes the value, the standard library the int."""
+
+    A = 5
+
+    def __new__(cls, number):
+        member = int.__new__(cls, number)
+        member._value_ = "five"
+        return member
+
+
+class _Last(dict):
+    """A dict whose items() are not its storage (as Django's QueryDict, whose items() give each
+    key's last value)."""
+
+    def items(self):
+        return [(key, values[-1]) for key, values in super().items()]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": _Five.A},
+        _Last(a=[1.5, 2]),  # the float is in its storage only: neither the check nor the text sees it
+        collections.OrderedDict([("b", 1), ("a", 2)]),
+        {"s": type("S", (str,), {})("text")},
+        [type("L", (list,), {"__iter__": lambda self: iter([9])})([1, 2])],
+    ],
+    ids=["enum value not its int", "items() not storage", "OrderedDict", "str subclass", "list __iter__"],
+)
+def test_values_holding_a_subclass_are_not_plain_and_get_the_standard_text(value):
+    assert reject_floats(value) is False
+    assert canonical(value, plain=reject_floats(value)) == _standard(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_values_of_exact_built_in_types_are_plain(value):
+    assert reject_floats(value) is True
