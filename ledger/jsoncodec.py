@@ -19,7 +19,9 @@ hashes as the integer it was (verify would report the event as altered). Every i
 digits or fewer fits 64 bits, so the check is exact; it is one ``bytes.translate`` (half a
 microsecond an event, where a regular expression took six). Those, whatever orjson refuses,
 and ``str`` go to the standard library (its C scanner called directly, a third faster than
-``json.loads``), so its values and errors are the ones returned and raised.
+``json.loads``), so its values and errors are the ones returned and raised. (One difference
+is left: orjson reads arrays nested 1,000 to 1,024 deep, where the standard library stops at
+its recursion limit; ``canonical`` refuses such depth first, so no event holds it.)
 """
 
 import json

@@ -109,7 +109,7 @@ class AuditEntry(models.Model):
 
     Keyed by (scope, key, position), what the timeline is read by: one index written per line,
     where a surrogate id added a second index and a sequence (a rebuild writes about three
-    lines an event, and that server work was its longest path; issue 11)."""
+    lines an event, most of its work on the server; issue 11)."""
 
     class Scope(models.TextChoices):
         PATRON = "patron"
