@@ -76,13 +76,13 @@ def event_hash(**fields) -> str:
 
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
     out of a JSON column, so it can hold nothing but plain JSON values with string keys, and
-    the float check is skipped (a third of verify's time; issue 11); ``ledger.store.append``
-    passes it too for data that ``reject_floats`` found plain before anything was written
-    (data holding a subclass, an Enum say, is checked again here and serialised by the
-    standard library, as ``reject_floats`` reads it). A float put
-    there behind the ledger's back still serialises differently from the integer it replaced
-    (``1.0`` is not ``1``), so the hash no longer matches and verify reports the event as
-    altered.
+    the float check is skipped (a third of verify's time; issue 11). ``ledger.store.append``
+    passes it too: it ran ``reject_floats`` before writing anything, and replaced data that was
+    not plain (a subclass, an Enum) by the plain values the standard library writes for it.
+    Without ``stored`` the data is checked here, and serialised by the standard library unless
+    plain. A float put there behind the ledger's back still serialises differently from the
+    integer it replaced (``1.0`` is not ``1``), so the hash no longer matches and verify reports
+    the event as altered.
     Raises ``TypeError`` for a float or another value canonical JSON does not hold.
     """
     return event_hash_and_data(**fields)[0]
