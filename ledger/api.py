@@ -138,9 +138,10 @@ class AuditTrail(generics.ListAPIView):
     serializer_class = AuditEntrySerializer
 
     def get_queryset(self):
-        if self.kwargs["scope"] not in AuditEntry.Scope.values:
-            raise NotFound(f"no audit trail kind {self.kwargs['scope']!r}")
-        return AuditEntry.objects.filter(scope=self.kwargs["scope"], key=self.kwargs["key"]).order_by("position")
+        scope = self.kwargs["scope"]
+        if scope not in AuditEntry.SCOPES:
+            raise NotFound(f"no audit trail kind {scope!r}")
+        return AuditEntry.objects.filter(**{scope: self.kwargs["key"]}).order_by("position")
 
 
 class DayFilter(serializers.Serializer):

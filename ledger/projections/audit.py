@@ -1,7 +1,7 @@
 """Audit trails: a readable timeline per patron, per table and per round.
 
-Every event that names a ``patron``, a ``table`` or a ``round`` in its data gets one line in
-each of those timelines, with its position and hash so an auditor can go back to the ledger.
+Every event that names a ``patron``, a ``table`` or a ``round`` in its data gets one line, in
+each of those timelines at once, with its position and hash so an auditor can go back to the ledger.
 """
 
 from collections.abc import Callable, Iterator
@@ -80,32 +80,38 @@ def summary(event_type: str, data: dict) -> str:
         return f"{event_type} {keys}"[:500]
 
 
-_SCOPES = tuple(AuditEntry.Scope.values)
-_COLUMNS = ("position", "scope", "key", "type", "summary", "hash", "occurred_at", "gaming_day")
+_SCOPES = AuditEntry.SCOPES
+_COLUMNS = ("position", *_SCOPES, "type", "summary", "hash", "occurred_at", "gaming_day")
 # Binary COPY: the server stores the values as sent, instead of parsing text (a timestamp,
 # a date and an integer a line): a third of the time of a text COPY of the same lines.
-_COPY_TYPES = ("int8", "varchar", "varchar", "varchar", "varchar", "varchar", "timestamptz", "date")
+_COPY_TYPES = ("int8", "varchar", "varchar", "varchar", "varchar", "varchar", "varchar", "timestamptz", "date")
+
+
+def _key(value: object) -> str | None:
+    """A timeline's key as the event's data gives it: non-empty text, else no line there."""
+    return value if type(value) is str and value else None
 
 
 def _lines(batch: Batch) -> Iterator[tuple]:
-    """The batch's audit lines, as rows of ``_COLUMNS``, in position then scope order."""
+    """The batch's audit lines, as rows of ``_COLUMNS``, in position order: one an event that
+    names a patron, a table or a round."""
     for event in batch.events:
-        data = event["data"] if isinstance(event["data"], dict) else {}
-        line = None
-        for scope in _SCOPES:
-            key = data.get(scope)
-            if isinstance(key, str) and key:
-                line = line or summary(event["type"], data)
-                yield (
-                    event["position"],
-                    scope,
-                    key,
-                    event["type"],
-                    line,
-                    event["hash"],
-                    event["occurred_at"],
-                    event["gaming_day"],
-                )
+        data = event["data"]
+        if type(data) is not dict:
+            continue
+        patron, table, round_ = _key(data.get("patron")), _key(data.get("table")), _key(data.get("round"))
+        if patron or table or round_:
+            yield (
+                event["position"],
+                patron,
+                table,
+                round_,
+                event["type"],
+                summary(event["type"], data),
+                event["hash"],
+                event["occurred_at"],
+                event["gaming_day"],
+            )
 
 
 class AuditTrails:
@@ -133,7 +139,8 @@ def _open_copy() -> tuple[ExitStack, Copy]:
     """A COPY into the audit table, open; closing the stack ends it (an error inside aborts
     it). COPY: bulk_create spent 70 % of a rebuild building model instances and SQL for the
     three lines most events give (issue 11)."""
-    sql = f"COPY ledger_auditentry ({', '.join(_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+    columns = ", ".join(connection.ops.quote_name(column) for column in _COLUMNS)  # "table" is a keyword
+    sql = f"COPY {AuditEntry._meta.db_table} ({columns}) FROM STDIN (FORMAT BINARY)"
     with ExitStack() as stack:
         cursor = stack.enter_context(connection.cursor())
         stack.enter_context(connection.wrap_database_errors)

@@ -44,11 +44,23 @@ def ledger_balances(upto: int | None = None) -> dict:
     }
 
 
+def audit_lines() -> list[tuple]:
+    """The audit timelines' lines, ``(scope, key, position, summary, hash)``, sorted: a row
+    names up to three timelines (``AuditEntry``)."""
+    rows = AuditEntry.objects.values_list("position", *AuditEntry.SCOPES, "summary", "hash")
+    return sorted(
+        (scope, key, position, summary, hash_)
+        for position, *keys, summary, hash_ in rows
+        for scope, key in zip(AuditEntry.SCOPES, keys, strict=True)
+        if key is not None
+    )
+
+
 def snapshot() -> dict:
     """Every projection's rows, comparable with ==."""
     return {
         "balances": {(b.account, b.currency): b.balance_cents for b in AccountBalance.objects.all()},
-        "audit": sorted(AuditEntry.objects.values_list("scope", "key", "position", "summary", "hash")),
+        "audit": audit_lines(),
         "table_stats": sorted(
             TableDayStats.objects.values_list(
                 "table",

@@ -72,7 +72,7 @@ def test_probe_odd_data_appends_verifies_and_reads_back_the_same(django_db_block
     assert [_plain(e.data) for e in Event.objects.order_by("position")] == [_plain(d) for d in ODD]
     projections.rebuild()
     projections.catch_up_all()
-    assert AuditEntry.objects.filter(scope="patron", key="P-ODD").count() == 1
+    assert AuditEntry.objects.filter(patron="P-ODD").count() == 1
     assert verify_chain().ok
 
 
@@ -149,10 +149,8 @@ def _columns() -> set[str]:
 
 def _lines() -> list[tuple]:
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT scope, key, position, type, summary, hash FROM ledger_auditentry ORDER BY scope, key, position"
-        )
-        return cursor.fetchall()
+        cursor.execute('SELECT position, patron, "table", round, type, summary, hash FROM ledger_auditentry')
+        return sorted(cursor.fetchall())
 
 
 def _append_audited(stream: str, patron: str = "P1") -> None:
@@ -178,28 +176,27 @@ def test_probe_migrating_back_and_forth_over_audit_lines_and_the_trail_api(commi
     trail = _trail(client, "patron", "P1")
     assert len(trail) == 2 and {"position", "hash", "summary"} <= set(trail[0])
     try:
-        call_command("migrate", "ledger", "0005_drop_pattern_indexes", verbosity=0)
-        assert "id" in _columns()
+        call_command("migrate", "ledger", "0006_audit_entry_composite_key", verbosity=0)
+        assert {"scope", "key"} <= _columns() and "patron" not in _columns()
         assert ProjectionCheckpoint.objects.get(name="audit").position == 0
-        assert _lines() == []
-        projections.catch_up("audit")  # the 0006 model's COPY into the 0005 table (serial id)
-        assert _lines() == latest
-        _append_audited("brk7/b", "P2")
-        projections.catch_up("audit")
-        assert len(_lines()) == len(latest) + 5
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM ledger_auditentry")
+            assert cursor.fetchone() == (0,)
+        _append_audited("brk7/b", "P2")  # appended while the audit table has the old shape
     finally:
         call_command("migrate", "ledger", verbosity=0)
-    assert "id" not in _columns()
+    assert {"patron", "table", "round"} <= _columns() and "scope" not in _columns()
     assert _trail(client, "patron", "P1") == []  # short until caught up (deploy/README)
     projections.catch_up("audit")
     assert _trail(client, "patron", "P1") == trail
+    assert _lines()[: len(latest)] == latest
     assert len(_trail(client, "patron", "P2")) == 2
     before = _lines()
     projections.rebuild(["audit"])
     assert _lines() == before
     assert _trail(client, "table", "T1") == _trail(client, "table", "T1")
     assert len(_trail(client, "table", "T1")) == 4
-    # twice forward/back again with lines in the composite-key table
+    # twice forward/back again, with lines in the table
     call_command("migrate", "ledger", "0005_drop_pattern_indexes", verbosity=0)
     call_command("migrate", "ledger", verbosity=0)
     projections.catch_up("audit")
@@ -218,15 +215,17 @@ def test_probe_audit_trail_roles_and_pagination_after_the_key_change():
     client.force_authenticate(staff_user("reader", "auditor"))
     assert client.get("/api/audit/nope/P1/").status_code == 404
     assert _trail(client, "patron", "missing") == []
-    # the composite key as a query value and in model operations
-    entry = AuditEntry.objects.get(pk=("patron", "P1", 1))
-    assert entry.pk == ("patron", "P1", 1) and str(entry).startswith("patron:P1 #1")
-    assert AuditEntry.objects.filter(pk__in=[("patron", "P1", 1), ("table", "T1", 2)]).count() == 2
+    # the position as the key, in model operations
+    entry = AuditEntry.objects.get(pk=2)
+    assert (entry.patron, entry.table, entry.round) == ("P1", "T1", None)
+    assert str(entry) == "#2 patron:P1 table:T1 P1 bought in for 2.00 EUR cash at T1"
+    assert AuditEntry.objects.filter(pk__in=[1, 3]).count() == 2
     entry.summary = "changed"
     entry.save()
-    assert AuditEntry.objects.get(pk=("patron", "P1", 1)).summary == "changed"
+    assert AuditEntry.objects.get(pk=2).summary == "changed"
     entry.delete()
-    assert not AuditEntry.objects.filter(pk=("patron", "P1", 1)).exists()
+    assert not AuditEntry.objects.filter(pk=2).exists()
+    assert _trail(client, "patron", "P1")[0]["position"] == 1 and len(_trail(client, "table", "T1")) == 1
 
 
 def test_probe_schema_still_describes_the_audit_trail():
@@ -241,18 +240,18 @@ def test_probe_schema_still_describes_the_audit_trail():
 
 
 def test_probe_truncate_and_rebuild_of_the_audit_lines(django_db_blocker):
-    # SQLite: DELETE of a composite-key model; PostgreSQL: TRUNCATE.
+    # SQLite: DELETE; PostgreSQL: TRUNCATE. Three events, five timeline lines, a row an event.
     _append_audited("brk7/t")
     projections.catch_up_all()
-    assert AuditEntry.objects.count() == 5
+    assert AuditEntry.objects.count() == 3
     projections.truncate(AuditEntry)
     assert AuditEntry.objects.count() == 0
     projections.rebuild(["audit"])
-    assert AuditEntry.objects.count() == 5
-    AuditEntry.objects.filter(scope="table").delete()
     assert AuditEntry.objects.count() == 3
+    AuditEntry.objects.filter(table__isnull=False).delete()
+    assert AuditEntry.objects.count() == 1
     projections.rebuild()
-    assert AuditEntry.objects.count() == 5
+    assert AuditEntry.objects.count() == 3
 
 
 def test_probe_two_workers_catch_up_the_audit_lines_after_the_reset(committed_db):

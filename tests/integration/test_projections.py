@@ -80,7 +80,7 @@ def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
     round_close_bets(round_id=coup, actor=ACTOR)
     round_record_result(round_id=coup, number=17, actor=ACTOR)
     projections.catch_up("audit")
-    trail = list(AuditEntry.objects.filter(scope="round", key=coup).values_list("type", "summary"))
+    trail = list(AuditEntry.objects.filter(round=coup).values_list("type", "summary"))
     assert trail == [
         ("RoundOpened", "coup 1 of R1 open for bets"),
         ("BetPlaced", f"{colour_patron} bets 4.00 EUR on plein 17 (colour chips)"),
@@ -89,7 +89,7 @@ def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
         ("BetSettled", f"{colour_patron}'s 4.00 EUR on plein 17: won, returns 144.00 EUR"),
         ("RoundSettled", "coup settled: staked 4.00 EUR, returned 144.00 EUR, house -140.00 EUR"),
     ]
-    entry = AuditEntry.objects.filter(scope="patron", key=colour_patron).last()
+    entry = AuditEntry.objects.filter(patron=colour_patron).last()
     assert entry.hash == Event.objects.get(position=entry.position).hash
 
 
