@@ -202,7 +202,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
         seated |= set(colour_stacks.values_list("patron__code", flat=True))
     count = live_count(code, day)
     refused = day_events["refused"].get(code, [])
-    prison = Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED).count()
+    prison = Bet.objects.in_prison().filter(round__table=table).count()
     shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
     coups_hour = Event.objects.filter(
         type="RoundSettled", data__table=code, occurred_at__gte=now - timedelta(hours=1)

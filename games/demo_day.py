@@ -97,7 +97,7 @@ def demo_table_close(code: str) -> dict:
     tray = store.balance(accounts.table_tray(code))
     # A plain read (``prisoners`` locks the rows, which PostgreSQL refuses outside a
     # transaction); ``table_close`` below takes the writer lock and resolves them itself.
-    for bet in Bet.objects.filter(round__table=table, state=Bet.State.IMPRISONED):
+    for bet in Bet.objects.in_prison().filter(round__table=table):
         if bet.chips == Bet.Chips.VALUE:
             tray += bet.stake_cents - (bet.stake_cents if rule == PrisonOnClose.RETURNED else bet.stake_cents // 2)
     closer = decompose(tray, chip_denominations())

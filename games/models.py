@@ -101,6 +101,13 @@ class Round(ConcurrentTransitionMixin, models.Model):
         pass
 
 
+class BetQuerySet(models.QuerySet):
+    def in_prison(self) -> "BetQuerySet":
+        """The imprisoned bets, read through the in-prison index (``prison_level > 0``, which
+        a check constraint ties to the state)."""
+        return self.filter(prison_level__gt=0, state=Bet.State.IMPRISONED)
+
+
 class Bet(ConcurrentTransitionMixin, models.Model):
     """One bet on the layout: ``placed → won | lost | pushed | half_lost | imprisoned | returned``."""
 
@@ -132,17 +139,30 @@ class Bet(ConcurrentTransitionMixin, models.Model):
     prison_level = models.PositiveSmallIntegerField(default=0, help_text="0 free; n in prison (RULES.md §Prison bets)")
     placed_at = models.DateTimeField(auto_now_add=True)
 
+    objects = BetQuerySet.as_manager()
+
     class Meta:
         ordering = ["round_id", "placed_at"]
         indexes = [
             # Every roulette spin and trente-et-quarante coup first looks for the table's imprisoned bets;
             # without this it read every bet of every coup the table ever had (issue 11).
-            # Only imprisoned bets are in it, so it stays a few rows.
-            models.Index(fields=["round"], condition=models.Q(state="imprisoned"), name="games_bet_imprisoned"),
+            # Only imprisoned bets are in it, so it stays a few rows. Its condition is on the
+            # level, not the state: a settlement then changes no indexed column of its bets,
+            # and PostgreSQL rewrites them in place (HOT, with the room ``fillfactor`` leaves).
+            models.Index(fields=["round"], condition=models.Q(prison_level__gt=0), name="games_bet_in_prison"),
             # A bet placement reads the patron's bets on the coup (limits are per position): by
             # round alone it read every bet of a 10,000-patron spin (issue 11). Serves the
             # round's own lookups too.
             models.Index(fields=["round", "patron"], name="games_bet_round_patron"),
+        ]
+        constraints = [
+            # In prison exactly when imprisoned (RULES.md §Prison bets: level n >= 1), so the
+            # in-prison index holds every imprisoned bet and ``in_prison()`` finds them all.
+            models.CheckConstraint(
+                condition=models.Q(state="imprisoned", prison_level__gt=0)
+                | (~models.Q(state="imprisoned") & models.Q(prison_level=0)),
+                name="games_bet_prison_level_iff_imprisoned",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -17,7 +17,7 @@ from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role
 
-from ..models import Bet, Round
+from ..models import Round
 from ..selectors import round_for_update
 
 
@@ -53,7 +53,7 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
             what=f"coup {coup.number} at {coup.table.code} was played on it and stands",
             field="round",
         )
-        if coup.bets.filter(state=Bet.State.IMPRISONED).exists():
+        if coup.bets.in_prison().exists():
             raise StateConflict("a stake of this coup is in prison; resolve it first", field="round")
         net: dict[tuple[str, str], int] = defaultdict(int)
         for event in events:

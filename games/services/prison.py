@@ -53,7 +53,8 @@ def prisoners(table: Table) -> list[Bet]:
     return list(
         Bet.objects.select_for_update()
         .select_related("patron")
-        .filter(round__table=table, state=Bet.State.IMPRISONED)
+        .in_prison()
+        .filter(round__table=table)
         .order_by("placed_at")
     )
 

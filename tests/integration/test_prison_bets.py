@@ -99,3 +99,28 @@ def test_a_table_closes_through_prison_on_close(french, rule, returned):
     assert chips(p) == 9_000 + returned and store.balance(accounts.table_prison("F1")) == 0
     assert table_win_cents("F1") == settlements_net_cents("F1")["house_win"] == 1_000 - returned
     assert replay_check() == []
+
+
+def test_the_in_prison_index_holds_exactly_the_imprisoned_bets(french):
+    """``prison_level > 0`` (the in-prison index's condition) exactly when imprisoned, by a check
+    constraint: a bet in any other state with a level, or imprisoned without one, is refused."""
+    from django.db import IntegrityError, connection, transaction
+
+    french(double_prison="deeper")
+    p = make_patron(10_000)
+    spin(0, [(p, "pair", 1_000), (p, "impair", 2_000)])
+    spin(0)  # deeper: level 2
+    assert sorted(Bet.objects.in_prison().values_list("stake_cents", "prison_level")) == [(1_000, 2), (2_000, 2)]
+    imprisoned = Bet.objects.in_prison().first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Bet.objects.filter(pk=imprisoned.pk).update(prison_level=0)
+    spin(5)  # impair wins: level 1; pair loses: lost
+    assert list(Bet.objects.in_prison().values_list("stake_cents", "prison_level")) == [(2_000, 1)]
+    lost = Bet.objects.get(stake_cents=1_000)
+    assert (lost.state, lost.prison_level) == ("lost", 0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Bet.objects.filter(pk=lost.pk).update(prison_level=1)
+    if connection.vendor == "postgresql":  # room on each page for the one update a bet gets
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'games_bet'")
+            assert cursor.fetchone()[0] == ["fillfactor=50"]
