@@ -20,6 +20,9 @@ from staff.roles import Role, require_distinct, require_role
 from ..models import Round
 from ..selectors import round_for_update
 
+# A coup that wrote one of these moved stakes into or out of ``table:<T>:prison``.
+PRISON_EVENTS = frozenset({"BetImprisoned", "BetStaysInPrison", "BetReleased", "BetLostInPrison"})
+
 
 def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Reverse settled coup ``round_id``. Returns ``{"round", "table", "number", "event",
@@ -28,7 +31,7 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
     Raises ``InvalidInput`` (no reason or approver), ``RoleRequired`` (403: the signer is not a
     pit boss, the approver not a pit boss or cage supervisor, or the same user),
     ``NotFound`` (no such round), ``StateConflict`` (409: not settled, already reversed, played
-    on a closed gaming day, or a stake of it still in prison), ``InsufficientChips`` (a patron
+    on a closed gaming day, or it sent stakes to prison or decided prison bets), ``InsufficientChips`` (a patron
     no longer holds the winnings the reversal takes back).
     """
     if not isinstance(reason, str) or not reason.strip():
@@ -53,8 +56,14 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
             what=f"coup {coup.number} at {coup.table.code} was played on it and stands",
             field="round",
         )
-        if coup.bets.in_prison().exists():
-            raise StateConflict("a stake of this coup is in prison; resolve it first", field="round")
+        if any(e.type in PRISON_EVENTS for e in events):
+            # The prison account and the bets' states follow later coups too (a release, a
+            # loss): taking this coup's postings back would leave them wrong (breaker, session 8).
+            raise StateConflict(
+                f"coup {coup.number} at {coup.table.code} sent stakes to prison or decided prison bets: "
+                "it cannot be reversed",
+                field="round",
+            )
         net: dict[tuple[str, str], int] = defaultdict(int)
         for event in events:
             for posting in event.postings.all():

@@ -6,9 +6,12 @@ from ledger.errors import InvalidInput, StateConflict
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
-from ..models import Table
+from ..models import Bet, Table
 from ..selectors import round_in_play, table_for_update
 from .tables import _validated_rules
+
+# The options that decide a bet in prison (RULES.md §Prison bets).
+PRISON_OPTIONS = frozenset({"zero_rule", "double_prison"})
 
 
 def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: str | None = None) -> dict:
@@ -19,7 +22,8 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
     and the names of the options that changed. Raises ``RoleRequired`` (403) unless ``actor`` is
     a pit boss; ``NotFound`` (404); ``InvalidInput`` (400, the option at fault) for options the
     game refuses; ``StateConflict`` (409) when the table is closed, a coup is in play (rules
-    change between coups only), or nothing would change."""
+    change between coups only), nothing would change, or ``zero_rule`` / ``double_prison``
+    would change while bets are in prison at the table."""
     require_role(actor, Role.PIT_BOSS, step="changing a table's rules")
     if not isinstance(rules, dict) or not rules:
         raise InvalidInput("rules must be an object naming the options to change", field="rules")
@@ -37,6 +41,14 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
         if after == before:
             raise StateConflict("these rules are already in force", field="rules")
         changed = sorted(key for key in after if after.get(key) != before.get(key))
+        deciding = PRISON_OPTIONS.intersection(changed)
+        if deciding and Bet.objects.in_prison().filter(round__table=table).exists():
+            # The engine decides a prisoner under the rules it entered under: a level above 1
+            # exists only with ``deeper``, a prisoner only with ``en_prison`` (breaker, session 8).
+            raise StateConflict(
+                f"bets are in prison at {code}: {', '.join(sorted(deciding))} can change once they are decided",
+                field="rules",
+            )
         (event,) = cmd.append(
             stream=table.stream,
             expected_version=table.version,

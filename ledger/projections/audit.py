@@ -25,6 +25,8 @@ def _position(data: dict) -> str:
     """Where a bet lies: a roulette spot (``straight 17``, ``even_chance red``), a card game's
     bet (``banker``, ``rouge``) or its box / seat (``box 3``, ``box 3 (behind)``, ``seat 2``)."""
     position = data.get("position") or {}
+    if type(position) is not dict:  # written by another writer, or a future schema: as it is
+        return str(position)
     if "game" in position:
         if "bet" in position:
             return str(position["bet"])
@@ -87,9 +89,14 @@ _COLUMNS = ("position", *_SCOPES, "type", "summary", "hash", "occurred_at", "gam
 _COPY_TYPES = ("int8", "varchar", "varchar", "varchar", "varchar", "varchar", "varchar", "timestamptz", "date")
 
 
+_KEY_LENGTH = AuditEntry._meta.get_field("patron").max_length
+
+
 def _key(value: object) -> str | None:
-    """A timeline's key as the event's data gives it: non-empty text, else no line there."""
-    return value if type(value) is str and value else None
+    """A timeline's key as the event's data gives it: non-empty text that fits the column (codes
+    are 20 characters at most, a round id 36), else no line there: one event of odd data must
+    not stop the projection (breaker, session 8)."""
+    return value if type(value) is str and 0 < len(value) <= _KEY_LENGTH else None
 
 
 def _lines(batch: Batch) -> Iterator[tuple]:
