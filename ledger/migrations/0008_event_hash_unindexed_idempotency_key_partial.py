@@ -1,8 +1,8 @@
 """Two of the event table's indexes written per event for nothing (issue 11):
 
 - ``hash``: unique. No query looks an event up by its hash, and the position (the primary key)
-  with the chain already makes every hash distinct; the index of 64 random characters was the
-  costliest of the seven to write.
+  with the chain already makes every hash distinct; its keys are 64 random characters, each
+  insert landing on a random page of the index.
 - ``idempotency_key``: unique, so indexed for every event, NULL included. It is now a unique
   index of the events that carry a key only (the first of a command's batch): the same rule.
 
