@@ -14,10 +14,10 @@ day). Identity (name, document) is filled only when the requester is entitled to
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.export.registry import ExportContext, register_csv
 from ledger.models import Event
+from patrons.models import Patron
+from patrons.services.aml import CASH_EVENTS, DECISION_EVENTS, identity_on_file
 
-from .models import Patron
 from .reports import cage_accountability_report, table_games_daily_report
-from .services.aml import CASH_EVENTS, DECISION_EVENTS, identity_on_file
 
 RECORDS = {
     "AmlIdentityChecked": "identity_checked",

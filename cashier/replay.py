@@ -1,10 +1,9 @@
-"""Replay the cage and the colour-chip stacks from their events (``ledger replay-check``)."""
+"""Replay the cage and the fill and credit slips from their events (``ledger replay-check``)."""
 
 from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
-from .models import Cage, ColourStack, Slip
-from .services.self_limit import check_self_limits
+from .models import Cage, Slip
 
 
 @register
@@ -23,30 +22,6 @@ def check_cage() -> list[Difference]:
         c.code: {"state": c.state, "version": c.version} for c in Cage.objects.all() if c.version or c.code in replayed
     }
     return list(compare("cage", live, replayed))
-
-
-@register
-def check_colour_stacks() -> list[Difference]:
-    """Active colours per table: (colour → patron, unit value) from the buys and change inverses."""
-    replayed: dict[str, dict] = {}
-    types = ["ColourChipsBought", "ColourChipsChangedBack"]
-    for event in (
-        Event.objects.filter(type__in=types).order_by("position").only("type", "data").iterator(chunk_size=5000)
-    ):
-        data = event.data
-        key = f"{data['table']}/{data['colour']}"
-        if event.type == "ColourChipsBought":
-            replayed[key] = {"patron": data["patron"], "unit_value_cents": data["unit_value_cents"]}
-        else:
-            replayed.pop(key, None)
-    live = {
-        f"{s.table.code}/{s.colour}": {"patron": s.patron.code, "unit_value_cents": s.unit_value_cents}
-        for s in ColourStack.objects.filter(state=ColourStack.State.ACTIVE).select_related("table", "patron")
-    }
-    return list(compare("colour_stack", live, replayed))
-
-
-register(check_self_limits)
 
 
 SLIP_STATES = {

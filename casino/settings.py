@@ -28,19 +28,23 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served locally: no CDN needed
+    # Bottom to top (docs/architecture.md): an app imports only those above it in this list.
     "ledger",
-    "cashier",
-    "games",
     "staff",
+    "patrons",
+    "games",
+    "cashier",
+    "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
+    "demo",  # the demo day and its commands: never imported by the product
     "axes",  # login lockout after repeated failures (issue #10)
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
-    "casino.middleware.RejectNulMiddleware",
+    "core.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -78,7 +82,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Django turns psycopg's prepared statements off (threshold None) even where asked for;
-    # its own cursors bind client-side and never prepare, so this only lets casino.rawsql's
+    # its own cursors bind client-side and never prepare, so this only lets core.rawsql's
     # few hot reads be parsed and planned once per connection (issue 11).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -142,10 +146,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "casino.api.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "casino.pagination.BoundedLimitOffsetPagination",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "DEFAULT_PARSER_CLASSES": ["casino.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.SafeJSONParser"],
     # Escape non-ASCII in responses: a lone surrogate echoed in an error message stays valid JSON.
     "UNICODE_JSON": False,
 }

@@ -17,19 +17,20 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from cashier.models import Cage, ColourStack, Patron
+from cashier.models import Cage
 from cashier.reports import table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
-from casino.ids import uuid_of
-from games.models import Bet, BetRefusal, Round, Shoe, Table
+from core.ids import uuid_of
+from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.audit import summary
 from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
+from patrons.models import Patron
 from staff.models import DealerAssignment
 
 from . import alerts as checks
@@ -427,7 +428,7 @@ def coup_audit(round_id: str) -> dict:
 def _aml_flags(code: str) -> list[dict]:
     """The patron's AML decisions, newest first (at most 50): the events of stream ``aml/<code>``
     and any ``Aml…`` event naming him (identity checked, transaction logged or refused,
-    aggregate flagged; ``cashier.services.aml``): ``[{"position", "type", "summary", "gaming_day"}]``."""
+    aggregate flagged; ``patrons.services.aml``): ``[{"position", "type", "summary", "gaming_day"}]``."""
     rows = (
         Event.objects.filter(Q(stream=f"aml/{code}") | Q(type__startswith="Aml", data__patron=code))
         .order_by("-position")

@@ -2,7 +2,7 @@ from django.contrib import admin
 
 from ledger.admin import ReadOnlyAdmin
 
-from .models import Bet, BetRefusal, Round, Table
+from .models import Bet, BetRefusal, ColourStack, Round, Table
 
 
 @admin.register(Table)
@@ -26,3 +26,8 @@ class BetAdmin(ReadOnlyAdmin):
 class BetRefusalAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "table_code", "kind", "patron_code", "stake_cents", "actor"]
     list_filter = ["kind", "gaming_day"]
+
+
+@admin.register(ColourStack)
+class ColourStackAdmin(ReadOnlyAdmin):
+    list_display = ["table", "colour", "patron", "unit_value_cents", "state"]

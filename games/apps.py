@@ -6,4 +6,13 @@ class GamesConfig(AppConfig):
     verbose_name = "Tables, rounds and bets"
 
     def ready(self) -> None:
-        from . import replay  # noqa: F401 - registers the replay-check of tables, rounds, bets
+        from core.signals import bet_refused
+
+        from . import (
+            replay,  # noqa: F401 - registers the replay-check of tables, rounds, bets
+            scopes,
+        )
+        from .services.refusals import record_refusal_signal
+
+        bet_refused.connect(record_refusal_signal, dispatch_uid="games.bet_refusal_record")
+        scopes.register()  # which table a round, shoe or bet URL names, for staff's permissions

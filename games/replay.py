@@ -3,7 +3,7 @@
 from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
-from .models import Bet, Round, Shoe, Table
+from .models import Bet, ColourStack, Round, Shoe, Table
 
 ROUND_STATES = {
     "RoundOpened": Round.State.BETTING,
@@ -156,3 +156,24 @@ def check_shoes() -> list[Difference]:
         if "last_index" in replayed.get(str(shoe.id), {}):
             live[str(shoe.id)]["last_index"] = len(shoe.drawn) - 1
     return list(compare("shoe", live, replayed))
+
+
+@register
+def check_colour_stacks() -> list[Difference]:
+    """Active colours per table: (colour → patron, unit value) from the buys and change inverses."""
+    replayed: dict[str, dict] = {}
+    types = ["ColourChipsBought", "ColourChipsChangedBack"]
+    for event in (
+        Event.objects.filter(type__in=types).order_by("position").only("type", "data").iterator(chunk_size=5000)
+    ):
+        data = event.data
+        key = f"{data['table']}/{data['colour']}"
+        if event.type == "ColourChipsBought":
+            replayed[key] = {"patron": data["patron"], "unit_value_cents": data["unit_value_cents"]}
+        else:
+            replayed.pop(key, None)
+    live = {
+        f"{s.table.code}/{s.colour}": {"patron": s.patron.code, "unit_value_cents": s.unit_value_cents}
+        for s in ColourStack.objects.filter(state=ColourStack.State.ACTIVE).select_related("table", "patron")
+    }
+    return list(compare("colour_stack", live, replayed))

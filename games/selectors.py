@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from cashier.models import Patron, SelfLimit
-from casino.ids import uuid_of
-from casino.rawsql import columns, fetch_prepared, instance
+from core.ids import uuid_of
+from core.rawsql import columns, fetch_prepared, instance
 from ledger import accounts, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections.table_stats import NOT_GAMING
 from ledger.selectors import movement_cents
+from patrons.models import Patron, SelfLimit
 
 from .models import Bet, Round, Table
 from .rules.roulette import InvalidBet

@@ -139,9 +139,9 @@ _publishing = _Publishing()
 
 def _eager() -> bool:
     """Tasks run inline (no broker configured: the demo, most tests)."""
-    from casino.celery import app
+    from .tasks import catch_up_projections  # its app is the project's (the ledger never imports it)
 
-    return bool(app.conf.task_always_eager)
+    return bool(catch_up_projections.app.conf.task_always_eager)
 
 
 def _schedule_projections() -> None:

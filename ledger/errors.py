@@ -1,6 +1,6 @@
 """Domain errors shared by every service.
 
-Each carries the HTTP status the API maps it to (``casino.api.exception_handler``) and,
+Each carries the HTTP status the API maps it to (``core.errors.exception_handler``) and,
 for bad input, the field at fault. Nothing a client sends may surface as a 500.
 """
 
@@ -42,7 +42,7 @@ class Conflict(DomainError):
 class SchemaChanged(Conflict):
     """A prepared statement of this connection was planned before a migration changed a table
     it reads, inside a transaction that is now lost (HTTP 409: retry; the rollback forgets the
-    connection's prepared statements, so the retry runs). Raised by ``casino.rawsql`` and by
+    connection's prepared statements, so the retry runs). Raised by ``core.rawsql`` and by
     ``ledger.store.append``'s prepared tip read."""
 
     code = "busy"

@@ -183,7 +183,7 @@ def append(
     written when it raises. ``writer_locked``: the caller took ``lock_writers()`` earlier in
     this same transaction (``ledger_command`` does), so the lock is not asked for again. ``also``:
     ``(sql, params)`` statements (one statement each) the command writes beside its events (its
-    read-model rows, ``casino.rawsql``), run after them in the same savepoint, on PostgreSQL in
+    read-model rows, ``core.rawsql``), run after them in the same savepoint, on PostgreSQL in
     the same round trip; a failing one undoes the append too. ``tip``: the ``Tip`` of
     ``stream`` the caller read (``TIP_SQL``) under the writer lock in this transaction with
     nothing appended since (``writer_locked`` must be true); ignored on SQLite.

@@ -11,7 +11,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from casino.rawsql import columns, fetch_prepared, instance
+from core.rawsql import columns, fetch_prepared, instance
 
 from .roles import remember_roles
 

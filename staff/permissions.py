@@ -18,14 +18,12 @@ An id that names nothing lets the request through to the view, which answers 404
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from casino.ids import uuid_of
-
 from .roles import ALL_ROLES, Role, roles_of
+from .scopes import table_of
 
 # The policy of the existing endpoints (issue #10), in one place so the matrix test reads it.
 FLOOR_READERS: frozenset[str] = ALL_ROLES
@@ -39,39 +37,9 @@ PATRON_READERS: frozenset[str] = frozenset(
 )
 # The ledger and its projections: the supervisors, the cage, the count room and the auditor.
 LEDGER_READERS: frozenset[str] = ALL_ROLES - {Role.DEALER, Role.RUNNER}
+# Who reads the dealer assignments and the device list.
+ASSIGNMENT_READERS: frozenset[str] = frozenset({Role.PIT_BOSS, Role.ADMIN, Role.AUDITOR})
 NOBODY: frozenset[str] = frozenset()
-
-
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid_of(value)
-    except (ValueError, AttributeError, TypeError):
-        return None
-
-
-def table_of(kind: str, kwargs: dict) -> str | None:
-    """The table code a table-scoped URL points at (None when it names nothing)."""
-    from games.models import Bet, Round, Shoe  # staff sits above games: lookups only
-
-    if kind == "table":
-        return kwargs.get("code")
-    if kind == "slip":  # a fill or credit slip: /cage/slips/<kind>/<serial>/...
-        from cashier.models import Slip
-
-        query = Slip.objects.filter(kind=str(kwargs.get("kind")), serial=str(kwargs.get("serial")))
-        return query.values_list("table__code", flat=True).first()
-    key = _uuid(kwargs.get(f"{kind}_id", kwargs.get("id")))
-    if key is None:
-        return None
-    if kind == "round":
-        query = Round.objects.filter(pk=key).values_list("table__code", flat=True)
-    elif kind == "shoe":
-        query = Shoe.objects.filter(pk=key).values_list("table__code", flat=True)
-    elif kind == "bet":
-        query = Bet.objects.filter(pk=key).values_list("round__table__code", flat=True)
-    else:
-        raise ValueError(f"unknown table scope {kind!r}")
-    return query.first()
 
 
 def roles_allowed(

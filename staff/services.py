@@ -23,6 +23,7 @@ from ledger.store import NewEvent
 
 from .models import DealerAssignment, DeviceToken
 from .roles import ALL_ROLES, Role, require_role, roles_of
+from .scopes import table_exists
 
 ASSIGNMENTS_STREAM = "staff/assignments"
 DEVICES_STREAM = "staff/devices"
@@ -47,9 +48,7 @@ def _user(username: str):
 
 
 def _open_table_code(code: str) -> str:
-    from games.models import Table  # staff sits above games: only this lookup
-
-    if not isinstance(code, str) or not Table.objects.filter(code=code).exists():
+    if not table_exists(code):
         raise NotFound(f"no such table: {code}", field="table")
     return code
 

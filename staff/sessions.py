@@ -11,7 +11,7 @@ from django.contrib.sessions.models import Session
 from django.db import connection
 from django.utils import timezone
 
-from casino.rawsql import columns, fetch_prepared, instance
+from core.rawsql import columns, fetch_prepared, instance
 
 
 @functools.cache  # built once: the session table's columns do not change while the process runs

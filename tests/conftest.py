@@ -6,9 +6,9 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from cashier.services.cage import cage_open, chips_purchase
-from cashier.services.colour_chips import colour_chips_buy
-from cashier.services.patrons import patron_register
+from games.services.colour_chips import colour_chips_buy
 from games.services.tables import table_open
+from patrons.services.patrons import patron_register
 
 ACTOR = "tester"
 

@@ -13,10 +13,11 @@ from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.store import Leg, NewEvent
+from patrons.selectors import patron_get
+from patrons.services import aml
 
 from ..models import Cage
-from ..selectors import cage_get, patron_get
-from . import aml
+from ..selectors import cage_get
 
 
 def _positive_cents(value: object, field: str) -> int:
@@ -90,7 +91,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
     Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
     (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
     ``StateConflict`` (cage closed), ``InsufficientChips`` (the cage has not enough chips),
-    ``aml.IdentityRequired`` (409: AML identity threshold, ``cashier.services.aml``).
+    ``aml.IdentityRequired`` (409: AML identity threshold, ``patrons.services.aml``).
     """
     amount = _positive_cents(amount_cents, "amount_cents")
     request = {"op": "chips_purchase", "patron": patron, "amount_cents": amount_cents}

@@ -9,14 +9,13 @@ posted: the cage's books move only with money (a cage over/short adjustment is a
 supervisor's decision, not a count's). Stream: ``cageshift/<cage code>``.
 """
 
+from core.denominations import cash_denominations, chip_denominations, count_total
 from ledger import accounts, store
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import NewEvent
 from staff.roles import Role, require_distinct, require_role
-
-from ..denominations import cash_denominations, chip_denominations, count_total
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 

@@ -15,16 +15,15 @@ or cage supervisor) and the box counted again. Stream: ``drop/<table>/<gaming da
 
 from datetime import date
 
+from core.denominations import cash_denominations, count_total
 from games.models import Table
 from ledger import accounts, store
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role
-
-from ..denominations import cash_denominations, count_total
-from .closed_days import refuse_if_closed
 
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
 
@@ -196,7 +195,7 @@ def drop_count_reverse(
     postings the other way round. Needs a reason and an approver (pit boss or cage
     supervisor) other than the actor. Returns ``{"table", "gaming_day", "event", "reverses"}``.
     Raises ``InvalidInput``, ``RoleRequired`` (403), ``StateConflict`` (nothing to reverse, or the day
-    is closed: ``cashier.services.closed_days``).
+    is closed: ``ledger.closed_days``).
     """
     day = parse_gaming_day(gaming_day)
     if not isinstance(reason, str) or not reason.strip():

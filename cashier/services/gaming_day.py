@@ -11,6 +11,7 @@ import importlib.util
 from datetime import date
 
 from games.models import Table
+from ledger.closed_days import gaming_day_closed
 from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
 from ledger.gaming_day import current_gaming_day, gaming_day_stream
@@ -18,7 +19,6 @@ from ledger.models import Event, Posting
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
-from .closed_days import gaming_day_closed
 from .count_room import live_count, parse_gaming_day
 
 

@@ -23,8 +23,10 @@ request leaves no gap.
 from django.db.models import Max
 from django_fsm import TransitionNotAllowed
 
+from core.denominations import chip_denominations, count_total
 from games.models import Table
 from ledger import accounts, store
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
 from ledger.gaming_day import current_gaming_day
@@ -32,9 +34,7 @@ from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role
 
-from ..denominations import chip_denominations, count_total
 from ..models import Cage, Slip
-from .closed_days import refuse_if_closed
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)

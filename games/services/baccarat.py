@@ -8,13 +8,13 @@ A winning banker bet is paid 1:1 and the commission is taken back as its own pos
 With ``reshuffle_every_coup`` the shoe is closed (and revealed) after each coup.
 """
 
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import baccarat as bac

@@ -4,12 +4,12 @@ moved before betting closes). Each is an event. A bet in prison stays where it i
 neither withdrawn nor moved (RULES.md §Prison bets) — refused with 409.
 """
 
-from cashier.selectors import patron_get
-from casino.ids import uuid_of
+from core.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
 
 from ..models import Bet, Round, Table
 from ..rules import baccarat as bac

@@ -8,14 +8,15 @@ his colour chips at this table.
 
 import uuid
 
-from cashier.models import ColourStack, Patron
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
-from casino import rawsql
+from core import rawsql
+from games.models import ColourStack
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.store import NewEvent
+from patrons.models import Patron
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet

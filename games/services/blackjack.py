@@ -17,13 +17,13 @@ engine (deterministic), applies the new input and appends the records.
 
 from collections import defaultdict
 
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict, VersionConflict
 from ledger.models import Event
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import blackjack as bj

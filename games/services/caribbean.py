@@ -10,13 +10,13 @@ The coup is rebuilt from the round's events for every command, like black jack.
 import random
 import secrets
 
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import caribbean_stud as cs

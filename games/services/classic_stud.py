@@ -30,14 +30,14 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
-from casino.ids import uuid_of
+from core.ids import uuid_of
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict, VersionConflict
 from ledger.models import Event
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import classic_stud as stud

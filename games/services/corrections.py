@@ -9,8 +9,8 @@ needs a pit boss to sign and a pit boss or cage supervisor (another user) to app
 
 from collections import defaultdict
 
-from cashier.services.closed_days import refuse_if_closed
 from ledger import store
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event

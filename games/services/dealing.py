@@ -1,7 +1,7 @@
 """One entry point per dealing step whatever the card game: the dealer's terminal and the
 card-reading shoe call these, and they hand over to the table's game."""
 
-from casino.ids import uuid_of
+from core.ids import uuid_of
 from ledger.errors import InvalidInput
 
 from ..models import Round, Table

@@ -4,9 +4,10 @@ A bet over the table's minimum or maximum, a black jack box's maximum or the pat
 self-limit is bad input: the command's transaction rolls back and the ledger gets nothing (no
 half-written coup). The refusing code raises ``ledger.errors.BetRefused`` (the engines raise
 ``games.rules.errors.LimitRefused``, which ``refused`` turns into it; the self-limit check
-raises it itself). The API's exception handler (``casino.api``) then calls
-``bet_refusal_record`` once, after that transaction is gone, which writes a ``BetRefusal`` row
-in a transaction of its own: the refusal survives while the ledger and the coup stay untouched.
+raises it itself). The API's exception handler (``core.errors``) then sends
+``core.signals.bet_refused``, whose receiver calls ``bet_refusal_record`` once, after that
+transaction is gone, which writes a ``BetRefusal`` row in a transaction of its own: the refusal
+survives while the ledger and the coup stay untouched.
 The client gets the same 400 as before either way.
 """
 
@@ -132,3 +133,8 @@ def _summary(row: BetRefusal, *, retry: bool = False) -> dict:
         "gaming_day": row.gaming_day.isoformat(),
         "retry": retry,
     }
+
+
+def record_refusal_signal(sender, *, exc: BetRefused, actor: str, idempotency_key: object = None, **kwargs) -> None:
+    """Receiver of ``core.signals.bet_refused``: records the refusal (``bet_refusal_record``)."""
+    bet_refusal_record(exc, actor=actor, idempotency_key=idempotency_key)

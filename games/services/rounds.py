@@ -12,8 +12,8 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django_fsm import TransitionNotAllowed
 
-from cashier.services.closed_days import refuse_if_closed
 from ledger import accounts, posting_rules
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day

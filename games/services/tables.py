@@ -4,17 +4,17 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
-from cashier.denominations import chip_denominations, count_total
-from cashier.models import ColourStack
-from cashier.selectors import patron_get
-from cashier.services import aml
-from cashier.services.closed_days import refuse_if_closed
+from core.denominations import chip_denominations, count_total
+from games.models import ColourStack
 from ledger import accounts, posting_rules, store
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
+from patrons.services import aml
 from staff.roles import Role, require_distinct, require_role
 
 from ..models import Table
@@ -255,7 +255,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
 
     Returns ``{"transaction", "event", "table", "patron", "amount_cents", "chips_cents"}``.
     Raises ``InvalidInput``, ``StateConflict`` (table closed), ``InsufficientChips`` (tray short),
-    ``aml.IdentityRequired`` (409: cash in over the AML identity threshold, ``cashier.services.aml``).
+    ``aml.IdentityRequired`` (409: cash in over the AML identity threshold, ``patrons.services.aml``).
     """
     if type(amount_cents) is not int or amount_cents <= 0:
         raise InvalidInput("must be a positive whole number of cents", field="amount_cents")

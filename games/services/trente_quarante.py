@@ -7,13 +7,13 @@ après (31–31) sends every free bet to prison; bets already in prison are deci
 same coup, through the shared prison mechanism (``games.services.prison``).
 """
 
-from cashier.selectors import patron_get
-from cashier.services.self_limit import check_self_limit
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import NewEvent
+from patrons.selectors import patron_get
+from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import trente_quarante as tq

@@ -1,7 +1,7 @@
 """Bad input through the API: the exact refusal, the field at fault, and no side effect.
 
 Every refusal is checked three ways: the status (400 or 409, never a 500), the ``field`` of
-the error body (``casino.api``: ``{"error", "detail", "field", "errors"}``), and that the
+the error body (``core.errors``: ``{"error", "detail", "field", "errors"}``), and that the
 request changed nothing: the number of ledger events is the same before and after, and so
 are the chips of every patron involved (value chips, and colour chips when they played them).
 
@@ -14,7 +14,7 @@ limits: inside bets 2.00-100.00 EUR per position in colour chips only, even chan
 import pytest
 from rest_framework.test import APIClient
 
-from cashier.services.colour_chips import colour_chips_buy
+from games.services.colour_chips import colour_chips_buy
 from games.services.rounds import round_open
 from games.services.tables import table_open
 from ledger import accounts, store

@@ -13,7 +13,6 @@ import pytest
 from django.db import DatabaseError
 from django.urls import reverse
 
-from cashier.services.self_limit import self_limit_set
 from games.models import Bet, BetRefusal, Round
 from games.rules.baccarat import BaccaratRules, check_stake
 from games.rules.caribbean_stud import CaribbeanRules
@@ -27,6 +26,7 @@ from games.services.tables import table_open
 from ledger.errors import BetRefused
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
+from patrons.services.self_limit import self_limit_set
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
@@ -62,7 +62,7 @@ def bet(api, round_id: str, **body):
 
 
 def invalid_body(message: str, field: str = "stake_cents") -> dict:
-    """The 400 body every invalid input gets (casino.api): unchanged for a refused bet."""
+    """The 400 body every invalid input gets (core.errors): unchanged for a refused bet."""
     return {"error": "invalid", "detail": message, "field": field, "errors": {field: [message]}}
 
 

@@ -733,7 +733,7 @@ def test_a_new_shoe_cannot_start_while_the_last_coup_of_an_exhausted_shoe_plays(
 def test_a_shoe_session_balances(cage):
     import random
 
-    from games.demo_blackjack import play_blackjack_session
+    from demo.blackjack import play_blackjack_session
 
     report = play_blackjack_session(coups=60, players=4, rng=random.Random(7))
     assert report.shoe_faults == []

@@ -9,10 +9,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from cashier.services.cage import chips_purchase
-from cashier.services.patrons import patron_register
 from ledger.export.verify_export import verify
 from ledger.gaming_day import current_gaming_day
 from ledger.seal import seal_gaming_day
+from patrons.services.patrons import patron_register
 from staff.roles import grant
 from tests.conftest import ACTOR, make_patron
 

@@ -11,8 +11,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from cashier.services.cage import cage_open
-from cashier.services.colour_chips import colour_chips_buy
 from games.services.bets import bet_place
+from games.services.colour_chips import colour_chips_buy
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from ledger import accounts, store
 from ledger.models import Event
@@ -276,7 +276,7 @@ def test_a_winning_number_can_always_be_recorded(api):
 def test_huge_page_limit_is_clamped_or_400(api, round_id, patron, path):
     """FAILS today: ``?limit=99999999999999999999`` goes into SQL LIMIT unclamped
     (LimitOffsetPagination has no max_limit): PostgreSQL 500 "bigint out of range"; SQLite
-    "datatype mismatch", an IntegrityError that casino.api maps to 409 "concurrent change;
+    "datatype mismatch", an IntegrityError that core.errors maps to 409 "concurrent change;
     retry"."""
     response = api.get(path, {"limit": "99999999999999999999"})
     assert response.status_code in (200, 400), response.content[:300]

@@ -5,17 +5,21 @@ every game".
 The week runs from Friday 00:00 America/New_York to the next Friday 00:00, DST-correct: 05:00
 UTC under EST, 04:00 UTC under EDT. The first setting counts as that week's change; a later
 change may lower or raise the limit. Time is moved by passing ``now`` to the service, or, through
-the API, by patching the service's clock ``cashier.services.self_limit.now``.
+the API, by patching the service's clock ``patrons.services.self_limit.now``.
 """
 
 from datetime import UTC, datetime
 
 import pytest
 
-from cashier.models import SelfLimit
-from cashier.services import self_limit as service
-from cashier.services.patrons import patron_register
-from cashier.services.self_limit import (
+from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.hashing import canonical_json
+from ledger.models import Event
+from ledger.verify import verify_chain
+from patrons.models import SelfLimit
+from patrons.services import self_limit as service
+from patrons.services.patrons import patron_register
+from patrons.services.self_limit import (
     NEW_YORK,
     check_self_limit,
     check_self_limits,
@@ -24,10 +28,6 @@ from cashier.services.self_limit import (
     self_limit_set,
     week_start_of,
 )
-from ledger.errors import Conflict, InvalidInput, NotFound
-from ledger.hashing import canonical_json
-from ledger.models import Event
-from ledger.verify import verify_chain
 from tests.conftest import ACTOR
 
 pytestmark = pytest.mark.django_db
@@ -348,8 +348,8 @@ def test_the_schema_describes_the_endpoint(api):
 
 def test_a_bet_over_the_self_limit_is_refused_at_every_game(api, table):
     """The patron's own maximum applies to roulette, black jack, Caribbean stud and baccarat bets."""
-    from cashier.services.self_limit import self_limit_set
     from ledger.models import Event
+    from patrons.services.self_limit import self_limit_set
     from tests.conftest import make_patron
 
     p = make_patron(100_000)

@@ -43,10 +43,10 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
     from django.test import Client
 
     from cashier.services.cage import cage_open, chips_purchase
-    from cashier.services.patrons import patron_register
     from games.services.rounds import round_open
     from games.services.tables import table_open
     from ledger.errors import StateConflict
+    from patrons.services.patrons import patron_register
     from staff.roles import Role, grant
 
     from .suite_ledger import no_projection_tasks

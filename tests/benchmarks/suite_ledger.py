@@ -205,12 +205,12 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
     """``patrons`` patrons × 3 bets placed through ``bet_place``, then ``round_record_result``
     timed; its rows written against a raw COPY of the same rows."""
     from cashier.services.cage import cage_open, chips_purchase
-    from cashier.services.patrons import patron_register
     from games.models import Bet
     from games.services.bets import bet_place
     from games.services.rounds import round_close_bets, round_open, round_record_result
     from games.services.tables import table_open
     from ledger.models import Event, Posting
+    from patrons.services.patrons import patron_register
 
     actor = "bench"
     with no_projection_tasks():

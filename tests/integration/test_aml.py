@@ -11,16 +11,16 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from cashier.models import Patron
-from cashier.services import aml
 from cashier.services.cage import chips_purchase, chips_redeem
-from cashier.services.patrons import patron_register
 from games.services.tables import table_buy_in
 from ledger import store
 from ledger.errors import Conflict, InvalidInput
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from ledger.verify import verify_chain
+from patrons.models import Patron
+from patrons.services import aml
+from patrons.services.patrons import patron_register
 from staff.roles import RoleRequired, grant
 from tests.conftest import ACTOR, make_patron
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from games.demo_blackjack import play_blackjack_session
+from demo.blackjack import play_blackjack_session
 from games.models import Shoe
 from games.services.shoes import verify_shoe
 from ledger.models import Event

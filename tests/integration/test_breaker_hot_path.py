@@ -16,8 +16,6 @@ from django.contrib.sessions.models import Session
 from django.db import DatabaseError, connection, transaction
 from django.test import Client
 
-from cashier.selectors import patron_chips_cents
-from cashier.services.self_limit import self_limit_set
 from games.models import Bet, Round
 from games.services import bets as bets_service
 from games.services.bets import bet_place
@@ -34,6 +32,8 @@ from ledger.errors import (
 )
 from ledger.models import Event, Posting
 from ledger.verify import verify_chain
+from patrons.selectors import patron_chips_cents
+from patrons.services.self_limit import self_limit_set
 from staff.backends import StaffBackend
 from staff.roles import roles_of
 from staff.sessions import SessionStore

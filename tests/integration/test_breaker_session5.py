@@ -1,4 +1,4 @@
-"""Breaker, session 5: closed gaming days (cashier.services.closed_days), refused bets retried with
+"""Breaker, session 5: closed gaming days (ledger.closed_days), refused bets retried with
 an Idempotency-Key (games.services.refusals), the assembled ledger hash (ledger.hashing) and the
 identity endpoints' 404 for an unknown patron."""
 

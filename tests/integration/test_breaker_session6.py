@@ -160,7 +160,7 @@ def test_the_prepared_tip_read_after_a_column_type_change_is_a_409_to_retry_and_
     # is now a prepared statement. After another connection changes the type of a column it
     # returns (an AlterField of ledger_event.hash's max_length), the next append on a kept
     # connection fails with "cached plan must not change result type": Django's
-    # NotSupportedError, which the API answers with a 500. casino.rawsql.fetch_prepared turns
+    # NotSupportedError, which the API answers with a 500. core.rawsql.fetch_prepared turns
     # the same failure into SchemaChanged (409, retry) for the bet placement's reads; the
     # store should do as much.
     from ledger.errors import SchemaChanged

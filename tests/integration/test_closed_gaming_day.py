@@ -1,4 +1,4 @@
-"""A closed gaming day keeps the figures it was closed and sealed with (cashier.services.closed_days):
+"""A closed gaming day keeps the figures it was closed and sealed with (ledger.closed_days):
 no table opens and no coup is played on it, and nothing of it is reversed: a coup played on it,
 a fill delivered on it, its drop count. Each refusal is a 409 that appends nothing."""
 

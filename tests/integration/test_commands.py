@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 def test_demo_twice_on_one_gaming_day_plays_once_then_prints_the_closed_days_reports(capsys):
     """The first run plays every table and closes the gaming day; a closed day keeps its figures
-    (cashier.services.closed_days), so the second run that day appends nothing and prints its
+    (ledger.closed_days), so the second run that day appends nothing and prints its
     reports again."""
     call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
     first = capsys.readouterr().out

@@ -119,9 +119,9 @@ def _protected_state_models() -> list:
 @pytest.fixture
 def one_of_each(table, colour_patron):
     """One row of every model with a protected state field (C20), made through the services."""
-    from cashier.models import Cage, ColourStack, Slip
+    from cashier.models import Cage, Slip
     from cashier.services.slips import slip_request
-    from games.models import Shoe, Table
+    from games.models import ColourStack, Shoe, Table
 
     coup = round_open(table="R1", actor=ACTOR)["round"]
     bet_place(

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from cashier.reports import cage_accountability_report, table_games_daily_report, variance_report
-from games.demo_day import DELIBERATE_SHORT_CENTS
+from demo.day import DELIBERATE_SHORT_CENTS
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event

@@ -16,7 +16,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from games.demo import play_demo_session
+from demo.roulette import play_demo_session
 from ledger import hashing, store
 from ledger.errors import Conflict, NotFound
 from ledger.export import verify_export
@@ -222,8 +222,8 @@ def test_erasing_an_identity_leaves_the_chain_and_the_exports_verifiable(played_
     """Exports made before and after an erasure both verify; aml.csv then says ``erased``."""
     from django.contrib.auth import get_user_model
 
-    from cashier.models import Patron
     from cashier.services.cage import chips_purchase
+    from patrons.models import Patron
     from staff.roles import grant
 
     grant(get_user_model().objects.create_user(username="sup", password="x"), "cage_supervisor")

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from cashier.services.colour_chips import colour_chips_buy
 from games.services.bets import bet_place
+from games.services.colour_chips import colour_chips_buy
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from games.services.tables import table_buy_in
 from ledger import projections

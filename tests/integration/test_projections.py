@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
 from cashier.services.cage import chips_purchase, chips_redeem
-from games.demo import play_demo_session
+from demo.roulette import play_demo_session
 from games.models import Bet, Round
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result

@@ -5,9 +5,7 @@ and an ``also=`` statement that fails undoing the whole append."""
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from cashier.models import Patron
-from cashier.services.self_limit import self_limit_set
-from casino import rawsql
+from core import rawsql
 from games.models import Bet, Round, Table
 from games.selectors import _bet_placement_reads_orm, bet_placement_reads
 from games.services.bets import bet_place
@@ -19,6 +17,8 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from ledger.store import NewEvent, append
 from ledger.verify import verify_chain
+from patrons.models import Patron
+from patrons.services.self_limit import self_limit_set
 from tests.conftest import ACTOR
 
 pytestmark = pytest.mark.django_db

@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from cashier.services.colour_chips import colour_chips_buy, colour_chips_change_inverse
-from games.demo import play_demo_session
+from demo.roulette import play_demo_session
 from games.models import Bet, Round
 from games.selectors import settlements_net_cents, table_win_cents
 from games.services.bets import bet_place
+from games.services.colour_chips import colour_chips_buy, colour_chips_change_inverse
 from games.services.rounds import round_close_bets, round_open, round_record_result, round_void
 from games.services.tables import table_close, table_open
 from ledger import accounts, store

@@ -1,0 +1,251 @@
+"""Read-only ledger endpoints: the event browser, balances, projection health."""
+
+import math
+from fractions import Fraction
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ledger import projections
+from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
+from staff.permissions import LEDGER_READERS, roles_allowed
+
+
+class PostingSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Posting
+        fields = ["account", "amount_cents", "currency"]
+
+
+class EventSerializer(serializers.ModelSerializer):
+    postings = PostingSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Event
+        fields = [
+            "position",
+            "stream",
+            "version",
+            "type",
+            "schema_version",
+            "data",
+            "occurred_at",
+            "recorded_at",
+            "gaming_day",
+            "actor",
+            "correlation_id",
+            "causation_id",
+            "idempotency_key",
+            "prev_hash",
+            "hash",
+            "postings",
+        ]
+
+
+class ByPosition(CursorPagination):
+    ordering = "position"
+    page_size = 100
+    page_size_query_param = "limit"
+    max_page_size = 1000
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise ValidationError({"cursor": ["invalid cursor: use the next/previous links"]}) from None
+
+
+class EventFilters(serializers.Serializer):
+    stream = serializers.CharField(required=False, max_length=200)
+    type = serializers.CharField(required=False, max_length=80)
+    gaming_day = serializers.DateField(required=False)
+    correlation_id = serializers.CharField(required=False, max_length=64)
+
+
+@extend_schema(parameters=[EventFilters])
+class EventList(generics.ListAPIView):
+    """The ledger, in position order, filtered by stream, type, gaming day or correlation id."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    serializer_class = EventSerializer
+    pagination_class = ByPosition
+
+    def get_queryset(self):
+        filters = EventFilters(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return Event.objects.filter(**filters.validated_data).prefetch_related(
+            Prefetch("postings", queryset=Posting.objects.order_by("id"))
+        )
+
+
+class BalanceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AccountBalance
+        fields = ["account", "currency", "balance_cents", "last_position"]
+
+
+class BalanceList(generics.ListAPIView):
+    """Projected account balances (cents); ``?prefix=table:R1:`` narrows them."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    serializer_class = BalanceSerializer
+
+    def get_queryset(self):
+        prefix = self.request.query_params.get("prefix", "")
+        return AccountBalance.objects.filter(account__startswith=prefix)
+
+
+class Health(APIView):
+    """Liveness and projection lag (positions behind the ledger head)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response({"status": "ok", "projections": projections.lag()})
+
+
+class ProjectionStatus(APIView):
+    """Each projection's checkpoint, the ledger head and the lag between them (positions)."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response({"projections": projections.lag()})
+
+
+class AuditEntrySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AuditEntry
+        fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
+
+
+class AuditTrail(generics.ListAPIView):
+    """The timeline of a patron, a table or a round, oldest first, with positions and hashes."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    serializer_class = AuditEntrySerializer
+
+    def get_queryset(self):
+        scope = self.kwargs["scope"]
+        if scope not in AuditEntry.SCOPES:
+            raise NotFound(f"no audit trail kind {scope!r}")
+        return AuditEntry.objects.filter(**{scope: self.kwargs["key"]}).order_by("position")
+
+
+class DayFilter(serializers.Serializer):
+    gaming_day = serializers.DateField(required=False)
+
+
+class TableDayStatsSerializer(serializers.ModelSerializer):
+    hold_pct = serializers.SerializerMethodField(help_text="win / drop × 100, 2 decimals; null without drop")
+    average_bet_cents = serializers.SerializerMethodField()
+    coups_per_hour = serializers.SerializerMethodField()
+    patron_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TableDayStats
+        fields = [
+            "table",
+            "gaming_day",
+            "drop_cents",
+            "fills_cents",
+            "credits_cents",
+            "win_cents",
+            "hold_pct",
+            "handle_cents",
+            "bets",
+            "average_bet_cents",
+            "coups",
+            "coups_per_hour",
+            "patron_count",
+            "first_coup_at",
+            "last_coup_at",
+        ]
+
+    def get_hold_pct(self, row) -> str | None:
+        return f"{row.win_cents * 100 / row.drop_cents:.2f}" if row.drop_cents else None
+
+    def get_average_bet_cents(self, row) -> int | None:
+        return row.handle_cents // row.bets if row.bets else None
+
+    def get_coups_per_hour(self, row) -> str | None:
+        if not row.coups or not row.first_coup_at or row.last_coup_at == row.first_coup_at:
+            return None
+        return f"{row.coups * 3600 / (row.last_coup_at - row.first_coup_at).total_seconds():.1f}"
+
+    def get_patron_count(self, row) -> int:
+        return len(row.patrons)
+
+
+@extend_schema(parameters=[DayFilter])
+class TableStatsList(generics.ListAPIView):
+    """Table statistics per gaming day (cents; hold = win / drop)."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    serializer_class = TableDayStatsSerializer
+
+    def get_queryset(self):
+        filters = DayFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return TableDayStats.objects.filter(**filters.validated_data)
+
+
+class PatronDayRatingSerializer(serializers.ModelSerializer):
+    theoretical_win_cents = serializers.SerializerMethodField(help_text="rounded down from the exact fraction")
+    average_bet_cents = serializers.SerializerMethodField()
+    seconds_played = serializers.SerializerMethodField()
+
+    class Meta:
+        model = PatronDayRating
+        fields = [
+            "patron",
+            "gaming_day",
+            "bets",
+            "staked_cents",
+            "average_bet_cents",
+            "actual_win_cents",
+            "theoretical_win",
+            "theoretical_win_cents",
+            "first_bet_at",
+            "last_bet_at",
+            "seconds_played",
+        ]
+
+    def get_theoretical_win_cents(self, row) -> int:
+        return math.floor(Fraction(row.theoretical_win))
+
+    def get_average_bet_cents(self, row) -> int | None:
+        return row.staked_cents // row.bets if row.bets else None
+
+    def get_seconds_played(self, row) -> int:
+        return int((row.last_bet_at - row.first_bet_at).total_seconds()) if row.first_bet_at else 0
+
+
+class RatingFilter(DayFilter):
+    patron = serializers.CharField(required=False, max_length=20)
+
+
+@extend_schema(parameters=[RatingFilter])
+class RatingList(generics.ListAPIView):
+    """Patron ratings per gaming day: actual and theoretical win from the house's side."""
+
+    permission_classes = [roles_allowed(read=LEDGER_READERS)]
+
+    serializer_class = PatronDayRatingSerializer
+
+    def get_queryset(self):
+        filters = RatingFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return PatronDayRating.objects.filter(**filters.validated_data)

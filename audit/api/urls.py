@@ -1,0 +1,16 @@
+"""Routes of the ledger's reads and the regulator's export (under /api/)."""
+
+from django.urls import path
+
+from . import exports, ledger
+
+urlpatterns = [
+    path("events/", ledger.EventList.as_view(), name="event-list"),
+    path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
+    path("health/", ledger.Health.as_view(), name="health"),
+    path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
+    path("audit/<str:scope>/<str:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
+    path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
+    path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
+    path("exports/gaming-days/<str:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
+]

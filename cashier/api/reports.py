@@ -1,0 +1,106 @@
+"""Report endpoints (JSON, or CSV with ``.csv``; ``?gaming_day=YYYY-MM-DD``): table games, cage
+accountability, variances, tronc, unused serials."""
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ledger.errors import InvalidInput
+from ledger.gaming_day import current_gaming_day
+from staff.permissions import roles_allowed
+
+from .. import reports
+from ..services.count_room import parse_gaming_day
+from .accounting import ACCOUNTING_READERS
+
+
+def _query_int(request, name: str, default: int | None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    # ASCII digits only: str.isdigit() also says yes to "²", which int() refuses (a 500).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 13:
+        raise InvalidInput(f"{name} is a non-negative whole number", field=name)
+    return int(raw)
+
+
+class ReportView(APIView):
+    """A report as JSON, or as a CSV download when the URL ends in ``.csv``."""
+
+    permission_classes = [roles_allowed(read=ACCOUNTING_READERS)]
+    slug = ""
+
+    def build(self, request) -> dict:
+        raise NotImplementedError
+
+    def gaming_day(self, request):
+        raw = request.query_params.get("gaming_day")
+        return current_gaming_day() if raw in (None, "") else parse_gaming_day(raw)
+
+    @extend_schema(
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR},
+        parameters=[
+            OpenApiParameter("gaming_day", OpenApiTypes.DATE, description="default: the current gaming day"),
+            OpenApiParameter("threshold_cents", OpenApiTypes.INT, description="variances only"),
+            OpenApiParameter("year", OpenApiTypes.INT, description="unused serials only"),
+        ],
+    )
+    def get(self, request, csv: bool = False):
+        report = self.build(request)
+        if not csv:
+            return Response(report)
+        response = HttpResponse(reports.report_csv(report), content_type="text/csv; charset=utf-8")
+        stamp = report["period"]["to"]
+        response["Content-Disposition"] = f'attachment; filename="{self.slug}-{stamp}.csv"'
+        return response
+
+
+class TableGamesReport(ReportView):
+    """Table games daily report: per table, per game, total; day, month- and year-to-date."""
+
+    slug = "table-games"
+
+    def build(self, request):
+        return reports.table_games_daily_report(self.gaming_day(request))
+
+
+class CageAccountabilityReport(ReportView):
+    """The cage's book against its shift counts, and the day's movements through the cage."""
+
+    slug = "cage-accountability"
+
+    def build(self, request):
+        return reports.cage_accountability_report(self.gaming_day(request))
+
+
+class VarianceReport(ReportView):
+    """Every variance of the day, flagged at ``?threshold_cents=`` (default: the setting)."""
+
+    slug = "variances"
+
+    def build(self, request):
+        threshold = _query_int(request, "threshold_cents", None)
+        return reports.variance_report(self.gaming_day(request), threshold)
+
+
+class TroncReport(ReportView):
+    """Tips to the staff pool: day, month-to-date, year-to-date."""
+
+    slug = "tronc"
+
+    def build(self, request):
+        return reports.tronc_report(self.gaming_day(request))
+
+
+class UnusedSerialsReport(ReportView):
+    """Fill and credit serials never used (gaps) or voided, for ``?year=`` (default: this year)."""
+
+    slug = "unused-serials"
+
+    def build(self, request):
+        year = _query_int(request, "year", current_gaming_day().year)
+        if not 2000 <= year <= 9999:
+            raise InvalidInput("year is between 2000 and 9999", field="year")
+        return reports.unused_serials_report(year)

@@ -1,0 +1,147 @@
+"""Black jack, Caribbean stud, baccarat and trente-et-quarante endpoints: bets, deal, cards, decisions."""
+
+from rest_framework import serializers
+
+from core.views import CentsField, CommandView, StrictIntegerField
+from staff.permissions import FLOOR, roles_allowed
+
+from ..services.baccarat import baccarat_bet
+from ..services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
+from ..services.caribbean import caribbean_ante, caribbean_decide
+from ..services.dealing import deal, report_card
+from ..services.trente_quarante import tq_bet
+from .rounds import Versioned
+
+
+class BlackjackBetPlace(CommandView):
+    """Bet on a box (1–7) as its seated player or behind it."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        stake_cents = CentsField(min_value=1)
+        seated = serializers.BooleanField(default=False)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_bet_place(round_id=round_id, **data, **ctx)
+
+
+class BlackjackDeal(CommandView):
+    """Deal a card game's coup whose bets are closed (black jack, Caribbean stud)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        pass
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return deal(round_id=round_id, **ctx)
+
+
+class BlackjackCard(CommandView):
+    """The card-reading shoe or dealer terminal reports the next card (rank 23456789TJQKA + suit SHDC)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        card = serializers.CharField(max_length=2, min_length=2)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return report_card(round_id=round_id, **data, **ctx)
+
+
+class BlackjackDecide(CommandView):
+    """A player's decision on a black jack coup."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(Versioned):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        action = serializers.ChoiceField(choices=sorted(DECISIONS))
+        hand_index = StrictIntegerField(min_value=0, max_value=20, required=False)
+        amount_cents = CentsField(min_value=0, required=False)
+        accept = serializers.BooleanField(required=False)
+        follow = serializers.BooleanField(required=False)
+        follows = serializers.ChoiceField(choices=["double", "split"], required=False)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return blackjack_decide(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanAnte(CommandView):
+    """Post an ante on a Caribbean stud box (1–7, one player a box)."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        ante_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_ante(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanDecide(CommandView):
+    """Fold (passe) or raise (relance) on a Caribbean stud box."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        box = StrictIntegerField(min_value=1, max_value=7)
+        action = serializers.ChoiceField(choices=["fold", "raise"])
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_decide(round_id=round_id, **data, **ctx)
+
+
+class BaccaratBet(CommandView):
+    """Bet on player, banker or tie at a baccarat table."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        bet = serializers.ChoiceField(choices=["player", "banker", "tie"])
+        stake_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return baccarat_bet(round_id=round_id, **data, **ctx)
+
+
+class TrenteQuaranteBet(CommandView):
+    """Bet on rouge, noir, couleur or inverse at a trente-et-quarante table."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        bet = serializers.CharField(max_length=20)
+        stake_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return tq_bet(round_id=round_id, **data, **ctx)

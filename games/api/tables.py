@@ -1,0 +1,91 @@
+"""Table endpoints: the list, a table, open and close, buy-ins, rule changes."""
+
+from rest_framework import generics, serializers
+
+from core.views import CentsField, CommandView
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
+
+from ..models import Table
+from ..services.table_rules import table_rules_change
+from ..services.tables import table_buy_in, table_close, table_open
+
+
+class TableSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Table
+        fields = ["code", "game", "state", "rules", "currency", "version", "rounds_played"]
+
+
+class TableList(generics.ListAPIView):
+    permission_classes = [roles_allowed(read=FLOOR_READERS)]
+
+    queryset = Table.objects.all()
+    serializer_class = TableSerializer
+
+
+class TableDetail(generics.RetrieveAPIView):
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+
+    queryset = Table.objects.all()
+    serializer_class = TableSerializer
+    lookup_field = "code"
+
+
+class TableOpen(CommandView):
+    """Open a table with its game, rule set and counted opener."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+
+    class Input(serializers.Serializer):
+        game = serializers.ChoiceField(choices=Table.Game.choices)
+        opener_cents = CentsField(min_value=0)
+        rules = serializers.DictField(required=False)
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return table_open(code=code, **data, **ctx)
+
+
+class TableClose(CommandView):
+    permission_classes = [roles_allowed(write=PIT)]
+
+    class Input(serializers.Serializer):
+        pass
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, code, **ctx):
+        return table_close(code=code, **ctx)
+
+
+class TableRulesChange(CommandView):
+    """Change an open table's rule options between coups (a pit boss; event ``TableRulesChanged``
+    with the rule set before and after)."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    success_status = 200
+
+    class Input(serializers.Serializer):
+        rules = serializers.DictField()
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return table_rules_change(code=code, **data, **ctx)
+
+
+class TableBuyIn(CommandView):
+    """Cash buy-in at the table: cash to the drop box, value chips from the tray."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="table")]
+
+    class Input(serializers.Serializer):
+        patron = serializers.CharField(max_length=20)
+        amount_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return table_buy_in(code=code, **data, **ctx)

@@ -1,0 +1,13 @@
+"""Routes of the patron registry, identity (AML) and self-limit (under /api/)."""
+
+from django.urls import path
+
+from . import identity, patrons, self_limit
+
+urlpatterns = [
+    path("patrons/", patrons.PatronList.as_view(), name="patron-list"),
+    path("patrons/register", patrons.PatronRegister.as_view(), name="patron-register"),
+    path("patrons/<str:code>/", patrons.PatronDetail.as_view(), name="patron-detail"),
+    path("patrons/<str:code>/self-limit", self_limit.PatronSelfLimit.as_view(), name="patron-self-limit"),
+    path("patrons/<str:code>/identity", identity.PatronIdentityRecord.as_view(), name="patron-identity"),
+]

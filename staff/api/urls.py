@@ -1,0 +1,15 @@
+"""Staff API routes, included under /api/staff/ by casino/urls.py."""
+
+from django.urls import path
+
+from . import assignments, devices, roles
+
+urlpatterns = [
+    path("assignments/", assignments.AssignmentList.as_view(), name="staff-assignments"),
+    path("assignments", assignments.AssignmentCreate.as_view(), name="staff-assign"),
+    path("assignments/release", assignments.AssignmentRelease.as_view(), name="staff-release"),
+    path("devices/", devices.DeviceList.as_view(), name="staff-devices"),
+    path("devices", devices.DeviceIssue.as_view(), name="staff-device-issue"),
+    path("devices/<str:name>/revoke", devices.DeviceRevoke.as_view(), name="staff-device-revoke"),
+    path("users/<str:username>/roles", roles.UserRoles.as_view(), name="staff-user-roles"),
+]

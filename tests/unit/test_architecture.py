@@ -1,0 +1,158 @@
+"""The architecture's guard: imports point one way, bottom to top (docs/architecture.md).
+
+Every ``import`` in the product's packages is read with ``ast`` (those inside functions too: a
+lazy import is a dependency all the same) and refused when it reaches a layer above its own,
+or a peer of its own layer. ``games.rules`` is the pure bottom: the standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Bottom to top. A package may import its own layer's package and any layer below; packages
+# that share a layer are peers and never import each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("games.rules",),
+    ("ledger",),
+    ("core",),
+    ("staff",),
+    ("patrons",),
+    ("games",),
+    ("cashier",),
+    ("audit", "dashboard"),
+    ("demo",),
+    ("casino",),
+]
+PACKAGES = [name for layer in LAYERS for name in layer]
+
+
+def owner(module: str) -> str | None:
+    """The package of ``module`` (the longest of PACKAGES it is in), or None for third parties."""
+    best = None
+    for name in PACKAGES:
+        if (module == name or module.startswith(name + ".")) and (best is None or len(name) > len(best)):
+            best = name
+    return best
+
+
+def layer_of(package: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if package in layer)
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, root: Path) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in ``path``, relative ones resolved; ``from X
+    import y`` yields ``X.y`` too, so importing a submodule by name counts as importing it."""
+    name = module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+            found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """Each import of the tree under ``root`` that runs upward, sideways, or out of the pure rules."""
+    found = []
+    for top in {name.split(".")[0] for name in PACKAGES}:
+        for path in sorted((root / top).rglob("*.py")):
+            here = owner(module_name(path, root))
+            if here is None:
+                continue
+            for line, target in imports_of(path, root):
+                where = f"{path.relative_to(root)}:{line}"
+                there = owner(target)
+                if here == "games.rules":
+                    top_level = target.split(".")[0]
+                    if there not in (None, "games.rules") or (
+                        there is None and top_level not in sys.stdlib_module_names
+                    ):
+                        found.append(f"{where} imports {target}: games.rules is pure (standard library only)")
+                    continue
+                if there is None or there == here:
+                    continue
+                if layer_of(there) > layer_of(here):
+                    found.append(f"{where} imports {target}: {there} is above {here}")
+                elif layer_of(there) == layer_of(here):
+                    found.append(f"{where} imports {target}: {there} and {here} are peers")
+    return found
+
+
+def test_no_import_runs_upward_or_between_peers():
+    found = violations(ROOT)
+    assert not found, "imports against the layers (docs/architecture.md):\n" + "\n".join(found)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"games/services/x.py": "def f():\n    from cashier.models import Slip\n"},
+            "games/services/x.py:2 imports cashier.models: cashier is above games",
+        ),
+        (
+            {"ledger/x.py": "from ..core import ids\n"},
+            "ledger/x.py:1 imports core: core is above ledger",
+        ),
+        (
+            {"dashboard/x.py": "import audit.api\n"},
+            "dashboard/x.py:1 imports audit.api: audit and dashboard are peers",
+        ),
+        (
+            {"games/rules/x.py": "from django.db import models\n"},
+            "games/rules/x.py:1 imports django.db: games.rules is pure (standard library only)",
+        ),
+        (
+            {"games/rules/x.py": "from games.models import Bet\n"},
+            "games/rules/x.py:1 imports games.models: games.rules is pure (standard library only)",
+        ),
+        (
+            {"patrons/services/x.py": "from . import y\nfrom ...games import models\n"},
+            "patrons/services/x.py:2 imports games: games is above patrons",
+        ),
+    ],
+)
+def test_the_guard_names_each_wrong_import(tmp_path, files, expected):
+    write(tmp_path, files)
+    assert expected in violations(tmp_path)
+
+
+def test_the_guard_lets_downward_and_same_package_imports_through(tmp_path):
+    write(
+        tmp_path,
+        {
+            "cashier/services/x.py": "from games.models import Table\nfrom ..models import Slip\nfrom ledger import store\n",
+            "games/rules/x.py": "from fractions import Fraction\nfrom .cards import Card\n",
+            "casino/urls.py": "from dashboard import views\nimport demo\n",
+        },
+    )
+    assert violations(tmp_path) == []
