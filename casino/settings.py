@@ -118,7 +118,7 @@ CASINO_CASH_DENOMINATIONS = env.list(
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
-# Anti-money-laundering thresholds (cashier/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
+# Anti-money-laundering thresholds (patrons/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
 AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=200_000)  # at or above: identity
 AML_LOG_THRESHOLD_CENTS = env.int("AML_LOG_THRESHOLD_CENTS", default=300_000)  # at or above: transaction log

@@ -1,5 +1,5 @@
 """Hostile input through the API: junk bodies, extreme numbers, odd characters, state abuse
-and races. Contract (casino/api.py, README §API): bad input is 400 naming the ``field`` at
+and races. Contract (core/errors.py, README §API): bad input is 400 naming the ``field`` at
 fault, an unknown resource 404, a state or version conflict 409, never a 500; a refusal
 appends nothing to the ledger; money is integer cents.
 
