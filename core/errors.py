@@ -4,13 +4,11 @@
 version conflict, 403 for a role. Anything a client can send must land here, never as a 500.
 """
 
-from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, OperationalError
-from django.http import Http404
 from django_fsm import ConcurrentTransition, TransitionNotAllowed
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -19,6 +17,12 @@ from ledger.errors import BetRefused, DomainError
 
 from .signals import bet_refused
 
+NON_FIELD = "non_field_errors"  # DRF's name for an error about the input as a whole
+BODY = "body"  # a body that is not JSON at all
+
+# The code of an error DRF's own handler answered without one of ours.
+CODES = {401: "not_authenticated", 403: "permission_denied", 404: "not_found", 405: "method_not_allowed"}
+
 
 def _body(code: str, message: str, field: str | None) -> dict:
     body = {"error": code, "detail": message}
@@ -26,6 +30,34 @@ def _body(code: str, message: str, field: str | None) -> dict:
         body["field"] = field
         body["errors"] = {field: [message]}
     return body
+
+
+def _first_message(errors) -> str:
+    """The first message of a DRF error structure (nested dicts and lists of strings)."""
+    if isinstance(errors, dict):
+        errors = list(errors.values())
+    if isinstance(errors, list):
+        for item in errors:
+            message = _first_message(item)
+            if message:
+                return message
+        return ""
+    return str(errors)
+
+
+def _validation_body(data) -> dict:
+    """A DRF ``ValidationError``'s body: ``field`` names the first input at fault, or
+    ``non_field_errors`` when the error is about the input as a whole (or not about a key)."""
+    if not isinstance(data, dict):
+        data = {NON_FIELD: data if isinstance(data, list) else [data]}
+    fields = [key for key in data if key != NON_FIELD]
+    field = fields[0] if fields else NON_FIELD
+    return {
+        "error": "invalid",
+        "detail": _first_message(data[field]) or "invalid input",
+        "field": field,
+        "errors": data,
+    }
 
 
 def _actor(context) -> str:
@@ -43,9 +75,10 @@ def exception_handler(exc, context):
         key = request.headers.get("Idempotency-Key") if request is not None else None
         bet_refused.send(sender=exc.__class__, exc=exc, actor=_actor(context), idempotency_key=key)
     if isinstance(exc, DomainError):
-        return Response(_body(exc.code, exc.message, exc.field), status=exc.status)
+        field = exc.field or (NON_FIELD if exc.status == status.HTTP_400_BAD_REQUEST else None)
+        return Response(_body(exc.code, exc.message, field), status=exc.status)
     if isinstance(exc, RuleError):
-        return Response(_body("invalid", exc.message, exc.field), status=status.HTTP_400_BAD_REQUEST)
+        return Response(_body("invalid", exc.message, exc.field or NON_FIELD), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (TransitionNotAllowed, ConcurrentTransition)):
         return Response(_body("state_conflict", str(exc), None), status=status.HTTP_409_CONFLICT)
     if isinstance(exc, IntegrityError):
@@ -58,23 +91,23 @@ def exception_handler(exc, context):
         return Response(_body("busy", "the ledger is busy; retry", None), status=status.HTTP_409_CONFLICT)
     if isinstance(exc, DjangoValidationError):
         # The ORM refusing a malformed value (e.g. an id that is not a UUID): bad input, not a crash.
-        return Response(_body("invalid", "; ".join(exc.messages), None), status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, (Http404, PermissionDenied)):
-        return drf_exception_handler(exc, context)
+        field = next(iter(exc.error_dict), NON_FIELD) if hasattr(exc, "error_dict") else NON_FIELD
+        return Response(_body("invalid", "; ".join(exc.messages), field), status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
-    if isinstance(exc, ValidationError) and isinstance(response.data, dict):
-        fields = [key for key in response.data if key != "non_field_errors"]
-        response.data = {
-            "error": "invalid",
-            "detail": "invalid input",
-            "field": fields[0] if fields else None,
-            "errors": response.data,
-        }
-    elif isinstance(response.data, dict) and "error" not in response.data:
-        code = getattr(exc, "default_code", "error")
-        response.data = {"error": code, "detail": str(response.data.get("detail", ""))}
+    if isinstance(exc, ValidationError):
+        response.data = _validation_body(response.data)
+    elif isinstance(exc, ParseError):
+        # The body could not be read at all (not JSON, nested too deeply, a NUL): the body is at fault.
+        response.data = _body("parse_error", str(exc.detail), BODY)
+    elif not (isinstance(response.data, dict) and "error" in response.data):
+        detail = response.data.get("detail", "") if isinstance(response.data, dict) else response.data
+        code = getattr(exc, "default_code", None) or CODES.get(response.status_code, "error")
+        response.data = {"error": code, "detail": str(detail)}
+    if response.status_code == status.HTTP_400_BAD_REQUEST and not response.data.get("field"):
+        # Every 400 names its field (README §API), whatever raised it.
+        response.data = _body(response.data["error"], response.data["detail"], NON_FIELD)
     return response
 
 

@@ -1,17 +1,53 @@
-"""Pagination with bounds: a huge limit or offset is clamped or refused, never a 500."""
+"""Pagination with bounds and strict parameters: a huge limit is clamped, a huge offset
+refused, and a limit or offset that is not a whole number (``offset=null``, ``limit=abc``,
+``limit=-1``, ``limit=٥``) is a 400 naming the parameter, never silently the default."""
 
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 
 MAX_OFFSET = 10**9
+
+
+def query_count(request, name: str, *, minimum: int, default: int | None, maximum: int | None = None) -> int | None:
+    """The query parameter ``name`` as a whole number of at least ``minimum`` (ASCII digits
+    only), clamped to ``maximum``; ``default`` when the parameter is absent.
+
+    Raises ``ValidationError({name: [...]})`` (400, field ``name``) for anything else.
+    """
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        raise ValidationError({name: [f"must be a whole number (at least {minimum})"]})
+    value = int(raw)
+    if value < minimum:
+        raise ValidationError({name: [f"must be at least {minimum}"]})
+    return min(value, maximum) if maximum is not None else value
 
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
     default_limit = 100
     max_limit = 1000
 
+    def get_limit(self, request):
+        return query_count(
+            request, self.limit_query_param, minimum=1, default=self.default_limit, maximum=self.max_limit
+        )
+
     def get_offset(self, request):
-        offset = super().get_offset(request)
+        offset = query_count(request, self.offset_query_param, minimum=0, default=0)
         if offset > MAX_OFFSET:
-            raise ValidationError({"offset": [f"at most {MAX_OFFSET}"]})
+            raise ValidationError({self.offset_query_param: [f"at most {MAX_OFFSET}"]})
         return offset
+
+
+class StrictCursorPagination(CursorPagination):
+    """Cursor pagination whose page size (``limit``) is a whole number or a 400."""
+
+    page_size_query_param = "limit"
+    max_page_size = 1000
+
+    def get_page_size(self, request):
+        return query_count(
+            request, self.page_size_query_param, minimum=1, default=self.page_size, maximum=self.max_page_size
+        )

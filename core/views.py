@@ -4,7 +4,6 @@ A subclass names its input serializer and implements ``perform``; the ``Idempote
 header is passed to the service, and the acting user becomes the events' ``actor``.
 """
 
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
@@ -12,6 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ledger.store import MAX_CENTS
+
+from .schema import AutoSchema
 
 
 class CentsField(serializers.IntegerField):
@@ -58,7 +59,11 @@ class CommandSchema(AutoSchema):
         return self.view.input_serializer
 
     def get_response_serializers(self):
-        return OpenApiTypes.OBJECT
+        # The status the view answers (201 unless it says otherwise), not drf-spectacular's
+        # guess (200 for a POST that is not a generic create view).
+        if self.method != "POST":
+            return {status.HTTP_200_OK: OpenApiTypes.OBJECT}
+        return {getattr(self.view, "success_status", status.HTTP_201_CREATED): OpenApiTypes.OBJECT}
 
     def get_override_parameters(self):
         return [IDEMPOTENCY_HEADER]

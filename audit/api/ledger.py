@@ -7,11 +7,11 @@ from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.pagination import StrictCursorPagination
 from ledger import projections
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from staff.permissions import LEDGER_READERS, roles_allowed
@@ -48,11 +48,9 @@ class EventSerializer(serializers.ModelSerializer):
         ]
 
 
-class ByPosition(CursorPagination):
+class ByPosition(StrictCursorPagination):
     ordering = "position"
     page_size = 100
-    page_size_query_param = "limit"
-    max_page_size = 1000
 
     def decode_cursor(self, request):
         try:
