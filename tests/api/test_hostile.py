@@ -85,13 +85,13 @@ def test_junk_bodies_are_refused_without_a_trace(api, round_id, colour_patron, t
 
 
 @pytest.mark.django_db
-def test_malformed_json_names_no_bogus_field(api, round_id, colour_patron):
-    """FAILS today: a body that is not JSON is 400 but with ``field: "detail"`` (the key of
-    DRF's ParseError body, not an input), and ``errors.detail`` is a string, not a list.
-    Expected: like ``[]`` or ``null`` bodies, ``field`` null."""
+def test_malformed_json_names_the_body_as_its_field(api, round_id, colour_patron):
+    """A body that is not JSON is 400 naming ``body`` (no bogus ``field: "detail"``, the key of
+    DRF's ParseError body; and not without a field: issue 21 wants every 400 to name one)."""
     before = events()
     response = raw_post(api, f"/api/rounds/{round_id}/bets", "{not json")
-    refused(response, 400, None, before)
+    body = refused(response, 400, "body", before)
+    assert body["errors"] == {"body": [body["detail"]]}
 
 
 @pytest.mark.django_db
@@ -295,11 +295,15 @@ def test_event_filters_are_validated(api, patron):
         response = api.get("/api/events/", query)
         assert response.status_code == 400, (query, response.content)
         assert response.json()["field"] == field
-    # a negative or absurd limit falls back to / is capped at the page size
+    # a limit that is not a whole number of at least 1 is refused (issue 21: no silent
+    # default); a large one is capped at the page size
     for limit in ("-1", "0", "abc", "99999999999999999999"):
         response = api.get("/api/events/", {"limit": limit})
-        assert response.status_code == 200, (limit, response.content[:200])
-        assert len(response.json()["results"]) <= 1000
+        assert response.status_code == 400, (limit, response.content[:200])
+        assert response.json()["field"] == "limit"
+    response = api.get("/api/events/", {"limit": "5000"})
+    assert response.status_code == 200
+    assert len(response.json()["results"]) <= 1000
 
 
 @pytest.mark.django_db
