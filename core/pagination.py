@@ -25,6 +25,15 @@ def query_count(request, name: str, *, minimum: int, default: int | None, maximu
     return min(value, maximum) if maximum is not None else value
 
 
+def _with_minimum(parameters: list[dict], minimums: dict[str, int]) -> list[dict]:
+    """The paginator's OpenAPI parameters with the least value each takes (the schema says
+    what ``query_count`` refuses)."""
+    for parameter in parameters:
+        if parameter["name"] in minimums:
+            parameter["schema"] = {**parameter["schema"], "minimum": minimums[parameter["name"]]}
+    return parameters
+
+
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
     default_limit = 100
     max_limit = 1000
@@ -40,6 +49,13 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
             raise ValidationError({self.offset_query_param: [f"at most {MAX_OFFSET}"]})
         return offset
 
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.offset_query_param:
+                parameter["schema"] = {**parameter["schema"], "maximum": MAX_OFFSET}
+        return _with_minimum(parameters, {self.limit_query_param: 1, self.offset_query_param: 0})
+
 
 class StrictCursorPagination(CursorPagination):
     """Cursor pagination whose page size (``limit``) is a whole number or a 400."""
@@ -51,3 +67,6 @@ class StrictCursorPagination(CursorPagination):
         return query_count(
             request, self.page_size_query_param, minimum=1, default=self.page_size, maximum=self.max_page_size
         )
+
+    def get_schema_operation_parameters(self, view):
+        return _with_minimum(super().get_schema_operation_parameters(view), {self.page_size_query_param: 1})

@@ -5,9 +5,10 @@ give, with the body ``core.errors`` sends, so a new view is described without a 
 own:
 
 - 400 ``BadRequest`` (``field`` required: the input at fault, ``non_field_errors`` for the
-  input as a whole, ``body`` for a body that is not JSON) where the operation takes any input:
-  a path or query parameter, a header, a body;
-- 401 and 403 ``Error`` unless the operation is public (``AllowAny``);
+  input as a whole, ``body`` for a body that is not JSON) everywhere: any operation takes a
+  query string (``core.middleware`` refuses a NUL in it before any view);
+- 401 ``Error`` everywhere (no login, or credentials that are not accepted: those are checked
+  even on a public operation); 403 ``Error`` unless the operation is public (``AllowAny``);
 - 404 ``Error`` where the path names a resource or the operation writes (a body names patrons,
   tables, slips that may not exist);
 - 409 ``Error`` where the operation writes (a state or version conflict, a reused idempotency
@@ -49,20 +50,18 @@ class BadRequestSerializer(ErrorSerializer):
 
 DESCRIPTIONS = {
     "400": "Bad input: `field` names the input at fault.",
-    "401": "No login, or credentials not accepted.",
+    "401": "No login, or credentials that are not accepted.",
     "403": "Logged in, but the role (or the table, for a dealer or a device) does not allow it.",
     "404": "No such resource (an unknown code or id in the path or the body).",
     "409": "A state or version conflict, or an idempotency key reused with another body.",
 }
 
 
-def error_statuses(*, method: str, public: bool, has_input: bool, names_resource: bool) -> list[str]:
+def error_statuses(*, method: str, public: bool, names_resource: bool) -> list[str]:
     """The error status codes an operation can answer, by what it takes and does."""
-    statuses = []
-    if has_input:
-        statuses.append("400")
+    statuses = ["400", "401"]
     if not public:
-        statuses += ["401", "403"]
+        statuses.append("403")
     if names_resource or method in WRITES:
         statuses.append("404")
     if method in WRITES:
@@ -85,7 +84,6 @@ class AutoSchema(SpectacularAutoSchema):
         statuses = error_statuses(
             method=self.method,
             public=self._is_public(),
-            has_input=bool(parameters) or "requestBody" in operation,
             names_resource=any(p.get("in") == "path" for p in parameters),
         )
         responses = operation.setdefault("responses", {})
