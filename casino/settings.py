@@ -15,6 +15,8 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env")  # optional; missing file is fine
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
+# The production settings: served over TLS (see "HTTPS deployment" below). Off for the demo.
+HTTPS = env.bool("DJANGO_HTTPS", default=False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="insecure-dev-key-change-me-in-production")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 
@@ -139,7 +141,7 @@ STORAGES = {
 # Production (DJANGO_HTTPS on, below) takes sessions and device tokens only: HTTP Basic sends the
 # password with every request and costs a password hash (PBKDF2, about 0.47 s of CPU) each time,
 # so 4 requests a second would fill 2 cores. The demo, the tests and the smoke test keep it.
-HTTP_BASIC = not env.bool("DJANGO_HTTPS", default=False)
+HTTP_BASIC = not HTTPS
 REST_FRAMEWORK = {
     # The first class answers the challenge: an unauthenticated request gets 401 with a
     # WWW-Authenticate header (Basic in the demo, Device in production); 403 is kept for
@@ -224,9 +226,8 @@ LOGIN_URL = "rest_framework:login"
 
 # --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
 # DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,
-# secure cookies, and the secret key must come from the environment. Off for the demo, the
+# secure cookies, a strong secret key from the environment, no HTTP Basic. Off for the demo, the
 # tests and the loopback smoke test, which speak plain HTTP.
-HTTPS = env.bool("DJANGO_HTTPS", default=False)
 if HTTPS:
     from django.core.exceptions import ImproperlyConfigured
 
