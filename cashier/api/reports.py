@@ -15,6 +15,14 @@ from .. import reports
 from ..services.count_room import parse_gaming_day
 from .accounting import ACCOUNTING_READERS
 
+# Each report documents the query parameters it reads, and only those (issue 21: a parameter
+# the schema lists is one the server reads and checks).
+GAMING_DAY = OpenApiParameter("gaming_day", OpenApiTypes.DATE, description="default: the current gaming day")
+THRESHOLD = OpenApiParameter(
+    "threshold_cents", OpenApiTypes.INT, description="default: CASINO_VARIANCE_THRESHOLD_CENTS"
+)
+YEAR = OpenApiParameter("year", OpenApiTypes.INT, description="default: the current gaming day's year")
+
 
 def _query_int(request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
@@ -39,14 +47,7 @@ class ReportView(APIView):
         raw = request.query_params.get("gaming_day")
         return current_gaming_day() if raw in (None, "") else parse_gaming_day(raw)
 
-    @extend_schema(
-        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR},
-        parameters=[
-            OpenApiParameter("gaming_day", OpenApiTypes.DATE, description="default: the current gaming day"),
-            OpenApiParameter("threshold_cents", OpenApiTypes.INT, description="variances only"),
-            OpenApiParameter("year", OpenApiTypes.INT, description="unused serials only"),
-        ],
-    )
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR})
     def get(self, request, csv: bool = False):
         report = self.build(request)
         if not csv:
@@ -57,6 +58,7 @@ class ReportView(APIView):
         return response
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class TableGamesReport(ReportView):
     """Table games daily report: per table, per game, total; day, month- and year-to-date."""
 
@@ -66,6 +68,7 @@ class TableGamesReport(ReportView):
         return reports.table_games_daily_report(self.gaming_day(request))
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class CageAccountabilityReport(ReportView):
     """The cage's book against its shift counts, and the day's movements through the cage."""
 
@@ -75,6 +78,7 @@ class CageAccountabilityReport(ReportView):
         return reports.cage_accountability_report(self.gaming_day(request))
 
 
+@extend_schema(parameters=[GAMING_DAY, THRESHOLD])
 class VarianceReport(ReportView):
     """Every variance of the day, flagged at ``?threshold_cents=`` (default: the setting)."""
 
@@ -85,6 +89,7 @@ class VarianceReport(ReportView):
         return reports.variance_report(self.gaming_day(request), threshold)
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class TroncReport(ReportView):
     """Tips to the staff pool: day, month-to-date, year-to-date."""
 
@@ -94,6 +99,7 @@ class TroncReport(ReportView):
         return reports.tronc_report(self.gaming_day(request))
 
 
+@extend_schema(parameters=[YEAR])
 class UnusedSerialsReport(ReportView):
     """Fill and credit serials never used (gaps) or voided, for ``?year=`` (default: this year)."""
 

@@ -157,3 +157,21 @@ def test_an_unknown_resource_and_a_missing_login_answer_the_error_shape(api):
         "error": "not_authenticated",
         "detail": "Authentication credentials were not provided.",
     }
+
+
+def test_each_report_lists_only_the_query_parameters_it_reads(schema):
+    """The schema listed ``gaming_day``, ``threshold_cents`` and ``year`` on every report, and
+    each report ignored the ones that are not its own (a negative fuzzer's ``year=-5887`` on
+    the table games report: 200)."""
+    reports = {
+        path: sorted(parameter["name"] for parameter in schema["paths"][path]["get"].get("parameters", []))
+        for path in schema["paths"]
+        if path.startswith("/api/reports/") and not path.endswith(".csv")
+    }
+    assert reports == {
+        "/api/reports/table-games": ["gaming_day"],
+        "/api/reports/cage-accountability": ["gaming_day"],
+        "/api/reports/variances": ["gaming_day", "threshold_cents"],
+        "/api/reports/tronc": ["gaming_day"],
+        "/api/reports/unused-serials": ["year"],
+    }
