@@ -17,6 +17,7 @@ api = [
 ]
 
 handler404 = "core.errors.not_found"
+handler400 = "core.errors.bad_request"
 
 urlpatterns = [
     path("", dashboard_views.home),  # the floor for a pit boss, else the API docs

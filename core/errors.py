@@ -119,3 +119,17 @@ def not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse({"error": "not_found", "detail": f"no such resource: {request.path}"}, status=404)
     return page_not_found(request, exception)
+
+
+def bad_request(request, exception=None):
+    """JSON 400 for API paths, naming its field like every other 400: what Django refuses
+    before any view (a Host header not in ALLOWED_HOSTS, another suspicious request)."""
+    from django.core.exceptions import DisallowedHost
+    from django.http import JsonResponse
+    from django.views.defaults import bad_request as html_bad_request
+
+    if request.path.startswith("/api/"):
+        field = "Host" if isinstance(exception, DisallowedHost) else NON_FIELD
+        message = "the Host header names no site served here" if field == "Host" else "bad request"
+        return JsonResponse(_body("bad_request", message, field), status=400)
+    return html_bad_request(request, exception)

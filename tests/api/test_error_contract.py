@@ -175,3 +175,17 @@ def test_each_report_lists_only_the_query_parameters_it_reads(schema):
         "/api/reports/tronc": ["gaming_day"],
         "/api/reports/unused-serials": ["year"],
     }
+
+
+def test_a_host_django_refuses_is_a_json_400_naming_the_host_header(api):
+    """Django answers a Host outside ALLOWED_HOSTS before any view: an HTML page, without a
+    field, until ``handler400`` gave the API's body."""
+    client = APIClient(raise_request_exception=False)
+    response = client.get("/api/patrons/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "bad_request",
+        "detail": "the Host header names no site served here",
+        "field": "Host",
+        "errors": {"Host": ["the Host header names no site served here"]},
+    }
