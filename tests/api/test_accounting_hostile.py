@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
+from tests.conftest import staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -496,6 +497,18 @@ def test_identity_recording_is_for_the_cage(clients, patron):
     for user in ("pit1", "dealer1", "aud1", "count1", "run1"):
         response = clients[user].post(f"/api/patrons/{patron}/identity", {"name": "A", "document": "B"}, format="json")
         refused(response, 403, None, before)
+
+
+@pytest.mark.parametrize("code", ["P999999", "nobody", "P%00", "%C3%A9", "x" * 300])
+def test_identity_of_an_unknown_patron_is_404(django_user_model, cage, code):
+    client = APIClient()
+    client.force_authenticate(staff_user("comp1", "cashier", "cage_supervisor"))
+    url = f"/api/patrons/{code}/identity"
+    for key in ("id-1", "id-1", None):
+        extra = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+        answer = client.post(url, {"document": "ID-1", "name": "X"}, format="json", **extra)
+        assert answer.status_code == 404, (code, answer.status_code, answer.content)
+        assert answer.json()["error"] == "not_found", answer.json()
 
 
 @pytest.fixture
