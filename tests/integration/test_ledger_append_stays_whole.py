@@ -1,8 +1,10 @@
-"""Breaking the append of issue 11 (lock, tip and savepoint in one round trip; the postings sent
-before the hash chain is computed, the events after, in one pipeline; statement-level insert
-checks on PostgreSQL): real processes and connections racing, a process killed between the
-postings and the events, an interruption there inside a longer transaction, duplicate
-idempotency keys at batch sizes, and forged inserts behind the store (MERGE, COPY).
+"""The ledger stays whole whatever happens to an append (lock, tip and savepoint in one round
+trip; the postings sent before the hash chain is computed, the events after, in one pipeline;
+statement-level insert checks on PostgreSQL): real processes and connections racing keep the
+positions gap-free and the chain whole, one of racing appends wins and the losers write nothing,
+a process killed between its postings and its events leaves nothing, an interruption there or a
+duplicate idempotency key inside a longer transaction is undone and the transaction goes on, and
+a MERGE behind the store cannot forge an unbalanced event or a posting on a written one.
 """
 
 import os

@@ -1,8 +1,10 @@
-"""Breaker, session 6: the append's write path of issue 11 (tip, lock and savepoint in one
-pipeline with prepared statements; rows as JSON documents below 500 events, COPY from 500 on;
-the caller's ``also`` statements; floats and unhashable text refused). Odd values in the
-event's envelope and data, failures of ``also`` statements at both sizes, and the prepared tip
-read outliving a migration."""
+"""The append writes exactly what it hashed, or nothing, at both batch sizes (tip, lock and
+savepoint in one pipeline with prepared statements; rows as JSON documents below 500 events,
+COPY from 500 on; the caller's ``also`` statements): an envelope value that is not text, data
+the hash cannot serialise or null data is InvalidInput with nothing written; odd text in every
+field is written as hashed; a failing ``also`` statement or an interruption after it undoes the
+batch and leaves the transaction usable; the prepared tip read outliving a migration is a 409 to
+retry, and appends go on after the prepared statements are dropped."""
 
 import psycopg
 import pytest
@@ -50,18 +52,17 @@ def _in_pipeline() -> bool:
     return connection.vendor == "postgresql" and connection.connection.pgconn.pipeline_status != 0
 
 
-# --- 1. envelope values the hash and the columns see differently ---------------------------------
+# --- envelope values the hash and the columns would see differently -------------------------------
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_schema_version_given_as_text_is_refused_not_written_under_a_hash_it_does_not_match(size):
-    # Was a fault (this session's breaker; fixed in ledger/store.py):
-    # ``NewEvent.schema_version`` is never checked. "2" is hashed as the JSON string "2"
-    # but lands in the smallint column as 2 (the JSON document puts it in unquoted on
-    # PostgreSQL, COPY and the ORM convert it), so the append succeeds and verify_chain reports
-    # the event as altered on both backends and both sizes. Below 500 events on PostgreSQL the
-    # text is even pasted into the rows' JSON document as is (a value such as '1,"position":9'
-    # is JSON, not a number). It should be InvalidInput (field schema_version), nothing written.
+    # Unchecked, "2" would be hashed as the JSON string "2" but land in the smallint column as 2
+    # (the JSON document puts it in unquoted on PostgreSQL, COPY and the ORM convert it): the
+    # append would succeed and verify_chain report the event as altered, on both backends and
+    # both sizes; below 500 events on PostgreSQL the text would even be pasted into the rows'
+    # JSON document as is (a value such as '1,"position":9' is JSON, not a number). ledger/store.py
+    # refuses it: InvalidInput (field schema_version), nothing written.
     _seed()
     with pytest.raises(InvalidInput):
         with transaction.atomic():
@@ -72,13 +73,12 @@ def test_a_schema_version_given_as_text_is_refused_not_written_under_a_hash_it_d
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("field", ["actor", "type", "idempotency_key", "correlation_id"])
 def test_an_envelope_value_that_is_not_text_is_invalid_input_and_never_breaks_the_chain(size, field):
-    # Was a fault (this session's breaker; fixed in ledger/store.py):
-    # a non-str envelope value (an int actor, event type, idempotency key or
-    # correlation id) is hashed as a JSON number, then: on PostgreSQL below 500 events a raw
+    # Unchecked, a non-str envelope value (an int actor, event type, idempotency key or
+    # correlation id) would be hashed as a JSON number, then: on PostgreSQL below 500 events a raw
     # TypeError from the JSON document's encoder (after the postings went; undone, but not a
-    # ledger error); from 500 events on (COPY) and on SQLite at every size it is written as the
-    # text "7" and verify_chain reports the event as altered. It should be InvalidInput with
-    # nothing written (a UUID correlation id already is InvalidInput, from the hash).
+    # ledger error); from 500 events on (COPY) and on SQLite at every size written as the text
+    # "7", and verify_chain would report the event as altered. ledger/store.py refuses it:
+    # InvalidInput, nothing written (a UUID correlation id is InvalidInput too, from the hash).
     _seed()
     kwargs = {"actor": "t"}
     events = _events(size, type=7) if field == "type" else _events(size)
@@ -90,7 +90,7 @@ def test_an_envelope_value_that_is_not_text_is_invalid_input_and_never_breaks_th
     _assert_untouched()
 
 
-# --- 2. data the hash cannot serialise: raw Python errors instead of InvalidInput ---------------
+# --- data the hash cannot serialise: InvalidInput, not a raw Python error -------------------------
 
 
 def _deep(depth: int) -> dict:
@@ -105,14 +105,11 @@ def _deep(depth: int) -> dict:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("kind", ["int of 5,000 digits", "nested 3,000 deep"])
 def test_data_the_hash_cannot_serialise_is_invalid_input_and_writes_nothing(size, kind):
-    # Was a fault (this session's breaker; fixed in ledger/store.py):
-    # reject_floats passes both (an int, dicts), then the hash's JSON encoder raises
-    # ValueError ("Exceeds the limit (4300 digits) for integer string conversion") or
-    # RecursionError, which _hash_chain does not turn into InvalidInput (it catches TypeError
-    # and UnicodeEncodeError only): a raw Python error (a 500 from any endpoint that lets such
-    # data through) on both backends, after the postings were sent on PostgreSQL. Nothing
-    # stays written (the savepoint), but the contract says InvalidInput for data that is not
-    # canonical JSON.
+    # reject_floats passes both (an int, dicts), then the hash's JSON encoder raises ValueError
+    # ("Exceeds the limit (4300 digits) for integer string conversion") or RecursionError. Left
+    # raw, that would be a 500 from any endpoint that lets such data through, on both backends,
+    # after the postings were sent on PostgreSQL; the contract says InvalidInput for data that is
+    # not canonical JSON, and ledger/store.py turns both into it, nothing written.
     _seed()
     data = {"x": 10**5000} if kind.startswith("int") else _deep(3000)
     with pytest.raises(InvalidInput):
@@ -123,11 +120,10 @@ def test_data_the_hash_cannot_serialise_is_invalid_input_and_writes_nothing(size
 
 @pytest.mark.postgres
 def test_null_data_is_refused_alike_whatever_the_batch_size():
-    # Was a fault (this session's breaker; fixed in ledger/store.py):
-    # ``data=None`` is hashed as null. Below 500 events json_to_recordset turns the
-    # JSON null into SQL NULL and the NOT NULL column refuses it (IntegrityError); from 500 on,
-    # COPY writes the jsonb value null and the batch is accepted. SQLite refuses it at every
-    # size. The same events must not be refused or written depending on how many go at once.
+    # ``data=None`` is hashed as null. Below 500 events json_to_recordset would turn the JSON
+    # null into SQL NULL and the NOT NULL column refuse it (IntegrityError); from 500 on, COPY
+    # would write the jsonb value null and accept the batch. SQLite refuses it at every size.
+    # The same events are refused whatever the number that goes at once (ledger/store.py).
     if connection.vendor != "postgresql":
         pytest.skip("the two PostgreSQL write paths")
     _seed()
@@ -144,7 +140,7 @@ def test_null_data_is_refused_alike_whatever_the_batch_size():
     assert outcomes[1] == outcomes[0]
 
 
-# --- 3. the prepared tip read outliving a migration ----------------------------------------------
+# --- the prepared tip read outliving a migration --------------------------------------------------
 
 
 def _other_connection() -> psycopg.Connection:
@@ -155,14 +151,12 @@ def _other_connection() -> psycopg.Connection:
 def test_the_prepared_tip_read_after_a_column_type_change_is_a_409_to_retry_and_the_retry_goes_through(
     committed_db,
 ):
-    # Was a fault (this session's breaker; fixed in ledger/store.py):
-    # the append's own tip read (any command but a bet placement, which passes its tip)
-    # is now a prepared statement. After another connection changes the type of a column it
-    # returns (an AlterField of ledger_event.hash's max_length), the next append on a kept
-    # connection fails with "cached plan must not change result type": Django's
-    # NotSupportedError, which the API answers with a 500. core.rawsql.fetch_prepared turns
-    # the same failure into SchemaChanged (409, retry) for the bet placement's reads; the
-    # store should do as much.
+    # The append's own tip read (any command but a bet placement, which passes its tip) is a
+    # prepared statement. After another connection changes the type of a column it returns (an
+    # AlterField of ledger_event.hash's max_length), the next append on a kept connection meets
+    # "cached plan must not change result type": Django's NotSupportedError, a 500 if left raw.
+    # The store turns it into SchemaChanged (409, retry), as core.rawsql.fetch_prepared does for
+    # the bet placement's reads, and the retry goes through.
     from ledger.errors import SchemaChanged
 
     _seed()  # prepares the lock and the tip read on this connection
@@ -181,7 +175,7 @@ def test_the_prepared_tip_read_after_a_column_type_change_is_a_409_to_retry_and_
     assert verify_chain().ok
 
 
-# --- probes (pass): what a failing ``also`` statement leaves behind, at both sizes ---------------
+# --- what a failing ``also`` statement leaves behind, at both sizes -------------------------------
 
 
 class _Unadaptable:
@@ -244,7 +238,7 @@ def test_a_keyboard_interrupt_after_an_also_statement_is_sent_undoes_the_batch(s
     _assert_untouched(size + 1)
 
 
-# --- probes (pass): odd text written as hashed, and prepared statements dropped between appends ---
+# --- odd text written as hashed, and prepared statements dropped between appends ------------------
 
 ODD = "k\\\"'\n\t\r\x01\x1f\x7f\u2028\u2029é\U0001f600 \\u0000 %s %% {}"
 
