@@ -95,7 +95,7 @@ _KEY_LENGTH = AuditEntry._meta.get_field("patron").max_length
 def _key(value: object) -> str | None:
     """A timeline's key as the event's data gives it: non-empty text that fits the column (codes
     are 20 characters at most, a round id 36), else no line there: one event of odd data must
-    not stop the projection (breaker, session 8)."""
+    not stop the projection (tests/integration/test_audit_trail.py)."""
     return value if type(value) is str and 0 < len(value) <= _KEY_LENGTH else None
 
 
