@@ -63,12 +63,13 @@ def signing_key() -> SigningKey:
     """The key of this site. Raises ``ImproperlyConfigured`` when the configured file is
     missing, unreadable or not an Ed25519 private key."""
     if uses_development_key():
-        return _load(str(development_key_path()), "development")
-    return _load(str(settings.LEDGER_SIGNING_KEY_FILE), "configured")
+        return load_key(str(development_key_path()), "development")
+    return load_key(str(settings.LEDGER_SIGNING_KEY_FILE), "configured")
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, kind: str) -> SigningKey:
+def load_key(path: str, kind: str = "configured") -> SigningKey:
+    """The key in the PEM file ``path``; ``kind`` "development" creates the file when missing."""
     file = Path(path)
     if kind == "development" and not file.exists():
         _create_development_key(file)
@@ -113,6 +114,8 @@ def trusted_public_keys() -> set[str]:
     """Public keys (hex) whose signatures this site accepts: its own and LEDGER_TRUSTED_PUBLIC_KEYS
     (keys used before a rotation, or the production key on an auditor's machine)."""
     trusted = {key.strip().lower() for key in getattr(settings, "LEDGER_TRUSTED_PUBLIC_KEYS", []) if key.strip()}
+    if uses_development_key() and not development_key_path().exists():
+        return trusted  # a verifying machine without a key of its own (an auditor's): no key made for it
     return trusted | {signing_key().public_key}
 
 

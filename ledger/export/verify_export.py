@@ -176,16 +176,20 @@ def ed25519_verify_reference(public_key: bytes, message: bytes, signature: bytes
     return _points_equal(_point_mul(s, _BASE), _point_add(r, _point_mul(h, a)))
 
 
+try:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+except ImportError:  # the standard library only: the reference arithmetic above
+    Ed25519PublicKey = None
+
+
 def ed25519_verify(public_key: str, message: bytes, signature: str) -> bool:
     """Whether ``signature`` (hex) is ``public_key``'s (hex) Ed25519 signature of ``message``."""
     try:
         public, sig = bytes.fromhex(public_key), bytes.fromhex(signature)
     except (TypeError, ValueError):
         return False
-    try:
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    except ImportError:
+    if Ed25519PublicKey is None:
         return ed25519_verify_reference(public, message, sig)
     try:
         Ed25519PublicKey.from_public_bytes(public).verify(sig, message)

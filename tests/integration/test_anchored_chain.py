@@ -230,3 +230,19 @@ def test_public_key_prints_the_key_that_signs(settings, tmp_path, capsys):
     public, key_id, kind = capsys.readouterr().out.split()[:3]
     assert (public, key_id, kind) == (signing.signing_key().public_key, signing.signing_key().key_id, "configured")
     assert len(public) == 64 and key_id.startswith("ed25519:")
+
+
+def test_an_auditor_verifies_with_the_site_public_key_alone(busy_ledger, settings, tmp_path):
+    """The verifying machine holds no private key: LEDGER_TRUSTED_PUBLIC_KEYS, and no key is made for it."""
+    site = tmp_path / "site.pem"
+    site.write_bytes(signing.new_private_key_pem())
+    settings.LEDGER_SIGNING_KEY_FILE = str(site)
+    checkpoints.write_checkpoint()
+    public = signing.signing_key().public_key
+    settings.LEDGER_SIGNING_KEY_FILE = ""
+    settings.LEDGER_DEVELOPMENT_KEY_FILE = tmp_path / "auditor" / "dev.pem"
+    with pytest.raises(CommandError, match="not a trusted key"):
+        call_command("ledger", "verify", stdout=_Out())
+    settings.LEDGER_TRUSTED_PUBLIC_KEYS = [public]
+    assert "1 signed checkpoints match" in _verify()
+    assert not (tmp_path / "auditor" / "dev.pem").exists()

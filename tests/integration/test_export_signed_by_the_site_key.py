@@ -72,7 +72,7 @@ def test_the_export_carries_the_site_public_key_and_verifies_strictly_with_it(si
 
 def test_strict_refuses_a_key_it_was_not_told_to_trust(site_key, tmp_path, settings):
     out = _export(tmp_path)
-    stranger = signing._load(_key(tmp_path, "stranger"), "configured").public_key
+    stranger = signing.load_key(_key(tmp_path, "stranger"), "configured").public_key
     report = verify(str(out), strict=True, trusted=(stranger,))
     assert not report.ok and report.fault.file == "manifest.json"
     assert "not a trusted key" in report.fault.what and "--strict" in report.fault.what
@@ -107,7 +107,7 @@ def test_a_day_re_signed_with_another_key_fails_strictly(site_key, tmp_path):
     """The forger's move of the report: doctor the files, re-sign the manifest with a key he holds."""
     out = _export(tmp_path)
     body = _manifest(out)
-    forger = signing._load(_key(tmp_path, "forger"), "configured")
+    forger = signing.load_key(_key(tmp_path, "forger"), "configured")
     body.update(public_key=forger.public_key, key_id=forger.key_id)
     document = verify_export.manifest_document(body, signer=forger.sign_bytes)
     (out / "manifest.json").write_text(verify_export.manifest_text(document))
