@@ -117,7 +117,21 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
-LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
+LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
+# The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
+# key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's
+# reach, readable by the application only. Empty: a development key generated under var/
+# (`check --deploy` errors). Trusted public keys (hex, comma-separated): earlier keys after a
+# rotation; the site's own key is always trusted.
+LEDGER_SIGNING_KEY_FILE = env.str("LEDGER_SIGNING_KEY_FILE", default="")
+LEDGER_DEVELOPMENT_KEY_FILE = VAR_DIR / "ledger-signing-key.dev.pem"
+LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
+# Signed checkpoints of the chain's head, one file each, in a directory outside the database
+# that the application can only add to. Written every LEDGER_CHECKPOINT_INTERVAL_SECONDS (beat)
+# when the head moved, and once LEDGER_CHECKPOINT_EVENTS events came after the last one.
+LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
+LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
+LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
 # Anti-money-laundering thresholds (patrons/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
 AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=200_000)  # at or above: identity
@@ -188,6 +202,10 @@ CELERY_TASK_ROUTES = (
 )
 CELERY_BEAT_SCHEDULE = {
     "projections-catch-up": {"task": "ledger.tasks.catch_up_projections", "schedule": 5.0},
+    "ledger-checkpoint": {
+        "task": "ledger.tasks.write_checkpoint",
+        "schedule": float(LEDGER_CHECKPOINT_INTERVAL_SECONDS),
+    },
 }
 
 LOGGING = {

@@ -6,5 +6,5 @@ class LedgerConfig(AppConfig):
     verbose_name = "Ledger (append-only event store)"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401 - registers the deploy check of LEDGER_SEAL_KEY
+        from . import checks  # noqa: F401 - registers the deploy check of the signing key
         from .export import reports  # noqa: F401 - registers the ledger's default CSV writers

@@ -13,6 +13,21 @@ from patrons.services.patrons import patron_register
 ACTOR = "tester"
 
 
+@pytest.fixture(scope="session")
+def _ledger_key_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("ledger-keys")
+
+
+@pytest.fixture(autouse=True)
+def _ledger_anchor_files(settings, tmp_path_factory, _ledger_key_dir):
+    """Checkpoints (a fresh directory a test) and the development signing key (one a run) go to
+    temporary directories, never the checkout's var/; no checkpoint after N events unless a
+    test asks (LEDGER_CHECKPOINT_EVENTS)."""
+    settings.LEDGER_CHECKPOINT_DIR = str(tmp_path_factory.mktemp("checkpoints"))
+    settings.LEDGER_DEVELOPMENT_KEY_FILE = _ledger_key_dir / "ledger-signing-key.dev.pem"
+    settings.LEDGER_CHECKPOINT_EVENTS = 0
+
+
 @pytest.fixture
 def _replication_role_reset(django_db_blocker):
     yield

@@ -3,10 +3,11 @@
 Files, in order: ``events.jsonl`` (one canonical-JSON event per line: the envelope, its
 postings sorted as the hash sorts them, ``prev_hash`` and ``hash``), ``postings.csv``,
 ``balances.csv`` (opening, movement and closing per account moved), ``tables.csv``,
-``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size and
-line count, the position range, the previous day's seal, the day's seal, the chain head, all
-signed with the seal key (HMAC-SHA256). Every CSV ends each line with a chain column (SHA-256
-of the previous line's chain and the line) so that the verifier names the line altered.
+``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size
+and line count, the position range, the previous day's seal, the day's seal, the chain head,
+the site's Ed25519 public key, each line signed with that key (``ledger.signing``; issue 21).
+Every CSV ends each line with a chain column (SHA-256 of the previous line's chain and the
+line) so that the verifier names the line altered.
 
 Memory does not grow with the day: rows come from server-side cursors
 (``.iterator(chunk_size=…)``), events and postings are merged as two sorted streams, and only
@@ -25,6 +26,7 @@ from pathlib import Path
 from django.db.models import Count, Q, Sum
 
 from .. import seal as seals
+from .. import signing
 from ..errors import NotFound
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
@@ -191,9 +193,9 @@ def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:
 
 def manifest(plan: Plan, written: dict[str, dict]) -> str:
     """The ``manifest.json`` text for the files ``written`` (name → sha256, bytes, lines), each
-    line with its HMAC under the seal key (``verify_export.manifest_document``)."""
+    line with its Ed25519 signature (``verify_export.manifest_document``)."""
     head_position, head_hash = head()
-    key_id, key = seals.seal_key()
+    key = signing.signing_key()
     body = {
         "format": FORMAT,
         "day": plan.ctx.day.isoformat(),
@@ -210,9 +212,12 @@ def manifest(plan: Plan, written: dict[str, dict]) -> str:
         "chain_head": {"position": head_position, "hash": head_hash},
         "identities_included": plan.ctx.include_identity,
         "exported_at": iso_utc(datetime.now(UTC)),
-        "key_id": key_id,
+        "signature_algorithm": signing.ALGORITHM,
+        "key_id": key.key_id,
+        "key_kind": key.kind,
+        "public_key": key.public_key,
     }
-    return manifest_text(manifest_document(body, key))
+    return manifest_text(manifest_document(body, signer=key.sign_bytes))
 
 
 class _FileDigest:

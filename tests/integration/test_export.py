@@ -148,12 +148,38 @@ def test_swapping_two_csv_lines_fails_naming_the_first(exported):
     assert (report.fault.file, report.fault.line) == ("balances.csv", 2)
 
 
-def test_a_wrong_seal_key_fails_and_the_right_one_passes(played_day, tmp_path, settings):
-    settings.LEDGER_SEAL_KEY = "k" * 32
-    seal = seal_gaming_day(day=played_day, actor="auditor1")  # a second seal, with the configured key
-    assert seal["key_id"] == "configured"
-    export_to_dir(played_day, tmp_path / "e")
+def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
+    """An export as made before issue 21: the day sealed with HMAC-SHA256 under the seal key
+    (``key_id: "configured"``), the manifest's lines MACed with it."""
+    from ledger import seal as seals
+    from ledger.commands import ledger_command
+
+    with ledger_command(actor="auditor1", request={"op": "legacy_seal", "day": day.isoformat()}) as cmd:
+        first, last, previous = seals.day_range(day)
+        payload = seals.seal_payload(day=day, first=first, last=last, previous=previous)
+        for field in ("key_kind", "public_key"):
+            payload.pop(field)
+        payload.update(algorithm="HMAC-SHA256", key_id="configured")
+        payload["signature"] = seals.sign(payload, key)
+        stream = f"seal/{day.isoformat()}"
+        cmd.append(
+            stream=stream, expected_version=store.stream_version(stream), events=[NewEvent(seals.SEAL_EVENT, payload)]
+        )
+    export_to_dir(day, out)
+    entries = json.loads((out / "manifest.json").read_text())
+    body = verify_export.unflatten({name: entry[0] for name, entry in entries.items() if name != "~lines"})
+    for field in ("signature_algorithm", "key_kind", "public_key"):
+        body.pop(field)
+    body["key_id"] = "configured"
+    (out / "manifest.json").write_text(verify_export.manifest_text(verify_export.manifest_document(body, key)))
+
+
+def test_an_export_signed_with_the_old_hmac_seal_key_still_verifies(played_day, tmp_path):
+    _legacy_hmac_export(played_day, tmp_path / "e", b"k" * 32)
+    manifest = json.loads((tmp_path / "e" / "manifest.json").read_text())
+    assert manifest["key_id"][0] == "configured" and manifest["seal/algorithm"][0] == "HMAC-SHA256"
     assert verify(str(tmp_path / "e"), b"k" * 32).ok
+    assert verify(str(tmp_path / "e"), b"k" * 32, strict=True).ok  # the secret itself is the trust
     wrong = verify(str(tmp_path / "e"), b"not the key")
     assert not wrong.ok and wrong.fault.file == "manifest.json" and "MAC" in wrong.fault.what
     assert "give it with --key" in verify(str(tmp_path / "e"), None).message
@@ -280,13 +306,15 @@ def test_a_missing_file_is_named(exported):
     assert (report.fault.file, report.fault.what) == ("cage.csv", "missing from the export")
 
 
-def test_check_deploy_refuses_the_development_seal_key(settings):
-    from ledger.checks import seal_key_configured
+def test_check_deploy_refuses_the_development_signing_key(settings, tmp_path):
+    from ledger.checks import signing_key_configured
 
-    settings.LEDGER_SEAL_KEY = ""
-    assert [error.id for error in seal_key_configured(None)] == ["ledger.E001"]
-    settings.LEDGER_SEAL_KEY = "a long random secret"
-    assert seal_key_configured(None) == []
+    settings.LEDGER_SIGNING_KEY_FILE = ""
+    assert [error.id for error in signing_key_configured(None)] == ["ledger.E002"]
+    settings.LEDGER_SIGNING_KEY_FILE = str(settings.LEDGER_DEVELOPMENT_KEY_FILE)
+    assert [error.id for error in signing_key_configured(None)] == ["ledger.E002"]
+    settings.LEDGER_SIGNING_KEY_FILE = str(tmp_path / "site.pem")
+    assert signing_key_configured(None) == []
 
 
 def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_day):
