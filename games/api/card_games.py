@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
 from staff.permissions import FLOOR, roles_allowed
 
@@ -19,7 +20,7 @@ class BlackjackBetPlace(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         stake_cents = CentsField(min_value=1)
         seated = serializers.BooleanField(default=False)
@@ -66,7 +67,7 @@ class BlackjackDecide(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         action = serializers.ChoiceField(choices=sorted(DECISIONS))
         hand_index = StrictIntegerField(min_value=0, max_value=20, required=False)
@@ -88,7 +89,7 @@ class CaribbeanAnte(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         ante_cents = CentsField(min_value=1)
 
@@ -104,7 +105,7 @@ class CaribbeanDecide(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         action = serializers.ChoiceField(choices=["fold", "raise"])
 
@@ -121,7 +122,7 @@ class BaccaratBet(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         bet = serializers.ChoiceField(choices=["player", "banker", "tie"])
         stake_cents = CentsField(min_value=1)
 
@@ -137,7 +138,7 @@ class TrenteQuaranteBet(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         bet = serializers.CharField(max_length=20)
         stake_cents = CentsField(min_value=1)
 

@@ -2,6 +2,7 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
 from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
 
@@ -86,7 +87,7 @@ class BetPlace(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         stake_cents = CentsField()
         chips = serializers.ChoiceField(choices=Bet.Chips.choices, default=Bet.Chips.VALUE)
         bet = serializers.DictField(required=False)
@@ -144,7 +145,7 @@ class BetWithdraw(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="bet")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
 
     input_serializer = Input
     success_status = 200
@@ -159,7 +160,7 @@ class BetMove(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="bet")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         to = serializers.CharField(max_length=20)
 
     input_serializer = Input

@@ -2,6 +2,7 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView
 from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
 
@@ -82,7 +83,7 @@ class TableBuyIn(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         amount_cents = CentsField(min_value=1)
 
     input_serializer = Input

@@ -5,6 +5,7 @@ import uuid
 from django_fsm import TransitionNotAllowed
 
 from core.denominations import chip_denominations, count_total
+from core.ids import is_code
 from games.models import ColourStack
 from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
@@ -78,8 +79,8 @@ def table_open(
     (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
     (already open, or the gaming day is closed).
     """
-    if not isinstance(code, str) or not code.isalnum() or not 1 <= len(code) <= 20:
-        raise InvalidInput("a table code is 1 to 20 letters or digits", field="code")
+    if not is_code(code):  # ASCII: "R１" would be a look-alike of R1
+        raise InvalidInput("a table code is 1 to 20 ASCII letters or digits", field="code")
     denominations = _counted_tray(opener, opener_cents, "opener", dealer=dealer, pit_boss=pit_boss)
     if denominations is not None:
         opener_cents = sum(int(d) * n for d, n in denominations.items())

@@ -2,6 +2,7 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CommandView
 
 from ..models import DeviceToken
@@ -32,7 +33,7 @@ class DeviceIssue(CommandView):
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=60)
         kind = serializers.ChoiceField(choices=DeviceToken.Kind.choices)
-        table = serializers.CharField(max_length=20)
+        table = CodeField()
 
     input_serializer = Input
 
