@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
-from staff.permissions import FLOOR, roles_allowed
+from staff.permissions import FLOOR, TERMINAL_AND_SHOE, roles_allowed
 
 from ..services.baccarat import baccarat_bet
 from ..services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
@@ -49,7 +49,7 @@ class BlackjackDeal(CommandView):
 class BlackjackCard(CommandView):
     """The card-reading shoe or dealer terminal reports the next card (rank 23456789TJQKA + suit SHDC)."""
 
-    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+    permission_classes = [roles_allowed(write=FLOOR, table="round", devices=TERMINAL_AND_SHOE)]
 
     class Input(serializers.Serializer):
         card = serializers.CharField(max_length=2, min_length=2)

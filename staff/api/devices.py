@@ -26,9 +26,10 @@ class DeviceList(generics.ListAPIView):
 
 
 class DeviceIssue(CommandView):
-    """Issue a device token bound to one table; the token is in this answer only."""
+    """Issue a device token bound to one table (a pit boss, never the admin); the token is in
+    this answer only."""
 
-    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.ADMIN})]
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS})]
 
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=60)
