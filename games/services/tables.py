@@ -4,6 +4,7 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from core.ids import is_code
 from games.models import ColourStack
@@ -87,6 +88,7 @@ def table_open(
     if type(opener_cents) is not int or opener_cents < 0:
         raise InvalidInput("the opener is a non-negative whole number of cents", field="opener_cents")
     rule_set = _validated_rules(game, rules)
+    check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
@@ -167,6 +169,8 @@ def table_close(
     ``RoleRequired`` (403) for a bad confirmation.
     """
     denominations = _counted_tray(closer, None, "closer", dealer=dealer, pit_boss=pit_boss)
+    if denominations is not None:
+        check_ceiling("closer", sum(int(d) * n for d, n in denominations.items()), field="closer")
     request = {"op": "table_close", "table": code}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
@@ -260,6 +264,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
     """
     if type(amount_cents) is not int or amount_cents <= 0:
         raise InvalidInput("must be a positive whole number of cents", field="amount_cents")
+    check_ceiling("buy_in", amount_cents, field="amount_cents")
     request = {"op": "table_buy_in", "table": code, "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
