@@ -122,3 +122,33 @@ def test_an_upper_case_ascii_id_still_names_its_shoe(pit):
     mine = pit["shoes"]["B1"]
     response = pit["dealer"].get(f"/api/shoes/{mine.upper()}/")
     assert response.status_code == 200 and response.json()["id"] == mine
+
+
+def test_every_path_parameter_goes_through_a_strict_ascii_converter():
+    """The guard for new routes: no ``<str:...>`` (nor ``int``, ``slug``, ``path``) outside
+    Django's admin; each id or code is one of ``core.converters``."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    from core import converters
+
+    strict = (
+        converters.IdConverter,
+        converters.CodeConverter,
+        converters.NameConverter,
+        converters.SerialConverter,
+        converters.DayConverter,
+    )
+    loose: list[str] = []
+
+    def walk(patterns, prefix: str) -> None:
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            for name, converter in getattr(pattern.pattern, "converters", {}).items():
+                if not isinstance(converter, strict):
+                    loose.append(f"{route} <{name}>")
+            if isinstance(pattern, URLResolver) and pattern.namespace != "admin":
+                walk(pattern.url_patterns, route)
+            assert isinstance(pattern, (URLPattern, URLResolver))
+
+    walk(get_resolver().url_patterns, "/")
+    assert not loose, loose
