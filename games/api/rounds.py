@@ -4,7 +4,7 @@ from rest_framework import generics, serializers
 
 from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
 from ..services.bet_moves import bet_move, bet_withdraw
@@ -40,7 +40,7 @@ class RoundSerializer(serializers.ModelSerializer):
 
 
 class RoundDetail(generics.RetrieveAPIView):
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round", devices=TERMINAL_AND_SHOE)]
 
     queryset = Round.objects.select_related("table").prefetch_related("bets__patron")
     serializer_class = RoundSerializer
@@ -50,7 +50,7 @@ class RoundDetail(generics.RetrieveAPIView):
 class TableRounds(generics.ListAPIView):
     """The coups of a table, newest first."""
 
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table", devices=TERMINAL_AND_SHOE)]
 
     serializer_class = RoundSerializer
 

@@ -9,6 +9,7 @@ reports cards and reads its shoe, it never takes a buy-in or a bet.
 import pytest
 from rest_framework.test import APIClient
 
+from games.services.rounds import round_open
 from games.services.shoes import shoe_start
 from games.services.tables import table_open
 from ledger import store
@@ -81,6 +82,10 @@ def test_a_card_reading_shoe_reads_its_shoe_but_never_moves_money(floor):
     shoe = _device(device_token_issue(name="shoe-B1", kind="shoe", table="B1", actor="pit1")["token"])
     assert shoe.get(f"/api/shoes/{shoe_id}/").status_code == 200
     assert shoe.get(f"/api/shoes/{shoe_id}/history").status_code == 200
+    assert shoe.get("/api/tables/B1/rounds/").status_code == 200  # which coup the cards are for
+    coup = round_open(table="B1", actor=ACTOR)["round"]
+    reported = shoe.post(f"/api/rounds/{coup}/cards", {"card": "X"}, format="json")
+    assert reported.status_code == 400 and reported.json()["field"] == "card"  # past the permission
     before = store.head()
     for path, body in (
         ("/api/tables/B1/buy-ins", {"patron": floor["patron"], "amount_cents": 50_000}),
