@@ -117,6 +117,26 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
+# Inputs checked against the domain (issue 21). Per-operation ceilings, cents (core/ceilings.py):
+# CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
+# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400.
+CASINO_CEILING_CENTS = {
+    operation: env.int(f"CASINO_CEILING_{operation.upper()}_CENTS", default=default)
+    for operation, default in {
+        "fill": 1_000_000_000,
+        "credit": 1_000_000_000,
+        "buy_in": 1_000_000_000,
+        "chips_purchase": 1_000_000_000,
+        "chips_redeem": 1_000_000_000,
+        "opener": 10_000_000_000,
+        "closer": 10_000_000_000,
+        "drop_count": 10_000_000_000,
+    }.items()
+}
+# How many gaming days back a drop box removal, a drop count or its reversal, and a gaming-day
+# close may name: the open (current) gaming day, or the previous one, whose boxes are removed
+# and counted and which is closed once the next day has begun (cashier/services/count_room.py).
+CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
 # The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
 # key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's

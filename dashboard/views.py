@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_safe
 
+from core.ids import is_code
 from ledger.errors import NotFound
 from staff.roles import Role, has_role
 
@@ -107,7 +108,7 @@ def patron_lookup(request):
     code = (request.GET.get("code") or "").strip()[:20]
     if not code:
         return redirect("dashboard:floor")
-    if "/" in code:  # no patron code holds one, and the patron page's URL cannot (NoReverseMatch: a 500)
+    if not is_code(code):  # the patron page's URL takes only a code (else NoReverseMatch: a 500)
         raise Http404(f"no patron {code!r}")
     return redirect("dashboard:patron", code=code)
 

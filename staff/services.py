@@ -22,7 +22,7 @@ from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 
 from .models import DealerAssignment, DeviceToken
-from .roles import ALL_ROLES, Role, require_role, roles_of
+from .roles import ALL_ROLES, Role, RoleRequired, require_role, roles_of
 from .scopes import table_exists
 
 ASSIGNMENTS_STREAM = "staff/assignments"
@@ -32,7 +32,11 @@ AUTH_STREAM = "staff/auth"
 
 # Who may change what (segregation of duties: admin manages people, the pit its dealers).
 ASSIGNERS = (Role.PIT_BOSS, Role.ADMIN)
-DEVICE_ISSUERS = (Role.PIT_BOSS, Role.ADMIN)
+# A device acts at a table with the dealer's endpoints (buy-ins, bets, results): only the pit,
+# which runs the tables, issues one; the admin manages people, never money (issue 21). Taking a
+# device's access away is open to both.
+DEVICE_ISSUERS = (Role.PIT_BOSS,)
+DEVICE_REVOKERS = (Role.PIT_BOSS, Role.ADMIN)
 ROLE_MANAGERS = (Role.ADMIN,)
 
 
@@ -132,7 +136,7 @@ def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
     """Issue a token for a device bound to ``table``. Returns ``{"name", "table", "kind", "token"}``.
 
     The token is in this result only (it is stored hashed). The device acts as user
-    ``device:<name>``. Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin,
+    ``device:<name>``. Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss (never the admin),
     ``InvalidInput`` (400) for a bad name or kind, ``NotFound`` (404) for an unknown table,
     ``StateConflict`` (409) when the name is taken."""
     require_role(actor, *DEVICE_ISSUERS, step="issuing a device token")
@@ -170,7 +174,7 @@ def device_token_revoke(*, name: str, actor: str) -> dict:
     """Revoke a device's token (it authenticates no more). Returns ``{"name", "revoked_at"}``.
 
     Raises ``RoleRequired`` (403), ``NotFound`` (404), ``StateConflict`` (409) when already revoked."""
-    require_role(actor, *DEVICE_ISSUERS, step="revoking a device token")
+    require_role(actor, *DEVICE_REVOKERS, step="revoking a device token")
     with ledger_command(actor=actor, request={"op": "device_token_revoke", "name": name}) as cmd:
         device = DeviceToken.objects.select_for_update().filter(name=name).first()
         if device is None:
@@ -193,11 +197,7 @@ def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
     A user/role change is a parameter change: event ``StaffRolesChanged`` with the sorted role
     lists before and after. Raises ``RoleRequired`` (403) unless ``actor`` is an admin or when an
     admin changes his own roles; ``InvalidInput`` (400) for an unknown role; ``NotFound`` (404)."""
-    require_role(actor, *ROLE_MANAGERS, step="changing roles")
-    if actor == username:
-        from .roles import RoleRequired
-
-        raise RoleRequired("changing one's own roles needs another admin")
+    check_role_change(actor=actor, username=username)
     unknown = [r for r in roles if r not in ALL_ROLES]
     if unknown:
         raise InvalidInput(f"unknown role {unknown[0]!r}", field="roles")
@@ -207,6 +207,16 @@ def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
         user = _user(username)
         result = record_roles_change(user=user, after=set(roles), actor=actor, cmd=cmd)
         return cmd.finish(result)
+
+
+def check_role_change(*, actor, username: str) -> None:
+    """Whether ``actor`` (a username or ``User``) may change ``username``'s roles or permissions:
+    an admin, and never his own (a superuser neither). One rule for the API and the Django
+    admin's user form. Raises ``RoleRequired`` (403)."""
+    require_role(actor, *ROLE_MANAGERS, step="changing roles")
+    name = actor if isinstance(actor, str) else actor.get_username()
+    if name == username:
+        raise RoleRequired("changing one's own roles needs another admin")
 
 
 def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: set[str] | None = None) -> dict:

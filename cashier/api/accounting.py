@@ -15,6 +15,7 @@ current gaming day).
 
 from rest_framework import generics, serializers
 
+from core.ids import UsernameField
 from core.views import CommandView
 from games.models import Table
 from games.services.corrections import round_reverse
@@ -53,8 +54,8 @@ class TableOpenCounted(CommandView):
     class Input(serializers.Serializer):
         game = serializers.ChoiceField(choices=Table.Game.choices)
         opener = Count()
-        dealer = serializers.CharField(max_length=150)
-        pit_boss = serializers.CharField(max_length=150)
+        dealer = UsernameField()
+        pit_boss = UsernameField()
         rules = serializers.DictField(required=False)
 
     input_serializer = Input
@@ -71,8 +72,8 @@ class TableCloseCounted(CommandView):
 
     class Input(serializers.Serializer):
         closer = Count()
-        dealer = serializers.CharField(max_length=150)
-        pit_boss = serializers.CharField(max_length=150)
+        dealer = UsernameField()
+        pit_boss = UsernameField()
 
     input_serializer = Input
 
@@ -104,7 +105,7 @@ class SlipIssue(CommandView):
     success_status = 200
 
     class Input(serializers.Serializer):
-        runner = serializers.CharField(max_length=150)
+        runner = UsernameField()
 
     input_serializer = Input
 
@@ -130,7 +131,7 @@ class SlipAccept(CommandView):
 
 class Signed(serializers.Serializer):
     reason = serializers.CharField(max_length=500)
-    approver = serializers.CharField(max_length=150)
+    approver = UsernameField()
 
 
 class SlipVoid(CommandView):
@@ -230,7 +231,7 @@ class DropCount(CommandView):
 
     class Input(GamingDayInput):
         cash = Count()
-        counters = serializers.ListField(child=serializers.CharField(max_length=150), min_length=2, max_length=2)
+        counters = serializers.ListField(child=UsernameField(), min_length=2, max_length=2)
 
     input_serializer = Input
 
@@ -274,7 +275,7 @@ class CageShiftClose(CommandView):
     success_status = 200
 
     class Input(ShiftCount):
-        handover_to = serializers.CharField(max_length=150, required=False)
+        handover_to = UsernameField(required=False)
 
     input_serializer = Input
 

@@ -9,6 +9,7 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -94,6 +95,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
     ``aml.IdentityRequired`` (409: AML identity threshold, ``patrons.services.aml``).
     """
     amount = _positive_cents(amount_cents, "amount_cents")
+    check_ceiling("chips_purchase", amount, field="amount_cents")
     request = {"op": "chips_purchase", "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -141,6 +143,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
     (case C13). ``aml.IdentityRequired`` (409) under the AML identity threshold.
     """
     amount = _positive_cents(amount_cents, "amount_cents")
+    check_ceiling("chips_redeem", amount, field="amount_cents")
     request = {"op": "chips_redeem", "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:

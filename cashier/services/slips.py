@@ -23,6 +23,7 @@ request leaves no gap.
 from django.db.models import Max
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
 from ledger import accounts, store
@@ -123,6 +124,7 @@ def slip_request(*, kind: str, table: str, denominations: dict, actor: str, idem
     counted, amount = count_total(denominations, chip_denominations(), field="denominations")
     if amount <= 0:
         raise InvalidInput("a slip moves at least one chip", field="denominations")
+    check_ceiling(kind, amount, field="denominations")
     require_role(actor, Role.PIT_BOSS, step=f"requesting a {kind}")
     request = {"op": "slip_request", "kind": kind, "table": table, "denominations": counted}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:

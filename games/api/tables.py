@@ -2,8 +2,9 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Table
 from ..services.table_rules import table_rules_change
@@ -24,7 +25,7 @@ class TableList(generics.ListAPIView):
 
 
 class TableDetail(generics.RetrieveAPIView):
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table", devices=TERMINAL_AND_SHOE)]
 
     queryset = Table.objects.all()
     serializer_class = TableSerializer
@@ -82,7 +83,7 @@ class TableBuyIn(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         amount_cents = CentsField(min_value=1)
 
     input_serializer = Input

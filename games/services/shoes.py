@@ -11,6 +11,7 @@ import secrets
 
 from django_fsm import TransitionNotAllowed
 
+from core.ids import uuid_of
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.models import Event
@@ -33,7 +34,13 @@ SHOE_GAMES = {
 
 
 def shoe_for_update(shoe_id) -> Shoe:
-    shoe = Shoe.objects.select_for_update().select_related("table").filter(pk=str(shoe_id)).first() if shoe_id else None
+    """The shoe row, locked until commit; ``NotFound`` (404) unless ``shoe_id`` is an ASCII UUID
+    (``core.ids``: the UUID field would read look-alike digits) naming a shoe."""
+    try:
+        key = uuid_of(shoe_id)
+    except ValueError:
+        raise NotFound(f"no shoe {shoe_id}", field="shoe") from None
+    shoe = Shoe.objects.select_for_update().select_related("table").filter(pk=key).first()
     if shoe is None:
         raise NotFound(f"no shoe {shoe_id}", field="shoe")
     return shoe

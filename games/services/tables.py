@@ -4,7 +4,9 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
+from core.ids import is_code
 from games.models import ColourStack
 from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
@@ -78,14 +80,15 @@ def table_open(
     (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
     (already open, or the gaming day is closed).
     """
-    if not isinstance(code, str) or not code.isalnum() or not 1 <= len(code) <= 20:
-        raise InvalidInput("a table code is 1 to 20 letters or digits", field="code")
+    if not is_code(code):  # ASCII: "R１" would be a look-alike of R1
+        raise InvalidInput("a table code is 1 to 20 ASCII letters or digits", field="code")
     denominations = _counted_tray(opener, opener_cents, "opener", dealer=dealer, pit_boss=pit_boss)
     if denominations is not None:
         opener_cents = sum(int(d) * n for d, n in denominations.items())
     if type(opener_cents) is not int or opener_cents < 0:
         raise InvalidInput("the opener is a non-negative whole number of cents", field="opener_cents")
     rule_set = _validated_rules(game, rules)
+    check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
@@ -166,6 +169,8 @@ def table_close(
     ``RoleRequired`` (403) for a bad confirmation.
     """
     denominations = _counted_tray(closer, None, "closer", dealer=dealer, pit_boss=pit_boss)
+    if denominations is not None:
+        check_ceiling("closer", sum(int(d) * n for d, n in denominations.items()), field="closer")
     request = {"op": "table_close", "table": code}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
@@ -259,6 +264,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
     """
     if type(amount_cents) is not int or amount_cents <= 0:
         raise InvalidInput("must be a positive whole number of cents", field="amount_cents")
+    check_ceiling("buy_in", amount_cents, field="amount_cents")
     request = {"op": "table_buy_in", "table": code, "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:

@@ -2,6 +2,8 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
 from . import assignments, devices, roles
 
 urlpatterns = [
@@ -10,6 +12,6 @@ urlpatterns = [
     path("assignments/release", assignments.AssignmentRelease.as_view(), name="staff-release"),
     path("devices/", devices.DeviceList.as_view(), name="staff-devices"),
     path("devices", devices.DeviceIssue.as_view(), name="staff-device-issue"),
-    path("devices/<str:name>/revoke", devices.DeviceRevoke.as_view(), name="staff-device-revoke"),
-    path("users/<str:username>/roles", roles.UserRoles.as_view(), name="staff-user-roles"),
+    path("devices/<name:name>/revoke", devices.DeviceRevoke.as_view(), name="staff-device-revoke"),
+    path("users/<name:username>/roles", roles.UserRoles.as_view(), name="staff-user-roles"),
 ]

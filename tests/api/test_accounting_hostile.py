@@ -2,6 +2,8 @@
 (issues #7, #8, #9): junk is 400 naming the field and appends nothing, a wrong state is 409,
 a wrong role or one user in two segregated steps is 403, an unknown id is 404; never a 500."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -219,7 +221,9 @@ def test_an_unknown_slip_is_404_and_an_unknown_kind_400(opened, kind, serial, st
         ("super1", "reverse", {"reason": "x", "approver": "pit1"}),
     ):
         response = opened[user].post(f"/api/cage/slips/{kind}/{serial}/{step}", body, format="json")
-        refused(response, status, "kind" if status == 400 else "serial", before)
+        # A serial that is not YYYY-NNNNNN is no path at all (``core.converters``): 404, no field.
+        well_formed = re.fullmatch("[0-9]{4}-[0-9]{6}", serial) is not None
+        refused(response, status, "kind" if status == 400 else "serial" if well_formed else None, before)
 
 
 def test_the_requester_cannot_accept_his_own_fill(opened):
@@ -254,9 +258,12 @@ def test_the_runner_must_be_a_runner_other_than_the_requester_and_issuer(opened,
     grant(django_user_model.objects.get(username="cash1"), Role.RUNNER)
     serial = _request_fill(opened)
     before = store.head()
-    for runner in ("pit1", "cash1", "pit2", "nobody", "\u00e9"):
+    for runner in ("pit1", "cash1", "pit2", "nobody"):
         response = opened["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": runner}, format="json")
         refused(response, 403, None, before)
+    # A name no login can have (not ASCII) is bad input, not a person without the role.
+    response = opened["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "\u00e9"}, format="json")
+    refused(response, 400, "runner", before)
 
 
 def test_a_fill_the_cage_cannot_cover_is_refused_at_issue(opened):
@@ -392,7 +399,8 @@ def test_reversing_an_unknown_coup_is_404(opened, round_id):
     response = opened["pit1"].post(
         f"/api/rounds/{round_id}/reversal", {"reason": "x", "approver": "super1"}, format="json"
     )
-    refused(response, 404, "round", before)
+    well_formed = round_id == "00000000-0000-0000-0000-000000000000"  # others are no path (core.converters)
+    refused(response, 404, "round" if well_formed else None, before)
 
 
 def test_a_coup_is_reversed_once_and_only_by_two_supervisors(opened, patron):
@@ -452,13 +460,14 @@ def test_report_parameters(clients, name, query, status, field, csv):
         ("2001-01-01", 404),
         ("9999-12-31", 404),
         ("0001-01-01", 404),
-        ("2026-13-01", 400),
-        ("..", 400),
+        ("2026-13-01", 400),  # YYYY-MM-DD but no date: 400 naming the day
+        ("..", 404),  # not YYYY-MM-DD: no path at all (core.converters)
         ("....%2F....%2Fetc%2Fpasswd", 404),
-        ("..%5C..%5Cwindows", 400),
+        ("..%5C..%5Cwindows", 404),
         ("2026-11-29%00", 404),
-        ("%ED%A0%80", 400),
-        ("x" * 3000, 400),
+        ("%ED%A0%80", 404),
+        ("x" * 3000, 404),
+        ("\uff12\uff10\uff12\uff16-11-29", 404),  # fullwidth digits
     ],
 )
 def test_export_of_a_bad_or_empty_day(clients, day, status):

@@ -127,7 +127,7 @@ def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
 
 def test_unknown_table_round_or_patron_is_404_for_a_pit_boss(pit_boss, played):
     assert pit_boss.get(reverse("dashboard:table", args=["NOPE"])).status_code == 404
-    assert pit_boss.get(reverse("dashboard:coup-audit", args=["not-a-uuid"])).status_code == 404
+    assert pit_boss.get("/dashboard/coups/not-a-uuid/audit/").status_code == 404  # no path: not a UUID
     assert pit_boss.get(reverse("dashboard:patron", args=["P99999"])).status_code == 404
 
 

@@ -130,7 +130,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-assign": ({"POST": STAFF_WRITE}, None),
     "staff-release": ({"POST": STAFF_WRITE}, None),
     "staff-devices": ({"GET": STAFF_READ}, None),
-    "staff-device-issue": ({"POST": STAFF_WRITE}, None),
+    "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
     # people's login pages, the redirects of / and /api/
