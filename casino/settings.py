@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "patrons",
     "games",
     "cashier",
+    "approvals",  # maker-checker: second signatures as the approver's own act
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
@@ -117,6 +118,11 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
+# Maker-checker (approvals/): an opener or a fill above these (cents) needs a cage supervisor's
+# second signature; a pending approval lapses after CASINO_APPROVAL_TTL_MINUTES.
+CASINO_LARGE_OPENER_CENTS = env.int("CASINO_LARGE_OPENER_CENTS", default=10_000_000)
+CASINO_LARGE_FILL_CENTS = env.int("CASINO_LARGE_FILL_CENTS", default=5_000_000)
+CASINO_APPROVAL_TTL_MINUTES = env.int("CASINO_APPROVAL_TTL_MINUTES", default=60)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
 # Anti-money-laundering thresholds (patrons/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")

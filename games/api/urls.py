@@ -12,7 +12,6 @@ urlpatterns = [
     path("rounds/<str:round_id>/trente-quarante-bets", card_games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("tables/", tables.TableList.as_view(), name="table-list"),
     path("tables/<str:code>/", tables.TableDetail.as_view(), name="table-detail"),
-    path("tables/<str:code>/open", tables.TableOpen.as_view(), name="table-open"),
     path("tables/<str:code>/close", tables.TableClose.as_view(), name="table-close"),
     path("tables/<str:code>/buy-ins", tables.TableBuyIn.as_view(), name="table-buy-in"),
     path("tables/<str:code>/rules", tables.TableRulesChange.as_view(), name="table-rules-change"),
