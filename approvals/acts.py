@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from cashier.services.count_room import drop_count, drop_count_reverse
-from cashier.services.slips import slip_request, slip_reverse, slip_void
+from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
@@ -81,6 +81,15 @@ ACTS: dict[str, Act] = {
             lambda p: [slot("approver", SUPERVISORS, p["approver"])],
             lambda p, maker, s, k=None: round_reverse(
                 round_id=p["round_id"], reason=p["reason"], approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+        ),
+        Act(
+            "slip_issue",
+            "carrying a slip's chips",
+            200,
+            lambda p: [slot("runner", [Role.RUNNER.value], p["runner"])],
+            lambda p, maker, s, k=None: slip_issue(
+                kind=p["kind"], serial=p["serial"], runner=s["runner"], actor=maker, idempotency_key=k
             ),
         ),
         Act(

@@ -9,6 +9,7 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tables/<code>/open`` (an opener over ``CASINO_LARGE_OPENER_CENTS``: a cage supervisor)
 - ``POST /api/tables/<code>/opener`` and ``/closer`` (the named dealer and pit boss)
 - ``POST /api/tables/<code>/slips`` (a fill over ``CASINO_LARGE_FILL_CENTS``: a cage supervisor)
+- ``POST /api/cage/slips/<kind>/<serial>/issue`` (the named runner: he takes the chips or the slip)
 - ``POST /api/cage/slips/<kind>/<serial>/void`` and ``/reverse`` (the named approver)
 - ``POST /api/rounds/<round_id>/reversal`` (the named approver)
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
@@ -112,6 +113,18 @@ class SlipRequest(ActView):
 
     def payload(self, data, *, code):
         return data | {"table": code}
+
+
+class SlipIssue(ActView):
+    """The cage issues the slip to the named runner: 202 until the runner confirms he carries it."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "slip_issue"
+
+    class Input(serializers.Serializer):
+        runner = serializers.CharField(max_length=150)
+
+    input_serializer = Input
 
 
 class SlipVoid(ActView):

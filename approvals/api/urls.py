@@ -17,6 +17,7 @@ urlpatterns = [
     path("tables/<str:code>/drop-count", makers.DropCount.as_view(), name="drop-count"),
     path("tables/<str:code>/drop-count-reversal", makers.DropCountReversal.as_view(), name="drop-count-reversal"),
     path("rounds/<str:round_id>/reversal", makers.RoundReverse.as_view(), name="round-reversal"),
+    path("cage/slips/<str:kind>/<str:serial>/issue", makers.SlipIssue.as_view(), name="slip-issue"),
     path("cage/slips/<str:kind>/<str:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
     path("cage/slips/<str:kind>/<str:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
 ]

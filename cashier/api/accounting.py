@@ -1,12 +1,12 @@
 """Cage and table accounting endpoints (issue #7): thin shells over the services and reports.
 
 Writes (``CommandView``: 201 with the service's JSON; errors from ``core.errors``):
-- ``POST /api/cage/slips/<kind>/<serial>/issue | accept``
+- ``POST /api/cage/slips/<kind>/<serial>/accept``
 - ``POST /api/tables/<code>/drop-removal``
 - ``POST /api/cage/shifts/open | close``, ``POST /api/cage/gaming-days/close``
 
-The writes that need a second signature (counted opener and closer, slip request, void and
-reversal, coup reversal, drop count and its reversal) are the approvals app's
+The writes that need a second signature (counted opener and closer, slip request, issue to a
+runner, void and reversal, coup reversal, drop count and its reversal) are the approvals app's
 (``approvals/api/makers.py``): the signers confirm them from their own sessions.
 
 Reads: ``GET /api/cage/slips/``, and the reports ``GET /api/reports/<name>`` (JSON) or
@@ -24,7 +24,7 @@ from ..models import Slip
 from ..services.cage_shifts import cage_shift_close, cage_shift_open
 from ..services.count_room import drop_box_remove
 from ..services.gaming_day import gaming_day_close
-from ..services.slips import slip_accept, slip_issue
+from ..services.slips import slip_accept
 
 PIT = {Role.PIT_BOSS}
 FLOOR = {Role.PIT_BOSS, Role.DEALER}
@@ -41,21 +41,6 @@ class Count(serializers.DictField):
 
     def __init__(self, **kwargs):
         super().__init__(child=serializers.JSONField(), **kwargs)
-
-
-class SlipIssue(CommandView):
-    """The cage issues the slip and names the runner who carries it."""
-
-    permission_classes = [roles_allowed(write=CAGE)]
-    success_status = 200
-
-    class Input(serializers.Serializer):
-        runner = serializers.CharField(max_length=150)
-
-    input_serializer = Input
-
-    def perform(self, data, *, kind, serial, **ctx):
-        return slip_issue(kind=kind, serial=serial, **data, **ctx)
 
 
 class SlipAccept(CommandView):

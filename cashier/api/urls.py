@@ -19,7 +19,6 @@ urlpatterns = [
     path("cage/redemptions", cage.ChipsRedeem.as_view(), name="chips-redeem"),
     path("tables/<str:code>/drop-removal", views.DropRemoval.as_view(), name="drop-removal"),
     path("cage/slips/", views.SlipList.as_view(), name="slip-list"),
-    path("cage/slips/<str:kind>/<str:serial>/issue", views.SlipIssue.as_view(), name="slip-issue"),
     path("cage/slips/<str:kind>/<str:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),
     path("cage/shifts/open", views.CageShiftOpen.as_view(), name="cage-shift-open"),
     path("cage/shifts/close", views.CageShiftClose.as_view(), name="cage-shift-close"),

@@ -56,7 +56,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     requested = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 50}}, format="json")
     assert requested.status_code == 201, requested.json()
     serial = requested.json()["serial"]
-    issued = cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    issued = approve(
+        cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"), clients["run1"]
+    )
     assert issued.status_code == 200 and issued.json()["state"] == "issued"
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
     # A dealer accepts only at the table he is assigned to (issue #10).
@@ -149,7 +151,10 @@ def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, d
         "/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json"
     )
     serial = serial.json()["serial"]
-    clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    approve(
+        clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     refused = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
     assert refused.status_code == 403 and "already the issuer" in refused.json()["detail"]
     too_big = clients["pit1"].post(
@@ -237,7 +242,10 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     )
     assert voided.status_code == 200 and voided.json()["state"] == "voided"
     second = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 2}}, format="json").json()
-    cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json")
+    approve(
+        cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {}, format="json")
     tray = store.balance("table:T1:tray")
     reversed_ = approve(

@@ -33,6 +33,7 @@ STAFF = {
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
     "count3": Role.COUNT_TEAM,
+    "run1": Role.RUNNER,
 }
 OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
@@ -143,6 +144,18 @@ def test_the_counters_of_a_drop_count_each_confirm_themselves(clients, table_t1)
     counted = confirm(clients["count2"], asked)
     assert counted.status_code == 201 and counted.json()["counted_cents"] == 5_000
     assert Event.objects.get(type="DropCounted").data["counters"] == ["count1", "count2"]
+
+
+def test_the_runner_named_at_issue_signs_for_the_slip_himself(clients, table_t1):
+    serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
+    asked = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    assert asked.status_code == 202, asked.json()
+    assert asked.json()["approval"]["waiting_for"] == [{"slot": "runner", "roles": ["runner"], "user": "run1"}]
+    assert clients["pit1"].get("/api/cage/slips/").json()["results"][0]["state"] == "requested"
+    issued = confirm(clients["run1"], asked)
+    assert issued.status_code == 200 and issued.json()["state"] == "issued"
+    slip = clients["pit1"].get("/api/cage/slips/").json()["results"][0]
+    assert (slip["issued_by"], slip["runner"]) == ("cash1", "run1")
 
 
 def test_one_pit_boss_alone_cannot_open_a_table_with_a_million_euro_opener(clients):
