@@ -49,12 +49,15 @@ def summary(approval: Approval) -> dict:
     """``{"id", "kind", "state", "maker", "waiting_for": [{"slot", "roles", "user"}],
     "signatures": [{"slot", "roles", "user", "by", "at"}], "requested_at", "expires_at",
     "decided_by", "decided_at", "reason"}`` (times ISO 8601, UTC)."""
+    state = approval.state
+    if state == Approval.State.PENDING and timezone.now() >= approval.expires_at:
+        state = Approval.State.EXPIRED  # lapsed; recorded as such by the next confirm or reject
     return {
         "id": str(approval.id),
         "kind": approval.kind,
-        "state": approval.state,
+        "state": state,
         "maker": approval.maker,
-        "waiting_for": approval.waiting_for() if approval.state == Approval.State.PENDING else [],
+        "waiting_for": approval.waiting_for() if state == Approval.State.PENDING else [],
         "signatures": approval.signatures,
         "requested_at": approval.requested_at.isoformat(),
         "expires_at": approval.expires_at.isoformat(),
@@ -85,8 +88,9 @@ def act_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | 
     act = _act(kind)
     payload = _jsonable(payload)
     slots = act.slots(payload)
+    asked_at = timezone.now().isoformat()
     for each in slots:
-        each |= {"by": actor, "at": None} if each["user"] == actor else {"by": None, "at": None}
+        each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
         return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
     request = {"op": "act_request", "kind": kind, "payload": payload}

@@ -9,7 +9,9 @@
 without the role; 409: already confirmed, rejected or expired; 404: no such approval.
 """
 
+from django.db.models import Q
 from django.http import Http404
+from django.utils import timezone
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 
@@ -29,7 +31,8 @@ class ApprovalSerializer(serializers.Serializer):
 
 
 class ApprovalList(generics.ListAPIView):
-    """The approvals, newest first (``?state=pending`` for those waiting)."""
+    """The approvals, newest first (``?state=pending`` for those still waiting; one past its
+    time is listed as ``expired``)."""
 
     permission_classes = [roles_allowed(read=STAFF_ROLES)]
     serializer_class = ApprovalSerializer
@@ -37,7 +40,12 @@ class ApprovalList(generics.ListAPIView):
     def get_queryset(self):
         approvals = Approval.objects.all()
         state = self.request.query_params.get("state")
-        if state:
+        lapsed = Q(state=Approval.State.PENDING, expires_at__lte=timezone.now())
+        if state == Approval.State.PENDING:
+            approvals = approvals.filter(state=state).exclude(lapsed)
+        elif state == Approval.State.EXPIRED:
+            approvals = approvals.filter(Q(state=state) | lapsed)
+        elif state:
             approvals = approvals.filter(state=state)
         return approvals
 

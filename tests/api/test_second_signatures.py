@@ -10,6 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from approvals.models import Approval
+from approvals.replay import check_approvals
 from cashier.services.count_room import drop_box_remove
 from cashier.services.slips import slip_request
 from games.models import Round, Table
@@ -129,6 +130,7 @@ def test_a_counted_opener_and_closer_wait_for_each_named_confirmation(clients):
     assert Table.objects.get(code="T1").state == Table.State.CLOSED
     data = Event.objects.get(type="TableClosed").data
     assert (data["dealer"], data["pit_boss"]) == ("dealer1", "pit2")
+    assert check_approvals() == []  # the approvals replay from their events
 
 
 def test_the_counters_of_a_drop_count_each_confirm_themselves(clients, table_t1):
@@ -264,10 +266,14 @@ def test_an_expired_approval_is_409_and_recorded_as_expired(clients, table_t1, s
     asked = clients["cash1"].post(
         f"/api/cage/slips/fill/{serial}/void", {"reason": "typo", "approver": "super1"}, format="json"
     )
+    assert clients["super1"].get("/api/approvals/?state=pending").json()["results"] == []
+    listed = clients["super1"].get("/api/approvals/?state=expired").json()["results"]
+    assert [(a["state"], a["waiting_for"]) for a in listed] == [("expired", [])]
     late = confirm(clients["super1"], asked)
     assert late.status_code == 409 and "expired" in late.json()["detail"]
     assert Approval.objects.get().state == Approval.State.EXPIRED
     assert Event.objects.filter(type="ApprovalExpired").count() == 1
+    assert check_approvals() == []
     assert clients["pit1"].get("/api/cage/slips/").json()["results"][0]["state"] == "requested"
     assert confirm(clients["super1"], asked).status_code == 409
 
