@@ -12,11 +12,13 @@ without the role; 409: already confirmed, rejected or expired; 404: no such appr
 from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 
 from core.ids import uuid_of
-from core.views import CommandView
+from core.views import CommandSchema, CommandView
 from staff.permissions import roles_allowed
 from staff.roles import STAFF_ROLES
 
@@ -65,10 +67,20 @@ class ApprovalDetail(generics.RetrieveAPIView):
         return found
 
 
+class ConfirmSchema(CommandSchema):
+    def get_response_serializers(self):
+        return {
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="the act ran: its result and `approval`"),
+            201: OpenApiResponse(OpenApiTypes.OBJECT, description="the act ran and created: its result and `approval`"),
+            202: OpenApiResponse(OpenApiTypes.OBJECT, description="signed; another signature is missing"),
+        }
+
+
 class ApprovalConfirm(CommandView):
     """Sign a pending approval as oneself; the last signature runs the act."""
 
     permission_classes = [roles_allowed(write=STAFF_ROLES)]
+    schema = ConfirmSchema()
 
     class Input(serializers.Serializer):
         pass

@@ -15,22 +15,37 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
 """
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, Signed
-from core.views import CentsField, CommandView
+from core.views import CentsField, CommandSchema, CommandView
 from games.models import Table
 from staff.permissions import roles_allowed
 
 from ..acts import ACTS
 from ..services import act_request
 
+PENDING = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description='waiting for a second signature: {"approval": {"id", "state": "pending", "waiting_for", ...}}',
+)
+
+
+class ActSchema(CommandSchema):
+    """The act's own answer (201 or 200), or 202 while its approval waits."""
+
+    def get_response_serializers(self):
+        return {ACTS[self.view.act].status: OpenApiTypes.OBJECT, 202: PENDING}
+
 
 class ActView(CommandView):
     """A maker's request for act ``act``: 202 and the pending approval, or the act's answer."""
 
     act: str
+    schema = ActSchema()
 
     def post(self, request, **kwargs):
         serializer = self.input_serializer(data=request.data)
