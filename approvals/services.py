@@ -67,12 +67,25 @@ def summary(approval: Approval) -> dict:
     }
 
 
+def _subject(payload: dict) -> dict:
+    """The table or coup the act is about, at the top of each approval event, so the audit
+    trail of that table or coup shows who asked and who signed (``ledger.projections.audit``)."""
+    subject = {}
+    table = payload.get("table", payload.get("code"))
+    if isinstance(table, str):
+        subject["table"] = table
+    if isinstance(payload.get("round_id"), str):
+        subject["round"] = payload["round_id"]
+    return subject
+
+
 def _append(cmd, approval: Approval, event_type: str, data: dict) -> None:
+    head = {"approval": str(approval.id), "kind": approval.kind, **_subject(approval.payload)}
     (event,) = cmd.append(
         stream=approval.stream,
         expected_version=approval.version,
         correlation_id=approval.stream,
-        events=[NewEvent(event_type, {"approval": str(approval.id), "kind": approval.kind, **data})],
+        events=[NewEvent(event_type, head | data)],
     )
     approval.version = event.version
     approval.save()

@@ -19,6 +19,7 @@ from games.services.tables import table_open
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
+from ledger.projections import catch_up_all
 from staff.roles import Role, RoleRequired, grant
 from tests.conftest import approve
 
@@ -91,6 +92,13 @@ def test_a_pit_boss_naming_an_approver_does_not_reverse_a_coup_until_the_approve
     reversal = Event.objects.get(type="RoundReversed")
     assert (reversal.actor, reversal.data["approved_by"]) == ("pit1", "pit2")
     assert Event.objects.get(type="ApprovalConfirmed").actor == "pit2"
+    catch_up_all()
+    trail = clients["pit2"].get(f"/api/audit/round/{coup}/").json()["results"]
+    lines = [line["summary"] for line in trail if line["type"].startswith("Approval")]
+    assert lines == [
+        "pit1 asked for round_reverse, waiting for pit2",
+        "pit2 signed round_reverse: it ran",
+    ]
 
 
 def test_a_cashier_naming_a_supervisor_does_not_void_a_slip_until_the_supervisor_confirms(clients, table_t1):
