@@ -103,6 +103,8 @@ def act_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | 
     slots = act.slots(payload)
     asked_at = timezone.now().isoformat()
     for each in slots:
+        if each["user"] == PENDING_SIGNATURE:  # never a signer: it passes the trial run's checks
+            raise InvalidInput("not a user", field="counters" if "counter" in each["slot"] else each["slot"])
         each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
         return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)

@@ -295,6 +295,14 @@ def test_a_request_the_act_would_refuse_is_refused_at_once(clients, table_t1):
     assert not Approval.objects.exists()
 
 
+def test_the_placeholder_of_a_missing_signature_cannot_be_named(clients, table_t1):
+    coup = settled_coup()
+    body = {"reason": "x", "approver": "(awaiting signature)"}
+    refused = clients["pit1"].post(f"/api/rounds/{coup}/reversal", body, format="json")
+    assert refused.status_code == 400 and refused.json()["field"] == "approver"
+    assert not Approval.objects.exists()
+
+
 def test_an_act_refused_at_confirmation_writes_nothing_and_stays_pending(clients, table_t1):
     serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
     body = {"reason": "typo", "approver": "super1"}
