@@ -1,6 +1,6 @@
 """Maker-checker (issue 21): a second signature is the signer's own authenticated act.
 
-``act_request`` is the maker's half: it tries the act at once (a trial run in a savepoint,
+``approval_request`` is the maker's half: it tries the act at once (a trial run in a savepoint,
 rolled back, with the signatures still to come held by ``staff.roles.PENDING_SIGNATURE``), so
 a request the act would refuse is refused now (400/403/404/409, nothing written); then it
 records a pending ``Approval`` and ``ApprovalRequested`` on ``approval/<id>``. When no one
@@ -91,7 +91,7 @@ def _append(cmd, approval: Approval, event_type: str, data: dict) -> None:
     approval.save()
 
 
-def act_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | None = None) -> dict:
+def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | None = None) -> dict:
     """The maker asks for act ``kind`` with ``payload`` (its service's arguments, JSON).
 
     Returns the act's own result when nobody else has to sign; otherwise ``{"approval":
@@ -108,7 +108,7 @@ def act_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | 
         each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
         return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
-    request = {"op": "act_request", "kind": kind, "payload": payload}
+    request = {"op": "approval_request", "kind": kind, "payload": payload}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result

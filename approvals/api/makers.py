@@ -26,7 +26,7 @@ from games.models import Table
 from staff.permissions import roles_allowed
 
 from ..acts import ACTS
-from ..services import act_request
+from ..services import approval_request
 
 PENDING = OpenApiResponse(
     OpenApiTypes.OBJECT,
@@ -50,7 +50,7 @@ class ActView(CommandView):
     def post(self, request, **kwargs):
         serializer = self.input_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        result = act_request(
+        result = approval_request(
             kind=self.act,
             payload=self.payload(dict(serializer.validated_data), **kwargs),
             actor=request.user.get_username() or "anonymous",

@@ -4,7 +4,7 @@ runs once; the other confirmation is a 409 and writes nothing."""
 import pytest
 
 from approvals.models import Approval
-from approvals.services import act_request, approval_confirm
+from approvals.services import approval_confirm, approval_request
 from ledger import accounts, store
 from ledger.errors import StateConflict
 from ledger.models import Event
@@ -21,7 +21,7 @@ def test_two_confirmations_at_once_run_the_act_once(committed_db, cage, same_sig
     staff_user("pit1", "pit_boss")
     staff_user("super1", "cage_supervisor")
     staff_user("super2", "cage_supervisor")
-    asked = act_request(
+    asked = approval_request(
         kind="table_open",
         payload={"code": "BIG", "game": "english_roulette", "opener_cents": 100_000_000, "rules": {}},
         actor="pit1",
