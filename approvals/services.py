@@ -46,7 +46,7 @@ def _jsonable(payload: dict) -> dict:
 
 
 def summary(approval: Approval) -> dict:
-    """``{"id", "kind", "state", "maker", "waiting_for": [{"slot", "roles", "user"}],
+    """``{"id", "kind", "what" (for people), "state", "maker", "waiting_for": [{"slot", "roles", "user"}],
     "signatures": [{"slot", "roles", "user", "by", "at"}], "requested_at", "expires_at",
     "decided_by", "decided_at", "reason"}`` (times ISO 8601, UTC)."""
     state = approval.state
@@ -55,6 +55,7 @@ def summary(approval: Approval) -> dict:
     return {
         "id": str(approval.id),
         "kind": approval.kind,
+        "what": ACTS[approval.kind].what,
         "state": state,
         "maker": approval.maker,
         "waiting_for": approval.waiting_for() if state == Approval.State.PENDING else [],
