@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "patrons",
     "games",
     "cashier",
+    "approvals",  # maker-checker: second signatures as the approver's own act
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
@@ -152,6 +153,11 @@ LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
 LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
 LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
 LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# Maker-checker (approvals/): an opener or a fill above these (cents) needs a cage supervisor's
+# second signature; a pending approval lapses after CASINO_APPROVAL_TTL_MINUTES.
+CASINO_LARGE_OPENER_CENTS = env.int("CASINO_LARGE_OPENER_CENTS", default=10_000_000)
+CASINO_LARGE_FILL_CENTS = env.int("CASINO_LARGE_FILL_CENTS", default=5_000_000)
+CASINO_APPROVAL_TTL_MINUTES = env.int("CASINO_APPROVAL_TTL_MINUTES", default=60)
 # Anti-money-laundering thresholds (patrons/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
 AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=200_000)  # at or above: identity

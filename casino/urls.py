@@ -11,6 +11,7 @@ api = [
     path("", include("games.api.urls")),  # first: bet placement is most of the traffic
     path("", include("patrons.api.urls")),
     path("", include("cashier.api.urls")),
+    path("", include("approvals.api.urls")),  # approvals, and the acts that wait for one (issue 21)
     path("", include("audit.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

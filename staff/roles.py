@@ -9,7 +9,9 @@ the cage.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.contrib.auth import get_user_model
 from django.db import models
@@ -40,10 +42,30 @@ class RoleRequired(DomainError):
     code = "forbidden"
 
 
+# A second signature not given yet: an approval tries its act before anyone signs
+# (``approvals.services``) with this name where the signer will be. Not a possible username
+# (Django's allow no spaces or brackets); it holds every role only inside
+# ``signatures_deferred()``, so nothing else can sign with it.
+PENDING_SIGNATURE = "(awaiting signature)"
+_deferred: ContextVar[bool] = ContextVar("signatures_deferred", default=False)
+
+
+@contextmanager
+def signatures_deferred() -> Iterator[None]:
+    """A trial run of an act whose second signatures are still to come (see PENDING_SIGNATURE)."""
+    token = _deferred.set(True)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+
+
 def roles_of(user_or_username) -> frozenset[str]:
     """The role names held by a ``User`` (or a username). Unknown or inactive users hold none;
     a superuser holds ``admin`` on top of his groups."""
     user = user_or_username
+    if user == PENDING_SIGNATURE and _deferred.get():
+        return ALL_ROLES
     if isinstance(user, str):
         user = get_user_model().objects.filter(username=user).first()
     if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
@@ -83,6 +105,17 @@ def require_distinct(step: str, actor: str, others: Iterable[tuple[str, str | No
     for what, other in others:
         if other and other == actor:
             raise RoleRequired(f"{step}: {actor} is already the {what}; segregation of duties needs another user")
+
+
+def require_second_signature(step: str, approver: object, actor: str, *roles: str) -> None:
+    """Maker-checker for ``step``: ``approver`` (given through an approval the approver confirmed
+    himself, ``approvals``) holds one of ``roles`` and is not ``actor``. Raises ``RoleRequired``
+    (403) when there is no such signature, naming the roles it needs."""
+    wanted = " or ".join(str(r) for r in roles)
+    if not isinstance(approver, str) or not approver:
+        raise RoleRequired(f"{step} needs a second signature ({wanted}): request an approval")
+    require_role(approver, *roles, step=f"approving: {step}")
+    require_distinct(f"approving: {step}", approver, [("signer", actor)])
 
 
 def grant(user, *roles: str) -> None:

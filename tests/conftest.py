@@ -111,3 +111,15 @@ def _fast_password_hasher(settings):
     """Tests create many users with passwords: PBKDF2 costs ~0.25 s of CPU each, which made a
     file of 150 small tests take minutes. Production keeps Django's default hashers."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def approve(response, *signers):
+    """Confirm the approval a maker's request is waiting for (HTTP 202) by each of ``signers``
+    (API clients, each authenticated as one signer), in order; return the last answer (the
+    act's own once the last signature is given). Any other answer is returned as it is."""
+    if response.status_code != 202:
+        return response
+    approval = response.json()["approval"]["id"]
+    for client in signers:
+        response = client.post(f"/api/approvals/{approval}/confirm", {}, format="json")
+    return response

@@ -1,4 +1,4 @@
-"""Table endpoints: the list, a table, open and close, buy-ins, rule changes."""
+"""Table endpoints: the list, a table, close, buy-ins, rule changes (opening: approvals/api/makers.py)."""
 
 from rest_framework import generics, serializers
 
@@ -8,7 +8,7 @@ from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, role
 
 from ..models import Table
 from ..services.table_rules import table_rules_change
-from ..services.tables import table_buy_in, table_close, table_open
+from ..services.tables import table_buy_in, table_close
 
 
 class TableSerializer(serializers.ModelSerializer):
@@ -30,22 +30,6 @@ class TableDetail(generics.RetrieveAPIView):
     queryset = Table.objects.all()
     serializer_class = TableSerializer
     lookup_field = "code"
-
-
-class TableOpen(CommandView):
-    """Open a table with its game, rule set and counted opener."""
-
-    permission_classes = [roles_allowed(write=PIT)]
-
-    class Input(serializers.Serializer):
-        game = serializers.ChoiceField(choices=Table.Game.choices)
-        opener_cents = CentsField(min_value=0)
-        rules = serializers.DictField(required=False)
-
-    input_serializer = Input
-
-    def perform(self, data, *, code, **ctx):
-        return table_open(code=code, **data, **ctx)
 
 
 class TableClose(CommandView):

@@ -14,7 +14,6 @@ urlpatterns = [
     path("rounds/<id:round_id>/trente-quarante-bets", card_games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("tables/", tables.TableList.as_view(), name="table-list"),
     path("tables/<code:code>/", tables.TableDetail.as_view(), name="table-detail"),
-    path("tables/<code:code>/open", tables.TableOpen.as_view(), name="table-open"),
     path("tables/<code:code>/close", tables.TableClose.as_view(), name="table-close"),
     path("tables/<code:code>/buy-ins", tables.TableBuyIn.as_view(), name="table-buy-in"),
     path("tables/<code:code>/rules", tables.TableRulesChange.as_view(), name="table-rules-change"),

@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.conf import settings
 from django_fsm import TransitionNotAllowed
 
 from core.ceilings import check_ceiling
@@ -17,7 +18,7 @@ from ledger.models import Event
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 from patrons.services import aml
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Table
 from ..rules.baccarat import BaccaratRules
@@ -64,6 +65,7 @@ def table_open(
     dealer: str | None = None,
     pit_boss: str | None = None,
     rules: dict | None = None,
+    approver: str | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
@@ -74,10 +76,14 @@ def table_open(
     from ``house:bankroll``; later ones record the difference between the count and the
     previous closer (the last ``TableClosed``; the book tray before any) as a variance,
     reported by ``cashier.reports``; a counted opener also books the tray to the count
-    (tray ± difference against ``cage:over_short``), a plain total does not.
+    (tray ± difference against ``cage:over_short``), a plain total does not. An opener of more
+    than ``CASINO_LARGE_OPENER_CENTS`` needs a cage supervisor's second signature (``approver``,
+    another user: given through an approval he confirmed, ``approvals``); it is recorded as
+    ``approved_by``.
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
     ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
-    (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
+    (403: a confirmation without its role, or one user confirming twice; a large opener without
+    its second signature), ``StateConflict``
     (already open, or the gaming day is closed).
     """
     if not is_code(code):  # ASCII: "R１" would be a look-alike of R1
@@ -87,11 +93,18 @@ def table_open(
         opener_cents = sum(int(d) * n for d, n in denominations.items())
     if type(opener_cents) is not int or opener_cents < 0:
         raise InvalidInput("the opener is a non-negative whole number of cents", field="opener_cents")
+    large = opener_cents > settings.CASINO_LARGE_OPENER_CENTS
+    if large:
+        require_second_signature(
+            f"an opener over {settings.CASINO_LARGE_OPENER_CENTS} cents", approver, actor, Role.CAGE_SUPERVISOR
+        )
     rule_set = _validated_rules(game, rules)
     check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
+    approval = {"approved_by": approver} if large else {}
+    request |= approval
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -130,6 +143,7 @@ def table_open(
                         "book_tray_cents": book,
                         "variance_cents": variance,
                         **_count_data(denominations, dealer, pit_boss),
+                        **approval,
                     },
                     legs,
                 )

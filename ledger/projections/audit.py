@@ -70,6 +70,15 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f" house {eur(d['house_win_cents'])}"
     ),
     "RoundVoided": lambda d: f"coup void: {d['reason']}",
+    # Second signatures (approvals/): who asked, who signed, what became of it.
+    "ApprovalRequested": lambda d: (
+        f"{d['maker']} asked for {d['kind']}, waiting for "
+        + ", ".join(w["user"] or " or ".join(w["roles"]) for w in d["waiting_for"])
+    ),
+    "ApprovalSigned": lambda d: f"{d['by']} signed {d['kind']}",
+    "ApprovalConfirmed": lambda d: f"{d['by']} signed {d['kind']}: it ran",
+    "ApprovalRejected": lambda d: f"{d['by']} rejected {d['kind']}" + (f": {d['reason']}" if d.get("reason") else ""),
+    "ApprovalExpired": lambda d: f"{d['kind']} expired unsigned",
 }
 
 

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
-from tests.conftest import staff_user
+from tests.conftest import approve, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def clients(django_user_model, cage):
 @pytest.fixture
 def opened(clients):
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    response = clients["pit1"].post("/api/tables/T1/opener", body, format="json")
+    response = approve(clients["pit1"].post("/api/tables/T1/opener", body, format="json"), clients["dealer1"])
     assert response.status_code == 201, response.json()
     return clients
 
@@ -66,12 +66,14 @@ def _request_fill(clients, count=None, kind="fill"):
     response = clients["pit1"].post(
         "/api/tables/T1/slips", {"kind": kind, "denominations": count or {"10000": 1}}, format="json"
     )
+    response = approve(response, clients["super1"])  # a large fill: the cage supervisor signs too
     assert response.status_code == 201, response.json()
     return response.json()["serial"]
 
 
 def _issue(clients, serial, kind="fill"):
     response = clients["cash1"].post(f"/api/cage/slips/{kind}/{serial}/issue", {"runner": "run1"}, format="json")
+    response = approve(response, clients["run1"])  # the runner signs for what he carries
     assert response.status_code == 200, response.json()
 
 
@@ -188,9 +190,10 @@ def test_junk_fields_are_400_naming_the_field(opened, path, body, field):
 def test_a_voided_slip_cannot_be_issued_accepted_or_reversed(opened):
     serial = _request_fill(opened)
     base = f"/api/cage/slips/fill/{serial}"
-    assert (
-        opened["pit1"].post(f"{base}/void", {"reason": "typo", "approver": "super1"}, format="json").status_code == 200
+    voided = approve(
+        opened["pit1"].post(f"{base}/void", {"reason": "typo", "approver": "super1"}, format="json"), opened["super1"]
     )
+    assert voided.status_code == 200
     before = store.head()
     refused(opened["cash1"].post(f"{base}/issue", {"runner": "run1"}, format="json"), 409, "serial", before)
     refused(opened["pit2"].post(f"{base}/accept", {}, format="json"), 409, "serial", before)
@@ -292,8 +295,12 @@ def test_a_slip_for_a_closed_or_unknown_table(opened):
         "table",
         before,
     )
-    closed = opened["pit1"].post(
-        "/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+    closed = approve(
+        opened["pit1"].post(
+            "/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+        ),
+        opened["dealer1"],
+        opened["pit2"],
     )
     assert closed.status_code == 200, closed.json()
     before = store.head()
@@ -322,11 +329,15 @@ def test_a_drop_box_is_removed_and_counted_once(opened):
     refused(
         opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json"), 409, "table", before
     )
-    assert opened["count1"].post("/api/tables/T1/drop-count", count, format="json").status_code == 201
+    counted = approve(opened["count1"].post("/api/tables/T1/drop-count", count, format="json"), opened["count2"])
+    assert counted.status_code == 201
     before = store.head()
     refused(opened["count2"].post("/api/tables/T1/drop-count", count, format="json"), 409, "table", before)
     reversal = {"gaming_day": day, "reason": "recount", "approver": "pit1"}
-    assert opened["count1"].post("/api/tables/T1/drop-count-reversal", reversal, format="json").status_code == 201
+    reversed_ = approve(
+        opened["count1"].post("/api/tables/T1/drop-count-reversal", reversal, format="json"), opened["pit1"]
+    )
+    assert reversed_.status_code == 201
     before = store.head()
     refused(opened["count1"].post("/api/tables/T1/drop-count-reversal", reversal, format="json"), 409, "table", before)
     refused(
@@ -340,8 +351,12 @@ def test_a_drop_box_is_removed_and_counted_once(opened):
 
 def test_a_gaming_day_closes_once(opened):
     day = current_gaming_day().isoformat()
-    closed = opened["pit1"].post(
-        "/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+    closed = approve(
+        opened["pit1"].post(
+            "/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+        ),
+        opened["dealer1"],
+        opened["pit2"],
     )
     assert closed.status_code == 200
     before = store.head()
@@ -353,7 +368,8 @@ def test_a_gaming_day_closes_once(opened):
     )
     opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
     count = {"gaming_day": day, "cash": {}, "counters": ["count1", "count2"]}
-    assert opened["count1"].post("/api/tables/T1/drop-count", count, format="json").status_code == 201
+    counted = approve(opened["count1"].post("/api/tables/T1/drop-count", count, format="json"), opened["count2"])
+    assert counted.status_code == 201
     assert opened["super1"].post("/api/cage/gaming-days/close", {"gaming_day": day}, format="json").status_code == 200
     before = store.head()
     refused(
@@ -411,7 +427,10 @@ def test_a_coup_is_reversed_once_and_only_by_two_supervisors(opened, patron):
     refused(opened["pit1"].post(url, {"reason": "x", "approver": "cash1"}, format="json"), 403, None, before)
     refused(opened["pit1"].post(url, {"reason": " ", "approver": "pit2"}, format="json"), 400, "reason", before)
     refused(opened["dealer1"].post(url, {"reason": "x", "approver": "pit2"}, format="json"), 403, None, before)
-    assert opened["pit1"].post(url, {"reason": "wrong number", "approver": "pit2"}, format="json").status_code == 200
+    reversed_ = approve(
+        opened["pit1"].post(url, {"reason": "wrong number", "approver": "pit2"}, format="json"), opened["pit2"]
+    )
+    assert reversed_.status_code == 200
     before = store.head()
     refused(opened["pit2"].post(url, {"reason": "again", "approver": "super1"}, format="json"), 409, "round", before)
 

@@ -10,6 +10,7 @@ from cashier.reports import hold_pct
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
+from tests.conftest import approve
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +41,7 @@ def clients(django_user_model, cage):
 
 def open_table(clients, code="T1"):
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    return clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json")
+    return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
 
 
 def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
@@ -55,7 +56,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     requested = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 50}}, format="json")
     assert requested.status_code == 201, requested.json()
     serial = requested.json()["serial"]
-    issued = cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    issued = approve(
+        cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"), clients["run1"]
+    )
     assert issued.status_code == 200 and issued.json()["state"] == "issued"
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
     # A dealer accepts only at the table he is assigned to (issue #10).
@@ -66,17 +69,22 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
 
     # No coup was played: the tray holds opener + fill − chips sold for cash.
     closer = {"100000": 40, "10000": 147}
-    closed = pit.post(
-        "/api/tables/T1/closer", {"closer": closer, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+    closed = approve(
+        pit.post("/api/tables/T1/closer", {"closer": closer, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"),
+        clients["dealer1"],
+        clients["pit2"],
     )
     assert closed.status_code == 200, closed.json()
     assert (closed.json()["closer_cents"], closed.json()["variance_cents"]) == (5_470_000, 0)
 
     assert count.post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
-    counted = count.post(
-        "/api/tables/T1/drop-count",
-        {"gaming_day": day, "cash": {"20000": 1, "5000": 1, "2000": 2}, "counters": ["count1", "count2"]},
-        format="json",
+    counted = approve(
+        count.post(
+            "/api/tables/T1/drop-count",
+            {"gaming_day": day, "cash": {"20000": 1, "5000": 1, "2000": 2}, "counters": ["count1", "count2"]},
+            format="json",
+        ),
+        clients["count2"],
     )
     assert counted.status_code == 201, counted.json()
     assert counted.json()["variance_cents"] == -1_000
@@ -143,7 +151,10 @@ def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, d
         "/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json"
     )
     serial = serial.json()["serial"]
-    clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    approve(
+        clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     refused = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
     assert refused.status_code == 403 and "already the issuer" in refused.json()["detail"]
     too_big = clients["pit1"].post(
@@ -223,16 +234,27 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
     first = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json").json()
-    voided = pit.post(
-        f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+    voided = approve(
+        pit.post(
+            f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+        ),
+        supervisor,
     )
     assert voided.status_code == 200 and voided.json()["state"] == "voided"
     second = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 2}}, format="json").json()
-    cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json")
+    approve(
+        cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {}, format="json")
     tray = store.balance("table:T1:tray")
-    reversed_ = supervisor.post(
-        f"/api/cage/slips/fill/{second['serial']}/reverse", {"reason": "wrong table", "approver": "pit1"}, format="json"
+    reversed_ = approve(
+        supervisor.post(
+            f"/api/cage/slips/fill/{second['serial']}/reverse",
+            {"reason": "wrong table", "approver": "pit1"},
+            format="json",
+        ),
+        pit,
     )
     assert reversed_.status_code == 200 and store.balance("table:T1:tray") == tray - 20_000
     unused = supervisor.get("/api/reports/unused-serials").json()
@@ -243,15 +265,20 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 10_000}, format="json")
     clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
     count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
-    assert clients["count1"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == -5_000
-    reversal = clients["count2"].post(
-        "/api/tables/T1/drop-count-reversal",
-        {"gaming_day": day, "reason": "a note stuck in the box", "approver": "pit1"},
-        format="json",
+    counted = approve(clients["count1"].post("/api/tables/T1/drop-count", count, format="json"), clients["count2"])
+    assert counted.json()["variance_cents"] == -5_000
+    reversal = approve(
+        clients["count2"].post(
+            "/api/tables/T1/drop-count-reversal",
+            {"gaming_day": day, "reason": "a note stuck in the box", "approver": "pit1"},
+            format="json",
+        ),
+        pit,
     )
     assert reversal.status_code == 201, reversal.json()
     count["cash"] = {"5000": 2}
-    assert clients["count2"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == 0
+    recounted = approve(clients["count2"].post("/api/tables/T1/drop-count", count, format="json"), clients["count1"])
+    assert recounted.json()["variance_cents"] == 0
     variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
     assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
 

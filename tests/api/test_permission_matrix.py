@@ -109,6 +109,12 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "cage-shift-open": ({"POST": CAGE}, None),
     "cage-shift-close": ({"POST": CAGE}, None),
     "gaming-day-close": ({"POST": frozenset({"pit_boss", "cage_supervisor", "admin"})}, None),
+    # approvals (issue 21): any member of staff reads them and signs where one waits for him
+    # (who may sign a given approval is the service's check: 403 "forbidden" past this layer)
+    "approval-list": ({"GET": EVERY}, None),
+    "approval-detail": ({"GET": EVERY}, None),
+    "approval-confirm": ({"POST": EVERY}, None),
+    "approval-reject": ({"POST": EVERY}, None),
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
@@ -238,6 +244,7 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "name": "m-terminal-R2",
         "username": "m-runner",
         "day": "2026-11-29",
+        "approval": "00000000-0000-0000-0000-000000000000",
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]

@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("patrons",),
     ("games",),
     ("cashier",),
+    ("approvals",),
     ("audit", "dashboard"),
     ("demo",),
     ("casino",),
