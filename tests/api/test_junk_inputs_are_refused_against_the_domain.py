@@ -17,6 +17,7 @@ from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
+from tests.conftest import approve
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +41,8 @@ def clients(django_user_model, cage):
         made[name] = APIClient()
         made[name].force_authenticate(user)
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    assert made["pit1"].post("/api/tables/T1/opener", body, format="json").status_code == 201
+    opened = approve(made["pit1"].post("/api/tables/T1/opener", body, format="json"), made["dealer1"])
+    assert opened.status_code == 201, opened.json()
     return made
 
 
