@@ -42,6 +42,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.RequestContextMiddleware",  # first: request id and log context (issue 25)
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "core.middleware.RejectNulMiddleware",
@@ -190,12 +191,28 @@ CELERY_BEAT_SCHEDULE = {
     "projections-catch-up": {"task": "ledger.tasks.catch_up_projections", "schedule": 5.0},
 }
 
+# --- Operations: logs (issue 25) ---------------------------------------------------------------
+# One console handler; every line carries time (UTC), level, logger and, where known, the request
+# id, user, device and table (core/logs.py). LOG_FORMAT=json in production (one JSON object a
+# line, deploy/casino.env.example), text for the demo and the tests.
+LOG_LEVEL = env.str("LOG_LEVEL", default="WARNING")
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+if LOG_FORMAT not in ("json", "text"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "formatters": {"json": {"()": "core.logs.JsonFormatter"}, "text": {"()": "core.logs.TextFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["context"], "formatter": LOG_FORMAT}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
+# django-axes masks the username and the address in its log lines by default; an operator needs
+# both to see who is being locked out and from where (the password is always masked).
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+# --- end of logs ---------------------------------------------------------------------------------
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
