@@ -214,6 +214,15 @@ LOGGING = {
 AXES_SENSITIVE_PARAMETERS: list[str] = []
 # --- end of logs ---------------------------------------------------------------------------------
 
+# --- Operations: readiness (issue 25; ledger/health.py, GET /api/health/ready) --------------------
+# Not ready when a projection is more than this many positions behind the ledger head.
+HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)
+# Not ready when a closed gaming day is still unsealed this many hours after its end (0: off).
+HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
+# Seconds the broker check waits for a connection.
+HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
+# --- end of readiness ------------------------------------------------------------------------------
+
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
 # failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's
