@@ -6,6 +6,7 @@ RabbitMQ (or Redis). DESIGN.md §Projections.
 """
 
 import os
+import time
 
 from celery import Celery, signals
 
@@ -32,20 +33,28 @@ def _structured_log_lines(logger, **kwargs):
             handler.setFormatter(JsonFormatter())
 
 
-_log_contexts: dict = {}  # task id -> the token restoring the context before it (an eager task's request)
+# task id -> (the token restoring the log context before it: an eager task's request, start time)
+_running: dict = {}
 
 
 @signals.task_prerun.connect
-def _task_log_context(task_id=None, task=None, **kwargs):
+def _task_started(task_id=None, task=None, **kwargs):
     from core import logs
 
-    _log_contexts[task_id] = logs.start(request_id=task_id, task=getattr(task, "name", None))
+    _running[task_id] = (logs.start(request_id=task_id, task=getattr(task, "name", None)), time.perf_counter())
 
 
 @signals.task_postrun.connect
-def _task_log_context_end(task_id=None, **kwargs):
+def _task_finished(task_id=None, task=None, state=None, **kwargs):
+    """End the task's log context; record its run time (``casino_celery_task_seconds``)."""
     from core import logs
+    from ledger import metrics
 
-    token = _log_contexts.pop(task_id, None)
-    if token is not None:
-        logs.end(token)
+    started = _running.pop(task_id, None)
+    if started is None:
+        return
+    token, at = started
+    logs.end(token)
+    metrics.celery_task_seconds.labels(getattr(task, "name", "unknown"), state or "UNKNOWN").observe(
+        time.perf_counter() - at
+    )

@@ -223,6 +223,15 @@ HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
 HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
 # --- end of readiness ------------------------------------------------------------------------------
 
+# --- Operations: metrics (issue 25; GET /metrics, casino/metrics.py) ------------------------------
+# Addresses allowed to read /metrics (the Prometheus server scraping this node directly).
+METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
+# Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# PROMETHEUS_MULTIPROC_DIR (read by prometheus-client, not here): one directory per host shared
+# by gunicorn and Celery, emptied at boot, so /metrics sums every process (deploy/README.md).
+# --- end of metrics ------------------------------------------------------------------------------
+
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
 # failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's

@@ -7,6 +7,8 @@ import time
 from django.core.signals import request_finished
 from django.http import JsonResponse
 
+from ledger import metrics
+
 from . import logs
 
 access_log = logging.getLogger("casino.request")
@@ -47,7 +49,11 @@ class RequestContextMiddleware:
         started = time.perf_counter()
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
+        elapsed = time.perf_counter() - started
         match = getattr(request, "resolver_match", None)
+        view = match.view_name if match else "<unresolved>"  # not the path: unbounded labels
+        metrics.http_request_seconds.labels(view, request.method).observe(elapsed)
+        metrics.http_requests.labels(view, request.method, str(response.status_code)).inc()
         access_log.info(
             "%s %s %s",
             request.method,
@@ -57,8 +63,8 @@ class RequestContextMiddleware:
                 "method": request.method,
                 "path": request.path,
                 "status": response.status_code,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-                "view": match.view_name if match else None,
+                "duration_ms": round(elapsed * 1000, 1),
+                "view": view,
             },
         )
         return response

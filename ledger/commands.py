@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from . import store
+from . import metrics, store
 from .errors import IdempotencyKeyReused, InvalidInput
 from .hashing import fingerprint
 from .models import Event, IdempotencyRecord
@@ -91,6 +91,21 @@ def idempotency_key_valid(key: object) -> bool:
 @contextmanager
 def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = None) -> Iterator[Command]:
     """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency."""
+    name = str(request.get("op", "unknown"))
+    started = time.perf_counter()
+    try:
+        with _command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+            yield cmd
+    except BaseException as error:
+        metrics.commands.labels(name, "refused").inc()
+        metrics.command_refusals.labels(name, metrics.refusal_reason(error)).inc()
+        raise
+    metrics.commands.labels(name, "replayed" if cmd.replayed else "committed").inc()
+    metrics.command_seconds.labels(name).observe(time.perf_counter() - started)
+
+
+@contextmanager
+def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Iterator[Command]:
     if idempotency_key is not None and not idempotency_key_valid(idempotency_key):
         raise InvalidInput("idempotency key must be 1 to 200 characters, without NUL", field="idempotency_key")
     with transaction.atomic(durable=True):
