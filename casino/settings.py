@@ -230,6 +230,8 @@ METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # PROMETHEUS_MULTIPROC_DIR (read by prometheus-client, not here): one directory per host shared
 # by gunicorn and Celery, emptied at boot, so /metrics sums every process (deploy/README.md).
+# The probes and the scrape speak plain HTTP to the node itself: never redirected to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^api/health/(live|ready)$", r"^metrics$"]
 # --- end of metrics ------------------------------------------------------------------------------
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------

@@ -82,3 +82,11 @@ def test_a_gaming_day_ends_at_the_next_days_start_in_the_casino_zone(settings):
     settings.CASINO_TIMEZONE, settings.GAMING_DAY_START = "Europe/Paris", "06:00"
     day = datetime(2026, 12, 1, tzinfo=UTC).date()
     assert health.gaming_day_end(day) == datetime(2026, 12, 2, 5, 0, tzinfo=UTC)  # 06:00 CET
+
+
+def test_the_probes_are_not_redirected_to_https(db, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    client = Client()
+    assert client.get("/api/health/live").status_code == 200
+    assert client.get("/api/health/ready").status_code == 200
+    assert client.get("/api/health/").status_code == 301  # the rest of the site still is

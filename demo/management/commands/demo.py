@@ -12,13 +12,13 @@ from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_clo
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
 from demo.tables import play_baccarat_session, play_trente_quarante_session
+from games.rules.money import format_cents
 from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day
 
 
 def _eur(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+    return format_cents(cents)  # with CASINO_CURRENCY
 
 
 class Command(BaseCommand):
@@ -151,5 +151,7 @@ class Command(BaseCommand):
             raise CommandError("the models differ from a replay of the events: run `manage.py ledger replay-check`")
         if not r.verified:
             raise CommandError("the ledger chain does not verify")
-        self.stdout.write("Closing the gaming day: closers, drop count (one box 5 EUR short on purpose), cage close…")
+        self.stdout.write(
+            f"Closing the gaming day: closers, drop count (one box {_eur(500)} short on purpose), cage close…"
+        )
         self.stdout.write(format_daily_report(demo_gaming_day_close(out=self.stdout.write)))
