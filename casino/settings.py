@@ -234,6 +234,34 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 SECURE_REDIRECT_EXEMPT = [r"^api/health/(live|ready)$", r"^metrics$"]
 # --- end of metrics ------------------------------------------------------------------------------
 
+# --- Operations: progress of long work (issue 25; ledger/progress.py) ------------------------------
+# Off a terminal (a log, journald), rebuild, verify, export and the demo write a progress line
+# this often, in seconds; on a terminal they draw a bar.
+PROGRESS_LOG_SECONDS = env.float("PROGRESS_LOG_SECONDS", default=10.0)
+# --- end of progress -------------------------------------------------------------------------------
+
+# --- Operations: rate limits and cache (issue 25; core/throttling.py) -----------------------------
+# Requests allowed per device token, per logged-in person, per address without login:
+# "<n>/second|minute|hour|day", or "off". 429 with Retry-After beyond.
+API_THROTTLE_RATES = {
+    scope: (None if rate.lower() == "off" else rate)
+    for scope, rate in (
+        ("device", env.str("API_THROTTLE_DEVICE", default="600/minute")),
+        ("user", env.str("API_THROTTLE_USER", default="1200/minute")),
+        ("anon", env.str("API_THROTTLE_ANON", default="120/minute")),
+    )
+}
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
+    "core.throttling.DeviceRateThrottle",
+    "core.throttling.PersonRateThrottle",
+    "core.throttling.AnonymousRateThrottle",
+]
+# Where the throttles count: local memory is per process; several workers or nodes need a shared
+# cache for the limits to be global (redis://redis:6379/1, or dbcache://casino_cache after
+# `manage.py createcachetable`).
+CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
+# --- end of rate limits ----------------------------------------------------------------------------
+
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
 # failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's

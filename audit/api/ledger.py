@@ -107,6 +107,7 @@ class Health(APIView):
     """Liveness and projection lag (positions behind the ledger head)."""
 
     permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
 
     @extend_schema(responses={200: dict})
     def get(self, request):
@@ -117,6 +118,7 @@ class Liveness(APIView):
     """Liveness: the process answers (no database, no broker). 200 ``{"status": "alive"}``."""
 
     permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
     authentication_classes: list = []
 
     @extend_schema(responses={200: dict})
@@ -131,6 +133,7 @@ class Readiness(APIView):
     (``ledger.health``)."""
 
     permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
     authentication_classes: list = []
 
     @extend_schema(responses={200: dict, 503: dict})

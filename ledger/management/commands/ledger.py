@@ -1,7 +1,10 @@
 """``manage.py ledger verify | rebuild [--projection X] | catch-up | replay-check | lag``.
 
 verify       — recompute the hash chain; exit 0 when intact, 1 naming the first bad position.
-rebuild      — replay projections from position 0 (all, or those named with --projection).
+rebuild      — replay projections from position 0 (all, or those named with --projection), in
+               committed batches: stopped (Ctrl-C, a crash), ``rebuild --resume`` carries on.
+               ``--atomic``: one transaction instead (faster; readers keep the old read models
+               until it commits; all or nothing).
 catch-up     — apply what the projections have not seen yet (what the Celery task does).
 replay-check — rebuild tables, rounds, bets, cage and colour chips from the events alone and
                compare with the live rows; exit 1 listing every difference by id.
@@ -11,6 +14,8 @@ lag          — positions each projection is behind the ledger head.
 from django.core.management.base import BaseCommand, CommandError
 
 from ledger import projections
+from ledger.models import Event
+from ledger.progress import Progress
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 
@@ -23,6 +28,10 @@ class Command(BaseCommand):
         sub.add_parser("verify", help="check positions, hash chain and posting balance")
         rebuild = sub.add_parser("rebuild", help="replay projections from position 0")
         rebuild.add_argument("--projection", action="append", choices=projections.names())
+        rebuild.add_argument("--batch", type=int, default=projections.BATCH, help="events per committed batch")
+        how = rebuild.add_mutually_exclusive_group()
+        how.add_argument("--resume", action="store_true", help="carry on a stopped rebuild from its checkpoints")
+        how.add_argument("--atomic", action="store_true", help="one transaction (faster, all or nothing)")
         catch_up = sub.add_parser("catch-up", help="apply new events to every projection")
         catch_up.add_argument("--batch", type=int, default=projections.BATCH)
         sub.add_parser("replay-check", help="compare the models with a replay of the events")
@@ -32,7 +41,8 @@ class Command(BaseCommand):
         getattr(self, action.replace("-", "_"))(**options)
 
     def verify(self, **options):
-        result = verify_chain()
+        with Progress("verify", _head(), stream=self.stderr) as shown:
+            result = verify_chain(on_batch=shown.advance)
         if not result.ok:
             raise CommandError(
                 f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
@@ -43,9 +53,28 @@ class Command(BaseCommand):
             f"head hash {result.head_hash}"
         )
 
-    def rebuild(self, projection=None, **options):
-        for name, applied in projections.rebuild(projection).items():
-            self.stdout.write(f"projection {name} rebuilt from position 0: {applied} events applied")
+    def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, **options):
+        if atomic:
+            with Progress("rebuild (one transaction)", _head(), stream=self.stderr) as shown:
+                done = projections.rebuild(projection, batch=batch, on_batch=shown.advance)
+            for name, position in done.items():
+                self.stdout.write(f"projection {name} rebuilt from position 0: {position} events applied")
+            return
+        chosen = list(dict.fromkeys(projection or projections.names()))
+        if not resume:
+            projections.reset(chosen)
+            self.stdout.write(f"emptied {', '.join(chosen)}; rebuilding in committed batches of {batch} events")
+        lag = {row["projection"]: row["lag"] for row in projections.lag()}
+        try:
+            for name in chosen:
+                with Progress(f"rebuild {name}", lag[name], stream=self.stderr) as shown:
+                    applied = projections.catch_up(name, batch=batch, on_batch=shown.advance)
+                self.stdout.write(f"projection {name} rebuilt: {applied} events applied, now at the head")
+        except KeyboardInterrupt:
+            raise CommandError(
+                "rebuild stopped; every batch applied so far is committed: `manage.py ledger rebuild --resume` "
+                "carries on from there"
+            ) from None
 
     def catch_up(self, batch: int, **options):
         for name in projections.names():
@@ -64,3 +93,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['projection']}: checkpoint {row['checkpoint']}, head {row['head']}, lag {row['lag']}"
             )
+
+
+def _head() -> int:
+    return Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
