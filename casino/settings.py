@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.RequestContextMiddleware",  # first: request id and log context (issue 25)
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "core.middleware.RejectNulMiddleware",
@@ -234,12 +235,76 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# --- Operations: logs (issue 25) ---------------------------------------------------------------
+# One console handler; every line carries time (UTC), level, logger and, where known, the request
+# id, user, device and table (core/logs.py). LOG_FORMAT=json in production (one JSON object a
+# line, deploy/casino.env.example), text for the demo and the tests.
+LOG_LEVEL = env.str("LOG_LEVEL", default="WARNING")
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+if LOG_FORMAT not in ("json", "text"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "formatters": {"json": {"()": "core.logs.JsonFormatter"}, "text": {"()": "core.logs.TextFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["context"], "formatter": LOG_FORMAT}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
+# django-axes masks the username and the address in its log lines by default; an operator needs
+# both to see who is being locked out and from where (the password is always masked).
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+# --- end of logs ---------------------------------------------------------------------------------
+
+# --- Operations: readiness (issue 25; ledger/health.py, GET /api/health/ready) --------------------
+# Not ready when a projection is more than this many positions behind the ledger head.
+HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)
+# Not ready when a closed gaming day is still unsealed this many hours after its end (0: off).
+HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
+# Seconds the broker check waits for a connection.
+HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
+# --- end of readiness ------------------------------------------------------------------------------
+
+# --- Operations: metrics (issue 25; GET /metrics, casino/metrics.py) ------------------------------
+# Addresses allowed to read /metrics (the Prometheus server scraping this node directly).
+METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
+# Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# PROMETHEUS_MULTIPROC_DIR (read by prometheus-client, not here): one directory per host shared
+# by gunicorn and Celery, emptied at boot, so /metrics sums every process (deploy/README.md).
+# The probes and the scrape speak plain HTTP to the node itself: never redirected to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^api/health/(live|ready)$", r"^metrics$"]
+# --- end of metrics ------------------------------------------------------------------------------
+
+# --- Operations: progress of long work (issue 25; ledger/progress.py) ------------------------------
+# Off a terminal (a log, journald), rebuild, verify, export and the demo write a progress line
+# this often, in seconds; on a terminal they draw a bar.
+PROGRESS_LOG_SECONDS = env.float("PROGRESS_LOG_SECONDS", default=10.0)
+# --- end of progress -------------------------------------------------------------------------------
+
+# --- Operations: rate limits and cache (issue 25; core/throttling.py) -----------------------------
+# Requests allowed per device token, per logged-in person, per address without login:
+# "<n>/second|minute|hour|day", or "off". 429 with Retry-After beyond.
+API_THROTTLE_RATES = {
+    scope: (None if rate.lower() == "off" else rate)
+    for scope, rate in (
+        ("device", env.str("API_THROTTLE_DEVICE", default="600/minute")),
+        ("user", env.str("API_THROTTLE_USER", default="1200/minute")),
+        ("anon", env.str("API_THROTTLE_ANON", default="120/minute")),
+    )
+}
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
+    "core.throttling.DeviceRateThrottle",
+    "core.throttling.PersonRateThrottle",
+    "core.throttling.AnonymousRateThrottle",
+]
+# Where the throttles count: local memory is per process; several workers or nodes need a shared
+# cache for the limits to be global (redis://redis:6379/1, or dbcache://casino_cache after
+# `manage.py createcachetable`).
+CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
+# --- end of rate limits ----------------------------------------------------------------------------
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT

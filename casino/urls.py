@@ -7,6 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from dashboard import views as dashboard_views
 
+from .metrics import metrics_view
+
 api = [
     path("", include("games.api.urls")),  # first: bet placement is most of the traffic
     path("", include("patrons.api.urls")),
@@ -27,4 +29,5 @@ urlpatterns = [
     path("api/", include(api)),
     path("api/staff/", include("staff.api.urls")),  # assignments, device tokens, role changes (issue #10)
     path("api/auth/", include("rest_framework.urls")),  # session login/logout for people (issue #10)
+    path("metrics", metrics_view, name="metrics"),  # Prometheus (issue 25): allowed addresses or a token
 ]

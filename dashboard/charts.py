@@ -7,6 +7,8 @@ from datetime import datetime
 import pygal
 from pygal.style import Style
 
+from games.rules.money import currency
+
 # Dark text on white, a colour-blind-safe blue: readable at the contrast the pages keep.
 CHART_STYLE = Style(
     background="#ffffff",
@@ -23,9 +25,9 @@ def win_chart(series: list[tuple[datetime, int]], *, table: str) -> str:
     """The table's cumulative win over the gaming day as an inline SVG string.
 
     ``series``: ``[(occurred_at UTC, win so far in cents)]`` (``dashboard.selectors.win_series``);
-    plotted in EUR (cents / 100, display only: money stays in cents everywhere else)."""
+    plotted in CASINO_CURRENCY (cents / 100, display only: money stays in cents everywhere else)."""
     chart = pygal.DateTimeLine(
-        title=f"Win of {table} over the gaming day (EUR, house side)",
+        title=f"Win of {table} over the gaming day ({currency()}, house side)",
         width=720,
         height=300,
         style=CHART_STYLE,

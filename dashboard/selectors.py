@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 
+from django.conf import settings
 from django.db.models import BigIntegerField, Count, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -334,7 +335,7 @@ def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[dat
     ``max_points`` it keeps every k-th point and always the last."""
     names = [f"table:{code}:{suffix}" for suffix in sorted(WIN_ACCOUNTS)]
     rows = (
-        Posting.objects.filter(account__in=names, currency="EUR", event__gaming_day=day)
+        Posting.objects.filter(account__in=names, currency=settings.CASINO_CURRENCY, event__gaming_day=day)
         .exclude(event__type__in=NOT_GAMING)
         .values("event_id", "event__occurred_at", "event__correlation_id")
         .annotate(moved=Sum("amount_cents"))

@@ -19,6 +19,7 @@ from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import cash_denominations, chip_denominations, decompose
 from games.models import Bet, Table
+from games.rules.money import currency, format_amount, format_cents
 from games.rules.prison import PrisonOnClose
 from games.services.tables import table_close, table_open
 from ledger import accounts, store
@@ -171,10 +172,12 @@ def demo_day_reports(day: date, *, closed: bool) -> dict:
 
 
 def _eur(cents: int | None) -> str:
-    if cents is None:
-        return "-"
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    """The number alone (the line names the currency: ``_money``)."""
+    return "-" if cents is None else format_amount(cents)
+
+
+def _money(cents: int) -> str:
+    return format_cents(cents)  # with CASINO_CURRENCY
 
 
 def format_daily_report(closed: dict) -> str:
@@ -201,9 +204,9 @@ def format_daily_report(closed: dict) -> str:
                 f"{r['hold_pct'] or '-':>8}{_eur(r['ledger_win_cents']):>12}{_eur(r['variance_cents']):>10}"
             )
     variances = closed["reports"]["variances"]
-    lines.append(f"Variances (investigation threshold {_eur(variances['threshold_cents'])} EUR):")
+    lines.append(f"Variances (investigation threshold {_money(variances['threshold_cents'])}):")
     lines += [
-        f"  {v['kind']:<14}{v['subject']:<8}{_eur(v['variance_cents']):>10} EUR"
+        f"  {v['kind']:<14}{v['subject']:<8}{_eur(v['variance_cents']):>10} {currency()}"
         f"{'  INVESTIGATE' if v['investigate'] else ''}"
         for v in variances["rows"]
     ] or ["  No activity"]
@@ -212,11 +215,11 @@ def format_daily_report(closed: dict) -> str:
     if shift:
         last = shift[-1]
         lines.append(
-            f"Cage close: book {_eur(last['expected_cash_cents'] + last['expected_chips_cents'])} EUR,"
-            f" counted {_eur(last['counted_cash_cents'] + last['counted_chips_cents'])} EUR,"
-            f" variance {_eur(last['variance_cents'])} EUR"
+            f"Cage close: book {_money(last['expected_cash_cents'] + last['expected_chips_cents'])},"
+            f" counted {_money(last['counted_cash_cents'] + last['counted_chips_cents'])},"
+            f" variance {_money(last['variance_cents'])}"
         )
     tronc = [r["tronc_cents"] for r in closed["reports"]["tronc"]["rows"] if r["period"] == "day"]
-    lines.append(f"Tronc (tips) today: {_eur(tronc[0] if tronc else 0)} EUR")
+    lines.append(f"Tronc (tips) today: {_money(tronc[0] if tronc else 0)}")
     lines.append(f"Gaming day {closed['gaming_day']} {'closed' if closed['closed'] else 'was already closed'}.")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from games.services.tables import table_buy_in
 from ledger import accounts, projections, store
 from ledger.errors import DomainError
+from ledger.progress import Progress, counting
 from ledger.replay import replay_check
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
@@ -118,9 +119,10 @@ def _random_bet(rng: random.Random, seat: Seat, rules: RouletteTableRules, insid
 
 
 def play_demo_session(
-    *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print
+    *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print, progress: Progress | None = None
 ) -> SessionReport:
-    """Play one session; returns its report. Raises if the chain does not verify."""
+    """Play one session; returns its report. Raises if the chain does not verify. ``progress``:
+    advanced by one a spin (``ledger.progress``)."""
     rng = rng or random.Random()
     first_position = head_position()
     _ensure_cage()
@@ -148,7 +150,7 @@ def play_demo_session(
     rules = RouletteTableRules.from_dict(Table.objects.get(code=TABLE).rules)
     report = SessionReport(spins, first_position, 0, 0, {}, 0)
 
-    for spin in range(spins):
+    for spin in counting(range(spins), progress):
         coup = round_open(table=TABLE, actor=DEALER)["round"]
         for seat in seats:
             _top_up_colour(seat)

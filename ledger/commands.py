@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from . import store
+from . import metrics, store
 from .errors import IdempotencyKeyReused, InvalidInput
 from .hashing import fingerprint
 from .models import Event, IdempotencyRecord
@@ -112,6 +112,21 @@ def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = N
 
     Inside ``within(outer)`` the command runs in a savepoint of ``outer``'s transaction (the
     writer lock already held); anywhere else a nested command is refused (``durable``)."""
+    name = str(request.get("op", "unknown"))
+    started = time.perf_counter()
+    try:
+        with _command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+            yield cmd
+    except BaseException as error:
+        metrics.commands.labels(name, "refused").inc()
+        metrics.command_refusals.labels(name, metrics.refusal_reason(error)).inc()
+        raise
+    metrics.commands.labels(name, "replayed" if cmd.replayed else "committed").inc()
+    metrics.command_seconds.labels(name).observe(time.perf_counter() - started)
+
+
+@contextmanager
+def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Iterator[Command]:
     if idempotency_key is not None and not idempotency_key_valid(idempotency_key):
         raise InvalidInput("idempotency key must be 1 to 200 characters, without NUL", field="idempotency_key")
     outer = _outer.get()

@@ -12,7 +12,7 @@ that the ledger reaches the last checkpoint: a rewritten chain and a cut tail ar
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
@@ -58,10 +58,15 @@ class VerifyResult:
     checkpoints: int = 0  # checkpoints matched
 
 
-def verify_chain(batch: int = BATCH, checkpoints: Sequence[Checkpoint] | None = None) -> VerifyResult:
+def verify_chain(
+    batch: int = BATCH,
+    checkpoints: Sequence[Checkpoint] | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> VerifyResult:
     """Walk the whole ledger in position order; stop at the first fault. ``checkpoints``
     (``ledger.checkpoints.load_checkpoints()``, signatures already checked): the hash at each
-    one's position must be the one it signed, and the ledger must reach the last one."""
+    one's position must be the one it signed, and the ledger must reach the last one.
+    ``on_batch(events)`` is told after each batch verified (a progress bar)."""
     anchors: dict[int, list[Checkpoint]] = defaultdict(list)
     for checkpoint in checkpoints or ():
         anchors[checkpoint.position].append(checkpoint)
@@ -93,6 +98,8 @@ def verify_chain(batch: int = BATCH, checkpoints: Sequence[Checkpoint] | None = 
                 matched += 1
             checked += 1
             expected_position, prev_hash, last_position = event.position + 1, event.hash, event.position
+        if on_batch is not None:
+            on_batch(len(events))
 
 
 def _tail(checked: int, last_position: int, last_hash: str, matched: int, anchors: dict) -> VerifyResult:

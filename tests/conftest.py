@@ -107,6 +107,13 @@ def api():
 
 
 @pytest.fixture(autouse=True)
+def _no_rate_limits(settings):
+    """The API's rate limits (issue 25) are off: a test drives hundreds of requests as one user
+    in seconds. The throttling tests set them (tests/api/test_operations_throttling.py)."""
+    settings.API_THROTTLE_RATES = dict.fromkeys(("device", "user", "anon"))
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Tests create many users with passwords: PBKDF2 costs ~0.25 s of CPU each, which made a
     file of 150 small tests take minutes. Production keeps Django's default hashers."""

@@ -18,7 +18,8 @@ import csv
 import hashlib
 import io
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -250,23 +251,41 @@ def _chunks(lines: Iterator[str], digest: _FileDigest) -> Iterator[bytes]:
         yield chunk
 
 
-def export_to_dir(day: date, out_dir: str | Path, *, include_identity: bool = False) -> dict:
-    """Write the export of ``day`` into ``out_dir`` (created). Returns the manifest (dict)."""
+def export_to_dir(
+    day: date, out_dir: str | Path, *, include_identity: bool = False, progress: Callable[..., object] | None = None
+) -> dict:
+    """Write the export of ``day`` into ``out_dir`` (created). Returns the manifest (dict).
+
+    ``progress(total)``, when given, returns a context manager with ``advance(n)`` (a
+    ``ledger.progress.Progress``): it counts the day's events as ``events.jsonl`` is written."""
     import json
 
     plan = plan_export(day, include_identity=include_identity)
     target = Path(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     written: dict[str, dict] = {}
-    for name, lines in files(plan):
-        digest = _FileDigest()
-        with open(target / name, "wb") as handle:
-            for chunk in _chunks(lines, digest):
-                handle.write(chunk)
-        written[name] = digest.summary()
+    with progress(plan.ctx.last - plan.ctx.first + 1) if progress else nullcontext() as shown:
+        for name, lines in files(plan):
+            if shown is not None and name == "events.jsonl":
+                lines = _counted(lines, shown)
+            written[name] = _write(target / name, lines)
     text = manifest(plan, written)
     (target / "manifest.json").write_text(text, encoding="utf-8")
     return unflatten({name: entry[0] for name, entry in json.loads(text).items() if name != "~lines"})
+
+
+def _counted(lines: Iterator[str], shown) -> Iterator[str]:
+    for line in lines:
+        shown.advance(1)
+        yield line
+
+
+def _write(path: Path, lines: Iterator[str]) -> dict:
+    digest = _FileDigest()
+    with open(path, "wb") as handle:
+        for chunk in _chunks(lines, digest):
+            handle.write(chunk)
+    return digest.summary()
 
 
 class _Pipe(io.RawIOBase):

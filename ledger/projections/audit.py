@@ -6,19 +6,19 @@ each of those timelines at once, with its position and hash so an auditor can go
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from functools import lru_cache
 
 from django.db import connection
 from psycopg import Copy
+
+from games.rules.money import format_cents
 
 from ..models import AuditEntry
 from . import Batch, register, truncate
 
 
-@lru_cache(maxsize=4096, typed=True)  # a handful of stakes and chip values recur all day
 def eur(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+    """The amount with CASINO_CURRENCY (``games.rules.money``: cached, one formatter for all)."""
+    return format_cents(cents)
 
 
 def _position(data: dict) -> str:

@@ -129,6 +129,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-ratings": ({"GET": LEDGER_READ}, None),
     "gaming-day-export": ({"GET": EXPORTS}, None),
     "health": ({"GET": PUBLIC}, None),
+    "health-live": ({"GET": PUBLIC}, None),
+    "health-ready": ({"GET": PUBLIC}, None),
+    "metrics": ({"GET": PUBLIC}, None),  # no login: by address or token (tests/api/test_operations_metrics.py)
     "schema": ({"GET": PUBLIC}, None),
     "docs": ({"GET": PUBLIC}, None),
     # staff

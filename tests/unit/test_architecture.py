@@ -151,7 +151,9 @@ def test_the_guard_lets_downward_and_same_package_imports_through(tmp_path):
     write(
         tmp_path,
         {
-            "cashier/services/x.py": "from games.models import Table\nfrom ..models import Slip\nfrom ledger import store\n",
+            "cashier/services/x.py": (
+                "from games.models import Table\nfrom ..models import Slip\nfrom ledger import store\n"
+            ),
             "games/rules/x.py": "from fractions import Fraction\nfrom .cards import Card\n",
             "casino/urls.py": "from dashboard import views\nimport demo\n",
         },
