@@ -318,7 +318,7 @@ def report_to_whole_coup(cmd: Command, coup: Round, card: str, play: Callable, s
 # --- settlement ----------------------------------------------------------------------------------
 
 
-def line_figures(line: object, **more) -> dict:
+def line_figures(line: object, /, **more) -> dict:
     """What every settled line reports: its outcome, stake, return, winnings and the house's part
     (cents), read from the engine's line (``more`` replaces or adds)."""
     return {
