@@ -25,9 +25,8 @@ from patrons.selectors import patron_get
 from ..models import Round, Shoe, Table
 from ..rules import blackjack as bj
 from ..rules.blackjack_table import BlackjackTableRules
-from ..rules.errors import RuleError
 from . import card_table as ct
-from .shoes import active_shoe, draw_reported, save_after_coup
+from .shoes import active_shoe, save_after_coup
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
 DECISION_EVENTS = {
@@ -71,10 +70,7 @@ def blackjack_bet_place(
         table = coup.table
         ct.betting_open(coup, f"betting is closed on coup {coup.number} of {table.code}")
         who = patron_get(patron)
-        try:
-            box_bet = bj.BoxBet(box=box, bettor=who.code, stake_cents=stake_cents, seated=seated)
-        except RuleError as exc:
-            raise ct.invalid(exc) from exc
+        box_bet = ct.engine_step(lambda: bj.BoxBet(box=box, bettor=who.code, stake_cents=stake_cents, seated=seated))
         on_box = [b for b in coup.bets.select_related("patron") if b.position["box"] == box]
         if len(on_box) >= bj.MAX_BETS_PER_BOX:
             raise InvalidInput(f"box {box} already has {bj.MAX_BETS_PER_BOX} bets", field="box")
@@ -181,10 +177,7 @@ def _deal(
     game: bj.BlackjackCoup, card: str, index: int, shoe: Shoe, coup: Round, rules: BlackjackTableRules
 ) -> list[NewEvent]:
     target = game.next_draw()
-    try:
-        records = game.deal(card)
-    except RuleError as exc:
-        raise ct.invalid(exc) from exc
+    records = ct.engine_step(lambda: game.deal(card))
     dealt, rest = records[0], records[1:]
     dealt_event = ct.card_dealt(coup, shoe, index, card, to=bj.to_data(target), total=dealt.total, soft=dealt.soft)
     return [dealt_event, *_record_events(rest, coup, rules)]
@@ -250,11 +243,14 @@ def blackjack_report_card(*, round_id: str, card: str, actor: str, idempotency_k
             raise StateConflict("cards are reported only by a card-reading shoe", field="shoe")
         rules = table_rules(coup.table)
         game = _replay(coup, rules)
-        if game.next_draw() is None:
-            raise StateConflict("no card is due: a decision is awaited", field="card")
-        index = len(shoe.drawn)
-        draw_reported(shoe, card)
-        _drive(cmd, coup, game, rules, _deal(game, card, index, shoe, coup, rules), shoe)
+        events = ct.reported(
+            shoe,
+            card,
+            game.next_draw() is not None,
+            "no card is due: a decision is awaited",
+            lambda card, index: _deal(game, card, index, shoe, coup, rules),
+        )
+        _drive(cmd, coup, game, rules, events, shoe)
         return _summary(coup, game)
 
     request = {"round": str(round_id), "card": card}
@@ -310,10 +306,7 @@ def blackjack_decide(
         rules = table_rules(coup.table)
         call = {"method": action, "args": {"box": box, "bettor": patron_get(patron).code, **args}}
         game = _replay(coup, rules)
-        try:
-            records = _call(game, call)
-        except RuleError as exc:
-            raise ct.invalid(exc) from exc
+        records = ct.engine_step(lambda: _call(game, call))
         _check_stakes_covered(records, coup)
         _drive(cmd, coup, game, rules, _record_events(records, coup, rules, call), active_shoe(coup.table))
         return _summary(coup, game)

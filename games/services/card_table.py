@@ -43,7 +43,7 @@ from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
 from .outcomes import bet_resolved
 from .refusals import refused
-from .shoes import active_shoe, draw_reported
+from .shoes import active_shoe, close_shoe, draw_reported
 
 GAME_NAMES = {
     Table.Game.BLACKJACK: "black jack",
@@ -135,6 +135,14 @@ def invalid(exc: RuleError) -> InvalidInput:
     return InvalidInput(exc.message, field=exc.field)
 
 
+def engine_step(step: Callable[[], T]) -> T:
+    """``step()``'s answer: the game's engine deciding on the input; its refusal is a 400 (``invalid``)."""
+    try:
+        return step()
+    except RuleError as exc:
+        raise invalid(exc) from exc
+
+
 # --- bets ----------------------------------------------------------------------------------------
 
 
@@ -214,6 +222,17 @@ def shoe_in_play(coup: Round) -> Shoe:
     return shoe
 
 
+def reported(shoe: Shoe, card: str, due: bool, refusal: str, deal: Callable[[str, int], list]) -> list[NewEvent]:
+    """A card-reading ``shoe`` reports ``card``: ``StateConflict`` (``card``, ``refusal``) when
+    none is ``due``, ``InvalidInput`` (``card``) for one the shoe cannot still contain; else it is
+    drawn and ``deal(card, index)`` gives it to the game and says what it records."""
+    if not due:
+        raise StateConflict(refusal, field="card")
+    index = len(shoe.drawn)
+    draw_reported(shoe, card)
+    return deal(card, index)
+
+
 def reader_due(coup: Round, shoe: Shoe | None) -> Shoe:
     """``shoe`` when the coup is being dealt from a card-reading shoe; ``StateConflict``
     (``card``) otherwise: no reported card is due."""
@@ -239,6 +258,15 @@ def deck_for_coup(cmd: Command, coup: Round, *, shuffled: bool, cut_position: in
     (event,) = cmd.append(stream=deck.stream, expected_version=0, events=[NewEvent("ShoeShuffled", data)])
     deck.version = event.version
     return deck
+
+
+def deck_done(cmd: Command, deck: Shoe, spent: bool, **reveal) -> None:
+    """Save the coup's one-deck shoe; once the coup is over (``spent``) it is closed and its order
+    revealed (``ShoeClosed``, with ``reveal``)."""
+    if spent:
+        close_shoe(cmd, deck, **reveal)
+    else:
+        deck.save()
 
 
 def dealing_started(coup: Round, shoe: Shoe, **data) -> list[NewEvent]:

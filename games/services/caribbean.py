@@ -14,10 +14,8 @@ from patrons.selectors import patron_get
 
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
-from ..rules.errors import RuleError
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
-from .shoes import close_shoe, draw_reported
 
 
 def _coup(round_id) -> Round:
@@ -132,11 +130,8 @@ def _finish(cmd: Command, coup: Round, game: cs.CaribbeanCoup, deck: Shoe, event
     settled = game.state == "settled"
     if settled:
         events += _settle(coup, game, dealer)
-        ct.close_coup(cmd, coup, events, {"dealer": dealer})
-        close_shoe(cmd, deck)  # the coup's deck is spent: reveal its order
-    else:
-        ct.close_coup(cmd, coup, events, None)
-        deck.save()
+    ct.close_coup(cmd, coup, events, {"dealer": dealer} if settled else None)
+    ct.deck_done(cmd, deck, settled)  # the coup's deck is spent: its order is revealed
 
 
 def caribbean_deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
@@ -166,17 +161,15 @@ def caribbean_report_card(*, round_id: str, card: str, actor: str, idempotency_k
     def run(cmd: Command) -> dict:
         coup = _coup(round_id)
         deck = ct.reader_due(coup, _coup_deck(coup))
-        rules = _rules(coup.table)
-        game = _replay(coup, rules)
-        if game.next_draw() is None:
-            raise StateConflict("every card is out: the players decide", field="card")
-        index = len(deck.drawn)
-        draw_reported(deck, card)
-        try:
-            records = game.deal(card)
-        except RuleError as exc:
-            raise ct.invalid(exc) from exc
-        _finish(cmd, coup, game, deck, _records(records, coup, deck, index))
+        game = _replay(coup, _rules(coup.table))
+        events = ct.reported(
+            deck,
+            card,
+            game.next_draw() is not None,
+            "every card is out: the players decide",
+            lambda card, index: _records(ct.engine_step(lambda: game.deal(card)), coup, deck, index),
+        )
+        _finish(cmd, coup, game, deck, events)
         return _summary(coup, game)
 
     request = {"round": str(round_id), "card": card}
@@ -201,10 +194,7 @@ def caribbean_decide(
         bet = next((b for b in coup.bets.select_related("patron") if b.position["box"] == box), None)
         if bet is None or bet.patron_id != who.pk:
             raise InvalidInput(f"{who.code} has no ante on box {box}", field="box")
-        try:
-            records = game.raise_(box) if action == "raise" else game.fold(box)
-        except RuleError as exc:
-            raise ct.invalid(exc) from exc
+        records = ct.engine_step(lambda: game.raise_(box) if action == "raise" else game.fold(box))
         raise_cents = rules.game.raise_cents(bet.stake_cents) if action == "raise" else 0
         if raise_cents and ct.chips_held(coup, who.code) < raise_cents:
             raise InsufficientChips(f"{who.code} cannot cover the raise of {raise_cents} cents", field="action")
