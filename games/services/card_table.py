@@ -41,7 +41,6 @@ from ..models import Bet, Round, Shoe, Table
 from ..rules.errors import RuleError
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
-from .outcomes import bet_resolved
 from .refusals import refused
 from .shoes import active_shoe, close_shoe, draw_reported
 
@@ -389,12 +388,17 @@ def settlement_line(coup: Round, bet: Bet, patron: str, figures: dict, legs: lis
 
 def resolve(bet: Bet, coup: Round, staked: int, returned: int, outcome: str | None = None) -> NewEvent:
     """The bet's final state (by ``outcome``, else by its net: won, lost or pushed) and what came
-    back to it (cents); saves it and returns its ``BetResolved``."""
+    back to it (cents); saves it and returns its ``BetResolved``.
+
+    One bet can be settled in several lines (hands, ante and raise, pots); ``BetResolved``
+    records the bet's final state and the totals, so the replay-check can rebuild the ``Bet``
+    row from events alone."""
     net = returned - staked
     getattr(bet, TRANSITIONS[outcome or ("won" if net > 0 else "lost" if net < 0 else "pushed")])()
     bet.return_cents = returned
     bet.save()
-    return bet_resolved(bet, coup, staked)
+    resolved = {"bet": str(bet.id), "round": str(coup.id), "patron": bet.patron.code, "state": bet.state}
+    return NewEvent("BetResolved", {**resolved, "staked_cents": staked, "return_cents": bet.return_cents})
 
 
 def round_settled(coup: Round, staked: int, returned: int, **data) -> NewEvent:
