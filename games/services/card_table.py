@@ -105,7 +105,8 @@ def coup_events(coup: Round, types: list[str] | tuple[str, ...]) -> list[tuple[s
 
 
 def append(cmd: Command, coup: Round, events: list[NewEvent], *, correlated: bool = True) -> None:
-    """Append ``events`` to the coup's stream at its version (correlated by the coup's id)."""
+    """Append ``events`` to the coup's stream at its version, correlated by the coup's id
+    (``correlated=False``: not, as a whole coup's start and its reported cards never were)."""
     saved = cmd.append(
         stream=coup.stream,
         expected_version=coup.version,

@@ -344,8 +344,8 @@ def classic_stud_deal(*, round_id: str, actor: str, idempotency_key: str | None 
         # A deck left in play by a voided hand is closed (and revealed) before the next one.
         for old in Shoe.objects.select_for_update().filter(table=table, state__in=[Shoe.State.IN_PLAY]):
             close_shoe(cmd, old, mode=old.mode)
-        # no cut card: the hand never needs more than 35 cards
         shuffled = rules.card_source == "shuffled"
+        # no cut card: the hand never needs more than 35 cards
         deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=ct.DECK_CARDS)
         players = [{"seat": s.seat, "patron": s.player, "stack_cents": s.stack_cents} for s in seats]
         started = ct.dealing_started(
