@@ -260,15 +260,15 @@ def blackjack_report_card(*, round_id: str, card: str, actor: str, idempotency_k
 def blackjack_decide(
     *,
     round_id: str,
-    patron: str,
     box: int,
-    action: str,
-    actor: str,
     hand_index: int | None = None,
+    patron: str,
+    action: str,
     amount_cents: int | None = None,
     accept: bool | None = None,
     follow: bool | None = None,
     follows: str | None = None,
+    actor: str,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> dict:

@@ -366,10 +366,10 @@ def classic_stud_act(
     *,
     round_id: str,
     seat: int,
+    patron: str | None = None,
     action: str,
     amount_cents: int | None = None,
     actor: str,
-    patron: str | None = None,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
