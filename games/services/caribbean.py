@@ -144,7 +144,8 @@ def caribbean_deal(*, round_id: str, actor: str, idempotency_key: str | None = N
         rules = _rules(coup.table)
         game = _replay(coup, rules)
         shuffled = rules.card_source == "shuffled"
-        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=ct.DECK_CARDS if shuffled else 0)
+        cut = ct.DECK_CARDS if shuffled else 0  # the terminal's reported deck has no cut card
+        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
         events = ct.dealing_started(coup, deck)
         events += ct.deal_from_order(
             deck, lambda: game.next_draw() is not None, lambda card, index: _records(game.deal(card), coup, deck, index)
