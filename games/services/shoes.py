@@ -69,7 +69,7 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         if current is not None:  # an exhausted shoe is closed (and revealed) before the next one
             if the_table.rounds.filter(state__in=["betting", "closed_for_bets", "dealing"]).exists():
                 raise StateConflict("the last coup of the exhausted shoe is still in play", field="table")
-            _close(cmd, current)
+            close_shoe(cmd, current)
         decks = the_table.rules["decks"]
         shoe = Shoe(table=the_table, mode=mode, decks=decks)
         rng = random.SystemRandom()
@@ -96,15 +96,22 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         return cmd.finish({**data, "burned": len(shoe.drawn)})
 
 
-def _close(cmd, shoe: Shoe) -> dict:
-    shoe.close()
-    reveal = {"shoe": str(shoe.id), "table": shoe.table.code, "cards_drawn": len(shoe.drawn)}
+def reveal(shoe: Shoe) -> dict:
+    """``{"shoe", "cards_drawn"}`` and, for a shuffled shoe, its ``order``, ``salt`` and ``commitment``."""
+    revealed = {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)}
     if shoe.mode == Shoe.Mode.SHUFFLED:
-        reveal.update(order=shoe.order, salt=shoe.salt, commitment=shoe.commitment)
-    (event,) = cmd.append(stream=shoe.stream, expected_version=shoe.version, events=[NewEvent("ShoeClosed", reveal)])
+        revealed.update(order=shoe.order, salt=shoe.salt, commitment=shoe.commitment)
+    return revealed
+
+
+def close_shoe(cmd, shoe: Shoe, **data) -> dict:
+    """Close ``shoe`` and reveal it in ``ShoeClosed`` (``reveal`` with its table and ``data``); saves it."""
+    shoe.close()
+    revealed = {**reveal(shoe), "table": shoe.table.code, **data}
+    (event,) = cmd.append(stream=shoe.stream, expected_version=shoe.version, events=[NewEvent("ShoeClosed", revealed)])
     shoe.version = event.version
     shoe.save()
-    return reveal
+    return revealed
 
 
 def shoe_close(*, shoe_id: str, actor: str, idempotency_key: str | None = None) -> dict:
@@ -118,7 +125,7 @@ def shoe_close(*, shoe_id: str, actor: str, idempotency_key: str | None = None) 
         if shoe.table.rounds.filter(state__in=["betting", "closed_for_bets", "dealing"]).exists():
             raise StateConflict("a coup is in play with this shoe", field="shoe")
         try:
-            return cmd.finish(_close(cmd, shoe))
+            return cmd.finish(close_shoe(cmd, shoe))
         except TransitionNotAllowed:
             raise StateConflict(f"shoe {shoe_id} is {shoe.state}", field="shoe") from None
 
