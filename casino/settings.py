@@ -249,6 +249,18 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
+# Passwords of people (25 CFR 543.16, issue 26 §5): at least 12 characters, not like the
+# username or name, not a common password, not all digits. Applied wherever Django sets a
+# password through a form (admin, changepassword), never by create_user in set-up scripts.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env.int("AUTH_PASSWORD_MIN_LENGTH", default=12)},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 
 # --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
 # DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,

@@ -133,6 +133,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
+    "staff-user-leave": ({"POST": frozenset({"admin"})}, None),
+    "staff-access-review": ({"GET": EXPORTS}, None),
+    "staff-access-review-csv": ({"GET": EXPORTS}, None),
     # people's login pages, the redirects of / and /api/
     "rest_framework:login": ({"GET": PUBLIC}, None),
     "rest_framework:logout": ({"POST": PUBLIC}, None),
