@@ -137,6 +137,22 @@ CASINO_CEILING_CENTS = {
 # close may name: the open (current) gaming day, or the previous one, whose boxes are removed
 # and counted and which is closed once the next day has begun (cashier/services/count_room.py).
 CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
+# The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
+# the roles a person holds; a share-out may give a person other points. E.g.
+# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8".
+CASINO_TRONC_POINTS_BY_ROLE = env.dict(
+    "CASINO_TRONC_POINTS_BY_ROLE",
+    cast={"value": int},
+    default={
+        "pit_boss": 12,
+        "cage_supervisor": 12,
+        "dealer": 10,
+        "cashier": 8,
+        "count_team": 8,
+        "drop_team": 6,
+        "runner": 6,
+    },
+)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
 # The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
 # key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's

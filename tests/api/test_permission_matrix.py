@@ -114,6 +114,14 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
         for csv in ("", "-csv")
     },
+    # the regulatory back office (issue 26): tips
+    "tips-count": ({"POST": frozenset({"count_team", "cashier", "cage_supervisor", "pit_boss"})}, None),
+    "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
+    **{
+        f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
+        for slug in ("tips-book", "tronc-shares")
+        for csv in ("", "-csv")
+    },
     # ledger
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
