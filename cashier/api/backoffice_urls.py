@@ -1,19 +1,29 @@
-"""Routes of the regulatory back office (issue 26) under /api/: tips (tronc)."""
+"""Routes of the regulatory back office (issue 26) under /api/: tips (tronc), casino credit
+(markers) and front money."""
 
 from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import tronc
+from . import credit, tronc
 
 REPORTS = [
     ("tips-book", tronc.TipsBookReport),
     ("tronc-shares", tronc.TroncSharesReport),
+    ("credit-outstanding", credit.CreditOutstandingReport),
 ]
 
 urlpatterns = [
     path("tronc/counts", tronc.TipsCount.as_view(), name="tips-count"),
     path("tronc/shares", tronc.TroncShare.as_view(), name="tronc-share"),
+    path("patrons/<code:code>/credit-line", credit.CreditLineSet.as_view(), name="credit-line-set"),
+    path("patrons/<code:code>/markers", credit.MarkerIssue.as_view(), name="marker-issue"),
+    path("markers/<serial:serial>/transfer", credit.MarkerTransfer.as_view(), name="marker-transfer"),
+    path("markers/<serial:serial>/payments", credit.MarkerPay.as_view(), name="marker-pay"),
+    path("patrons/<code:code>/front-money/deposits", credit.FrontMoneyDeposit.as_view(), name="front-money-deposit"),
+    path(
+        "patrons/<code:code>/front-money/withdrawals", credit.FrontMoneyWithdraw.as_view(), name="front-money-withdraw"
+    ),
 ]
 for slug, view in REPORTS:
     urlpatterns += [

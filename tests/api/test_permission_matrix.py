@@ -119,9 +119,16 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
-        for slug in ("tips-book", "tronc-shares")
+        for slug in ("tips-book", "tronc-shares", "credit-outstanding")
         for csv in ("", "-csv")
     },
+    # casino credit and front money (issue 26)
+    "credit-line-set": ({"POST": frozenset({"cage_supervisor"})}, None),
+    "marker-issue": ({"POST": CAGE | PIT}, None),
+    "marker-transfer": ({"POST": CAGE}, None),
+    "marker-pay": ({"POST": CAGE}, None),
+    "front-money-deposit": ({"POST": CAGE}, None),
+    "front-money-withdraw": ({"POST": CAGE}, None),
     # ledger
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
