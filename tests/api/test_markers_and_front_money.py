@@ -167,3 +167,16 @@ def test_front_money_is_deposited_withdrawn_and_pays_a_marker(desk):
     report = desk["cashier"].get("/api/reports/credit-outstanding.csv")
     assert report.status_code == 200 and f"{p},front_money,,,cage,500000" in report.content.decode()
     assert front_money_deposit(patron=p, amount_cents=1, actor="cash1")["balance_cents"] == 500_001
+
+
+def test_credit_lines_and_markers_replay_from_their_events(desk):
+    from ledger.replay import replay_check
+
+    p = desk["patron"]
+    credit_line_set(patron=p, limit_cents=50_000, actor="super1")
+    serial = marker_issue(patron=p, amount_cents=20_000, table="R1", actor="pit1")["serial"]
+    desk["cashier"].post(f"/api/markers/{serial}/transfer", {}, format="json")
+    desk["cashier"].post(f"/api/markers/{serial}/payments", {"amount_cents": 5_000, "method": "cash"}, format="json")
+    assert replay_check() == []
+    Marker.objects.filter(serial=serial).update(paid_cents=20_000)  # a row edited behind the ledger
+    assert [str(d) for d in replay_check()] == [f"marker {serial}: paid_cents is 20000 live but 5000 from the events"]
