@@ -119,7 +119,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
-        for slug in ("tips-book", "tronc-shares", "credit-outstanding")
+        for slug in ("tips-book", "tronc-shares", "credit-outstanding", "master-game")
         for csv in ("", "-csv")
     },
     # casino credit and front money (issue 26)
@@ -129,6 +129,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "marker-pay": ({"POST": CAGE}, None),
     "front-money-deposit": ({"POST": CAGE}, None),
     "front-money-withdraw": ({"POST": CAGE}, None),
+    # drop custody (issue 26)
+    "drop-recount": ({"POST": frozenset({"count_team"})}, None),
+    "master-game-sign": ({"POST": frozenset({"count_team"})}, None),
     # ledger
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
