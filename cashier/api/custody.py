@@ -1,7 +1,6 @@
 """Drop custody endpoints (issue 26 §3): the verifier's blind recount, the count team's
 signature of the master game report, and the report."""
 
-
 from core.views import CommandView
 from staff.permissions import roles_allowed
 from staff.roles import Role
