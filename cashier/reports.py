@@ -279,6 +279,11 @@ CAGE_MOVEMENTS = [
     ("chips_redeemed", accounts.CAGE_CHIPS, ["ChipsRedeemed"]),
     ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
+    # Casino credit and front money (issue 26): cash into the cage on deposits and marker
+    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
+    ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
+    ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
+    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
 ]
 
 
