@@ -138,6 +138,9 @@ def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people,
     assert ["day", "dealer7", "10", "2857"] in [[r[0], r[3], r[4], r[5]] for r in lines if len(r) == 6]
     book = _as(people["count1"]).get("/api/reports/tips-book").json()
     assert book["totals"]["day"] == {**book["totals"]["day"], "counted_cents": 10_000, "shared_cents": 9_999}
+    tronc = _as(people["count1"]).get("/api/reports/tronc").json()
+    day = next(row for row in tronc["rows"] if row["period"] == "day")
+    assert (day["tronc_cents"], day["shared_cents"]) == (10_000, 9_999)
 
 
 def test_only_a_cage_supervisor_shares_the_tronc_and_never_an_empty_one(people):

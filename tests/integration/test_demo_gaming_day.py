@@ -64,6 +64,7 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
     printed = out.getvalue()
     assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
     # The back office (issue 26): tips counted and shared, a marker issued and paid, front money.
+    assert "Tronc (tips) today: 150.00 EUR" in printed
     assert "Tips book: 1 box(es) counted, 150.00 EUR; shared out 150.00 EUR" in printed
     assert "Markers outstanding 0.00 EUR; front money held 2,000.00 EUR" in printed
     assert "Master game report: 5 of 5 counts verified; signed by demo-count1, demo-count2" in printed
