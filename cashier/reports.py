@@ -254,16 +254,28 @@ def _account_total(account: str, start: date, end: date, *, types: list[str] | N
 
 
 def tronc_report(day: date) -> dict:
-    """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents)."""
+    """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents):
+    ``tronc_cents`` the tips counted in (``TipsCounted``), ``shared_cents`` what the share-outs
+    paid the staff (``TroncShared``, issue 26)."""
     rows = []
     for period, (start, end) in period_bounds(day).items():
         tips = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__range=(start, end))
         if tips.exists():
             rows.append(
-                {"period": period, "from": start.isoformat(), "tronc_cents": _account_total(accounts.TRONC, start, end)}
+                {
+                    "period": period,
+                    "from": start.isoformat(),
+                    "tronc_cents": _account_total(accounts.TRONC, start, end, types=["TipsCounted"]),
+                    "shared_cents": -_account_total(accounts.TRONC, start, end, types=["TroncShared"]),
+                }
             )
     return _envelope(
-        "Tronc (tips) total", day, day, ["period", "from", "tronc_cents"], rows, gaming_day=day.isoformat()
+        "Tronc (tips) total",
+        day,
+        day,
+        ["period", "from", "tronc_cents", "shared_cents"],
+        rows,
+        gaming_day=day.isoformat(),
     )
 
 
@@ -279,6 +291,11 @@ CAGE_MOVEMENTS = [
     ("chips_redeemed", accounts.CAGE_CHIPS, ["ChipsRedeemed"]),
     ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
+    # Casino credit and front money (issue 26): cash into the cage on deposits and marker
+    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
+    ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
+    ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
+    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
 ]
 
 

@@ -139,6 +139,22 @@ CASINO_CEILING_CENTS = {
 # close may name: the open (current) gaming day, or the previous one, whose boxes are removed
 # and counted and which is closed once the next day has begun (cashier/services/count_room.py).
 CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
+# The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
+# the roles a person holds; a share-out may give a person other points. E.g.
+# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8".
+CASINO_TRONC_POINTS_BY_ROLE = env.dict(
+    "CASINO_TRONC_POINTS_BY_ROLE",
+    cast={"value": int},
+    default={
+        "pit_boss": 12,
+        "cage_supervisor": 12,
+        "dealer": 10,
+        "cashier": 8,
+        "count_team": 8,
+        "drop_team": 6,
+        "runner": 6,
+    },
+)
 LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
 # The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
 # key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's
@@ -320,6 +336,18 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
+# Passwords of people (25 CFR 543.16, issue 26 §5): at least 12 characters, not like the
+# username or name, not a common password, not all digits. Applied wherever Django sets a
+# password through a form (admin, changepassword), never by create_user in set-up scripts.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env.int("AUTH_PASSWORD_MIN_LENGTH", default=12)},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 
 # --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
 # DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,

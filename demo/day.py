@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 
 from cashier import reports
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event
-from cashier.services.count_room import drop_box_remove, drop_count, drop_stream, expected_drop_cents, live_count
+from cashier.services.count_room import drop_count, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import cash_denominations, chip_denominations, decompose
@@ -122,8 +122,20 @@ def demo_gaming_day_close(*, out=print) -> dict:
     """Close the demo's gaming day: every table of the day closed (by the sessions), every drop
     box removed and counted (the first box 5 € short, on purpose), the cage shift closed and
     the day closed. Returns ``{"gaming_day", "tables", "closed", "reports": {...}}``."""
+    from .backoffice import (
+        demo_credit,
+        demo_drop_removal,
+        demo_master_game_signatures,
+        demo_recount,
+        demo_tips,
+        ensure_back_office_staff,
+    )
+
     ensure_demo_staff()
+    ensure_back_office_staff()
     day = current_gaming_day()
+    demo_tips(day)
+    demo_credit(day)
     tables = reports.tables_active(day, day)
     short_done = False
     for table in tables:
@@ -131,8 +143,7 @@ def demo_gaming_day_close(*, out=print) -> dict:
             demo_table_close(table.code)
         if live_count(table.code, day) is not None:
             continue  # counted by an earlier run today
-        if not store.stream_version(drop_stream(table.code, day)):
-            drop_box_remove(table=table.code, gaming_day=day, actor=COUNTERS[0])
+        demo_drop_removal(table.code, day)
         expected = expected_drop_cents(table.code, day)
         counted = expected
         if not short_done and expected >= DELIBERATE_SHORT_CENTS:
@@ -144,6 +155,8 @@ def demo_gaming_day_close(*, out=print) -> dict:
             counters=list(COUNTERS),
             actor=COUNTERS[1],
         )
+        demo_recount(table.code, day)
+    demo_master_game_signatures(day)
     demo_cage_shift_open()  # a cage that had no shift open today still closes with a count
     cage_shift_close(cash=_cage_count(accounts.CAGE_CASH), chips=_cage_count(accounts.CAGE_CHIPS), actor=CASHIER)
     closed = False
@@ -157,7 +170,10 @@ def demo_gaming_day_close(*, out=print) -> dict:
 
 def demo_day_reports(day: date, *, closed: bool) -> dict:
     """``{"gaming_day", "tables", "closed", "reports": {...}}`` of gaming day ``day``: the table
-    games report, the variances, the cage's accountability and the tronc (``cashier.reports``)."""
+    games report, the variances, the cage's accountability and the tronc (``cashier.reports``),
+    the tips book, the tronc's shares, credit and front money, the master game report."""
+    from .backoffice import back_office_reports
+
     return {
         "gaming_day": day.isoformat(),
         "tables": [t.code for t in reports.tables_active(day, day)],
@@ -167,6 +183,7 @@ def demo_day_reports(day: date, *, closed: bool) -> dict:
             "variances": reports.variance_report(day),
             "cage": reports.cage_accountability_report(day),
             "tronc": reports.tronc_report(day),
+            **back_office_reports(day),
         },
     }
 
@@ -221,5 +238,23 @@ def format_daily_report(closed: dict) -> str:
         )
     tronc = [r["tronc_cents"] for r in closed["reports"]["tronc"]["rows"] if r["period"] == "day"]
     lines.append(f"Tronc (tips) today: {_money(tronc[0] if tronc else 0)}")
+    book = closed["reports"].get("tips_book")
+    if book:
+        totals = book["totals"]["day"]
+        lines.append(
+            f"Tips book: {totals['counts']} box(es) counted, {_money(totals['counted_cents'])};"
+            f" shared out {_money(totals['shared_cents'])}"
+        )
+    credit = closed["reports"].get("credit")
+    if credit:
+        lines.append(
+            f"Markers outstanding {_money(credit['totals']['markers_outstanding_cents'])};"
+            f" front money held {_money(credit['totals']['front_money_cents'])}"
+        )
+    master = closed["reports"].get("master_game")
+    if master and master["rows"]:
+        verified = sum(1 for r in master["rows"] if r["recount"])
+        signers = ", ".join(s["signer"] for s in master["signatures"] if s["current"]) or "nobody"
+        lines.append(f"Master game report: {verified} of {len(master['rows'])} counts verified; signed by {signers}")
     lines.append(f"Gaming day {closed['gaming_day']} {'closed' if closed['closed'] else 'was already closed'}.")
     return "\n".join(lines)

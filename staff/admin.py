@@ -12,13 +12,14 @@ are the roles) cannot be renamed, re-permissioned or deleted here.
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from ledger.admin import ReadOnlyAdmin
 
 from .models import DealerAssignment, DeviceToken
-from .roles import ALL_ROLES, Role, RoleRequired, has_role
+from .roles import ALL_ROLES, IncompatibleRoles, Role, RoleRequired, check_compatible, has_role
 from .services import check_role_change, record_roles_change, record_user_change, user_snapshot
 
 # The user form's fields that give access: roles (groups), model permissions, the admin site.
@@ -50,8 +51,24 @@ def _may_change_access(request, obj) -> bool:
     return obj is None or obj.pk != request.user.pk
 
 
+class StaffUserChangeForm(UserChangeForm):
+    """Django's user form, refusing roles one account may not hold together (the rule of
+    ``staff.roles.check_compatible``, which ``record_roles_change`` enforces again)."""
+
+    def clean_groups(self):
+        groups = self.cleaned_data.get("groups")
+        if groups is not None:
+            try:
+                check_compatible(g.name for g in groups)
+            except IncompatibleRoles as exc:
+                raise ValidationError(exc.message, code=exc.code) from None
+        return groups
+
+
 @admin.register(User)
 class StaffUserAdmin(UserAdmin):
+    form = StaffUserChangeForm
+
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if not _may_change_access(request, obj):

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from django.contrib.auth import get_user_model
 from django.db import models
 
-from ledger.errors import DomainError
+from ledger.errors import DomainError, InvalidInput
 
 
 class Role(models.TextChoices):
@@ -26,6 +26,7 @@ class Role(models.TextChoices):
     CAGE_SUPERVISOR = "cage_supervisor", "Cage supervisor"
     COUNT_TEAM = "count_team", "Count team"
     RUNNER = "runner", "Runner (security escort of fills and credits)"
+    DROP_TEAM = "drop_team", "Drop team (removes the drop boxes)"
     AUDITOR = "auditor", "Auditor (read-only, exports)"
     ADMIN = "admin", "Administrator"
 
@@ -33,6 +34,41 @@ class Role(models.TextChoices):
 ALL_ROLES: frozenset[str] = frozenset(Role.values)
 # Everyone who works the floor or the cage may read the operational API.
 STAFF_ROLES: frozenset[str] = ALL_ROLES
+
+
+# Roles one account may not hold together (25 CFR 543.16, issue 26 §5): the runner escorts what
+# the cage issues and the pit receives; the count team counts what the cage is accountable for;
+# the drop team hands the boxes to the count team. Each pair is (role, role).
+INCOMPATIBLE_ROLES: tuple[tuple[str, str], ...] = (
+    (Role.RUNNER.value, Role.CASHIER.value),
+    (Role.RUNNER.value, Role.CAGE_SUPERVISOR.value),
+    (Role.RUNNER.value, Role.PIT_BOSS.value),
+    (Role.COUNT_TEAM.value, Role.CASHIER.value),
+    (Role.COUNT_TEAM.value, Role.CAGE_SUPERVISOR.value),
+    (Role.DROP_TEAM.value, Role.COUNT_TEAM.value),
+)
+
+
+class IncompatibleRoles(InvalidInput):
+    """One account asked to hold two roles that segregation of duties keeps apart (HTTP 400,
+    field ``roles``); the message names the pair."""
+
+    code = "incompatible_roles"
+
+
+def incompatible_pairs(roles: Iterable[str]) -> list[tuple[str, str]]:
+    """The pairs of ``INCOMPATIBLE_ROLES`` found together in ``roles`` (empty when none)."""
+    held = set(roles)
+    return [(a, b) for a, b in INCOMPATIBLE_ROLES if a in held and b in held]
+
+
+def check_compatible(roles: Iterable[str]) -> None:
+    """Raise ``IncompatibleRoles`` (400, field ``roles``) when ``roles`` holds an incompatible
+    pair, e.g. "the roles runner and cashier cannot be held by one account"."""
+    pairs = incompatible_pairs(roles)
+    if pairs:
+        named = "; ".join(f"{a} and {b}" for a, b in pairs)
+        raise IncompatibleRoles(f"the roles {named} cannot be held by one account", field="roles")
 
 
 class RoleRequired(DomainError):

@@ -113,10 +113,15 @@ class GamingDayInput(serializers.Serializer):
 
 
 class DropRemoval(CommandView):
-    """Record the removal of the table's drop box for a gaming day."""
+    """Record the removal of the table's drop box for a gaming day, by people independent of the
+    table's pit shift (``removers``: the two who removed it, the user one of them)."""
 
-    permission_classes = [roles_allowed(write=PIT | COUNT_ROOM)]
-    input_serializer = GamingDayInput
+    permission_classes = [roles_allowed(write=PIT | COUNT_ROOM | {Role.DROP_TEAM})]
+
+    class Input(GamingDayInput):
+        removers = serializers.ListField(child=UsernameField(), min_length=2, max_length=2, required=False)
+
+    input_serializer = Input
 
     def perform(self, data, *, code, **ctx):
         return drop_box_remove(table=code, **data, **ctx)

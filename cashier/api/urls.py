@@ -5,7 +5,7 @@ from django.urls import path
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
 from . import accounting as views
-from . import cage, reports
+from . import backoffice_urls, cage, reports
 
 REPORTS = [
     ("table-games", reports.TableGamesReport),
@@ -31,3 +31,4 @@ for slug, view in REPORTS:
         path(f"reports/{slug}", view.as_view(), name=f"report-{slug}"),
         path(f"reports/{slug}.csv", view.as_view(), {"csv": True}, name=f"report-{slug}-csv"),
     ]
+urlpatterns += backoffice_urls.urlpatterns  # issue 26: tronc, credit, front money

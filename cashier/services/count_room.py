@@ -27,9 +27,12 @@ from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, RoleRequired, require_distinct, require_role
+
+from .pit_shift import require_independent
 
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
+REMOVERS = (Role.PIT_BOSS, Role.COUNT_TEAM, Role.DROP_TEAM)
 
 
 def parse_gaming_day(value: object, field: str = "gaming_day") -> date:
@@ -97,19 +100,45 @@ def _table(code: object) -> Table:
     return table
 
 
-def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:
-    """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss or count team).
+def drop_box_remove(
+    *,
+    table: str,
+    gaming_day: object,
+    actor: str,
+    removers: list | None = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss, count team or
+    drop team), by people independent of the table's pit shift that day (issue 26 §3: never its
+    dealer nor its pit boss, ``pit_shift.table_shift``).
 
+    ``removers``: the two people who removed it (distinct, the actor one of them, each holding
+    one of those roles), recorded on the event; None: the actor alone (the older contract).
     Returns ``{"table", "gaming_day", "event", "expected_cents"}``. Raises ``InvalidInput``
-    (bad day), ``NotFound`` (table), ``RoleRequired`` (403), ``StateConflict`` (already removed).
+    (bad day or list), ``NotFound`` (table), ``RoleRequired`` (403: a role missing, the same
+    person twice, the actor not a remover, a remover of the table's shift), ``StateConflict``
+    (already removed).
     """
     day = gaming_day_in_reach(gaming_day)
-    require_role(actor, Role.PIT_BOSS, Role.COUNT_TEAM, step="removing a drop box")
-    request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat()}
+    require_role(actor, *REMOVERS, step="removing a drop box")
+    if removers is not None:
+        if (
+            not isinstance(removers, (list, tuple))
+            or len(removers) != 2
+            or not all(isinstance(r, str) for r in removers)
+        ):
+            raise InvalidInput("a drop box is removed by two people", field="removers")
+        require_distinct("removing a drop box", removers[1], [("first remover", removers[0])])
+        for who in removers:
+            require_role(who, *REMOVERS, step="removing a drop box")
+        if actor not in removers:
+            raise RoleRequired("removing a drop box: the one who records it is one of the removers")
+    request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat(), "removers": removers}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         found = _table(table)
+        require_independent(found.code, day, list(removers or [actor]), step="removing a drop box")
         refuse_if_closed(day, what=f"the drop box of {found.code} can no longer be removed", field="gaming_day")
         stream = drop_stream(found.code, day)
         if store.stream_version(stream):
@@ -120,7 +149,13 @@ def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_k
             expected_version=0,
             events=[
                 NewEvent(
-                    "DropBoxRemoved", {"table": found.code, "gaming_day": day.isoformat(), "expected_cents": expected}
+                    "DropBoxRemoved",
+                    {
+                        "table": found.code,
+                        "gaming_day": day.isoformat(),
+                        "expected_cents": expected,
+                        **({"removers": list(removers)} if removers else {}),
+                    },
                 )
             ],
         )

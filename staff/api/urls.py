@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import assignments, devices, roles
+from . import assignments, devices, people, roles
 
 urlpatterns = [
     path("assignments/", assignments.AssignmentList.as_view(), name="staff-assignments"),
@@ -14,4 +14,7 @@ urlpatterns = [
     path("devices", devices.DeviceIssue.as_view(), name="staff-device-issue"),
     path("devices/<name:name>/revoke", devices.DeviceRevoke.as_view(), name="staff-device-revoke"),
     path("users/<name:username>/roles", roles.UserRoles.as_view(), name="staff-user-roles"),
+    path("users/<name:username>/leave", people.UserLeave.as_view(), name="staff-user-leave"),
+    path("access-review", people.AccessReview.as_view(), name="staff-access-review"),
+    path("access-review.csv", people.AccessReview.as_view(), {"csv": True}, name="staff-access-review-csv"),
 ]

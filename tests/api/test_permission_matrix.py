@@ -120,6 +120,24 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
         for csv in ("", "-csv")
     },
+    # the regulatory back office (issue 26): tips
+    "tips-count": ({"POST": frozenset({"count_team", "cashier", "cage_supervisor", "pit_boss"})}, None),
+    "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
+    **{
+        f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
+        for slug in ("tips-book", "tronc-shares", "credit-outstanding", "master-game")
+        for csv in ("", "-csv")
+    },
+    # casino credit and front money (issue 26)
+    "credit-line-set": ({"POST": frozenset({"cage_supervisor"})}, None),
+    "marker-issue": ({"POST": CAGE | PIT}, None),
+    "marker-transfer": ({"POST": CAGE}, None),
+    "marker-pay": ({"POST": CAGE}, None),
+    "front-money-deposit": ({"POST": CAGE}, None),
+    "front-money-withdraw": ({"POST": CAGE}, None),
+    # drop custody (issue 26)
+    "drop-recount": ({"POST": frozenset({"count_team"})}, None),
+    "master-game-sign": ({"POST": frozenset({"count_team"})}, None),
     # ledger
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
@@ -142,6 +160,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
+    "staff-user-leave": ({"POST": frozenset({"admin"})}, None),
+    "staff-access-review": ({"GET": EXPORTS}, None),
+    "staff-access-review-csv": ({"GET": EXPORTS}, None),
     # people's login pages, the redirects of / and /api/
     "rest_framework:login": ({"GET": PUBLIC}, None),
     "rest_framework:logout": ({"POST": PUBLIC}, None),
