@@ -18,7 +18,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from cashier.models import Cage
-from cashier.reports import table_figures, tables_active, variance_report
+from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
@@ -167,13 +167,35 @@ def _day_events(day: date) -> dict:
     return {"variances": variance_report(day)["rows"], "refused": refused}
 
 
+def _count_room(code: str, day: date) -> dict:
+    """The table's count-room figures of ``day``, read by the function the daily report and the
+    cage page read (``cashier.reports.table_figures``), so the three agree to the cent:
+    ``{"drop_cents", "win_cents", "hold_pct", "drop_counted", "final"}``. ``final``: the drop is
+    counted and the table closed (the day's final win); otherwise the win is provisional (the
+    recorded buy-ins stand in for the drop, the book tray for the closer)."""
+    figures = table_figures(code, day, day)
+    # ``drop_counted`` is vacuously true for a table without a buy-in: counted means a count.
+    counted = figures["drop_counted"] and live_count(code, day) is not None
+    final = counted and not figures["open"]
+    return {
+        "drop_cents": figures["drop_cents"],
+        "win_cents": figures["win_cents"],
+        "hold_pct": figures["hold_pct"],
+        "drop_counted": counted,
+        "final": final,
+    }
+
+
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
     """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``).
 
     ``{"code", "game", "game_label", "state", "dealer", "limits": {"min_cents", "max_cents"},
     "seated"`` (patrons of the last two coups and of active colour stacks), ``"coups_this_hour"``
-    (settled in the last 60 minutes), ``"coups_today", "drop_cents", "win_cents", "handle_cents",
-    "hold_pct"`` (win / drop), ``"theoretical_hold_pct"`` (theoretical win / drop),
+    (settled in the last 60 minutes), ``"coups_today", "drop_cents"`` (ledger drop),
+    ``"win_cents"`` (estimated win: the ledger's gaming movements), ``"handle_cents",
+    "hold_pct"`` (estimated win / ledger drop, rounded as the daily report rounds),
+    ``"count_room"`` (``_count_room``: counted drop, final or provisional win and hold, the
+    daily report's figures), ``"theoretical_hold_pct"`` (theoretical win / drop),
     ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"coup_in_play", "shoe",
     "lag"`` (positions the table statistics are behind), ``"refused_today"`` (bets refused over a
     limit), ``"alerts"}``. Percentages are strings with two decimals, ``None`` without a
@@ -235,7 +257,8 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
         "counted_drop_cents": count.data["counted_cents"] if count is not None else None,
         "win_cents": win,
         "handle_cents": handle,
-        "hold_pct": _pct(win, drop),
+        "hold_pct": hold_pct(win, drop),
+        "count_room": _count_room(code, day),
         "theoretical_hold_pct": _pct(theoretical, drop) if theoretical is not None else None,
         "win_on_handle_pct": _pct(win, handle),
         "theoretical_edge_pct": _pct(theoretical, handle) if theoretical is not None else None,

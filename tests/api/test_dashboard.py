@@ -282,7 +282,8 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
         rf'data-alert="payout">{colour_patron} won 1,050\.00 EUR in one payout \(ledger event #\d+\)<', card
     )
     # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
-    assert "-3500.00% · edge 2.70% of 30.00 EUR" in card
+    assert 'data-figure="win-on-handle">-3500.00 % · theory 2.70 %<' in card
+    assert 'data-figure="handle">30.00 EUR<' in card
     assert 'data-alert="hold"' not in card
 
 
@@ -355,8 +356,10 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     projections.catch_up_all()
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
-    assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', card)
-    assert "Counted drop" not in card and 'data-figure="counted-drop"' not in card  # not counted yet
+    assert re.search(r'<dt[^>]*>Drop, ledger</dt><dd data-figure="drop">300\.00 EUR</dd>', card)
+    # Not counted yet: the count-room drop is the recorded buy-ins, and says so.
+    assert re.search(r'<dt[^>]*>Drop, not yet counted</dt><dd data-figure="counted-drop">300\.00 EUR</dd>', card)
+    assert "Drop, counted<" not in card
 
     drop_box_remove(table="R1", gaming_day=day, actor="count1")
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
@@ -366,6 +369,6 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     assert (r1["drop_cents"], r1["drop_counted"]) == (25_000, True)  # the daily report's drop: the count
     for page in (reverse("dashboard:floor"), reverse("dashboard:table", args=["R1"])):
         html = pit_boss.get(page).content.decode()
-        html = html[html.index('data-figure="drop"') - 60 :]
-        assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', html), page
-        assert re.search(r'<dt>Counted drop</dt><dd data-figure="counted-drop">250\.00 EUR ', html), page
+        html = html[html.index('data-figure="drop"') - 200 :]
+        assert re.search(r'<dt[^>]*>Drop, ledger</dt><dd data-figure="drop">300\.00 EUR</dd>', html), page
+        assert re.search(r'<dt[^>]*>Drop, counted</dt><dd data-figure="counted-drop">250\.00 EUR</dd>', html), page
