@@ -20,8 +20,10 @@ from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import cash_denominations, chip_denominations, decompose
 from games.models import Bet, Table
 from games.rules.prison import PrisonOnClose
+from games.services.refusals import bet_refusal_record
 from games.services.tables import table_close, table_open
 from ledger import accounts, store
+from ledger.errors import BetRefused, DomainError
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
@@ -50,6 +52,16 @@ def ensure_demo_staff() -> None:
             user.set_unusable_password()
             user.save()
         grant(user, role)
+
+
+def record_refusal(exc: DomainError, *, actor: str) -> bool:
+    """A bet the demo (or the floor simulator) placed straight through a service and got refused
+    over a limit is recorded as the API records one (``games.services.refusals``): the floor
+    counts every refused bet, whatever the path. Returns True when ``exc`` was such a refusal."""
+    if not isinstance(exc, BetRefused):
+        return False
+    bet_refusal_record(exc, actor=actor)
+    return True
 
 
 def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict | None = None) -> dict:
