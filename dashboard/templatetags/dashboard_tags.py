@@ -114,3 +114,9 @@ def event_words(event_type) -> str:
 def stream_kind(stream) -> str:
     """A stream's kind without its id: ``"round/7f0c…"`` → ``"round"``."""
     return str(stream).split("/", 1)[0]
+
+
+@register.filter
+def words(slug) -> str:
+    """A state slug in words: ``"closed_for_bets"`` → ``"closed for bets"``."""
+    return str(slug).replace("_", " ")

@@ -186,9 +186,16 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
 
 
 def grid(html: str, caption: str) -> list[list[str]]:
-    """The marks of a road drawn as an HTML grid, as columns (top to bottom), blanks dropped."""
+    """The marks of a road drawn as an HTML grid of circles, as columns (top to bottom), blanks
+    dropped: the bead plate's circles hold their mark; the big road's are coloured by winner
+    (``mark-B``) and hold the number of ties marked on them."""
     table = re.search(rf"<caption>{caption}</caption>(.*?)</table>", html, re.S).group(1)
-    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    cell = re.compile(r'<td class="mark-(\w?)">(?:<span class="bead">([^<]*)</span>)?</td>')
+    big = caption == "Big road"
+    rows = [
+        [(winner + text if big else text) if winner else "" for winner, text in cell.findall(row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    ]
     columns = [[row[c] for row in rows if row[c]] for c in range(len(rows[0]))] if rows else []
     return columns
 
