@@ -50,8 +50,10 @@ def test_the_floor_shows_a_coup_of_the_background_player_within_five_seconds(
     page.screenshot(path=str(ARTIFACTS / "dashboard-live-table-in-play.png"), full_page=True)
     floor.finish("P1", coup)
     projections.catch_up_all()
-    last = page.locator('[data-section="last-coups"] tr').nth(1)
+    number = Round.objects.get(pk=coup).number
+    last = page.locator(f'[data-section="last-coups"] tr[data-coup="{number}"]')
     expect(last.locator('[data-section="result"]')).to_contain_text(
         re.compile(r"(Player|Banker) wins|Tie"), timeout=5_000
     )
+    expect(in_play).to_contain_text("No coup in play.")
     page.screenshot(path=str(ARTIFACTS / "dashboard-live-table.png"), full_page=True)
