@@ -8,13 +8,16 @@ page without a reload; they answer the same rules.
 from __future__ import annotations
 
 from functools import wraps
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from core.ids import is_code
@@ -28,7 +31,8 @@ POLL_SECONDS = 3
 
 def pit_boss_required(view):
     """Anonymous → redirect to the dashboard's login page; without ``pit_boss`` → 403; a
-    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes."""
+    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes. Pages
+    render in the casino's time zone (``settings.CASINO_TIMEZONE``)."""
 
     @require_safe
     @wraps(view)
@@ -38,7 +42,10 @@ def pit_boss_required(view):
         if not has_role(request.user, Role.PIT_BOSS):
             raise PermissionDenied("the dashboard is for the pit boss role")
         try:
-            return view(request, *args, **kwargs)
+            # A person reads times in the casino's zone (the ledger keeps UTC): the templates'
+            # date filters convert to the active zone, and the page names it once.
+            with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
+                return view(request, *args, **kwargs)
         except NotFound as exc:
             raise Http404(str(exc)) from exc
 
@@ -77,7 +84,7 @@ def _table_context(code: str) -> dict:
     return {
         "detail": detail,
         "card": detail["table"],
-        "chart": charts.win_chart(detail["win_series"], table=code),
+        "chart": charts.win_chart(detail["win_series"], table=code, zone=timezone.get_current_timezone()),
         "poll": POLL_SECONDS,
     }
 

@@ -21,8 +21,10 @@ from core.denominations import cash_denominations, chip_denominations, decompose
 from games.models import Bet, Table
 from games.rules.money import currency, format_amount, format_cents
 from games.rules.prison import PrisonOnClose
+from games.services.refusals import bet_refusal_record
 from games.services.tables import table_close, table_open
 from ledger import accounts, store
+from ledger.errors import BetRefused, DomainError
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
@@ -51,6 +53,16 @@ def ensure_demo_staff() -> None:
             user.set_unusable_password()
             user.save()
         grant(user, role)
+
+
+def record_refusal(exc: DomainError, *, actor: str) -> bool:
+    """A bet the demo (or the floor simulator) placed straight through a service and got refused
+    over a limit is recorded as the API records one (``games.services.refusals``): the floor
+    counts every refused bet, whatever the path. Returns True when ``exc`` was such a refusal."""
+    if not isinstance(exc, BetRefused):
+        return False
+    bet_refusal_record(exc, actor=actor)
+    return True
 
 
 def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict | None = None) -> dict:
@@ -210,14 +222,18 @@ def format_daily_report(closed: dict) -> str:
         lines.append("  No activity")
     else:
         lines.append(
-            f"  {'table':<24}{'opener':>14}{'fills':>10}{'credits':>10}{'drop':>12}{'closer':>14}"
-            f"{'win':>12}{'hold %':>8}{'ledger win':>12}{'variance':>10}"
+            f"  {'table':<24}{'opener':>14}{'fills':>10}{'credits':>10}{'drop counted':>14}{'closer':>14}"
+            f"{'final win':>12}{'hold %':>8}{'est. win':>12}{'variance':>10}"
+        )
+        lines.append(
+            "  (count-room basis: final win = counted drop + credits - fills + closer - opener, hold = final win /"
+            " counted drop; est. win: the ledger's estimated win, as the floor shows it)"
         )
         for r in day_rows:
             label = r["key"] if r["level"] == "table" else f"{r['level']}: {r['key']}"
             lines.append(
                 f"  {label:<24}{_eur(r['opener_cents']):>14}{_eur(r['fills_cents']):>10}{_eur(r['credits_cents']):>10}"
-                f"{_eur(r['drop_cents']):>12}{_eur(r['closer_cents']):>14}{_eur(r['win_cents']):>12}"
+                f"{_eur(r['drop_cents']):>14}{_eur(r['closer_cents']):>14}{_eur(r['win_cents']):>12}"
                 f"{r['hold_pct'] or '-':>8}{_eur(r['ledger_win_cents']):>12}{_eur(r['variance_cents']):>10}"
             )
     variances = closed["reports"]["variances"]

@@ -32,7 +32,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open
+from .day import demo_table_close, demo_table_open, record_refusal
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -200,5 +200,6 @@ def _try(report: SessionReport, **bet) -> None:
     try:
         bet_place(actor=DEALER, **bet)
         report.bets_placed += 1
-    except DomainError:
+    except DomainError as exc:
         report.refused += 1  # over a limit or out of chips: a real table refuses it too
+        record_refusal(exc, actor=DEALER)

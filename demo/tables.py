@@ -23,7 +23,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open
+from .day import demo_table_close, demo_table_open, record_refusal
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER, CASHIER = "demo-dealer", "demo-cashier"
@@ -75,8 +75,9 @@ def _session(
             try:
                 place(coup, player, rng)
                 report.bets += 1
-            except DomainError:
+            except DomainError as exc:
                 report.refused += 1
+                record_refusal(exc, actor=DEALER)
         round_close_bets(round_id=coup, actor=DEALER)
         deal(round_id=coup, actor=DEALER)
         report.coups += 1
