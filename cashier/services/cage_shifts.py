@@ -28,6 +28,18 @@ def last_shift_event(code: str = "main") -> Event | None:
     return Event.objects.filter(stream=shift_stream(code)).order_by("-version").first()
 
 
+def require_open_shift(code: str = "main") -> Event:
+    """The open shift's ``CageShiftOpened`` event; ``StateConflict`` (409, field ``shift``) when
+    no cashier shift of cage ``code`` is open. Cash and chips cross the cage counter only inside
+    a shift, so that each movement belongs to a count (issue 24). Call it under the writer lock."""
+    last = last_shift_event(code)
+    if last is None or last.type != "CageShiftOpened":
+        raise StateConflict(
+            f"no cashier shift is open at cage {code}: open a shift with its count first", field="shift"
+        )
+    return last
+
+
 def _validated(cash: object, chips: object) -> dict:
     """The counts, checked (``InvalidInput`` naming ``cash`` or ``chips``) and normalised."""
     cash_lines, cash_total = count_total(cash, cash_denominations(), field="cash")

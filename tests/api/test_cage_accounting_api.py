@@ -27,7 +27,7 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
+def clients(django_user_model, cage_float):
     made = {}
     for name, role in STAFF.items():
         user = django_user_model.objects.create_user(username=name, password="x")
@@ -43,7 +43,7 @@ def open_table(clients, code="T1"):
     return clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json")
 
 
-def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
+def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     day = current_gaming_day().isoformat()
     pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
     opened = open_table(clients)
@@ -136,7 +136,7 @@ def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
     assert store.head() == before
 
 
-def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, django_user_model):
+def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, cage, django_user_model):
     grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
     assert open_table(clients).status_code == 201
     serial = clients["pit1"].post(
@@ -218,7 +218,7 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
     assert store.head() == before
 
 
-def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
+def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patron):
     assert open_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
