@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
+    "workstations",  # the cage and audit workstations (issue 24)
     "demo",  # the demo day and its commands: never imported by the product
     "axes",  # login lockout after repeated failures (issue #10)
 ]

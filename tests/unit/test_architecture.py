@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("games",),
     ("cashier",),
     ("audit", "dashboard"),
+    ("workstations",),
     ("demo",),
     ("casino",),
 ]

@@ -1,0 +1,39 @@
+"""Display filters of the workstations: money stays in integer cents until here, times in UTC
+until here (shown in the casino's zone, with the zone's name)."""
+
+from zoneinfo import ZoneInfo
+
+from django import template
+from django.conf import settings
+
+from dashboard.alerts import eur as eur_text
+
+register = template.Library()
+
+
+@register.filter
+def eur(cents) -> str:
+    """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash (the dashboard's formatter)."""
+    return "—" if cents is None or cents == "" else eur_text(int(cents))
+
+
+@register.filter
+def local(moment) -> str:
+    """A UTC datetime in the casino's zone (``CASINO_TIMEZONE``): ``2026-12-01 23:45:10 CET``."""
+    if not moment:
+        return "—"
+    return moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+@register.filter
+def denomination(cents) -> str:
+    """A denomination in currency units: ``50000`` → ``500 EUR``, ``50`` → ``0.50 EUR``."""
+    cents = int(cents)
+    units = f"{cents // 100:,}" if cents % 100 == 0 else f"{cents // 100:,}.{cents % 100:02d}"
+    return f"{units} {settings.CASINO_CURRENCY}"
+
+
+@register.simple_tag
+def prefilled(values, prefix, denomination) -> str:
+    """The pieces typed earlier in the count input ``<prefix>-<denomination>``, or ``""``."""
+    return str((values or {}).get(f"{prefix}-{denomination}", ""))
