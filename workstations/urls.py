@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import access, cage_views
+from . import access, audit_views, cage_views
 
 app_name = "workstations"
 
@@ -15,4 +15,9 @@ urlpatterns = [
     path("cage/chips/<str:operation>", cage_views.chips_movement, name="cage-chips"),
     path("cage/slips/<str:kind>/<str:serial>/issue", cage_views.issue, name="cage-issue"),
     path("cage/shifts/<int:opened_event>/", cage_views.shift, name="cage-shift"),
+    path("audit/", audit_views.days, name="audit-days"),
+    path("audit/days/<str:day>/", audit_views.day, name="audit-day"),
+    path("audit/days/<str:day>/export.zip", audit_views.export, name="audit-export"),
+    path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
+    path("audit/events/<int:position>/", audit_views.event, name="audit-event"),
 ]

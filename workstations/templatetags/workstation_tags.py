@@ -37,3 +37,10 @@ def denomination(cents) -> str:
 def prefilled(values, prefix, denomination) -> str:
     """The pieces typed earlier in the count input ``<prefix>-<denomination>``, or ``""``."""
     return str((values or {}).get(f"{prefix}-{denomination}", ""))
+
+
+@register.filter
+def field_label(key) -> str:
+    """An event's data key in words: ``day_total_cents`` → ``day total`` (the value is shown
+    in currency units, so the unit suffix goes)."""
+    return str(key).removesuffix("_cents").replace("_", " ")
