@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import access, audit_views, cage_views
+from . import access, audit_views, cage_views, report_views
 
 app_name = "workstations"
 
@@ -20,4 +20,6 @@ urlpatterns = [
     path("audit/days/<str:day>/export.zip", audit_views.export, name="audit-export"),
     path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
     path("audit/events/<int:position>/", audit_views.event, name="audit-event"),
+    path("reports/<str:slug>/", report_views.report, name="report"),
+    path("reports/<str:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

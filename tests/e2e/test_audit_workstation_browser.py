@@ -93,3 +93,15 @@ def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
     expect(page.get_by_role("heading", level=1)).to_contain_text("AmlIdentityChecked on aml/P")
     expect(page.locator('[data-section="trail"]')).to_contain_text("ChipsPurchased")
     screenshots(page, "trail")
+
+    # --- the printable reports: the page as it prints, with its signature lines -------------
+    for link, slug in (
+        ("Daily report", "table-games"),
+        ("Cage report", "cage-accountability"),
+        ("Variances", "variances"),
+    ):
+        page.get_by_role("link", name=link).click()
+        expect(page.locator('[data-section="report-head"]')).to_contain_text(f"gaming day {day}")
+        expect(page.locator('[data-section="signatures"]')).to_contain_text("Auditor (review)")
+        screenshots(page, f"report-{slug}")
+        page.go_back()

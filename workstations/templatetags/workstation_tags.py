@@ -44,3 +44,17 @@ def field_label(key) -> str:
     """An event's data key in words: ``day_total_cents`` → ``day total`` (the value is shown
     in currency units, so the unit suffix goes)."""
     return str(key).removesuffix("_cents").replace("_", " ")
+
+
+@register.filter
+def pick(mapping, key):
+    """``mapping[key]`` (None when missing), for a column chosen by name."""
+    return (mapping or {}).get(key)
+
+
+@register.filter
+def local_iso(text) -> str:
+    """An ISO 8601 UTC time (as the reports carry it) in the casino's zone."""
+    from datetime import datetime
+
+    return local(datetime.fromisoformat(str(text).replace("Z", "+00:00"))) if text else "—"
