@@ -108,8 +108,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     download = pit.get(f"/api/reports/table-games.csv?gaming_day={day}")
     assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
     lines = list(csv.reader(io.StringIO(download.content.decode())))
-    assert lines[0] == ["title", "Table games daily report"] and lines[3][0] == "software_version"
-    assert "win_cents" in lines[5]
+    assert lines[0][:3] == ["level", "key", "game"] and "win (day)" in lines[0] and lines[0][-1] == "currency"
+    meta = pit.get(f"/api/reports/table-games.metadata.csv?gaming_day={day}").content.decode()
+    assert dict(csv.reader(io.StringIO(meta)))["title"] == "Table games daily report"
     listed = pit.get("/api/cage/slips/?kind=fill").json()
     assert [s["serial"] for s in listed["results"]] == [serial]
 
@@ -119,7 +120,9 @@ def test_reports_say_no_activity_when_empty(clients):
         body = clients["super1"].get(f"/api/reports/{name}?gaming_day=2001-01-01&year=2001").json()
         assert body["status"] == "No activity" and body["rows"] == [], name
     text = clients["super1"].get("/api/reports/tronc.csv?gaming_day=2001-01-01").content.decode()
-    assert text.strip().splitlines()[-1] == "No activity"
+    assert text.strip().splitlines() == ["period,from,tronc,currency"]  # the header, no row
+    meta = clients["super1"].get("/api/reports/tronc.metadata.csv?gaming_day=2001-01-01").content.decode()
+    assert "status,No activity" in meta.splitlines()
     assert clients["super1"].get("/api/reports/tronc?gaming_day=2001-13-01").status_code == 400
     assert clients["dealer1"].get("/api/reports/table-games").status_code == 403
 
@@ -253,7 +256,9 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patro
     count["cash"] = {"5000": 2}
     assert clients["count2"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == 0
     variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
-    assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
+    assert len(variances.strip().splitlines()) == 1  # the header only: the reversed count is gone
+    meta = supervisor.get(f"/api/reports/variances.metadata.csv?gaming_day={day}&threshold_cents=0").content.decode()
+    assert "variance_threshold,0.00" in meta.splitlines() and "status,No activity" in meta.splitlines()
 
 
 def test_a_coup_reversal_needs_a_settled_coup(clients):
