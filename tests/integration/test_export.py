@@ -116,7 +116,10 @@ def test_flipping_one_byte_in_any_file_fails_naming_file_and_line(exported, name
     path.write_bytes(bytes(data))
     report = verify(str(exported))
     assert not report.ok
-    assert (report.fault.file, report.fault.line) == (name, line), report.message
+    # The report CSVs are plain tables (issue 24): their SHA-256 in the manifest finds the change,
+    # naming the file; the ledger's files are re-read against the events, naming the line.
+    expected = 0 if name in ("tables.csv", "cage.csv", "aml.csv") else line
+    assert (report.fault.file, report.fault.line) == (name, expected), report.message
 
 
 def test_deleting_an_event_line_fails_naming_the_line(exported):
@@ -138,14 +141,14 @@ def test_swapping_two_event_lines_fails_naming_the_first(exported):
     assert (report.fault.file, report.fault.line) == ("events.jsonl", 7)
 
 
-def test_swapping_two_csv_lines_fails_naming_the_first(exported):
+def test_swapping_two_csv_lines_fails_naming_the_file(exported):
     path = exported / "balances.csv"
     lines = path.read_text().splitlines(keepends=True)
     assert len(lines) >= 4
     lines[1], lines[2] = lines[2], lines[1]
     path.write_text("".join(lines))
     report = verify(str(exported))
-    assert (report.fault.file, report.fault.line) == ("balances.csv", 2)
+    assert (report.fault.file, report.fault.line) == ("balances.csv", 0)  # its SHA-256 differs
 
 
 def test_a_wrong_seal_key_fails_and_the_right_one_passes(played_day, tmp_path, settings):
