@@ -5,6 +5,7 @@ names (one byte flipped in any file, an event line deleted, two lines swapped) m
 verifier fail naming the file and the line.
 """
 
+import hashlib
 import json
 import random
 import subprocess
@@ -317,3 +318,35 @@ def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_
     distinct = [q["sql"] for q in queries.captured_queries if "DISTINCT" in q["sql"]]
     assert len(distinct) == 2
     assert all("ORDER BY" not in sql for sql in distinct), distinct
+
+
+def _rewrite_as_chained(exported: Path) -> None:
+    """Rewrite an export as the writer did before issue 24: each CSV line ends with its chain
+    column; the manifest's file digests follow and it is signed again (development key)."""
+    v = verify_export
+    manifest = v._check_manifest(v.Export(str(exported)), None)
+    for name in v.CSV_FILES:
+        previous, lines = v.GENESIS_HASH, []
+        for text in (exported / name).read_text().splitlines():
+            previous = v.line_chain(previous, text)
+            lines.append(f"{text},{previous}\n")
+        body = "".join(lines).encode()
+        (exported / name).write_bytes(body)
+        manifest["files"][name] = {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "lines": len(lines)}
+    document = v.manifest_document(manifest, v.DEVELOPMENT_KEY.encode())
+    (exported / "manifest.json").write_text(v.manifest_text(document))
+
+
+def test_an_export_written_with_line_chains_still_verifies_and_a_broken_chain_names_the_line(exported):
+    """Archived exports from before issue 24 carry a chain column on every CSV line: the
+    verifier recognises them by their header and checks each chain, naming the line."""
+    _rewrite_as_chained(exported)
+    report = verify(str(exported))
+    assert report.ok, report.message
+    path = exported / "tables.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace(",", ";", 1)  # a line altered, its chain left as it was
+    path.write_text("".join(lines))
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.line) == ("tables.csv", 2)
+    assert "line chain does not match" in report.fault.what
