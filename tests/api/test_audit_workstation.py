@@ -124,3 +124,15 @@ def test_an_events_trail_shows_it_and_its_correlated_events(auditor, sealed_day)
     assert "AmlTransactionLogged" in html  # the AML decision shares the purchase's correlation
     assert purchase.hash in html
     assert auditor.get(reverse("workstations:audit-event", args=[10**9])).status_code == 404
+
+
+def test_an_events_nested_amounts_read_in_currency_units(auditor, sealed_day):
+    """``CageOpened`` carries ``variance_cents`` as an object per account: shown as pairs in
+    currency units (it was a 500: the amount filter was handed the object)."""
+    opened = Event.objects.get(type="CageOpened")
+    response = auditor.get(reverse("workstations:audit-event", args=[opened.position]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    # The first opening stocks the cage: count − book = the whole float, per account.
+    assert '<th scope="row">variance</th><td>cage:cash: 100,000.00 EUR; cage:chips: 100,000.00 EUR</td>' in html
+    assert '<th scope="row">counted cash</th><td>100,000.00 EUR</td>' in html

@@ -58,3 +58,24 @@ def local_iso(text) -> str:
     from datetime import datetime
 
     return local(datetime.fromisoformat(str(text).replace("Z", "+00:00"))) if text else "—"
+
+
+@register.filter
+def data_value(value, key) -> str:
+    """An event's data value in words: amounts (keys ending ``_cents``) in currency units, nested
+    objects as ``name: value`` pairs, lists joined, never a Python repr."""
+    money = str(key).endswith("_cents")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and money:
+        return eur_text(value)
+    if isinstance(value, dict):
+        return (
+            "; ".join(f"{field_label(k)}: {data_value(v, f'{k}_cents' if money else k)}" for k, v in value.items())
+            or "—"
+        )
+    if isinstance(value, list):
+        return ", ".join(data_value(v, key) for v in value) or "—"
+    if value is None or value == "":
+        return "—"
+    return str(value)
