@@ -275,6 +275,9 @@ class CageShiftClose(CommandView):
 
     class Input(ShiftCount):
         handover_to = serializers.CharField(max_length=150, required=False)
+        variance_reason = serializers.CharField(
+            max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
+        )
 
     input_serializer = Input
 

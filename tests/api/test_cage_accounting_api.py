@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from cashier.reports import hold_pct
 from ledger import store
 from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
 from staff.roles import Role, grant
 
 pytestmark = pytest.mark.django_db
@@ -178,10 +179,11 @@ def test_cage_shift_close_and_handover(clients):
     assert opened.status_code == 201 and opened.json()["variance_cents"] == 0
     closed = clients["cash1"].post(
         "/api/cage/shifts/close",
-        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1"},
+        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1", "variance_reason": "a 500 note short"},
         format="json",
     )
     assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
+    assert Event.objects.get(position=closed.json()["event"]).data["variance_reason"] == "a 500 note short"
     wrong = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
     assert wrong.status_code == 409
     taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
