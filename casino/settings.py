@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
+    "workstations",  # the cage and audit workstations (issue 24)
     "demo",  # the demo day and its commands: never imported by the product
     "axes",  # login lockout after repeated failures (issue #10)
 ]
@@ -105,6 +106,7 @@ TIME_ZONE = "UTC"  # storage and API are UTC; the casino's zone only shapes the 
 CASINO_TIMEZONE = env.str("CASINO_TIMEZONE", default="Europe/Paris")
 GAMING_DAY_START = env.str("GAMING_DAY_START", default="06:00")
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
+CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports (issue 24)
 # Cage and table accounting (issue #7), in cents: the chips a tray is counted in (value chips
 # and the change tokens the ledger's exact cents need), the cash of a drop box, and the variance
 # from which the variance list flags an investigation.

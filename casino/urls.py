@@ -24,6 +24,7 @@ handler404 = "core.errors.not_found"
 urlpatterns = [
     path("", dashboard_views.home),  # the floor for a pit boss, else the API docs
     path("dashboard/", include("dashboard.urls")),
+    path("workstations/", include("workstations.urls")),  # the cage and the auditor (issue 24)
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),

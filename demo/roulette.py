@@ -32,7 +32,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open, record_refusal
+from .day import demo_cage_shift_open, demo_table_close, demo_table_open, record_refusal
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -79,6 +79,7 @@ def _ensure_cage() -> None:
     if cage_get().state != Cage.State.OPEN:
         book_cash, book_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
         cage_open(cash_cents=max(book_cash, 5_000_000), chips_cents=max(book_chips, 5_000_000), actor=CASHIER)
+    demo_cage_shift_open()  # chips cross the counter only inside a cashier shift (issue 24)
 
 
 def _ensure_table() -> None:

@@ -6,6 +6,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from cashier.services.cage import cage_open, chips_purchase
+from cashier.services.cage_shifts import cage_shift_open
 from games.services.colour_chips import colour_chips_buy
 from games.services.tables import table_open
 from patrons.services.patrons import patron_register
@@ -48,9 +49,39 @@ def committed_db(_replication_role_reset, transactional_db):
         cursor.execute("SET session_replication_role = replica")
 
 
+# The cashier whose shift the ``cage`` fixture opens (a name no test gives another user).
+SHIFT_CASHIER = "shift-cashier"
+
+
 @pytest.fixture
-def cage():
+def cage_float():
+    """The cage opened with its float (100,000 EUR of cash and of chips), no cashier shift open:
+    chip sales, redemptions and slip issues are refused (409) until one opens."""
     return cage_open(cash_cents=10_000_000, chips_cents=10_000_000, actor=ACTOR)
+
+
+def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
+    """Open a cashier shift counting the cage as its book says (no variance); creates ``actor``
+    as a cashier when no such user exists."""
+    from django.contrib.auth import get_user_model
+
+    from core.denominations import cash_denominations, chip_denominations, decompose
+    from ledger import accounts, store
+
+    if not get_user_model().objects.filter(username=actor).exists():
+        staff_user(actor, "cashier")
+    return cage_shift_open(
+        cash=decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+        actor=actor,
+    )
+
+
+@pytest.fixture
+def cage(cage_float):
+    """The cage with its float and a cashier shift open (``SHIFT_CASHIER``)."""
+    open_cage_shift()
+    return cage_float
 
 
 @pytest.fixture

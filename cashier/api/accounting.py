@@ -150,6 +150,9 @@ class CageShiftClose(CommandView):
 
     class Input(ShiftCount):
         handover_to = UsernameField(required=False)
+        variance_reason = serializers.CharField(
+            max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
+        )
 
     input_serializer = Input
 

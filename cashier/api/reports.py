@@ -11,9 +11,11 @@ from ledger.errors import InvalidInput
 from ledger.gaming_day import current_gaming_day
 from staff.permissions import roles_allowed
 
-from .. import reports
+from .. import reports, spreadsheet
 from ..services.count_room import parse_gaming_day
 from .accounting import ACCOUNTING_READERS
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _query_int(request, name: str, default: int | None) -> int | None:
@@ -47,13 +49,23 @@ class ReportView(APIView):
             OpenApiParameter("year", OpenApiTypes.INT, description="unused serials only"),
         ],
     )
-    def get(self, request, csv: bool = False):
+    def get(self, request, csv: bool = False, form: str = ""):
+        """JSON; or, with ``form``: ``csv`` (the table), ``metadata.csv`` (its metadata),
+        ``xlsx`` (both, one sheet each): spreadsheet-ready (``cashier.spreadsheet``)."""
         report = self.build(request)
-        if not csv:
+        form = form or ("csv" if csv else "")
+        if not form:
             return Response(report)
-        response = HttpResponse(reports.report_csv(report), content_type="text/csv; charset=utf-8")
+        if form == "xlsx":
+            body, kind = spreadsheet.report_xlsx(report), XLSX
+        elif form == "metadata.csv":
+            body, kind = spreadsheet.metadata_csv(report), "text/csv; charset=utf-8"
+        else:
+            body, kind = spreadsheet.report_csv(report), "text/csv; charset=utf-8"
+        response = HttpResponse(body, content_type=kind)
         stamp = report["period"]["to"]
-        response["Content-Disposition"] = f'attachment; filename="{self.slug}-{stamp}.csv"'
+        name = f"{self.slug}-{stamp}" + ("-metadata.csv" if form == "metadata.csv" else f".{form}")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
 
 

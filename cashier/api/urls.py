@@ -30,5 +30,7 @@ for slug, view in REPORTS:
     urlpatterns += [
         path(f"reports/{slug}", view.as_view(), name=f"report-{slug}"),
         path(f"reports/{slug}.csv", view.as_view(), {"csv": True}, name=f"report-{slug}-csv"),
+        path(f"reports/{slug}.metadata.csv", view.as_view(), {"form": "metadata.csv"}, name=f"report-{slug}-meta"),
+        path(f"reports/{slug}.xlsx", view.as_view(), {"form": "xlsx"}, name=f"report-{slug}-xlsx"),
     ]
 urlpatterns += backoffice_urls.urlpatterns  # issue 26: tronc, credit, front money

@@ -37,6 +37,7 @@ from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Cage, Slip
+from .cage_shifts import require_open_shift
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
@@ -180,8 +181,8 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
 
     Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: the actor is not a
     cashier or cage supervisor, the runner not a runner, or a segregation clash),
-    ``StateConflict`` (not requested; cage closed), ``InsufficientChips`` (cage short of chips
-    for a fill), ``NotFound``.
+    ``StateConflict`` (not requested; cage closed; no cashier shift open), ``InsufficientChips``
+    (cage short of chips for a fill), ``NotFound``.
     """
     kind = _kind(kind)
     require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step=f"issuing a {kind}")
@@ -198,6 +199,7 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         cage = Cage.objects.filter(code="main").first()
         if cage is None or cage.state != Cage.State.OPEN:
             raise StateConflict("the cage is closed", field="cage")
+        require_open_shift(cage.code)
         if kind == Slip.Kind.FILL:
             _check_cage_covers(slip.amount_cents)
         _transition(slip, "issue")

@@ -23,7 +23,9 @@ Checks, in this order, and stops at the first fault, naming the file and line:
 4. ``postings.csv`` line by line against the events' postings;
 5. ``balances.csv``: opening + the day's postings = closing for every account, re-added from
    the events;
-6. every CSV's line chain (its last column: SHA-256 of the previous line's chain and the line);
+6. an export written before issue 24 ends each CSV line with a chain column (SHA-256 of the
+   previous line's chain and the line): each chain is checked. Later exports are plain CSV
+   tables, the header first; their integrity is step 7;
 7. each file's SHA-256, size and record count against the manifest.
 
 Exit status 0 when everything matches, 1 naming the first mismatch, 2 on usage errors.
@@ -290,6 +292,7 @@ class Export:
     def __init__(self, path: str):
         self.path = path
         self.zip = zipfile.ZipFile(path) if os.path.isfile(path) else None
+        self.chained: dict[str, bool] = {}  # CSV name → written with a chain column (before issue 24)
 
     def exists(self, name: str) -> bool:
         if self.zip is not None:
@@ -346,7 +349,8 @@ def _verify(export: Export, trust: Trust, warnings: list[str]) -> int:
     _check_postings(export)
     _check_balances(export, movements)
     for name in CSV_FILES:
-        _check_chain(export, name)
+        if _chained(export, name):
+            _check_chain(export, name)
     _check_files(export, manifest)
     return manifest["last_position"] - manifest["first_position"] + 1
 
@@ -532,12 +536,24 @@ def _check_seal(manifest: dict, trust: Trust, warnings: list[str]) -> None:
             raise Fault("manifest.json", 0, "the previous seal does not end right before this day's first event")
 
 
-def _csv_fields(name: str, number: int, text: str) -> list[str]:
-    if len(text) < 65 or text[-65] != ",":
-        raise Fault(name, number, "no line chain column")
+def _chained(export: Export, name: str) -> bool:
+    """True for a CSV of an export written before issue 24: its header (like every line) ends
+    with a chain column, a comma and 64 hex digits, which no header name is."""
+    if name not in export.chained:
+        first = next(export.lines(name), (1, ""))[1]
+        tail = first[-64:]
+        export.chained[name] = len(first) > 65 and first[-65] == "," and all(c in "0123456789abcdef" for c in tail)
+    return export.chained[name]
+
+
+def _csv_fields(export: Export, name: str, number: int, text: str) -> list[str]:
     import csv
 
-    return next(csv.reader([text[:-65]]), [])
+    if _chained(export, name):
+        if len(text) < 65 or text[-65] != ",":
+            raise Fault(name, number, "no line chain column")
+        text = text[:-65]
+    return next(csv.reader([text]), [])
 
 
 def _check_postings(export: Export) -> None:
@@ -554,7 +570,7 @@ def _check_postings(export: Export) -> None:
             parsed = json.loads(record[1])
             pending = [(parsed["position"], p) for p in parsed["postings"]]
         position, (account, amount, currency) = pending.pop(0)
-        if _csv_fields("postings.csv", number, text) != [str(position), account, str(amount), currency]:
+        if _csv_fields(export, "postings.csv", number, text) != [str(position), account, str(amount), currency]:
             raise Fault("postings.csv", number, f"does not match posting {account} {amount} of event {position}")
     if pending or any(json.loads(t)["postings"] for _, t in events):
         raise Fault("postings.csv", 0, "postings of events.jsonl are missing")
@@ -566,7 +582,7 @@ def _check_balances(export: Export, movements: dict[tuple[str, str], int]) -> No
     lines = export.lines("balances.csv")
     next(lines, None)
     for number, text in lines:
-        fields = _csv_fields("balances.csv", number, text)
+        fields = _csv_fields(export, "balances.csv", number, text)
         try:
             account, currency, opening, movement, closing = fields[0], fields[1], *map(int, fields[2:5])
         except (ValueError, IndexError):

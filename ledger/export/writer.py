@@ -3,11 +3,12 @@
 Files, in order: ``events.jsonl`` (one canonical-JSON event per line: the envelope, its
 postings sorted as the hash sorts them, ``prev_hash`` and ``hash``), ``postings.csv``,
 ``balances.csv`` (opening, movement and closing per account moved), ``tables.csv``,
-``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size
-and line count, the position range, the previous day's seal, the day's seal, the chain head,
-the site's Ed25519 public key, each line signed with that key (``ledger.signing``; issue 21).
-Every CSV ends each line with a chain column (SHA-256 of the previous line's chain and the
-line) so that the verifier names the line altered.
+``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size and
+line count, the position range, the previous day's seal, the day's seal, the chain head, the
+site's Ed25519 public key, each line signed with that key (``ledger.signing``; issue 21). The
+CSVs are plain tables, the header first (issue 24): their integrity is their SHA-256 in the
+manifest; ``postings.csv`` and ``balances.csv`` are re-checked line by line against the events,
+so the verifier names a line altered there.
 
 Memory does not grow with the day: rows come from server-side cursors
 (``.iterator(chunk_size=…)``), events and postings are merged as two sorted streams, and only
@@ -33,7 +34,7 @@ from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
 from ..store import head
 from . import registry
-from .verify_export import FORMAT, GENESIS_HASH, line_chain, manifest_document, manifest_text, unflatten
+from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
 
 CHUNK = 2000
 FLUSH_BYTES = 1 << 16
@@ -169,17 +170,14 @@ def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
 
 
 def csv_lines(rows: Iterable[Iterable[object]]) -> Iterator[str]:
-    """CSV text lines, each ending with its chain column (see module docstring)."""
+    """CSV text lines, without their newline (see module docstring)."""
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="")
-    previous = GENESIS_HASH
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
         out.writerow(row)
-        text = buffer.getvalue()
-        previous = line_chain(previous, text)
-        yield f"{text},{previous}"
+        yield buffer.getvalue()
 
 
 def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from cashier.reports import hold_pct
 from ledger import store
 from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
 from staff.roles import Role, grant
 from tests.conftest import approve
 
@@ -28,7 +29,7 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
+def clients(django_user_model, cage_float):
     made = {}
     for name, role in STAFF.items():
         user = django_user_model.objects.create_user(username=name, password="x")
@@ -44,7 +45,7 @@ def open_table(clients, code="T1"):
     return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
 
 
-def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
+def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     day = current_gaming_day().isoformat()
     pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
     opened = open_table(clients)
@@ -116,8 +117,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     download = pit.get(f"/api/reports/table-games.csv?gaming_day={day}")
     assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
     lines = list(csv.reader(io.StringIO(download.content.decode())))
-    assert lines[0] == ["title", "Table games daily report"] and lines[3][0] == "software_version"
-    assert "win_cents" in lines[5]
+    assert lines[0][:3] == ["level", "key", "game"] and "win (day)" in lines[0] and lines[0][-1] == "currency"
+    meta = pit.get(f"/api/reports/table-games.metadata.csv?gaming_day={day}").content.decode()
+    assert dict(csv.reader(io.StringIO(meta)))["title"] == "Table games daily report"
     listed = pit.get("/api/cage/slips/?kind=fill").json()
     assert [s["serial"] for s in listed["results"]] == [serial]
 
@@ -127,7 +129,9 @@ def test_reports_say_no_activity_when_empty(clients):
         body = clients["super1"].get(f"/api/reports/{name}?gaming_day=2001-01-01&year=2001").json()
         assert body["status"] == "No activity" and body["rows"] == [], name
     text = clients["super1"].get("/api/reports/tronc.csv?gaming_day=2001-01-01").content.decode()
-    assert text.strip().splitlines()[-1] == "No activity"
+    assert text.strip().splitlines() == ["period,from,tronc,currency"]  # the header, no row
+    meta = clients["super1"].get("/api/reports/tronc.metadata.csv?gaming_day=2001-01-01").content.decode()
+    assert "status,No activity" in meta.splitlines()
     assert clients["super1"].get("/api/reports/tronc?gaming_day=2001-13-01").status_code == 400
     assert clients["dealer1"].get("/api/reports/table-games").status_code == 403
 
@@ -144,7 +148,7 @@ def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
     assert store.head() == before
 
 
-def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, django_user_model):
+def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, cage, django_user_model):
     grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
     assert open_table(clients).status_code == 201
     serial = clients["pit1"].post(
@@ -186,10 +190,11 @@ def test_cage_shift_close_and_handover(clients):
     assert opened.status_code == 201 and opened.json()["variance_cents"] == 0
     closed = clients["cash1"].post(
         "/api/cage/shifts/close",
-        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1"},
+        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1", "variance_reason": "a 500 note short"},
         format="json",
     )
     assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
+    assert Event.objects.get(position=closed.json()["event"]).data["variance_reason"] == "a 500 note short"
     wrong = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
     assert wrong.status_code == 409
     taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
@@ -229,7 +234,7 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
     assert store.head() == before
 
 
-def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
+def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patron):
     assert open_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
@@ -280,7 +285,9 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     recounted = approve(clients["count2"].post("/api/tables/T1/drop-count", count, format="json"), clients["count1"])
     assert recounted.json()["variance_cents"] == 0
     variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
-    assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
+    assert len(variances.strip().splitlines()) == 1  # the header only: the reversed count is gone
+    meta = supervisor.get(f"/api/reports/variances.metadata.csv?gaming_day={day}&threshold_cents=0").content.decode()
+    assert "variance_threshold,0.00" in meta.splitlines() and "status,No activity" in meta.splitlines()
 
 
 def test_a_coup_reversal_needs_a_settled_coup(clients):

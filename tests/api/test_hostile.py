@@ -18,7 +18,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
 from tests.integration.concurrency import run_concurrently
 
 # Every test outside the races section is marked django_db one by one: a module-level mark
@@ -250,6 +250,7 @@ def test_a_winning_number_can_always_be_recorded(api):
     unbalanced_postings and the coup could only be settled on a losing number or voided. Either
     the table refuses such a maximum (400 on rules.max_bet_cents) or the win settles."""
     cage_open(cash_cents=10**12, chips_cents=10**12, actor=ACTOR)
+    open_cage_shift()
     body = {"game": "english_roulette", "opener_cents": 10**12, "rules": {"max_bet_cents": 10**12}}
     opened = api.post("/api/tables/R9/open", body, format="json")
     if opened.status_code == 400:

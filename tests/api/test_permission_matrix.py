@@ -46,6 +46,8 @@ STAFF_READ = frozenset({"pit_boss", "admin", "auditor"})
 STAFF_WRITE = frozenset({"pit_boss", "admin"})
 EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
+AUDIT = frozenset({"auditor"})
+REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PUBLIC = "public"  # no login needed
 
 # url name → ({method: roles allowed}, table scope or None). Table scope: how the URL names a table.
@@ -118,7 +120,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
-        for csv in ("", "-csv")
+        for csv in ("", "-csv", "-meta", "-xlsx")  # JSON, CSV table, its metadata, XLSX (issue 24)
     },
     # the regulatory back office (issue 26): tips
     "tips-count": ({"POST": frozenset({"count_team", "cashier", "cage_supervisor", "pit_boss"})}, None),
@@ -178,6 +180,22 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:patron-lookup": ({"GET": DASHBOARD}, None),
     "dashboard:patron": ({"GET": DASHBOARD}, None),
     "dashboard:cage": ({"GET": DASHBOARD}, None),
+    # the cage and audit workstations (issue 24): server-rendered, session login
+    "workstations:login": ({"GET": PUBLIC}, None),
+    "workstations:logout": ({"POST": PUBLIC}, None),
+    "workstations:cage": ({"GET": CAGE}, None),
+    "workstations:cage-shift-open": ({"POST": CAGE}, None),
+    "workstations:cage-shift-close": ({"POST": CAGE}, None),
+    "workstations:cage-chips": ({"POST": CAGE}, None),
+    "workstations:cage-issue": ({"POST": CAGE}, None),
+    "workstations:cage-shift": ({"GET": CAGE}, None),
+    "workstations:audit-days": ({"GET": AUDIT}, None),
+    "workstations:audit-day": ({"GET": AUDIT, "POST": AUDIT}, None),
+    "workstations:audit-export": ({"GET": AUDIT}, None),
+    "workstations:audit-exceptions": ({"GET": AUDIT}, None),
+    "workstations:audit-event": ({"GET": AUDIT}, None),
+    "workstations:report": ({"GET": REPORT_SIGNERS}, None),
+    "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }
 # Django's admin site is outside the matrix: it admits is_staff users only, by Django's own
 # model permissions, and is read-only for money and state (tests/integration/test_admin_readonly.py).
@@ -269,6 +287,10 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "username": "m-runner",
         "day": "2026-11-29",
         "approval": "00000000-0000-0000-0000-000000000000",
+        "position": 1,
+        "opened_event": 1,
+        "operation": "purchase",
+        "slug": "variances",
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cashier",),
     ("approvals",),
     ("audit", "dashboard"),
+    ("workstations",),
     ("demo",),
     ("casino",),
 ]
