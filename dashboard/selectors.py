@@ -25,6 +25,7 @@ from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
+from games.names import game_name
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -50,14 +51,6 @@ LAST_REFUSALS = 50
 # Event types that move cash between a patron and the house (cage or table), and which way.
 CASH_IN_TYPES = ("ChipsPurchased", "CashBuyIn")
 CASH_OUT_TYPES = ("ChipsRedeemed",)
-GAME_NAMES = {
-    Table.Game.ENGLISH_ROULETTE: "English roulette",
-    Table.Game.BLACKJACK: "Black jack",
-    Table.Game.CARIBBEAN_STUD: "Caribbean stud",
-    Table.Game.CLASSIC_STUD: "Classic five-card stud",
-    Table.Game.BACCARAT: "Punto banco",
-    Table.Game.TRENTE_QUARANTE: "Trente-et-quarante",
-}
 
 
 def _pct(numerator: int | Fraction, denominator: int) -> str | None:
@@ -371,7 +364,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     return {
         "code": code,
         "game": table.game,
-        "game_label": GAME_NAMES.get(table.game, table.game),
+        "game_label": game_name(table.game),
         "state": table.state,
         "dealer": _dealer(table) if is_open else None,
         "limits": _limits(table),

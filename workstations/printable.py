@@ -14,7 +14,7 @@ from datetime import date, datetime
 from django.conf import settings
 
 from cashier import reports
-from dashboard.selectors import GAME_NAMES
+from games.names import game_name
 
 PERIOD_NAMES = {"day": "Day", "month_to_date": "Month to date", "year_to_date": "Year to date"}
 TABLE_FIGURES = [
@@ -68,10 +68,6 @@ REPORTS = {
         ),
     )
 }
-
-
-def game_name(game: str) -> str:
-    return GAME_NAMES.get(game, game.replace("_", " ").capitalize())
 
 
 def context(slug: str, day: date) -> dict:
