@@ -7,6 +7,6 @@ class CashierConfig(AppConfig):
 
     def ready(self) -> None:
         # registers the replay-check of the cage and colour chips, and the files of the gaming-day export
-        from . import export_files, replay, scopes  # noqa: F401
+        from . import credit_replay, export_files, replay, scopes  # noqa: F401
 
         scopes.register()  # which table a slip URL names, for staff's permissions

@@ -6,10 +6,14 @@ floor, not by the day's events). ``aml.csv`` lists the AML decisions and each pa
 totals. Rows, in ledger order, then the totals: ``record`` is ``identity_checked``, ``transaction_logged``
 (the multiple-transaction log: 3,000 EUR or more), ``aggregate_flagged`` (for a report),
 ``refused`` (identity missing), or ``day_total`` (one per patron and direction with cash that
-day). Identity (name, document) is filled only when the requester is entitled to it
-(``include_identity``: auditor, cage supervisor); otherwise ``identity_status`` says
-``withheld``. An erased identity shows ``erased``: the ledger and the other files are unchanged.
+day). Amounts are in currency units (``amount``, ``threshold``) with a ``currency`` column, as
+in the other report files (``cashier.spreadsheet``). Identity (name, document) is filled only
+when the requester is entitled to it (``include_identity``: auditor, cage supervisor);
+otherwise ``identity_status`` says ``withheld``. An erased identity shows ``erased``: the
+ledger and the other files are unchanged.
 """
+
+from django.conf import settings
 
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.export.registry import ExportContext, register_csv
@@ -17,7 +21,9 @@ from ledger.models import Event
 from patrons.models import Patron
 from patrons.services.aml import CASH_EVENTS, DECISION_EVENTS, identity_on_file
 
+from . import spreadsheet
 from .reports import cage_accountability_report, table_games_daily_report
+from .spreadsheet import units
 
 RECORDS = {
     "AmlIdentityChecked": "identity_checked",
@@ -30,9 +36,10 @@ HEADER = [
     "gaming_day",
     "patron",
     "direction",
-    "amount_cents",
+    "amount",
+    "currency",
     "transactions",
-    "threshold_cents",
+    "threshold",
     "position",
     "transaction",
     "channel",
@@ -43,9 +50,10 @@ HEADER = [
 
 
 def _report_rows(report: dict):
-    yield report["columns"]
-    for row in report["rows"]:
-        yield ["" if row.get(column) is None else row.get(column) for column in report["columns"]]
+    """The report as a spreadsheet-ready table (``cashier.spreadsheet``: amounts in currency units)."""
+    header, body = spreadsheet.table(report)
+    yield header
+    yield from body
 
 
 @register_csv("tables.csv")
@@ -106,13 +114,16 @@ def aml_csv(ctx: ExportContext):
             data["gaming_day"],
             patron,
             data["direction"],
-            data["amount_cents"],
+            units(data["amount_cents"]),
+            settings.CASINO_CURRENCY,
             1,
-            data["threshold_cents"],
+            units(data["threshold_cents"]),
             position,
             data.get("transaction", ""),
             data["channel"],
             *identity(patron),
         ]
     for (day, patron, direction), (amount, count) in sorted(totals.items()):
-        yield ["day_total", day, patron, direction, amount, count, "", "", "", "", *identity(patron)]
+        yield ["day_total", day, patron, direction, units(amount), settings.CASINO_CURRENCY, count, "", "", "", ""] + [
+            *identity(patron)
+        ]

@@ -6,7 +6,7 @@ Every builder returns one shape::
      "status": "ok" | "No activity", "columns": [...], "rows": [{column: value}, ...], ...}
 
 Money is integer cents; hold % is a decimal string ("12.34") or None without a drop.
-``report_csv`` renders any of them with the stdlib ``csv`` module. The builders only read
+``cashier.spreadsheet`` renders any of them as CSV or XLSX. The builders only read
 the ledger (events and postings), so a report of a past day is the same whenever it is run.
 
 - ``table_games_daily_report(day)``: per table, per game and in total, for the day,
@@ -22,8 +22,6 @@ the ledger (events and postings), so a report of a past day is the same whenever
 - ``tronc_report(day)``: tips to the staff pool for the day, month-to-date, year-to-date.
 """
 
-import csv
-import io
 from collections import defaultdict
 from datetime import UTC, date, datetime
 
@@ -254,16 +252,28 @@ def _account_total(account: str, start: date, end: date, *, types: list[str] | N
 
 
 def tronc_report(day: date) -> dict:
-    """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents)."""
+    """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents):
+    ``tronc_cents`` the tips counted in (``TipsCounted``), ``shared_cents`` what the share-outs
+    paid the staff (``TroncShared``, issue 26)."""
     rows = []
     for period, (start, end) in period_bounds(day).items():
         tips = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__range=(start, end))
         if tips.exists():
             rows.append(
-                {"period": period, "from": start.isoformat(), "tronc_cents": _account_total(accounts.TRONC, start, end)}
+                {
+                    "period": period,
+                    "from": start.isoformat(),
+                    "tronc_cents": _account_total(accounts.TRONC, start, end, types=["TipsCounted"]),
+                    "shared_cents": -_account_total(accounts.TRONC, start, end, types=["TroncShared"]),
+                }
             )
     return _envelope(
-        "Tronc (tips) total", day, day, ["period", "from", "tronc_cents"], rows, gaming_day=day.isoformat()
+        "Tronc (tips) total",
+        day,
+        day,
+        ["period", "from", "tronc_cents", "shared_cents"],
+        rows,
+        gaming_day=day.isoformat(),
     )
 
 
@@ -279,6 +289,11 @@ CAGE_MOVEMENTS = [
     ("chips_redeemed", accounts.CAGE_CHIPS, ["ChipsRedeemed"]),
     ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
+    # Casino credit and front money (issue 26): cash into the cage on deposits and marker
+    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
+    ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
+    ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
+    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
 ]
 
 
@@ -327,27 +342,6 @@ def cage_accountability_report(day: date, code: str = "main") -> dict:
         or 0,
     }
     return _envelope("Cage accountability report", day, day, columns, rows, gaming_day=day.isoformat(), book=book)
-
-
-def report_csv(report: dict) -> str:
-    """Render a report as CSV: a header block (title, period, generation time, version), a
-    blank line, then its columns and rows, or the line "No activity"."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["title", report["title"]])
-    writer.writerow(["period", report["period"]["from"], report["period"]["to"]])
-    writer.writerow(["generated_at", report["generated_at"]])
-    writer.writerow(["software_version", report["software_version"]])
-    if "threshold_cents" in report:
-        writer.writerow(["threshold_cents", report["threshold_cents"]])
-    writer.writerow([])
-    if not report["rows"]:
-        writer.writerow([NO_ACTIVITY])
-        return out.getvalue()
-    writer.writerow(report["columns"])
-    for row in report["rows"]:
-        writer.writerow(["" if row.get(column) is None else row.get(column) for column in report["columns"]])
-    return out.getvalue()
 
 
 def unused_serials_report(year: int) -> dict:

@@ -36,14 +36,17 @@ INSTALLED_APPS = [
     "patrons",
     "games",
     "cashier",
+    "approvals",  # maker-checker: second signatures as the approver's own act
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard (issue #9)
+    "workstations",  # the cage and audit workstations (issue 24)
     "demo",  # the demo day and its commands: never imported by the product
     "axes",  # login lockout after repeated failures (issue #10)
 ]
 
 MIDDLEWARE = [
+    "core.middleware.RequestContextMiddleware",  # first: request id and log context (issue 25)
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "core.middleware.RejectNulMiddleware",
@@ -105,6 +108,7 @@ TIME_ZONE = "UTC"  # storage and API are UTC; the casino's zone only shapes the 
 CASINO_TIMEZONE = env.str("CASINO_TIMEZONE", default="Europe/Paris")
 GAMING_DAY_START = env.str("GAMING_DAY_START", default="06:00")
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
+CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports (issue 24)
 # Cage and table accounting (issue #7), in cents: the chips a tray is counted in (value chips
 # and the change tokens the ledger's exact cents need), the cash of a drop box, and the variance
 # from which the variance list flags an investigation.
@@ -119,7 +123,62 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
-LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")
+# Inputs checked against the domain (issue 21). Per-operation ceilings, cents (core/ceilings.py):
+# CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
+# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400.
+CASINO_CEILING_CENTS = {
+    operation: env.int(f"CASINO_CEILING_{operation.upper()}_CENTS", default=default)
+    for operation, default in {
+        "fill": 1_000_000_000,
+        "credit": 1_000_000_000,
+        "buy_in": 1_000_000_000,
+        "chips_purchase": 1_000_000_000,
+        "chips_redeem": 1_000_000_000,
+        "opener": 10_000_000_000,
+        "closer": 10_000_000_000,
+        "drop_count": 10_000_000_000,
+    }.items()
+}
+# How many gaming days back a drop box removal, a drop count or its reversal, and a gaming-day
+# close may name: the open (current) gaming day, or the previous one, whose boxes are removed
+# and counted and which is closed once the next day has begun (cashier/services/count_room.py).
+CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
+# The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
+# the roles a person holds; a share-out may give a person other points. E.g.
+# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8".
+CASINO_TRONC_POINTS_BY_ROLE = env.dict(
+    "CASINO_TRONC_POINTS_BY_ROLE",
+    cast={"value": int},
+    default={
+        "pit_boss": 12,
+        "cage_supervisor": 12,
+        "dealer": 10,
+        "cashier": 8,
+        "count_team": 8,
+        "drop_team": 6,
+        "runner": 6,
+    },
+)
+LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
+# The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
+# key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's
+# reach, readable by the application only. Empty: a development key generated under var/
+# (`check --deploy` errors). Trusted public keys (hex, comma-separated): earlier keys after a
+# rotation; the site's own key is always trusted.
+LEDGER_SIGNING_KEY_FILE = env.str("LEDGER_SIGNING_KEY_FILE", default="")
+LEDGER_DEVELOPMENT_KEY_FILE = VAR_DIR / "ledger-signing-key.dev.pem"
+LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
+# Signed checkpoints of the chain's head, one file each, in a directory outside the database
+# that the application can only add to. Written every LEDGER_CHECKPOINT_INTERVAL_SECONDS (beat)
+# when the head moved, and once LEDGER_CHECKPOINT_EVENTS events came after the last one.
+LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
+LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
+LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# Maker-checker (approvals/): an opener or a fill above these (cents) needs a cage supervisor's
+# second signature; a pending approval lapses after CASINO_APPROVAL_TTL_MINUTES.
+CASINO_LARGE_OPENER_CENTS = env.int("CASINO_LARGE_OPENER_CENTS", default=10_000_000)
+CASINO_LARGE_FILL_CENTS = env.int("CASINO_LARGE_FILL_CENTS", default=5_000_000)
+CASINO_APPROVAL_TTL_MINUTES = env.int("CASINO_APPROVAL_TTL_MINUTES", default=60)
 # Anti-money-laundering thresholds (patrons/services/aml.py), cents of CASINO_CURRENCY; defaults: France/EU.
 AML_JURISDICTION = env.str("AML_JURISDICTION", default="FR")
 AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=200_000)  # at or above: identity
@@ -200,14 +259,82 @@ CELERY_TASK_ROUTES = (
 )
 CELERY_BEAT_SCHEDULE = {
     "projections-catch-up": {"task": "ledger.tasks.catch_up_projections", "schedule": 5.0},
+    "ledger-checkpoint": {
+        "task": "ledger.tasks.write_checkpoint",
+        "schedule": float(LEDGER_CHECKPOINT_INTERVAL_SECONDS),
+    },
 }
 
+# --- Operations: logs (issue 25) ---------------------------------------------------------------
+# One console handler; every line carries time (UTC), level, logger and, where known, the request
+# id, user, device and table (core/logs.py). LOG_FORMAT=json in production (one JSON object a
+# line, deploy/casino.env.example), text for the demo and the tests.
+LOG_LEVEL = env.str("LOG_LEVEL", default="WARNING")
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+if LOG_FORMAT not in ("json", "text"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "formatters": {"json": {"()": "core.logs.JsonFormatter"}, "text": {"()": "core.logs.TextFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["context"], "formatter": LOG_FORMAT}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
+# django-axes masks the username and the address in its log lines by default; an operator needs
+# both to see who is being locked out and from where (the password is always masked).
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+# --- end of logs ---------------------------------------------------------------------------------
+
+# --- Operations: readiness (issue 25; ledger/health.py, GET /api/health/ready) --------------------
+# Not ready when a projection is more than this many positions behind the ledger head.
+HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)
+# Not ready when a closed gaming day is still unsealed this many hours after its end (0: off).
+HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
+# Seconds the broker check waits for a connection.
+HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
+# --- end of readiness ------------------------------------------------------------------------------
+
+# --- Operations: metrics (issue 25; GET /metrics, casino/metrics.py) ------------------------------
+# Addresses allowed to read /metrics (the Prometheus server scraping this node directly).
+METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
+# Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# PROMETHEUS_MULTIPROC_DIR (read by prometheus-client, not here): one directory per host shared
+# by gunicorn and Celery, emptied at boot, so /metrics sums every process (deploy/README.md).
+# The probes and the scrape speak plain HTTP to the node itself: never redirected to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^api/health/(live|ready)$", r"^metrics$"]
+# --- end of metrics ------------------------------------------------------------------------------
+
+# --- Operations: progress of long work (issue 25; ledger/progress.py) ------------------------------
+# Off a terminal (a log, journald), rebuild, verify, export and the demo write a progress line
+# this often, in seconds; on a terminal they draw a bar.
+PROGRESS_LOG_SECONDS = env.float("PROGRESS_LOG_SECONDS", default=10.0)
+# --- end of progress -------------------------------------------------------------------------------
+
+# --- Operations: rate limits and cache (issue 25; core/throttling.py) -----------------------------
+# Requests allowed per device token, per logged-in person, per address without login:
+# "<n>/second|minute|hour|day", or "off". 429 with Retry-After beyond.
+API_THROTTLE_RATES = {
+    scope: (None if rate.lower() == "off" else rate)
+    for scope, rate in (
+        ("device", env.str("API_THROTTLE_DEVICE", default="600/minute")),
+        ("user", env.str("API_THROTTLE_USER", default="1200/minute")),
+        ("anon", env.str("API_THROTTLE_ANON", default="120/minute")),
+    )
+}
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
+    "core.throttling.DeviceRateThrottle",
+    "core.throttling.PersonRateThrottle",
+    "core.throttling.AnonymousRateThrottle",
+]
+# Where the throttles count: local memory is per process; several workers or nodes need a shared
+# cache for the limits to be global (redis://redis:6379/1, or dbcache://casino_cache after
+# `manage.py createcachetable`).
+CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
+# --- end of rate limits ----------------------------------------------------------------------------
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
@@ -223,6 +350,18 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
+# Passwords of people (25 CFR 543.16, issue 26 §5): at least 12 characters, not like the
+# username or name, not a common password, not all digits. Applied wherever Django sets a
+# password through a form (admin, changepassword), never by create_user in set-up scripts.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env.int("AUTH_PASSWORD_MIN_LENGTH", default=12)},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 
 # --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
 # DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,

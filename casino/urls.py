@@ -7,10 +7,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from dashboard import views as dashboard_views
 
+from .metrics import metrics_view
+
 api = [
     path("", include("games.api.urls")),  # first: bet placement is most of the traffic
     path("", include("patrons.api.urls")),
     path("", include("cashier.api.urls")),
+    path("", include("approvals.api.urls")),  # approvals, and the acts that wait for one (issue 21)
     path("", include("audit.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
@@ -22,9 +25,11 @@ handler400 = "core.errors.bad_request"
 urlpatterns = [
     path("", dashboard_views.home),  # the floor for a pit boss, else the API docs
     path("dashboard/", include("dashboard.urls")),
+    path("workstations/", include("workstations.urls")),  # the cage and the auditor (issue 24)
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
     path("api/staff/", include("staff.api.urls")),  # assignments, device tokens, role changes (issue #10)
     path("api/auth/", include("rest_framework.urls")),  # session login/logout for people (issue #10)
+    path("metrics", metrics_view, name="metrics"),  # Prometheus (issue 25): allowed addresses or a token
 ]

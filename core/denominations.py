@@ -5,6 +5,8 @@ keys are accepted too). The chip denominations are the setting ``CASINO_CHIP_DEN
 (cents), the cash ones ``CASINO_CASH_DENOMINATIONS`` (both in ``casino/settings.py``).
 """
 
+import re
+
 from django.conf import settings
 
 from ledger.errors import InvalidInput
@@ -32,6 +34,10 @@ DEFAULT_CHIP_DENOMINATIONS = (
     1_000_000,
 )
 DEFAULT_CASH_DENOMINATIONS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+
+
+# A denomination as a count's key: its digits in ASCII, no sign, no leading zero, no space.
+_DIGITS = re.compile("[1-9][0-9]{0,15}")
 
 
 def decompose(amount_cents: int, denominations: tuple[int, ...]) -> dict[str, int]:
@@ -66,11 +72,15 @@ def count_total(count: object, allowed: tuple[int, ...], *, field: str) -> tuple
         raise InvalidInput('a count is an object {"<denomination cents>": pieces}', field=field)
     lines: dict[int, int] = {}
     for key, pieces in count.items():
-        try:
-            denomination = int(key) if not isinstance(key, bool) else None
-        except (TypeError, ValueError):
+        # Exactly the denomination's digits, in ASCII: not " 1000", "1000 ", "01000", "+1000",
+        # "1_000" nor "１０００" (``int`` would read them all as 1000; issue 21).
+        if type(key) is int:
+            denomination = key
+        elif isinstance(key, str) and _DIGITS.fullmatch(key):
+            denomination = int(key)
+        else:
             denomination = None
-        if denomination is None or str(denomination) != str(key).strip() or denomination not in allowed:
+        if denomination is None or denomination not in allowed:
             known = ", ".join(str(d) for d in allowed)
             raise InvalidInput(f"unknown denomination {key!r} (cents); one of {known}", field=field)
         if type(pieces) is not int or pieces < 0:

@@ -1,7 +1,17 @@
 """Refuse NUL characters in URLs and query strings before any view or query sees them
 (PostgreSQL cannot compare text with NUL: it would be a 500)."""
 
+import logging
+import time
+
+from django.core.signals import request_finished
 from django.http import JsonResponse
+
+from ledger import metrics
+
+from . import logs
+
+access_log = logging.getLogger("casino.request")
 
 
 class RejectNulMiddleware:
@@ -19,3 +29,48 @@ class RejectNulMiddleware:
                     {"error": "invalid", "detail": message, "field": name, "errors": {name: [message]}}, status=400
                 )
         return self.get_response(request)
+
+
+class RequestContextMiddleware:
+    """Gives each request an id (the proxy's ``X-Request-ID`` when tame, else a new one), binds
+    it for the log lines (``core.logs``), sends it back in ``X-Request-ID``, and logs one line a
+    request on ``casino.request`` (INFO): method, path, status, duration in ms, view."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        request_finished.connect(logs.clear, dispatch_uid="core.logs.clear")
+
+    def __call__(self, request):
+        request_id = logs.new_request_id(request.headers.get("X-Request-ID"))
+        request.request_id = request_id
+        # Cleared when the request is finished (``core.logs.clear`` on ``request_finished``),
+        # not here: Django logs a 4xx or 5xx ("Forbidden: /api/…") after the middleware returns.
+        logs.start(request_id=request_id, request=request)
+        started = time.perf_counter()
+        response = self.get_response(request)
+        response["X-Request-ID"] = request_id
+        elapsed = time.perf_counter() - started
+        match = getattr(request, "resolver_match", None)
+        view = match.view_name if match else "<unresolved>"  # not the path: unbounded labels
+        metrics.http_request_seconds.labels(view, request.method).observe(elapsed)
+        metrics.http_requests.labels(view, request.method, str(response.status_code)).inc()
+        access_log.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            response.status_code,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "duration_ms": round(elapsed * 1000, 1),
+                "view": view,
+            },
+        )
+        return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # A table's own URLs name it (``tables/<code>/…``): the log lines name it too.
+        match = request.resolver_match
+        if match is not None and "tables/<str:code>" in (match.route or ""):
+            logs.bind(table=view_kwargs.get("code"))

@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from games.rules.money import format_cents
+
 # A table's win on its handle drifts from the theoretical edge by chance: at black jack the
 # standard deviation of one hand is about 1.15 stakes, so over n equal bets the win on handle
 # wanders by about 115/√n points. Below this handle (cents; some 400 bets of 25 EUR, ±6 points)
@@ -35,9 +37,8 @@ class Alert:
 
 
 def eur(cents: int) -> str:
-    """Cents as ``1,234.56 EUR`` (negative with a leading minus)."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+    """Cents as ``1,234.56 EUR`` with CASINO_CURRENCY (negative with a leading minus)."""
+    return format_cents(cents)
 
 
 def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win: Fraction | None) -> Alert | None:

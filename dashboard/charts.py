@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 import pygal
 from pygal.style import Style
+
+from games.rules.money import currency
 
 # Dark text on white, a colour-blind-safe blue: readable at the contrast the pages keep.
 CHART_STYLE = Style(
@@ -19,13 +21,53 @@ CHART_STYLE = Style(
 )
 
 
-def win_chart(series: list[tuple[datetime, int]], *, table: str) -> str:
-    """The table's cumulative win over the gaming day as an inline SVG string.
+MAX_X_LABELS = 6
+
+
+def time_labels(moments: list[datetime], *, most: int = MAX_X_LABELS) -> tuple[list[datetime], str]:
+    """At most ``most`` moments spread over ``moments`` (first and last included) and the
+    ``strftime`` format that tells them apart: ``%H:%M`` when they fall in distinct minutes,
+    else ``%H:%M:%S``. A label never repeats."""
+    if not moments:
+        return [], "%H:%M"
+    if len(moments) <= most:
+        picked = list(moments)
+    else:
+        step = (len(moments) - 1) / (most - 1)
+        picked = [moments[round(i * step)] for i in range(most)]
+    for fmt in ("%H:%M", "%H:%M:%S"):
+        texts = [m.strftime(fmt) for m in picked]
+        if len(set(texts)) == len(texts):
+            return picked, fmt
+    # Several coups in one second: keep the first moment of each distinct second.
+    seen, unique = set(), []
+    for moment in picked:
+        if moment.strftime("%H:%M:%S") not in seen:
+            seen.add(moment.strftime("%H:%M:%S"))
+            unique.append(moment)
+    return unique, "%H:%M:%S"
+
+
+def _local(moment: datetime, zone: tzinfo) -> datetime:
+    """pygal hands the formatter back a naive UTC datetime: the casino's time of it."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(zone)
+
+
+def win_chart(series: list[tuple[datetime, int]], *, table: str, zone: tzinfo) -> str | None:
+    """The table's cumulative win over the gaming day as an inline SVG string, its time axis in
+    ``zone`` (the casino's); ``None`` without a point (the page says "no coups yet" instead of
+    drawing an empty grid).
 
     ``series``: ``[(occurred_at UTC, win so far in cents)]`` (``dashboard.selectors.win_series``);
-    plotted in EUR (cents / 100, display only: money stays in cents everywhere else)."""
+    plotted in CASINO_CURRENCY (cents / 100, display only: money stays in cents everywhere else)."""
+    if not series:
+        return None
+    points = [(moment.astimezone(zone), cents / 100) for moment, cents in series]
+    labels, fmt = time_labels([moment for moment, _ in points])
     chart = pygal.DateTimeLine(
-        title=f"Win of {table} over the gaming day (EUR, house side)",
+        title=f"Win of {table} over the gaming day ({currency()}, house side)",
         width=720,
         height=300,
         style=CHART_STYLE,
@@ -33,10 +75,11 @@ def win_chart(series: list[tuple[datetime, int]], *, table: str) -> str:
         js=[],  # pygal's default tooltip script is fetched from a CDN: none here
         disable_xml_declaration=True,
         x_label_rotation=20,
-        x_value_formatter=lambda moment: moment.strftime("%H:%M"),
+        x_value_formatter=lambda moment: _local(moment, zone).strftime(fmt),
         value_formatter=lambda euros: f"{euros:,.2f}",
-        no_data_text="no coup yet today",
         dots_size=2,
+        x_labels=labels,
+        x_title=f"time ({zone})",
     )
-    chart.add("win", [(moment, cents / 100) for moment, cents in series])
+    chart.add("win", points)
     return chart.render(is_unicode=True)

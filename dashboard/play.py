@@ -8,18 +8,24 @@ the audit trail's summary (``ledger.projections.audit.summary``), passed in as `
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from .alerts import eur
+from .coups import card_face, card_text, cards_text, roulette_colour
 
 HIDDEN = frozenset({"BetResolved"})
 
 
 def _card(d: dict) -> str:
-    where = f"box {d['box']}" if d.get("box") is not None else ("dealer" if "box" in d else "")
+    target = d.get("to") if isinstance(d.get("to"), dict) else d  # black jack names a target
+    if target.get("kind") == "dealer":
+        where = "dealer"
+    else:
+        where = f"box {target['box']}" if target.get("box") is not None else ("dealer" if "box" in target else "")
     face = f", face {d['face']}" if d.get("face") else ""
     total = f" (total {d['total']}{' soft' if d.get('soft') else ''})" if isinstance(d.get("total"), int) else ""
-    return f"card {d.get('card', '?')}" + (f" to {where}" if where else "") + face + total
+    return f"card {card_text(d.get('card', '?'))}" + (f" to {where}" if where else "") + face + total
 
 
 def _decision(d: dict) -> str:
@@ -35,7 +41,7 @@ def _box_decided(d: dict) -> str:
 
 
 def _dealer_played(d: dict) -> str:
-    cards = " ".join(d.get("cards") or [])
+    cards = cards_text(d.get("cards"))
     verdict = "black jack" if d.get("blackjack") else ("busts" if d.get("busted") else f"stands on {d.get('total')}")
     return f"dealer {cards}: {verdict}".replace("  ", " ")
 
@@ -44,13 +50,20 @@ def _coup_result(d: dict) -> str:
     if "winner" in d:  # punto banco
         natural = ", natural" if d.get("natural") else ""
         return (
-            f"player {' '.join(d.get('player_cards', []))} = {d.get('player_total')}, "
-            f"banker {' '.join(d.get('banker_cards', []))} = {d.get('banker_total')}{natural}: {d['winner']} wins"
+            f"player {cards_text(d.get('player_cards'))} = {d.get('player_total')}, "
+            f"banker {cards_text(d.get('banker_cards'))} = {d.get('banker_total')}{natural}: {d['winner']} wins"
         )
     if "noir_points" in d:  # trente-et-quarante
         return (
-            f"noir {d['noir_points']}, rouge {d.get('rouge_points')}: {d.get('result')} wins, "
-            f"{d.get('couleur_inverse', '?')} (first card {d.get('first_card_colour', '?')})"
+            f"noir {cards_text(d.get('noir_row'))} = {d['noir_points']}, "
+            f"rouge {cards_text(d.get('rouge_row'))} = {d.get('rouge_points')}: "
+            + (
+                f"{d.get('result')} wins, {d['couleur_inverse']} (first card {d.get('first_card_colour', '?')})"
+                if d.get("couleur_inverse")
+                else {"apres": "après, the bets go to prison", "refait": "refait, the coup is void"}.get(
+                    d.get("result"), str(d.get("result"))
+                )
+            )
         )
     return ""
 
@@ -66,14 +79,57 @@ LINES: dict[str, Callable[[dict], str]] = {
         f"box {d.get('box')} hand {d.get('hand_index', 0)}: {d.get('reason', '?')} at {d.get('total')}"
     ),
     "DealerPlayed": _dealer_played,
-    "DealerShows": lambda d: f"dealer shows {d.get('card', '?')}",
+    "DealerShows": lambda d: f"dealer shows {card_text(d.get('card', '?'))}",
     "BoxDecided": _box_decided,
     "DealerRevealed": lambda d: (
-        f"dealer reveals {' '.join(d.get('cards') or [])}: {d.get('category', '?')}"
+        f"dealer reveals {cards_text(d.get('cards'))}: {d.get('category', '?')}"
         + ("" if d.get("qualifies") else ", does not qualify")
     ),
     "CoupResult": _coup_result,
+    "ResultRecorded": lambda d: (
+        f"the ball lands on {d['number']} {roulette_colour(d['number'])}" if isinstance(d.get("number"), int) else ""
+    ),
+    "BetImprisoned": lambda d: (
+        f"{d.get('patron', '?')}'s {eur(d['stake_cents'])} goes to prison (level {d.get('level', 1)})"
+    ),
 }
+
+# Keys that are ids or internal plumbing: the audit line leaves them out (the row names the
+# event's stream and hash; the API gives the full data).
+QUIET_KEYS = frozenset({"table", "round", "bet", "shoe", "call", "lines", "announce_group", "position", "to", "index"})
+
+
+def _value(key: str, value: object) -> str | None:
+    if value is None or value == "" or isinstance(value, dict):
+        return None
+    if key.endswith("_cents") and isinstance(value, int) and not isinstance(value, bool):
+        return eur(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        if value and all(card_face(v) for v in value):
+            return cards_text(value)
+        return ", ".join(str(v) for v in value if not isinstance(v, dict)) or None
+    return card_text(value) if card_face(value) else str(value)
+
+
+def readable(event_type: str, data: dict, summary: Callable[[str, dict], str] | None = None) -> str:
+    """One line for any event: the audit trail's own summary where it has one for the type
+    (``summary``, ``ledger.projections.audit.summary``), else the event's type in words and its
+    data as ``name value`` pairs (amounts in EUR, cards as ``10♥``), ids left out."""
+    if summary is not None:
+        line = summary(event_type, data)
+        if not line.startswith(f"{event_type} ") and line != event_type:
+            return line
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", event_type).lower()
+    parts = []
+    for key, value in data.items():
+        if key in QUIET_KEYS:
+            continue
+        shown = _value(key, value)
+        if shown is not None:
+            parts.append(f"{key.removesuffix('_cents').replace('_', ' ')} {shown}")
+    return words + (": " + ", ".join(parts) if parts else "")
 
 
 def play_line(event_type: str, data: dict, fallback: Callable[[str, dict], str]) -> str | None:

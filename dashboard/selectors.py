@@ -12,18 +12,20 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 
+from django.conf import settings
 from django.db.models import BigIntegerField, Count, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.utils import timezone
 
 from cashier.models import Cage
-from cashier.reports import table_figures, tables_active, variance_report
+from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
+from games.names import game_name
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -34,7 +36,14 @@ from patrons.models import Patron
 from staff.models import DealerAssignment
 
 from . import alerts as checks
-from .play import HIDDEN, play_line
+from .coups import describe
+from .play import HIDDEN, play_line, readable
+
+
+def _readable(event_type: str, data: dict) -> str:
+    """One readable line for an event (``dashboard.play.readable`` over the audit summaries)."""
+    return readable(event_type, data, summary)
+
 
 LAST_COUPS = 10
 LAST_NUMBERS = 20
@@ -42,14 +51,6 @@ LAST_REFUSALS = 50
 # Event types that move cash between a patron and the house (cage or table), and which way.
 CASH_IN_TYPES = ("ChipsPurchased", "CashBuyIn")
 CASH_OUT_TYPES = ("ChipsRedeemed",)
-GAME_NAMES = {
-    Table.Game.ENGLISH_ROULETTE: "English roulette",
-    Table.Game.BLACKJACK: "Black jack",
-    Table.Game.CARIBBEAN_STUD: "Caribbean stud",
-    Table.Game.CLASSIC_STUD: "Classic five-card stud",
-    Table.Game.BACCARAT: "Punto banco",
-    Table.Game.TRENTE_QUARANTE: "Trente-et-quarante",
-}
 
 
 def _pct(numerator: int | Fraction, denominator: int) -> str | None:
@@ -66,18 +67,58 @@ def projection_lag() -> dict:
 
 
 def _limits(table: Table) -> dict:
-    """The table's betting limits in cents from its rule set (``min_cents``, ``max_cents``; either
-    may be ``None``): a bet's minimum and maximum, a box's maximum at black jack, the ante's at
-    Caribbean stud, the base stake at classic stud."""
+    """The table's betting limits in cents from its rule set: ``{"min_cents", "max_cents"}``
+    (the main bet's; either may be ``None``) and ``"kinds"``: ``[{"kind", "min_cents",
+    "max_cents", "note"}]``, one line per kind of bet that has limits of its own (English
+    roulette's even chances, the value-chip minimum standing; black jack's box; the Caribbean
+    ante and its raise; classic stud's base stake)."""
     rules = table.rules or {}
 
-    def first(*keys: str) -> int | None:
-        return next((rules[k] for k in keys if isinstance(rules.get(k), int)), None)
+    def get(key: str) -> int | None:
+        value = rules.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
-    return {
-        "min_cents": first("min_bet_cents", "ante_min_cents", "base_stake_cents"),
-        "max_cents": first("max_bet_cents", "max_box_cents", "ante_max_cents"),
-    }
+    kinds: list[dict] = []
+    if table.game == Table.Game.ENGLISH_ROULETTE:
+        kinds.append(
+            {"kind": "inside and outside", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")}
+        )
+        standing = get("standing_min_cents")
+        kinds.append(
+            {
+                "kind": "even chances",
+                "min_cents": get("even_chance_min_cents"),
+                "max_cents": get("even_chance_max_cents"),
+                "note": f"standing with value chips from {checks.eur(standing)}" if standing else "",
+            }
+        )
+    elif table.game == Table.Game.BLACKJACK:
+        kinds.append({"kind": "box", "min_cents": get("min_bet_cents"), "max_cents": get("max_box_cents")})
+    elif table.game == Table.Game.CARIBBEAN_STUD:
+        multiple = rules.get("raise_multiple") or 2
+        kinds.append(
+            {
+                "kind": "ante",
+                "min_cents": get("ante_min_cents"),
+                "max_cents": get("ante_max_cents"),
+                "note": f"raise {multiple} × the ante",
+            }
+        )
+    elif table.game == Table.Game.CLASSIC_STUD:
+        base = get("base_stake_cents")
+        kinds.append(
+            {
+                "kind": "base stake",
+                "min_cents": base,
+                "max_cents": None,
+                "note": "bets up to 10, 20, 40 and 80 × the base stake by round",
+            }
+        )
+    else:
+        kinds.append({"kind": "every bet", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")})
+    for kind in kinds:
+        kind.setdefault("note", "")
+    return {"min_cents": kinds[0]["min_cents"], "max_cents": kinds[0]["max_cents"], "kinds": kinds}
 
 
 def _dealer(table: Table) -> str | None:
@@ -106,6 +147,77 @@ def _deciding_events(code: str, day: date):
     """The day's events that decide a stake at ``code`` (a queryset: aggregated in SQL, so a
     busy day is not read row by row on every refresh)."""
     return Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code)
+
+
+# Games whose engines record no house edge on their bets: the published edge per unit staked,
+# with its source, shown as such beside the theory (never as this casino's own figure).
+PUBLISHED_EDGES = {
+    Table.Game.CARIBBEAN_STUD: (
+        Fraction(2556, 100_000),
+        "published: 2.56 % of all staked (5.22 % of the ante), Wizard of Odds, Caribbean Stud Poker, "
+        "common pay table 1-2-3-4-5-7-20-50-100; this table's pay table may differ",
+    ),
+    Table.Game.TRENTE_QUARANTE: (
+        Fraction(110, 10_000),
+        "published: about 1.10 %, half the stake lost on an après (a 2.19 % chance of 31 on both rows), "
+        "Gambling in America, Trente et quarante",
+    ),
+}
+
+
+def _theory(game: str, rules: dict, decided, handle_cents: int) -> tuple[Fraction | None, str]:
+    """``(theoretical win in exact cents or None, where the edge comes from)``: the engines'
+    edges on the day's bets (``_theoretical_win``); else the game's published edge on the handle
+    (``PUBLISHED_EDGES``); else, for classic stud, the rake (players play each other)."""
+    recorded = _theoretical_win(decided)
+    if recorded is not None:
+        return recorded, "the engines' house edge on each bet"
+    if game in PUBLISHED_EDGES:
+        edge, source = PUBLISHED_EDGES[game]
+        return edge * handle_cents, source
+    if game == Table.Game.CLASSIC_STUD:
+        rake = Fraction(str((rules or {}).get("rake_percent") or (rules or {}).get("rake_pct") or 0))
+        return rake / 100 * handle_cents, f"the house's rake, {rake} % of each pot (players play each other)"
+    return None, ""
+
+
+def _pct_text(edge: Fraction) -> str:
+    return f"{float(edge * 100):.2f} %"
+
+
+def _edge(game: str, rules: dict) -> dict:
+    """The game's house edge before any bet: ``{"short", "source", "published"}``: the engines'
+    values for the games that record them, the published value (``published``: True, with its
+    source) for the others, the rake at classic stud."""
+    rules = rules or {}
+    if game == Table.Game.ENGLISH_ROULETTE:
+        even = {"la_partage": "1.35 %", "en_prison": "1.35 %", "lost": "2.70 %"}
+        rule = rules.get("zero_rule", "la_partage")
+        return {
+            "short": f"2.70 %, even chances {even.get(rule, '2.70 %')}",
+            "source": f"single zero, 1/37; even chances under {rule.replace('_', ' ')}",
+            "published": False,
+        }
+    if game == Table.Game.BLACKJACK:
+        edge = _pct_text(Fraction(str(rules.get("house_edge", "13/2000"))))
+        return {"short": edge, "source": "basic strategy, the table's rule set (house_edge)", "published": False}
+    if game == Table.Game.BACCARAT:
+        from games.rules.baccarat import BaccaratRules, house_edge
+        from games.rules.errors import RuleError
+
+        try:
+            parsed = BaccaratRules.from_dict(rules)
+        except RuleError:  # an odd rule set still shows the page
+            return {"short": "—", "source": "", "published": False}
+        short = ", ".join(f"{bet} {_pct_text(house_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
+        return {"short": short, "source": f"exact, {parsed.decks} decks (games.rules.baccarat)", "published": False}
+    if game in PUBLISHED_EDGES:
+        edge, source = PUBLISHED_EDGES[game]
+        return {"short": _pct_text(edge), "source": source, "published": True}
+    if game == Table.Game.CLASSIC_STUD:
+        rake = rules.get("rake_percent") or rules.get("rake_pct") or 0
+        return {"short": f"rake {rake} %", "source": "of each pot; the players play each other", "published": False}
+    return {"short": "—", "source": "", "published": False}
 
 
 def _theoretical_win(decided) -> Fraction | None:
@@ -167,13 +279,35 @@ def _day_events(day: date) -> dict:
     return {"variances": variance_report(day)["rows"], "refused": refused}
 
 
+def _count_room(code: str, day: date) -> dict:
+    """The table's count-room figures of ``day``, read by the function the daily report and the
+    cage page read (``cashier.reports.table_figures``), so the three agree to the cent:
+    ``{"drop_cents", "win_cents", "hold_pct", "drop_counted", "final"}``. ``final``: the drop is
+    counted and the table closed (the day's final win); otherwise the win is provisional (the
+    recorded buy-ins stand in for the drop, the book tray for the closer)."""
+    figures = table_figures(code, day, day)
+    # ``drop_counted`` is vacuously true for a table without a buy-in: counted means a count.
+    counted = figures["drop_counted"] and live_count(code, day) is not None
+    final = counted and not figures["open"]
+    return {
+        "drop_cents": figures["drop_cents"],
+        "win_cents": figures["win_cents"],
+        "hold_pct": figures["hold_pct"],
+        "drop_counted": counted,
+        "final": final,
+    }
+
+
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
     """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``).
 
     ``{"code", "game", "game_label", "state", "dealer", "limits": {"min_cents", "max_cents"},
     "seated"`` (patrons of the last two coups and of active colour stacks), ``"coups_this_hour"``
-    (settled in the last 60 minutes), ``"coups_today", "drop_cents", "win_cents", "handle_cents",
-    "hold_pct"`` (win / drop), ``"theoretical_hold_pct"`` (theoretical win / drop),
+    (settled in the last 60 minutes of this gaming day), ``"coups_today", "drop_cents"`` (ledger drop),
+    ``"win_cents"`` (estimated win: the ledger's gaming movements), ``"handle_cents",
+    "hold_pct"`` (estimated win / ledger drop, rounded as the daily report rounds),
+    ``"count_room"`` (``_count_room``: counted drop, final or provisional win and hold, the
+    daily report's figures), ``"theoretical_hold_pct"`` (theoretical win / drop),
     ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"coup_in_play", "shoe",
     "lag"`` (positions the table statistics are behind), ``"refused_today"`` (bets refused over a
     limit), ``"alerts"}``. Percentages are strings with two decimals, ``None`` without a
@@ -192,21 +326,27 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     drop = stats.drop_cents if stats else 0
     handle = stats.handle_cents if stats else 0
     decided = _deciding_events(code, day)
-    theoretical = _theoretical_win(decided)
+    theoretical, theory_source = _theory(table.game, table.rules, decided, handle)
     in_play = table.rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
     colour_stacks = ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE)
     is_open = table.state == Table.State.OPEN
     seated: set[str] = set()
     if is_open:  # a closed table's last coups and dealer are history, not who is there now
         recent = list(table.rounds.order_by("-number").values_list("id", flat=True)[:2])
+        # Across the gaming-day rollover, yesterday's coups are not who is seated today.
+        today = Event.objects.filter(stream__in=[f"round/{r}" for r in recent], version=1, gaming_day=day).values_list(
+            "stream", flat=True
+        )
+        recent = [r for r in recent if f"round/{r}" in set(today)]
         seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
         seated |= set(colour_stacks.values_list("patron__code", flat=True))
     count = live_count(code, day)
     refused = day_events["refused"].get(code, [])
     prison = Bet.objects.in_prison().filter(round__table=table).count()
     shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
+    # The last hour within the gaming day: just after the rollover, "this hour" ≤ "today".
     coups_hour = Event.objects.filter(
-        type="RoundSettled", data__table=code, occurred_at__gte=now - timedelta(hours=1)
+        type="RoundSettled", data__table=code, gaming_day=day, occurred_at__gte=now - timedelta(hours=1)
     ).count()
 
     found = [
@@ -224,7 +364,7 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
     return {
         "code": code,
         "game": table.game,
-        "game_label": GAME_NAMES.get(table.game, table.game),
+        "game_label": game_name(table.game),
         "state": table.state,
         "dealer": _dealer(table) if is_open else None,
         "limits": _limits(table),
@@ -235,10 +375,13 @@ def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events:
         "counted_drop_cents": count.data["counted_cents"] if count is not None else None,
         "win_cents": win,
         "handle_cents": handle,
-        "hold_pct": _pct(win, drop),
+        "hold_pct": hold_pct(win, drop),
+        "count_room": _count_room(code, day),
         "theoretical_hold_pct": _pct(theoretical, drop) if theoretical is not None else None,
         "win_on_handle_pct": _pct(win, handle),
         "theoretical_edge_pct": _pct(theoretical, handle) if theoretical is not None else None,
+        "theory_source": theory_source,
+        "theory_edge": _edge(table.game, table.rules),
         "coup_in_play": {"id": str(in_play.id), "number": in_play.number, "state": in_play.state} if in_play else None,
         "shoe": (
             {"id": str(shoe.id), "state": shoe.state, "drawn": len(shoe.drawn or []), "cut": shoe.cut_position}
@@ -302,6 +445,23 @@ def _coup(coup: Round) -> dict:
     }
 
 
+DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided")
+
+
+def _described(game: str, coups: list[Round]) -> list[dict]:
+    """``_coup`` of each coup with ``"shown"``: its hands, totals and winner (``dashboard.coups``),
+    read from the coups' events in one query."""
+    events: dict[str, list[tuple[str, dict]]] = {str(c.id): [] for c in coups}
+    rows = (
+        Event.objects.filter(stream__in=[f"round/{c.id}" for c in coups], type__in=DESCRIBING)
+        .order_by("position")
+        .values_list("stream", "type", "data")
+    )
+    for stream, kind, data in rows:
+        events[stream.removeprefix("round/")].append((kind, data))
+    return [{**_coup(c), "shown": describe(game, c.result, events[str(c.id)])} for c in coups]
+
+
 def round_events(round_id: str) -> list[dict]:
     """A coup's events from the ledger, oldest first: ``[{"position", "stream", "version",
     "type", "data", "summary", "actor", "occurred_at", "prev_hash", "hash"}]`` (every event of
@@ -314,7 +474,7 @@ def round_events(round_id: str) -> list[dict]:
     events = []
     for row in rows:
         data = row["data"] if isinstance(row["data"], dict) else {}
-        line = play_line(row["type"], data, summary) or summary(row["type"], data)
+        line = play_line(row["type"], data, _readable) or _readable(row["type"], data)
         events.append({**row, "summary": line})
     return events
 
@@ -334,7 +494,7 @@ def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[dat
     ``max_points`` it keeps every k-th point and always the last."""
     names = [f"table:{code}:{suffix}" for suffix in sorted(WIN_ACCOUNTS)]
     rows = (
-        Posting.objects.filter(account__in=names, currency="EUR", event__gaming_day=day)
+        Posting.objects.filter(account__in=names, currency=settings.CASINO_CURRENCY, event__gaming_day=day)
         .exclude(event__type__in=NOT_GAMING)
         .values("event_id", "event__occurred_at", "event__correlation_id")
         .annotate(moved=Sum("amount_cents"))
@@ -404,7 +564,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         "table": card,
         "gaming_day": day,
         "in_play": {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None,
-        "last_coups": [_coup(r) for r in last],
+        "last_coups": _described(table.game, last),
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),
@@ -449,7 +609,7 @@ def _aml_line(event_type: str, data: dict) -> str:
     """One readable line for an AML decision: what, which way, how much against which threshold."""
     amounts = [data.get(k) for k in ("amount_cents", "day_total_cents", "threshold_cents")]
     if not all(isinstance(a, int) for a in amounts):
-        return summary(event_type, data)
+        return _readable(event_type, data)
     amount, total, threshold = amounts
     what = AML_LABELS.get(event_type, event_type)
     line = (

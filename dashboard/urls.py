@@ -2,6 +2,8 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
 from . import views
 
 app_name = "dashboard"
@@ -11,11 +13,11 @@ urlpatterns = [
     path("_live", views.floor_live, name="floor-live"),
     path("login/", views.Login.as_view(), name="login"),
     path("logout/", views.Logout.as_view(), name="logout"),
-    path("tables/<str:code>/", views.table, name="table"),
-    path("tables/<str:code>/_live", views.table_live, name="table-live"),
-    path("coups/<str:round_id>/audit/", views.coup_audit, name="coup-audit"),
+    path("tables/<code:code>/", views.table, name="table"),
+    path("tables/<code:code>/_live", views.table_live, name="table-live"),
+    path("coups/<id:round_id>/audit/", views.coup_audit, name="coup-audit"),
     path("patrons/", views.patron_lookup, name="patron-lookup"),
-    path("patrons/<str:code>/", views.patron, name="patron"),
+    path("patrons/<code:code>/", views.patron, name="patron"),
     path("cage/", views.cage, name="cage"),
 ]
 

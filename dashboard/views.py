@@ -8,15 +8,19 @@ page without a reload; they answer the same rules.
 from __future__ import annotations
 
 from functools import wraps
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from core.ids import is_code
 from ledger.errors import NotFound
 from staff.roles import Role, has_role
 
@@ -27,7 +31,8 @@ POLL_SECONDS = 3
 
 def pit_boss_required(view):
     """Anonymous → redirect to the dashboard's login page; without ``pit_boss`` → 403; a
-    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes."""
+    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes. Pages
+    render in the casino's time zone (``settings.CASINO_TIMEZONE``)."""
 
     @require_safe
     @wraps(view)
@@ -37,7 +42,10 @@ def pit_boss_required(view):
         if not has_role(request.user, Role.PIT_BOSS):
             raise PermissionDenied("the dashboard is for the pit boss role")
         try:
-            return view(request, *args, **kwargs)
+            # A person reads times in the casino's zone (the ledger keeps UTC): the templates'
+            # date filters convert to the active zone, and the page names it once.
+            with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
+                return view(request, *args, **kwargs)
         except NotFound as exc:
             raise Http404(str(exc)) from exc
 
@@ -76,7 +84,7 @@ def _table_context(code: str) -> dict:
     return {
         "detail": detail,
         "card": detail["table"],
-        "chart": charts.win_chart(detail["win_series"], table=code),
+        "chart": charts.win_chart(detail["win_series"], table=code, zone=timezone.get_current_timezone()),
         "poll": POLL_SECONDS,
     }
 
@@ -107,7 +115,7 @@ def patron_lookup(request):
     code = (request.GET.get("code") or "").strip()[:20]
     if not code:
         return redirect("dashboard:floor")
-    if "/" in code:  # no patron code holds one, and the patron page's URL cannot (NoReverseMatch: a 500)
+    if not is_code(code):  # the patron page's URL takes only a code (else NoReverseMatch: a 500)
         raise Http404(f"no patron {code!r}")
     return redirect("dashboard:patron", code=code)
 

@@ -20,6 +20,7 @@ from games.services.shoes import active_shoe, shoe_close, shoe_start, verify_sho
 from games.services.tables import table_buy_in
 from ledger import accounts
 from ledger.errors import DomainError
+from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
 from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
@@ -88,8 +89,11 @@ def _answer(decision: dict, game_hands: list[dict], can_afford) -> dict:
     return {"action": choice, "patron": seated, "box": box, "hand_index": decision["hand_index"]}
 
 
-def play_blackjack_session(*, coups: int = 100, players: int = 4, rng: random.Random | None = None) -> BlackjackReport:
-    """Play ``coups`` coups at B1; returns the report (win from the ledger and from settlements)."""
+def play_blackjack_session(
+    *, coups: int = 100, players: int = 4, rng: random.Random | None = None, progress: Progress | None = None
+) -> BlackjackReport:
+    """Play ``coups`` coups at B1; returns the report (win from the ledger and from settlements).
+    ``progress``: advanced by one a coup (``ledger.progress``)."""
     rng = rng or random.Random()
     first_position = head_position()
     _ensure_cage()
@@ -105,7 +109,7 @@ def play_blackjack_session(*, coups: int = 100, players: int = 4, rng: random.Ra
     def can_afford(code: str) -> bool:
         return patron_chips_cents(code) >= 2 * stake_of[code]
 
-    for _ in range(coups):
+    for _ in counting(range(coups), progress):
         _ensure_table_and_shoe()
         coup = round_open(table=TABLE, actor=DEALER)["round"]
         seated = [c for c in codes if patron_chips_cents(c) >= stake_of[c]]

@@ -14,14 +14,17 @@ from django.contrib.auth import get_user_model
 
 from cashier import reports
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event
-from cashier.services.count_room import drop_box_remove, drop_count, drop_stream, expected_drop_cents, live_count
+from cashier.services.count_room import drop_count, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import cash_denominations, chip_denominations, decompose
 from games.models import Bet, Table
+from games.rules.money import currency, format_amount, format_cents
 from games.rules.prison import PrisonOnClose
+from games.services.refusals import bet_refusal_record
 from games.services.tables import table_close, table_open
 from ledger import accounts, store
+from ledger.errors import BetRefused, DomainError
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
@@ -50,6 +53,16 @@ def ensure_demo_staff() -> None:
             user.set_unusable_password()
             user.save()
         grant(user, role)
+
+
+def record_refusal(exc: DomainError, *, actor: str) -> bool:
+    """A bet the demo (or the floor simulator) placed straight through a service and got refused
+    over a limit is recorded as the API records one (``games.services.refusals``): the floor
+    counts every refused bet, whatever the path. Returns True when ``exc`` was such a refusal."""
+    if not isinstance(exc, BetRefused):
+        return False
+    bet_refusal_record(exc, actor=actor)
+    return True
 
 
 def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict | None = None) -> dict:
@@ -121,8 +134,20 @@ def demo_gaming_day_close(*, out=print) -> dict:
     """Close the demo's gaming day: every table of the day closed (by the sessions), every drop
     box removed and counted (the first box 5 € short, on purpose), the cage shift closed and
     the day closed. Returns ``{"gaming_day", "tables", "closed", "reports": {...}}``."""
+    from .backoffice import (
+        demo_credit,
+        demo_drop_removal,
+        demo_master_game_signatures,
+        demo_recount,
+        demo_tips,
+        ensure_back_office_staff,
+    )
+
     ensure_demo_staff()
+    ensure_back_office_staff()
     day = current_gaming_day()
+    demo_tips(day)
+    demo_credit(day)
     tables = reports.tables_active(day, day)
     short_done = False
     for table in tables:
@@ -130,8 +155,7 @@ def demo_gaming_day_close(*, out=print) -> dict:
             demo_table_close(table.code)
         if live_count(table.code, day) is not None:
             continue  # counted by an earlier run today
-        if not store.stream_version(drop_stream(table.code, day)):
-            drop_box_remove(table=table.code, gaming_day=day, actor=COUNTERS[0])
+        demo_drop_removal(table.code, day)
         expected = expected_drop_cents(table.code, day)
         counted = expected
         if not short_done and expected >= DELIBERATE_SHORT_CENTS:
@@ -143,6 +167,8 @@ def demo_gaming_day_close(*, out=print) -> dict:
             counters=list(COUNTERS),
             actor=COUNTERS[1],
         )
+        demo_recount(table.code, day)
+    demo_master_game_signatures(day)
     demo_cage_shift_open()  # a cage that had no shift open today still closes with a count
     cage_shift_close(cash=_cage_count(accounts.CAGE_CASH), chips=_cage_count(accounts.CAGE_CHIPS), actor=CASHIER)
     closed = False
@@ -156,7 +182,10 @@ def demo_gaming_day_close(*, out=print) -> dict:
 
 def demo_day_reports(day: date, *, closed: bool) -> dict:
     """``{"gaming_day", "tables", "closed", "reports": {...}}`` of gaming day ``day``: the table
-    games report, the variances, the cage's accountability and the tronc (``cashier.reports``)."""
+    games report, the variances, the cage's accountability and the tronc (``cashier.reports``),
+    the tips book, the tronc's shares, credit and front money, the master game report."""
+    from .backoffice import back_office_reports
+
     return {
         "gaming_day": day.isoformat(),
         "tables": [t.code for t in reports.tables_active(day, day)],
@@ -166,15 +195,18 @@ def demo_day_reports(day: date, *, closed: bool) -> dict:
             "variances": reports.variance_report(day),
             "cage": reports.cage_accountability_report(day),
             "tronc": reports.tronc_report(day),
+            **back_office_reports(day),
         },
     }
 
 
 def _eur(cents: int | None) -> str:
-    if cents is None:
-        return "-"
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    """The number alone (the line names the currency: ``_money``)."""
+    return "-" if cents is None else format_amount(cents)
+
+
+def _money(cents: int) -> str:
+    return format_cents(cents)  # with CASINO_CURRENCY
 
 
 def format_daily_report(closed: dict) -> str:
@@ -190,20 +222,24 @@ def format_daily_report(closed: dict) -> str:
         lines.append("  No activity")
     else:
         lines.append(
-            f"  {'table':<24}{'opener':>14}{'fills':>10}{'credits':>10}{'drop':>12}{'closer':>14}"
-            f"{'win':>12}{'hold %':>8}{'ledger win':>12}{'variance':>10}"
+            f"  {'table':<24}{'opener':>14}{'fills':>10}{'credits':>10}{'drop counted':>14}{'closer':>14}"
+            f"{'final win':>12}{'hold %':>8}{'est. win':>12}{'variance':>10}"
+        )
+        lines.append(
+            "  (count-room basis: final win = counted drop + credits - fills + closer - opener, hold = final win /"
+            " counted drop; est. win: the ledger's estimated win, as the floor shows it)"
         )
         for r in day_rows:
             label = r["key"] if r["level"] == "table" else f"{r['level']}: {r['key']}"
             lines.append(
                 f"  {label:<24}{_eur(r['opener_cents']):>14}{_eur(r['fills_cents']):>10}{_eur(r['credits_cents']):>10}"
-                f"{_eur(r['drop_cents']):>12}{_eur(r['closer_cents']):>14}{_eur(r['win_cents']):>12}"
+                f"{_eur(r['drop_cents']):>14}{_eur(r['closer_cents']):>14}{_eur(r['win_cents']):>12}"
                 f"{r['hold_pct'] or '-':>8}{_eur(r['ledger_win_cents']):>12}{_eur(r['variance_cents']):>10}"
             )
     variances = closed["reports"]["variances"]
-    lines.append(f"Variances (investigation threshold {_eur(variances['threshold_cents'])} EUR):")
+    lines.append(f"Variances (investigation threshold {_money(variances['threshold_cents'])}):")
     lines += [
-        f"  {v['kind']:<14}{v['subject']:<8}{_eur(v['variance_cents']):>10} EUR"
+        f"  {v['kind']:<14}{v['subject']:<8}{_eur(v['variance_cents']):>10} {currency()}"
         f"{'  INVESTIGATE' if v['investigate'] else ''}"
         for v in variances["rows"]
     ] or ["  No activity"]
@@ -212,11 +248,29 @@ def format_daily_report(closed: dict) -> str:
     if shift:
         last = shift[-1]
         lines.append(
-            f"Cage close: book {_eur(last['expected_cash_cents'] + last['expected_chips_cents'])} EUR,"
-            f" counted {_eur(last['counted_cash_cents'] + last['counted_chips_cents'])} EUR,"
-            f" variance {_eur(last['variance_cents'])} EUR"
+            f"Cage close: book {_money(last['expected_cash_cents'] + last['expected_chips_cents'])},"
+            f" counted {_money(last['counted_cash_cents'] + last['counted_chips_cents'])},"
+            f" variance {_money(last['variance_cents'])}"
         )
     tronc = [r["tronc_cents"] for r in closed["reports"]["tronc"]["rows"] if r["period"] == "day"]
-    lines.append(f"Tronc (tips) today: {_eur(tronc[0] if tronc else 0)} EUR")
+    lines.append(f"Tronc (tips) today: {_money(tronc[0] if tronc else 0)}")
+    book = closed["reports"].get("tips_book")
+    if book:
+        totals = book["totals"]["day"]
+        lines.append(
+            f"Tips book: {totals['counts']} box(es) counted, {_money(totals['counted_cents'])};"
+            f" shared out {_money(totals['shared_cents'])}"
+        )
+    credit = closed["reports"].get("credit")
+    if credit:
+        lines.append(
+            f"Markers outstanding {_money(credit['totals']['markers_outstanding_cents'])};"
+            f" front money held {_money(credit['totals']['front_money_cents'])}"
+        )
+    master = closed["reports"].get("master_game")
+    if master and master["rows"]:
+        verified = sum(1 for r in master["rows"] if r["recount"])
+        signers = ", ".join(s["signer"] for s in master["signatures"] if s["current"]) or "nobody"
+        lines.append(f"Master game report: {verified} of {len(master['rows'])} counts verified; signed by {signers}")
     lines.append(f"Gaming day {closed['gaming_day']} {'closed' if closed['closed'] else 'was already closed'}.")
     return "\n".join(lines)

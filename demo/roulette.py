@@ -24,6 +24,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from games.services.tables import table_buy_in
 from ledger import accounts, projections, store
 from ledger.errors import DomainError
+from ledger.progress import Progress, counting
 from ledger.replay import replay_check
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
@@ -31,7 +32,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open
+from .day import demo_cage_shift_open, demo_table_close, demo_table_open, record_refusal
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -78,6 +79,7 @@ def _ensure_cage() -> None:
     if cage_get().state != Cage.State.OPEN:
         book_cash, book_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
         cage_open(cash_cents=max(book_cash, 5_000_000), chips_cents=max(book_chips, 5_000_000), actor=CASHIER)
+    demo_cage_shift_open()  # chips cross the counter only inside a cashier shift (issue 24)
 
 
 def _ensure_table() -> None:
@@ -118,9 +120,10 @@ def _random_bet(rng: random.Random, seat: Seat, rules: RouletteTableRules, insid
 
 
 def play_demo_session(
-    *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print
+    *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print, progress: Progress | None = None
 ) -> SessionReport:
-    """Play one session; returns its report. Raises if the chain does not verify."""
+    """Play one session; returns its report. Raises if the chain does not verify. ``progress``:
+    advanced by one a spin (``ledger.progress``)."""
     rng = rng or random.Random()
     first_position = head_position()
     _ensure_cage()
@@ -148,7 +151,7 @@ def play_demo_session(
     rules = RouletteTableRules.from_dict(Table.objects.get(code=TABLE).rules)
     report = SessionReport(spins, first_position, 0, 0, {}, 0)
 
-    for spin in range(spins):
+    for spin in counting(range(spins), progress):
         coup = round_open(table=TABLE, actor=DEALER)["round"]
         for seat in seats:
             _top_up_colour(seat)
@@ -198,5 +201,6 @@ def _try(report: SessionReport, **bet) -> None:
     try:
         bet_place(actor=DEALER, **bet)
         report.bets_placed += 1
-    except DomainError:
+    except DomainError as exc:
         report.refused += 1  # over a limit or out of chips: a real table refuses it too
+        record_refusal(exc, actor=DEALER)

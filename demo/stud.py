@@ -14,6 +14,7 @@ from games.services.rounds import round_close_bets, round_open
 from games.services.tables import table_buy_in
 from ledger import accounts
 from ledger.models import Event
+from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
 from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
@@ -51,7 +52,10 @@ def _raises(cards: list[str]) -> bool:
     return rank.category != "high card" or {c[0] for c in cards} >= {"A", "K"}
 
 
-def play_caribbean_session(*, coups: int = 50, players: int = 4, ante_cents: int = 1_000) -> StudReport:
+def play_caribbean_session(
+    *, coups: int = 50, players: int = 4, ante_cents: int = 1_000, progress: Progress | None = None
+) -> StudReport:
+    """Play ``coups`` coups of Caribbean stud; ``progress``: advanced by one a coup."""
     first_position = head_position()
     _ensure_cage()
     void_leftover_coup(TABLE)
@@ -63,7 +67,7 @@ def play_caribbean_session(*, coups: int = 50, players: int = 4, ante_cents: int
         if patron_chips_cents(code) < 20 * ante_cents:
             table_buy_in(code=TABLE, patron=code, amount_cents=40 * ante_cents, actor=DEALER)
     report = StudReport()
-    for _ in range(coups):
+    for _ in counting(range(coups), progress):
         seated = [c for c in codes if patron_chips_cents(c) >= 3 * ante_cents]
         if not seated:
             break

@@ -17,12 +17,13 @@ from games.services.tables import table_buy_in
 from games.services.trente_quarante import tq_bet
 from ledger import accounts
 from ledger.errors import DomainError
+from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
 from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open
+from .day import demo_table_close, demo_table_open, record_refusal
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER, CASHIER = "demo-dealer", "demo-cashier"
@@ -51,7 +52,9 @@ def _players(prefix: str, count: int) -> list[str]:
     return codes
 
 
-def _session(code: str, game: str, prefix: str, place, coups: int, rng: random.Random) -> TableReport:
+def _session(
+    code: str, game: str, prefix: str, place, coups: int, rng: random.Random, progress: Progress | None = None
+) -> TableReport:
     first_position = head_position()
     _ensure_cage()
     void_leftover_coup(code)
@@ -63,7 +66,7 @@ def _session(code: str, game: str, prefix: str, place, coups: int, rng: random.R
         if patron_chips_cents(player) < 20_000:
             table_buy_in(code=code, patron=player, amount_cents=50_000, actor=DEALER)
     report = TableReport(code)
-    for _ in range(coups):
+    for _ in counting(range(coups), progress):
         shoe = active_shoe(Table.objects.get(code=code))
         if shoe is None or shoe.state != Shoe.State.IN_PLAY:
             shoe_start(table=code, actor=DEALER)
@@ -72,8 +75,9 @@ def _session(code: str, game: str, prefix: str, place, coups: int, rng: random.R
             try:
                 place(coup, player, rng)
                 report.bets += 1
-            except DomainError:
+            except DomainError as exc:
                 report.refused += 1
+                record_refusal(exc, actor=DEALER)
         round_close_bets(round_id=coup, actor=DEALER)
         deal(round_id=coup, actor=DEALER)
         report.coups += 1
@@ -109,9 +113,15 @@ def _tq_bet(coup: str, player: str, rng: random.Random) -> None:
     )
 
 
-def play_baccarat_session(*, coups: int = 60, rng: random.Random | None = None) -> TableReport:
-    return _session("P1", Table.Game.BACCARAT, "baccarat", _baccarat_bet, coups, rng or random.Random())
+def play_baccarat_session(
+    *, coups: int = 60, rng: random.Random | None = None, progress: Progress | None = None
+) -> TableReport:
+    return _session("P1", Table.Game.BACCARAT, "baccarat", _baccarat_bet, coups, rng or random.Random(), progress)
 
 
-def play_trente_quarante_session(*, coups: int = 60, rng: random.Random | None = None) -> TableReport:
-    return _session("T1", Table.Game.TRENTE_QUARANTE, "trente-et-quarante", _tq_bet, coups, rng or random.Random())
+def play_trente_quarante_session(
+    *, coups: int = 60, rng: random.Random | None = None, progress: Progress | None = None
+) -> TableReport:
+    return _session(
+        "T1", Table.Game.TRENTE_QUARANTE, "trente-et-quarante", _tq_bet, coups, rng or random.Random(), progress
+    )

@@ -80,3 +80,12 @@ def post_worker_init(worker):
     get_resolver().check()  # imports the URLconf and its views now, not at the first request
     gc.collect()
     gc.freeze()
+
+
+def child_exit(server, worker):
+    """Metrics (issue 25): with PROMETHEUS_MULTIPROC_DIR set, a worker that exits (recycled
+    after max_requests, or killed) leaves its counts in the directory; its live gauges go."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -28,6 +28,12 @@
 --     its sessions are read-only by default.
 --   * Neither owns anything, creates anything, nor is a member of the owner role; none of the
 --     three is superuser or may create roles or databases.
+--   * The owner role cannot lift the append-only lock either (issue 21): event triggers in the
+--     schema casino_guard (the superuser's) refuse, once the ledger holds an event, disabling,
+--     dropping or replacing the ledger tables' triggers or their functions, renaming or
+--     dropping the tables, rewriting their rows (ALTER COLUMN … TYPE … USING) and granting
+--     UPDATE, DELETE, TRUNCATE or TRIGGER on them, to every role but a superuser. Installed
+--     by a superuser's run; every run fails if they are missing or disabled.
 -- Tables a migration creates later get SELECT, INSERT (app) and SELECT (auditor) at once
 -- through default privileges: a new table is append-only for the application until this
 -- script has run again.
@@ -145,7 +151,226 @@ SELECT format('GRANT SELECT (%s) ON TABLE public.auth_user TO %I',
    AND a.attname <> 'password'
 HAVING count(*) > 0 \gexec
 
--- 6. Check what matters, from the catalogue, and fail loudly if it does not hold.
+-- 6. The lock the owner cannot lift (issue 21). The owner role owns the ledger tables and their
+--    trigger functions, so on its own it could ALTER TABLE … DISABLE TRIGGER, DROP FUNCTION
+--    ledger_reject_change() CASCADE, replace that function or a trigger, rewrite a table with
+--    ALTER COLUMN … TYPE … USING (no row trigger fires), or GRANT UPDATE to the application.
+--    Event triggers (only a superuser creates, alters or drops one) in the schema casino_guard,
+--    owned by the superuser, refuse each of these from any role but a superuser, once the
+--    ledger holds its first event (before that, the migrations build the triggers). Installed
+--    when this script runs as a superuser; every run checks that they are in place.
+SELECT rolsuper AS casino_superuser FROM pg_roles WHERE rolname = current_user \gset
+\if :casino_superuser
+CREATE SCHEMA IF NOT EXISTS casino_guard;
+ALTER SCHEMA casino_guard OWNER TO CURRENT_USER;
+REVOKE ALL ON SCHEMA casino_guard FROM PUBLIC;
+GRANT USAGE ON SCHEMA casino_guard TO PUBLIC;
+
+-- Armed for good once the ledger holds an event (the first DDL after that, or this script,
+-- notes it here): renaming the table away cannot disarm it. Only the superuser writes here.
+CREATE TABLE IF NOT EXISTS casino_guard.armed (armed_at timestamptz NOT NULL DEFAULT now());
+REVOKE ALL ON casino_guard.armed FROM PUBLIC;
+-- search_path pinned: a temporary table named pg_trigger must not answer for the catalogue.
+-- SECURITY DEFINER: any role's DDL (a temporary table) asks whether the ledger has begun.
+CREATE OR REPLACE FUNCTION casino_guard.ledger_begun() RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $guard$
+BEGIN
+    IF EXISTS (SELECT 1 FROM casino_guard.armed) THEN
+        RETURN true;
+    END IF;
+    IF to_regclass('public.ledger_event') IS NULL THEN
+        RETURN false;  -- before the first migration
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM public.ledger_event) THEN
+        RETURN false;  -- the migrations build the triggers before the first event
+    END IF;
+    BEGIN
+        INSERT INTO casino_guard.armed DEFAULT VALUES;
+    EXCEPTION WHEN read_only_sql_transaction THEN
+        NULL;  -- armed all the same; noted by the next writable DDL
+    END;
+    RETURN true;
+END $guard$;
+
+-- The append-only tables: the three ledger tables, any table with a trigger calling
+-- public.ledger_reject_change(), and any table with a trigger named <table>_no_change or
+-- <table>_no_truncate (ledger/migrations/0002_append_only_triggers.py names them so).
+CREATE OR REPLACE FUNCTION casino_guard.append_only_tables() RETURNS SETOF oid
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $guard$
+    SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+       AND (c.relname IN ('ledger_event', 'ledger_posting', 'ledger_idempotencyrecord')
+            OR EXISTS (SELECT 1 FROM pg_trigger t
+                        WHERE t.tgrelid = c.oid
+                          AND (t.tgfoid = to_regprocedure('public.ledger_reject_change()')
+                               OR t.tgname IN (c.relname || '_no_change', c.relname || '_no_truncate'))))
+$guard$;
+
+-- What is wrong with the lock now (NULL: nothing). Read from the catalogue, whatever the command.
+CREATE OR REPLACE FUNCTION casino_guard.lock_broken() RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $guard$
+DECLARE
+    found text;
+    reject regprocedure := to_regprocedure('public.ledger_reject_change()');
+BEGIN
+    SELECT string_agg(name, ', ') INTO found
+      FROM unnest(ARRAY['ledger_event', 'ledger_posting', 'ledger_idempotencyrecord']) AS name
+     WHERE to_regclass('public.' || name) IS NULL;
+    IF found IS NOT NULL THEN
+        RETURN format('ledger table %s no longer exists (renamed, moved or dropped)', found);
+    END IF;
+    IF reject IS NULL THEN
+        RETURN 'the function public.ledger_reject_change() no longer exists';
+    END IF;
+    -- Each of the three has its two append-only triggers.
+    SELECT string_agg(format('%s%s', t, w), ', ') INTO found
+      FROM unnest(ARRAY['ledger_event', 'ledger_posting', 'ledger_idempotencyrecord']) AS t,
+           unnest(ARRAY['_no_change', '_no_truncate']) AS w
+     WHERE NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = ('public.' || t)::regclass AND g.tgname = t || w);
+    IF found IS NOT NULL THEN
+        RETURN format('trigger %s is missing', found);
+    END IF;
+    -- Every append-only trigger as the migration made it: BEFORE UPDATE OR DELETE FOR EACH ROW
+    -- (tgtype 27) or BEFORE TRUNCATE FOR EACH STATEMENT (34), calling ledger_reject_change(),
+    -- on no condition and no column list, enabled.
+    SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
+      FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+     WHERE g.tgrelid IN (SELECT casino_guard.append_only_tables())
+       AND (g.tgfoid = reject OR g.tgname IN (c.relname || '_no_change', c.relname || '_no_truncate'))
+       AND NOT (g.tgfoid = reject AND g.tgqual IS NULL AND cardinality(g.tgattr::int2[]) = 0
+                AND g.tgenabled IN ('O', 'A')
+                AND ((g.tgname = c.relname || '_no_change' AND g.tgtype = 27)
+                     OR (g.tgname = c.relname || '_no_truncate' AND g.tgtype = 34)));
+    IF found IS NOT NULL THEN
+        RETURN format('append-only trigger %s is disabled or changed', found);
+    END IF;
+    -- No trigger of theirs disabled (the balance checks too).
+    SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
+      FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+     WHERE g.tgrelid IN (SELECT casino_guard.append_only_tables()) AND g.tgenabled NOT IN ('O', 'A');
+    IF found IS NOT NULL THEN
+        RETURN format('trigger %s is disabled', found);
+    END IF;
+    -- Nobody but the owner may change their rows or add triggers to them.
+    SELECT string_agg(DISTINCT format('%s on %s to %s', a.privilege_type, c.relname,
+                                      CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END), ', ')
+      INTO found
+      FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a
+     WHERE c.oid IN (SELECT casino_guard.append_only_tables()) AND a.grantee <> c.relowner
+       AND a.privilege_type IN ('UPDATE', 'DELETE', 'TRUNCATE', 'TRIGGER');
+    IF found IS NULL THEN
+        SELECT string_agg(DISTINCT format('%s (%s) on %s to %s', a.privilege_type, t.attname, c.relname,
+                                          CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END), ', ')
+          INTO found
+          FROM pg_attribute t JOIN pg_class c ON c.oid = t.attrelid CROSS JOIN LATERAL aclexplode(t.attacl) a
+         WHERE c.oid IN (SELECT casino_guard.append_only_tables()) AND a.grantee <> c.relowner
+           AND a.privilege_type = 'UPDATE';
+    END IF;
+    IF found IS NOT NULL THEN
+        RETURN format('granting %s', found);
+    END IF;
+    RETURN NULL;
+END $guard$;
+
+CREATE OR REPLACE FUNCTION casino_guard.refuse(why text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+BEGIN
+    RAISE EXCEPTION 'the ledger is append-only and its lock stays: %', why
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'casino_guard (deploy/postgres_roles.sql) refuses this to every role but a superuser.';
+END $guard$;
+
+-- Whether this command is held to the lock: not a superuser's, and the ledger has begun.
+CREATE OR REPLACE FUNCTION casino_guard.held() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $guard$
+    SELECT NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AND casino_guard.ledger_begun()
+$guard$;
+
+-- Before each command: arm if the ledger has begun (the command may rename it away).
+CREATE OR REPLACE FUNCTION casino_guard.before_ddl() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+BEGIN
+    PERFORM casino_guard.ledger_begun();
+END $guard$;
+
+CREATE OR REPLACE FUNCTION casino_guard.after_ddl() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+DECLARE
+    why text;
+BEGIN
+    IF NOT casino_guard.held() THEN
+        RETURN;
+    END IF;
+    -- A function the append-only tables' triggers call, replaced or altered (its body is the lock).
+    SELECT string_agg(cmd.object_identity, ', ') INTO why
+      FROM pg_event_trigger_ddl_commands() cmd
+     WHERE cmd.classid = 'pg_proc'::regclass
+       AND (cmd.objid IN (SELECT g.tgfoid FROM pg_trigger g WHERE g.tgrelid IN (SELECT casino_guard.append_only_tables()))
+            OR cmd.objid = to_regprocedure('public.ledger_reject_change()'));
+    IF why IS NOT NULL THEN
+        PERFORM casino_guard.refuse(format('%s %s: a ledger trigger''s function', tg_tag, why));
+    END IF;
+    why := casino_guard.lock_broken();
+    IF why IS NOT NULL THEN
+        PERFORM casino_guard.refuse(format('%s: %s', tg_tag, why));
+    END IF;
+END $guard$;
+
+CREATE OR REPLACE FUNCTION casino_guard.on_drop() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+DECLARE
+    why text;
+BEGIN
+    IF NOT casino_guard.held() THEN
+        RETURN;
+    END IF;
+    SELECT string_agg(format('%s %s', o.object_type, o.object_identity), ', ') INTO why
+      FROM pg_event_trigger_dropped_objects() o
+     WHERE o.schema_name = 'public'
+       AND (   (o.object_type = 'table' AND o.object_name IN ('ledger_event', 'ledger_posting', 'ledger_idempotencyrecord'))
+            OR (o.object_type = 'function' AND o.object_identity LIKE 'public.ledger\_%')
+            OR (o.object_type = 'trigger'
+                AND (o.address_names[2] IN ('ledger_event', 'ledger_posting', 'ledger_idempotencyrecord')
+                     OR o.address_names[3] LIKE '%\_no\_change' OR o.address_names[3] LIKE '%\_no\_truncate')));
+    IF why IS NOT NULL THEN
+        PERFORM casino_guard.refuse(format('%s drops %s', tg_tag, why));
+    END IF;
+END $guard$;
+
+-- ALTER TABLE … ALTER COLUMN … TYPE … USING rewrites every row without an UPDATE trigger.
+CREATE OR REPLACE FUNCTION casino_guard.on_rewrite() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+BEGIN
+    IF casino_guard.held() AND pg_event_trigger_table_rewrite_oid() IN (SELECT casino_guard.append_only_tables()) THEN
+        PERFORM casino_guard.refuse(format('%s rewrites %s', tg_tag, pg_event_trigger_table_rewrite_oid()::regclass));
+    END IF;
+END $guard$;
+
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA casino_guard FROM PUBLIC;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA casino_guard TO PUBLIC;
+DROP EVENT TRIGGER IF EXISTS casino_guard_before_ddl;
+DROP EVENT TRIGGER IF EXISTS casino_guard_after_ddl;
+DROP EVENT TRIGGER IF EXISTS casino_guard_on_drop;
+DROP EVENT TRIGGER IF EXISTS casino_guard_on_rewrite;
+CREATE EVENT TRIGGER casino_guard_before_ddl ON ddl_command_start EXECUTE FUNCTION casino_guard.before_ddl();
+CREATE EVENT TRIGGER casino_guard_after_ddl ON ddl_command_end EXECUTE FUNCTION casino_guard.after_ddl();
+CREATE EVENT TRIGGER casino_guard_on_drop ON sql_drop EXECUTE FUNCTION casino_guard.on_drop();
+CREATE EVENT TRIGGER casino_guard_on_rewrite ON table_rewrite EXECUTE FUNCTION casino_guard.on_rewrite();
+SELECT casino_guard.ledger_begun() AS casino_guard_armed \gset
+\endif
+-- The guard is in place (whoever runs this): its four event triggers enabled, owned by a
+-- superuser, and the owner role cannot change their schema.
+SELECT count(*) <> 4 AS casino_guard_missing
+  FROM pg_event_trigger e JOIN pg_roles r ON r.oid = e.evtowner JOIN pg_proc p ON p.oid = e.evtfoid
+  JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles o ON o.oid = n.nspowner
+ WHERE e.evtname IN ('casino_guard_before_ddl', 'casino_guard_after_ddl', 'casino_guard_on_drop', 'casino_guard_on_rewrite')
+   AND e.evtenabled IN ('O', 'A') AND r.rolsuper AND o.rolsuper AND n.nspname = 'casino_guard'
+   AND NOT has_schema_privilege(:'owner_role', n.oid, 'CREATE') \gset
+\if :casino_guard_missing
+  DO $$ BEGIN RAISE EXCEPTION 'postgres_roles.sql: the casino_guard event triggers are missing: run this script once as a superuser (deploy/migrate with CASINO_DB_ADMIN_URL)'; END $$;
+\endif
+
+-- 7. Check what matters, from the catalogue, and fail loudly if it does not hold.
 SELECT count(*) > 0 AS casino_violations
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')

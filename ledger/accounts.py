@@ -42,3 +42,18 @@ def table_prison(table: str) -> str:
 
 def table_colour_issued(table: str) -> str:
     return f"table:{table}:colour_issued"
+
+
+# Casino credit and front money (issue 26 §2; docs/credit_and_front_money.md).
+CAGE_MARKERS = "cage:markers"  # markers (signed credit instruments) held at the cage
+CAGE_DEPOSITS = "cage:deposits"  # contra of the front money the cage keeps for patrons
+
+
+def patron_credit(patron: str) -> str:
+    """A patron's casino credit: minus the markers he owes (−X when a marker of X is issued)."""
+    return f"patron:{patron}:credit"
+
+
+def patron_deposit(patron: str) -> str:
+    """Front money a patron has deposited at the cage (safekeeping), which he may withdraw."""
+    return f"patron:{patron}:deposit"

@@ -1,18 +1,22 @@
 """System checks of the ledger's production settings (``manage.py check --deploy``)."""
 
-from django.conf import settings
 from django.core.checks import Error, Tags, register
+
+from . import signing
 
 
 @register(Tags.security, deploy=True)
-def seal_key_configured(app_configs, **kwargs):
-    """The daily seals need a real secret: the development key is public (in the source)."""
-    if getattr(settings, "LEDGER_SEAL_KEY", ""):
+def signing_key_configured(app_configs, **kwargs):
+    """Checkpoints, seals and exports need the site's own Ed25519 key: the development key is a
+    file anyone with the checkout's var/ may hold, and verifiers refuse it (``--strict``)."""
+    if not signing.uses_development_key():
         return []
     return [
         Error(
-            "LEDGER_SEAL_KEY is not set: gaming days would be sealed with the public development key",
-            hint="set LEDGER_SEAL_KEY in the environment to a long random secret kept off the database host",
-            id="ledger.E001",
+            "LEDGER_SIGNING_KEY_FILE is not set (or is the development key): checkpoints, seals and "
+            "exports would be signed with the development key",
+            hint="generate one (deploy/README.md, 'The anchored chain'), keep it off the database host, "
+            "set LEDGER_SIGNING_KEY_FILE to its path and give `manage.py ledger public-key` to the auditors",
+            id="ledger.E002",
         )
     ]

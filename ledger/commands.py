@@ -18,11 +18,12 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from . import store
+from . import metrics, store
 from .errors import IdempotencyKeyReused, InvalidInput
 from .hashing import fingerprint
 from .models import Event, IdempotencyRecord
@@ -88,11 +89,57 @@ def idempotency_key_valid(key: object) -> bool:
     return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
 
 
+# The command an inner command may run inside (``within``), for this thread or task only.
+_outer: ContextVar[Command | None] = ContextVar("ledger_outer_command", default=None)
+
+
+@contextmanager
+def within(cmd: Command) -> Iterator[None]:
+    """Let the service commands called in this block run inside ``cmd``'s transaction (each in
+    a savepoint, under the writer lock ``cmd`` holds) instead of refusing to nest: an approval
+    runs the act it approves this way, so the decision and the act commit together or not at all
+    (``approvals.services``). Each inner command keeps its own actor (the maker of the act)."""
+    token = _outer.set(cmd)
+    try:
+        yield
+    finally:
+        _outer.reset(token)
+
+
 @contextmanager
 def ledger_command(*, actor: str, request: dict, idempotency_key: str | None = None) -> Iterator[Command]:
-    """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency."""
+    """Run one write command atomically; see the module docstring. ``request`` identifies it for idempotency.
+
+    Inside ``within(outer)`` the command runs in a savepoint of ``outer``'s transaction (the
+    writer lock already held); anywhere else a nested command is refused (``durable``)."""
+    name = str(request.get("op", "unknown"))
+    started = time.perf_counter()
+    try:
+        with _command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+            yield cmd
+    except BaseException as error:
+        metrics.commands.labels(name, "refused").inc()
+        metrics.command_refusals.labels(name, metrics.refusal_reason(error)).inc()
+        raise
+    metrics.commands.labels(name, "replayed" if cmd.replayed else "committed").inc()
+    metrics.command_seconds.labels(name).observe(time.perf_counter() - started)
+
+
+@contextmanager
+def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Iterator[Command]:
     if idempotency_key is not None and not idempotency_key_valid(idempotency_key):
         raise InvalidInput("idempotency key must be 1 to 200 characters, without NUL", field="idempotency_key")
+    outer = _outer.get()
+    if outer is not None:
+        _outer.set(None)  # one level: what the inner command calls does not nest again
+        try:
+            with transaction.atomic():
+                # The outer command holds the retry's key and answers retries with its result.
+                cmd = Command(actor=actor or "system", idempotency_key=None, fingerprint="")
+                yield cmd
+        finally:
+            _outer.set(outer)
+        return
     with transaction.atomic(durable=True):
         store.lock_writers()
         cmd = Command(

@@ -88,3 +88,57 @@ def change_inverse(table: str, patron_chips: str, patron_colour: str, amount: in
         Leg(acc.table_tray(table), -amount),
         Leg(patron_chips, amount),
     ]
+
+
+def marker_issued(patron: str, amount: int, *, table: str | None = None) -> list[Leg]:
+    """A marker (casino credit) for value chips, issued at the cage or at table ``table``.
+
+    At the cage: patron:credit −X, cage:markers +X; cage:chips −X, patron:chips +X.
+    At a table (the marker goes in the drop box, as a buy-in's cash would): patron:credit −X,
+    table:drop +X; table:tray −X, patron:chips +X."""
+    holder = acc.table_drop(table) if table else acc.CAGE_MARKERS
+    chips = acc.table_tray(table) if table else acc.CAGE_CHIPS
+    return [
+        Leg(acc.patron_credit(patron), -amount),
+        Leg(holder, amount),
+        Leg(chips, -amount),
+        Leg(acc.patron_chips(patron), amount),
+    ]
+
+
+def marker_transferred(table: str, amount: int) -> list[Leg]:
+    """A table's marker taken from its drop to the cage: table:drop −X, cage:markers +X."""
+    return [Leg(acc.table_drop(table), -amount), Leg(acc.CAGE_MARKERS, amount)]
+
+
+def marker_paid(patron: str, amount: int, *, method: str) -> list[Leg]:
+    """A marker paid (redeemed) at the cage: cage:markers −X, patron:credit +X, and the payment:
+    cash (external:cash −X, cage:cash +X), chips (patron:chips −X, cage:chips +X) or front
+    money (patron:deposit −X, cage:deposits +X)."""
+    source, into = {
+        "cash": (acc.EXTERNAL_CASH, acc.CAGE_CASH),
+        "chips": (acc.patron_chips(patron), acc.CAGE_CHIPS),
+        "front_money": (acc.patron_deposit(patron), acc.CAGE_DEPOSITS),
+    }[method]
+    return [
+        Leg(acc.CAGE_MARKERS, -amount),
+        Leg(acc.patron_credit(patron), amount),
+        Leg(source, -amount),
+        Leg(into, amount),
+    ]
+
+
+def front_money_deposit(patron: str, amount: int) -> list[Leg]:
+    """Front money deposited in cash: external:cash −X, cage:cash +X; cage:deposits −X,
+    patron:deposit +X (the patron's claim, the cage's obligation)."""
+    return [
+        Leg(acc.EXTERNAL_CASH, -amount),
+        Leg(acc.CAGE_CASH, amount),
+        Leg(acc.CAGE_DEPOSITS, -amount),
+        Leg(acc.patron_deposit(patron), amount),
+    ]
+
+
+def front_money_withdrawal(patron: str, amount: int) -> list[Leg]:
+    """Front money withdrawn in cash: the deposit's legs reversed."""
+    return [Leg(leg.account, -leg.amount_cents) for leg in front_money_deposit(patron, amount)]

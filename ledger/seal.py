@@ -6,10 +6,13 @@ present when the seal is made. So every event belongs to exactly one sealed rang
 whose business time put it in another gaming day (it is counted in ``other_day_events``), and
 the export of D can be verified link by link from the previous seal's ``last_hash``.
 
-The signature is HMAC-SHA256 (RFC 2104) over the canonical JSON (``ledger.hashing``) of the
-seal's fields without ``signature``, keyed with ``settings.LEDGER_SEAL_KEY``. With no key set a
-clearly-marked development key is used and the seal says ``key_id: "development"``;
-``manage.py check --deploy`` reports that as an error (``ledger.checks``).
+The signature is Ed25519 (``ledger.signing``; issue 21) over the canonical JSON
+(``ledger.hashing``) of the seal's fields without ``signature``; the seal names the key
+(``algorithm``, ``key_id``, ``key_kind``, ``public_key``). With no key file configured the
+development key signs, the seal says ``key_kind: "development"``, and ``manage.py check
+--deploy`` reports that as an error (``ledger.checks``). Seals made before issue 21 are
+HMAC-SHA256 under ``LEDGER_SEAL_KEY`` (``algorithm: "HMAC-SHA256"``); the export verifier still
+checks them (``sign`` below is that HMAC).
 
 The seal is appended as ``GamingDaySealed`` on stream ``seal/<YYYY-MM-DD>`` (no postings). A
 day may be sealed again (e.g. on demand mid-day, then at its close): the latest seal counts.
@@ -22,6 +25,7 @@ from datetime import date
 from django.conf import settings
 from django.db.models import Max, Min
 
+from . import signing
 from .commands import ledger_command
 from .errors import Conflict, InvalidInput, NotFound
 from .hashing import canonical_json
@@ -30,11 +34,12 @@ from .store import NewEvent, stream_version
 
 SEAL_EVENT = "GamingDaySealed"
 DEVELOPMENT_KEY = "development-only-ledger-seal-key: set LEDGER_SEAL_KEY in production"
-ALGORITHM = "HMAC-SHA256"
+ALGORITHM = signing.ALGORITHM
 
 
 def seal_key() -> tuple[str, bytes]:
-    """``(key_id, key bytes)``: ``("configured", …)`` from ``LEDGER_SEAL_KEY``, else the development key."""
+    """The HMAC key of seals made before issue 21: ``("configured", …)`` from ``LEDGER_SEAL_KEY``,
+    else ``("development", …)``."""
     configured = getattr(settings, "LEDGER_SEAL_KEY", "")
     if configured:
         return "configured", configured.encode()
@@ -42,7 +47,8 @@ def seal_key() -> tuple[str, bytes]:
 
 
 def sign(payload: dict, key: bytes) -> str:
-    """Hex HMAC-SHA256 of the canonical JSON of ``payload`` (every field but ``signature``)."""
+    """Hex HMAC-SHA256 of the canonical JSON of ``payload`` (every field but ``signature``): how
+    seals were signed before issue 21."""
     body = {k: v for k, v in payload.items() if k != "signature"}
     return hmac.new(key, canonical_json(body).encode(), hashlib.sha256).hexdigest()
 
@@ -84,7 +90,6 @@ def seal_payload(*, day: date, first: int, last: int, previous: Event | None) ->
     """The fields a seal signs (all but ``signature``, ``algorithm`` and ``key_id`` come from the ledger)."""
     last_event = Event.objects.only("hash").get(position=last)
     in_day = Event.objects.filter(position__gte=first, position__lte=last, gaming_day=day).count()
-    key_id, _ = seal_key()
     return {
         "day": day.isoformat(),
         "first_position": first,
@@ -103,8 +108,7 @@ def seal_payload(*, day: date, first: int, last: int, previous: Event | None) ->
             if previous is not None
             else None
         ),
-        "algorithm": ALGORITHM,
-        "key_id": key_id,
+        **signing.signing_key().stamp(),
     }
 
 
@@ -112,7 +116,8 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
     """Seal gaming day ``day``: sign its partition of the chain and append ``GamingDaySealed``.
 
     Returns the seal: ``{"day", "first_position", "last_position", "last_hash", "event_count",
-    "other_day_events", "previous_seal", "algorithm", "key_id", "signature", "event"}``
+    "other_day_events", "previous_seal", "algorithm", "key_id", "key_kind", "public_key",
+    "signature", "event"}``
     (``event``: the seal event's position). Raises ``InvalidInput`` (``day`` not a date),
     ``NotFound`` (no event in the day's partition), ``Conflict`` (409: a later day is already
     sealed, so this day's partition is closed).
@@ -128,7 +133,7 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
             )
         first, last, previous = day_range(day)
         payload = seal_payload(day=day, first=first, last=last, previous=previous)
-        payload["signature"] = sign(payload, seal_key()[1])
+        payload = signing.sign_document(payload)
         stream = f"seal/{day.isoformat()}"
         (event,) = cmd.append(
             stream=stream, expected_version=stream_version(stream), events=[NewEvent(SEAL_EVENT, payload)]

@@ -13,7 +13,9 @@ Services call ``lock_writers()`` first thing in their transaction (``ledger.comm
 the balances they check (a patron's chips, the cage's cash) cannot change before they commit.
 """
 
+import functools
 import json
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +28,7 @@ from django.db.models import Max, Sum
 from django.db.models.base import ModelState
 from django.utils import timezone
 
+from . import metrics
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
@@ -157,6 +160,22 @@ def check_balanced(legs: Sequence[Leg], *, event_type: str) -> None:
         )
 
 
+def _measured(append_events):
+    """Time each append and count its events (``ledger.metrics``; an append whose transaction
+    later rolls back is counted too: it held the writer lock all the same)."""
+
+    @functools.wraps(append_events)
+    def measured(*args, **kwargs):
+        started = time.perf_counter()
+        saved = append_events(*args, **kwargs)
+        metrics.ledger_append_seconds.observe(time.perf_counter() - started)
+        metrics.ledger_events_appended.inc(len(saved))
+        return saved
+
+    return measured
+
+
+@_measured
 def append(
     *,
     stream: str,

@@ -1,11 +1,29 @@
 """Celery tasks: they take ids (or nothing) and call a service."""
 
+import logging
+
 from celery import shared_task
 
-from . import projections
+from . import checkpoints, projections
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="ledger.tasks.catch_up_projections")
 def catch_up_projections() -> dict[str, int]:
-    """Catch every projection up with the ledger; idempotent (a redelivery applies nothing)."""
-    return projections.catch_up_all()
+    """Catch every projection up with the ledger; idempotent (a redelivery applies nothing).
+    Then a checkpoint of the head once LEDGER_CHECKPOINT_EVENTS events came after the last."""
+    applied = projections.catch_up_all()
+    try:
+        checkpoints.write_if_due()
+    except OSError:  # the projections are caught up all the same; beat's checkpoint task retries
+        logger.exception("could not write the ledger checkpoint to %s", checkpoints.directory())
+    return applied
+
+
+@shared_task(name="ledger.tasks.write_checkpoint")
+def write_checkpoint() -> int | None:
+    """Sign the ledger's head into LEDGER_CHECKPOINT_DIR if it moved (beat: every
+    LEDGER_CHECKPOINT_INTERVAL_SECONDS). Returns the position anchored, or None."""
+    written = checkpoints.write_checkpoint()
+    return written.position if written else None

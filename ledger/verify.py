@@ -4,9 +4,15 @@ Recomputes every event's hash from its stored envelope and postings, and checks 
 positions are gap-free from 1, that each ``prev_hash`` is the previous event's hash, and that
 each event's postings sum to zero per currency. A row changed or removed behind the
 triggers' back (by a superuser, or on disk) is found and its position named.
+
+That much a forger who recomputes every hash after his edit, or who deletes the last events,
+passes. Given the signed checkpoints (``ledger.checkpoints``, kept outside the database), the
+walk also checks that the event at each checkpoint's position has the hash signed there, and
+that the ledger reaches the last checkpoint: a rewritten chain and a cut tail are found.
 """
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
@@ -15,6 +21,7 @@ import psycopg
 from django.db import connection
 from psycopg.types.datetime import TimestamptzLoader
 
+from .checkpoints import Checkpoint
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
 from .models import Event
@@ -48,25 +55,68 @@ class VerifyResult:
     head_hash: str
     first_bad_position: int | None = None
     reason: str = ""
+    checkpoints: int = 0  # checkpoints matched
 
 
-def verify_chain(batch: int = BATCH) -> VerifyResult:
-    """Walk the whole ledger in position order; stop at the first fault."""
-    expected_position, prev_hash, checked = 1, GENESIS_HASH, 0
+def verify_chain(
+    batch: int = BATCH,
+    checkpoints: Sequence[Checkpoint] | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> VerifyResult:
+    """Walk the whole ledger in position order; stop at the first fault. ``checkpoints``
+    (``ledger.checkpoints.load_checkpoints()``, signatures already checked): the hash at each
+    one's position must be the one it signed, and the ledger must reach the last one.
+    ``on_batch(events)`` is told after each batch verified (a progress bar)."""
+    anchors: dict[int, list[Checkpoint]] = defaultdict(list)
+    for checkpoint in checkpoints or ():
+        anchors[checkpoint.position].append(checkpoint)
+    expected_position, prev_hash, checked, matched = 1, GENESIS_HASH, 0, 0
     last_position = 0
     while True:
         events = _events_after(last_position, batch)
         if not events:
-            return VerifyResult(True, checked, last_position, prev_hash)
+            return _tail(checked, last_position, prev_hash, matched, anchors)
         legs = _legs_between(events[0].position, events[-1].position)
         for event in events:
             fault = _fault(event, expected_position, prev_hash, legs.get(event.position, []))
             if fault:
                 return VerifyResult(
-                    False, checked, last_position, prev_hash, min(event.position, expected_position), fault
+                    False, checked, last_position, prev_hash, min(event.position, expected_position), fault, matched
                 )
+            for checkpoint in anchors.get(event.position, ()):
+                if checkpoint.hash != event.hash:
+                    return VerifyResult(
+                        False,
+                        checked,
+                        last_position,
+                        prev_hash,
+                        event.position,
+                        f"hash is not the one signed by checkpoint {checkpoint.file} of {checkpoint.written_at} "
+                        f"(the chain was rewritten at or before position {event.position})",
+                        matched,
+                    )
+                matched += 1
             checked += 1
             expected_position, prev_hash, last_position = event.position + 1, event.hash, event.position
+        if on_batch is not None:
+            on_batch(len(events))
+
+
+def _tail(checked: int, last_position: int, last_hash: str, matched: int, anchors: dict) -> VerifyResult:
+    beyond = [c for position in anchors if position > last_position for c in anchors[position]]
+    if beyond:
+        last = max(beyond, key=lambda c: c.position)
+        return VerifyResult(
+            False,
+            checked,
+            last_position,
+            last_hash,
+            last_position + 1,
+            f"the ledger ends at position {last_position}, but checkpoint {last.file} of {last.written_at} "
+            f"signed position {last.position}: events were removed from the end",
+            matched,
+        )
+    return VerifyResult(True, checked, last_position, last_hash, checkpoints=matched)
 
 
 # Plain SQL into tuples, not the ORM: building model instances was a third of verify, and the

@@ -13,11 +13,21 @@ if [ ! -f "$stamp" ] || [ "requirements/$kind.txt" -nt "$stamp" ] || [ requireme
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "requirements/$kind.txt"
     touch "$stamp"
 fi
-# The browser tests (tests/e2e) drive Debian's chromium through Playwright (never `playwright
-# install`: no browser download). Installed for the dev profile when it is missing.
-if [ "$kind" = dev ] && [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
+# Debian packages, installed with apt-get only when missing:
+# - WeasyPrint's system libraries (Pango, HarfBuzz via Pango): the PDF reports (issue 24), every profile;
+# - for the dev profile: chromium, which the browser tests (tests/e2e) drive through Playwright
+#   (never `playwright install`: no browser download), and poppler-utils (pdftotext, pdftoppm),
+#   with which the report tests read the PDFs.
+missing=()
+if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpango-1.0.so.0'; then missing+=(libpango-1.0-0); fi
+if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0'; then missing+=(libpangoft2-1.0-0); fi
+if [ "$kind" = dev ]; then
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    command -v pdftotext >/dev/null || missing+=(poppler-utils)
+fi
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

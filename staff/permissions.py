@@ -11,8 +11,10 @@ Usage on a view::
 ``"round"``, ``"shoe"``, ``"bet"``: the object's id; ``"slip"``: ``<kind>/<serial>``). On such a view:
 - a user whose only role that the view allows is *dealer* acts only on the table he is
   assigned to right now (``staff.models.DealerAssignment``);
-- a device (``Authorization: Device <token>``) acts only on its own table, and only where
-  the dealer role is allowed. A device is refused everywhere else, table-scoped or not.
+- a device (``Authorization: Device <token>``) acts only on its own table, only where
+  the dealer role is allowed, and only on its kind's endpoints (``devices``: a dealer terminal
+  by default; a card-reading shoe reports cards and reads its shoe, never money). A device is
+  refused everywhere else, table-scoped or not.
 An id that names nothing lets the request through to the view, which answers 404.
 """
 
@@ -42,16 +44,26 @@ ASSIGNMENT_READERS: frozenset[str] = frozenset({Role.PIT_BOSS, Role.ADMIN, Role.
 NOBODY: frozenset[str] = frozenset()
 
 
+# The kinds of device (``staff.models.DeviceToken.Kind``) an endpoint admits unless it names its own.
+TERMINAL_ONLY: frozenset[str] = frozenset({"terminal"})
+TERMINAL_AND_SHOE: frozenset[str] = frozenset({"terminal", "shoe"})
+
+
 def roles_allowed(
-    *, read: Iterable[str] = (), write: Iterable[str] = (), table: str | None = None
+    *,
+    read: Iterable[str] = (),
+    write: Iterable[str] = (),
+    table: str | None = None,
+    devices: Iterable[str] = TERMINAL_ONLY,
 ) -> type[BasePermission]:
-    read_roles, write_roles = frozenset(read), frozenset(write)
+    read_roles, write_roles, device_kinds = frozenset(read), frozenset(write), frozenset(devices)
 
     class RolesAllowed(BasePermission):
         message = "your role does not allow this"
         allowed_read = read_roles
         allowed_write = write_roles
         table_scope = table
+        allowed_devices = device_kinds
 
         def has_permission(self, request, view) -> bool:
             from .models import DeviceToken
@@ -62,6 +74,9 @@ def roles_allowed(
             if isinstance(request.auth, DeviceToken):
                 if table is None or Role.DEALER not in allowed:
                     self.message = "a device acts only on its own table's dealer endpoints"
+                    return False
+                if request.auth.kind not in device_kinds:
+                    self.message = f"a {request.auth.kind} device does not act on this endpoint"
                     return False
                 code = table_of(table, view.kwargs)
                 if code is not None and code != request.auth.table_code:

@@ -9,12 +9,14 @@ the cage.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.contrib.auth import get_user_model
 from django.db import models
 
-from ledger.errors import DomainError
+from ledger.errors import DomainError, InvalidInput
 
 
 class Role(models.TextChoices):
@@ -24,6 +26,7 @@ class Role(models.TextChoices):
     CAGE_SUPERVISOR = "cage_supervisor", "Cage supervisor"
     COUNT_TEAM = "count_team", "Count team"
     RUNNER = "runner", "Runner (security escort of fills and credits)"
+    DROP_TEAM = "drop_team", "Drop team (removes the drop boxes)"
     AUDITOR = "auditor", "Auditor (read-only, exports)"
     ADMIN = "admin", "Administrator"
 
@@ -33,6 +36,41 @@ ALL_ROLES: frozenset[str] = frozenset(Role.values)
 STAFF_ROLES: frozenset[str] = ALL_ROLES
 
 
+# Roles one account may not hold together (25 CFR 543.16, issue 26 §5): the runner escorts what
+# the cage issues and the pit receives; the count team counts what the cage is accountable for;
+# the drop team hands the boxes to the count team. Each pair is (role, role).
+INCOMPATIBLE_ROLES: tuple[tuple[str, str], ...] = (
+    (Role.RUNNER.value, Role.CASHIER.value),
+    (Role.RUNNER.value, Role.CAGE_SUPERVISOR.value),
+    (Role.RUNNER.value, Role.PIT_BOSS.value),
+    (Role.COUNT_TEAM.value, Role.CASHIER.value),
+    (Role.COUNT_TEAM.value, Role.CAGE_SUPERVISOR.value),
+    (Role.DROP_TEAM.value, Role.COUNT_TEAM.value),
+)
+
+
+class IncompatibleRoles(InvalidInput):
+    """One account asked to hold two roles that segregation of duties keeps apart (HTTP 400,
+    field ``roles``); the message names the pair."""
+
+    code = "incompatible_roles"
+
+
+def incompatible_pairs(roles: Iterable[str]) -> list[tuple[str, str]]:
+    """The pairs of ``INCOMPATIBLE_ROLES`` found together in ``roles`` (empty when none)."""
+    held = set(roles)
+    return [(a, b) for a, b in INCOMPATIBLE_ROLES if a in held and b in held]
+
+
+def check_compatible(roles: Iterable[str]) -> None:
+    """Raise ``IncompatibleRoles`` (400, field ``roles``) when ``roles`` holds an incompatible
+    pair, e.g. "the roles runner and cashier cannot be held by one account"."""
+    pairs = incompatible_pairs(roles)
+    if pairs:
+        named = "; ".join(f"{a} and {b}" for a, b in pairs)
+        raise IncompatibleRoles(f"the roles {named} cannot be held by one account", field="roles")
+
+
 class RoleRequired(DomainError):
     """The actor lacks the role a step needs, or a segregation-of-duties rule forbids it (HTTP 403)."""
 
@@ -40,10 +78,30 @@ class RoleRequired(DomainError):
     code = "forbidden"
 
 
+# A second signature not given yet: an approval tries its act before anyone signs
+# (``approvals.services``) with this name where the signer will be. Not a possible username
+# (Django's allow no spaces or brackets); it holds every role only inside
+# ``signatures_deferred()``, so nothing else can sign with it.
+PENDING_SIGNATURE = "(awaiting signature)"
+_deferred: ContextVar[bool] = ContextVar("signatures_deferred", default=False)
+
+
+@contextmanager
+def signatures_deferred() -> Iterator[None]:
+    """A trial run of an act whose second signatures are still to come (see PENDING_SIGNATURE)."""
+    token = _deferred.set(True)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+
+
 def roles_of(user_or_username) -> frozenset[str]:
     """The role names held by a ``User`` (or a username). Unknown or inactive users hold none;
     a superuser holds ``admin`` on top of his groups."""
     user = user_or_username
+    if user == PENDING_SIGNATURE and _deferred.get():
+        return ALL_ROLES
     if isinstance(user, str):
         user = get_user_model().objects.filter(username=user).first()
     if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
@@ -83,6 +141,17 @@ def require_distinct(step: str, actor: str, others: Iterable[tuple[str, str | No
     for what, other in others:
         if other and other == actor:
             raise RoleRequired(f"{step}: {actor} is already the {what}; segregation of duties needs another user")
+
+
+def require_second_signature(step: str, approver: object, actor: str, *roles: str) -> None:
+    """Maker-checker for ``step``: ``approver`` (given through an approval the approver confirmed
+    himself, ``approvals``) holds one of ``roles`` and is not ``actor``. Raises ``RoleRequired``
+    (403) when there is no such signature, naming the roles it needs."""
+    wanted = " or ".join(str(r) for r in roles)
+    if not isinstance(approver, str) or not approver:
+        raise RoleRequired(f"{step} needs a second signature ({wanted}): request an approval")
+    require_role(approver, *roles, step=f"approving: {step}")
+    require_distinct(f"approving: {step}", approver, [("signer", actor)])
 
 
 def grant(user, *roles: str) -> None:

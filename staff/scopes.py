@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core import logs
+
 Resolver = Callable[[dict], "str | None"]
 
 _RESOLVERS: dict[str, Resolver] = {}
@@ -30,7 +32,9 @@ def table_of(scope: str, kwargs: dict) -> str | None:
         resolver = _RESOLVERS[scope]
     except KeyError:
         raise ValueError(f"unknown table scope {scope!r}") from None
-    return resolver(kwargs)
+    code = resolver(kwargs)
+    logs.bind(table=code)  # the request's log lines name the table from here on
+    return code
 
 
 def register_table_exists(check: Callable[[str], bool]) -> None:

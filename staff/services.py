@@ -22,7 +22,7 @@ from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 
 from .models import DealerAssignment, DeviceToken
-from .roles import ALL_ROLES, Role, require_role, roles_of
+from .roles import ALL_ROLES, Role, RoleRequired, check_compatible, require_role, roles_of
 from .scopes import table_exists
 
 ASSIGNMENTS_STREAM = "staff/assignments"
@@ -32,7 +32,11 @@ AUTH_STREAM = "staff/auth"
 
 # Who may change what (segregation of duties: admin manages people, the pit its dealers).
 ASSIGNERS = (Role.PIT_BOSS, Role.ADMIN)
-DEVICE_ISSUERS = (Role.PIT_BOSS, Role.ADMIN)
+# A device acts at a table with the dealer's endpoints (buy-ins, bets, results): only the pit,
+# which runs the tables, issues one; the admin manages people, never money (issue 21). Taking a
+# device's access away is open to both.
+DEVICE_ISSUERS = (Role.PIT_BOSS,)
+DEVICE_REVOKERS = (Role.PIT_BOSS, Role.ADMIN)
 ROLE_MANAGERS = (Role.ADMIN,)
 
 
@@ -132,7 +136,7 @@ def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
     """Issue a token for a device bound to ``table``. Returns ``{"name", "table", "kind", "token"}``.
 
     The token is in this result only (it is stored hashed). The device acts as user
-    ``device:<name>``. Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin,
+    ``device:<name>``. Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss (never the admin),
     ``InvalidInput`` (400) for a bad name or kind, ``NotFound`` (404) for an unknown table,
     ``StateConflict`` (409) when the name is taken."""
     require_role(actor, *DEVICE_ISSUERS, step="issuing a device token")
@@ -170,7 +174,7 @@ def device_token_revoke(*, name: str, actor: str) -> dict:
     """Revoke a device's token (it authenticates no more). Returns ``{"name", "revoked_at"}``.
 
     Raises ``RoleRequired`` (403), ``NotFound`` (404), ``StateConflict`` (409) when already revoked."""
-    require_role(actor, *DEVICE_ISSUERS, step="revoking a device token")
+    require_role(actor, *DEVICE_REVOKERS, step="revoking a device token")
     with ledger_command(actor=actor, request={"op": "device_token_revoke", "name": name}) as cmd:
         device = DeviceToken.objects.select_for_update().filter(name=name).first()
         if device is None:
@@ -192,15 +196,14 @@ def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
 
     A user/role change is a parameter change: event ``StaffRolesChanged`` with the sorted role
     lists before and after. Raises ``RoleRequired`` (403) unless ``actor`` is an admin or when an
-    admin changes his own roles; ``InvalidInput`` (400) for an unknown role; ``NotFound`` (404)."""
-    require_role(actor, *ROLE_MANAGERS, step="changing roles")
-    if actor == username:
-        from .roles import RoleRequired
-
-        raise RoleRequired("changing one's own roles needs another admin")
+    admin changes his own roles; ``InvalidInput`` (400) for an unknown role;
+    ``IncompatibleRoles`` (400, field ``roles``, naming the pair) for roles one account may not
+    hold together (``staff.roles.INCOMPATIBLE_ROLES``); ``NotFound`` (404)."""
+    check_role_change(actor=actor, username=username)
     unknown = [r for r in roles if r not in ALL_ROLES]
     if unknown:
         raise InvalidInput(f"unknown role {unknown[0]!r}", field="roles")
+    check_compatible(roles)
     with ledger_command(
         actor=actor, request={"op": "staff_roles_set", "user": username, "roles": sorted(roles)}
     ) as cmd:
@@ -209,9 +212,22 @@ def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
         return cmd.finish(result)
 
 
+def check_role_change(*, actor, username: str) -> None:
+    """Whether ``actor`` (a username or ``User``) may change ``username``'s roles or permissions:
+    an admin, and never his own (a superuser neither). One rule for the API and the Django
+    admin's user form. Raises ``RoleRequired`` (403)."""
+    require_role(actor, *ROLE_MANAGERS, step="changing roles")
+    name = actor if isinstance(actor, str) else actor.get_username()
+    if name == username:
+        raise RoleRequired("changing one's own roles needs another admin")
+
+
 def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: set[str] | None = None) -> dict:
     """Set ``user``'s role groups to ``after`` and append ``StaffRolesChanged`` (used by
-    ``staff_roles_set`` and by the admin's user form, which computes ``before`` itself)."""
+    ``staff_roles_set``, the ``staff_roles`` command and the admin's user form, which computes
+    ``before`` itself). Raises ``IncompatibleRoles`` (400) before changing anything when
+    ``after`` holds two roles one account may not hold together: every path refuses them."""
+    check_compatible(after)
     if before is None:
         before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
         user.groups.remove(*Group.objects.filter(name__in=before - after))
@@ -275,3 +291,51 @@ def auth_event_record(*, type: str, username: object, channel: str, ip: str | No
     if type == "StaffLoggedIn":
         data["roles"] = sorted(roles_of(user))
     return _append_outside_command(AUTH_STREAM, NewEvent(type=type, data=data), actor=user or "anonymous")
+
+
+LEAVERS_STREAM = ROLES_STREAM
+
+
+def staff_leave(*, username: str, actor: str, reason: str = "", idempotency_key: str | None = None) -> dict:
+    """A leaver: deactivate ``username``'s account now and record when (25 CFR 543.16).
+
+    The account keeps its role groups (the access review shows what he held) but authenticates
+    no more and holds no role (``roles_of`` of an inactive user is empty); an open dealer
+    assignment ends with it. Event ``StaffLeft`` on ``staff/roles``: ``{"user", "left_at"
+    (UTC ISO 8601), "roles", "reason", "before": {"is_active": true}, "after": {"is_active":
+    false}}``. Returns ``{"username", "left_at", "roles", "position"}``.
+
+    Raises ``RoleRequired`` (403) unless ``actor`` is an admin, or for his own account;
+    ``NotFound`` (404); ``StateConflict`` (409) when the account is already inactive."""
+    check_role_change(actor=actor, username=username)
+    if not isinstance(reason, str) or len(reason) > 200:
+        raise InvalidInput("a reason is up to 200 characters", field="reason")
+    request = {"op": "staff_leave", "user": username}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        user = get_user_model().objects.select_for_update().filter(username=username).first()
+        if user is None:
+            raise NotFound(f"no such user: {username}", field="username")
+        if not user.is_active:
+            raise StateConflict(f"{username} is already inactive", field="username")
+        now = timezone.now()
+        roles = sorted(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+        DealerAssignment.objects.filter(dealer=user, ended_at__isnull=True).update(ended_at=now, ended_by=actor)
+        event = NewEvent(
+            type="StaffLeft",
+            data={
+                "user": username,
+                "left_at": now.isoformat(),
+                "roles": roles,
+                "reason": reason,
+                "before": {"is_active": True},
+                "after": {"is_active": False},
+            },
+        )
+        _append_one(cmd, LEAVERS_STREAM, event)
+        return cmd.finish(
+            {"username": username, "left_at": now.isoformat(), "roles": roles, "position": cmd.appended[0].position}
+        )

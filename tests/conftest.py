@@ -6,11 +6,27 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from cashier.services.cage import cage_open, chips_purchase
+from cashier.services.cage_shifts import cage_shift_open
 from games.services.colour_chips import colour_chips_buy
 from games.services.tables import table_open
 from patrons.services.patrons import patron_register
 
 ACTOR = "tester"
+
+
+@pytest.fixture(scope="session")
+def _ledger_key_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("ledger-keys")
+
+
+@pytest.fixture(autouse=True)
+def _ledger_anchor_files(settings, tmp_path_factory, _ledger_key_dir):
+    """Checkpoints (a fresh directory a test) and the development signing key (one a run) go to
+    temporary directories, never the checkout's var/; no checkpoint after N events unless a
+    test asks (LEDGER_CHECKPOINT_EVENTS)."""
+    settings.LEDGER_CHECKPOINT_DIR = str(tmp_path_factory.mktemp("checkpoints"))
+    settings.LEDGER_DEVELOPMENT_KEY_FILE = _ledger_key_dir / "ledger-signing-key.dev.pem"
+    settings.LEDGER_CHECKPOINT_EVENTS = 0
 
 
 @pytest.fixture
@@ -33,9 +49,39 @@ def committed_db(_replication_role_reset, transactional_db):
         cursor.execute("SET session_replication_role = replica")
 
 
+# The cashier whose shift the ``cage`` fixture opens (a name no test gives another user).
+SHIFT_CASHIER = "shift-cashier"
+
+
 @pytest.fixture
-def cage():
+def cage_float():
+    """The cage opened with its float (100,000 EUR of cash and of chips), no cashier shift open:
+    chip sales, redemptions and slip issues are refused (409) until one opens."""
     return cage_open(cash_cents=10_000_000, chips_cents=10_000_000, actor=ACTOR)
+
+
+def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
+    """Open a cashier shift counting the cage as its book says (no variance); creates ``actor``
+    as a cashier when no such user exists."""
+    from django.contrib.auth import get_user_model
+
+    from core.denominations import cash_denominations, chip_denominations, decompose
+    from ledger import accounts, store
+
+    if not get_user_model().objects.filter(username=actor).exists():
+        staff_user(actor, "cashier")
+    return cage_shift_open(
+        cash=decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+        actor=actor,
+    )
+
+
+@pytest.fixture
+def cage(cage_float):
+    """The cage with its float and a cashier shift open (``SHIFT_CASHIER``)."""
+    open_cage_shift()
+    return cage_float
 
 
 @pytest.fixture
@@ -92,7 +138,26 @@ def api():
 
 
 @pytest.fixture(autouse=True)
+def _no_rate_limits(settings):
+    """The API's rate limits (issue 25) are off: a test drives hundreds of requests as one user
+    in seconds. The throttling tests set them (tests/api/test_operations_throttling.py)."""
+    settings.API_THROTTLE_RATES = dict.fromkeys(("device", "user", "anon"))
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Tests create many users with passwords: PBKDF2 costs ~0.25 s of CPU each, which made a
     file of 150 small tests take minutes. Production keeps Django's default hashers."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def approve(response, *signers):
+    """Confirm the approval a maker's request is waiting for (HTTP 202) by each of ``signers``
+    (API clients, each authenticated as one signer), in order; return the last answer (the
+    act's own once the last signature is given). Any other answer is returned as it is."""
+    if response.status_code != 202:
+        return response
+    approval = response.json()["approval"]["id"]
+    for client in signers:
+        response = client.post(f"/api/approvals/{approval}/confirm", {}, format="json")
+    return response

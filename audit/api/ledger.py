@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.pagination import StrictCursorPagination
-from ledger import projections
+from ledger import health, projections
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from staff.permissions import LEDGER_READERS, roles_allowed
 
@@ -105,10 +105,41 @@ class Health(APIView):
     """Liveness and projection lag (positions behind the ledger head)."""
 
     permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
 
     @extend_schema(responses={200: dict})
     def get(self, request):
         return Response({"status": "ok", "projections": projections.lag()})
+
+
+class Liveness(APIView):
+    """Liveness: the process answers (no database, no broker). 200 ``{"status": "alive"}``."""
+
+    permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
+    authentication_classes: list = []
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response({"status": "alive"})
+
+
+class Readiness(APIView):
+    """Readiness (issue 25): database, broker, projection lag under ``HEALTH_MAX_PROJECTION_LAG``,
+    no closed gaming day unsealed past ``HEALTH_SEAL_GRACE_HOURS``. 200 ``{"status": "ready",
+    "failing": [], "checks": {...}}``, else 503 ``{"status": "not_ready", "failing": [names], ...}``
+    (``ledger.health``)."""
+
+    permission_classes = [AllowAny]
+    throttle_classes: list = []  # probes poll often, from the balancer's one address
+    authentication_classes: list = []
+
+    @extend_schema(responses={200: dict, 503: dict})
+    def get(self, request):
+        result = health.readiness()
+        body = {"status": "ready" if result["ready"] else "not_ready", **result}
+        del body["ready"]
+        return Response(body, status=200 if result["ready"] else 503)
 
 
 class ProjectionStatus(APIView):

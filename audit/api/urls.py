@@ -2,15 +2,19 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
 from . import exports, ledger
 
 urlpatterns = [
     path("events/", ledger.EventList.as_view(), name="event-list"),
     path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
     path("health/", ledger.Health.as_view(), name="health"),
+    path("health/live", ledger.Liveness.as_view(), name="health-live"),
+    path("health/ready", ledger.Readiness.as_view(), name="health-ready"),
     path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
-    path("audit/<str:scope>/<str:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
+    path("audit/<name:scope>/<name:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
-    path("exports/gaming-days/<str:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
+    path("exports/gaming-days/<day:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
 ]

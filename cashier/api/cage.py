@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView
 from staff.permissions import CAGE, roles_allowed
 
@@ -22,7 +23,7 @@ class CageOpen(CommandView):
 
 
 class ChipsMovement(serializers.Serializer):
-    patron = serializers.CharField(max_length=20)
+    patron = CodeField()
     amount_cents = CentsField(min_value=1)
 
 

@@ -11,7 +11,7 @@ from ledger.errors import InvalidInput
 from ledger.gaming_day import current_gaming_day
 from staff.permissions import roles_allowed
 
-from .. import reports
+from .. import reports, spreadsheet
 from ..services.count_room import parse_gaming_day
 from .accounting import ACCOUNTING_READERS
 
@@ -22,6 +22,7 @@ THRESHOLD = OpenApiParameter(
     "threshold_cents", OpenApiTypes.INT, description="default: CASINO_VARIANCE_THRESHOLD_CENTS"
 )
 YEAR = OpenApiParameter("year", OpenApiTypes.INT, description="default: the current gaming day's year")
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _query_int(request, name: str, default: int | None) -> int | None:
@@ -47,14 +48,30 @@ class ReportView(APIView):
         raw = request.query_params.get("gaming_day")
         return current_gaming_day() if raw in (None, "") else parse_gaming_day(raw)
 
-    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR})
-    def get(self, request, csv: bool = False):
+    @extend_schema(
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, XLSX): OpenApiTypes.BINARY,
+        }
+    )
+    def get(self, request, csv: bool = False, form: str = ""):
+        """JSON; or, with ``form``: ``csv`` (the table), ``metadata.csv`` (its metadata),
+        ``xlsx`` (both, one sheet each): spreadsheet-ready (``cashier.spreadsheet``)."""
         report = self.build(request)
-        if not csv:
+        form = form or ("csv" if csv else "")
+        if not form:
             return Response(report)
-        response = HttpResponse(reports.report_csv(report), content_type="text/csv; charset=utf-8")
+        if form == "xlsx":
+            body, kind = spreadsheet.report_xlsx(report), XLSX
+        elif form == "metadata.csv":
+            body, kind = spreadsheet.metadata_csv(report), "text/csv; charset=utf-8"
+        else:
+            body, kind = spreadsheet.report_csv(report), "text/csv; charset=utf-8"
+        response = HttpResponse(body, content_type=kind)
         stamp = report["period"]["to"]
-        response["Content-Disposition"] = f'attachment; filename="{self.slug}-{stamp}.csv"'
+        name = f"{self.slug}-{stamp}" + ("-metadata.csv" if form == "metadata.csv" else f".{form}")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
 
 

@@ -9,6 +9,7 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -18,6 +19,7 @@ from patrons.services import aml
 
 from ..models import Cage
 from ..selectors import cage_get
+from .cage_shifts import require_open_shift
 
 
 def _positive_cents(value: object, field: str) -> int:
@@ -30,6 +32,7 @@ def _open_cage(code: str = "main") -> Cage:
     cage = Cage.objects.select_for_update().get(pk=cage_get(code).pk)
     if cage.state != Cage.State.OPEN:
         raise StateConflict(f"the cage {code} is closed", field="cage")
+    require_open_shift(code)
     return cage
 
 
@@ -90,10 +93,12 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
 
     Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
     (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
-    ``StateConflict`` (cage closed), ``InsufficientChips`` (the cage has not enough chips),
+    ``StateConflict`` (cage closed, or no cashier shift open: field ``shift``),
+    ``InsufficientChips`` (the cage has not enough chips),
     ``aml.IdentityRequired`` (409: AML identity threshold, ``patrons.services.aml``).
     """
     amount = _positive_cents(amount_cents, "amount_cents")
+    check_ceiling("chips_purchase", amount, field="amount_cents")
     request = {"op": "chips_purchase", "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -138,9 +143,11 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
     Same result shape as ``chips_purchase``. Raises ``InsufficientChips`` (field
     ``amount_cents``) when the patron holds less, or the cage has less cash; the check and the
     posting happen under the ledger writer lock, so two redemptions at once cannot both pass
-    (case C13). ``aml.IdentityRequired`` (409) under the AML identity threshold.
+    (case C13). ``StateConflict`` (cage closed, no cashier shift open).
+    ``aml.IdentityRequired`` (409) under the AML identity threshold.
     """
     amount = _positive_cents(amount_cents, "amount_cents")
+    check_ceiling("chips_redeem", amount, field="amount_cents")
     request = {"op": "chips_redeem", "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:

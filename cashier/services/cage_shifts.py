@@ -28,6 +28,18 @@ def last_shift_event(code: str = "main") -> Event | None:
     return Event.objects.filter(stream=shift_stream(code)).order_by("-version").first()
 
 
+def require_open_shift(code: str = "main") -> Event:
+    """The open shift's ``CageShiftOpened`` event; ``StateConflict`` (409, field ``shift``) when
+    no cashier shift of cage ``code`` is open. Cash and chips cross the cage counter only inside
+    a shift, so that each movement belongs to a count (issue 24). Call it under the writer lock."""
+    last = last_shift_event(code)
+    if last is None or last.type != "CageShiftOpened":
+        raise StateConflict(
+            f"no cashier shift is open at cage {code}: open a shift with its count first", field="shift"
+        )
+    return last
+
+
 def _validated(cash: object, chips: object) -> dict:
     """The counts, checked (``InvalidInput`` naming ``cash`` or ``chips``) and normalised."""
     cash_lines, cash_total = count_total(cash, cash_denominations(), field="cash")
@@ -93,11 +105,14 @@ def cage_shift_close(
     chips: dict,
     actor: str,
     handover_to: str | None = None,
+    variance_reason: str | None = None,
     code: str = "main",
     idempotency_key: str | None = None,
 ) -> dict:
     """Close the open cage shift with its count, handing over to ``handover_to`` (a cashier or
     cage supervisor other than the actor), or to nobody at the end of the day.
+    ``variance_reason`` (up to 500 characters) is the cashier's explanation of a count that
+    differs from the book; it is kept on the ``CageShiftClosed`` event when given.
 
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count),
     ``RoleRequired`` (403), ``StateConflict`` (no open shift).
@@ -108,9 +123,14 @@ def cage_shift_close(
             raise InvalidInput("handover_to names the next shift's cashier", field="handover_to")
         require_role(handover_to, *CAGE_ROLES, step="taking over the cage")
         require_distinct("handing over the cage", handover_to, [("closing cashier", actor)])
+    if variance_reason is not None and (not isinstance(variance_reason, str) or len(variance_reason) > 500):
+        raise InvalidInput("the variance reason is a text of up to 500 characters", field="variance_reason")
+    reason = (variance_reason or "").strip()
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_close", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     request["handover_to"] = handover_to
+    if reason:
+        request["variance_reason"] = reason
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -119,6 +139,8 @@ def cage_shift_close(
         if last is None or last.type != "CageShiftOpened":
             raise StateConflict(f"cage {code} has no open shift", field="cage")
         data |= {"cage": code, "handover_to": handover_to, "opened_by": last.actor, "opened_event": last.position}
+        if reason:
+            data["variance_reason"] = reason
         (event,) = cmd.append(
             stream=shift_stream(code), expected_version=last.version, events=[NewEvent("CageShiftClosed", data)]
         )

@@ -13,19 +13,26 @@ A mistaken count is reversed (``DropCountReversed``, naming the count, approved 
 or cage supervisor) and the box counted again. Stream: ``drop/<table>/<gaming day>``.
 """
 
-from datetime import date
+from datetime import date, timedelta
 
+from django.conf import settings
+
+from core.ceilings import check_ceiling
 from core.denominations import cash_denominations, count_total
 from games.models import Table
 from ledger import accounts, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, RoleRequired, require_distinct, require_role
+
+from .pit_shift import require_independent
 
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
+REMOVERS = (Role.PIT_BOSS, Role.COUNT_TEAM, Role.DROP_TEAM)
 
 
 def parse_gaming_day(value: object, field: str = "gaming_day") -> date:
@@ -38,6 +45,26 @@ def parse_gaming_day(value: object, field: str = "gaming_day") -> date:
         except ValueError:
             pass
     raise InvalidInput("a gaming day is a date YYYY-MM-DD", field=field)
+
+
+def gaming_day_in_reach(value: object, field: str = "gaming_day") -> date:
+    """A gaming day a drop box removal, a drop count or its reversal, or a gaming-day close may
+    name: the open (current) gaming day or, up to the setting ``CASINO_GAMING_DAY_LOOKBACK_DAYS``
+    (default 1) before it, the previous one, whose boxes are removed and counted and which is
+    closed once the next day has begun. Raises ``InvalidInput`` (400, ``field``) for a malformed
+    day or one further back (a removal dated 2000-01-01 is junk, issue 21), ``StateConflict``
+    (409) for a day that has not begun (2099-12-30)."""
+    day = parse_gaming_day(value, field)
+    today = current_gaming_day()
+    if day > today:
+        raise StateConflict(f"gaming day {day} has not begun (the open gaming day is {today})", field=field)
+    earliest = today - timedelta(days=max(0, int(getattr(settings, "CASINO_GAMING_DAY_LOOKBACK_DAYS", 1))))
+    if day < earliest:
+        raise InvalidInput(
+            f"gaming day {day} is out of reach: the open gaming day is {today}, the earliest allowed {earliest}",
+            field=field,
+        )
+    return day
 
 
 def drop_stream(table: str, day: date) -> str:
@@ -73,19 +100,45 @@ def _table(code: object) -> Table:
     return table
 
 
-def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:
-    """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss or count team).
+def drop_box_remove(
+    *,
+    table: str,
+    gaming_day: object,
+    actor: str,
+    removers: list | None = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss, count team or
+    drop team), by people independent of the table's pit shift that day (issue 26 §3: never its
+    dealer nor its pit boss, ``pit_shift.table_shift``).
 
+    ``removers``: the two people who removed it (distinct, the actor one of them, each holding
+    one of those roles), recorded on the event; None: the actor alone (the older contract).
     Returns ``{"table", "gaming_day", "event", "expected_cents"}``. Raises ``InvalidInput``
-    (bad day), ``NotFound`` (table), ``RoleRequired`` (403), ``StateConflict`` (already removed).
+    (bad day or list), ``NotFound`` (table), ``RoleRequired`` (403: a role missing, the same
+    person twice, the actor not a remover, a remover of the table's shift), ``StateConflict``
+    (already removed).
     """
-    day = parse_gaming_day(gaming_day)
-    require_role(actor, Role.PIT_BOSS, Role.COUNT_TEAM, step="removing a drop box")
-    request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat()}
+    day = gaming_day_in_reach(gaming_day)
+    require_role(actor, *REMOVERS, step="removing a drop box")
+    if removers is not None:
+        if (
+            not isinstance(removers, (list, tuple))
+            or len(removers) != 2
+            or not all(isinstance(r, str) for r in removers)
+        ):
+            raise InvalidInput("a drop box is removed by two people", field="removers")
+        require_distinct("removing a drop box", removers[1], [("first remover", removers[0])])
+        for who in removers:
+            require_role(who, *REMOVERS, step="removing a drop box")
+        if actor not in removers:
+            raise RoleRequired("removing a drop box: the one who records it is one of the removers")
+    request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat(), "removers": removers}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         found = _table(table)
+        require_independent(found.code, day, list(removers or [actor]), step="removing a drop box")
         refuse_if_closed(day, what=f"the drop box of {found.code} can no longer be removed", field="gaming_day")
         stream = drop_stream(found.code, day)
         if store.stream_version(stream):
@@ -96,7 +149,13 @@ def drop_box_remove(*, table: str, gaming_day: object, actor: str, idempotency_k
             expected_version=0,
             events=[
                 NewEvent(
-                    "DropBoxRemoved", {"table": found.code, "gaming_day": day.isoformat(), "expected_cents": expected}
+                    "DropBoxRemoved",
+                    {
+                        "table": found.code,
+                        "gaming_day": day.isoformat(),
+                        "expected_cents": expected,
+                        **({"removers": list(removers)} if removers else {}),
+                    },
                 )
             ],
         )
@@ -123,8 +182,9 @@ def drop_count(
     denomination, not two counters), ``RoleRequired`` (403: a counter without the role, or
     the same counter twice), ``StateConflict`` (box not removed, or already counted).
     """
-    day = parse_gaming_day(gaming_day)
+    day = gaming_day_in_reach(gaming_day)
     notes, counted = count_total(cash, cash_denominations(), field="cash")
+    check_ceiling("drop_count", counted, field="cash")
     if not isinstance(counters, (list, tuple)) or len(counters) != 2 or not all(isinstance(c, str) for c in counters):
         raise InvalidInput("a count names its two counters", field="counters")
     first, second = counters
@@ -197,7 +257,7 @@ def drop_count_reverse(
     Raises ``InvalidInput``, ``RoleRequired`` (403), ``StateConflict`` (nothing to reverse, or the day
     is closed: ``ledger.closed_days``).
     """
-    day = parse_gaming_day(gaming_day)
+    day = gaming_day_in_reach(gaming_day)
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("a reversal needs a reason", field="reason")
     if not isinstance(approver, str) or not approver:

@@ -14,12 +14,12 @@ from games.models import Table
 from ledger.closed_days import gaming_day_closed
 from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
-from ledger.gaming_day import current_gaming_day, gaming_day_stream
+from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event, Posting
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
-from .count_room import live_count, parse_gaming_day
+from .count_room import gaming_day_in_reach, live_count
 
 
 def table_codes_active(start: date, end: date) -> list[str]:
@@ -46,11 +46,13 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
     """Close gaming day ``gaming_day`` (``YYYY-MM-DD``): a pit boss, cage supervisor or admin.
 
     Refused with ``StateConflict`` (409) when a table that played that day is still open or
-    its drop is not counted, when the day is already closed, or when it has not begun. Returns ``{"gaming_day",
+    its drop is not counted, when the day is already closed, or when it has not begun (closed
+    ahead of time, it could never be closed, nor sealed at its close, once played); with
+    ``InvalidInput`` (400) for a day before the previous one (``gaming_day_in_reach``). Returns ``{"gaming_day",
     "event", "tables", "sealed"}`` (``sealed``: the seal's result, or None when
     ``ledger.seal`` is not installed).
     """
-    day = parse_gaming_day(gaming_day)
+    day = gaming_day_in_reach(gaming_day)
     require_role(actor, Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN, step="closing a gaming day")
     request = {"op": "gaming_day_close", "gaming_day": day.isoformat()}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
@@ -58,9 +60,6 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
             return cmd.result
         if gaming_day_closed(day) is not None:
             raise StateConflict(f"gaming day {day} is already closed", field="gaming_day")
-        if day > current_gaming_day():
-            # Closed ahead of time, the day could never be closed (nor sealed at its close) once played.
-            raise StateConflict(f"gaming day {day} has not begun", field="gaming_day")
         tables = tables_of_day(day)
         still_open = sorted(
             Table.objects.filter(code__in=tables, state=Table.State.OPEN).values_list("code", flat=True)

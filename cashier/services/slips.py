@@ -20,9 +20,11 @@ under the ledger writer lock, so two requests never take the same number and a r
 request leaves no gap.
 """
 
+from django.conf import settings
 from django.db.models import Max
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
 from ledger import accounts, store
@@ -32,9 +34,10 @@ from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConfli
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Cage, Slip
+from .cage_shifts import require_open_shift
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
@@ -111,20 +114,39 @@ def _check_cage_covers(amount: int) -> None:
         raise InsufficientChips(f"the cage holds {held} cents of chips, less than {amount}", field="denominations")
 
 
-def slip_request(*, kind: str, table: str, denominations: dict, actor: str, idempotency_key: str | None = None) -> dict:
+def slip_request(
+    *,
+    kind: str,
+    table: str,
+    denominations: dict,
+    actor: str,
+    approver: str | None = None,
+    idempotency_key: str | None = None,
+) -> dict:
     """A pit boss requests a fill or a credit for ``table`` (open), counted by chip denomination.
 
+    A fill of more than ``CASINO_LARGE_FILL_CENTS`` needs a cage supervisor's second signature
+    (``approver``, another user, given through an approval he confirmed: ``approvals``),
+    recorded as ``approved_by`` on the request's event.
     Returns ``{"serial", "kind", "table", "state", "amount_cents", "denominations", "event"}``
     (cents). Raises ``InvalidInput`` (bad kind or count, unknown denomination, an empty slip),
     ``InsufficientChips`` (a credit larger than the tray), ``RoleRequired`` (403: not a pit
-    boss), ``NotFound`` (table), ``StateConflict`` (table closed).
+    boss; a large fill without its second signature), ``NotFound`` (table), ``StateConflict``
+    (table closed).
     """
     kind = _kind(kind)
     counted, amount = count_total(denominations, chip_denominations(), field="denominations")
     if amount <= 0:
         raise InvalidInput("a slip moves at least one chip", field="denominations")
+    check_ceiling(kind, amount, field="denominations")
     require_role(actor, Role.PIT_BOSS, step=f"requesting a {kind}")
-    request = {"op": "slip_request", "kind": kind, "table": table, "denominations": counted}
+    large = kind == Slip.Kind.FILL and amount > settings.CASINO_LARGE_FILL_CENTS
+    if large:
+        require_second_signature(
+            f"a fill over {settings.CASINO_LARGE_FILL_CENTS} cents", approver, actor, Role.CAGE_SUPERVISOR
+        )
+    approval = {"approved_by": approver} if large else {}
+    request = {"op": "slip_request", "kind": kind, "table": table, "denominations": counted, **approval}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -148,7 +170,9 @@ def slip_request(*, kind: str, table: str, denominations: dict, actor: str, idem
             requested_by=actor,
             gaming_day=day,
         )
-        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Requested", {"amount_cents": amount, "denominations": counted})
+        event = _append(
+            cmd, slip, f"{EVENT_PREFIX[kind]}Requested", {"amount_cents": amount, "denominations": counted, **approval}
+        )
         return cmd.finish(_result(slip, event))
 
 
@@ -157,8 +181,8 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
 
     Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: the actor is not a
     cashier or cage supervisor, the runner not a runner, or a segregation clash),
-    ``StateConflict`` (not requested; cage closed), ``InsufficientChips`` (cage short of chips
-    for a fill), ``NotFound``.
+    ``StateConflict`` (not requested; cage closed; no cashier shift open), ``InsufficientChips``
+    (cage short of chips for a fill), ``NotFound``.
     """
     kind = _kind(kind)
     require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step=f"issuing a {kind}")
@@ -175,6 +199,7 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         cage = Cage.objects.filter(code="main").first()
         if cage is None or cage.state != Cage.State.OPEN:
             raise StateConflict("the cage is closed", field="cage")
+        require_open_shift(cage.code)
         if kind == Slip.Kind.FILL:
             _check_cage_covers(slip.amount_cents)
         _transition(slip, "issue")

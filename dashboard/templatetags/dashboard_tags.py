@@ -1,9 +1,14 @@
 """Display filters for the dashboard: money stays in integer cents until here."""
 
+import re
+
 from django import template
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
+from ..coups import card_face
 
 register = template.Library()
 
@@ -39,11 +44,19 @@ def roulette_colour(number) -> str:
 
 
 @register.filter
+def colour_word(number) -> str:
+    """Roulette's colour of ``number`` in words: ``green`` for 0, ``red``, ``black``."""
+    return "green" if number == 0 else roulette_colour(number)
+
+
+@register.filter
 def bet_spot(position) -> str:
     """A bet's place on the layout, in words: ``plein 17``, ``cheval 0-3``, ``banker``, ``box 2``."""
     if not isinstance(position, dict):
         return str(position)
     kind = position.get("type") or position.get("bet") or ""
+    if kind == "chance_simple":  # the even chances are named by their chance alone
+        return str(position.get("chance") or "even chance")
     spot = position.get("chance") or position.get("which")
     if spot is None and position.get("numbers"):
         spot = "-".join(str(n) for n in position["numbers"])
@@ -57,3 +70,53 @@ def pad(columns, rows) -> list:
     """Columns of marks → rows for an HTML grid, short columns padded with ``""``."""
     rows = int(rows or 0)
     return [[column[r] if r < len(column) else "" for column in columns] for r in range(rows)]
+
+
+@register.filter
+def card(code) -> str:
+    """A card code as the dealer sees it: ``"TH"`` → ``10♥`` in red (an ``abbr``-free span
+    whose label reads "10 of hearts" to a screen reader)."""
+    face = card_face(code)
+    if face is None:
+        return conditional_escape(str(code))
+    rank, symbol, colour = face
+    return format_html('<span class="pc pc-{}">{}{}</span>', colour, rank, symbol)
+
+
+@register.filter
+def cards(codes) -> str:
+    """A hand: its cards side by side (``card``)."""
+    return format_html_join(" ", "{}", ((card(c),) for c in codes or []))
+
+
+CARD_IN_TEXT = re.compile(r"(10|[2-9JQKA])([♥♦♣♠])")
+
+
+@register.filter
+def suited(text) -> str:
+    """A line of text with its cards (``10♥``) coloured: red hearts and diamonds, black others."""
+    escaped = str(conditional_escape(text))
+    return mark_safe(  # noqa: S308 - escaped above; only our own spans are added
+        CARD_IN_TEXT.sub(
+            lambda m: f'<span class="pc pc-{"red" if m.group(2) in "♥♦" else "black"}">{m.group(1)}{m.group(2)}</span>',
+            escaped,
+        )
+    )
+
+
+@register.filter
+def event_words(event_type) -> str:
+    """``"BetSettled"`` → ``"bet settled"``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", str(event_type)).lower()
+
+
+@register.filter
+def stream_kind(stream) -> str:
+    """A stream's kind without its id: ``"round/7f0c…"`` → ``"round"``."""
+    return str(stream).split("/", 1)[0]
+
+
+@register.filter
+def words(slug) -> str:
+    """A state slug in words: ``"closed_for_bets"`` → ``"closed for bets"``."""
+    return str(slug).replace("_", " ")

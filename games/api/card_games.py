@@ -2,8 +2,9 @@
 
 from rest_framework import serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
-from staff.permissions import FLOOR, roles_allowed
+from staff.permissions import FLOOR, TERMINAL_AND_SHOE, roles_allowed
 
 from ..services.baccarat import baccarat_bet
 from ..services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
@@ -19,7 +20,7 @@ class BlackjackBetPlace(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         stake_cents = CentsField(min_value=1)
         seated = serializers.BooleanField(default=False)
@@ -48,7 +49,7 @@ class BlackjackDeal(CommandView):
 class BlackjackCard(CommandView):
     """The card-reading shoe or dealer terminal reports the next card (rank 23456789TJQKA + suit SHDC)."""
 
-    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+    permission_classes = [roles_allowed(write=FLOOR, table="round", devices=TERMINAL_AND_SHOE)]
 
     class Input(serializers.Serializer):
         card = serializers.CharField(max_length=2, min_length=2)
@@ -66,7 +67,7 @@ class BlackjackDecide(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         action = serializers.ChoiceField(choices=sorted(DECISIONS))
         hand_index = StrictIntegerField(min_value=0, max_value=20, required=False)
@@ -88,7 +89,7 @@ class CaribbeanAnte(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         ante_cents = CentsField(min_value=1)
 
@@ -104,7 +105,7 @@ class CaribbeanDecide(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         box = StrictIntegerField(min_value=1, max_value=7)
         action = serializers.ChoiceField(choices=["fold", "raise"])
 
@@ -121,7 +122,7 @@ class BaccaratBet(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         bet = serializers.ChoiceField(choices=["player", "banker", "tie"])
         stake_cents = CentsField(min_value=1)
 
@@ -137,7 +138,7 @@ class TrenteQuaranteBet(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         bet = serializers.CharField(max_length=20)
         stake_cents = CentsField(min_value=1)
 

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
 from staff.permissions import FLOOR, FLOOR_READERS, roles_allowed
 
@@ -24,7 +25,7 @@ class ClassicStudSit(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         seat = StrictIntegerField(min_value=1, max_value=7)
         stack_cents = CentsField(min_value=1, required=False)
 
@@ -44,7 +45,7 @@ class ClassicStudAct(CommandView):
         seat = StrictIntegerField(min_value=1, max_value=7)
         action = serializers.ChoiceField(choices=list(ACTIONS))
         amount_cents = CentsField(min_value=1, required=False)
-        patron = serializers.CharField(max_length=20, required=False)
+        patron = CodeField(required=False)
         expected_version = StrictIntegerField(min_value=0, required=False)
 
     input_serializer = Input

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
 from staff.permissions import FLOOR, roles_allowed
 
@@ -14,7 +15,7 @@ class ColourChipsBuy(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         chips = StrictIntegerField(min_value=1)
         unit_value_cents = CentsField(min_value=1, required=False)
         colour = serializers.CharField(max_length=20, required=False)
@@ -31,7 +32,7 @@ class ColourChipsChangeInverse(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
 
     input_serializer = Input
 

@@ -2,8 +2,9 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView, StrictIntegerField
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
 from ..services.bet_moves import bet_move, bet_withdraw
@@ -39,7 +40,7 @@ class RoundSerializer(serializers.ModelSerializer):
 
 
 class RoundDetail(generics.RetrieveAPIView):
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="round", devices=TERMINAL_AND_SHOE)]
 
     queryset = Round.objects.select_related("table").prefetch_related("bets__patron")
     serializer_class = RoundSerializer
@@ -49,7 +50,7 @@ class RoundDetail(generics.RetrieveAPIView):
 class TableRounds(generics.ListAPIView):
     """The coups of a table, newest first."""
 
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table", devices=TERMINAL_AND_SHOE)]
 
     serializer_class = RoundSerializer
 
@@ -86,7 +87,7 @@ class BetPlace(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round")]
 
     class Input(Versioned):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         stake_cents = CentsField()
         chips = serializers.ChoiceField(choices=Bet.Chips.choices, default=Bet.Chips.VALUE)
         bet = serializers.DictField(required=False)
@@ -144,7 +145,7 @@ class BetWithdraw(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="bet")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
 
     input_serializer = Input
     success_status = 200
@@ -159,7 +160,7 @@ class BetMove(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="bet")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         to = serializers.CharField(max_length=20)
 
     input_serializer = Input

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.views import CommandView
-from staff.permissions import FLOOR, FLOOR_READERS, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Shoe
 from ..services.baccarat import shoe_history
@@ -28,7 +28,7 @@ class ShoeSerializer(serializers.ModelSerializer):
 class ShoeDetail(generics.RetrieveAPIView):
     """A shoe; its order and salt are never shown here (``ShoeClosed`` reveals them)."""
 
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe", devices=TERMINAL_AND_SHOE)]
 
     queryset = Shoe.objects.select_related("table")
     serializer_class = ShoeSerializer
@@ -67,7 +67,7 @@ class ShoeClose(CommandView):
 class ShoeHistory(APIView):
     """A baccarat shoe's history: the bead plate and the big road (B / P / T marks)."""
 
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe", devices=TERMINAL_AND_SHOE)]
 
     @extend_schema(responses={200: dict})
     def get(self, request, shoe_id):

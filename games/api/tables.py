@@ -1,13 +1,14 @@
-"""Table endpoints: the list, a table, open and close, buy-ins, rule changes."""
+"""Table endpoints: the list, a table, close, buy-ins, rule changes (opening: approvals/api/makers.py)."""
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CentsField, CommandView
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Table
 from ..services.table_rules import table_rules_change
-from ..services.tables import table_buy_in, table_close, table_open
+from ..services.tables import table_buy_in, table_close
 
 
 class TableSerializer(serializers.ModelSerializer):
@@ -24,27 +25,11 @@ class TableList(generics.ListAPIView):
 
 
 class TableDetail(generics.RetrieveAPIView):
-    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table")]
+    permission_classes = [roles_allowed(read=FLOOR_READERS, table="table", devices=TERMINAL_AND_SHOE)]
 
     queryset = Table.objects.all()
     serializer_class = TableSerializer
     lookup_field = "code"
-
-
-class TableOpen(CommandView):
-    """Open a table with its game, rule set and counted opener."""
-
-    permission_classes = [roles_allowed(write=PIT)]
-
-    class Input(serializers.Serializer):
-        game = serializers.ChoiceField(choices=Table.Game.choices)
-        opener_cents = CentsField(min_value=0)
-        rules = serializers.DictField(required=False)
-
-    input_serializer = Input
-
-    def perform(self, data, *, code, **ctx):
-        return table_open(code=code, **data, **ctx)
 
 
 class TableClose(CommandView):
@@ -82,7 +67,7 @@ class TableBuyIn(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="table")]
 
     class Input(serializers.Serializer):
-        patron = serializers.CharField(max_length=20)
+        patron = CodeField()
         amount_cents = CentsField(min_value=1)
 
     input_serializer = Input

@@ -22,6 +22,7 @@ from typing import Any
 from .blackjack import to_data
 from .cards import parse_card
 from .errors import LimitRefused, RuleError
+from .money import format_cents
 
 __all__ = [
     "BET_KINDS",
@@ -247,7 +248,7 @@ _DEFAULT_RULES = BaccaratRules()
 
 
 def _eur(cents: int) -> str:
-    return f"{cents // 100}.{cents % 100:02d} EUR"
+    return format_cents(cents)  # with the casino's currency
 
 
 def check_stake(rules: BaccaratRules, stake_cents: int) -> int:

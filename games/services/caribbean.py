@@ -7,41 +7,23 @@ raise patron −s, layout +s; each settled line (ante, raise) layout → patron 
 The coup is rebuilt from the round's events for every command, like black jack.
 """
 
-import random
-import secrets
-
-from ledger import accounts, posting_rules, store
-from ledger.commands import Command, ledger_command
+from ledger.commands import Command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
-from ledger.models import Event
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
-from patrons.services.self_limit import check_self_limit
 
-from ..models import Bet, Round, Shoe, Table
+from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
-from ..rules.errors import RuleError
-from ..rules.shoe import ShoeOrder, commitment
 from ..rules.stud_table import CaribbeanTableRules
-from ..selectors import round_for_update
-from .outcomes import bet_resolved
-from .refusals import refused
-from .shoes import draw_reported
+from . import card_table as ct
 
 
-def _round(round_id) -> Round:
-    coup = round_for_update(round_id)
-    if coup.table.game != Table.Game.CARIBBEAN_STUD:
-        raise InvalidInput(f"table {coup.table.code} is not a Caribbean stud table", field="round")
-    return coup
+def _coup(round_id) -> Round:
+    return ct.coup_for_update(round_id, Table.Game.CARIBBEAN_STUD)
 
 
 def _rules(table: Table) -> CaribbeanTableRules:
     return CaribbeanTableRules.from_dict(table.rules)
-
-
-def _invalid(exc: RuleError) -> InvalidInput:
-    return InvalidInput(exc.message, field=exc.field)
 
 
 def caribbean_ante(
@@ -50,68 +32,30 @@ def caribbean_ante(
     """Post ``patron``'s ante on ``box`` (1–7, one player a box). The raise will be
     ``raise_multiple`` × the ante, so he must hold both. Returns ``{"round", "bet", "box",
     "patron", "ante_cents", "version"}``."""
-    request = {"op": "caribbean_ante", "round": str(round_id), "patron": patron, "box": box, "ante": ante_cents}
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        if coup.state != Round.State.BETTING:
-            raise StateConflict(f"betting is closed on coup {coup.number}", field="round")
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        ct.betting_open(coup)
         who = patron_get(patron)
         rules = _rules(coup.table)
-        try:
-            cs.CaribbeanAnte(box=box, player=who.code, ante_cents=ante_cents)
-            # A taken box refuses the ante whatever its size: checked before the table's
-            # limits, so it is not recorded as a refusal over a limit (the floor counts those).
-            if any(b.position["box"] == box for b in coup.bets.all()):
-                raise InvalidInput(f"box {box} already has an ante", field="box")
-            rules.game.check_ante(ante_cents)
-        except RuleError as exc:
-            raise refused(
-                exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=ante_cents
-            ) from exc
-        check_self_limit(who.code, ante_cents, table=coup.table.code, round_id=coup.id)
+        ct.within_limits(coup, who, ante_cents, lambda: _check_ante(coup, who.code, box, ante_cents, rules))
         needed = ante_cents + rules.game.raise_cents(ante_cents)
-        if store.balance(who.chips_account, coup.table.currency) < needed:
-            raise InsufficientChips(
-                f"{who.code} needs {needed} cents to cover the ante and a raise", field="ante_cents"
-            )
-        bet = Bet.objects.create(
-            round=coup, patron=who, stake_cents=ante_cents, position={"game": "caribbean_stud", "box": box}
-        )
-        (event,) = cmd.append(
-            stream=coup.stream,
-            expected_version=coup.version,
-            correlation_id=str(coup.id),
-            events=[
-                NewEvent(
-                    "BetPlaced",
-                    {
-                        "bet": str(bet.id),
-                        "round": str(coup.id),
-                        "table": coup.table.code,
-                        "patron": who.code,
-                        "position": bet.position,
-                        "stake_cents": ante_cents,
-                        "chips": "value",
-                        "box": box,
-                    },
-                    posting_rules.bet_placed(who.chips_account, coup.table.code, ante_cents),
-                )
-            ],
-        )
-        coup.version = event.version
-        coup.save()
-        return cmd.finish(
-            {
-                "round": str(coup.id),
-                "bet": str(bet.id),
-                "box": box,
-                "patron": who.code,
-                "ante_cents": ante_cents,
-                "version": coup.version,
-            }
-        )
+        refusal = f"{who.code} needs {needed} cents to cover the ante and a raise"
+        ct.covered(coup, who, ante_cents, needed_cents=needed, refusal=refusal, field="ante_cents")
+        bet = ct.place_bet(cmd, coup, who, ante_cents, {"game": "caribbean_stud", "box": box}, box=box)
+        return ct.bet_summary(coup, bet, {"box": box}, ante_cents=ante_cents)
+
+    request = {"round": str(round_id), "patron": patron, "box": box, "ante": ante_cents}
+    return ct.card_command("caribbean_ante", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+def _check_ante(coup: Round, player: str, box: int, ante_cents: int, rules: CaribbeanTableRules) -> None:
+    cs.CaribbeanAnte(box=box, player=player, ante_cents=ante_cents)
+    # A taken box refuses the ante whatever its size: checked before the table's limits, so it
+    # is not recorded as a refusal over a limit (the floor counts those).
+    if any(b.position["box"] == box for b in coup.bets.all()):
+        raise InvalidInput(f"box {box} already has an ante", field="box")
+    rules.game.check_ante(ante_cents)
 
 
 def _coup_deck(coup: Round) -> Shoe | None:
@@ -126,11 +70,7 @@ def _replay(coup: Round, rules: CaribbeanTableRules) -> cs.CaribbeanCoup:
     if not antes:
         raise StateConflict("no ante on this coup: void it instead", field="round")
     game = cs.CaribbeanCoup(rules.game, antes)
-    for event_type, data in (
-        Event.objects.filter(stream=coup.stream, type__in=["CardDealt", "BoxDecided"])
-        .order_by("version")
-        .values_list("type", "data")
-    ):
+    for event_type, data in ct.coup_events(coup, ["CardDealt", "BoxDecided"]):
         if event_type == "CardDealt":
             game.deal(data["card"])
         elif data["action"] == "raise":
@@ -146,18 +86,12 @@ def _records(records: list, coup: Round, deck: Shoe, index: int | None = None) -
     for record in records:
         data = {"round": str(coup.id), "table": table}
         if isinstance(record, cs.CardDealt):
-            data.update(shoe=str(deck.id), index=index, box=record.box, card=record.card, face=record.face)
-            events.append(NewEvent("CardDealt", data))
+            events.append(ct.card_dealt(coup, deck, index, record.card, box=record.box, face=record.face))
         elif isinstance(record, cs.DealerShows):
             events.append(NewEvent("DealerShows", {**data, "card": record.card}))
         elif isinstance(record, cs.BoxDecided):
             data.update(box=record.box, patron=record.player, action=record.action, raise_cents=record.raise_cents)
-            legs = (
-                posting_rules.bet_placed(accounts.patron_chips(record.player), table, record.raise_cents)
-                if (record.raise_cents)
-                else []
-            )
-            events.append(NewEvent("BoxDecided", data, legs))
+            events.append(NewEvent("BoxDecided", data, ct.stake_added(coup, record.player, record.raise_cents)))
         elif isinstance(record, cs.DealerRevealed):
             data.update(cards=list(record.cards), category=record.category, qualifies=record.qualifies)
             events.append(NewEvent("DealerRevealed", data))
@@ -165,7 +99,6 @@ def _records(records: list, coup: Round, deck: Shoe, index: int | None = None) -
 
 
 def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewEvent]:
-    table = coup.table.code
     bets = {b.position["box"]: b for b in coup.bets.select_related("patron")}
     events, staked_total, returned_total = [], 0, 0
     for box in game.settle():
@@ -174,147 +107,74 @@ def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewE
         for line in box.result.lines:
             staked += line.stake_cents
             returned += line.return_cents
-            events.append(
-                NewEvent(
-                    "BetSettled",
-                    {
-                        "bet": str(bet.id),
-                        "round": str(coup.id),
-                        "table": table,
-                        "patron": box.player,
-                        "box": box.box,
-                        "line": line.bet,
-                        "outcome": line.outcome,
-                        "hand": box.result.player_category,
-                        "dealer_qualifies": box.result.dealer_qualifies,
-                        "stake_cents": line.stake_cents,
-                        "return_cents": line.return_cents,
-                        "winnings_cents": line.winnings_cents,
-                        "house_cents": line.house_cents,
-                        "capped_cents": line.capped_cents,
-                        "unpaid_fraction_cents": str(line.unpaid_fraction),
-                        "house_edge": "0",
-                        "position": bet.position,
-                        "chips": "value",
-                    },
-                    posting_rules.bet_settled(
-                        table=table,
-                        patron_account=accounts.patron_chips(box.player),
-                        house_account=accounts.table_tray(table),
-                        stake=line.stake_cents,
-                        returned=line.return_cents - line.winnings_cents,
-                        winnings=line.winnings_cents,
-                    ),
-                )
+            figures = ct.line_figures(
+                line,
+                box=box.box,
+                line=line.bet,
+                hand=box.result.player_category,
+                dealer_qualifies=box.result.dealer_qualifies,
+                capped_cents=line.capped_cents,
+                unpaid_fraction_cents=str(line.unpaid_fraction),
+                house_edge="0",
             )
-        net = returned - staked
-        getattr(bet, "win" if net > 0 else "lose" if net < 0 else "push")()
-        bet.return_cents = returned
-        bet.save()
-        events.append(bet_resolved(bet, coup, staked))
+            events.append(ct.settlement_line(coup, bet, box.player, figures))
+        events.append(ct.resolve(bet, coup, staked, returned))
         staked_total += staked
         returned_total += returned
-    events.append(
-        NewEvent(
-            "RoundSettled",
-            {
-                "round": str(coup.id),
-                "table": table,
-                "bets": len(bets),
-                "dealer": dealer,
-                "staked_cents": staked_total,
-                "returned_cents": returned_total,
-                "house_win_cents": staked_total - returned_total,
-            },
-        )
-    )
+    events.append(ct.round_settled(coup, staked_total, returned_total, bets=len(bets), dealer=dealer))
     return events
 
 
 def _finish(cmd: Command, coup: Round, game: cs.CaribbeanCoup, deck: Shoe, events: list[NewEvent]) -> None:
     dealer = next((e.data["cards"] for e in events if e.type == "DealerRevealed"), [])
-    if game.state == "settled":
+    settled = game.state == "settled"
+    if settled:
         events += _settle(coup, game, dealer)
-    saved = cmd.append(stream=coup.stream, expected_version=coup.version, correlation_id=str(coup.id), events=events)
-    coup.version = saved[-1].version
-    if game.state == "settled":
-        coup.settle()
-        coup.result = {"dealer": dealer}
-        deck.close()  # the coup's deck is spent: reveal its order
-        reveal = {"shoe": str(deck.id), "table": coup.table.code, "cards_drawn": len(deck.drawn)}
-        if deck.mode == Shoe.Mode.SHUFFLED:
-            reveal.update(order=deck.order, salt=deck.salt, commitment=deck.commitment)
-        (event,) = cmd.append(
-            stream=deck.stream, expected_version=deck.version, events=[NewEvent("ShoeClosed", reveal)]
-        )
-        deck.version = event.version
-    deck.save()
-    coup.save()
+    ct.close_coup(cmd, coup, events, {"dealer": dealer} if settled else None)
+    ct.deck_done(cmd, deck, settled)  # the coup's deck is spent: its order is revealed
 
 
 def caribbean_deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Deal the coup from a fresh deck (bets closed). Shuffled: all 5 cards each and the dealer's,
     his last card shown; reported: then the terminal reports each card (``caribbean_report_card``)."""
-    with ledger_command(
-        actor=actor, request={"op": "caribbean_deal", "round": str(round_id)}, idempotency_key=idempotency_key
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        if coup.state != Round.State.CLOSED_FOR_BETS:
-            raise StateConflict(f"coup {coup.number} is {coup.state}: close the bets first", field="round")
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        ct.bets_closed(coup)
         rules = _rules(coup.table)
         game = _replay(coup, rules)
         shuffled = rules.card_source == "shuffled"
-        deck = Shoe(table=coup.table, mode=Shoe.Mode.SHUFFLED if shuffled else Shoe.Mode.READER, decks=1)
-        data = {"shoe": str(deck.id), "table": coup.table.code, "mode": deck.mode, "decks": 1, "round": str(coup.id)}
-        if shuffled:
-            order = ShoeOrder.shuffle(1, random.SystemRandom())
-            deck.order, deck.salt = list(order.cards), secrets.token_hex(16)
-            deck.commitment = commitment(order, deck.salt)
-            deck.cut_position = 52
-            data["commitment"] = deck.commitment
-        deck.shuffle()
-        deck.start()
-        deck.save()
-        (shuffled_event,) = cmd.append(stream=deck.stream, expected_version=0, events=[NewEvent("ShoeShuffled", data)])
-        deck.version = shuffled_event.version
-        coup.deal()
-        events = [NewEvent("DealingStarted", {"round": str(coup.id), "table": coup.table.code, "shoe": str(deck.id)})]
-        while shuffled and game.next_draw() is not None:
-            index = len(deck.drawn)
-            card = deck.order[index]
-            deck.drawn = [*deck.drawn, card]
-            events += _records(game.deal(card), coup, deck, index)
+        cut = ct.DECK_CARDS if shuffled else 0  # the terminal's reported deck has no cut card
+        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
+        events = ct.dealing_started(coup, deck)
+        events += ct.deal_from_order(
+            deck, lambda: game.next_draw() is not None, lambda card, index: _records(game.deal(card), coup, deck, index)
+        )
         _finish(cmd, coup, game, deck, events)
-        return cmd.finish(_summary(coup, game))
+        return _summary(coup, game)
+
+    return ct.card_command("caribbean_deal", run, actor=actor, idempotency_key=idempotency_key, round=str(round_id))
 
 
 def caribbean_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
     """The dealer's terminal reports the next card; one already dealt from this deck is refused."""
-    with ledger_command(
-        actor=actor,
-        request={"op": "caribbean_card", "round": str(round_id), "card": card},
-        idempotency_key=idempotency_key,
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        deck = _coup_deck(coup)
-        if coup.state != Round.State.DEALING or deck is None or deck.mode != Shoe.Mode.READER:
-            raise StateConflict("no reported card is due on this coup", field="card")
-        rules = _rules(coup.table)
-        game = _replay(coup, rules)
-        if game.next_draw() is None:
-            raise StateConflict("every card is out: the players decide", field="card")
-        index = len(deck.drawn)
-        draw_reported(deck, card)
-        try:
-            records = game.deal(card)
-        except RuleError as exc:
-            raise _invalid(exc) from exc
-        _finish(cmd, coup, game, deck, _records(records, coup, deck, index))
-        return cmd.finish(_summary(coup, game))
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        deck = ct.reader_due(coup, _coup_deck(coup))
+        game = _replay(coup, _rules(coup.table))
+        events = ct.reported(
+            deck,
+            card,
+            game.next_draw() is not None,
+            "every card is out: the players decide",
+            lambda card, index: _records(ct.engine_step(lambda: game.deal(card)), coup, deck, index),
+        )
+        _finish(cmd, coup, game, deck, events)
+        return _summary(coup, game)
+
+    request = {"round": str(round_id), "card": card}
+    return ct.card_command("caribbean_card", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 def caribbean_decide(
@@ -324,11 +184,9 @@ def caribbean_decide(
     decision turns the dealer's cards and settles the coup."""
     if action not in ("fold", "raise"):
         raise InvalidInput("action is 'fold' or 'raise'", field="action")
-    request = {"op": "caribbean_decide", "round": str(round_id), "patron": patron, "box": box, "action": action}
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
         if coup.state != Round.State.DEALING:
             raise StateConflict(f"coup {coup.number} is {coup.state}", field="round")
         who = patron_get(patron)
@@ -337,25 +195,22 @@ def caribbean_decide(
         bet = next((b for b in coup.bets.select_related("patron") if b.position["box"] == box), None)
         if bet is None or bet.patron_id != who.pk:
             raise InvalidInput(f"{who.code} has no ante on box {box}", field="box")
-        try:
-            records = game.raise_(box) if action == "raise" else game.fold(box)
-        except RuleError as exc:
-            raise _invalid(exc) from exc
+        records = ct.engine_step(lambda: game.raise_(box) if action == "raise" else game.fold(box))
         raise_cents = rules.game.raise_cents(bet.stake_cents) if action == "raise" else 0
-        if raise_cents and store.balance(who.chips_account, coup.table.currency) < raise_cents:
+        if raise_cents and ct.chips_held(coup, who.code) < raise_cents:
             raise InsufficientChips(f"{who.code} cannot cover the raise of {raise_cents} cents", field="action")
         _finish(cmd, coup, game, _coup_deck(coup), _records(records, coup, None))
-        return cmd.finish(_summary(coup, game))
+        return _summary(coup, game)
+
+    request = {"round": str(round_id), "patron": patron, "box": box, "action": action}
+    return ct.card_command("caribbean_decide", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 def _summary(coup: Round, game: cs.CaribbeanCoup) -> dict:
-    return {
-        "round": str(coup.id),
-        "table": coup.table.code,
-        "state": coup.state,
-        "version": coup.version,
-        "engine_state": game.state,
-        "dealer_up": game.dealer_up,
-        "undecided": list(game.undecided()),
-        "next_card_to": game.next_draw(),
-    }
+    return ct.coup_summary(
+        coup,
+        engine_state=game.state,
+        dealer_up=game.dealer_up,
+        undecided=list(game.undecided()),
+        next_card_to=game.next_draw(),
+    )

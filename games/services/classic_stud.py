@@ -26,26 +26,21 @@ generic round FSM: ``round_open`` → sit → ``round_close_bets`` → deal → 
 settled (or ``round_void``).
 """
 
-import random
-import secrets
 from dataclasses import dataclass
 
 from core.ids import uuid_of
-from ledger import accounts, posting_rules, store
-from ledger.commands import Command, ledger_command
-from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict, VersionConflict
-from ledger.models import Event
+from ledger import accounts, posting_rules
+from ledger.commands import Command
+from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
 
-from ..models import Bet, Round, Shoe, Table
+from ..models import Round, Shoe, Table
 from ..rules import classic_stud as stud
 from ..rules.errors import RuleError
-from ..rules.shoe import ShoeOrder, commitment
-from ..selectors import round_for_update
-from .outcomes import bet_resolved
-from .shoes import draw_reported
+from . import card_table as ct
+from .shoes import close_shoe, draw_reported, reveal
 
 GAME = "classic_stud"  # Table.Game.CLASSIC_STUD
 CARD_SOURCES = ("shuffled", "reported")
@@ -76,14 +71,7 @@ def table_rules(table: Table) -> StudTableRules:
     source = options.pop("card_source", "shuffled")
     if source not in CARD_SOURCES:
         raise InvalidInput("must be 'shuffled' or 'reported'", field="rules.card_source")
-    try:
-        return StudTableRules(stud.StudRules.from_dict(options), source)
-    except RuleError as exc:
-        raise _rule_error(exc) from exc
-
-
-def _rule_error(exc: RuleError) -> InvalidInput:
-    return InvalidInput(exc.message, field=exc.field)
+    return StudTableRules(ct.engine_step(lambda: stud.StudRules.from_dict(options)), source)
 
 
 def _play_error(exc: RuleError) -> InvalidInput | StateConflict:
@@ -91,20 +79,11 @@ def _play_error(exc: RuleError) -> InvalidInput | StateConflict:
     conflicts with the hand as it stands (409); the others name the input at fault (400)."""
     if exc.field == "state":
         return StateConflict(exc.message, field="round")
-    return _rule_error(exc)
+    return ct.invalid(exc)
 
 
-def _stud_round(round_id) -> Round:
-    coup = round_for_update(round_id)
-    if coup.table.game != GAME:
-        raise InvalidInput(f"table {coup.table.code} is not a classic stud table", field="round")
-    return coup
-
-
-def _round_events(coup: Round, types=REPLAYED) -> list[tuple[str, dict]]:
-    return list(
-        Event.objects.filter(stream=coup.stream, type__in=types).order_by("version").values_list("type", "data")
-    )
+def _coup(round_id) -> Round:
+    return ct.coup_for_update(round_id, Table.Game.CLASSIC_STUD)
 
 
 def _seats(events: list[tuple[str, dict]]) -> list[stud.StudSeat]:
@@ -113,7 +92,7 @@ def _seats(events: list[tuple[str, dict]]) -> list[stud.StudSeat]:
 
 def _replay(coup: Round, rules: StudTableRules) -> stud.StudHand:
     """The engine's hand as the round's events left it (the coup has been dealt)."""
-    events = _round_events(coup)
+    events = ct.coup_events(coup, REPLAYED)
     hand = stud.StudHand(rules.game, _seats(events))
     for event_type, data in events:
         if event_type == "CardDealt":
@@ -125,7 +104,7 @@ def _replay(coup: Round, rules: StudTableRules) -> stud.StudHand:
 
 def _hand_deck(coup: Round) -> Shoe:
     """The one-deck shoe of this hand, locked (named by the round's ``DealingStarted``)."""
-    started = next(d for t, d in _round_events(coup, ["DealingStarted"]))
+    started = next(d for t, d in ct.coup_events(coup, ["DealingStarted"]))
     return Shoe.objects.select_for_update().get(pk=started["shoe"])
 
 
@@ -137,8 +116,8 @@ def classic_stud_sit(
     round_id: str,
     patron: str,
     seat: int,
-    actor: str,
     stack_cents: int | None = None,
+    actor: str,
     idempotency_key: str | None = None,
 ) -> dict:
     """Seat ``patron`` at ``seat`` (1–7, seat 1 at the dealer's left) for this hand, with
@@ -150,26 +129,21 @@ def classic_stud_sit(
     ``stack_cents``: under the base stake), ``InsufficientChips`` (a stack he does not hold),
     ``StateConflict`` (the hand is dealt or betting is closed).
     """
-    request = {"op": "classic_stud_sit", "round": str(round_id), "patron": patron, "seat": seat, "stack": stack_cents}
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _stud_round(round_id)
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
         table = coup.table
-        if coup.state != Round.State.BETTING:
-            raise StateConflict(
-                f"coup {coup.number} of {table.code} is {coup.state}: no one sits down now", field="round"
-            )
+        ct.betting_open(coup, f"coup {coup.number} of {table.code} is {coup.state}: no one sits down now")
         who = patron_get(patron)
         rules = table_rules(table).game
-        held = store.balance(who.chips_account, table.currency)
+        held = ct.chips_held(coup, who.code)
         stack = min(held, stud.MAX_STACK_CENTS) if stack_cents is None else stack_cents
         try:
             stud.StudSeat(seat, who.code, stack)
         except RuleError as exc:
             if exc.field == "stack_cents" and stack_cents is None:
                 raise InsufficientChips(f"{who.code} holds no chips to play with", field="stack_cents") from exc
-            raise _rule_error(exc) from exc
+            raise ct.invalid(exc) from exc
         seated = list(coup.bets.select_related("patron"))
         if any(b.position["seat"] == seat for b in seated):
             raise InvalidInput(f"seat {seat} is taken", field="seat")
@@ -181,43 +155,12 @@ def classic_stud_sit(
             error = InvalidInput if stack_cents is not None else InsufficientChips
             raise error(f"a stack is at least the base stake of {rules.base_stake_cents} cents", field="stack_cents")
         ante = rules.base_stake_cents if rules.ante else 0
-        bet = Bet.objects.create(round=coup, patron=who, stake_cents=ante, position={"game": GAME, "seat": seat})
-        (event,) = cmd.append(
-            stream=coup.stream,
-            expected_version=coup.version,
-            correlation_id=str(coup.id),
-            events=[
-                NewEvent(
-                    "BetPlaced",
-                    {
-                        "bet": str(bet.id),
-                        "round": str(coup.id),
-                        "table": table.code,
-                        "patron": who.code,
-                        "position": bet.position,
-                        "stake_cents": ante,
-                        "chips": "value",
-                        "seat": seat,
-                        "stack_cents": stack,
-                        "ante": rules.ante,
-                    },
-                    posting_rules.bet_placed(who.chips_account, table.code, ante) if ante else [],
-                )
-            ],
-        )
-        coup.version = event.version
-        coup.save()
-        return cmd.finish(
-            {
-                "round": str(coup.id),
-                "bet": str(bet.id),
-                "seat": seat,
-                "patron": who.code,
-                "stack_cents": stack,
-                "ante_cents": ante,
-                "version": coup.version,
-            }
-        )
+        position = {"game": GAME, "seat": seat}
+        bet = ct.place_bet(cmd, coup, who, ante, position, seat=seat, stack_cents=stack, ante=rules.ante)
+        return ct.bet_summary(coup, bet, {"seat": seat}, stack_cents=stack, ante_cents=ante)
+
+    request = {"round": str(round_id), "patron": patron, "seat": seat, "stack": stack_cents}
+    return ct.card_command("classic_stud_sit", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 # --- records → events ------------------------------------------------------------------------
@@ -226,7 +169,6 @@ def classic_stud_sit(
 def _record_events(records: list, coup: Round, call: dict | None = None) -> list[NewEvent]:
     """One event per engine record (the settlement is written by ``_settlement_events``).
     What an action puts in is posted on its event: patron −x, layout +x."""
-    table = coup.table.code
     events = []
     for record in records:
         event_type = RECORD_EVENTS.get(type(record))
@@ -236,61 +178,26 @@ def _record_events(records: list, coup: Round, call: dict | None = None) -> list
         data.pop("type")
         if "round" in data:
             data["betting_round"] = data.pop("round")
-        data.update(round=str(coup.id), table=table)
+        data.update(round=str(coup.id), table=coup.table.code)
         legs = []
         if isinstance(record, stud.Acted):
             data["patron"] = data.pop("player")
             data["call"] = call  # what was asked, so a replay makes the same call
-            if record.amount_cents:
-                legs = posting_rules.bet_placed(accounts.patron_chips(record.player), table, record.amount_cents)
+            legs = ct.stake_added(coup, record.player, record.amount_cents)
         events.append(NewEvent(event_type, data, legs))
     return events
 
 
-def _deal(hand: stud.StudHand, card: str, coup: Round, deck: Shoe) -> list[NewEvent]:
-    """Give ``card`` to the seat the engine names; the deck keeps count (its index)."""
+def _deal(hand: stud.StudHand, card: str, index: int, coup: Round, deck: Shoe) -> list[NewEvent]:
+    """Give ``card``, the deck's ``index``-th, to the seat the engine names."""
     target = hand.next_draw()
     try:
         records = hand.deal(card)
     except RuleError as exc:
         raise _play_error(exc) from exc
-    index = len(deck.drawn)
-    if deck.mode == Shoe.Mode.READER:
-        draw_reported(deck, card)  # the engine refused a repeat already: this only counts
-    else:
-        deck.drawn = [*deck.drawn, card]
     dealt = records[0]
-    seat = hand.seat(dealt.seat)
-    data = {
-        "round": str(coup.id),
-        "table": coup.table.code,
-        "shoe": str(deck.id),
-        "index": index,
-        "card": card,
-        "seat": dealt.seat,
-        "patron": seat.player,
-        "face": target[1],
-        "betting_round": dealt.round,
-    }
-    return [NewEvent("CardDealt", data), *_record_events(records[1:], coup)]
-
-
-def _reveal(deck: Shoe) -> dict:
-    reveal = {"shoe": str(deck.id), "mode": deck.mode, "cards_drawn": len(deck.drawn)}
-    if deck.mode == Shoe.Mode.SHUFFLED:
-        reveal.update(order=deck.order, salt=deck.salt, commitment=deck.commitment)
-    return reveal
-
-
-def _close_deck(cmd: Command, deck: Shoe) -> None:
-    deck.close()
-    (event,) = cmd.append(
-        stream=deck.stream,
-        expected_version=deck.version,
-        events=[NewEvent("ShoeClosed", {**_reveal(deck), "table": deck.table.code})],
-    )
-    deck.version = event.version
-    deck.save()
+    to = {"seat": dealt.seat, "patron": hand.seat(dealt.seat).player, "face": target[1]}
+    return [ct.card_dealt(coup, deck, index, card, **to, betting_round=dealt.round), *_record_events(records[1:], coup)]
 
 
 def _outcome(net: int) -> str:
@@ -341,61 +248,26 @@ def _settlement_events(coup: Round, hand: stud.StudHand, deck: Shoe) -> list[New
         bet = bets[line.seat]
         back = line.uncalled_cents + line.won_cents
         staked, returned = staked + line.put_in_cents, returned + back
-        events.append(
-            NewEvent(
-                "BetSettled",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "table": table,
-                    "patron": line.party,
-                    "seat": line.seat,
-                    "position": bet.position,
-                    "outcome": _outcome(line.net_cents),
-                    # stake = all he put in (the handle); return = what comes back to him: the
-                    # chips nobody matched and his shares of pots. return − stake = his net.
-                    "stake_cents": line.put_in_cents,
-                    "return_cents": back,
-                    "uncalled_cents": line.uncalled_cents,
-                    "won_cents": line.won_cents,
-                    "net_cents": line.net_cents,
-                    "house_edge": "0",  # players against each other: the house only rakes
-                    "chips": "value",
-                },
-                # The pot pays the player (another player's loss, not the house's): layout −x, patron +x.
-                posting_rules.bet_settled(
-                    table=table,
-                    patron_account=accounts.patron_chips(line.party),
-                    house_account=accounts.table_tray(table),
-                    stake=back,
-                    returned=back,
-                    winnings=0,
-                )
-                if back
-                else [],
-            )
-        )
-        getattr(bet, {"won": "win", "lost": "lose", "pushed": "push"}[_outcome(line.net_cents)])()
-        bet.return_cents = back
-        bet.save()
-        resolved.append(bet_resolved(bet, coup, line.put_in_cents))
+        outcome = _outcome(line.net_cents)
+        figures = {
+            "seat": line.seat,
+            "outcome": outcome,
+            # stake = all he put in (the handle); return = what comes back to him: the
+            # chips nobody matched and his shares of pots. return − stake = his net.
+            "stake_cents": line.put_in_cents,
+            "return_cents": back,
+            "uncalled_cents": line.uncalled_cents,
+            "won_cents": line.won_cents,
+            "net_cents": line.net_cents,
+            "house_edge": "0",  # players against each other: the house only rakes
+        }
+        # The pot pays the player (another player's loss, not the house's): layout −x, patron +x.
+        legs = ct.line_postings(coup, line.party, stake=back, returned=back, winnings=0) if back else []
+        events.append(ct.settlement_line(coup, bet, line.party, figures, legs))
+        resolved.append(ct.resolve(bet, coup, line.put_in_cents, back, outcome))
     events += resolved
-    events.append(
-        NewEvent(
-            "RoundSettled",
-            {
-                "round": str(coup.id),
-                "table": table,
-                "bets": len(bets),
-                "showdown": settled.showdown,
-                "staked_cents": staked,
-                "returned_cents": returned,
-                "house_win_cents": staked - returned,  # = the rake
-                "rake_cents": settled.rake_cents,
-                "deck": _reveal(deck),
-            },
-        )
-    )
+    shown = {"bets": len(bets), "showdown": settled.showdown, "rake_cents": settled.rake_cents}  # house win = the rake
+    events.append(ct.round_settled(coup, staked, returned, **shown, deck={**reveal(deck), "mode": deck.mode}))
     return events
 
 
@@ -425,21 +297,14 @@ def _result(hand: stud.StudHand) -> dict:
 
 def _drive(cmd: Command, coup: Round, hand: stud.StudHand, events: list, deck: Shoe) -> None:
     """Deal from a shuffled deck while the engine wants cards; settle when the hand is over; append."""
-    while hand.next_draw() is not None and deck.mode == Shoe.Mode.SHUFFLED:
-        events += _deal(hand, deck.order[len(deck.drawn)], coup, deck)
+    events += ct.deal_from_order(
+        deck, lambda: hand.next_draw() is not None, lambda card, index: _deal(hand, card, index, coup, deck)
+    )
     over = hand.state == "settled"
     if over:
         events += _settlement_events(coup, hand, deck)
-    saved = cmd.append(stream=coup.stream, expected_version=coup.version, correlation_id=str(coup.id), events=events)
-    coup.version = saved[-1].version
-    if over:
-        coup.settle()
-        coup.result = _result(hand)
-    coup.save()
-    if over:
-        _close_deck(cmd, deck)  # the hand's deck is spent: its order is revealed
-    else:
-        deck.save()
+    ct.close_coup(cmd, coup, events, _result(hand) if over else None)
+    ct.deck_done(cmd, deck, over, mode=deck.mode)  # the hand's deck is spent: its order is revealed
 
 
 def _check_covered(records: list, coup: Round) -> None:
@@ -450,7 +315,7 @@ def _check_covered(records: list, coup: Round) -> None:
             check_self_limit(  # his own maximum bet, every game
                 record.player, record.amount_cents, table=coup.table.code, round_id=coup.id
             )
-            held = store.balance(accounts.patron_chips(record.player), coup.table.currency)
+            held = ct.chips_held(coup, record.player)
             if held < record.amount_cents:
                 raise InsufficientChips(
                     f"{record.player} holds {held} cents of chips, less than the {record.amount_cents} this puts in",
@@ -466,88 +331,45 @@ def classic_stud_deal(*, round_id: str, actor: str, idempotency_key: str | None 
     deck: the cards are dealt at once up to the first decision; reported: the terminal reports
     each card (``classic_stud_report_card``). Returns the hand's summary (``classic_stud_hand``).
     Raises ``StateConflict`` (bets not closed, fewer than two players: void the coup)."""
-    with ledger_command(
-        actor=actor, request={"op": "classic_stud_deal", "round": str(round_id)}, idempotency_key=idempotency_key
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _stud_round(round_id)
-        if coup.state != Round.State.CLOSED_FOR_BETS:
-            raise StateConflict(f"coup {coup.number} is {coup.state}: close the bets first", field="round")
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        ct.bets_closed(coup)
         table = coup.table
         rules = table_rules(table)
-        seats = _seats(_round_events(coup, ["BetPlaced"]))
+        seats = _seats(ct.coup_events(coup, ["BetPlaced"]))
         if len(seats) < 2:
             raise StateConflict(f"a hand needs 2 to 7 players, {len(seats)} seated: void the coup", field="round")
-        try:
-            hand = stud.StudHand(rules.game, seats)
-        except RuleError as exc:
-            raise _rule_error(exc) from exc
+        hand = ct.engine_step(lambda: stud.StudHand(rules.game, seats))
         # A deck left in play by a voided hand is closed (and revealed) before the next one.
         for old in Shoe.objects.select_for_update().filter(table=table, state__in=[Shoe.State.IN_PLAY]):
-            _close_deck(cmd, old)
+            close_shoe(cmd, old, mode=old.mode)
         shuffled = rules.card_source == "shuffled"
-        deck = Shoe(table=table, mode=Shoe.Mode.SHUFFLED if shuffled else Shoe.Mode.READER, decks=1)
-        data = {"shoe": str(deck.id), "table": table.code, "mode": deck.mode, "decks": 1, "round": str(coup.id)}
-        if shuffled:
-            order = ShoeOrder.shuffle(1, random.SystemRandom())
-            deck.order, deck.salt = list(order.cards), secrets.token_hex(16)
-            deck.commitment = commitment(order, deck.salt)
-            data["commitment"] = deck.commitment
-        deck.cut_position = 52  # no cut card: the hand never needs more than 35 cards
-        deck.shuffle()
-        deck.start()
-        deck.save()
-        (event,) = cmd.append(stream=deck.stream, expected_version=0, events=[NewEvent("ShoeShuffled", data)])
-        deck.version = event.version
-        coup.deal()
-        started = {
-            "round": str(coup.id),
-            "table": table.code,
-            "shoe": str(deck.id),
-            "card_source": rules.card_source,
-            "commitment": deck.commitment or None,
-            "seats": [{"seat": s.seat, "patron": s.player, "stack_cents": s.stack_cents} for s in seats],
-            "rules": table.rules,
-        }
-        _drive(cmd, coup, hand, [NewEvent("DealingStarted", started)], deck)
-        return cmd.finish(_summary(coup, hand, rules))
+        # no cut card: the hand never needs more than 35 cards
+        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=ct.DECK_CARDS)
+        players = [{"seat": s.seat, "patron": s.player, "stack_cents": s.stack_cents} for s in seats]
+        started = ct.dealing_started(
+            coup,
+            deck,
+            card_source=rules.card_source,
+            commitment=deck.commitment or None,
+            seats=players,
+            rules=table.rules,
+        )
+        _drive(cmd, coup, hand, started, deck)
+        return _summary(coup, hand, rules)
 
-
-def classic_stud_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """The dealer's terminal reports the next card of the hand (``card_source: reported``).
-    Refused: 400 ``card`` (not a card, or already dealt from this deck); 409 when no card is due
-    or the table's cards are shuffled by the backend."""
-    with ledger_command(
-        actor=actor,
-        request={"op": "classic_stud_card", "round": str(round_id), "card": card},
-        idempotency_key=idempotency_key,
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _stud_round(round_id)
-        if coup.state != Round.State.DEALING:
-            raise StateConflict(f"coup {coup.number} is {coup.state}: no card is due", field="round")
-        rules = table_rules(coup.table)
-        if rules.card_source != "reported":
-            raise StateConflict("this table's cards are shuffled and dealt by the backend", field="card")
-        hand = _replay(coup, rules)
-        if hand.next_draw() is None:
-            turn = hand.awaiting()
-            raise StateConflict(f"no card is due: seat {turn.seat if turn else '?'} is to act", field="card")
-        deck = _hand_deck(coup)
-        _drive(cmd, coup, hand, _deal(hand, card, coup, deck), deck)
-        return cmd.finish(_summary(coup, hand, rules))
+    return ct.card_command("classic_stud_deal", run, actor=actor, idempotency_key=idempotency_key, round=str(round_id))
 
 
 def classic_stud_act(
     *,
     round_id: str,
     seat: int,
-    action: str,
-    actor: str,
-    amount_cents: int | None = None,
     patron: str | None = None,
+    action: str,
+    amount_cents: int | None = None,
+    actor: str,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
@@ -563,27 +385,14 @@ def classic_stud_act(
     """
     if action not in ACTIONS:
         raise InvalidInput(f"action is one of {', '.join(ACTIONS)}", field="action")
-    request = {
-        "op": "classic_stud_act",
-        "round": str(round_id),
-        "seat": seat,
-        "action": action,
-        "amount": amount_cents,
-        "patron": patron,
-        "expected_version": expected_version,
-    }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _stud_round(round_id)
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
         if coup.state not in (Round.State.DEALING, Round.State.SETTLED):
             raise StateConflict(
                 f"coup {coup.number} of {coup.table.code} is {coup.state}: no hand in play", field="round"
             )
-        if expected_version is not None and expected_version != coup.version:
-            raise VersionConflict(
-                f"round is at version {coup.version}, not {expected_version}", field="expected_version"
-            )
+        ct.at_version(coup, expected_version)
         rules = table_rules(coup.table)
         hand = _replay(coup, rules)
         try:
@@ -596,7 +405,38 @@ def classic_stud_act(
         records = hand.act(seat, action, amount_cents)
         _check_covered(records, coup)
         _drive(cmd, coup, hand, _record_events(records, coup, call), _hand_deck(coup))
-        return cmd.finish(_summary(coup, hand, rules))
+        return _summary(coup, hand, rules)
+
+    request = {"round": str(round_id), "seat": seat, "action": action, "amount": amount_cents, "patron": patron}
+    request["expected_version"] = expected_version
+    return ct.card_command("classic_stud_act", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+def classic_stud_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """The dealer's terminal reports the next card of the hand (``card_source: reported``).
+    Refused: 400 ``card`` (not a card, or already dealt from this deck); 409 when no card is due
+    or the table's cards are shuffled by the backend."""
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        if coup.state != Round.State.DEALING:
+            raise StateConflict(f"coup {coup.number} is {coup.state}: no card is due", field="round")
+        rules = table_rules(coup.table)
+        if rules.card_source != "reported":
+            raise StateConflict("this table's cards are shuffled and dealt by the backend", field="card")
+        hand = _replay(coup, rules)
+        if hand.next_draw() is None:
+            turn = hand.awaiting()
+            raise StateConflict(f"no card is due: seat {turn.seat if turn else '?'} is to act", field="card")
+        deck = _hand_deck(coup)
+        index = len(deck.drawn)
+        events = _deal(hand, card, index, coup, deck)
+        draw_reported(deck, card)  # the engine refused a repeat already: this only counts
+        _drive(cmd, coup, hand, events, deck)
+        return _summary(coup, hand, rules)
+
+    request = {"round": str(round_id), "card": card}
+    return ct.card_command("classic_stud_card", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -606,20 +446,8 @@ def _summary(coup: Round, hand: stud.StudHand | None, rules: StudTableRules, sea
     """The hand as a dealer's terminal shows it: up cards only while the hand is in play (the
     hole and last cards are the players' secret; the ledger has them), the decision awaited,
     the next card due, the pots; the settlement and the hands shown once it is over."""
-    summary = {
-        "round": str(coup.id),
-        "table": coup.table.code,
-        "state": coup.state,
-        "version": coup.version,
-        "card_source": rules.card_source,
-        "engine_state": None,
-        "betting_round": None,
-        "awaiting": None,
-        "needs_card": None,
-        "seats": [],
-        "pots": [],
-        "result": None,
-    }
+    summary = ct.coup_summary(coup, card_source=rules.card_source, engine_state=None, betting_round=None)
+    summary.update(awaiting=None, needs_card=None, seats=[], pots=[], result=None)
     if hand is None:
         summary["seats"] = [
             {"seat": s.seat, "patron": s.player, "stack_cents": s.stack_cents}
@@ -681,7 +509,7 @@ def classic_stud_hand(*, round_id: str) -> dict:
     if coup.table.game != GAME:
         raise InvalidInput(f"table {coup.table.code} is not a classic stud table", field="round")
     rules = table_rules(coup.table)
-    events = _round_events(coup)
+    events = ct.coup_events(coup, REPLAYED)
     if not any(t == "DealingStarted" for t, _ in events):
         return _summary(coup, None, rules, _seats(events))
     return _summary(coup, _replay(coup, rules), rules)
@@ -693,7 +521,7 @@ def on_layout_cents(coup: Round) -> dict[str, int]:
     in the middle (the generic void returns only ``Bet.stake_cents``, the ante)."""
     bet_of = {b.position["seat"]: str(b.id) for b in coup.bets.all()}
     outstanding = dict.fromkeys(bet_of.values(), 0)
-    for event_type, data in _round_events(coup, ["BetPlaced", "PlayerActed", "BetSettled"]):
+    for event_type, data in ct.coup_events(coup, ["BetPlaced", "PlayerActed", "BetSettled"]):
         if event_type == "BetPlaced":
             outstanding[data["bet"]] += data["stake_cents"]
         elif event_type == "PlayerActed":

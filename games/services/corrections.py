@@ -58,7 +58,7 @@ def round_reverse(*, round_id: str, reason: str, approver: str, actor: str, idem
         )
         if any(e.type in PRISON_EVENTS for e in events):
             # The prison account and the bets' states follow later coups too (a release, a
-            # loss): taking this coup's postings back would leave them wrong (breaker, session 8).
+            # loss): taking this coup's postings back would leave them wrong (tests/integration/test_prison_bets.py).
             raise StateConflict(
                 f"coup {coup.number} at {coup.table.code} sent stakes to prison or decided prison bets: "
                 "it cannot be reversed",

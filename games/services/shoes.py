@@ -11,6 +11,7 @@ import secrets
 
 from django_fsm import TransitionNotAllowed
 
+from core.ids import uuid_of
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.models import Event
@@ -33,7 +34,13 @@ SHOE_GAMES = {
 
 
 def shoe_for_update(shoe_id) -> Shoe:
-    shoe = Shoe.objects.select_for_update().select_related("table").filter(pk=str(shoe_id)).first() if shoe_id else None
+    """The shoe row, locked until commit; ``NotFound`` (404) unless ``shoe_id`` is an ASCII UUID
+    (``core.ids``: the UUID field would read look-alike digits) naming a shoe."""
+    try:
+        key = uuid_of(shoe_id)
+    except ValueError:
+        raise NotFound(f"no shoe {shoe_id}", field="shoe") from None
+    shoe = Shoe.objects.select_for_update().select_related("table").filter(pk=key).first()
     if shoe is None:
         raise NotFound(f"no shoe {shoe_id}", field="shoe")
     return shoe
@@ -62,7 +69,7 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         if current is not None:  # an exhausted shoe is closed (and revealed) before the next one
             if the_table.rounds.filter(state__in=["betting", "closed_for_bets", "dealing"]).exists():
                 raise StateConflict("the last coup of the exhausted shoe is still in play", field="table")
-            _close(cmd, current)
+            close_shoe(cmd, current)
         decks = the_table.rules["decks"]
         shoe = Shoe(table=the_table, mode=mode, decks=decks)
         rng = random.SystemRandom()
@@ -89,15 +96,22 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         return cmd.finish({**data, "burned": len(shoe.drawn)})
 
 
-def _close(cmd, shoe: Shoe) -> dict:
-    shoe.close()
-    reveal = {"shoe": str(shoe.id), "table": shoe.table.code, "cards_drawn": len(shoe.drawn)}
+def reveal(shoe: Shoe) -> dict:
+    """``{"shoe", "cards_drawn"}`` and, for a shuffled shoe, its ``order``, ``salt`` and ``commitment``."""
+    revealed = {"shoe": str(shoe.id), "cards_drawn": len(shoe.drawn)}
     if shoe.mode == Shoe.Mode.SHUFFLED:
-        reveal.update(order=shoe.order, salt=shoe.salt, commitment=shoe.commitment)
-    (event,) = cmd.append(stream=shoe.stream, expected_version=shoe.version, events=[NewEvent("ShoeClosed", reveal)])
+        revealed.update(order=shoe.order, salt=shoe.salt, commitment=shoe.commitment)
+    return revealed
+
+
+def close_shoe(cmd, shoe: Shoe, **data) -> dict:
+    """Close ``shoe`` and reveal it in ``ShoeClosed`` (``reveal`` with its table and ``data``); saves it."""
+    shoe.close()
+    revealed = {**reveal(shoe), "table": shoe.table.code, **data}
+    (event,) = cmd.append(stream=shoe.stream, expected_version=shoe.version, events=[NewEvent("ShoeClosed", revealed)])
     shoe.version = event.version
     shoe.save()
-    return reveal
+    return revealed
 
 
 def shoe_close(*, shoe_id: str, actor: str, idempotency_key: str | None = None) -> dict:
@@ -111,7 +125,7 @@ def shoe_close(*, shoe_id: str, actor: str, idempotency_key: str | None = None) 
         if shoe.table.rounds.filter(state__in=["betting", "closed_for_bets", "dealing"]).exists():
             raise StateConflict("a coup is in play with this shoe", field="shoe")
         try:
-            return cmd.finish(_close(cmd, shoe))
+            return cmd.finish(close_shoe(cmd, shoe))
         except TransitionNotAllowed:
             raise StateConflict(f"shoe {shoe_id} is {shoe.state}", field="shoe") from None
 

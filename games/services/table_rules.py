@@ -44,7 +44,7 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
         deciding = PRISON_OPTIONS.intersection(changed)
         if deciding and Bet.objects.in_prison().filter(round__table=table).exists():
             # The engine decides a prisoner under the rules it entered under: a level above 1
-            # exists only with ``deeper``, a prisoner only with ``en_prison`` (breaker, session 8).
+            # exists only with ``deeper``, a prisoner only with ``en_prison`` (tests/integration/test_prison_bets.py).
             raise StateConflict(
                 f"bets are in prison at {code}: {', '.join(sorted(deciding))} can change once they are decided",
                 field="rules",

@@ -2,9 +2,12 @@
 
 import uuid
 
+from django.conf import settings
 from django_fsm import TransitionNotAllowed
 
+from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
+from core.ids import is_code
 from games.models import ColourStack
 from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
@@ -15,7 +18,7 @@ from ledger.models import Event
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 from patrons.services import aml
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Table
 from ..rules.baccarat import BaccaratRules
@@ -62,6 +65,7 @@ def table_open(
     dealer: str | None = None,
     pit_boss: str | None = None,
     rules: dict | None = None,
+    approver: str | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
@@ -72,23 +76,35 @@ def table_open(
     from ``house:bankroll``; later ones record the difference between the count and the
     previous closer (the last ``TableClosed``; the book tray before any) as a variance,
     reported by ``cashier.reports``; a counted opener also books the tray to the count
-    (tray ± difference against ``cage:over_short``), a plain total does not.
+    (tray ± difference against ``cage:over_short``), a plain total does not. An opener of more
+    than ``CASINO_LARGE_OPENER_CENTS`` needs a cage supervisor's second signature (``approver``,
+    another user: given through an approval he confirmed, ``approvals``); it is recorded as
+    ``approved_by``.
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
     ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
-    (403: a confirmation without its role, or one user confirming twice), ``StateConflict``
+    (403: a confirmation without its role, or one user confirming twice; a large opener without
+    its second signature), ``StateConflict``
     (already open, or the gaming day is closed).
     """
-    if not isinstance(code, str) or not code.isalnum() or not 1 <= len(code) <= 20:
-        raise InvalidInput("a table code is 1 to 20 letters or digits", field="code")
+    if not is_code(code):  # ASCII: "R１" would be a look-alike of R1
+        raise InvalidInput("a table code is 1 to 20 ASCII letters or digits", field="code")
     denominations = _counted_tray(opener, opener_cents, "opener", dealer=dealer, pit_boss=pit_boss)
     if denominations is not None:
         opener_cents = sum(int(d) * n for d, n in denominations.items())
     if type(opener_cents) is not int or opener_cents < 0:
         raise InvalidInput("the opener is a non-negative whole number of cents", field="opener_cents")
+    large = opener_cents > settings.CASINO_LARGE_OPENER_CENTS
+    if large:
+        require_second_signature(
+            f"an opener over {settings.CASINO_LARGE_OPENER_CENTS} cents", approver, actor, Role.CAGE_SUPERVISOR
+        )
     rule_set = _validated_rules(game, rules)
+    check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
+    approval = {"approved_by": approver} if large else {}
+    request |= approval
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -127,6 +143,7 @@ def table_open(
                         "book_tray_cents": book,
                         "variance_cents": variance,
                         **_count_data(denominations, dealer, pit_boss),
+                        **approval,
                     },
                     legs,
                 )
@@ -166,6 +183,8 @@ def table_close(
     ``RoleRequired`` (403) for a bad confirmation.
     """
     denominations = _counted_tray(closer, None, "closer", dealer=dealer, pit_boss=pit_boss)
+    if denominations is not None:
+        check_ceiling("closer", sum(int(d) * n for d, n in denominations.items()), field="closer")
     request = {"op": "table_close", "table": code}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
@@ -259,6 +278,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
     """
     if type(amount_cents) is not int or amount_cents <= 0:
         raise InvalidInput("must be a positive whole number of cents", field="amount_cents")
+    check_ceiling("buy_in", amount_cents, field="amount_cents")
     request = {"op": "table_buy_in", "table": code, "patron": patron, "amount_cents": amount_cents}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:

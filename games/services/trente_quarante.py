@@ -7,105 +7,40 @@ après (31–31) sends every free bet to prison; bets already in prison are deci
 same coup, through the shared prison mechanism (``games.services.prison``).
 """
 
-from ledger import accounts, posting_rules, store
-from ledger.commands import Command, ledger_command
-from ledger.errors import InsufficientChips, InvalidInput, StateConflict
-from ledger.models import Event
+from ledger.commands import Command
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
-from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import trente_quarante as tq
-from ..rules.errors import RuleError
 from ..rules.tq_table import TrenteQuaranteTableRules
-from ..selectors import round_for_update
+from . import card_table as ct
 from . import prison
-from .outcomes import bet_resolved
-from .refusals import refused
-from .shoes import active_shoe, draw_reported, save_after_coup
-
-STATE = {"won": "win", "lost": "lose", "refait": "give_back"}
-
-
-def _round(round_id) -> Round:
-    coup = round_for_update(round_id)
-    if coup.table.game != Table.Game.TRENTE_QUARANTE:
-        raise InvalidInput(f"table {coup.table.code} is not a trente-et-quarante table", field="round")
-    return coup
+from .shoes import save_after_coup
 
 
 def tq_bet(
     *, round_id: str, patron: str, bet: str, stake_cents: int, actor: str, idempotency_key: str | None = None
 ) -> dict:
     """Bet on ``rouge``, ``noir``, ``couleur`` or ``inverse`` (a ``tie`` is refused: 400 ``bet``)."""
-    request = {"op": "tq_bet", "round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        if coup.state != Round.State.BETTING:
-            raise StateConflict("the first card is laid: no new or increased bet", field="round")
+
+    def run(cmd: Command) -> dict:
+        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        ct.betting_open(coup, "the first card is laid: no new or increased bet")
         who = patron_get(patron)
         rules = TrenteQuaranteTableRules.from_dict(coup.table.rules)
-        try:
-            on = tq.check_bet(bet)
-            rules.check_stake(stake_cents)
-        except RuleError as exc:
-            raise refused(
-                exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=stake_cents
-            ) from exc
-        check_self_limit(who.code, stake_cents, table=coup.table.code, round_id=coup.id)
-        if store.balance(who.chips_account, coup.table.currency) < stake_cents:
-            raise InsufficientChips(f"{who.code} holds less than {stake_cents} cents of chips", field="stake_cents")
-        row = Bet.objects.create(
-            round=coup, patron=who, stake_cents=stake_cents, position={"game": "trente_quarante", "bet": on}
-        )
-        (event,) = cmd.append(
-            stream=coup.stream,
-            expected_version=coup.version,
-            correlation_id=str(coup.id),
-            events=[
-                NewEvent(
-                    "BetPlaced",
-                    {
-                        "bet": str(row.id),
-                        "round": str(coup.id),
-                        "table": coup.table.code,
-                        "patron": who.code,
-                        "position": row.position,
-                        "stake_cents": stake_cents,
-                        "chips": "value",
-                    },
-                    posting_rules.bet_placed(who.chips_account, coup.table.code, stake_cents),
-                )
-            ],
-        )
-        coup.version = event.version
-        coup.save()
-        return cmd.finish(
-            {
-                "round": str(coup.id),
-                "bet": str(row.id),
-                "on": on,
-                "patron": who.code,
-                "stake_cents": stake_cents,
-                "version": coup.version,
-            }
-        )
+        on, _ = ct.within_limits(coup, who, stake_cents, lambda: (tq.check_bet(bet), rules.check_stake(stake_cents)))
+        ct.covered(coup, who, stake_cents)
+        row = ct.place_bet(cmd, coup, who, stake_cents, {"game": "trente_quarante", "bet": on})
+        return ct.bet_summary(coup, row, {"on": on}, stake_cents=stake_cents)
 
-
-def _card_event(coup: Round, shoe: Shoe, index: int, card: str) -> NewEvent:
-    return NewEvent(
-        "CardDealt",
-        {"round": str(coup.id), "table": coup.table.code, "shoe": str(shoe.id), "index": index, "card": card},
-    )
+    request = {"round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
+    return ct.card_command("tq_bet", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: list[NewEvent]) -> None:
     table = coup.table
-    rules = TrenteQuaranteTableRules.from_dict(table.rules)
-    double_prison = rules.prison.double_prison
+    double_prison = TrenteQuaranteTableRules.from_dict(table.rules).prison.double_prison
     outcome = tq.to_data(result)
     outcome.pop("type")
     events.append(NewEvent("CoupResult", {"round": str(coup.id), "table": table.code, "shoe": str(shoe.id), **outcome}))
@@ -122,135 +57,34 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
             events.append(prison.imprison(bet, coup, line.prison_level_after))
             bet.save()
             continue
-        getattr(bet, STATE[line.outcome.value])()
-        bet.return_cents = line.return_cents
-        bet.save()
-        events.append(
-            NewEvent(
-                "BetSettled",
-                {
-                    "bet": str(bet.id),
-                    "round": str(coup.id),
-                    "table": table.code,
-                    "patron": bet.patron.code,
-                    "position": bet.position,
-                    "outcome": line.outcome.value,
-                    "stake_cents": bet.stake_cents,
-                    "return_cents": line.return_cents,
-                    "winnings_cents": line.winnings_cents,
-                    "house_cents": line.house_cents,
-                    "house_edge": "0",
-                    "chips": "value",
-                },
-                posting_rules.bet_settled(
-                    table=table.code,
-                    patron_account=bet.patron.chips_account,
-                    house_account=accounts.table_tray(table.code),
-                    stake=bet.stake_cents,
-                    returned=line.return_cents - line.winnings_cents,
-                    winnings=line.winnings_cents,
-                ),
-            )
-        )
-        events.append(bet_resolved(bet, coup, bet.stake_cents))
+        events.append(ct.settlement_line(coup, bet, bet.patron.code, ct.line_figures(line, house_edge="0")))
+        events.append(ct.resolve(bet, coup, bet.stake_cents, line.return_cents, line.outcome.value))
         staked += bet.stake_cents
         returned += line.return_cents
-    events.append(
-        NewEvent(
-            "RoundSettled",
-            {
-                "round": str(coup.id),
-                "table": table.code,
-                "result": result.result,
-                "staked_cents": staked,
-                "returned_cents": returned,
-                "house_win_cents": staked - returned,
-            },
-        )
-    )
-    saved = cmd.append(stream=coup.stream, expected_version=coup.version, correlation_id=str(coup.id), events=events)
-    coup.version = saved[-1].version
-    coup.settle()
-    coup.result = {
-        "result": result.result,
-        "noir": result.noir_points,
-        "rouge": result.rouge_points,
-        "couleur_inverse": result.couleur_inverse,
-    }
-    coup.save()
+    events.append(ct.round_settled(coup, staked, returned, result=result.result))
+    points = {"noir": result.noir_points, "rouge": result.rouge_points}
+    ct.close_coup(cmd, coup, events, {"result": result.result, **points, "couleur_inverse": result.couleur_inverse})
     save_after_coup(cmd, shoe)
 
 
 def tq_deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Lay the two rows (bets closed): from a shuffled shoe, the whole coup at once."""
-    with ledger_command(
-        actor=actor, request={"op": "tq_deal", "round": str(round_id)}, idempotency_key=idempotency_key
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        shoe = active_shoe(coup.table)
-        if shoe is None or shoe.state != Shoe.State.IN_PLAY:
-            raise StateConflict(f"no shoe in play at {coup.table.code}", field="shoe")
-        if coup.state != Round.State.CLOSED_FOR_BETS:
-            raise StateConflict(f"coup {coup.number} is {coup.state}: close the bets first", field="round")
-        coup.deal()
-        events = [NewEvent("DealingStarted", {"round": str(coup.id), "table": coup.table.code, "shoe": str(shoe.id)})]
-        if shoe.mode == Shoe.Mode.READER:
-            saved = cmd.append(stream=coup.stream, expected_version=coup.version, events=events)
-            coup.version = saved[-1].version
-            coup.save()
-            return cmd.finish(_summary(coup))
-        start = len(shoe.drawn)
-        result = tq.deal_rows(shoe.order[start:])
-        cards = shoe.order[start : start + result.cards_used]
-        shoe.drawn = [*shoe.drawn, *cards]
-        events += [_card_event(coup, shoe, start + i, card) for i, card in enumerate(cards)]
-        _settle(cmd, coup, shoe, result, events)
-        return cmd.finish(_summary(coup))
+
+    def run(cmd: Command) -> dict:
+        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        ct.deal_whole_coup(cmd, coup, tq.deal_rows, _settle)
+        return ct.coup_summary(coup, result=coup.result)
+
+    return ct.card_command("tq_deal", run, actor=actor, idempotency_key=idempotency_key, round=str(round_id))
 
 
 def tq_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
     """The dealer's terminal reports the next card laid; the coup settles when both rows are done."""
-    with ledger_command(
-        actor=actor, request={"op": "tq_card", "round": str(round_id), "card": card}, idempotency_key=idempotency_key
-    ) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        coup = _round(round_id)
-        shoe = active_shoe(coup.table)
-        if coup.state != Round.State.DEALING or shoe is None or shoe.mode != Shoe.Mode.READER:
-            raise StateConflict("no reported card is due on this coup", field="card")
-        cards = list(
-            Event.objects.filter(stream=coup.stream, type="CardDealt")
-            .order_by("version")
-            .values_list("data__card", flat=True)
-        )
-        index = len(shoe.drawn)
-        draw_reported(shoe, card)
-        cards.append(card)
-        events = [_card_event(coup, shoe, index, card)]
-        try:
-            result = tq.deal_rows(cards)
-        except RuleError as exc:
-            if exc.field != "cards":
-                raise InvalidInput(exc.message, field="card") from exc
-            result = None
-        if result is None:
-            saved = cmd.append(stream=coup.stream, expected_version=coup.version, events=events)
-            coup.version = saved[-1].version
-            coup.save()
-            shoe.save()
-        else:
-            _settle(cmd, coup, shoe, result, events)
-        return cmd.finish(_summary(coup))
 
+    def run(cmd: Command) -> dict:
+        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        ct.report_to_whole_coup(cmd, coup, card, tq.deal_rows, _settle)
+        return ct.coup_summary(coup, result=coup.result)
 
-def _summary(coup: Round) -> dict:
-    return {
-        "round": str(coup.id),
-        "table": coup.table.code,
-        "state": coup.state,
-        "version": coup.version,
-        "result": coup.result,
-    }
+    request = {"round": str(round_id), "card": card}
+    return ct.card_command("tq_card", run, actor=actor, idempotency_key=idempotency_key, **request)

@@ -9,6 +9,7 @@
 
 from collections import defaultdict
 
+from django.conf import settings
 from django.db.models import Sum
 
 from ..accounts import CAGE_CASH, CAGE_CHIPS
@@ -42,7 +43,8 @@ def tables_csv(ctx: ExportContext):
         if part in TABLE_PARTS:
             moved[(table, currency)][part] += total
     stats = {s.table: s for s in TableDayStats.objects.filter(gaming_day=ctx.day)}
-    keys = set(moved) | {(table, "EUR") for table in stats.keys() - {table for table, _ in moved}}
+    house = settings.CASINO_CURRENCY  # a table without movements is reported in the house currency
+    keys = set(moved) | {(table, house) for table in stats.keys() - {table for table, _ in moved}}
     for table, currency in sorted(keys):
         row = stats.get(table)
         yield [

@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
 """Verify a gaming-day export: standard library only, so a regulator can run it anywhere.
 
-    python verify_export.py OUT_DIR_OR_ZIP [--key SECRET]   (or LEDGER_SEAL_KEY in the environment)
+    python verify_export.py OUT_DIR_OR_ZIP [--strict] [--trusted-key HEX]... [--key SECRET]
+
+Exports are signed with Ed25519 (issue 21): the manifest names the public key (``public_key``,
+64 hex digits) and each of its lines carries that key's signature; the seals likewise. A
+signature proves who signed only if the key is one you expect: give the site's public key with
+``--trusted-key`` (or ``LEDGER_TRUSTED_PUBLIC_KEYS``, comma-separated) and ``--strict``, which
+fails, naming the file, on a development key or a key not among the trusted ones (without
+``--strict`` that is a warning). Exports of before issue 21 are signed with HMAC-SHA256 under
+the seal key: ``--key`` (or ``LEDGER_SEAL_KEY``) verifies them.
 
 Checks, in this order, and stops at the first fault, naming the file and line:
-1. ``manifest.json`` is in its canonical form and each of its lines matches its MAC (HMAC-SHA256);
+1. ``manifest.json`` is in its canonical form and each of its lines matches its signature
+   (Ed25519, or HMAC-SHA256 for an older export) and, with ``--strict``, a trusted key;
 2. ``events.jsonl``: each line canonical JSON, positions consecutive over the manifest's range,
    each ``prev_hash`` the previous line's ``hash`` (the first: the previous seal's ``last_hash``),
    each ``hash`` recomputed (SHA-256 of the canonical envelope, as ``ledger/hashing.py``), the
@@ -14,12 +23,16 @@ Checks, in this order, and stops at the first fault, naming the file and line:
 4. ``postings.csv`` line by line against the events' postings;
 5. ``balances.csv``: opening + the day's postings = closing for every account, re-added from
    the events;
-6. every CSV's line chain (its last column: SHA-256 of the previous line's chain and the line);
+6. an export written before issue 24 ends each CSV line with a chain column (SHA-256 of the
+   previous line's chain and the line): each chain is checked. Later exports are plain CSV
+   tables, the header first; their integrity is step 7;
 7. each file's SHA-256, size and record count against the manifest.
 
 Exit status 0 when everything matches, 1 naming the first mismatch, 2 on usage errors.
 ``canonical_json`` and ``event_hash`` duplicate ``ledger/hashing.py`` on purpose (a test
-proves they agree) so that this file needs nothing of the project.
+proves they agree) so that this file needs nothing of the project. Ed25519 is checked with the
+``cryptography`` library when it is installed, else with the RFC 8032 reference arithmetic
+below (standard library only; slower, the same answers: a test proves it).
 """
 
 from __future__ import annotations
@@ -38,6 +51,8 @@ from dataclasses import dataclass
 GENESIS_HASH = "0" * 64
 FORMAT = "casino-gaming-day-export/1"
 DEVELOPMENT_KEY = "development-only-ledger-seal-key: set LEDGER_SEAL_KEY in production"
+HMAC_SHA256 = "HMAC-SHA256"
+ED25519 = "Ed25519"
 CSV_FILES = ("postings.csv", "balances.csv", "tables.csv", "cage.csv", "aml.csv")
 EVENT_FIELDS = (
     "position",
@@ -86,6 +101,105 @@ def event_hash(line: dict) -> str:
     return hashlib.sha256(canonical_json(document).encode()).hexdigest()
 
 
+def key_fingerprint(public_key: str) -> str:
+    """``ed25519:`` and the first 16 hex digits of the SHA-256 of the raw public key."""
+    try:
+        raw = bytes.fromhex(public_key)
+    except (TypeError, ValueError):
+        raw = b""
+    return "ed25519:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+# --- Ed25519 verification (RFC 8032 §5.1.7), for a machine without ``cryptography`` ----------
+_P = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _recover_x(y: int, sign: int) -> int | None:
+    if y >= _P:
+        return None
+    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P) % _P
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (_P + 3) // 8, _P)
+    if (x * x - x2) % _P:
+        x = x * _SQRT_M1 % _P
+    if (x * x - x2) % _P:
+        return None
+    return _P - x if (x & 1) != sign else x
+
+
+def _point_add(p: tuple, q: tuple) -> tuple:
+    a = (p[1] - p[0]) * (q[1] - q[0]) % _P
+    b = (p[1] + p[0]) * (q[1] + q[0]) % _P
+    c = 2 * p[3] * q[3] * _D % _P
+    d = 2 * p[2] * q[2] % _P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+def _point_mul(scalar: int, point: tuple) -> tuple:
+    result = (0, 1, 1, 0)
+    while scalar:
+        if scalar & 1:
+            result = _point_add(result, point)
+        point = _point_add(point, point)
+        scalar >>= 1
+    return result
+
+
+def _point_decode(data: bytes) -> tuple | None:
+    if len(data) != 32:
+        return None
+    y = int.from_bytes(data, "little")
+    sign, y = y >> 255, y & ((1 << 255) - 1)
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % _P)
+
+
+def _points_equal(p: tuple, q: tuple) -> bool:
+    return (p[0] * q[2] - q[0] * p[2]) % _P == 0 and (p[1] * q[2] - q[1] * p[2]) % _P == 0
+
+
+_BASE = _point_decode((4 * pow(5, _P - 2, _P) % _P).to_bytes(32, "little"))
+
+
+def ed25519_verify_reference(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """RFC 8032 Ed25519 verification in plain integers (standard library only)."""
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    a, r = _point_decode(public_key), _point_decode(signature[:32])
+    s = int.from_bytes(signature[32:], "little")
+    if a is None or r is None or s >= _L:
+        return False
+    h = int.from_bytes(hashlib.sha512(signature[:32] + public_key + message).digest(), "little") % _L
+    return _points_equal(_point_mul(s, _BASE), _point_add(r, _point_mul(h, a)))
+
+
+try:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+except ImportError:  # the standard library only: the reference arithmetic above
+    Ed25519PublicKey = None
+
+
+def ed25519_verify(public_key: str, message: bytes, signature: str) -> bool:
+    """Whether ``signature`` (hex) is ``public_key``'s (hex) Ed25519 signature of ``message``."""
+    try:
+        public, sig = bytes.fromhex(public_key), bytes.fromhex(signature)
+    except (TypeError, ValueError):
+        return False
+    if Ed25519PublicKey is None:
+        return ed25519_verify_reference(public, message, sig)
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(sig, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def sign(payload: dict, key: bytes) -> str:
     """HMAC-SHA256 over the canonical JSON of ``payload`` without ``signature`` (``ledger.seal.sign``)."""
     body = {k: v for k, v in payload.items() if k != "signature"}
@@ -127,17 +241,27 @@ def unflatten(flat: dict) -> dict:
     return nested
 
 
+def line_message(line: int, name: str, value: object) -> bytes:
+    """What one manifest entry's MAC or signature covers: the entry with its line number, so an
+    altered, moved or removed line fails alone."""
+    return canonical_json([line, name, value]).encode()
+
+
 def line_mac(key: bytes, line: int, name: str, value: object) -> str:
-    """HMAC-SHA256 of one manifest entry with its line number: an altered, moved or removed line fails alone."""
-    return hmac.new(key, canonical_json([line, name, value]).encode(), hashlib.sha256).hexdigest()
+    """HMAC-SHA256 of one manifest entry (exports of before issue 21)."""
+    return hmac.new(key, line_message(line, name, value), hashlib.sha256).hexdigest()
 
 
-def manifest_document(body: dict, key: bytes) -> dict:
-    """The manifest as written: each leaf of ``body`` on its own line as ``[value, line MAC]``,
-    closed by ``~lines`` (the number of entries). Line 1 is ``{``, so entry *i* is on line *i + 1*."""
+def manifest_document(body: dict, key: bytes | None = None, *, signer=None) -> dict:
+    """The manifest as written: each leaf of ``body`` on its own line as ``[value, signature]``,
+    closed by ``~lines`` (the number of entries). Line 1 is ``{``, so entry *i* is on line *i + 1*.
+    ``signer``: bytes → hex Ed25519 signature (``body`` names its key); else HMAC under ``key``."""
+    sign_line = signer if signer is not None else (lambda message: hmac.new(key, message, hashlib.sha256).hexdigest())
     flat = flatten(body)
-    document = {name: [flat[name], line_mac(key, line, name, flat[name])] for line, name in enumerate(sorted(flat), 2)}
-    document["~lines"] = [len(flat), line_mac(key, len(flat) + 2, "~lines", len(flat))]
+    document = {
+        name: [flat[name], sign_line(line_message(line, name, flat[name]))] for line, name in enumerate(sorted(flat), 2)
+    }
+    document["~lines"] = [len(flat), sign_line(line_message(len(flat) + 2, "~lines", len(flat)))]
     return document
 
 
@@ -168,6 +292,7 @@ class Export:
     def __init__(self, path: str):
         self.path = path
         self.zip = zipfile.ZipFile(path) if os.path.isfile(path) else None
+        self.chained: dict[str, bool] = {}  # CSV name → written with a chain column (before issue 24)
 
     def exists(self, name: str) -> bool:
         if self.zip is not None:
@@ -193,28 +318,41 @@ class Export:
                 yield number, text[:-1]
 
 
-def verify(path: str, key: bytes | None = None) -> Report:
-    """Verify the export at ``path`` (directory or zip). ``key``: the seal key (bytes) or None."""
+@dataclass(frozen=True)
+class Trust:
+    """What a signature must be to pass: ``key`` the HMAC seal key (older exports); ``trusted``
+    the Ed25519 public keys (hex) expected; ``strict``: a development or untrusted key fails."""
+
+    key: bytes | None = None
+    trusted: frozenset[str] = frozenset()
+    strict: bool = False
+
+
+def verify(path: str, key: bytes | None = None, *, strict: bool = False, trusted: tuple[str, ...] = ()) -> Report:
+    """Verify the export at ``path`` (directory or zip). ``key``: the HMAC seal key of an older
+    export, or None; ``trusted``: the Ed25519 public keys (hex) expected; ``strict``: fail
+    (naming the file) on a development key or one not in ``trusted``, instead of warning."""
+    trust = Trust(key, frozenset(k.strip().lower() for k in trusted if k.strip()), strict)
+    warnings: list[str] = []
     try:
-        count, key_id = _verify(Export(path), key)
+        count = _verify(Export(path), trust, warnings)
     except Fault as fault:
         return Report(False, f"FAIL {fault}", fault=fault)
-    warning = (
-        " (signed with the public development key: anyone could have re-signed it)" if key_id != "configured" else ""
-    )
+    warning = f" ({'; '.join(dict.fromkeys(warnings))})" if warnings else ""
     return Report(True, f"OK: {count} events verified{warning}", events=count)
 
 
-def _verify(export: Export, key: bytes | None) -> tuple[int, str]:
-    manifest = _check_manifest(export, key)
+def _verify(export: Export, trust: Trust, warnings: list[str]) -> int:
+    manifest = _check_manifest(export, trust, warnings)
     movements = _check_events(export, manifest)
-    _check_seal(manifest, key)
+    _check_seal(manifest, trust, warnings)
     _check_postings(export)
     _check_balances(export, movements)
     for name in CSV_FILES:
-        _check_chain(export, name)
+        if _chained(export, name):
+            _check_chain(export, name)
     _check_files(export, manifest)
-    return manifest["last_position"] - manifest["first_position"] + 1, manifest["key_id"]
+    return manifest["last_position"] - manifest["first_position"] + 1
 
 
 def _key_for(key_id: str, key: bytes | None, file: str) -> bytes:
@@ -225,7 +363,17 @@ def _key_for(key_id: str, key: bytes | None, file: str) -> bytes:
     return key
 
 
-def _check_manifest(export: Export, key: bytes | None) -> dict:
+def _distrust(kind: str | None, key_id: str, public_key: str | None, trust: Trust) -> str:
+    """Why a signature's key is not one to rely on ("" when it is)."""
+    if kind == "development" or key_id == "development":
+        return "signed with a development key: anyone holding it could have re-signed it"
+    if public_key is not None and public_key.lower() not in trust.trusted:
+        given = "" if trust.trusted else "; give the site's with --trusted-key"
+        return f"signed with key {key_id}, not a trusted key{given}"
+    return ""
+
+
+def _check_manifest(export: Export, trust: Trust, warnings: list[str]) -> dict:
     name = "manifest.json"
     with export.open(name) as handle:
         raw = handle.read()
@@ -244,20 +392,57 @@ def _check_manifest(export: Export, key: bytes | None) -> dict:
     for line, entry in enumerate(entries, start=2):
         if not (isinstance(document[entry], list) and len(document[entry]) == 2):
             raise Fault(name, line, "not a [value, MAC] entry")
+
+    def line_of(entry: str) -> int:
+        return entries.index(entry) + 2 if entry in document else 0
+
+    algorithm = document.get("signature_algorithm", [HMAC_SHA256])[0]
     key_id = document.get("key_id", [None])[0]
-    if key_id not in ("configured", "development"):
-        raise Fault(name, entries.index("key_id") + 2 if "key_id" in document else 0, "unknown key_id")
-    signing_key = _key_for(key_id, key, name)
-    for line, entry in enumerate(entries, start=2):
-        value, mac = document[entry]
-        if not hmac.compare_digest(line_mac(signing_key, line, entry, value), str(mac)):
-            raise Fault(name, line, "entry does not match its MAC (altered, moved, or wrong key)")
+    if algorithm == ED25519:
+        _check_manifest_signatures(document, entries, line_of)
+        public = document["public_key"][0]
+        if key_id != key_fingerprint(public):
+            raise Fault(name, line_of("key_id"), "key_id is not the public key's")
+        problem = _distrust(document.get("key_kind", [None])[0], key_id, public, trust)
+    elif algorithm == HMAC_SHA256:
+        if key_id not in ("configured", "development"):
+            raise Fault(name, line_of("key_id"), "unknown key_id")
+        signing_key = _key_for(key_id, trust.key, name)
+        for line, entry in enumerate(entries, start=2):
+            value, mac = document[entry]
+            if not hmac.compare_digest(line_mac(signing_key, line, entry, value), str(mac)):
+                raise Fault(name, line, "entry does not match its MAC (altered, moved, or wrong key)")
+        problem = _distrust(None, key_id, None, trust)
+    else:
+        raise Fault(name, line_of("signature_algorithm"), f"unknown signature algorithm {algorithm!r}")
+    if problem:
+        if trust.strict:
+            raise Fault(name, line_of("public_key") or line_of("key_id"), f"{problem} (--strict)")
+        warnings.append(problem)
     if document.get("~lines", [None])[0] != len(entries) - 1:
         raise Fault(name, len(entries) + 1, "entries are missing")
     manifest = unflatten({entry: document[entry][0] for entry in entries if entry != "~lines"})
     if manifest.get("format") != FORMAT:
         raise Fault(name, 0, f"unknown format {manifest.get('format')!r}")
     return manifest
+
+
+def _check_manifest_signatures(document: dict, entries: list[str], line_of) -> None:
+    """Each entry against the Ed25519 signature of the manifest's public key. When none
+    matches, the key itself is what changed (its line is named)."""
+    name = "manifest.json"
+    public = document.get("public_key", [None])[0]
+    if not isinstance(public, str):
+        raise Fault(name, line_of("public_key"), "no public_key")
+    failed = [
+        line
+        for line, entry in enumerate(entries, start=2)
+        if not ed25519_verify(public, line_message(line, entry, document[entry][0]), str(document[entry][1]))
+    ]
+    if failed and len(failed) == len(entries):
+        raise Fault(name, line_of("public_key"), "no entry matches the public key (public_key altered, or another key)")
+    if failed:
+        raise Fault(name, failed[0], "entry does not match its signature (altered or moved)")
 
 
 def _check_events(export: Export, manifest: dict) -> dict[tuple[str, str], int]:
@@ -308,12 +493,34 @@ def _check_events(export: Export, manifest: dict) -> dict[tuple[str, str], int]:
     return movements
 
 
-def _check_seal(manifest: dict, key: bytes | None) -> None:
+def _seal_signature_fault(seal: dict, trust: Trust, warnings: list[str], which: str) -> str:
+    """Why ``seal``'s signature fails ("" when it holds); a distrusted key fails only when strict."""
+    if seal.get("algorithm") == ED25519:
+        public = str(seal.get("public_key", ""))
+        body = {k: v for k, v in seal.items() if k != "signature"}
+        if seal.get("key_id") != key_fingerprint(public) or not ed25519_verify(
+            public, canonical_json(body).encode(), str(seal.get("signature", ""))
+        ):
+            return f"{which} signature does not match"
+        problem = _distrust(seal.get("key_kind"), seal["key_id"], public, trust)
+    else:
+        if not hmac.compare_digest(sign(seal, _key_for(seal["key_id"], trust.key, "manifest.json")), seal["signature"]):
+            return f"{which} signature does not match"
+        problem = _distrust(None, seal["key_id"], None, trust)
+    if problem and trust.strict:
+        return f"{which} key: {problem} (--strict)"
+    if problem:
+        warnings.append(problem)
+    return ""
+
+
+def _check_seal(manifest: dict, trust: Trust, warnings: list[str]) -> None:
     seal = manifest.get("seal")
     if seal is None:
         raise Fault("manifest.json", 0, "the gaming day is not sealed (seal it, then export again)")
-    if not hmac.compare_digest(sign(seal, _key_for(seal["key_id"], key, "manifest.json")), seal["signature"]):
-        raise Fault("manifest.json", 0, "the seal's signature does not match")
+    fault = _seal_signature_fault(seal, trust, warnings, "the seal's")
+    if fault:
+        raise Fault("manifest.json", 0, fault)
     if seal["day"] != manifest["day"]:
         raise Fault("manifest.json", 0, "the seal is of another day")
     if (seal["first_position"], seal["last_position"]) != (manifest["first_position"], manifest["last_position"]):
@@ -322,20 +529,31 @@ def _check_seal(manifest: dict, key: bytes | None) -> None:
     if (seal["previous_seal"] or {}).get("signature") != (previous or {}).get("signature"):
         raise Fault("manifest.json", 0, "the seal does not link to the previous day's seal")
     if previous is not None:
-        if not hmac.compare_digest(
-            sign(previous, _key_for(previous["key_id"], key, "manifest.json")), previous["signature"]
-        ):
-            raise Fault("manifest.json", 0, "the previous day's seal's signature does not match")
+        fault = _seal_signature_fault(previous, trust, warnings, "the previous day's seal's")
+        if fault:
+            raise Fault("manifest.json", 0, fault)
         if previous["last_position"] != manifest["first_position"] - 1:
             raise Fault("manifest.json", 0, "the previous seal does not end right before this day's first event")
 
 
-def _csv_fields(name: str, number: int, text: str) -> list[str]:
-    if len(text) < 65 or text[-65] != ",":
-        raise Fault(name, number, "no line chain column")
+def _chained(export: Export, name: str) -> bool:
+    """True for a CSV of an export written before issue 24: its header (like every line) ends
+    with a chain column, a comma and 64 hex digits, which no header name is."""
+    if name not in export.chained:
+        first = next(export.lines(name), (1, ""))[1]
+        tail = first[-64:]
+        export.chained[name] = len(first) > 65 and first[-65] == "," and all(c in "0123456789abcdef" for c in tail)
+    return export.chained[name]
+
+
+def _csv_fields(export: Export, name: str, number: int, text: str) -> list[str]:
     import csv
 
-    return next(csv.reader([text[:-65]]), [])
+    if _chained(export, name):
+        if len(text) < 65 or text[-65] != ",":
+            raise Fault(name, number, "no line chain column")
+        text = text[:-65]
+    return next(csv.reader([text]), [])
 
 
 def _check_postings(export: Export) -> None:
@@ -352,7 +570,7 @@ def _check_postings(export: Export) -> None:
             parsed = json.loads(record[1])
             pending = [(parsed["position"], p) for p in parsed["postings"]]
         position, (account, amount, currency) = pending.pop(0)
-        if _csv_fields("postings.csv", number, text) != [str(position), account, str(amount), currency]:
+        if _csv_fields(export, "postings.csv", number, text) != [str(position), account, str(amount), currency]:
             raise Fault("postings.csv", number, f"does not match posting {account} {amount} of event {position}")
     if pending or any(json.loads(t)["postings"] for _, t in events):
         raise Fault("postings.csv", 0, "postings of events.jsonl are missing")
@@ -364,7 +582,7 @@ def _check_balances(export: Export, movements: dict[tuple[str, str], int]) -> No
     lines = export.lines("balances.csv")
     next(lines, None)
     for number, text in lines:
-        fields = _csv_fields("balances.csv", number, text)
+        fields = _csv_fields(export, "balances.csv", number, text)
         try:
             account, currency, opening, movement, closing = fields[0], fields[1], *map(int, fields[2:5])
         except (ValueError, IndexError):
@@ -408,13 +626,24 @@ def _check_files(export: Export, manifest: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Verify a gaming-day export (directory or zip).")
     parser.add_argument("path")
-    parser.add_argument("--key", help="the seal key (default: $LEDGER_SEAL_KEY)")
+    parser.add_argument("--key", help="the HMAC seal key of an export made before issue 21 (default: $LEDGER_SEAL_KEY)")
+    parser.add_argument(
+        "--trusted-key",
+        action="append",
+        default=[],
+        help="an Ed25519 public key (64 hex digits) the export may be signed with; repeatable "
+        "(default: $LEDGER_TRUSTED_PUBLIC_KEYS, comma-separated)",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="fail on a development key or a key not trusted (default: warn)"
+    )
     args = parser.parse_args(argv)
     if not os.path.exists(args.path):
         print(f"no such export: {args.path}", file=sys.stderr)
         return 2
     key = args.key if args.key is not None else os.environ.get("LEDGER_SEAL_KEY", "")
-    report = verify(args.path, key.encode() if key else None)
+    trusted = args.trusted_key or os.environ.get("LEDGER_TRUSTED_PUBLIC_KEYS", "").split(",")
+    report = verify(args.path, key.encode() if key else None, strict=args.strict, trusted=tuple(trusted))
     print(report.message)
     return 0 if report.ok else 1
 

@@ -4,9 +4,11 @@ Files, in order: ``events.jsonl`` (one canonical-JSON event per line: the envelo
 postings sorted as the hash sorts them, ``prev_hash`` and ``hash``), ``postings.csv``,
 ``balances.csv`` (opening, movement and closing per account moved), ``tables.csv``,
 ``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size and
-line count, the position range, the previous day's seal, the day's seal, the chain head, all
-signed with the seal key (HMAC-SHA256). Every CSV ends each line with a chain column (SHA-256
-of the previous line's chain and the line) so that the verifier names the line altered.
+line count, the position range, the previous day's seal, the day's seal, the chain head, the
+site's Ed25519 public key, each line signed with that key (``ledger.signing``; issue 21). The
+CSVs are plain tables, the header first (issue 24): their integrity is their SHA-256 in the
+manifest; ``postings.csv`` and ``balances.csv`` are re-checked line by line against the events,
+so the verifier names a line altered there.
 
 Memory does not grow with the day: rows come from server-side cursors
 (``.iterator(chunk_size=…)``), events and postings are merged as two sorted streams, and only
@@ -17,7 +19,8 @@ import csv
 import hashlib
 import io
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -25,12 +28,13 @@ from pathlib import Path
 from django.db.models import Count, Q, Sum
 
 from .. import seal as seals
+from .. import signing
 from ..errors import NotFound
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
 from ..store import head
 from . import registry
-from .verify_export import FORMAT, GENESIS_HASH, line_chain, manifest_document, manifest_text, unflatten
+from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
 
 CHUNK = 2000
 FLUSH_BYTES = 1 << 16
@@ -166,17 +170,14 @@ def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
 
 
 def csv_lines(rows: Iterable[Iterable[object]]) -> Iterator[str]:
-    """CSV text lines, each ending with its chain column (see module docstring)."""
+    """CSV text lines, without their newline (see module docstring)."""
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="")
-    previous = GENESIS_HASH
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
         out.writerow(row)
-        text = buffer.getvalue()
-        previous = line_chain(previous, text)
-        yield f"{text},{previous}"
+        yield buffer.getvalue()
 
 
 def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:
@@ -191,9 +192,9 @@ def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:
 
 def manifest(plan: Plan, written: dict[str, dict]) -> str:
     """The ``manifest.json`` text for the files ``written`` (name → sha256, bytes, lines), each
-    line with its HMAC under the seal key (``verify_export.manifest_document``)."""
+    line with its Ed25519 signature (``verify_export.manifest_document``)."""
     head_position, head_hash = head()
-    key_id, key = seals.seal_key()
+    key = signing.signing_key()
     body = {
         "format": FORMAT,
         "day": plan.ctx.day.isoformat(),
@@ -210,9 +211,12 @@ def manifest(plan: Plan, written: dict[str, dict]) -> str:
         "chain_head": {"position": head_position, "hash": head_hash},
         "identities_included": plan.ctx.include_identity,
         "exported_at": iso_utc(datetime.now(UTC)),
-        "key_id": key_id,
+        "signature_algorithm": signing.ALGORITHM,
+        "key_id": key.key_id,
+        "key_kind": key.kind,
+        "public_key": key.public_key,
     }
-    return manifest_text(manifest_document(body, key))
+    return manifest_text(manifest_document(body, signer=key.sign_bytes))
 
 
 class _FileDigest:
@@ -245,23 +249,41 @@ def _chunks(lines: Iterator[str], digest: _FileDigest) -> Iterator[bytes]:
         yield chunk
 
 
-def export_to_dir(day: date, out_dir: str | Path, *, include_identity: bool = False) -> dict:
-    """Write the export of ``day`` into ``out_dir`` (created). Returns the manifest (dict)."""
+def export_to_dir(
+    day: date, out_dir: str | Path, *, include_identity: bool = False, progress: Callable[..., object] | None = None
+) -> dict:
+    """Write the export of ``day`` into ``out_dir`` (created). Returns the manifest (dict).
+
+    ``progress(total)``, when given, returns a context manager with ``advance(n)`` (a
+    ``ledger.progress.Progress``): it counts the day's events as ``events.jsonl`` is written."""
     import json
 
     plan = plan_export(day, include_identity=include_identity)
     target = Path(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     written: dict[str, dict] = {}
-    for name, lines in files(plan):
-        digest = _FileDigest()
-        with open(target / name, "wb") as handle:
-            for chunk in _chunks(lines, digest):
-                handle.write(chunk)
-        written[name] = digest.summary()
+    with progress(plan.ctx.last - plan.ctx.first + 1) if progress else nullcontext() as shown:
+        for name, lines in files(plan):
+            if shown is not None and name == "events.jsonl":
+                lines = _counted(lines, shown)
+            written[name] = _write(target / name, lines)
     text = manifest(plan, written)
     (target / "manifest.json").write_text(text, encoding="utf-8")
     return unflatten({name: entry[0] for name, entry in json.loads(text).items() if name != "~lines"})
+
+
+def _counted(lines: Iterator[str], shown) -> Iterator[str]:
+    for line in lines:
+        shown.advance(1)
+        yield line
+
+
+def _write(path: Path, lines: Iterator[str]) -> dict:
+    digest = _FileDigest()
+    with open(path, "wb") as handle:
+        for chunk in _chunks(lines, digest):
+            handle.write(chunk)
+    return digest.summary()
 
 
 class _Pipe(io.RawIOBase):

@@ -235,8 +235,11 @@ def _next_batch(after: int, size: int) -> Batch | None:
     return Batch(after, upto)
 
 
-def catch_up(name: str, *, batch: int = BATCH, max_batches: int | None = None) -> int:
-    """Apply every committed event after ``name``'s checkpoint; returns how many were applied."""
+def catch_up(
+    name: str, *, batch: int = BATCH, max_batches: int | None = None, on_batch: Callable[[int], None] | None = None
+) -> int:
+    """Apply every committed event after ``name``'s checkpoint; returns how many were applied.
+    Each batch commits with its checkpoint; ``on_batch(events)`` is told after each commit."""
     projector = REGISTRY[name]
     applied = batches = 0
     while max_batches is None or batches < max_batches:
@@ -250,6 +253,8 @@ def catch_up(name: str, *, batch: int = BATCH, max_batches: int | None = None) -
             checkpoint.save(update_fields=["position"])
         applied += work.size
         batches += 1
+        if on_batch is not None:
+            on_batch(work.size)
     return applied
 
 
@@ -257,7 +262,24 @@ def catch_up_all(*, batch: int = BATCH) -> dict[str, int]:
     return {name: catch_up(name, batch=batch) for name in REGISTRY}
 
 
-def rebuild(which: Iterable[str] | None = None, *, batch: int = BATCH) -> dict[str, int]:
+def reset(which: Iterable[str] | None = None) -> list[str]:
+    """Empty the named read models (default: all) and set their checkpoints to 0, in one
+    transaction; catching up then rebuilds them batch by batch, each batch committed, so a
+    rebuild stopped half-way resumes where it stopped (``manage.py ledger rebuild``). Readers
+    see the read models filling up meanwhile. Returns the names."""
+    chosen = list(dict.fromkeys(which or names()))
+    with transaction.atomic():
+        checkpoints = [_checkpoint_for_update(name) for name in sorted(chosen)]  # one lock order
+        for checkpoint in checkpoints:
+            REGISTRY[checkpoint.name].reset()
+            checkpoint.position = 0
+            checkpoint.save(update_fields=["position"])
+    return chosen
+
+
+def rebuild(
+    which: Iterable[str] | None = None, *, batch: int = BATCH, on_batch: Callable[[int], None] | None = None
+) -> dict[str, int]:
     """Drop the named projections (default: all) and replay them from position 0.
 
     One transaction and one pass over the ledger: each batch is read and decoded once and fed
@@ -280,14 +302,16 @@ def rebuild(which: Iterable[str] | None = None, *, batch: int = BATCH) -> dict[s
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
     try:
-        return _rebuild(chosen, projectors, batch)
+        return _rebuild(chosen, projectors, batch, on_batch)
     finally:
         sys.setswitchinterval(interval)
         if collecting:
             gc.enable()
 
 
-def _rebuild(chosen: list[str], projectors: list[Projector], batch: int) -> dict[str, int]:
+def _rebuild(
+    chosen: list[str], projectors: list[Projector], batch: int, on_batch: Callable[[int], None] | None = None
+) -> dict[str, int]:
     with transaction.atomic():
         # One lock order, so two rebuilds of overlapping sets cannot deadlock.
         checkpoints = [_checkpoint_for_update(name) for name in sorted(chosen)]
@@ -320,6 +344,8 @@ def _rebuild(chosen: list[str], projectors: list[Projector], batch: int) -> dict
                 for fold in folds:
                     fold.feed(work)
                 position = work.upto
+                if on_batch is not None:
+                    on_batch(work.size)
             _settle(pending)
         except BaseException:
             _abandon(pending)

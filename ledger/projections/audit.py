@@ -6,19 +6,19 @@ each of those timelines at once, with its position and hash so an auditor can go
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from functools import lru_cache
 
 from django.db import connection
 from psycopg import Copy
+
+from games.rules.money import format_cents
 
 from ..models import AuditEntry
 from . import Batch, register, truncate
 
 
-@lru_cache(maxsize=4096, typed=True)  # a handful of stakes and chip values recur all day
 def eur(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+    """The amount with CASINO_CURRENCY (``games.rules.money``: cached, one formatter for all)."""
+    return format_cents(cents)
 
 
 def _position(data: dict) -> str:
@@ -70,6 +70,15 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f" house {eur(d['house_win_cents'])}"
     ),
     "RoundVoided": lambda d: f"coup void: {d['reason']}",
+    # Second signatures (approvals/): who asked, who signed, what became of it.
+    "ApprovalRequested": lambda d: (
+        f"{d['maker']} asked for {d['kind']}, waiting for "
+        + ", ".join(w["user"] or " or ".join(w["roles"]) for w in d["waiting_for"])
+    ),
+    "ApprovalSigned": lambda d: f"{d['by']} signed {d['kind']}",
+    "ApprovalConfirmed": lambda d: f"{d['by']} signed {d['kind']}: it ran",
+    "ApprovalRejected": lambda d: f"{d['by']} rejected {d['kind']}" + (f": {d['reason']}" if d.get("reason") else ""),
+    "ApprovalExpired": lambda d: f"{d['kind']} expired unsigned",
 }
 
 
@@ -95,7 +104,7 @@ _KEY_LENGTH = AuditEntry._meta.get_field("patron").max_length
 def _key(value: object) -> str | None:
     """A timeline's key as the event's data gives it: non-empty text that fits the column (codes
     are 20 characters at most, a round id 36), else no line there: one event of odd data must
-    not stop the projection (breaker, session 8)."""
+    not stop the projection (tests/integration/test_audit_trail.py)."""
     return value if type(value) is str and 0 < len(value) <= _KEY_LENGTH else None
 
 

@@ -20,6 +20,7 @@ NOT_GAMING = {
     "CreditReversed",
     "DropCounted",
     "DropCountReversed",
+    "MarkerTransferred",  # a table marker leaves the drop for the cage: not play (issue 26)
 }
 # The events that decide a stake: a settlement line, or a prison bet's release or loss.
 DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")

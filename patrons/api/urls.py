@@ -2,12 +2,14 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
 from . import identity, patrons, self_limit
 
 urlpatterns = [
     path("patrons/", patrons.PatronList.as_view(), name="patron-list"),
     path("patrons/register", patrons.PatronRegister.as_view(), name="patron-register"),
-    path("patrons/<str:code>/", patrons.PatronDetail.as_view(), name="patron-detail"),
-    path("patrons/<str:code>/self-limit", self_limit.PatronSelfLimit.as_view(), name="patron-self-limit"),
-    path("patrons/<str:code>/identity", identity.PatronIdentityRecord.as_view(), name="patron-identity"),
+    path("patrons/<code:code>/", patrons.PatronDetail.as_view(), name="patron-detail"),
+    path("patrons/<code:code>/self-limit", self_limit.PatronSelfLimit.as_view(), name="patron-self-limit"),
+    path("patrons/<code:code>/identity", identity.PatronIdentityRecord.as_view(), name="patron-identity"),
 ]

@@ -24,6 +24,7 @@ The event names the patron by code only (DESIGN.md §The ledger: no personal dat
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from games.rules.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound
@@ -77,7 +78,7 @@ def _iso(moment: datetime) -> str:
 
 
 def _eur(cents: int) -> str:
-    return f"{cents // 100:,}.{cents % 100:02d} EUR"
+    return format_cents(cents)  # with CASINO_CURRENCY
 
 
 def _when(moment: datetime) -> str:

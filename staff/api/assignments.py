@@ -2,6 +2,7 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField, UsernameField
 from core.views import CommandView
 
 from ..models import DealerAssignment
@@ -32,8 +33,8 @@ class AssignmentCreate(CommandView):
     permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.ADMIN})]
 
     class Input(serializers.Serializer):
-        dealer = serializers.CharField(max_length=150)
-        table = serializers.CharField(max_length=20)
+        dealer = UsernameField()
+        table = CodeField()
 
     input_serializer = Input
 
@@ -48,7 +49,7 @@ class AssignmentRelease(CommandView):
     success_status = 200
 
     class Input(serializers.Serializer):
-        dealer = serializers.CharField(max_length=150)
+        dealer = UsernameField()
 
     input_serializer = Input
 

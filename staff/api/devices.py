@@ -2,6 +2,7 @@
 
 from rest_framework import generics, serializers
 
+from core.ids import CodeField
 from core.views import CommandView
 
 from ..models import DeviceToken
@@ -25,14 +26,15 @@ class DeviceList(generics.ListAPIView):
 
 
 class DeviceIssue(CommandView):
-    """Issue a device token bound to one table; the token is in this answer only."""
+    """Issue a device token bound to one table (a pit boss, never the admin); the token is in
+    this answer only."""
 
-    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.ADMIN})]
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS})]
 
     class Input(serializers.Serializer):
         name = serializers.CharField(max_length=60)
         kind = serializers.ChoiceField(choices=DeviceToken.Kind.choices)
-        table = serializers.CharField(max_length=20)
+        table = CodeField()
 
     input_serializer = Input
 

@@ -463,8 +463,8 @@ def test_unauthenticated_request_is_refused(patron):
 )
 def test_float_inside_the_bet_is_400(api, round_id, colour_patron, payload, field):
     """A float anywhere in the bet (a pocket 1.5, which 1.0, an announce number 5.0) is bad
-    input: 400 on the field at fault, never a 500 (it used to crash the idempotency
-    fingerprint with a TypeError; fixed in fda2375)."""
+    input: 400 on the field at fault, never a 500 (a TypeError from the idempotency
+    fingerprint)."""
     snap = Snapshot(chips_of(colour_patron), colour_of(colour_patron))
     response = bet(api, round_id, patron=colour_patron, stake_cents=200, chips="colour", **payload)
     assert_refused(response, 400, field, snap)

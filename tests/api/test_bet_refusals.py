@@ -12,6 +12,7 @@ import re
 import pytest
 from django.db import DatabaseError
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from games.models import Bet, BetRefusal, Round
 from games.rules.baccarat import BaccaratRules, check_stake
@@ -28,7 +29,8 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from patrons.services.self_limit import self_limit_set
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
 PAIR = {"type": "chance_simple", "chance": "pair"}
@@ -342,3 +344,213 @@ def test_another_days_refusals_are_not_on_the_floor(api, round_id, colour_patron
     assert (
         "Bets refused over limits today (0)" in pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
     )
+
+
+# --- every game's bet endpoint: bad input, unknown patrons and coups, closed coups, taken boxes ------
+
+
+@pytest.fixture
+def coups(api, cage) -> dict:
+    """One coup in betting at a table of each game with a limit check (R1 comes from ``table``)."""
+    api.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 1_000_000}, format="json")
+    api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 1_000_000}, format="json")
+    api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json")
+    api.post("/api/tables/C1/open", {"game": "caribbean_stud", "opener_cents": 1_000_000}, format="json")
+    api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 1_000_000}, format="json")
+    api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
+    api.post("/api/tables/T1/open", {"game": "trente_quarante", "opener_cents": 1_000_000}, format="json")
+    api.post("/api/tables/T1/shoes", {"mode": "shuffled"}, format="json")
+    made = {}
+    for code in ("R1", "B1", "C1", "P1", "T1"):
+        response = api.post(f"/api/tables/{code}/rounds", {}, format="json")
+        assert response.status_code == 201, (code, response.json())
+        made[code] = response.json()["round"]
+    return made
+
+
+ENDPOINTS = {
+    "R1": ("bets", "stake_cents", {"bet": {"type": "chance_simple", "chance": "rouge"}}),
+    "B1": ("blackjack-bets", "stake_cents", {"box": 1, "seated": True}),
+    "C1": ("antes", "ante_cents", {"box": 1}),
+    "P1": ("baccarat-bets", "stake_cents", {"bet": "banker"}),
+    "T1": ("trente-quarante-bets", "stake_cents", {"bet": "rouge"}),
+}
+BAD_STAKES = ["10000000", True, 1.5, 1e20, -(10**13), 10**13, 2**63, None, [], {"cents": 1}, -1, 0]
+
+
+@pytest.mark.parametrize("table", list(ENDPOINTS))
+@pytest.mark.parametrize("stake", BAD_STAKES, ids=repr)
+def test_a_stake_that_is_no_stake_is_a_400_and_records_no_refusal(api, coups, table, stake):
+    patron = make_patron(1_000_000)
+    path, field, body = ENDPOINTS[table]
+    events = Event.objects.count()
+    response = api.post(f"/api/rounds/{coups[table]}/{path}", {**body, "patron": patron, field: stake}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == field
+    assert (Event.objects.count(), Bet.objects.count(), BetRefusal.objects.count()) == (events, 0, 0)
+
+
+@pytest.mark.parametrize("table", list(ENDPOINTS))
+def test_an_unknown_patron_or_coup_over_the_limit_records_no_refusal(api, coups, table):
+    path, field, body = ENDPOINTS[table]
+    over = {**body, field: 10**12}
+    response = api.post(f"/api/rounds/{coups[table]}/{path}", {**over, "patron": "P99999"}, format="json")
+    assert response.status_code in (400, 404) and response.json().get("field") in ("patron", None)
+    for coup in ("00000000-0000-0000-0000-000000000000", "not-a-uuid"):
+        response = api.post(f"/api/rounds/{coup}/{path}", {**over, "patron": make_patron(10)}, format="json")
+        assert response.status_code in (400, 404)
+    assert not BetRefusal.objects.exists()
+
+
+@pytest.mark.parametrize("table", list(ENDPOINTS))
+def test_a_bet_over_the_maximum_is_recorded_once_per_game_and_nothing_reaches_the_ledger(api, coups, table):
+    patron = make_patron(1_000_000)
+    path, field, body = ENDPOINTS[table]
+    events = Event.objects.count()
+    response = api.post(f"/api/rounds/{coups[table]}/{path}", {**body, "patron": patron, field: 10**12}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == field
+    (row,) = BetRefusal.objects.all()
+    assert (row.table_code, str(row.round_id), row.patron_code) == (table, coups[table], patron)
+    assert row.stake_cents == 10**12
+    assert row.kind in ("table_maximum", "box_maximum")
+    assert (Event.objects.count(), Bet.objects.count()) == (events, 0)
+
+
+def test_a_bet_on_a_closed_coup_over_the_maximum_is_a_409_and_no_refusal(api, coups):
+    patron = make_patron(1_000_000)
+    assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
+    body = {"patron": patron, "stake_cents": 10**9, "bet": {"type": "chance_simple", "chance": "rouge"}}
+    assert api.post(f"/api/rounds/{coups['R1']}/bets", body, format="json").status_code == 409
+    assert not BetRefusal.objects.exists()
+
+
+def test_a_caribbean_ante_on_a_box_already_taken_is_no_limit_refusal(api, coups):
+    """The box is taken: that is why the ante is refused, whatever its size. The floor must not
+    count it as a patron trying to bet over the table's maximum."""
+    first, second = make_patron(1_000_000), make_patron(1_000_000)
+    ante = {"box": 1, "ante_cents": 1_000}
+    assert api.post(f"/api/rounds/{coups['C1']}/antes", {**ante, "patron": first}, format="json").status_code == 201
+    response = api.post(
+        f"/api/rounds/{coups['C1']}/antes", {"box": 1, "ante_cents": 10**8, "patron": second}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["field"] == "box", response.json()
+    assert not BetRefusal.objects.exists()
+
+
+def test_the_dashboard_escapes_what_it_shows_of_a_refusal_and_a_dealer_gets_403(api, coups, client, django_user_model):
+    from games.services.refusals import bet_refusal_record
+    from ledger.errors import BetRefused
+
+    hostile = "<script>alert('x')</script>&amp;"
+    bet_refusal_record(
+        BetRefused(hostile, kind="table_maximum", stake_cents=10**12, table="R1", round_id=coups["R1"], patron=""),
+        actor="<b>dealer</b>",
+    )
+    boss = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(boss, Role.PIT_BOSS)
+    client.force_login(boss)
+    for page in (reverse("dashboard:floor"), reverse("dashboard:table", args=["R1"])):
+        html = client.get(page).content.decode()
+        assert "<script>alert" not in html and "<b>dealer</b>" not in html
+        assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&amp;amp;" in html
+    dealer = django_user_model.objects.create_user(username="dealer9", password="pw")
+    grant(dealer, Role.DEALER)
+    client.force_login(dealer)
+    for name, args in (("floor", []), ("floor-live", []), ("table", ["R1"]), ("table-live", ["R1"])):
+        assert client.get(reverse(f"dashboard:{name}", args=args)).status_code == 403
+
+
+# --- refused bets retried with an Idempotency-Key: odd keys, reused keys, two senders, races ----
+
+
+def _client(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _over(api, round_id, patron, key=None, stake=20_000):
+    body = {"patron": patron, "stake_cents": stake, "chips": "colour", "bet": PLEIN_17}
+    extra = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
+    return api.post(f"/api/rounds/{round_id}/bets", body, format="json", **extra)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["k" * 200, "clé-🎰-\u2028-\"'\\", "   ", "\t", "ｋｅｙ", "a\u0301", "\U0010ffff"],
+    ids=["200", "unicode", "spaces", "tab", "fullwidth", "combining", "max-codepoint"],
+)
+def test_odd_keys_are_recorded_once(api, round_id, colour_patron, key):
+    answers = [_over(api, round_id, colour_patron, key) for _ in range(3)]
+    assert [a.status_code for a in answers] == [400] * 3, [a.content for a in answers]
+    assert list(BetRefusal.objects.values_list("idempotency_key", flat=True)) == [key]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "k" * 201,
+        "a\x00b",  # PostgreSQL text cannot hold a NUL: checking the length alone is not enough
+    ],
+    ids=["201", "nul"],
+)
+def test_keys_the_ledger_refuses_are_400_never_500_and_never_kept(api, round_id, colour_patron, key):
+    answers = [_over(api, round_id, colour_patron, key) for _ in range(2)]
+    assert [a.status_code for a in answers] == [400] * 2, [a.content for a in answers]
+    assert not BetRefusal.objects.exclude(idempotency_key=None).exists()
+
+
+def test_a_refused_key_later_used_for_a_successful_bet(api, round_id, colour_patron):
+    assert _over(api, round_id, colour_patron, "later-ok").status_code == 400
+    ok = _over(api, round_id, colour_patron, "later-ok", stake=1_000)
+    assert ok.status_code == 201, ok.json()
+    again = _over(api, round_id, colour_patron, "later-ok", stake=1_000)
+    assert again.status_code == 201 and again.json() == ok.json()
+    # the refused request retried now: the key belongs to another request
+    retry = _over(api, round_id, colour_patron, "later-ok")
+    assert retry.status_code in (400, 409, 422), retry.json()
+    assert BetRefusal.objects.count() == 1
+
+
+def test_a_reused_key_on_a_different_refused_bet_is_not_swallowed(api, round_id, colour_patron):
+    assert _over(api, round_id, colour_patron, "reused").status_code == 400
+    assert _over(api, round_id, colour_patron, "reused", stake=30_000).status_code in (400, 409, 422)
+    # either a second row (a different refusal) or the key refused as reused: never a silent merge
+    assert BetRefusal.objects.count() == 2 or _over(api, round_id, colour_patron, "reused", 30_000).status_code != 400
+
+
+def test_the_same_key_from_two_senders_records_both(api, round_id, colour_patron, django_user_model):
+    other = _client(staff_user("dealer2", *API_TEST_ROLES))
+    assert _over(api, round_id, colour_patron, "shared").status_code == 400
+    assert _over(other, round_id, colour_patron, "shared").status_code == 400
+    assert sorted(BetRefusal.objects.values_list("actor", flat=True)) == ["dealer1", "dealer2"]
+
+
+@pytest.mark.postgres
+def test_concurrent_retries_with_one_key_record_one_row(committed_db, table, django_user_model):
+    patron = make_patron(100_000)
+    user = staff_user("dealer1", *API_TEST_ROLES)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    body = {"patron": patron, "stake_cents": 10_000_000, "bet": PAIR}
+
+    def attempt():
+        client = _client(user)
+        answer = client.post(f"/api/rounds/{coup}/bets", body, format="json", HTTP_IDEMPOTENCY_KEY="race")
+        return answer.status_code
+
+    outcomes = run_concurrently(*[attempt] * 6)
+    assert outcomes == [400] * 6, outcomes
+    assert BetRefusal.objects.filter(idempotency_key="race").count() == 1
+    assert BetRefusal.objects.count() == 1
+
+
+def test_one_key_on_two_tables_endpoints_records_two_refusals():
+    from games.services.refusals import bet_refusal_record
+    from ledger.errors import BetRefused
+
+    first = BetRefused("over", kind="table_maximum", stake_cents=20_000, table="R1", round_id=None, patron="P1")
+    second = BetRefused("over", kind="table_minimum", stake_cents=10, table="B1", round_id=None, patron="P2")
+    assert bet_refusal_record(first, actor="dealer1", idempotency_key="k")["retry"] is False
+    summary = bet_refusal_record(second, actor="dealer2", idempotency_key="k")
+    assert summary["table"] == "B1" and summary["retry"] is False, summary

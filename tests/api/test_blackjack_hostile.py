@@ -19,7 +19,7 @@ from ledger import accounts, store
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
 
 
 @pytest.fixture(autouse=True)
@@ -880,6 +880,7 @@ def test_table_odds_the_ledger_cannot_post_are_refused_at_open_or_paid(api, djan
     from cashier.services.cage import cage_open
 
     cage_open(cash_cents=100_000_000, chips_cents=100_000_000, actor=ACTOR)
+    open_cage_shift()
     api.raise_request_exception = False
     rules = {"max_box_cents": 10_000_000, "immediate_payouts": [{"pattern": "three_sevens", "pays": "999999:1"}]}
     r = api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 5_000_000, "rules": rules}, format="json")
@@ -1018,6 +1019,7 @@ def _race_table(user):
     from cashier.services.cage import cage_open
 
     cage_open(cash_cents=10_000_000, chips_cents=10_000_000, actor=ACTOR)
+    open_cage_shift()
     return Table(_racer(user))
 
 

@@ -9,7 +9,9 @@ from rest_framework.test import APIClient
 from cashier.reports import hold_pct
 from ledger import store
 from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
 from staff.roles import Role, grant
+from tests.conftest import approve
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +29,7 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
+def clients(django_user_model, cage_float):
     made = {}
     for name, role in STAFF.items():
         user = django_user_model.objects.create_user(username=name, password="x")
@@ -40,10 +42,10 @@ def clients(django_user_model, cage):
 
 def open_table(clients, code="T1"):
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    return clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json")
+    return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
 
 
-def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
+def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     day = current_gaming_day().isoformat()
     pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
     opened = open_table(clients)
@@ -55,7 +57,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     requested = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 50}}, format="json")
     assert requested.status_code == 201, requested.json()
     serial = requested.json()["serial"]
-    issued = cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    issued = approve(
+        cash.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"), clients["run1"]
+    )
     assert issued.status_code == 200 and issued.json()["state"] == "issued"
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
     # A dealer accepts only at the table he is assigned to (issue #10).
@@ -66,17 +70,22 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
 
     # No coup was played: the tray holds opener + fill − chips sold for cash.
     closer = {"100000": 40, "10000": 147}
-    closed = pit.post(
-        "/api/tables/T1/closer", {"closer": closer, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"
+    closed = approve(
+        pit.post("/api/tables/T1/closer", {"closer": closer, "dealer": "dealer1", "pit_boss": "pit2"}, format="json"),
+        clients["dealer1"],
+        clients["pit2"],
     )
     assert closed.status_code == 200, closed.json()
     assert (closed.json()["closer_cents"], closed.json()["variance_cents"]) == (5_470_000, 0)
 
     assert count.post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
-    counted = count.post(
-        "/api/tables/T1/drop-count",
-        {"gaming_day": day, "cash": {"20000": 1, "5000": 1, "2000": 2}, "counters": ["count1", "count2"]},
-        format="json",
+    counted = approve(
+        count.post(
+            "/api/tables/T1/drop-count",
+            {"gaming_day": day, "cash": {"20000": 1, "5000": 1, "2000": 2}, "counters": ["count1", "count2"]},
+            format="json",
+        ),
+        clients["count2"],
     )
     assert counted.status_code == 201, counted.json()
     assert counted.json()["variance_cents"] == -1_000
@@ -108,8 +117,9 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, patron):
     download = pit.get(f"/api/reports/table-games.csv?gaming_day={day}")
     assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
     lines = list(csv.reader(io.StringIO(download.content.decode())))
-    assert lines[0] == ["title", "Table games daily report"] and lines[3][0] == "software_version"
-    assert "win_cents" in lines[5]
+    assert lines[0][:3] == ["level", "key", "game"] and "win (day)" in lines[0] and lines[0][-1] == "currency"
+    meta = pit.get(f"/api/reports/table-games.metadata.csv?gaming_day={day}").content.decode()
+    assert dict(csv.reader(io.StringIO(meta)))["title"] == "Table games daily report"
     listed = pit.get("/api/cage/slips/?kind=fill").json()
     assert [s["serial"] for s in listed["results"]] == [serial]
 
@@ -119,7 +129,9 @@ def test_reports_say_no_activity_when_empty(clients):
         body = clients["super1"].get(f"/api/reports/{name}?gaming_day=2001-01-01&year=2001").json()
         assert body["status"] == "No activity" and body["rows"] == [], name
     text = clients["super1"].get("/api/reports/tronc.csv?gaming_day=2001-01-01").content.decode()
-    assert text.strip().splitlines()[-1] == "No activity"
+    assert text.strip().splitlines() == ["period,from,tronc,currency"]  # the header, no row
+    meta = clients["super1"].get("/api/reports/tronc.metadata.csv?gaming_day=2001-01-01").content.decode()
+    assert "status,No activity" in meta.splitlines()
     assert clients["super1"].get("/api/reports/tronc?gaming_day=2001-13-01").status_code == 400
     assert clients["dealer1"].get("/api/reports/table-games").status_code == 403
 
@@ -136,14 +148,17 @@ def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
     assert store.head() == before
 
 
-def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, django_user_model):
+def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, cage, django_user_model):
     grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
     assert open_table(clients).status_code == 201
     serial = clients["pit1"].post(
         "/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json"
     )
     serial = serial.json()["serial"]
-    clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
+    approve(
+        clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     refused = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
     assert refused.status_code == 403 and "already the issuer" in refused.json()["detail"]
     too_big = clients["pit1"].post(
@@ -175,10 +190,11 @@ def test_cage_shift_close_and_handover(clients):
     assert opened.status_code == 201 and opened.json()["variance_cents"] == 0
     closed = clients["cash1"].post(
         "/api/cage/shifts/close",
-        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1"},
+        {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1", "variance_reason": "a 500 note short"},
         format="json",
     )
     assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
+    assert Event.objects.get(position=closed.json()["event"]).data["variance_reason"] == "a 500 note short"
     wrong = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
     assert wrong.status_code == 409
     taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
@@ -218,21 +234,32 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
     assert store.head() == before
 
 
-def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
+def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patron):
     assert open_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
     first = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json").json()
-    voided = pit.post(
-        f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+    voided = approve(
+        pit.post(
+            f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+        ),
+        supervisor,
     )
     assert voided.status_code == 200 and voided.json()["state"] == "voided"
     second = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 2}}, format="json").json()
-    cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json")
+    approve(
+        cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json"),
+        clients["run1"],
+    )
     clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {}, format="json")
     tray = store.balance("table:T1:tray")
-    reversed_ = supervisor.post(
-        f"/api/cage/slips/fill/{second['serial']}/reverse", {"reason": "wrong table", "approver": "pit1"}, format="json"
+    reversed_ = approve(
+        supervisor.post(
+            f"/api/cage/slips/fill/{second['serial']}/reverse",
+            {"reason": "wrong table", "approver": "pit1"},
+            format="json",
+        ),
+        pit,
     )
     assert reversed_.status_code == 200 and store.balance("table:T1:tray") == tray - 20_000
     unused = supervisor.get("/api/reports/unused-serials").json()
@@ -243,17 +270,24 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, patron):
     pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 10_000}, format="json")
     clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
     count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
-    assert clients["count1"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == -5_000
-    reversal = clients["count2"].post(
-        "/api/tables/T1/drop-count-reversal",
-        {"gaming_day": day, "reason": "a note stuck in the box", "approver": "pit1"},
-        format="json",
+    counted = approve(clients["count1"].post("/api/tables/T1/drop-count", count, format="json"), clients["count2"])
+    assert counted.json()["variance_cents"] == -5_000
+    reversal = approve(
+        clients["count2"].post(
+            "/api/tables/T1/drop-count-reversal",
+            {"gaming_day": day, "reason": "a note stuck in the box", "approver": "pit1"},
+            format="json",
+        ),
+        pit,
     )
     assert reversal.status_code == 201, reversal.json()
     count["cash"] = {"5000": 2}
-    assert clients["count2"].post("/api/tables/T1/drop-count", count, format="json").json()["variance_cents"] == 0
+    recounted = approve(clients["count2"].post("/api/tables/T1/drop-count", count, format="json"), clients["count1"])
+    assert recounted.json()["variance_cents"] == 0
     variances = supervisor.get(f"/api/reports/variances.csv?gaming_day={day}&threshold_cents=0").content.decode()
-    assert "threshold_cents,0" in variances and "No activity" in variances  # the reversed count is gone
+    assert len(variances.strip().splitlines()) == 1  # the header only: the reversed count is gone
+    meta = supervisor.get(f"/api/reports/variances.metadata.csv?gaming_day={day}&threshold_cents=0").content.decode()
+    assert "variance_threshold,0.00" in meta.splitlines() and "status,No activity" in meta.splitlines()
 
 
 def test_a_coup_reversal_needs_a_settled_coup(clients):

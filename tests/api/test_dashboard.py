@@ -2,6 +2,7 @@
 after one coup at English roulette R1 (20.00 EUR on noir, ball on 2: the patron wins 20.00)."""
 
 import re
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.urls import reverse
@@ -103,7 +104,9 @@ def test_floor_live_fragment_is_what_htmx_polls(pit_boss, played):
 def test_table_view_shows_the_last_number_the_coup_and_the_chart(pit_boss, played):
     html = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
     assert re.search(r'class="n-black" aria-label="2 black">2<', html)
-    assert re.search(r'data-coup="1">.*?<td>settled</td>\s*<td>2</td>', html, re.S)
+    assert re.search(
+        r'data-coup="1">.*?<td>settled</td>\s*<td data-section="result">.*?>2</span> black\s*</td>', html, re.S
+    )
     assert "<svg" in html and "Win of R1 over the gaming day" in html
     assert "htmx" in html and "https://" not in html.split("<svg")[0]  # htmx from our static files, no CDN
 
@@ -112,9 +115,13 @@ def test_audit_page_lists_the_coup_events_with_their_positions_and_hashes(pit_bo
     _, coup = played
     events = list(Event.objects.filter(stream=f"round/{coup}").order_by("position").values("position", "hash"))
     html = pit_boss.get(reverse("dashboard:coup-audit", args=[coup])).content.decode()
-    shown = re.findall(r'<tr data-position="(\d+)">.*?<span data-hash>([0-9a-f]{64})</span>', html, re.S)
+    shown = re.findall(r'<tr data-position="(\d+)">.*?<code data-hash="([0-9a-f]{64})"', html, re.S)
     assert [(int(p), h) for p, h in shown] == [(e["position"], e["hash"]) for e in events]
-    assert [e for e in shown] and "BetSettled" in html
+    assert [e for e in shown] and "bet settled" in html
+    # The hash shows short, its full value on hover and in the row's details element.
+    first = events[0]["hash"]
+    assert f'title="{first}">{first[:12]}…</code>' in html
+    assert re.search(rf"<details><summary>full</summary>.*?{first}", html, re.S)
 
 
 def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
@@ -127,7 +134,7 @@ def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
 
 def test_unknown_table_round_or_patron_is_404_for_a_pit_boss(pit_boss, played):
     assert pit_boss.get(reverse("dashboard:table", args=["NOPE"])).status_code == 404
-    assert pit_boss.get(reverse("dashboard:coup-audit", args=["not-a-uuid"])).status_code == 404
+    assert pit_boss.get("/dashboard/coups/not-a-uuid/audit/").status_code == 404  # no path: not a UUID
     assert pit_boss.get(reverse("dashboard:patron", args=["P99999"])).status_code == 404
 
 
@@ -179,9 +186,16 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
 
 
 def grid(html: str, caption: str) -> list[list[str]]:
-    """The marks of a road drawn as an HTML grid, as columns (top to bottom), blanks dropped."""
+    """The marks of a road drawn as an HTML grid of circles, as columns (top to bottom), blanks
+    dropped: the bead plate's circles hold their mark; the big road's are coloured by winner
+    (``mark-B``) and hold the number of ties marked on them."""
     table = re.search(rf"<caption>{caption}</caption>(.*?)</table>", html, re.S).group(1)
-    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    cell = re.compile(r'<td class="mark-(\w?)">(?:<span class="bead">([^<]*)</span>)?</td>')
+    big = caption == "Big road"
+    rows = [
+        [(winner + text if big else text) if winner else "" for winner, text in cell.findall(row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    ]
     columns = [[row[c] for row in rows if row[c]] for c in range(len(rows[0]))] if rows else []
     return columns
 
@@ -242,7 +256,7 @@ def test_aml_decisions_read_as_one_line_each():
     )
     refused = {**data, "reason": "no identity on file"}
     assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
-    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "AmlSomethingNew patron=P00018"
+    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "aml something new: patron P00018"
 
 
 def test_floor_alerts_for_a_shoe_near_its_cut_card_and_colour_chips_outstanding(pit_boss, colour_patron):
@@ -282,7 +296,8 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
         rf'data-alert="payout">{colour_patron} won 1,050\.00 EUR in one payout \(ledger event #\d+\)<', card
     )
     # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
-    assert "-3500.00% · edge 2.70% of 30.00 EUR" in card
+    assert 'data-figure="win-on-handle">-3500.00 % · theory 2.70 %<' in card
+    assert 'data-figure="handle">30.00 EUR<' in card
     assert 'data-alert="hold"' not in card
 
 
@@ -306,17 +321,25 @@ def figure(html: str, name: str) -> str:
 def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, cage_staff):
     from cashier.services.cage_shifts import cage_shift_close, cage_shift_open
 
+    from ..conftest import SHIFT_CASHIER
+
     url = reverse("dashboard:cage")
-    assert figure(pit_boss.get(url).content.decode(), "cage-shift") == "no shift opened yet"
+    # The fixture's shift (chips are sold only inside one, issue 24) ends the day's first shift.
     count = {"cash": {"50000": 200}, "chips": {"1000000": 10}}
+    cage_shift_close(**count, actor=SHIFT_CASHIER)
     opened = Event.objects.get(position=cage_shift_open(**count, actor="cash1")["event"])
     html = pit_boss.get(url).content.decode()
-    assert figure(html, "cage-shift") == f"open, by cash1 since {opened.occurred_at:%Y-%m-%d %H:%M:%S} UTC"
+    # Times in the casino's zone (Europe/Paris), the zone named.
+    paris = ZoneInfo("Europe/Paris")
+    assert (
+        figure(html, "cage-shift")
+        == f"open, by cash1 since {opened.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
+    )
     closed = Event.objects.get(position=cage_shift_close(**count, actor="cash1")["event"])
     html = pit_boss.get(url).content.decode()
-    assert figure(html, "cage-shift") == (
-        f"closed, by cash1 at {closed.occurred_at:%Y-%m-%d %H:%M:%S} UTC, handed over to nobody (end of day)"
-    )
+    at = closed.occurred_at.astimezone(paris)
+    expected = f"closed, by cash1 at {at:%Y-%m-%d %H:%M:%S %Z}, handed over to nobody (end of day)"
+    assert figure(html, "cage-shift") == expected
     # The cage's books stay open across shifts (the float was counted in once): said as such.
     assert figure(html, "cage-books") == "open (float counted in; they stay open between shifts)"
     assert "<dt>Cage</dt><dd>open</dd>" not in html
@@ -355,8 +378,10 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     projections.catch_up_all()
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
-    assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', card)
-    assert "Counted drop" not in card and 'data-figure="counted-drop"' not in card  # not counted yet
+    assert 'data-figure="drop">300.00 EUR<' in card
+    # Not counted yet: the count-room drop is the recorded buy-ins, and says so.
+    assert 'data-figure="counted-drop">300.00 EUR<' in card and "Drop box not counted yet" in card
+    assert 'data-basis="provisional"' in card and 'data-basis="final"' not in card
 
     drop_box_remove(table="R1", gaming_day=day, actor="count1")
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
@@ -366,6 +391,5 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     assert (r1["drop_cents"], r1["drop_counted"]) == (25_000, True)  # the daily report's drop: the count
     for page in (reverse("dashboard:floor"), reverse("dashboard:table", args=["R1"])):
         html = pit_boss.get(page).content.decode()
-        html = html[html.index('data-figure="drop"') - 60 :]
-        assert re.search(r'<dt>Drop \(buy-ins, ledger\)</dt><dd data-figure="drop">300\.00 EUR</dd>', html), page
-        assert re.search(r'<dt>Counted drop</dt><dd data-figure="counted-drop">250\.00 EUR ', html), page
+        assert 'data-figure="drop">300.00 EUR<' in html, page
+        assert 'data-figure="counted-drop">250.00 EUR<' in html and "Drop box counted." in html, page

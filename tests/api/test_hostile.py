@@ -3,7 +3,7 @@ and races. Contract (core/errors.py, README §API): bad input is 400 naming the 
 fault, an unknown resource 404, a state or version conflict 409, never a 500; a refusal
 appends nothing to the ledger; money is integer cents.
 
-Some tests here fail today; each says so in its docstring ("FAILS today"), with the reason.
+A test's docstring names the fault it guards against where the cause is not plain.
 Tests marked ``postgres`` need real commits (``committed_db``) and are skipped on SQLite.
 """
 
@@ -18,7 +18,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
 from tests.integration.concurrency import run_concurrently
 
 # Every test outside the races section is marked django_db one by one: a module-level mark
@@ -96,8 +96,8 @@ def test_malformed_json_names_the_body_as_its_field(api, round_id, colour_patron
 
 @pytest.mark.django_db
 def test_deeply_nested_json_is_400_not_500(api, round_id, colour_patron):
-    """FAILS today: 100,000 nested ``[`` make json.loads raise RecursionError, which DRF's
-    JSONParser does not turn into a ParseError (it catches ValueError only): a 500 on every
+    """100,000 nested ``[`` make json.loads raise RecursionError, which DRF's JSONParser alone
+    does not turn into a ParseError (it catches ValueError only): a 400, not a 500 on every
     write endpoint."""
     before = events()
     nested = "[" * 100_000 + "]" * 100_000
@@ -128,10 +128,10 @@ def test_deeply_nested_json_is_400_not_500(api, round_id, colour_patron):
     ids=["bet.type", "bet-key", "announce.name", "rules-key"],
 )
 def test_lone_surrogate_inside_a_dict_is_400(api, round_id, colour_patron, path, text, field):
-    """FAILS today (500): a JSON ``\\ud800`` escape decodes to a lone surrogate. DRF's
-    CharField refuses it at top level, but the ``bet``/``announce``/``rules`` dicts are
-    unchecked: bets hit ``ledger.hashing.fingerprint`` (str.encode → UnicodeEncodeError);
-    an unknown rules key becomes the error's ``field`` and the JSON renderer cannot encode it."""
+    """A JSON ``\\ud800`` escape decodes to a lone surrogate. DRF's CharField refuses it at top
+    level; inside the ``bet``/``announce``/``rules`` dicts it is a 400 too, not a 500 from
+    ``ledger.hashing.fingerprint`` (str.encode → UnicodeEncodeError) or from an unknown rules
+    key becoming an error ``field`` the JSON renderer cannot encode."""
     url = f"/api/rounds/{round_id}/bets" if path == "bets" else "/api/tables/R7/open"
     before = events()
     response = raw_post(api, url, text % {"p": colour_patron})
@@ -199,8 +199,8 @@ def test_junk_announces_are_refused(api, round_id, colour_patron, announce, fiel
 
 @pytest.mark.django_db
 def test_neighbours_on_a_fixed_announce_is_refused(api, round_id, colour_patron):
-    """FAILS today (201): ``neighbours`` is ignored on every announce but ``voisins`` (even
-    ``"junk"``), whereas a ``number`` there is refused ("tiers_du_cylindre takes no number")."""
+    """``neighbours`` means something on ``voisins`` only: on a fixed announce it is refused (even
+    ``"junk"``), as a ``number`` there is ("tiers_du_cylindre takes no number"), not ignored (201)."""
     before = events()
     announce = {"name": "tiers_du_cylindre", "neighbours": "junk"}
     response = bet(api, round_id, patron=colour_patron, stake_cents=200, chips="colour", announce=announce)
@@ -230,10 +230,10 @@ def test_cage_count_beyond_the_cap_is_400(api, field, amount):
 @pytest.mark.django_db
 @pytest.mark.parametrize("unit", [2**31, 10**12], ids=["2**31", "10**12"])
 def test_colour_unit_value_beyond_the_column_is_400(api, table, patron, unit):
-    """FAILS today on PostgreSQL (500, DataError "integer out of range"):
-    ``ColourStack.unit_value_cents`` is a 32-bit PositiveIntegerField, CentsField lets up to
-    10^12 through, and the stack row is inserted before the balance check. SQLite: 400
-    insufficient_funds on chips."""
+    """``ColourStack.unit_value_cents`` is a 32-bit PositiveIntegerField while CentsField lets up
+    to 10^12 through: a unit value beyond the column is a 400, not PostgreSQL's DataError
+    "integer out of range" (a 500) from a stack row inserted before the balance check. SQLite:
+    400 insufficient_funds on chips."""
     before = events()
     response = api.post(
         "/api/tables/R1/colour-chips", {"patron": patron, "chips": 1, "unit_value_cents": unit}, format="json"
@@ -245,12 +245,12 @@ def test_colour_unit_value_beyond_the_column_is_400(api, table, patron, unit):
 
 @pytest.mark.django_db
 def test_a_winning_number_can_always_be_recorded(api):
-    """FAILS today: the rule set accepts any maximum, so a plein of 1,000,000,000.00 EUR is
-    accepted (max_bet_cents 10^12), but its 35:1 win posts 3.5 x 10^12 cents, over
-    ``ledger.store.MAX_CENTS``: ``POST /result {"number": 3}`` is 400 unbalanced_postings on
-    ``postings`` and the coup can only be settled on a losing number or voided. Either the
-    table must refuse such a maximum (400 on rules.max_bet_cents) or the win must settle."""
+    """A plein of 1,000,000,000.00 EUR (max_bet_cents 10^12) would win 35:1, 3.5 x 10^12 cents,
+    over ``ledger.store.MAX_CENTS``: ``POST /result {"number": 3}`` would be 400
+    unbalanced_postings and the coup could only be settled on a losing number or voided. Either
+    the table refuses such a maximum (400 on rules.max_bet_cents) or the win settles."""
     cage_open(cash_cents=10**12, chips_cents=10**12, actor=ACTOR)
+    open_cage_shift()
     body = {"game": "english_roulette", "opener_cents": 10**12, "rules": {"max_bet_cents": 10**12}}
     opened = api.post("/api/tables/R9/open", body, format="json")
     if opened.status_code == 400:
@@ -274,10 +274,9 @@ def test_a_winning_number_can_always_be_recorded(api):
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", ["/api/patrons/", "/api/tables/", "/api/tables/R1/rounds/"])
 def test_huge_page_limit_is_clamped_or_400(api, round_id, patron, path):
-    """FAILS today: ``?limit=99999999999999999999`` goes into SQL LIMIT unclamped
-    (LimitOffsetPagination has no max_limit): PostgreSQL 500 "bigint out of range"; SQLite
-    "datatype mismatch", an IntegrityError that core.errors maps to 409 "concurrent change;
-    retry"."""
+    """``?limit=99999999999999999999`` is clamped or a 400 on ``limit``. Unclamped in SQL LIMIT
+    (LimitOffsetPagination has no max_limit) it would be PostgreSQL's 500 "bigint out of range"
+    and SQLite's "datatype mismatch", an IntegrityError that core.errors maps to 409."""
     response = api.get(path, {"limit": "99999999999999999999"})
     assert response.status_code in (200, 400), response.content[:300]
     if response.status_code == 400:
@@ -308,8 +307,8 @@ def test_event_filters_are_validated(api, patron):
 
 @pytest.mark.django_db
 def test_garbage_cursor_is_400(api, patron):
-    """FAILS today: DRF's CursorPagination answers a cursor it cannot decode with 404
-    ``{"detail": "Invalid cursor"}``: bad input, not an unknown resource."""
+    """A cursor that cannot be decoded is bad input, a 400 on ``cursor``: not DRF
+    CursorPagination's 404 ``{"detail": "Invalid cursor"}`` (an unknown resource)."""
     response = api.get("/api/events/", {"cursor": "garbage"})
     assert response.status_code == 400, response.content
     assert response.json()["field"] == "cursor"
@@ -330,9 +329,9 @@ def test_garbage_cursor_is_400(api, patron):
     ],
 )
 def test_nul_in_a_path_code_is_404_not_500(api, patron, method, path, body):
-    """FAILS today on PostgreSQL (500, DataError "PostgreSQL text fields cannot contain NUL
-    (0x00) bytes"): table and patron codes from the URL reach the query unchecked. SQLite: 404
-    (or an empty round list)."""
+    """A table or patron code from the URL holding a NUL is a 404 (or an empty round list) on
+    both databases, not PostgreSQL's DataError "PostgreSQL text fields cannot contain NUL (0x00)
+    bytes" (a 500)."""
     before = events()
     if method == "get":
         response = api.get(path)
@@ -345,7 +344,7 @@ def test_nul_in_a_path_code_is_404_not_500(api, patron, method, path, body):
 
 @pytest.mark.django_db
 def test_nul_in_balance_prefix_is_not_500(api, patron):
-    """FAILS today on PostgreSQL (500, same DataError): ``?prefix=`` is not validated."""
+    """A NUL in ``?prefix=`` is an empty list or a 400 on ``prefix``, not PostgreSQL's DataError (a 500)."""
     response = api.get("/api/balances/", {"prefix": "\x00"})
     assert response.status_code in (200, 400), response.content[:300]
     if response.status_code == 400:
@@ -446,9 +445,9 @@ def test_bad_table_rules_are_refused(api, cage, rules, field):
 
 @pytest.mark.django_db
 def test_standing_minimum_above_the_even_chance_maximum_is_refused(api, cage):
-    """FAILS today (201): ``from_dict`` checks min <= max for inside bets and even chances but
-    not ``standing_min_cents`` <= ``even_chance_max_cents``: the table opens and no standing
-    player can ever bet (every value-chip stake is under the minimum or over the maximum)."""
+    """``standing_min_cents`` above ``even_chance_max_cents`` is refused, as min > max is for
+    inside bets and even chances: otherwise the table would open and no standing player could
+    ever bet (every value-chip stake under the minimum or over the maximum)."""
     before = events()
     body = {"game": "english_roulette", "opener_cents": 100, "rules": {"standing_min_cents": 200_000}}
     refused(api.post("/api/tables/R9/open", body, format="json"), 400, "rules.standing_min_cents", before)
@@ -457,9 +456,11 @@ def test_standing_minimum_above_the_even_chance_maximum_is_refused(api, cage):
 @pytest.mark.django_db
 @pytest.mark.parametrize("code", ["R-1", "R 1", "A" * 21, "R1%3B", "%E2%80%8B"])
 def test_bad_table_codes_are_refused(api, cage, code):
+    """A path names a table only by 1 to 20 ASCII letters or digits (``core.converters``):
+    anything else names nothing (404) and opens nothing."""
     before = events()
     response = api.post(f"/api/tables/{code}/open", {"game": "english_roulette", "opener_cents": 100}, format="json")
-    refused(response, 400, "code", before)
+    refused(response, 404, None, before)
 
 
 @pytest.mark.django_db

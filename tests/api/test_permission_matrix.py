@@ -46,6 +46,8 @@ STAFF_READ = frozenset({"pit_boss", "admin", "auditor"})
 STAFF_WRITE = frozenset({"pit_boss", "admin"})
 EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
+AUDIT = frozenset({"auditor"})
+REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PUBLIC = "public"  # no login needed
 
 # url name → ({method: roles allowed}, table scope or None). Table scope: how the URL names a table.
@@ -109,11 +111,35 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "cage-shift-open": ({"POST": CAGE}, None),
     "cage-shift-close": ({"POST": CAGE}, None),
     "gaming-day-close": ({"POST": frozenset({"pit_boss", "cage_supervisor", "admin"})}, None),
+    # approvals (issue 21): any member of staff reads them and signs where one waits for him
+    # (who may sign a given approval is the service's check: 403 "forbidden" past this layer)
+    "approval-list": ({"GET": EVERY}, None),
+    "approval-detail": ({"GET": EVERY}, None),
+    "approval-confirm": ({"POST": EVERY}, None),
+    "approval-reject": ({"POST": EVERY}, None),
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
+        for csv in ("", "-csv", "-meta", "-xlsx")  # JSON, CSV table, its metadata, XLSX (issue 24)
+    },
+    # the regulatory back office (issue 26): tips
+    "tips-count": ({"POST": frozenset({"count_team", "cashier", "cage_supervisor", "pit_boss"})}, None),
+    "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
+    **{
+        f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
+        for slug in ("tips-book", "tronc-shares", "credit-outstanding", "master-game")
         for csv in ("", "-csv")
     },
+    # casino credit and front money (issue 26)
+    "credit-line-set": ({"POST": frozenset({"cage_supervisor"})}, None),
+    "marker-issue": ({"POST": CAGE | PIT}, None),
+    "marker-transfer": ({"POST": CAGE}, None),
+    "marker-pay": ({"POST": CAGE}, None),
+    "front-money-deposit": ({"POST": CAGE}, None),
+    "front-money-withdraw": ({"POST": CAGE}, None),
+    # drop custody (issue 26)
+    "drop-recount": ({"POST": frozenset({"count_team"})}, None),
+    "master-game-sign": ({"POST": frozenset({"count_team"})}, None),
     # ledger
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
@@ -123,6 +149,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-ratings": ({"GET": LEDGER_READ}, None),
     "gaming-day-export": ({"GET": EXPORTS}, None),
     "health": ({"GET": PUBLIC}, None),
+    "health-live": ({"GET": PUBLIC}, None),
+    "health-ready": ({"GET": PUBLIC}, None),
+    "metrics": ({"GET": PUBLIC}, None),  # no login: by address or token (tests/api/test_operations_metrics.py)
     "schema": ({"GET": PUBLIC}, None),
     "docs": ({"GET": PUBLIC}, None),
     # staff
@@ -130,9 +159,12 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-assign": ({"POST": STAFF_WRITE}, None),
     "staff-release": ({"POST": STAFF_WRITE}, None),
     "staff-devices": ({"GET": STAFF_READ}, None),
-    "staff-device-issue": ({"POST": STAFF_WRITE}, None),
+    "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
+    "staff-user-leave": ({"POST": frozenset({"admin"})}, None),
+    "staff-access-review": ({"GET": EXPORTS}, None),
+    "staff-access-review-csv": ({"GET": EXPORTS}, None),
     # people's login pages, the redirects of / and /api/
     "rest_framework:login": ({"GET": PUBLIC}, None),
     "rest_framework:logout": ({"POST": PUBLIC}, None),
@@ -148,6 +180,22 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:patron-lookup": ({"GET": DASHBOARD}, None),
     "dashboard:patron": ({"GET": DASHBOARD}, None),
     "dashboard:cage": ({"GET": DASHBOARD}, None),
+    # the cage and audit workstations (issue 24): server-rendered, session login
+    "workstations:login": ({"GET": PUBLIC}, None),
+    "workstations:logout": ({"POST": PUBLIC}, None),
+    "workstations:cage": ({"GET": CAGE}, None),
+    "workstations:cage-shift-open": ({"POST": CAGE}, None),
+    "workstations:cage-shift-close": ({"POST": CAGE}, None),
+    "workstations:cage-chips": ({"POST": CAGE}, None),
+    "workstations:cage-issue": ({"POST": CAGE}, None),
+    "workstations:cage-shift": ({"GET": CAGE}, None),
+    "workstations:audit-days": ({"GET": AUDIT}, None),
+    "workstations:audit-day": ({"GET": AUDIT, "POST": AUDIT}, None),
+    "workstations:audit-export": ({"GET": AUDIT}, None),
+    "workstations:audit-exceptions": ({"GET": AUDIT}, None),
+    "workstations:audit-event": ({"GET": AUDIT}, None),
+    "workstations:report": ({"GET": REPORT_SIGNERS}, None),
+    "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }
 # Django's admin site is outside the matrix: it admits is_staff users only, by Django's own
 # model permissions, and is read-only for money and state (tests/integration/test_admin_readonly.py).
@@ -238,6 +286,11 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "name": "m-terminal-R2",
         "username": "m-runner",
         "day": "2026-11-29",
+        "approval": "00000000-0000-0000-0000-000000000000",
+        "position": 1,
+        "opened_event": 1,
+        "operation": "purchase",
+        "slug": "variances",
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]

@@ -78,6 +78,8 @@ def assert_round_stream(api, round_id: str, expected_types: list[str]) -> list[d
 def test_an_evening_at_r1(api):
     # --- the cage opens with 100,000.00 EUR of cash and 100,000.00 EUR of chips ----------
     ok(api.post("/api/cage/open", {"cash_cents": 10_000_000, "chips_cents": 10_000_000}, format="json"))
+    counted = {"cash": {"50000": 200}, "chips": {"1000000": 10}}  # the cashier counts the cage in
+    ok(api.post("/api/cage/shifts/open", counted, format="json"))
 
     # --- three patrons are registered ---------------------------------------------------
     alice = ok(api.post("/api/patrons/register", {"kind": "identified", "name": "Alice"}, format="json"))["patron"]

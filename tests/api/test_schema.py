@@ -73,16 +73,17 @@ def test_health_reports_projection_lag(patron):
     bought) and no catch-up has run inside the test transaction, so lag == head; after a
     catch-up the lag is 0 and the checkpoint is the head."""
     head = Event.objects.order_by("-position").values_list("position", flat=True).first()
-    assert head == Event.objects.count() == 3  # CageOpened, PatronRegistered, ChipsPurchased
+    # CageOpened, CageShiftOpened (chips are sold inside a shift), PatronRegistered, ChipsPurchased
+    assert head == Event.objects.count() == 4
 
     response = APIClient().get("/api/health/")
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    balances = {"projection": "balances", "checkpoint": 0, "head": 3, "lag": 3}
+    balances = {"projection": "balances", "checkpoint": 0, "head": 4, "lag": 4}
     assert balances in body["projections"]
     assert {row["projection"] for row in body["projections"]} == {"balances", "audit", "table_stats", "ratings"}
 
-    assert catch_up("balances") == 3
+    assert catch_up("balances") == 4
     body = APIClient().get("/api/health/").json()
-    assert {"projection": "balances", "checkpoint": 3, "head": 3, "lag": 0} in body["projections"]
+    assert {"projection": "balances", "checkpoint": 4, "head": 4, "lag": 0} in body["projections"]

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from staff.backends import StaffBackend
 from staff.roles import roles_of
+from staff.sessions import SessionStore
 from tests.conftest import staff_user
 
 pytestmark = pytest.mark.django_db
@@ -81,3 +82,14 @@ def test_a_forged_session_cookie_is_anonymous(cookie):
     client = Client()
     client.cookies["sessionid"] = cookie
     assert _whoami(client) in (401, 403)
+
+
+def test_a_session_key_altered_by_a_byte_is_anonymous():
+    client = _client(staff_user("pit_cookie", "pit_boss"))
+    key = client.cookies["sessionid"].value
+    for forged in (key.upper(), key + "\x00", key[:-1], key + " ", f'"{key}\\000"', key + "\u00e9"):
+        other = Client()
+        other.cookies["sessionid"] = forged
+        assert other.get("/api/tables/").status_code in (401, 403), forged
+    assert client.get("/api/tables/").status_code == 200
+    assert SessionStore(key).load()["_auth_user_id"] == str(Session.objects.get(pk=key).get_decoded()["_auth_user_id"])

@@ -76,27 +76,29 @@ def test_only_a_pit_boss_or_admin_assigns_and_only_dealers_are_assigned(floor):
 
 def test_a_device_token_is_hashed_at_rest_and_binds_the_device_to_its_table(floor):
     pit = _as(floor["pit"])
-    issued = pit.post("/api/staff/devices", {"name": "shoe-R1", "kind": "shoe", "table": "R1"}, format="json")
+    issued = pit.post("/api/staff/devices", {"name": "terminal-R1", "kind": "terminal", "table": "R1"}, format="json")
     assert issued.status_code == 201, issued.content
     token = issued.json()["token"]
-    device = DeviceToken.objects.get(name="shoe-R1")
+    device = DeviceToken.objects.get(name="terminal-R1")
     assert device.digest == token_digest(token) != token
     assert not DeviceToken.objects.filter(digest=token).exists()
     assert token not in str(_last("DeviceTokenIssued").data)
 
-    shoe = APIClient()
-    shoe.credentials(HTTP_AUTHORIZATION=f"Device {token}")
-    coup = shoe.post("/api/tables/R1/rounds", {}, format="json")
+    terminal = APIClient()
+    terminal.credentials(HTTP_AUTHORIZATION=f"Device {token}")
+    coup = terminal.post("/api/tables/R1/rounds", {}, format="json")
     assert coup.status_code == 201, coup.content
-    assert Event.objects.get(type="RoundOpened", correlation_id=coup.json()["round"]).actor == "device:shoe-R1"
-    assert shoe.post("/api/tables/R2/rounds", {}, format="json").status_code == 403  # another table
+    assert Event.objects.get(type="RoundOpened", correlation_id=coup.json()["round"]).actor == "device:terminal-R1"
+    assert terminal.post("/api/tables/R2/rounds", {}, format="json").status_code == 403  # another table
     patron = make_patron(0)
-    assert shoe.post("/api/cage/purchases", {"patron": patron, "amount_cents": 100}, format="json").status_code == 403
-    assert shoe.get("/api/events/").status_code == 403  # nothing outside its table's dealer endpoints
-    assert shoe.post("/api/tables/R1/close", {}, format="json").status_code == 403  # pit boss only
+    assert (
+        terminal.post("/api/cage/purchases", {"patron": patron, "amount_cents": 100}, format="json").status_code == 403
+    )
+    assert terminal.get("/api/events/").status_code == 403  # nothing outside its table's dealer endpoints
+    assert terminal.post("/api/tables/R1/close", {}, format="json").status_code == 403  # pit boss only
 
-    assert pit.post("/api/staff/devices/shoe-R1/revoke", {}, format="json").status_code == 200
-    assert shoe.post("/api/tables/R1/rounds", {}, format="json").status_code == 401
+    assert pit.post("/api/staff/devices/terminal-R1/revoke", {}, format="json").status_code == 200
+    assert terminal.post("/api/tables/R1/rounds", {}, format="json").status_code == 401
     assert not device.user.has_usable_password()  # a device has no password login
     forged = APIClient()
     forged.credentials(HTTP_AUTHORIZATION="Device not-a-token")

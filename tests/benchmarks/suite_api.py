@@ -40,7 +40,7 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
     """A table with a coup in betting, patrons with chips, a logged-in dealer's cookies."""
     from django.contrib.auth import get_user_model
     from django.middleware.csrf import _get_new_csrf_string
-    from django.test import Client
+    from django.test import Client, override_settings
 
     from cashier.services.cage import cage_open, chips_purchase
     from games.services.rounds import round_open
@@ -49,7 +49,7 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
     from patrons.services.patrons import patron_register
     from staff.roles import Role, grant
 
-    from .suite_ledger import no_projection_tasks
+    from .suite_ledger import ensure_cage_shift, no_projection_tasks
 
     actor = "bench"
     with no_projection_tasks():
@@ -57,7 +57,10 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
             cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
         except StateConflict:
             pass  # the roulette section opened it
-        table_open(code="RA", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+        ensure_cage_shift()
+        # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
+        with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
+            table_open(code="RA", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
             code = patron_register(kind="identified", name=f"API {p}", document=f"BENCH-A{p}", actor=actor)["patron"]

@@ -24,6 +24,16 @@ COUP_EVENTS = 50
 LIKE_FOR_LIKE = "ledger, 100 a transaction"
 
 
+def ensure_cage_shift() -> None:
+    """A cashier shift open at the cage (chips are sold only inside one, issue 24)."""
+    from cashier.services.cage_shifts import last_shift_event
+    from tests.conftest import open_cage_shift
+
+    last = last_shift_event()
+    if last is None or last.type != "CageShiftOpened":
+        open_cage_shift("bench-cashier")
+
+
 @contextmanager
 def no_projection_tasks():
     from ledger import commands
@@ -204,6 +214,8 @@ SPIN_BETS = tuple(({"type": "chance_simple", "chance": chance}, 1_000) for chanc
 def bench_roulette_spin(*, patrons: int) -> list[Figure]:
     """``patrons`` patrons × 3 bets placed through ``bet_place``, then ``round_record_result``
     timed; its rows written against a raw COPY of the same rows."""
+    from django.test import override_settings
+
     from cashier.services.cage import cage_open, chips_purchase
     from games.models import Bet
     from games.services.bets import bet_place
@@ -216,7 +228,10 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
     with no_projection_tasks():
         log(f"spin: set-up: cage, table RB, {patrons:,} patrons with chips")
         cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+        ensure_cage_shift()
+        # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
+        with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
+            table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
             code = patron_register(kind="identified", name=f"Bench Patron {p}", document=f"BENCH-R{p}", actor=actor)[

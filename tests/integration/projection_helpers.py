@@ -112,3 +112,47 @@ def spawn(args: list[str], **env) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+# --- the audit projection's lines -------------------------------------------------------------
+
+
+def append_events(stream: str, events: list[NewEvent], **kwargs) -> list:
+    """Append ``events`` as the first of ``stream``, in a transaction of their own."""
+    with transaction.atomic():
+        return append(stream=stream, expected_version=0, actor="t", events=events, **kwargs)
+
+
+def append_audited(stream: str, patron: str = "P1") -> None:
+    """Three events for the audit timelines: a purchase (patron), a buy-in (patron, table T1),
+    a coup opened (round R1, table T1)."""
+    append_events(
+        stream,
+        [
+            NewEvent("ChipsPurchased", {"patron": patron, "amount_cents": 500}, [Leg("p", 500), Leg("c", -500)]),
+            NewEvent("CashBuyIn", {"patron": patron, "table": "T1", "amount_cents": 200}, []),
+            NewEvent("RoundOpened", {"round": "R1", "table": "T1", "number": 1}, []),
+        ],
+    )
+
+
+def audit_rows() -> list[tuple]:
+    """The audit projection's rows in position order, ``(position, patron, table, round, type, summary)``."""
+    return list(
+        AuditEntry.objects.order_by("position").values_list("position", "patron", "table", "round", "type", "summary")
+    )
+
+
+def audit_rows_by_sql() -> list[tuple]:
+    """The audit rows with their hash, read by SQL (whatever shape the model has), sorted."""
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT position, patron, "table", round, type, summary, hash FROM ledger_auditentry')
+        return sorted(cursor.fetchall())
+
+
+def audit_trail(client, scope: str, key: str) -> list[dict]:
+    """The first page of ``/api/audit/<scope>/<key>/`` through ``client``, which must be a 200."""
+    response = client.get(f"/api/audit/{scope}/{key}/")
+    assert response.status_code == 200, response.content[:300]
+    body = response.json()
+    return body["results"] if isinstance(body, dict) else body

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.test import RequestFactory
 
-from cashier.models import Cage
+from cashier.models import Cage, CreditLine, Marker
 from games.models import Bet, BetRefusal, Round, Table
 from ledger.models import AccountBalance, Event
 from staff.models import DealerAssignment, DeviceToken
@@ -15,7 +15,19 @@ from tests.conftest import staff_user
 
 pytestmark = pytest.mark.django_db
 
-READ_ONLY = [Event, AccountBalance, Table, Round, Bet, BetRefusal, Cage, DealerAssignment, DeviceToken]
+READ_ONLY = [
+    Event,
+    AccountBalance,
+    Table,
+    Round,
+    Bet,
+    BetRefusal,
+    Cage,
+    CreditLine,
+    Marker,
+    DealerAssignment,
+    DeviceToken,
+]
 
 
 @pytest.fixture

@@ -50,9 +50,25 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
     # The cage reconciles: the shift's opening book plus the day's movements is its closing book.
     cage = {row["line"]: row for row in cage_accountability_report(day)["rows"]}
     moved = cage["movements"]
-    cash_in = sum(moved[f"{k}_cents"] for k in ("bankroll_cash", "chip_sales", "redemptions", "drop_counted"))
-    chips_in = sum(moved[f"{k}_cents"] for k in ("bankroll_chips", "chips_sold", "chips_redeemed", "fills", "credits"))
+    cash_kinds = ("bankroll_cash", "chip_sales", "redemptions", "drop_counted", "front_money", "marker_payments")
+    chip_kinds = ("bankroll_chips", "chips_sold", "chips_redeemed", "fills", "credits", "marker_chips")
+    cash_in = sum(moved[f"{k}_cents"] for k in cash_kinds)
+    chips_in = sum(moved[f"{k}_cents"] for k in chip_kinds)
+    assert (moved["front_money_cents"], moved["marker_payments_cents"], moved["marker_chips_cents"]) == (
+        200_000,
+        100_000,
+        -100_000,
+    )
     assert cage["shift_open"]["expected_cash_cents"] + cash_in == cage["shift_close"]["expected_cash_cents"]
     assert cage["shift_open"]["expected_chips_cents"] + chips_in == cage["shift_close"]["expected_chips_cents"]
     printed = out.getvalue()
     assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
+    # The back office (issue 26): tips counted and shared, a marker issued and paid, front money.
+    assert "Tronc (tips) today: 150.00 EUR" in printed
+    assert "Tips book: 1 box(es) counted, 150.00 EUR; shared out 150.00 EUR" in printed
+    assert "Markers outstanding 0.00 EUR; front money held 2,000.00 EUR" in printed
+    assert "Master game report: 5 of 5 counts verified; signed by demo-count1, demo-count2" in printed
+    assert [e.data["removers"] for e in Event.objects.filter(type="DropBoxRemoved")] == [
+        ["demo-drop1", "demo-drop2"]
+    ] * 5
+    assert Event.objects.filter(type="DropRecountVariance").count() == 0

@@ -5,6 +5,7 @@ names (one byte flipped in any file, an event line deleted, two lines swapped) m
 verifier fail naming the file and the line.
 """
 
+import hashlib
 import json
 import random
 import subprocess
@@ -116,7 +117,10 @@ def test_flipping_one_byte_in_any_file_fails_naming_file_and_line(exported, name
     path.write_bytes(bytes(data))
     report = verify(str(exported))
     assert not report.ok
-    assert (report.fault.file, report.fault.line) == (name, line), report.message
+    # The report CSVs are plain tables (issue 24): their SHA-256 in the manifest finds the change,
+    # naming the file; the ledger's files are re-read against the events, naming the line.
+    expected = 0 if name in ("tables.csv", "cage.csv", "aml.csv") else line
+    assert (report.fault.file, report.fault.line) == (name, expected), report.message
 
 
 def test_deleting_an_event_line_fails_naming_the_line(exported):
@@ -138,22 +142,48 @@ def test_swapping_two_event_lines_fails_naming_the_first(exported):
     assert (report.fault.file, report.fault.line) == ("events.jsonl", 7)
 
 
-def test_swapping_two_csv_lines_fails_naming_the_first(exported):
+def test_swapping_two_csv_lines_fails_naming_the_file(exported):
     path = exported / "balances.csv"
     lines = path.read_text().splitlines(keepends=True)
     assert len(lines) >= 4
     lines[1], lines[2] = lines[2], lines[1]
     path.write_text("".join(lines))
     report = verify(str(exported))
-    assert (report.fault.file, report.fault.line) == ("balances.csv", 2)
+    assert (report.fault.file, report.fault.line) == ("balances.csv", 0)  # its SHA-256 differs
 
 
-def test_a_wrong_seal_key_fails_and_the_right_one_passes(played_day, tmp_path, settings):
-    settings.LEDGER_SEAL_KEY = "k" * 32
-    seal = seal_gaming_day(day=played_day, actor="auditor1")  # a second seal, with the configured key
-    assert seal["key_id"] == "configured"
-    export_to_dir(played_day, tmp_path / "e")
+def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
+    """An export as made before issue 21: the day sealed with HMAC-SHA256 under the seal key
+    (``key_id: "configured"``), the manifest's lines MACed with it."""
+    from ledger import seal as seals
+    from ledger.commands import ledger_command
+
+    with ledger_command(actor="auditor1", request={"op": "legacy_seal", "day": day.isoformat()}) as cmd:
+        first, last, previous = seals.day_range(day)
+        payload = seals.seal_payload(day=day, first=first, last=last, previous=previous)
+        for field in ("key_kind", "public_key"):
+            payload.pop(field)
+        payload.update(algorithm="HMAC-SHA256", key_id="configured")
+        payload["signature"] = seals.sign(payload, key)
+        stream = f"seal/{day.isoformat()}"
+        cmd.append(
+            stream=stream, expected_version=store.stream_version(stream), events=[NewEvent(seals.SEAL_EVENT, payload)]
+        )
+    export_to_dir(day, out)
+    entries = json.loads((out / "manifest.json").read_text())
+    body = verify_export.unflatten({name: entry[0] for name, entry in entries.items() if name != "~lines"})
+    for field in ("signature_algorithm", "key_kind", "public_key"):
+        body.pop(field)
+    body["key_id"] = "configured"
+    (out / "manifest.json").write_text(verify_export.manifest_text(verify_export.manifest_document(body, key)))
+
+
+def test_an_export_signed_with_the_old_hmac_seal_key_still_verifies(played_day, tmp_path):
+    _legacy_hmac_export(played_day, tmp_path / "e", b"k" * 32)
+    manifest = json.loads((tmp_path / "e" / "manifest.json").read_text())
+    assert manifest["key_id"][0] == "configured" and manifest["seal/algorithm"][0] == "HMAC-SHA256"
     assert verify(str(tmp_path / "e"), b"k" * 32).ok
+    assert verify(str(tmp_path / "e"), b"k" * 32, strict=True).ok  # the secret itself is the trust
     wrong = verify(str(tmp_path / "e"), b"not the key")
     assert not wrong.ok and wrong.fault.file == "manifest.json" and "MAC" in wrong.fault.what
     assert "give it with --key" in verify(str(tmp_path / "e"), None).message
@@ -280,13 +310,15 @@ def test_a_missing_file_is_named(exported):
     assert (report.fault.file, report.fault.what) == ("cage.csv", "missing from the export")
 
 
-def test_check_deploy_refuses_the_development_seal_key(settings):
-    from ledger.checks import seal_key_configured
+def test_check_deploy_refuses_the_development_signing_key(settings, tmp_path):
+    from ledger.checks import signing_key_configured
 
-    settings.LEDGER_SEAL_KEY = ""
-    assert [error.id for error in seal_key_configured(None)] == ["ledger.E001"]
-    settings.LEDGER_SEAL_KEY = "a long random secret"
-    assert seal_key_configured(None) == []
+    settings.LEDGER_SIGNING_KEY_FILE = ""
+    assert [error.id for error in signing_key_configured(None)] == ["ledger.E002"]
+    settings.LEDGER_SIGNING_KEY_FILE = str(settings.LEDGER_DEVELOPMENT_KEY_FILE)
+    assert [error.id for error in signing_key_configured(None)] == ["ledger.E002"]
+    settings.LEDGER_SIGNING_KEY_FILE = str(tmp_path / "site.pem")
+    assert signing_key_configured(None) == []
 
 
 def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_day):
@@ -314,3 +346,35 @@ def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_
     distinct = [q["sql"] for q in queries.captured_queries if "DISTINCT" in q["sql"]]
     assert len(distinct) == 2
     assert all("ORDER BY" not in sql for sql in distinct), distinct
+
+
+def _rewrite_as_chained(exported: Path) -> None:
+    """Rewrite an export as the writer did before issue 24: each CSV line ends with its chain
+    column; the manifest's file digests follow and it is signed again (development key)."""
+    v = verify_export
+    manifest = v._check_manifest(v.Export(str(exported)), None)
+    for name in v.CSV_FILES:
+        previous, lines = v.GENESIS_HASH, []
+        for text in (exported / name).read_text().splitlines():
+            previous = v.line_chain(previous, text)
+            lines.append(f"{text},{previous}\n")
+        body = "".join(lines).encode()
+        (exported / name).write_bytes(body)
+        manifest["files"][name] = {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "lines": len(lines)}
+    document = v.manifest_document(manifest, v.DEVELOPMENT_KEY.encode())
+    (exported / "manifest.json").write_text(v.manifest_text(document))
+
+
+def test_an_export_written_with_line_chains_still_verifies_and_a_broken_chain_names_the_line(exported):
+    """Archived exports from before issue 24 carry a chain column on every CSV line: the
+    verifier recognises them by their header and checks each chain, naming the line."""
+    _rewrite_as_chained(exported)
+    report = verify(str(exported))
+    assert report.ok, report.message
+    path = exported / "tables.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace(",", ";", 1)  # a line altered, its chain left as it was
+    path.write_text("".join(lines))
+    report = verify(str(exported))
+    assert (report.fault.file, report.fault.line) == ("tables.csv", 2)
+    assert "line chain does not match" in report.fault.what

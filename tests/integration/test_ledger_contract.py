@@ -3,14 +3,16 @@ both run it: scripts/test.sh). DESIGN.md §The ledger."""
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
+from ledger import projections, store
 from ledger.commands import ledger_command
 from ledger.errors import IdempotencyKeyReused, InvalidInput, UnbalancedPostings, VersionConflict
 from ledger.hashing import GENESIS_HASH
-from ledger.models import Event, IdempotencyRecord, Posting
-from ledger.store import Leg, NewEvent, append
+from ledger.models import AuditEntry, Event, IdempotencyRecord, Posting
+from ledger.store import _COPY_FROM, Leg, NewEvent, append
 from ledger.verify import verify_chain
+from tests.conftest import ACTOR, make_patron
 
 pytestmark = pytest.mark.django_db
 
@@ -242,3 +244,59 @@ def test_a_refused_append_leaves_the_callers_transaction_usable(size):
     assert Event.objects.count() == size + 1
     result = verify_chain()
     assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
+
+
+# --- the idempotency key: unique where set, at every batch size, replayed by a command ----------
+
+
+def test_the_event_table_has_no_hash_index_and_a_partial_unique_idempotency_key():
+    """PostgreSQL: no unique hash index, idempotency key unique only where not NULL (partial)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's indexes")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ledger_event'")
+        indexes = dict(cursor.fetchall())
+    assert not any("(hash)" in definition for definition in indexes.values()), indexes
+    partial = indexes["ledger_event_idempotency_key_uniq"]
+    assert "UNIQUE" in partial and "WHERE (idempotency_key IS NOT NULL)" in partial
+    assert [name for name, d in indexes.items() if "(idempotency_key)" in d] == ["ledger_event_idempotency_key_uniq"]
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (3, _COPY_FROM), (_COPY_FROM, 2), (_COPY_FROM, _COPY_FROM + 1)])
+def test_a_duplicate_idempotency_key_is_refused_at_any_batch_size_and_the_caller_goes_on(sizes):
+    """Two appends with the same key, by JSON (small) or COPY (>= _COPY_FROM) batches: the
+    second is refused (IntegrityError), writes nothing, and the caller's transaction goes on;
+    within a batch only the first event carries the key (many NULLs, no conflict)."""
+    first, second = sizes
+
+    def events(n: int, tag: str) -> list[NewEvent]:
+        return [NewEvent("Dup", {"patron": f"{tag}{i}"}, [Leg("dup:a", 1 + i), Leg("dup:b", -1 - i)]) for i in range(n)]
+
+    with transaction.atomic():
+        append(stream="dup/a", expected_version=0, actor="t", events=events(first, "a"), idempotency_key="K")
+        head = store.head()
+        with pytest.raises(IntegrityError):
+            append(stream="dup/b", expected_version=0, actor="t", events=events(second, "b"), idempotency_key="K")
+        assert store.head() == head
+        append(stream="dup/c", expected_version=0, actor="t", events=events(second, "c"), idempotency_key="K2")
+    assert Event.objects.count() == first + second
+    assert list(Event.objects.exclude(idempotency_key=None).values_list("idempotency_key", flat=True)) == ["K", "K2"]
+    assert Event.objects.filter(idempotency_key=None).count() == first + second - 2
+    assert verify_chain().ok
+    projections.catch_up("audit")
+    assert AuditEntry.objects.count() == first + second
+
+
+def test_a_command_retried_with_its_idempotency_key_is_replayed_not_refused(cage):
+    """Through ``ledger_command``: the same key and request is answered from the record (one
+    event); the same key for another request is a 409, not an IntegrityError."""
+    from cashier.services.cage import chips_purchase
+
+    patron = make_patron()
+    first = chips_purchase(patron=patron, amount_cents=500, actor=ACTOR, idempotency_key="retry-1")
+    events = Event.objects.count()
+    assert chips_purchase(patron=patron, amount_cents=500, actor=ACTOR, idempotency_key="retry-1") == first
+    assert Event.objects.count() == events
+    with pytest.raises(IdempotencyKeyReused):
+        chips_purchase(patron=patron, amount_cents=600, actor=ACTOR, idempotency_key="retry-1")
+    assert Event.objects.filter(idempotency_key="retry-1").count() == 1

@@ -30,7 +30,8 @@ from .projection_helpers import burst, ledger_balances, snapshot, spawn
 @pytest.mark.django_db
 def test_incremental_and_rebuilt_projections_are_equal(table):
     code = make_patron(50_000)
-    assert projections.catch_up("balances", batch=3) == 4  # cage, table, patron, purchase: two batches
+    # cage, cashier shift, table, patron, purchase: two batches
+    assert projections.catch_up("balances", batch=3) == 5
     chips_redeem(patron=code, amount_cents=20_000, actor=ACTOR)
     play_demo_session(spins=6, seated=3, rng=random.Random(7), out=lambda *_: None)  # ends with a rebuild
     more = make_patron(1_000)
@@ -225,6 +226,45 @@ def test_a_real_celery_worker_process_catches_up_after_a_burst(committed_db, cag
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith(("amqp", "redis")):
         pytest.skip("needs CELERY_BROKER_URL pointing at RabbitMQ or Redis")
+    _worker_catches_up_after_a_burst(broker)
+
+
+REDIS_URL = os.environ.get("CASINO_TEST_REDIS_URL", "redis://127.0.0.1:6379/2")
+
+
+@pytest.mark.postgres
+@pytest.mark.broker
+def test_a_real_celery_worker_process_catches_up_after_a_burst_over_redis(committed_db, cage, monkeypatch):
+    """The same round trip with Redis as the broker (issue 25: the `redis` client is pinned)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip(f"needs Redis at {REDIS_URL}")
+    from casino.celery import app
+
+    previous = app.conf.broker_url
+    # Celery reads CELERY_BROKER_URL from the environment before its configuration.
+    monkeypatch.setenv("CELERY_BROKER_URL", REDIS_URL)
+    _use_broker(app, REDIS_URL)
+    try:
+        assert app.connection_for_write().transport_cls == "redis"
+        _worker_catches_up_after_a_burst(REDIS_URL)
+    finally:
+        monkeypatch.undo()
+        _use_broker(app, previous)
+
+
+def _use_broker(app, url: str) -> None:
+    """Point this process's producer at ``url``: the app caches its pools (kombu keeps one per
+    broker, open, for the process: closing one would break its next user)."""
+    app._pool = None
+    app.amqp._producer_pool = None
+    app.conf.broker_url = url
+
+
+def _worker_catches_up_after_a_burst(broker: str) -> None:
     from casino.celery import app
 
     queue = f"casino-test-{uuid.uuid4().hex[:8]}"

@@ -16,6 +16,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _signing_key(tmp_path) -> Path:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    path = tmp_path / "ledger-signing-key.pem"
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        path.write_bytes(pem)
+    return path
+
+
 def _production_env(tmp_path, **overrides) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "LEDGER_", "DATABASE_URL"))}
     env.update(
@@ -24,7 +38,7 @@ def _production_env(tmp_path, **overrides) -> dict:
         DJANGO_HTTPS="true",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="casino.example.com",
-        LEDGER_SEAL_KEY=secrets.token_urlsafe(50),
+        LEDGER_SIGNING_KEY_FILE=str(_signing_key(tmp_path)),
         DATABASE_URL=f"sqlite:///{tmp_path / 'deploy.sqlite3'}",
         CELERY_BROKER_URL="",
     )

@@ -140,3 +140,44 @@ _DOCUMENT = (
 def test_floats_and_other_types_are_refused(overrides):
     with pytest.raises(TypeError):
         event_hash_and_data(**_example(**overrides))
+
+
+# Data that looks like the envelope around it (its keys, quotes, separators, escapes) does not
+# change where the assembled text puts it: the hash is the whole document's.
+_ENVELOPE_KEYS = st.sampled_from(
+    ["data", "postings", "prev_hash", "actor", "type", "version", '"data":', "}", "\u2028", "\\", '"', "é", "\x7f"]
+)
+_odd_text = st.text(st.characters(codec="utf-8"), max_size=6) | _ENVELOPE_KEYS
+_odd_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**200), max_value=2**200) | _odd_text,
+    lambda c: st.lists(c, max_size=3) | st.tuples(c, c) | st.dictionaries(_odd_text, c, max_size=4),
+    max_leaves=15,
+)
+
+
+def _reference_hash(fields: dict) -> str:
+    """The whole document's hash, its text by ``canonical_json``."""
+    document = {
+        **{k: v for k, v in fields.items() if k != "postings"},
+        "occurred_at": iso_utc(fields["occurred_at"]),
+        "recorded_at": iso_utc(fields["recorded_at"]),
+        "gaming_day": fields["gaming_day"].isoformat(),
+        "postings": sorted([list(p) for p in fields["postings"]]),
+    }
+    return hashlib.sha256(canonical_json(document).encode()).hexdigest()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=_odd_values, stream=_odd_text, key=st.none() | _odd_text)
+def test_envelope_looking_data_hashes_as_the_document(data, stream, key):
+    moment = datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
+    fields = dict(
+        position=2**62, stream=stream, version=1, type="T", schema_version=1, data=data, occurred_at=moment,
+        recorded_at=moment, gaming_day=date(2026, 11, 29), actor="a", correlation_id="", causation_id="",
+        idempotency_key=key, prev_hash="0" * 64, postings=[("b", -(2**63), "EUR"), ("a", 2**63, "EUR")],
+    )  # fmt: skip
+    try:
+        expected = _reference_hash(fields)
+    except UnicodeEncodeError:
+        return
+    assert event_hash_and_data(**fields)[0] == expected

@@ -12,16 +12,21 @@ from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_clo
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
 from demo.tables import play_baccarat_session, play_trente_quarante_session
+from games.rules.money import format_cents
 from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day
+from ledger.progress import Progress
 
 
 def _eur(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} EUR"
+    return format_cents(cents)  # with CASINO_CURRENCY
 
 
 class Command(BaseCommand):
+    def _progress(self, label: str, total: int, unit: str = "coups") -> Progress:
+        """A bar on a terminal, a line every PROGRESS_LOG_SECONDS otherwise (on stderr)."""
+        return Progress(label, total, unit=unit, stream=self.stderr)
+
     help = (
         "Play a demo session: black jack at B1, Caribbean stud at C1, punto banco at P1, trente-et-quarante at"
         " T1, English roulette at R1 (seeds the cage, tables and regular patrons if missing), then rebuild the"
@@ -65,7 +70,8 @@ class Command(BaseCommand):
         demo_cage_shift_open()  # the cashier counts the cage in (issue #7)
         if blackjack_coups:
             self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
-            b = play_blackjack_session(coups=blackjack_coups, rng=rng)
+            with self._progress("black jack B1", blackjack_coups) as shown:
+                b = play_blackjack_session(coups=blackjack_coups, rng=rng, progress=shown)
             self.stdout.write(
                 "\n".join(
                     [
@@ -83,7 +89,8 @@ class Command(BaseCommand):
                 raise CommandError(f"black jack session inconsistent: {b.shoe_faults or 'win differs'}")
         if stud_coups:
             self.stdout.write(f"Playing {stud_coups} coups of Caribbean stud at table C1…")
-            c = play_caribbean_session(coups=stud_coups)
+            with self._progress("Caribbean stud", stud_coups) as shown:
+                c = play_caribbean_session(coups=stud_coups, progress=shown)
             self.stdout.write(
                 "\n".join(
                     [
@@ -104,7 +111,8 @@ class Command(BaseCommand):
             if not coups:
                 continue
             self.stdout.write(f"Playing {coups} coups of {title.lower()}…")
-            t = play(coups=coups, rng=rng)
+            with self._progress(title, coups) as shown:
+                t = play(coups=coups, rng=rng, progress=shown)
             road = " ".join("".join(column) for column in t.history.get("bead_plate", [])) or "-"
             self.stdout.write(
                 "\n".join(
@@ -121,7 +129,8 @@ class Command(BaseCommand):
             if t.table_win_cents != t.settlements["house_win"]:
                 raise CommandError(f"{title} session inconsistent: the table win differs from the settlements")
         self.stdout.write(f"Playing {spins} spins of English roulette at table R1 with {patrons} seated patrons…")
-        r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write)
+        with self._progress("roulette R1", spins, unit="spins") as shown:
+            r = play_demo_session(spins=spins, seated=patrons, rng=rng, out=self.stdout.write, progress=shown)
         s = r.settlements
         replay = "models match the events" if not r.replay_differences else f"{r.replay_differences} differences"
         hold = f"{100 * r.table_win_cents / r.drop_cents:.2f} %" if r.drop_cents else "n/a (no drop)"
@@ -151,5 +160,7 @@ class Command(BaseCommand):
             raise CommandError("the models differ from a replay of the events: run `manage.py ledger replay-check`")
         if not r.verified:
             raise CommandError("the ledger chain does not verify")
-        self.stdout.write("Closing the gaming day: closers, drop count (one box 5 EUR short on purpose), cage close…")
+        self.stdout.write(
+            f"Closing the gaming day: closers, drop count (one box {_eur(500)} short on purpose), cage close…"
+        )
         self.stdout.write(format_daily_report(demo_gaming_day_close(out=self.stdout.write)))

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ledger.errors import DomainError
 from ledger.export.writer import export_to_dir
+from ledger.progress import Progress
 
 from .seal_gaming_day import parse_day
 
@@ -25,7 +26,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, day: str, out_dir: str, with_identity: bool, **options):
         try:
-            manifest = export_to_dir(parse_day(day), out_dir, include_identity=with_identity)
+            manifest = export_to_dir(
+                parse_day(day),
+                out_dir,
+                include_identity=with_identity,
+                progress=lambda total: Progress(f"export {day}", total, stream=self.stderr),
+            )
         except DomainError as exc:
             raise CommandError(exc.message) from None
         sealed = "sealed" if manifest["seal"] else "NOT SEALED (the verifier will refuse it)"

@@ -1,7 +1,15 @@
-"""``manage.py ledger verify | rebuild [--projection X] | catch-up | replay-check | lag``.
+"""``manage.py ledger verify | checkpoint | public-key | rebuild [--projection X] | catch-up | replay-check | lag``.
 
-verify       — recompute the hash chain; exit 0 when intact, 1 naming the first bad position.
-rebuild      — replay projections from position 0 (all, or those named with --projection).
+verify       — recompute the hash chain and check it against the signed checkpoints of
+               LEDGER_CHECKPOINT_DIR (a rewritten chain, a cut tail); exit 0 when intact, 1
+               naming the first bad position or checkpoint file. --require-checkpoints: also
+               exit 1 when there is none.
+checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
+public-key   — print the public key (hex) of the signing key, to give to auditors.
+rebuild      — replay projections from position 0 (all, or those named with --projection), in
+               committed batches: stopped (Ctrl-C, a crash), ``rebuild --resume`` carries on.
+               ``--atomic``: one transaction instead (faster; readers keep the old read models
+               until it commits; all or nothing).
 catch-up     — apply what the projections have not seen yet (what the Celery task does).
 replay-check — rebuild tables, rounds, bets, cage and colour chips from the events alone and
                compare with the live rows; exit 1 listing every difference by id.
@@ -10,7 +18,9 @@ lag          — positions each projection is behind the ledger head.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import projections
+from ledger import checkpoints, projections, signing
+from ledger.models import Event
+from ledger.progress import Progress
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 
@@ -20,9 +30,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
-        sub.add_parser("verify", help="check positions, hash chain and posting balance")
+        verify = sub.add_parser("verify", help="check positions, hash chain, posting balance and checkpoints")
+        verify.add_argument(
+            "--require-checkpoints", action="store_true", help="fail when LEDGER_CHECKPOINT_DIR holds no checkpoint"
+        )
+        sub.add_parser("checkpoint", help="sign the head and add it to LEDGER_CHECKPOINT_DIR")
+        sub.add_parser("public-key", help="print the signing key's public key (hex), its id and kind")
         rebuild = sub.add_parser("rebuild", help="replay projections from position 0")
         rebuild.add_argument("--projection", action="append", choices=projections.names())
+        rebuild.add_argument("--batch", type=int, default=projections.BATCH, help="events per committed batch")
+        how = rebuild.add_mutually_exclusive_group()
+        how.add_argument("--resume", action="store_true", help="carry on a stopped rebuild from its checkpoints")
+        how.add_argument("--atomic", action="store_true", help="one transaction (faster, all or nothing)")
         catch_up = sub.add_parser("catch-up", help="apply new events to every projection")
         catch_up.add_argument("--batch", type=int, default=projections.BATCH)
         sub.add_parser("replay-check", help="compare the models with a replay of the events")
@@ -31,21 +50,65 @@ class Command(BaseCommand):
     def handle(self, *args, action: str, **options):
         getattr(self, action.replace("-", "_"))(**options)
 
-    def verify(self, **options):
-        result = verify_chain()
+    def verify(self, require_checkpoints: bool = False, **options):
+        try:
+            anchors = checkpoints.load_checkpoints()
+        except checkpoints.CheckpointFault as fault:
+            raise CommandError(f"ledger checkpoints UNTRUSTED: {fault}") from None
+        if require_checkpoints and not anchors:
+            raise CommandError(f"no checkpoint in {checkpoints.directory()} (--require-checkpoints)")
+        with Progress("verify", _head(), stream=self.stderr) as shown:
+            result = verify_chain(checkpoints=anchors, on_batch=shown.advance)
         if not result.ok:
             raise CommandError(
                 f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
                 f"({result.checked} events verified before it)"
             )
+        anchored = (
+            f"{result.checkpoints} signed checkpoints match, the last at position {anchors[-1].position} "
+            f"({anchors[-1].written_at})"
+            if anchors
+            else f"no checkpoint in {checkpoints.directory()}: a rewritten chain or a cut tail would pass"
+        )
         self.stdout.write(
             f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
-            f"head hash {result.head_hash}"
+            f"head hash {result.head_hash}; {anchored}"
         )
 
-    def rebuild(self, projection=None, **options):
-        for name, applied in projections.rebuild(projection).items():
-            self.stdout.write(f"projection {name} rebuilt from position 0: {applied} events applied")
+    def checkpoint(self, **options):
+        written = checkpoints.write_checkpoint()
+        if written is None:
+            position = checkpoints.latest_position()
+            self.stdout.write(f"no checkpoint written: the head is already anchored (last checkpoint: {position})")
+            return
+        self.stdout.write(f"checkpoint written: position {written.position}, hash {written.hash}, {written.file}")
+
+    def public_key(self, **options):
+        key = signing.signing_key()
+        self.stdout.write(f"{key.public_key}  {key.key_id}  {key.kind}  ({key.path})")
+
+    def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, **options):
+        if atomic:
+            with Progress("rebuild (one transaction)", _head(), stream=self.stderr) as shown:
+                done = projections.rebuild(projection, batch=batch, on_batch=shown.advance)
+            for name, position in done.items():
+                self.stdout.write(f"projection {name} rebuilt from position 0: {position} events applied")
+            return
+        chosen = list(dict.fromkeys(projection or projections.names()))
+        if not resume:
+            projections.reset(chosen)
+            self.stdout.write(f"emptied {', '.join(chosen)}; rebuilding in committed batches of {batch} events")
+        lag = {row["projection"]: row["lag"] for row in projections.lag()}
+        try:
+            for name in chosen:
+                with Progress(f"rebuild {name}", lag[name], stream=self.stderr) as shown:
+                    applied = projections.catch_up(name, batch=batch, on_batch=shown.advance)
+                self.stdout.write(f"projection {name} rebuilt: {applied} events applied, now at the head")
+        except KeyboardInterrupt:
+            raise CommandError(
+                "rebuild stopped; every batch applied so far is committed: `manage.py ledger rebuild --resume` "
+                "carries on from there"
+            ) from None
 
     def catch_up(self, batch: int, **options):
         for name in projections.names():
@@ -64,3 +127,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['projection']}: checkpoint {row['checkpoint']}, head {row['head']}, lag {row['lag']}"
             )
+
+
+def _head() -> int:
+    return Event.objects.order_by("-position").values_list("position", flat=True).first() or 0

@@ -1,8 +1,10 @@
-"""``manage.py verify_export OUT_DIR_OR_ZIP [--key K]``: the standalone verifier with this site's seal key."""
+"""``manage.py verify_export OUT_DIR_OR_ZIP [--strict] [--key K]``: the standalone verifier, trusting this
+site's public key and LEDGER_TRUSTED_PUBLIC_KEYS (and LEDGER_SEAL_KEY for exports of before issue 21)."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from ledger import signing
 from ledger.export.verify_export import verify
 
 
@@ -11,11 +13,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="the export directory or zip")
-        parser.add_argument("--key", help="the seal key (default: LEDGER_SEAL_KEY of the settings)")
+        parser.add_argument("--key", help="the HMAC seal key of an older export (default: LEDGER_SEAL_KEY)")
+        parser.add_argument(
+            "--strict", action="store_true", help="fail on a development key or a key not trusted here (default: warn)"
+        )
 
-    def handle(self, *args, path: str, key: str | None, **options):
+    def handle(self, *args, path: str, key: str | None, strict: bool = False, **options):
         secret = key if key is not None else settings.LEDGER_SEAL_KEY
-        report = verify(path, secret.encode() if secret else None)
+        trusted = tuple(signing.trusted_public_keys())
+        report = verify(path, secret.encode() if secret else None, strict=strict, trusted=trusted)
         if not report.ok:
             raise CommandError(report.message)
         self.stdout.write(report.message)

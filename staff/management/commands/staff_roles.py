@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from ledger.errors import DomainError
 from staff.roles import ALL_ROLES
 from staff.services import record_roles_change
 
@@ -25,6 +26,9 @@ class Command(BaseCommand):
             raise CommandError(f"no such user: {username}")
         held = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
         after = set(roles) | (held if add else set())
-        with transaction.atomic():
-            result = record_roles_change(user=user, after=after, actor="manage.py")
+        try:
+            with transaction.atomic():
+                result = record_roles_change(user=user, after=after, actor="manage.py")
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
         self.stdout.write(f"{username}: {result['before']} -> {result['after']} (event {result['position']})")

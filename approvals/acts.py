@@ -1,0 +1,198 @@
+"""The acts that need a second signature, by kind: who signs, and the service call that runs.
+
+An act names its signature slots from the maker's request (``slots``): a slot naming a user
+waits for that user's own confirmation (unless he is the maker: the request is his act);
+a slot naming no user waits for anyone holding one of its roles other than the maker.
+``run`` calls the one service that does the work, with every signer in his place; it runs
+inside the approval's transaction (``ledger.commands.within``) and writes as the maker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from cashier.services.count_room import drop_count, drop_count_reverse
+from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
+from core.denominations import chip_denominations, count_total
+from games.services.corrections import round_reverse
+from games.services.tables import table_close, table_open
+from ledger.errors import InvalidInput
+from staff.roles import Role
+
+SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]
+TREASURY = [Role.CAGE_SUPERVISOR.value]
+
+
+def slot(name: str, roles: list[str], user: object = None) -> dict:
+    return {"slot": name, "roles": roles, "user": user}
+
+
+@dataclass(frozen=True)
+class Act:
+    kind: str
+    what: str  # for people: "reversing a coup"
+    status: int  # the HTTP status of the act's success (201: something new; 200: a change)
+    slots: Callable[[dict], list[dict]]
+    # (payload, maker, {slot: signer}, idempotency key) → the service's result
+    run: Callable[..., dict]
+
+
+def _opener_total(payload: dict) -> int:
+    if "opener" in payload:
+        return count_total(payload["opener"], chip_denominations(), field="opener")[1]
+    return payload["opener_cents"]
+
+
+def _large_opener(payload: dict) -> list[dict]:
+    return [slot("approver", TREASURY)] if _opener_total(payload) > settings.CASINO_LARGE_OPENER_CENTS else []
+
+
+def _large_fill(payload: dict) -> list[dict]:
+    if payload.get("kind") != "fill":
+        return []
+    total = count_total(payload["denominations"], chip_denominations(), field="denominations")[1]
+    return [slot("approver", TREASURY)] if total > settings.CASINO_LARGE_FILL_CENTS else []
+
+
+def _counters(payload: dict) -> list[dict]:
+    counters = payload.get("counters")
+    if not isinstance(counters, list) or len(counters) != 2:
+        raise InvalidInput("a count names its two counters", field="counters")
+    return [
+        slot("first_counter", [Role.COUNT_TEAM.value], counters[0]),
+        slot("second_counter", [Role.COUNT_TEAM.value], counters[1]),
+    ]
+
+
+def _without(payload: dict, *names: str) -> dict:
+    return {k: v for k, v in payload.items() if k not in names}
+
+
+ACTS: dict[str, Act] = {
+    act.kind: act
+    for act in (
+        Act(
+            "round_reverse",
+            "reversing a coup",
+            200,
+            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+            lambda p, maker, s, k=None: round_reverse(
+                round_id=p["round_id"], reason=p["reason"], approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+        ),
+        Act(
+            "slip_issue",
+            "carrying a slip's chips",
+            200,
+            lambda p: [slot("runner", [Role.RUNNER.value], p["runner"])],
+            lambda p, maker, s, k=None: slip_issue(
+                kind=p["kind"], serial=p["serial"], runner=s["runner"], actor=maker, idempotency_key=k
+            ),
+        ),
+        Act(
+            "slip_void",
+            "voiding a slip",
+            200,
+            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+            lambda p, maker, s, k=None: slip_void(
+                kind=p["kind"],
+                serial=p["serial"],
+                reason=p["reason"],
+                approver=s["approver"],
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "slip_reverse",
+            "reversing a slip",
+            200,
+            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+            lambda p, maker, s, k=None: slip_reverse(
+                kind=p["kind"],
+                serial=p["serial"],
+                reason=p["reason"],
+                approver=s["approver"],
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "drop_count_reverse",
+            "reversing a drop count",
+            201,
+            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+            lambda p, maker, s, k=None: drop_count_reverse(
+                table=p["table"],
+                gaming_day=p["gaming_day"],
+                reason=p["reason"],
+                approver=s["approver"],
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "drop_count",
+            "counting a drop box",
+            201,
+            _counters,
+            lambda p, maker, s, k=None: drop_count(
+                **_without(p, "counters"),
+                counters=[s["first_counter"], s["second_counter"]],
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "table_open_counted",
+            "opening a table with a counted opener",
+            201,
+            lambda p: [
+                slot("dealer", [Role.DEALER.value], p["dealer"]),
+                slot("pit_boss", [Role.PIT_BOSS.value], p["pit_boss"]),
+                *_large_opener(p),
+            ],
+            lambda p, maker, s, k=None: table_open(
+                **_without(p, "dealer", "pit_boss"),
+                dealer=s["dealer"],
+                pit_boss=s["pit_boss"],
+                approver=s.get("approver"),
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "table_close_counted",
+            "closing a table with a counted closer",
+            200,
+            lambda p: [
+                slot("dealer", [Role.DEALER.value], p["dealer"]),
+                slot("pit_boss", [Role.PIT_BOSS.value], p["pit_boss"]),
+            ],
+            lambda p, maker, s, k=None: table_close(
+                **_without(p, "dealer", "pit_boss"),
+                dealer=s["dealer"],
+                pit_boss=s["pit_boss"],
+                actor=maker,
+                idempotency_key=k,
+            ),
+        ),
+        Act(
+            "table_open",
+            "opening a table with a large opener",
+            201,
+            _large_opener,
+            lambda p, maker, s, k=None: table_open(**p, approver=s.get("approver"), actor=maker, idempotency_key=k),
+        ),
+        Act(
+            "slip_request",
+            "requesting a large fill",
+            201,
+            _large_fill,
+            lambda p, maker, s, k=None: slip_request(**p, approver=s.get("approver"), actor=maker, idempotency_key=k),
+        ),
+    )
+}

@@ -1,0 +1,199 @@
+"""The maker's endpoints of the acts that need a second signature (issue 21, maker-checker).
+
+Each answers 202 with ``{"approval": {"id", "waiting_for", ...}}`` when someone else must
+sign (the signer confirms with ``POST /api/approvals/<id>/confirm`` from his own session),
+or runs the act at once when nobody else has to (a plain opener or a fill under its
+threshold): then the act's own answer (201 or 200). The names in a body (``approver``,
+``dealer``, ``pit_boss``, ``counters``) say who is to sign; naming someone is not his signature.
+
+- ``POST /api/tables/<code>/open`` (an opener over ``CASINO_LARGE_OPENER_CENTS``: a cage supervisor)
+- ``POST /api/tables/<code>/opener`` and ``/closer`` (the named dealer and pit boss)
+- ``POST /api/tables/<code>/slips`` (a fill over ``CASINO_LARGE_FILL_CENTS``: a cage supervisor)
+- ``POST /api/cage/slips/<kind>/<serial>/issue`` (the named runner: he takes the chips or the slip)
+- ``POST /api/cage/slips/<kind>/<serial>/void`` and ``/reverse`` (the named approver)
+- ``POST /api/rounds/<round_id>/reversal`` (the named approver)
+- ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, Signed
+from core.ids import UsernameField
+from core.views import CentsField, CommandSchema, CommandView
+from games.models import Table
+from staff.permissions import roles_allowed
+
+from ..acts import ACTS
+from ..services import approval_request
+
+PENDING = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description='waiting for a second signature: {"approval": {"id", "state": "pending", "waiting_for", ...}}',
+)
+
+
+class ActSchema(CommandSchema):
+    """The act's own answer (201 or 200), or 202 while its approval waits."""
+
+    def get_response_serializers(self):
+        return {ACTS[self.view.act].status: OpenApiTypes.OBJECT, 202: PENDING}
+
+
+class ActView(CommandView):
+    """A maker's request for act ``act``: 202 and the pending approval, or the act's answer."""
+
+    act: str
+    schema = ActSchema()
+
+    def post(self, request, **kwargs):
+        serializer = self.input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = approval_request(
+            kind=self.act,
+            payload=self.payload(dict(serializer.validated_data), **kwargs),
+            actor=request.user.get_username() or "anonymous",
+            idempotency_key=request.headers.get("Idempotency-Key") or None,
+        )
+        pending = result.get("approval", {}).get("state") == "pending"
+        return Response(result, status=status.HTTP_202_ACCEPTED if pending else ACTS[self.act].status)
+
+    def payload(self, data: dict, **kwargs) -> dict:
+        """The act's arguments from the body and the URL."""
+        return data | kwargs
+
+
+class TableOpen(ActView):
+    """Open a table with its game, rule set and counted opener (a large one: 202, a cage
+    supervisor confirms)."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "table_open"
+
+    class Input(serializers.Serializer):
+        game = serializers.ChoiceField(choices=Table.Game.choices)
+        opener_cents = CentsField(min_value=0)
+        rules = serializers.DictField(required=False)
+
+    input_serializer = Input
+
+
+class TableOpenCounted(ActView):
+    """Open a table with its opener counted by chip denomination: 202 until the named dealer
+    (and the named pit boss, unless he asks) confirm."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "table_open_counted"
+
+    class Input(serializers.Serializer):
+        game = serializers.ChoiceField(choices=Table.Game.choices)
+        opener = Count()
+        dealer = UsernameField()
+        pit_boss = UsernameField()
+        rules = serializers.DictField(required=False)
+
+    input_serializer = Input
+
+
+class TableCloseCounted(ActView):
+    """Close a table with its closer counted by chip denomination (the next opener): 202 until
+    the named dealer and pit boss confirm."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "table_close_counted"
+
+    class Input(serializers.Serializer):
+        closer = Count()
+        dealer = UsernameField()
+        pit_boss = UsernameField()
+
+    input_serializer = Input
+
+
+class SlipRequest(ActView):
+    """A pit boss requests a fill or a credit for the table, by chip denomination (a large fill:
+    202, a cage supervisor confirms)."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "slip_request"
+
+    class Input(serializers.Serializer):
+        # A plain string (the service answers 400 naming ``kind``): an enum here would clash
+        # in the OpenAPI components with the patron's ``kind``.
+        kind = serializers.CharField(max_length=6, help_text="fill | credit")
+        denominations = Count()
+
+    input_serializer = Input
+
+    def payload(self, data, *, code):
+        return data | {"table": code}
+
+
+class SlipIssue(ActView):
+    """The cage issues the slip to the named runner: 202 until the runner confirms he carries it."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "slip_issue"
+
+    class Input(serializers.Serializer):
+        runner = UsernameField()
+
+    input_serializer = Input
+
+
+class SlipVoid(ActView):
+    """Void a requested or issued slip: a reason, and the named approver's confirmation."""
+
+    permission_classes = [roles_allowed(write=PIT | CAGE)]
+    act = "slip_void"
+    input_serializer = Signed
+
+
+class SlipReverse(ActView):
+    """Reverse a delivered slip (storno) once the named pit boss or cage supervisor confirms."""
+
+    permission_classes = [roles_allowed(write=PIT | CAGE)]
+    act = "slip_reverse"
+    input_serializer = Signed
+
+
+class RoundReverse(ActView):
+    """Reverse a settled coup (storno), asked by a pit boss, once the named supervisor confirms."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "round_reverse"
+    input_serializer = Signed
+
+
+class DropCount(ActView):
+    """The count team enters the counted cash of a drop box, by banknote: 202 until the other
+    named counter confirms."""
+
+    permission_classes = [roles_allowed(write=COUNT_ROOM)]
+    act = "drop_count"
+
+    class Input(GamingDayInput):
+        cash = Count()
+        counters = serializers.ListField(child=UsernameField(), min_length=2, max_length=2)
+
+    input_serializer = Input
+
+    def payload(self, data, *, code):
+        return data | {"table": code}
+
+
+class DropCountReversal(ActView):
+    """Reverse a mistaken drop count once the named pit boss or cage supervisor confirms."""
+
+    permission_classes = [roles_allowed(write=COUNT_ROOM | APPROVERS)]
+    act = "drop_count_reverse"
+
+    class Input(GamingDayInput, Signed):
+        pass
+
+    input_serializer = Input
+
+    def payload(self, data, *, code):
+        return data | {"table": code}

@@ -1,0 +1,25 @@
+"""Routes of the approvals and of the maker's requests that wait for them (under /api/)."""
+
+from django.urls import path
+
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
+from . import approvals, makers
+
+urlpatterns = [
+    path("approvals/", approvals.ApprovalList.as_view(), name="approval-list"),
+    path("approvals/<id:approval>", approvals.ApprovalDetail.as_view(), name="approval-detail"),
+    path("approvals/<id:approval>/confirm", approvals.ApprovalConfirm.as_view(), name="approval-confirm"),
+    path("approvals/<id:approval>/reject", approvals.ApprovalReject.as_view(), name="approval-reject"),
+    # The acts a second signature guards (moved here from games and cashier: same paths, same names).
+    path("tables/<code:code>/open", makers.TableOpen.as_view(), name="table-open"),
+    path("tables/<code:code>/opener", makers.TableOpenCounted.as_view(), name="table-open-counted"),
+    path("tables/<code:code>/closer", makers.TableCloseCounted.as_view(), name="table-close-counted"),
+    path("tables/<code:code>/slips", makers.SlipRequest.as_view(), name="slip-request"),
+    path("tables/<code:code>/drop-count", makers.DropCount.as_view(), name="drop-count"),
+    path("tables/<code:code>/drop-count-reversal", makers.DropCountReversal.as_view(), name="drop-count-reversal"),
+    path("rounds/<id:round_id>/reversal", makers.RoundReverse.as_view(), name="round-reversal"),
+    path("cage/slips/<name:kind>/<serial:serial>/issue", makers.SlipIssue.as_view(), name="slip-issue"),
+    path("cage/slips/<name:kind>/<serial:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
+    path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
+]

@@ -1,0 +1,244 @@
+"""Maker-checker (issue 21): a second signature is the signer's own authenticated act.
+
+``approval_request`` is the maker's half: it tries the act at once (a trial run in a savepoint,
+rolled back, with the signatures still to come held by ``staff.roles.PENDING_SIGNATURE``), so
+a request the act would refuse is refused now (400/403/404/409, nothing written); then it
+records a pending ``Approval`` and ``ApprovalRequested`` on ``approval/<id>``. When no one
+else has to sign (every named signer is the maker, no threshold passed) the act just runs.
+
+``approval_confirm`` is a signer's half, from his own session: he must be a signer the
+approval waits for (the named user, or for an open slot anyone with its role) and never the
+maker. The last signature runs the act through its service inside the same transaction
+(``ledger.commands.within``): ``ApprovalConfirmed`` and the act's events commit together, or
+nothing does. ``approval_reject`` ends it without the act (the maker withdrawing, or a
+signer refusing). A decided approval answers 409; so does one past ``expires_at``
+(``CASINO_APPROVAL_TTL_MINUTES`` after the request), which is then recorded as expired.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from core.ids import uuid_of
+from ledger.commands import ledger_command, within
+from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.store import NewEvent
+from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_deferred
+
+from .acts import ACTS, Act
+from .models import Approval
+
+
+def _act(kind: object) -> Act:
+    if kind not in ACTS:
+        raise InvalidInput(f"unknown act {kind!r}", field="kind")
+    return ACTS[kind]
+
+
+def _jsonable(payload: dict) -> dict:
+    return json.loads(json.dumps(payload, cls=DjangoJSONEncoder))
+
+
+def summary(approval: Approval) -> dict:
+    """``{"id", "kind", "what" (for people), "state", "maker", "waiting_for": [{"slot", "roles", "user"}],
+    "signatures": [{"slot", "roles", "user", "by", "at"}], "requested_at", "expires_at",
+    "decided_by", "decided_at", "reason"}`` (times ISO 8601, UTC)."""
+    state = approval.state
+    if state == Approval.State.PENDING and timezone.now() >= approval.expires_at:
+        state = Approval.State.EXPIRED  # lapsed; recorded as such by the next confirm or reject
+    return {
+        "id": str(approval.id),
+        "kind": approval.kind,
+        "what": ACTS[approval.kind].what,
+        "state": state,
+        "maker": approval.maker,
+        "waiting_for": approval.waiting_for() if state == Approval.State.PENDING else [],
+        "signatures": approval.signatures,
+        "requested_at": approval.requested_at.isoformat(),
+        "expires_at": approval.expires_at.isoformat(),
+        "decided_by": approval.decided_by or None,
+        "decided_at": approval.decided_at.isoformat() if approval.decided_at else None,
+        "reason": approval.reason or None,
+    }
+
+
+def _subject(payload: dict) -> dict:
+    """The table or coup the act is about, at the top of each approval event, so the audit
+    trail of that table or coup shows who asked and who signed (``ledger.projections.audit``)."""
+    subject = {}
+    table = payload.get("table", payload.get("code"))
+    if isinstance(table, str):
+        subject["table"] = table
+    if isinstance(payload.get("round_id"), str):
+        subject["round"] = payload["round_id"]
+    return subject
+
+
+def _append(cmd, approval: Approval, event_type: str, data: dict) -> None:
+    head = {"approval": str(approval.id), "kind": approval.kind, **_subject(approval.payload)}
+    (event,) = cmd.append(
+        stream=approval.stream,
+        expected_version=approval.version,
+        correlation_id=approval.stream,
+        events=[NewEvent(event_type, head | data)],
+    )
+    approval.version = event.version
+    approval.save()
+
+
+def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: str | None = None) -> dict:
+    """The maker asks for act ``kind`` with ``payload`` (its service's arguments, JSON).
+
+    Returns the act's own result when nobody else has to sign; otherwise ``{"approval":
+    summary}`` with state ``pending`` (the API answers 202). Raises what the act's service
+    raises (its trial run), ``InvalidInput`` for an unknown kind.
+    """
+    act = _act(kind)
+    payload = _jsonable(payload)
+    slots = act.slots(payload)
+    asked_at = timezone.now().isoformat()
+    for each in slots:
+        if each["user"] == PENDING_SIGNATURE:  # never a signer: it passes the trial run's checks
+            raise InvalidInput("not a user", field="counters" if "counter" in each["slot"] else each["slot"])
+        each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
+    if all(each["by"] for each in slots):
+        return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
+    request = {"op": "approval_request", "kind": kind, "payload": payload}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        trial = {each["slot"]: each["user"] or PENDING_SIGNATURE for each in slots}
+        savepoint = transaction.savepoint()
+        try:
+            with within(cmd), signatures_deferred():
+                act.run(payload, actor, trial)
+        finally:
+            transaction.savepoint_rollback(savepoint)
+        now = timezone.now()
+        approval = Approval.objects.create(
+            kind=kind,
+            payload=payload,
+            maker=actor,
+            signatures=slots,
+            requested_at=now,
+            expires_at=now + timedelta(minutes=settings.CASINO_APPROVAL_TTL_MINUTES),
+        )
+        _append(
+            cmd,
+            approval,
+            "ApprovalRequested",
+            {
+                "payload": payload,
+                "maker": actor,
+                "waiting_for": approval.waiting_for(),
+                "expires_at": approval.expires_at.isoformat(),
+            },
+        )
+        return cmd.finish({"approval": summary(approval)})
+
+
+def _for_update(approval: object) -> Approval:
+    try:
+        key = uuid_of(approval) if isinstance(approval, str) else None
+    except ValueError:
+        key = None
+    found = Approval.objects.select_for_update().filter(id=key).first() if key is not None else None
+    if found is None:
+        raise NotFound(f"no approval {approval!r}", field="approval")
+    return found
+
+
+def _refuse_decided(approval: Approval) -> None:
+    if approval.state != Approval.State.PENDING:
+        raise StateConflict(f"this approval is already {approval.state}", field="approval")
+
+
+def _lapsed(cmd, approval: Approval) -> bool:
+    """Record the expiry of a pending approval past its time; True if it lapsed."""
+    now = timezone.now()
+    if now < approval.expires_at:
+        return False
+    approval.state, approval.decided_at = Approval.State.EXPIRED, now
+    _append(cmd, approval, "ApprovalExpired", {"expired_at": approval.expires_at.isoformat()})
+    return True
+
+
+def _signature_of(approval: Approval, actor: str) -> dict:
+    """The slot ``actor`` signs: named for him, else an open one whose role he holds."""
+    if actor == approval.maker:
+        raise RoleRequired(f"{actor} asked for this act: the second signature must be another user's")
+    if any(each["by"] == actor for each in approval.signatures):
+        raise RoleRequired(f"{actor} has already signed this approval; it waits for another user")
+    pending = [each for each in approval.signatures if not each["by"]]
+    for each in pending:
+        if each["user"] == actor:
+            return each
+    named = {each["user"] for each in approval.signatures if each["user"]}
+    for each in pending:
+        if each["user"] is None and actor not in named and has_role(actor, *each["roles"]):
+            return each
+    wanted = "; ".join(each["user"] or " or ".join(each["roles"]) for each in pending)
+    raise RoleRequired(f"this approval waits for {wanted}")
+
+
+def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """``actor`` signs pending approval ``approval`` (its id). The last signature runs the act.
+
+    Returns the act's result with ``"approval": summary`` once it ran, else ``{"approval":
+    summary}`` still pending (another signature missing). Raises ``NotFound``,
+    ``RoleRequired`` (403: the maker, a user the approval does not wait for, or one without
+    the role), ``StateConflict`` (409: already confirmed, rejected or expired), and whatever
+    the act's service raises (then nothing is written and the approval stays pending).
+    """
+    lapsed = False
+    request = {"op": "approval_confirm", "approval": str(approval)}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _for_update(approval)
+        _refuse_decided(found)
+        lapsed = _lapsed(cmd, found)
+        if not lapsed:
+            signature = _signature_of(found, actor)
+            signature["by"], signature["at"] = actor, timezone.now().isoformat()
+            if found.waiting_for():
+                _append(cmd, found, "ApprovalSigned", {"slot": signature["slot"], "by": actor})
+                return cmd.finish({"approval": summary(found)})
+            signers = {each["slot"]: each["by"] for each in found.signatures}
+            with within(cmd):
+                result = ACTS[found.kind].run(found.payload, found.maker, signers)
+            found.state, found.decided_by, found.decided_at = Approval.State.CONFIRMED, actor, timezone.now()
+            found.result = result
+            _append(cmd, found, "ApprovalConfirmed", {"slot": signature["slot"], "by": actor, "result": result})
+            return cmd.finish({**result, "approval": summary(found)})
+    raise StateConflict("this approval has expired: ask again", field="approval")
+
+
+def approval_reject(*, approval: str, actor: str, reason: str = "", idempotency_key: str | None = None) -> dict:
+    """End pending approval ``approval`` without its act: the maker withdraws it, or a user it
+    waits for refuses. Returns ``{"approval": summary}``. Raises ``NotFound``, ``RoleRequired``
+    (403: anyone else), ``StateConflict`` (409: already decided or expired), ``InvalidInput``."""
+    if not isinstance(reason, str) or len(reason) > 500:
+        raise InvalidInput("a reason is at most 500 characters", field="reason")
+    lapsed = False
+    request = {"op": "approval_reject", "approval": str(approval), "reason": reason}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _for_update(approval)
+        _refuse_decided(found)
+        lapsed = _lapsed(cmd, found)
+        if not lapsed:
+            if actor != found.maker:
+                _signature_of(found, actor)  # 403 unless the approval waits for him
+            found.state, found.decided_by, found.decided_at = Approval.State.REJECTED, actor, timezone.now()
+            found.reason = reason.strip()
+            _append(cmd, found, "ApprovalRejected", {"by": actor, "reason": found.reason})
+            return cmd.finish({"approval": summary(found)})
+    raise StateConflict("this approval has expired", field="approval")

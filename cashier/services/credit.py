@@ -1,0 +1,317 @@
+"""Casino credit and front money (issue 26 §2; docs/credit_and_front_money.md).
+
+- A cage supervisor approves a patron's credit line (``CreditLineApproved``: before/after).
+- A marker is issued against the remaining credit (the line less the markers outstanding), at
+  the cage by a cashier or at a table by a pit boss, numbered in sequence per year
+  (``YYYY-NNNNNN``); a table's marker goes in its drop box and is transferred to the cage
+  (``MarkerTransferred``); the cage takes payments, in cash, chips or front money, until it is
+  paid (``MarkerPaid``).
+- Front money is cash a patron leaves at the cage (``FrontMoneyDeposited``) and takes back
+  (``FrontMoneyWithdrawn``), or pays a marker with.
+
+Posting rules: ``ledger.posting_rules.marker_*`` and ``front_money_*``. Streams
+``credit/<patron>``, ``marker/<serial>``, ``frontmoney/<patron>``.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Max
+from django.utils import timezone
+from django_fsm import TransitionNotAllowed
+
+from core.ceilings import check_ceiling
+from games.models import Table
+from ledger import accounts, posting_rules, store
+from ledger.commands import ledger_command
+from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.gaming_day import current_gaming_day
+from ledger.store import NewEvent
+from patrons.models import Patron
+from patrons.selectors import patron_get
+from staff.roles import Role, require_role
+
+from ..credit_models import CreditLine, Marker
+from .cage import _open_cage
+
+CREDIT_APPROVERS = (Role.CAGE_SUPERVISOR,)
+CAGE_DESK = (Role.CASHIER, Role.CAGE_SUPERVISOR)
+TABLE_ISSUERS = (Role.PIT_BOSS,)
+PAYMENT_METHODS = ("cash", "chips", "front_money")
+MAX_CREDIT_CENTS = 100_000_000_000  # 1 billion: above is junk, not credit
+
+
+def _cents(value: object, field: str, *, zero: bool = False) -> int:
+    if type(value) is not int or value < (0 if zero else 1) or value > MAX_CREDIT_CENTS:
+        what = "a non-negative" if zero else "a positive"
+        raise InvalidInput(f"must be {what} whole number of cents, at most {MAX_CREDIT_CENTS}", field=field)
+    return value
+
+
+def _identified(code: str) -> Patron:
+    patron = patron_get(code)
+    if patron.kind != Patron.Kind.IDENTIFIED:
+        raise InvalidInput("credit and front money are for identified patrons only", field="patron")
+    return patron
+
+
+def markers_outstanding_cents(patron: str) -> int:
+    """What ``patron`` owes on his markers, in cents, from the ledger (``−patron:<P>:credit``)."""
+    return -store.balance(accounts.patron_credit(patron))
+
+
+def front_money_cents(patron: str) -> int:
+    """The front money ``patron`` has at the cage, in cents, from the ledger."""
+    return store.balance(accounts.patron_deposit(patron))
+
+
+def credit_line_set(*, patron: str, limit_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
+    """Approve (or change) ``patron``'s credit line to ``limit_cents`` (0 closes it to new markers).
+
+    Returns ``{"patron", "before", "after", "outstanding_cents", "event"}`` (before: the limit
+    before, or None). Raises ``RoleRequired`` (403) unless ``actor`` is a cage supervisor,
+    ``InvalidInput`` (400: bad amount, unknown or anonymous patron), ``StateConflict`` (409:
+    the limit is already that)."""
+    require_role(actor, *CREDIT_APPROVERS, step="approving a credit line")
+    limit = _cents(limit_cents, "limit_cents", zero=True)
+    request = {"op": "credit_line_set", "patron": patron, "limit_cents": limit}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _identified(patron)
+        line = CreditLine.objects.select_for_update().filter(patron=who).first()
+        before = line.limit_cents if line else None
+        if before == limit:
+            raise StateConflict(f"the credit line of {who.code} is already {limit} cents", field="limit_cents")
+        stream = f"credit/{who.code}"
+        data = {"patron": who.code, "limit_cents": limit, "before": before, "after": limit}
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=line.version if line else 0,
+            events=[NewEvent("CreditLineApproved", data)],
+        )
+        line = line or CreditLine(patron=who)
+        line.limit_cents, line.approved_by, line.approved_at = limit, actor, event.recorded_at
+        line.version = event.version
+        line.save()
+        outstanding = markers_outstanding_cents(who.code)
+        return cmd.finish(
+            {
+                "patron": who.code,
+                "before": before,
+                "after": limit,
+                "outstanding_cents": outstanding,
+                "event": event.position,
+            }
+        )
+
+
+def marker_issue(
+    *, patron: str, amount_cents: int, actor: str, table: str | None = None, idempotency_key: str | None = None
+) -> dict:
+    """Issue a marker of ``amount_cents`` to ``patron`` for value chips, at the cage (``table``
+    None: a cashier or cage supervisor) or at ``table`` (a pit boss; the marker goes in its drop).
+
+    Returns ``{"serial", "patron", "amount_cents", "table", "remaining_credit_cents", "event"}``.
+    Raises ``RoleRequired`` (403), ``InvalidInput`` (400: bad amount or patron, above the
+    buy-in ceiling), ``NotFound`` (404: no such table), ``StateConflict`` (409: no credit line,
+    the amount over the remaining credit, the table or the cage closed),
+    ``InsufficientChips`` (400: the cage lacks the chips)."""
+    require_role(actor, *(TABLE_ISSUERS if table else CAGE_DESK), step="issuing a marker")
+    amount = _cents(amount_cents, "amount_cents")
+    check_ceiling("buy_in" if table else "chips_purchase", amount, field="amount_cents")
+    request = {"op": "marker_issue", "patron": patron, "amount_cents": amount, "table": table}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _identified(patron)
+        line = CreditLine.objects.select_for_update().filter(patron=who).first()
+        if line is None:
+            raise StateConflict(f"{who.code} has no credit line", field="patron")
+        remaining = line.limit_cents - markers_outstanding_cents(who.code)
+        if amount > remaining:
+            raise StateConflict(
+                f"a marker of {amount} cents is over the remaining credit of {max(remaining, 0)} cents",
+                field="amount_cents",
+            )
+        if table:
+            found = Table.objects.filter(code=table).first()
+            if found is None:
+                raise NotFound(f"no such table: {table}", field="table")
+            if found.state != Table.State.OPEN:
+                raise StateConflict(f"table {table} is not open", field="table")
+        else:
+            _open_cage()
+            if store.balance(accounts.CAGE_CHIPS) < amount:
+                raise InsufficientChips("the cage has not enough chips; request a chip fill", field="amount_cents")
+        now, day = timezone.now(), current_gaming_day()
+        year = now.year
+        number = (Marker.objects.filter(year=year).aggregate(n=Max("number"))["n"] or 0) + 1
+        serial = f"{year}-{number:06d}"
+        data = {"serial": serial, "patron": who.code, "amount_cents": amount, "table": table or None}
+        legs = posting_rules.marker_issued(who.code, amount, table=table)
+        (event,) = cmd.append(
+            stream=f"marker/{serial}", expected_version=0, events=[NewEvent("MarkerIssued", data, legs)]
+        )
+        Marker.objects.create(
+            serial=serial,
+            year=year,
+            number=number,
+            patron=who,
+            amount_cents=amount,
+            table_code=table or "",
+            state=Marker.State.AT_TABLE if table else Marker.State.AT_CAGE,
+            issued_by=actor,
+            issued_at=event.recorded_at,
+            gaming_day=day,
+            version=event.version,
+        )
+        return cmd.finish({**data, "remaining_credit_cents": remaining - amount, "event": event.position})
+
+
+def _marker(serial: str) -> Marker:
+    marker = Marker.objects.select_for_update().filter(serial=serial).first() if isinstance(serial, str) else None
+    if marker is None:
+        raise NotFound(f"no marker {serial}", field="serial")
+    return marker
+
+
+def marker_transfer(*, serial: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """The cage receives a marker issued at a table: it leaves the table's drop for the cage.
+
+    Returns ``{"serial", "table", "amount_cents", "event"}``. Raises ``RoleRequired`` (403:
+    not a cashier or cage supervisor), ``NotFound`` (404), ``StateConflict`` (409: already at
+    the cage or paid)."""
+    require_role(actor, *CAGE_DESK, step="receiving a marker at the cage")
+    with ledger_command(
+        actor=actor, request={"op": "marker_transfer", "serial": serial}, idempotency_key=idempotency_key
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        marker = _marker(serial)
+        try:
+            marker.transfer()
+        except TransitionNotAllowed:
+            raise StateConflict(f"marker {serial} is not at a table ({marker.state})", field="serial") from None
+        data = {
+            "serial": serial,
+            "patron": marker.patron.code,
+            "table": marker.table_code,
+            "amount_cents": marker.amount_cents,
+        }
+        legs = posting_rules.marker_transferred(marker.table_code, marker.amount_cents)
+        (event,) = cmd.append(
+            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerTransferred", data, legs)]
+        )
+        marker.version = event.version
+        marker.save()
+        return cmd.finish(
+            {"serial": serial, "table": marker.table_code, "amount_cents": marker.amount_cents, "event": event.position}
+        )
+
+
+def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """A payment on a marker at the cage, in ``method`` ``cash``, ``chips`` (the patron's value
+    chips) or ``front_money`` (his deposit). The last payment makes it ``paid``.
+
+    Returns ``{"serial", "patron", "paid_cents", "outstanding_cents", "state", "event"}``.
+    Raises ``RoleRequired`` (403: not a cashier or cage supervisor), ``InvalidInput`` (400:
+    bad amount or method, more than owed), ``InsufficientChips`` (400: the patron lacks the
+    chips or the front money), ``NotFound`` (404), ``StateConflict`` (409: still at its
+    table, already paid, the cage closed)."""
+    require_role(actor, *CAGE_DESK, step="taking a marker payment")
+    amount = _cents(amount_cents, "amount_cents")
+    if method not in PAYMENT_METHODS:
+        raise InvalidInput(f"method is one of {', '.join(PAYMENT_METHODS)}", field="method")
+    request = {"op": "marker_pay", "serial": serial, "amount_cents": amount, "method": method}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        marker = _marker(serial)
+        if marker.state == Marker.State.AT_TABLE:
+            raise StateConflict(
+                f"marker {serial} is still at table {marker.table_code}: transfer it first", field="serial"
+            )
+        if marker.state == Marker.State.PAID:
+            raise StateConflict(f"marker {serial} is paid", field="serial")
+        if amount > marker.outstanding_cents:
+            raise InvalidInput(
+                f"marker {serial} has {marker.outstanding_cents} cents outstanding", field="amount_cents"
+            )
+        _open_cage()
+        code = marker.patron.code
+        source = {"chips": accounts.patron_chips(code), "front_money": accounts.patron_deposit(code)}.get(method)
+        if source and store.balance(source) < amount:
+            raise InsufficientChips(
+                f"{code} has not {amount} cents of {method.replace('_', ' ')}", field="amount_cents"
+            )
+        marker.paid_cents += amount
+        if marker.paid_cents == marker.amount_cents:
+            marker.settle()
+        data = {
+            "serial": serial,
+            "patron": code,
+            "amount_cents": amount,
+            "method": method,
+            "paid_cents": marker.paid_cents,
+            "outstanding_cents": marker.outstanding_cents,
+        }
+        legs = posting_rules.marker_paid(code, amount, method=method)
+        (event,) = cmd.append(
+            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaid", data, legs)]
+        )
+        marker.version = event.version
+        marker.save()
+        return cmd.finish(
+            {
+                "serial": serial,
+                "patron": code,
+                "paid_cents": marker.paid_cents,
+                "outstanding_cents": marker.outstanding_cents,
+                "state": marker.state,
+                "event": event.position,
+            }
+        )
+
+
+def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, idempotency_key: str | None) -> dict:
+    require_role(actor, *CAGE_DESK, step="front money")
+    amount = _cents(amount_cents, "amount_cents")
+    check_ceiling("chips_redeem" if withdraw else "chips_purchase", amount, field="amount_cents")
+    op = "front_money_withdraw" if withdraw else "front_money_deposit"
+    with ledger_command(
+        actor=actor, request={"op": op, "patron": patron, "amount_cents": amount}, idempotency_key=idempotency_key
+    ) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _identified(patron)
+        _open_cage()
+        held = front_money_cents(who.code)
+        if withdraw and amount > held:
+            raise InsufficientChips(f"{who.code} has {held} cents of front money", field="amount_cents")
+        if withdraw and store.balance(accounts.CAGE_CASH) < amount:
+            raise InsufficientChips("the cage has not enough cash", field="amount_cents")
+        rule = posting_rules.front_money_withdrawal if withdraw else posting_rules.front_money_deposit
+        after = held - amount if withdraw else held + amount
+        data = {"patron": who.code, "amount_cents": amount, "balance_cents": after}
+        stream = f"frontmoney/{who.code}"
+        (event,) = cmd.append(
+            stream=stream,
+            expected_version=store.stream_version(stream),
+            events=[
+                NewEvent("FrontMoneyWithdrawn" if withdraw else "FrontMoneyDeposited", data, rule(who.code, amount))
+            ],
+        )
+        return cmd.finish({**data, "event": event.position})
+
+
+def front_money_deposit(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
+    """A patron leaves ``amount_cents`` of cash at the cage (safekeeping). Returns ``{"patron",
+    "amount_cents", "balance_cents", "event"}``. Raises ``RoleRequired`` (403: not a cashier or
+    cage supervisor), ``InvalidInput`` (400), ``StateConflict`` (409: the cage closed)."""
+    return _front_money(patron, amount_cents, actor, withdraw=False, idempotency_key=idempotency_key)
+
+
+def front_money_withdraw(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
+    """A patron takes ``amount_cents`` of his front money back in cash; as the deposit, and
+    ``InsufficientChips`` (400) for more than he has there or than the cage's cash."""
+    return _front_money(patron, amount_cents, actor, withdraw=True, idempotency_key=idempotency_key)

@@ -1,0 +1,61 @@
+"""``GET /metrics``: the Prometheus text format (issue 25; the metrics: ``ledger.metrics``).
+
+Who may read it: a client whose address is in ``METRICS_ALLOWED_IPS`` (default loopback: a
+Prometheus on the same host, or scraping through an SSH tunnel), or one sending
+``Authorization: Bearer <METRICS_TOKEN>`` when that token is set. Anyone else gets 403. Behind
+a load balancer every request comes from the balancer's address: scrape each node directly,
+or use the token (deploy/README.md "Metrics").
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set, the counts of every process on the host that writes
+there (gunicorn workers, Celery workers) are summed; without it, this process's own.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+from ledger import projections
+
+
+class ProjectionLagCollector:
+    """``casino_projection_lag_positions{projection}``, read from the database at each scrape."""
+
+    def collect(self):
+        gauge = GaugeMetricFamily(
+            "casino_projection_lag_positions", "Positions a projection is behind the ledger head", labels=["projection"]
+        )
+        for row in projections.lag():
+            gauge.add_metric([row["projection"]], row["lag"])
+        yield gauge
+
+
+def allowed(request) -> bool:
+    token = settings.METRICS_TOKEN
+    if token:
+        offered = request.headers.get("Authorization", "")
+        if hmac.compare_digest(offered.encode(), f"Bearer {token}".encode()):
+            return True
+    return request.META.get("REMOTE_ADDR") in settings.METRICS_ALLOWED_IPS
+
+
+def metrics_view(request):
+    if not allowed(request):
+        return JsonResponse(
+            {"error": "permission_denied", "detail": "metrics are for the monitoring's address or token"}, status=403
+        )
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    lag = CollectorRegistry()
+    lag.register(ProjectionLagCollector())
+    return HttpResponse(generate_latest(registry) + generate_latest(lag), content_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,51 @@
+"""``manage.py simulate_floor``: keep the demo floor alive (issue 23). A background player opens
+the cage shift and every table (R1, B1, C1, S1, P1, T1) if closed, then plays coups at every game
+at a human pace through the same services as the dealers' terminals, with patrons arriving,
+buying in and leaving, and a fill or a credit now and then (``demo.floor``). Ctrl-C stops it;
+the next run voids a coup it left half-played."""
+
+import random
+
+from django.core.management.base import BaseCommand, CommandError
+
+from demo.floor import TABLES, FloorSimulator
+from ledger.closed_days import gaming_day_closed
+from ledger.gaming_day import current_gaming_day
+
+
+class Command(BaseCommand):
+    help = "Play coups at every demo table at a human pace, through the services, until stopped."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--pace", type=float, default=3.0, help="seconds between two steps (default 3)")
+        parser.add_argument("--coups", type=int, default=None, help="stop after this many coups (default: never)")
+        parser.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+        parser.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated (default {','.join(TABLES)})")
+        parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices")
+        parser.add_argument("--quiet", action="store_true", help="print only the summary")
+
+    def handle(self, *args, pace, coups, seconds, tables, seed, quiet, **options):
+        chosen = [code.strip() for code in tables.split(",") if code.strip()]
+        unknown = [code for code in chosen if code not in TABLES]
+        if unknown or not chosen:
+            raise CommandError(
+                f"--tables: unknown table(s) {', '.join(unknown) or '(none)'}; known: {', '.join(TABLES)}"
+            )
+        if pace < 0:
+            raise CommandError("--pace must be 0 or more seconds")
+        day = current_gaming_day()
+        if gaming_day_closed(day) is not None:
+            raise CommandError(
+                f"gaming day {day} is closed: no coup can be played on it. The floor opens on the next gaming day"
+                " (GAMING_DAY_START, CASINO_TIMEZONE); scripts/demo.sh serves it on a day of its own."
+            )
+        out = (lambda line: None) if quiet else self.stdout.write
+        floor = FloorSimulator(pace=pace, rng=random.Random(seed), out=out, tables=chosen)
+        try:
+            stats = floor.run(coups=coups, seconds=seconds)
+        except KeyboardInterrupt:
+            stats = floor.stats
+        self.stdout.write(
+            f"Floor simulator: {stats.coups} coups, {stats.bets} bets, {stats.refused} refused and recorded,"
+            f" {stats.arrivals} arrivals, {stats.departures} departures, {stats.slips} fills or credits."
+        )

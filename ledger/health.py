@@ -1,0 +1,107 @@
+"""Readiness checks (issue 25): can this process serve, and is the ledger's back office keeping up?
+
+``readiness()`` runs four checks and returns ``{"ready": bool, "failing": [names],
+"checks": {name: {"ok": bool, ...}}}``:
+
+- ``database``: a ``SELECT 1`` on the default connection;
+- ``broker``: a connection to ``CELERY_BROKER_URL`` within ``HEALTH_BROKER_TIMEOUT_SECONDS``
+  (ok without a broker: the tasks then run in-process, as in the demo);
+- ``projections``: every projection at most ``HEALTH_MAX_PROJECTION_LAG`` positions behind the
+  ledger head;
+- ``seal``: no closed gaming day left unsealed more than ``HEALTH_SEAL_GRACE_HOURS`` after its
+  end (0 turns the check off). The oldest unsealed day is the gaming day of the first event
+  after the latest seal's range (positions follow time, so that is the oldest one).
+
+A check that raises is failing, with the error's class and message (never a 500).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import connection
+
+from . import projections
+from .gaming_day import current_gaming_day
+from .models import Event
+from .seal import SEAL_EVENT, latest_seal
+
+
+def database() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return {"ok": True, "vendor": connection.vendor}
+
+
+def broker() -> dict:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"ok": True, "detail": "no broker configured: tasks run in-process"}
+    from kombu import Connection
+
+    url = settings.CELERY_BROKER_URL
+    timeout = settings.HEALTH_BROKER_TIMEOUT_SECONDS
+    with Connection(url, connect_timeout=timeout) as conn:
+        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
+        transport = conn.transport_cls
+    return {"ok": True, "transport": transport}
+
+
+def projection_lag() -> dict:
+    threshold = settings.HEALTH_MAX_PROJECTION_LAG
+    rows = projections.lag()
+    behind = {row["projection"]: row["lag"] for row in rows if row["lag"] > threshold}
+    return {
+        "ok": not behind,
+        "threshold": threshold,
+        "max_lag": max((row["lag"] for row in rows), default=0),
+        "behind": behind,
+    }
+
+
+def gaming_day_end(day: date) -> datetime:
+    """When gaming day ``day`` ends (the next day's start, local), as an aware UTC datetime."""
+    hour, minute = (int(part) for part in settings.GAMING_DAY_START.split(":"))
+    local = datetime.combine(day + timedelta(days=1), time(hour, minute), tzinfo=ZoneInfo(settings.CASINO_TIMEZONE))
+    return local.astimezone(UTC)
+
+
+def seal(now: datetime | None = None) -> dict:
+    grace = settings.HEALTH_SEAL_GRACE_HOURS
+    if grace <= 0:
+        return {"ok": True, "detail": "check off (HEALTH_SEAL_GRACE_HOURS=0)"}
+    now = now or datetime.now(UTC)
+    last = latest_seal()
+    after = last.data["last_position"] if last is not None else 0
+    first = (
+        Event.objects.filter(position__gt=after)
+        .exclude(type=SEAL_EVENT)
+        .order_by("position")
+        .values_list("gaming_day", flat=True)
+        .first()
+    )
+    found = {"ok": True, "last_sealed_day": last.data["day"] if last is not None else None, "grace_hours": grace}
+    if first is None or first >= current_gaming_day(now):
+        return found
+    due = gaming_day_end(first) + timedelta(hours=grace)
+    found.update(oldest_unsealed_day=first.isoformat(), due=due.isoformat())
+    found["ok"] = now <= due
+    return found
+
+
+def readiness() -> dict:
+    checks = {"database": _safe(database), "broker": _safe(broker)}
+    for name, check in (("projections", projection_lag), ("seal", seal)):
+        # Both read the database: when it is down, say so rather than wait for it again.
+        checks[name] = _safe(check) if checks["database"]["ok"] else {"ok": False, "error": "database unavailable"}
+    failing = [name for name, result in checks.items() if not result["ok"]]
+    return {"ready": not failing, "failing": failing, "checks": checks}
+
+
+def _safe(check) -> dict:
+    try:
+        return check()
+    except Exception as error:  # a readiness probe reports what is wrong, it does not crash
+        return {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}

@@ -1,0 +1,138 @@
+"""The audit workstation through Django's test client (issue 24): read-only pages for the
+auditor, the export verified on the page by the standalone verifier, a tampered copy refused,
+the exception view and its filters, an event's trail."""
+
+import io
+import re
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from cashier.services.cage import chips_purchase
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from ledger.seal import seal_gaming_day
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sealed_day(cage) -> str:
+    """A day with an identified patron's 3,500 EUR purchase (AML: identity checked, logged), sealed."""
+    chips_purchase(patron=make_patron(), amount_cents=350_000, actor=ACTOR)
+    day = current_gaming_day()
+    seal_gaming_day(day=day, actor=ACTOR)
+    return day.isoformat()
+
+
+@pytest.fixture
+def auditor(client, django_user_model):
+    user = django_user_model.objects.create_user(username="aud1", password="pw")
+    grant(user, Role.AUDITOR)
+    client.force_login(user)
+    return client
+
+
+def pages(day: str, position: int) -> list[str]:
+    return [
+        reverse("workstations:audit-days"),
+        reverse("workstations:audit-day", args=[day]),
+        reverse("workstations:audit-export", args=[day]),
+        reverse("workstations:audit-exceptions"),
+        reverse("workstations:audit-event", args=[position]),
+    ]
+
+
+@pytest.mark.parametrize("role", [Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS, Role.DEALER, Role.ADMIN])
+def test_roles_other_than_the_auditor_get_403_on_every_audit_page(client, django_user_model, sealed_day, role):
+    user = django_user_model.objects.create_user(username="other", password="pw")
+    grant(user, role)
+    client.force_login(user)
+    for url in pages(sealed_day, Event.objects.first().position):
+        assert client.get(url).status_code == 403, url
+
+
+def test_anonymous_is_sent_to_the_login_from_every_audit_page(client, sealed_day):
+    for url in pages(sealed_day, Event.objects.first().position):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/workstations/login/"), url
+
+
+def test_the_days_list_shows_the_seal_and_its_head_hash(auditor, sealed_day):
+    seal = Event.objects.get(type="GamingDaySealed")
+    html = auditor.get(reverse("workstations:audit-days")).content.decode()
+    row = html[html.index(f'data-day="{sealed_day}"') :]
+    assert re.search(r'data-figure="state">sealed<', row)
+    assert f'data-figure="head-hash">{seal.data["last_hash"]}<' in row
+
+
+def _download(auditor, day: str) -> bytes:
+    response = auditor.get(reverse("workstations:audit-export", args=[day]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    return b"".join(response.streaming_content)
+
+
+def _tampered(original: bytes) -> bytes:
+    """The same zip with one amount in events.jsonl changed (350000 → 350001 cents)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(original)) as source, zipfile.ZipFile(out, "w") as copy:
+        for name in source.namelist():
+            body = source.read(name)
+            if name == "events.jsonl":
+                assert b"350000" in body
+                body = body.replace(b"350000", b"350001", 1)
+            copy.writestr(name, body)
+    return out.getvalue()
+
+
+def test_the_export_verifies_on_the_page_and_a_tampered_copy_is_refused(auditor, sealed_day):
+    url = reverse("workstations:audit-day", args=[sealed_day])
+    original = _download(auditor, sealed_day)
+    ok = auditor.post(url, {"export": SimpleUploadedFile("day.zip", original, "application/zip")})
+    assert ok.status_code == 200
+    assert re.search(r'data-figure="verdict">Verified \(day.zip\): OK: \d+ events verified', ok.content.decode())
+    bad = auditor.post(url, {"export": SimpleUploadedFile("day.zip", _tampered(original), "application/zip")})
+    assert bad.status_code == 422
+    assert 'data-figure="verdict">Refused (day.zip): FAIL events.jsonl:' in bad.content.decode()
+    junk = auditor.post(url, {"export": SimpleUploadedFile("day.zip", b"not a zip", "application/zip")})
+    assert junk.status_code == 422 and "Refused (day.zip): FAIL" in junk.content.decode()
+    assert auditor.post(url, {}).status_code == 400
+
+
+def test_the_exception_view_lists_the_aml_events_and_filters_them(auditor, sealed_day):
+    url = reverse("workstations:audit-exceptions")
+    everything = auditor.get(url, {"day": sealed_day}).content.decode()
+    kinds = re.findall(r'<tr data-kind="(\w+)">', everything)
+    assert kinds == ["aml", "aml"]  # the 3,500 EUR purchase: identity checked, transaction logged
+    assert "cash transaction logged, in 3,500.00 EUR" in everything
+    assert (
+        re.findall(r'<tr data-kind="(\w+)">', auditor.get(url, {"day": sealed_day, "kind": "void"}).content.decode())
+        == []
+    )
+    nobody = auditor.get(url, {"day": sealed_day, "actor": "someone-else"}).content.decode()
+    assert "No exception matching the filters." in nobody
+
+
+def test_an_events_trail_shows_it_and_its_correlated_events(auditor, sealed_day):
+    purchase = Event.objects.get(type="ChipsPurchased", data__amount_cents=350_000)
+    html = auditor.get(reverse("workstations:audit-event", args=[purchase.position])).content.decode()
+    assert "<h1>ChipsPurchased on cage/main</h1>" in html
+    assert "AmlTransactionLogged" in html  # the AML decision shares the purchase's correlation
+    assert purchase.hash in html
+    assert auditor.get(reverse("workstations:audit-event", args=[10**9])).status_code == 404
+
+
+def test_an_events_nested_amounts_read_in_currency_units(auditor, sealed_day):
+    """``CageOpened`` carries ``variance_cents`` as an object per account: shown as pairs in
+    currency units (it was a 500: the amount filter was handed the object)."""
+    opened = Event.objects.get(type="CageOpened")
+    response = auditor.get(reverse("workstations:audit-event", args=[opened.position]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    # The first opening stocks the cage: count − book = the whole float, per account.
+    assert '<th scope="row">variance</th><td>cage:cash: 100,000.00 EUR; cage:chips: 100,000.00 EUR</td>' in html
+    assert '<th scope="row">counted cash</th><td>100,000.00 EUR</td>' in html

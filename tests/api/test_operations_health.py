@@ -1,0 +1,92 @@
+"""Issue 25 §2: liveness and readiness. Readiness answers 503 naming the failing check: the
+database, the broker, a projection lagging past the threshold, an overdue seal."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import OperationalError, connection
+from django.test import Client
+
+from ledger import health, projections
+from ledger.gaming_day import current_gaming_day
+from ledger.seal import seal_gaming_day
+
+pytestmark = pytest.mark.django_db
+
+
+def test_liveness_answers_without_touching_the_database(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = Client().get("/api/health/live")
+    assert (response.status_code, response.json()) == (200, {"status": "alive"})
+
+
+def test_readiness_is_200_when_every_check_holds(cage):
+    projections.catch_up_all()
+    response = Client().get("/api/health/ready")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert (body["status"], body["failing"]) == ("ready", [])
+    assert sorted(body["checks"]) == ["broker", "database", "projections", "seal"]
+    assert body["checks"]["projections"]["max_lag"] == 0
+
+
+def test_readiness_is_503_naming_the_projections_when_the_lag_is_over_the_threshold(patron, settings):
+    settings.HEALTH_MAX_PROJECTION_LAG = 1
+    head = max(row["head"] for row in projections.lag())
+    assert head >= 2  # cage, patron, chips: not yet projected (no commit in this test)
+    response = Client().get("/api/health/ready")
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["status"], body["failing"]) == ("not_ready", ["projections"])
+    assert body["checks"]["projections"]["behind"] == dict.fromkeys(projections.names(), head)
+    settings.HEALTH_MAX_PROJECTION_LAG = head
+    assert Client().get("/api/health/ready").status_code == 200
+    assert Client().get("/api/health/").status_code == 200  # the old endpoint keeps answering
+
+
+def test_readiness_is_503_naming_the_broker_when_it_cannot_be_reached(db, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = "amqp://guest:guest@127.0.0.1:1//"  # nothing listens on port 1
+    settings.HEALTH_BROKER_TIMEOUT_SECONDS = 0.5
+    response = Client().get("/api/health/ready")
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["broker"]
+    assert "error" in response.json()["checks"]["broker"]
+
+
+def test_readiness_is_503_naming_the_database_when_it_fails(db, monkeypatch):
+    def refused(*args, **kwargs):
+        raise OperationalError("connection refused")  # what a server that is down gives
+
+    monkeypatch.setattr(connection, "cursor", refused)
+    response = Client().get("/api/health/ready")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["failing"] == ["database", "projections", "seal"]
+    assert body["checks"]["database"]["error"] == "OperationalError: connection refused"
+
+
+def test_an_unsealed_closed_day_is_overdue_after_the_grace_hours(cage, settings):
+    settings.HEALTH_SEAL_GRACE_HOURS = 6
+    today = current_gaming_day()
+    end = health.gaming_day_end(today)
+    assert health.seal(now=end + timedelta(hours=5))["ok"]
+    late = health.seal(now=end + timedelta(hours=7))
+    assert (late["ok"], late["oldest_unsealed_day"], late["last_sealed_day"]) == (False, today.isoformat(), None)
+    seal_gaming_day(day=today, actor="tester")
+    sealed = health.seal(now=end + timedelta(hours=7))
+    assert (sealed["ok"], sealed["last_sealed_day"]) == (True, today.isoformat())
+
+
+def test_a_gaming_day_ends_at_the_next_days_start_in_the_casino_zone(settings):
+    settings.CASINO_TIMEZONE, settings.GAMING_DAY_START = "Europe/Paris", "06:00"
+    day = datetime(2026, 12, 1, tzinfo=UTC).date()
+    assert health.gaming_day_end(day) == datetime(2026, 12, 2, 5, 0, tzinfo=UTC)  # 06:00 CET
+
+
+def test_the_probes_are_not_redirected_to_https(db, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    client = Client()
+    assert client.get("/api/health/live").status_code == 200
+    assert client.get("/api/health/ready").status_code == 200
+    assert client.get("/api/health/").status_code == 301  # the rest of the site still is

@@ -1,0 +1,107 @@
+"""The auditor in a real browser (issue 24): log in, see the gaming days with their seal,
+download a day's export, upload it to be verified on the page (the standalone verifier),
+then upload a tampered copy and see it refused; the exceptions of the day; a cashier who
+tries the audit pages gets 403. Screenshots in var/artifacts/."""
+
+import zipfile
+
+import pytest
+from playwright.sync_api import expect
+
+from cashier.services.cage import chips_purchase
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from ledger.seal import seal_gaming_day
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.postgres
+
+
+def screenshots(page, name: str) -> None:
+    for width, height in ((1280, 800), (1024, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(ARTIFACTS / f"audit-{name}-{width}x{height}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def log_in(page, url: str, user: str) -> None:
+    page.goto(f"{url}/workstations/login/")
+    page.get_by_label("User name").fill(user)
+    page.get_by_label("Password").fill("audit-secret")
+    page.get_by_role("button", name="Log in").click()
+
+
+def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
+    browser_page, dashboard_server, django_user_model, cage, tmp_path
+):
+    page = browser_page
+    for name, role in {"aud1": Role.AUDITOR, "cash1": Role.CASHIER}.items():
+        grant(django_user_model.objects.create_user(username=name, password="audit-secret"), role)
+    chips_purchase(patron=make_patron(), amount_cents=350_000, actor=ACTOR)
+    day = current_gaming_day().isoformat()
+    seal_gaming_day(day=current_gaming_day(), actor=ACTOR)
+    seal = Event.objects.get(type="GamingDaySealed")
+
+    # --- a cashier may not enter ----------------------------------------------------------
+    log_in(page, dashboard_server.url, "cash1")
+    response = page.goto(f"{dashboard_server.url}/workstations/audit/")
+    assert response.status == 403
+    page.context.clear_cookies()
+
+    # --- the auditor lands on the gaming days ---------------------------------------------
+    log_in(page, dashboard_server.url, "aud1")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Gaming days")
+    row = page.locator(f'[data-section="days"] tr[data-day="{day}"]')
+    expect(row.locator('[data-figure="state"]')).to_have_text("sealed")
+    expect(row.locator('[data-figure="head-hash"]')).to_have_text(seal.data["last_hash"])
+    screenshots(page, "days")
+
+    # --- download the day's export, then verify it on the page -----------------------------
+    row.get_by_role("link", name=day).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Gaming day {day}")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download the day's export (.zip)").click()
+    saved = tmp_path / f"gaming-day-{day}.zip"
+    download.value.save_as(saved)
+    page.get_by_label("Export file (.zip)").set_input_files(str(saved))
+    page.get_by_role("button", name="Verify").click()
+    verdict = page.locator('[data-figure="verdict"]')
+    expect(verdict).to_contain_text(f"Verified (gaming-day-{day}.zip): OK:")
+    screenshots(page, "verified")
+
+    # --- a copy with one amount changed is refused, naming the file and line ----------------
+    tampered = tmp_path / "tampered.zip"
+    with zipfile.ZipFile(saved) as source, zipfile.ZipFile(tampered, "w") as copy:
+        for name in source.namelist():
+            body = source.read(name)
+            copy.writestr(name, body.replace(b"350000", b"350001", 1) if name == "events.jsonl" else body)
+    page.get_by_label("Export file (.zip)").set_input_files(str(tampered))
+    page.get_by_role("button", name="Verify").click()
+    expect(verdict).to_contain_text("Refused (tampered.zip): FAIL events.jsonl:")
+    screenshots(page, "tampered")
+
+    # --- the exceptions of the day: the purchase's AML events, each with its trail ----------
+    page.get_by_role("link", name="Exceptions of the day").click()
+    rows = page.locator('[data-section="exceptions"] tbody tr')
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text("identity checked")
+    screenshots(page, "exceptions")
+    rows.first.get_by_role("link", name="trail").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("AmlIdentityChecked on aml/P")
+    expect(page.locator('[data-section="trail"]')).to_contain_text("ChipsPurchased")
+    screenshots(page, "trail")
+
+    # --- the printable reports: the page as it prints, with its signature lines -------------
+    for link, slug in (
+        ("Daily report", "table-games"),
+        ("Cage report", "cage-accountability"),
+        ("Variances", "variances"),
+    ):
+        page.get_by_role("link", name=link).click()
+        expect(page.locator('[data-section="report-head"]')).to_contain_text(f"gaming day {day}")
+        expect(page.locator('[data-section="signatures"]')).to_contain_text("Auditor (review)")
+        screenshots(page, f"report-{slug}")
+        page.go_back()

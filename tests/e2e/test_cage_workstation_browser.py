@@ -1,0 +1,132 @@
+"""A cashier's whole shift at the cage workstation in a real browser (issue 24): log in, count
+the cage in, sell chips, redeem chips for a patron without identity (the AML prompt, the
+identity recorded, the redemption made), issue a fill to a runner, count the cage out and
+close; the ledger holds each step's event by the cashier. Screenshots in var/artifacts/."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from cashier.services.cage import chips_purchase
+from cashier.services.cage_shifts import cage_shift_close
+from cashier.services.slips import slip_request
+from core.denominations import cash_denominations, chip_denominations, decompose
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_open
+from ledger import accounts, store
+from ledger.models import Event
+from patrons.services.patrons import patron_register
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, SHIFT_CASHIER, make_patron, open_cage_shift
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.postgres
+
+
+def screenshots(page, name: str) -> None:
+    for width, height in ((1280, 800), (1024, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(ARTIFACTS / f"cage-{name}-{width}x{height}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def book_count() -> dict:
+    return {
+        "cash": decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        "chips": decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+    }
+
+
+def type_count(page, form: str, count: dict) -> None:
+    for prefix in ("cash", "chips"):
+        for denomination, pieces in count[prefix].items():
+            page.locator(f"#{form}-{prefix}-{denomination}").fill(str(pieces))
+
+
+def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_user_model, cage_float):
+    page = browser_page
+    for name, role in {"cash1": Role.CASHIER, "pit1": Role.PIT_BOSS, "run1": Role.RUNNER}.items():
+        grant(django_user_model.objects.create_user(username=name, password="cage-secret"), role)
+    # --- before the shift: a night shift sold chips to a patron without papers, who won at R1 ---
+    table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+    open_cage_shift()
+    nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
+    chips_purchase(patron=nameless, amount_cents=150_000, actor=SHIFT_CASHIER)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet = {"type": "chance_simple", "chance": "noir"}
+    bet_place(round_id=coup, patron=nameless, stake_cents=100_000, bet=bet, actor=ACTOR)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)  # 2 is black: he holds 2,500.00
+    cage_shift_close(**book_count(), actor=SHIFT_CASHIER)
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 30}, actor="pit1")["serial"]
+    buyer = make_patron()
+
+    # --- log in: the workstation's login sends a cashier to the cage -------------------------
+    page.goto(f"{dashboard_server.url}/workstations/cage/")
+    expect(page).to_have_url(re.compile(r"/workstations/login/\?next="))
+    page.get_by_label("User name").fill("cash1")
+    page.get_by_label("Password").fill("cage-secret")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Cage workstation")
+    expect(page.locator('[data-figure="shift"]')).to_contain_text("handed over to nobody (end of day)")
+    expect(page.locator('[data-section="queue"]')).to_contain_text("open a shift first")
+
+    # --- open: the cage counted by denomination -----------------------------------------------
+    type_count(page, "open", book_count())
+    screenshots(page, "open-count")
+    page.get_by_role("button", name="Open shift").click()
+    expect(page.locator(".messages")).to_contain_text("variance 0.00 EUR")
+    expect(page.locator('[data-figure="shift"]')).to_contain_text("open, by cash1 since")
+
+    # --- sell 300.00 EUR of chips -----------------------------------------------------------
+    page.locator("#sell-patron").fill(buyer)
+    page.locator("#sell-amount").fill("300.00")
+    page.get_by_role("button", name="Sell chips").click()
+    expect(page.locator(".messages")).to_contain_text(f"Sold 300.00 EUR of chips, patron {buyer}")
+
+    # --- redeem 2,500.00 EUR: the AML identity prompt, then the redemption ---------------------
+    page.locator("#redeem-patron").fill(nameless)
+    page.locator("#redeem-amount").fill("2,500.00")
+    page.get_by_role("button", name="Redeem chips").click()
+    prompt = page.get_by_role("heading", name="Identity required (anti-money-laundering)")
+    expect(prompt).to_be_visible()
+    expect(page.locator(".prompt [role=alert]")).to_contain_text(f"patron {nameless} has no identity on file")
+    screenshots(page, "identity-prompt")
+    page.get_by_label("Full name (as on the document)").fill("Jeanne Martin")
+    page.get_by_label("Identity document (type and number)").fill("FR-CNI 880492")
+    page.get_by_role("button", name="Record identity and redeem").click()
+    expect(page.locator(".messages")).to_contain_text(f"Redeemed 2,500.00 EUR of chips, patron {nameless}")
+
+    # --- issue the fill to the runner ---------------------------------------------------------
+    row = page.locator(f'[data-section="queue"] tr[data-serial="{serial}"]')
+    expect(row).to_contain_text("30 × 100 EUR")
+    row.get_by_label(f"Runner for fill {serial}").select_option("run1")
+    row.get_by_role("button", name="Issue fill").click()
+    expect(page.locator(".messages")).to_contain_text(f"Fill {serial} issued to run1 for table R1: 3,000.00 EUR.")
+    expect(row).to_contain_text("issued by cash1, with run1")
+    screenshots(page, "desk")
+
+    # --- count out and close: the shift report reconciles -------------------------------------
+    type_count(page, "close", book_count())
+    page.get_by_role("button", name="Close shift").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Cashier shift report: cash1")
+    expect(page.locator('[data-figure="variance"]')).to_have_text("0.00 EUR")
+    expect(page.locator('[data-figure="book-agrees"]')).to_contain_text("agrees with the ledger's book at closing")
+    screenshots(page, "shift-report")
+
+    mine = list(Event.objects.filter(actor="cash1").order_by("position").values_list("type", flat=True))
+    assert mine == [
+        "StaffLoggedIn",
+        "CageShiftOpened",
+        "ChipsPurchased",
+        "AmlTransactionRefused",  # the redemption refused until the identity was on file
+        "PatronIdentityRecorded",
+        "ChipsRedeemed",
+        "AmlIdentityChecked",
+        "FillIssued",
+        "CageShiftClosed",
+    ]
+    assert store.balance(accounts.patron_chips(nameless)) == 0

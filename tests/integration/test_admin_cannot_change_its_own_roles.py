@@ -1,0 +1,104 @@
+"""Issue 21, fault 3: a superuser gave himself the cashier role in the Django admin (302) and
+then sold chips (201), a change the API refuses (``POST /api/staff/users/<self>/roles``: 403).
+
+The admin's user form now follows the API's rule (``staff.services.check_role_change``): roles,
+model permissions, superuser and staff status change only by a user holding the admin role,
+never on his own account; the role groups cannot be renamed there; a change that is allowed is
+a ``StaffRolesChanged`` event as from the API.
+"""
+
+import pytest
+from django.contrib.auth.models import Group, Permission
+from rest_framework.test import APIClient
+
+from ledger import store
+from ledger.models import Event
+from staff.roles import roles_of
+from tests.conftest import staff_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def root(django_user_model, cage):
+    return django_user_model.objects.create_superuser(username="root", password="x")
+
+
+def _user_form(user, **fields) -> dict:
+    form = {
+        "username": user.username,
+        "is_active": "on",
+        "date_joined_0": "2026-11-29",
+        "date_joined_1": "20:00:00",
+    }
+    form.update(fields)
+    return form
+
+
+def test_a_superuser_cannot_give_himself_the_cashier_role_in_the_admin(client, root):
+    cashier = Group.objects.get(name="cashier")
+    client.force_login(root)
+    before = store.head()
+    form = _user_form(root, groups=[cashier.pk], is_staff="on", is_superuser="on")
+    response = client.post(f"/admin/auth/user/{root.pk}/change/", form)
+    assert response.status_code in (302, 403), response.content[:500]
+    root.refresh_from_db()
+    assert not root.groups.exists()
+    assert roles_of(root) == {"admin"}
+    assert not Event.objects.filter(type="StaffRolesChanged").exists()
+    assert store.head() == before
+
+    api = APIClient()
+    api.force_authenticate(root)
+    sale = api.post("/api/cage/purchases", {"patron": "anon", "amount_cents": 10_000}, format="json")
+    assert sale.status_code == 403
+    # The same change through the API: refused, as it always was.
+    refused = api.post(f"/api/staff/users/{root.username}/roles", {"roles": ["cashier"]}, format="json")
+    assert refused.status_code == 403
+
+
+def test_the_access_fields_of_ones_own_account_are_read_only_in_the_form(client, root):
+    client.force_login(root)
+    page = client.get(f"/admin/auth/user/{root.pk}/change/").content.decode()
+    assert 'name="groups"' not in page and 'name="user_permissions"' not in page
+    assert 'name="is_superuser"' not in page
+    other = staff_user("dealer9", "dealer")
+    page = client.get(f"/admin/auth/user/{other.pk}/change/").content.decode()
+    assert 'name="groups"' in page  # another admin's account: the admin manages it
+
+
+def test_a_staff_user_without_the_admin_role_cannot_change_roles_in_the_admin(client, root):
+    clerk = staff_user("clerk", "pit_boss")
+    clerk.is_staff = True
+    clerk.save()
+    clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_user", "change_user"]))
+    dealer = staff_user("dealer9", "dealer")
+    cashier = Group.objects.get(name="cashier")
+    client.force_login(clerk)
+    before = store.head()
+    client.post(f"/admin/auth/user/{dealer.pk}/change/", _user_form(dealer, groups=[cashier.pk]))
+    client.post(f"/admin/auth/user/{clerk.pk}/change/", _user_form(clerk, groups=[cashier.pk], is_staff="on"))
+    assert roles_of(dealer.username) == {"dealer"}
+    assert roles_of(clerk.username) == {"pit_boss"}
+    assert store.head() == before
+
+
+def test_an_admin_changing_another_users_roles_is_an_event_as_from_the_api(client, root):
+    dealer = staff_user("dealer9", "dealer")
+    runner = Group.objects.get(name="runner")
+    client.force_login(root)
+    response = client.post(f"/admin/auth/user/{dealer.pk}/change/", _user_form(dealer, groups=[runner.pk]))
+    assert response.status_code == 302, response.content[:500]
+    event = Event.objects.get(type="StaffRolesChanged")
+    assert (event.stream, event.actor) == ("staff/roles", "root")
+    assert event.data == {"user": "dealer9", "before": ["dealer"], "after": ["runner"]}
+
+
+def test_a_role_group_cannot_be_renamed_or_deleted_in_the_admin(client, root):
+    cashier = Group.objects.get(name="cashier")
+    client.force_login(root)
+    renamed = client.post(f"/admin/auth/group/{cashier.pk}/change/", {"name": "old-cashier"})
+    assert renamed.status_code == 403
+    deleted = client.post(f"/admin/auth/group/{cashier.pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 403
+    assert Group.objects.filter(name="cashier").exists()

@@ -1,0 +1,40 @@
+"""The live floor's background player (issue 23): it opens what is closed and plays coups at
+every game through the services, with patrons arriving and leaving, and records the bets it
+gets refused over a limit."""
+
+import io
+import random
+
+import pytest
+from django.core.management import call_command
+
+from demo.floor import TABLES, FloorSimulator
+from games.models import BetRefusal, Round, Table
+from ledger.verify import verify_chain
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_simulator_plays_a_settled_coup_at_every_game():
+    floor = FloorSimulator(pace=0, rng=random.Random(5), out=lambda line: None)
+    stats = floor.run(coups=len(TABLES))
+    assert stats.by_table == {code: 1 for code in TABLES}
+    assert set(Table.objects.values_list("code", "state")) == {(code, "open") for code in TABLES}
+    games = set(Round.objects.filter(state="settled").values_list("table__game", flat=True))
+    assert games == {"english_roulette", "blackjack", "caribbean_stud", "classic_stud", "baccarat", "trente_quarante"}
+    assert stats.arrivals >= 2 * len(TABLES) and stats.bets > 0
+    assert verify_chain().ok
+
+
+def test_a_bet_the_simulator_gets_refused_over_a_limit_is_recorded():
+    floor = FloorSimulator(pace=0, rng=random.Random(1), out=lambda line: None, tables=["P1"])
+    floor._stake = lambda usual, over_cents: over_cents  # every stake over P1's 300.00 EUR maximum
+    stats = floor.run(coups=1)
+    assert stats.refused == BetRefusal.objects.filter(table_code="P1", kind="table_maximum").count() >= 2
+
+
+def test_simulate_floor_command_plays_the_coups_asked_and_reports_them():
+    out = io.StringIO()
+    call_command("simulate_floor", pace=0, coups=2, tables="R1,T1", seed=2, quiet=True, stdout=out)
+    assert out.getvalue().startswith("Floor simulator: 2 coups,")
+    assert Round.objects.filter(state="settled").count() == 2

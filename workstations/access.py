@@ -1,0 +1,54 @@
+"""Who may enter a workstation: anonymous → its login page (302), logged in without one of
+the workstation's roles → 403, a ``NotFound`` from a selector → 404."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.urls import reverse, reverse_lazy
+
+from ledger.errors import NotFound
+from staff.roles import Role, has_role
+
+CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
+AUDIT_ROLES = (Role.AUDITOR,)
+
+
+def roles_required(*roles: str, place: str):
+    """Decorate a view of the workstation ``place`` ("cage" or "audit") open to ``roles``."""
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path(), login_url=reverse("workstations:login"))
+            if not has_role(request.user, *roles):
+                raise PermissionDenied(f"the {place} workstation is for the roles {', '.join(roles)}")
+            try:
+                return view(request, *args, **kwargs)
+            except NotFound as exc:
+                raise Http404(str(exc)) from exc
+
+        return guarded
+
+    return decorate
+
+
+class Login(auth_views.LoginView):
+    """One login for both workstations: a cashier lands at the cage, an auditor at the audit."""
+
+    template_name = "workstations/login.html"
+    redirect_authenticated_user = True
+
+    def get_default_redirect_url(self):
+        if has_role(self.request.user, Role.AUDITOR) and not has_role(self.request.user, *CAGE_ROLES):
+            return reverse("workstations:audit-days")
+        return reverse("workstations:cage")
+
+
+class Logout(auth_views.LogoutView):
+    next_page = reverse_lazy("workstations:login")

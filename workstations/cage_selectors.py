@@ -1,0 +1,197 @@
+"""Reads of the cage workstation (cents, UTC): the shift, the book, the last count by
+denomination, the slip queue, and a shift's reconciliation. Only reads; the writes are
+``cashier.services``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib.auth import get_user_model
+from django.db.models import Sum
+
+from cashier.models import Slip
+from cashier.services.cage_shifts import last_shift_event, shift_stream
+from core.denominations import cash_denominations, chip_denominations
+from ledger import accounts, store
+from ledger.errors import NotFound
+from ledger.models import Event, Posting
+from staff.roles import Role
+
+# How each event type reads on the reconciliation (the cage's movements).
+MOVEMENT_NAMES = {
+    "CageOpened": "float counted in",
+    "ChipsPurchased": "chip sales",
+    "ChipsRedeemed": "chip redemptions",
+    "FillDelivered": "fills delivered",
+    "CreditDelivered": "credits delivered",
+    "FillReversed": "fills reversed",
+    "CreditReversed": "credits reversed",
+    "DropCounted": "drop counts",
+    "DropCountReversed": "drop counts reversed",
+}
+
+
+def users_with(*roles: str) -> list[str]:
+    return list(
+        get_user_model()
+        .objects.filter(groups__name__in=roles, is_active=True)
+        .order_by("username")
+        .values_list("username", flat=True)
+        .distinct()
+    )
+
+
+def count_lines(count: dict, denominations: tuple[int, ...]) -> list[dict]:
+    """A count ``{"<cents>": pieces}`` as rows, largest denomination first, zero lines left out."""
+    return [
+        {"denomination_cents": d, "pieces": count.get(str(d), 0), "amount_cents": d * count.get(str(d), 0)}
+        for d in sorted(denominations, reverse=True)
+        if count.get(str(d))
+    ]
+
+
+def shift_state(code: str = "main") -> dict:
+    """``{"state": "open" | "closed" | None, "by", "at", "handover_to", "event"}``."""
+    last = last_shift_event(code)
+    if last is None:
+        return {"state": None, "by": None, "at": None, "handover_to": None, "event": None}
+    closed = last.type == "CageShiftClosed"
+    return {
+        "state": "closed" if closed else "open",
+        "by": last.actor,
+        "at": last.occurred_at,
+        "handover_to": last.data.get("handover_to") if closed else None,
+        "event": last.position,
+        "opened_event": last.data.get("opened_event") if closed else last.position,
+    }
+
+
+def cage_desk(user: str, code: str = "main") -> dict:
+    """Everything the cage's main screen shows."""
+    shift = shift_state(code)
+    last = last_shift_event(code)
+    queue = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
+    return {
+        "shift": shift,
+        "book": {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)},
+        "last_count": None
+        if last is None
+        else {
+            "at": last.occurred_at,
+            "by": last.actor,
+            "what": "shift opening" if last.type == "CageShiftOpened" else "shift closing",
+            "cash": count_lines(last.data["cash"], cash_denominations()),
+            "chips": count_lines(last.data["chips"], chip_denominations()),
+            "cash_cents": last.data["counted_cash_cents"],
+            "chips_cents": last.data["counted_chips_cents"],
+        },
+        "queue": [
+            {
+                "kind": s.kind,
+                "serial": s.serial,
+                "table": s.table.code,
+                "state": s.state,
+                "amount_cents": s.amount_cents,
+                "denominations": count_lines(s.denominations, chip_denominations()),
+                "requested_by": s.requested_by,
+                "issued_by": s.issued_by,
+                "runner": s.runner,
+                "requested_at": s.created_at,
+            }
+            for s in queue.order_by("created_at", "id")
+        ],
+        "runners": users_with(Role.RUNNER),
+        "successors": [u for u in users_with(Role.CASHIER, Role.CAGE_SUPERVISOR) if u != user],
+        "cash_denominations": sorted(cash_denominations(), reverse=True),
+        "chip_denominations": sorted(chip_denominations(), reverse=True),
+        "shifts": recent_shifts(code),
+    }
+
+
+def recent_shifts(code: str = "main", limit: int = 10) -> list[dict]:
+    """The last ``limit`` shifts, newest first: ``{"event", "by", "opened_at", "closed_at"}``."""
+    events = list(Event.objects.filter(stream=shift_stream(code)).order_by("-position")[: limit * 2])
+    closes = {e.data.get("opened_event"): e for e in events if e.type == "CageShiftClosed"}
+    return [
+        {
+            "event": e.position,
+            "by": e.actor,
+            "opened_at": e.occurred_at,
+            "closed_at": closes[e.position].occurred_at if e.position in closes else None,
+        }
+        for e in events
+        if e.type == "CageShiftOpened"
+    ][:limit]
+
+
+def shift_report(opened_event: int, code: str = "main") -> dict:
+    """The reconciliation of one cashier shift (cents): opening book + movements = closing book,
+    counted against the closing book, the variance and its reason.
+
+    ``opening_book``: the book read when the shift opened; ``movements``: the postings on
+    ``cage:cash`` and ``cage:chips`` after the opening up to the closing (or now, while open),
+    by kind; ``closing_book`` = opening book + movements (``book_agrees``: it equals the book
+    the closing read, or today's book while open). Raises ``NotFound`` for an unknown shift."""
+    opened = Event.objects.filter(stream=shift_stream(code), type="CageShiftOpened", position=opened_event).first()
+    if opened is None:
+        raise NotFound(f"no cashier shift opened at event {opened_event}", field="shift")
+    closed = Event.objects.filter(
+        stream=shift_stream(code), type="CageShiftClosed", data__opened_event=opened.position
+    ).first()
+    postings = Posting.objects.filter(
+        account__in=[accounts.CAGE_CASH, accounts.CAGE_CHIPS], event__position__gt=opened.position
+    )
+    if closed is not None:
+        postings = postings.filter(event__position__lt=closed.position)
+    by_kind: dict[str, dict[str, int]] = defaultdict(lambda: {"cash_cents": 0, "chips_cents": 0})
+    for row in postings.values("event__type", "account").annotate(total=Sum("amount_cents")):
+        side = "cash_cents" if row["account"] == accounts.CAGE_CASH else "chips_cents"
+        by_kind[row["event__type"]][side] += row["total"]
+    movements = [
+        {"kind": MOVEMENT_NAMES.get(kind, kind), **sides, "total_cents": sides["cash_cents"] + sides["chips_cents"]}
+        for kind, sides in sorted(by_kind.items(), key=lambda item: MOVEMENT_NAMES.get(item[0], item[0]))
+    ]
+    open_data = opened.data
+    opening = {"cash_cents": open_data["expected_cash_cents"], "chips_cents": open_data["expected_chips_cents"]}
+    moved = {side: sum(m[side] for m in movements) for side in ("cash_cents", "chips_cents")}
+    closing = {side: opening[side] + moved[side] for side in opening}
+    if closed is not None:
+        read = {"cash_cents": closed.data["expected_cash_cents"], "chips_cents": closed.data["expected_chips_cents"]}
+        counted = {"cash_cents": closed.data["counted_cash_cents"], "chips_cents": closed.data["counted_chips_cents"]}
+    else:
+        read = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
+        counted = None
+    return {
+        "opened": {
+            "event": opened.position,
+            "by": opened.actor,
+            "at": opened.occurred_at,
+            "gaming_day": opened.gaming_day,
+            "counted_cents": open_data["counted_cash_cents"] + open_data["counted_chips_cents"],
+            "variance_cents": open_data["variance_cents"],
+            "handover_variance_cents": open_data.get("handover_variance_cents"),
+            "cash": count_lines(open_data["cash"], cash_denominations()),
+            "chips": count_lines(open_data["chips"], chip_denominations()),
+        },
+        "closed": None
+        if closed is None
+        else {
+            "event": closed.position,
+            "by": closed.actor,
+            "at": closed.occurred_at,
+            "handover_to": closed.data.get("handover_to"),
+            "reason": closed.data.get("variance_reason", ""),
+            "cash": count_lines(closed.data["cash"], cash_denominations()),
+            "chips": count_lines(closed.data["chips"], chip_denominations()),
+        },
+        "opening_book": opening | {"total_cents": sum(opening.values())},
+        "movements": movements,
+        "moved": moved | {"total_cents": sum(moved.values())},
+        "closing_book": closing | {"total_cents": sum(closing.values())},
+        "book_agrees": closing == read,
+        "counted": None if counted is None else counted | {"total_cents": sum(counted.values())},
+        "variance": None
+        if counted is None
+        else {side: counted[side] - closing[side] for side in closing}
+        | {"total_cents": sum(counted.values()) - sum(closing.values())},
+    }

@@ -1,0 +1,127 @@
+"""Printable, signable reports (issue 24): the daily table-games report, the cage
+accountability and the variance report as HTML pages with a print stylesheet, and as PDF
+(WeasyPrint renders the same page). Each names the casino, the software version, the period
+and the generation time (local, with the zone), says "No activity" where a section is empty,
+and ends with signature lines for the roles that sign it. Figures come from
+``cashier.reports`` untouched (cents), formatted in currency units only here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from django.conf import settings
+
+from cashier import reports
+from games.names import game_name
+
+PERIOD_NAMES = {"day": "Day", "month_to_date": "Month to date", "year_to_date": "Year to date"}
+TABLE_FIGURES = [
+    ("opener_cents", "Opener"),
+    ("fills_cents", "Fills"),
+    ("credits_cents", "Credits"),
+    ("drop_cents", "Drop"),
+    ("closer_cents", "Closer"),
+    ("win_cents", "Win"),
+    ("hold_pct", "Hold %"),
+    ("ledger_win_cents", "Ledger win"),
+    ("variance_cents", "Variance"),
+]
+VARIANCE_KINDS = {
+    "drop": "drop count",
+    "opener": "table opener",
+    "closer": "table closer",
+    "cage_shift": "cage shift count",
+    "cage_handover": "cage handover",
+}
+
+
+@dataclass(frozen=True)
+class Printable:
+    slug: str
+    template: str
+    build: Callable[[date], dict]
+    signatures: tuple[str, ...]
+
+
+REPORTS = {
+    p.slug: p
+    for p in (
+        Printable(
+            "table-games",
+            "workstations/print_table_games.html",
+            reports.table_games_daily_report,
+            ("Pit manager", "Count team", "Cage supervisor", "Auditor (review)"),
+        ),
+        Printable(
+            "cage-accountability",
+            "workstations/print_cage.html",
+            reports.cage_accountability_report,
+            ("Cashier", "Cage supervisor", "Auditor (review)"),
+        ),
+        Printable(
+            "variances",
+            "workstations/print_variances.html",
+            reports.variance_report,
+            ("Cage supervisor", "Pit manager", "Auditor (review)"),
+        ),
+    )
+}
+
+
+def context(slug: str, day: date) -> dict:
+    """The template context of report ``slug`` for gaming ``day``: the report as built, its
+    header (casino, version, period, generation time as an aware UTC datetime) and the
+    sections the template lays out."""
+    printable = REPORTS[slug]
+    report = printable.build(day)
+    head = {
+        "title": report["title"],
+        "casino": getattr(settings, "CASINO_NAME", "Casino"),
+        "version": report["software_version"],
+        "period": report["period"],
+        "generated_at": datetime.fromisoformat(report["generated_at"].replace("Z", "+00:00")),
+        "gaming_day": day,
+    }
+    ctx = {"report": report, "head": head, "signatures": printable.signatures, "slug": slug}
+    if slug == "table-games":
+        ctx["figures"] = TABLE_FIGURES
+        ctx["periods"] = [
+            {
+                "name": PERIOD_NAMES[period],
+                "rows": [row | {"label": _row_label(row)} for row in report["rows"] if row["period"] == period],
+            }
+            for period in reports.PERIODS
+        ]
+    elif slug == "cage-accountability":
+        ctx["shifts"] = [row for row in report["rows"] if row["line"] != "movements"]
+        moved = next((row for row in report["rows"] if row["line"] == "movements"), None)
+        ctx["movements"] = (
+            [
+                (name.removesuffix("_cents").replace("_", " ").capitalize(), value)
+                for name, value in moved.items()
+                if name != "line" and value
+            ]
+            if moved
+            else []
+        )
+    else:
+        ctx["rows"] = [row | {"kind_name": VARIANCE_KINDS.get(row["kind"], row["kind"])} for row in report["rows"]]
+    return ctx
+
+
+def _row_label(row: dict) -> str:
+    if row["level"] == "table":
+        still_open = ", still open: closer = book" if row.get("open") else ""
+        return f"Table {row['key']} ({game_name(row['game'])}{still_open})"
+    if row["level"] == "game":
+        return f"All {game_name(row['game'])} tables"
+    return "All tables"
+
+
+def pdf(html: str, base_url: str) -> bytes:
+    """The PDF of a report page (WeasyPrint, its print stylesheet applied)."""
+    from weasyprint import HTML  # imported here: its system libraries load on first use
+
+    return HTML(string=html, base_url=base_url).write_pdf()

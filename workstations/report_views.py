@@ -1,0 +1,48 @@
+"""Printable reports (issue 24): ``/workstations/reports/<slug>/?gaming_day=YYYY-MM-DD`` (HTML
+with a print stylesheet) and ``…/<slug>.pdf`` (the same page as PDF). Read by the roles that
+sign them and the auditor: cashier, cage supervisor, pit boss, auditor."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_safe
+
+from ledger.gaming_day import current_gaming_day
+from staff.roles import Role
+
+from . import printable
+from .access import roles_required
+
+readers = roles_required(Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS, Role.AUDITOR, place="reports")
+
+
+def _context(request, slug: str) -> dict:
+    if slug not in printable.REPORTS:
+        raise Http404(f"no report {slug!r}")
+    raw = request.GET.get("gaming_day") or ""
+    try:
+        day = date.fromisoformat(raw) if raw else current_gaming_day()
+    except ValueError:
+        raise Http404("a gaming day is a date YYYY-MM-DD") from None
+    return printable.context(slug, day)
+
+
+@require_safe
+@readers
+def report(request, slug: str):
+    ctx = _context(request, slug)
+    return render(request, printable.REPORTS[slug].template, ctx)
+
+
+@require_safe
+@readers
+def report_pdf(request, slug: str):
+    ctx = _context(request, slug)
+    html = render_to_string(printable.REPORTS[slug].template, ctx | {"for_pdf": True}, request=request)
+    response = HttpResponse(printable.pdf(html, request.build_absolute_uri("/")), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{ctx["head"]["gaming_day"].isoformat()}.pdf"'
+    return response

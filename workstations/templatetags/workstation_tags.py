@@ -1,0 +1,81 @@
+"""Display filters of the workstations: money stays in integer cents until here, times in UTC
+until here (shown in the casino's zone, with the zone's name)."""
+
+from zoneinfo import ZoneInfo
+
+from django import template
+from django.conf import settings
+
+from dashboard.alerts import eur as eur_text
+
+register = template.Library()
+
+
+@register.filter
+def eur(cents) -> str:
+    """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash (the dashboard's formatter)."""
+    return "—" if cents is None or cents == "" else eur_text(int(cents))
+
+
+@register.filter
+def local(moment) -> str:
+    """A UTC datetime in the casino's zone (``CASINO_TIMEZONE``): ``2026-12-01 23:45:10 CET``."""
+    if not moment:
+        return "—"
+    return moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+@register.filter
+def denomination(cents) -> str:
+    """A denomination in currency units: ``50000`` → ``500 EUR``, ``50`` → ``0.50 EUR``."""
+    cents = int(cents)
+    units = f"{cents // 100:,}" if cents % 100 == 0 else f"{cents // 100:,}.{cents % 100:02d}"
+    return f"{units} {settings.CASINO_CURRENCY}"
+
+
+@register.simple_tag
+def prefilled(values, prefix, denomination) -> str:
+    """The pieces typed earlier in the count input ``<prefix>-<denomination>``, or ``""``."""
+    return str((values or {}).get(f"{prefix}-{denomination}", ""))
+
+
+@register.filter
+def field_label(key) -> str:
+    """An event's data key in words: ``day_total_cents`` → ``day total`` (the value is shown
+    in currency units, so the unit suffix goes)."""
+    return str(key).removesuffix("_cents").replace("_", " ")
+
+
+@register.filter
+def pick(mapping, key):
+    """``mapping[key]`` (None when missing), for a column chosen by name."""
+    return (mapping or {}).get(key)
+
+
+@register.filter
+def local_iso(text) -> str:
+    """An ISO 8601 UTC time (as the reports carry it) in the casino's zone."""
+    from datetime import datetime
+
+    return local(datetime.fromisoformat(str(text).replace("Z", "+00:00"))) if text else "—"
+
+
+@register.filter
+def data_value(value, key) -> str:
+    """An event's data value in words: amounts (keys ending ``_cents``) in currency units, nested
+    objects as ``name: value`` pairs, lists joined, never a Python repr."""
+    money = str(key).endswith("_cents")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and money:
+        return eur_text(value)
+    if isinstance(value, dict):
+        return (
+            "; ".join(f"{field_label(k)}: {data_value(v, f'{k}_cents' if money else k)}" for k, v in value.items())
+            or "—"
+        )
+    if isinstance(value, list):
+        return ", ".join(data_value(v, key) for v in value) or "—"
+    if value is None or value == "":
+        return "—"
+    return str(value)

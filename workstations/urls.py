@@ -1,0 +1,25 @@
+"""The workstations' URLs, under ``/workstations/`` (casino/urls.py)."""
+
+from django.urls import path
+
+from . import access, audit_views, cage_views, report_views
+
+app_name = "workstations"
+
+urlpatterns = [
+    path("login/", access.Login.as_view(), name="login"),
+    path("logout/", access.Logout.as_view(), name="logout"),
+    path("cage/", cage_views.cage, name="cage"),
+    path("cage/shift/open", cage_views.shift_open, name="cage-shift-open"),
+    path("cage/shift/close", cage_views.shift_close, name="cage-shift-close"),
+    path("cage/chips/<str:operation>", cage_views.chips_movement, name="cage-chips"),
+    path("cage/slips/<str:kind>/<str:serial>/issue", cage_views.issue, name="cage-issue"),
+    path("cage/shifts/<int:opened_event>/", cage_views.shift, name="cage-shift"),
+    path("audit/", audit_views.days, name="audit-days"),
+    path("audit/days/<str:day>/", audit_views.day, name="audit-day"),
+    path("audit/days/<str:day>/export.zip", audit_views.export, name="audit-export"),
+    path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
+    path("audit/events/<int:position>/", audit_views.event, name="audit-event"),
+    path("reports/<str:slug>/", report_views.report, name="report"),
+    path("reports/<str:slug>.pdf", report_views.report_pdf, name="report-pdf"),
+]
