@@ -129,7 +129,7 @@ def test_reports_say_no_activity_when_empty(clients):
         body = clients["super1"].get(f"/api/reports/{name}?gaming_day=2001-01-01&year=2001").json()
         assert body["status"] == "No activity" and body["rows"] == [], name
     text = clients["super1"].get("/api/reports/tronc.csv?gaming_day=2001-01-01").content.decode()
-    assert text.strip().splitlines() == ["period,from,tronc,currency"]  # the header, no row
+    assert text.strip().splitlines() == ["period,from,tronc,shared,currency"]  # the header, no row
     meta = clients["super1"].get("/api/reports/tronc.metadata.csv?gaming_day=2001-01-01").content.decode()
     assert "status,No activity" in meta.splitlines()
     assert clients["super1"].get("/api/reports/tronc?gaming_day=2001-13-01").status_code == 400

@@ -9,7 +9,7 @@ from cashier.services.pit_shift import table_shift
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
-from tests.conftest import staff_user
+from tests.conftest import approve, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,8 @@ def floor(cage, patron):
         client.force_authenticate(staff_user(name, role))
         clients[name] = client
     body = {"game": "english_roulette", "opener": {"100000": 50}, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    assert clients["pit1"].post("/api/tables/T1/opener", body, format="json").status_code == 201
+    opened = approve(clients["pit1"].post("/api/tables/T1/opener", body, format="json"), clients["dealer1"])
+    assert opened.status_code == 201, opened.content
     buy_in = clients["pit1"].post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 30_000}, format="json")
     assert buy_in.status_code == 201, buy_in.content
     clients["day"] = current_gaming_day().isoformat()
@@ -48,7 +49,7 @@ def _remove(floor, who="drop1", removers=("drop1", "drop2")):
 
 def _count(floor):
     body = {"gaming_day": floor["day"], "cash": {"20000": 1, "10000": 1}, "counters": ["count1", "count2"]}
-    response = floor["count1"].post("/api/tables/T1/drop-count", body, format="json")
+    response = approve(floor["count1"].post("/api/tables/T1/drop-count", body, format="json"), floor["count2"])
     assert response.status_code == 201, response.content
 
 

@@ -33,7 +33,8 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
+def clients(django_user_model, cage_float):
+    # The cage without a cashier shift: the shift-count tests open one themselves.
     made = {}
     for name, role in STAFF.items():
         user = django_user_model.objects.create_user(username=name)
