@@ -27,15 +27,20 @@ from django.db import transaction
 
 from core import rawsql
 from core.ids import CODE_PATTERN
-from ledger.commands import idempotency_key_valid, ledger_command
-from ledger.errors import BetRefused, InvalidInput
+from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
+from ledger.errors import BetRefused, DomainError, InvalidInput
 from ledger.hashing import fingerprint
 from ledger.models import IdempotencyRecord
 
-from ..models import Bet
+from ..models import Bet, Table
+from ..rules.errors import RuleError
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
+from .baccarat import baccarat_bet
 from .bets import bet_check, betting_open_check
+from .blackjack import blackjack_bet_place
+from .caribbean import caribbean_ante
 from .refusals import bet_refusal_record
+from .trente_quarante import tq_bet
 
 MAX_BETS = 1_000
 BET_FIELDS = frozenset({"patron", "stake_cents", "chips", "bet", "announce", "key"})
@@ -43,10 +48,14 @@ KEY_MAX = 150  # the stored key adds "bet:" and the round id (36) within the led
 
 
 def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key: str | None = None) -> dict:
-    """Place up to ``MAX_BETS`` roulette bets of many patrons on one coup, in one transaction.
+    """Place up to ``MAX_BETS`` bets of many patrons on one coup, in one transaction.
 
-    ``bets``: ``[{"patron", "stake_cents", "bet" | "announce", "chips"?, "key"?}]``, each the
-    body of a single placement (``bets.bet_place``) plus its own idempotency ``key``.
+    ``bets``: each the body of the game's single placement plus its own idempotency ``key``:
+    roulette ``{"patron", "stake_cents", "bet" | "announce", "chips"?}`` (``bets.bet_place``,
+    checked by ``bet_check`` and appended in one append); baccarat and trente-et-quarante
+    ``{"patron", "bet", "stake_cents"}``, black jack ``{"patron", "box", "stake_cents",
+    "seated"?}``, Caribbean stud ``{"patron", "box", "ante_cents"}``: each through the game's
+    own single service in a savepoint of the batch's transaction (its answer as ``"placed"``).
 
     Returns ``{"round", "version", "accepted", "refused", "results"}``; ``results`` in the
     order sent, each ``{"index", "key", "patron", "status": "accepted", "bets": [{"bet",
@@ -56,7 +65,7 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
     for a table limit or the self-limit, its ``kind`` (``table_maximum``, ``self_limit``…).
 
     Raises ``InvalidInput`` (400) for a malformed batch (``bets`` not a list, empty, or over
-    ``MAX_BETS``: field ``bets``) or a coup of another game (``round``); ``NotFound`` (404);
+    ``MAX_BETS``: field ``bets``) or a classic stud coup (``round``); ``NotFound`` (404);
     ``StateConflict`` (409) when betting is closed on the coup: nothing is placed.
     """
     if not isinstance(bets, list) or not bets:
@@ -67,15 +76,15 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        first = bet_placement_reads(round_id, None)
+        first = bet_placement_reads(round_id, None)  # the coup, locked, of any game
         coup = first.coup
         table = coup.table
-        if table.game != table.Game.ENGLISH_ROULETTE:
-            raise InvalidInput(
-                f"table {table.code} is a {table.game} table: a batch takes roulette bets", field="round"
-            )
+        placer = _CARD_PLACERS.get(table.game)
+        if placer is None and table.game != table.Game.ENGLISH_ROULETTE:
+            raise InvalidInput(f"table {table.code} is a {table.game} table: it takes no batch", field="round")
         betting_open_check(coup)
-        rules = roulette_rules(table)
+        rules = roulette_rules(table) if placer is None else None
+        fields = BET_FIELDS if placer is None else placer[1] | {"key"}
         keys = _stored_keys(coup.id, bets)
         reads: dict[str, BetPlacementReads] = {}
         spent: dict[str, int] = {}
@@ -86,8 +95,8 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
             patron = item.get("patron") if isinstance(item, dict) else None
             answer = {"index": index, "key": key, "patron": patron}
             try:
-                _check_shape(item)
-                sent = {k: item.get(k) for k in ("patron", "stake_cents", "chips", "bet", "announce")}
+                _check_shape(item, fields)
+                sent = {k: item.get(k) for k in sorted(fields - {"key"})}
                 print_ = fingerprint({"actor": actor, "round": str(coup.id), **sent}) if key is not None else None
                 earlier = seen.get(key) or keys.get(key) if key is not None else None
                 if earlier is not None:
@@ -95,25 +104,38 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
                         raise _KeyReused("this bet key was already used for a different bet", field="key")
                     results.append({**earlier[1], "index": index, "replayed": True})
                     continue
-                if patron not in reads:
+                if placer is not None:
+                    # A card game's bet goes through its own single service, in a savepoint of
+                    # this transaction (``within``): its checks and its refusal, nothing copied.
+                    placed = _card_place(cmd, placer, coup, item, actor)
+                if placer is None and patron not in reads:
                     reads[patron] = bet_placement_reads(coup.id, patron)
-                mine = reads[patron]
-                placement = bet_check(
-                    mine,
-                    rules=rules,
-                    patron=patron,
-                    stake_cents=item.get("stake_cents"),
-                    bet=item.get("bet"),
-                    announce=item.get("announce"),
-                    chips=item.get("chips", Bet.Chips.VALUE),
-                    spent=spent,
-                )
-            except InvalidInput as exc:
+                if placer is None:
+                    mine = reads[patron]
+                    placement = bet_check(
+                        mine,
+                        rules=rules,
+                        patron=patron,
+                        stake_cents=item.get("stake_cents"),
+                        bet=item.get("bet"),
+                        announce=item.get("announce"),
+                        chips=item.get("chips", Bet.Chips.VALUE),
+                        spent=spent,
+                    )
+            except (DomainError, RuleError) as exc:
+                exc = exc if isinstance(exc, DomainError) else InvalidInput(exc.message, field=exc.field)
                 answer.update(status="refused", error=exc.code, field=exc.field, detail=exc.message)
                 if isinstance(exc, BetRefused):
                     answer["kind"] = exc.kind  # a table limit or his self-limit: recorded for the floor
                     refusals.append((exc, key))
                 results.append(answer)
+                continue
+            if placer is not None:
+                accepted = {**answer, "status": "accepted", "placed": placed, "replayed": False}
+                results.append(accepted)
+                if key is not None:
+                    seen[key] = (print_, accepted)
+                    to_keep.append((key, print_, accepted))
                 continue
             spent[placement.source] = spent.get(placement.source, 0) + placement.total_cents
             mine.placed.extend((row.position, row.stake_cents) for row in placement.rows)
@@ -144,11 +166,14 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
                 also=[rawsql.insert(rows), rawsql.update(coup, ["version"])],
                 tip=first.tip,
             )
-            position = cmd.appended[0].position
-            IdempotencyRecord.objects.bulk_create(
-                IdempotencyRecord(key=_stored(coup.id, key), fingerprint=p, result=r, position=position)
-                for key, p, r in to_keep
-            )
+        if placer is not None and any(r["status"] == "accepted" and not r["replayed"] for r in results):
+            projections_after_commit()  # the inner commands appended: the outer one made none
+            coup.refresh_from_db(fields=["version"])
+        position = cmd.appended[0].position if cmd.appended else None
+        IdempotencyRecord.objects.bulk_create(
+            IdempotencyRecord(key=_stored(coup.id, key), fingerprint=p, result=r, position=position)
+            for key, p, r in to_keep
+        )
         for exc, key in refusals:
             with transaction.atomic():
                 bet_refusal_record(exc, actor=actor, idempotency_key=f"bet:{coup.id}:{key}" if key else None)
@@ -183,10 +208,10 @@ def _stored_keys(round_id: object, bets: list) -> dict[str, tuple[str, dict]]:
     return {wanted[k]: (p, r) for k, p, r in found}
 
 
-def _check_shape(item: object) -> None:
+def _check_shape(item: object, fields: frozenset[str]) -> None:
     if not isinstance(item, dict):
-        raise InvalidInput("a bet is {patron, stake_cents, bet | announce, chips?, key?}", field="bet")
-    unknown = set(item) - BET_FIELDS
+        raise InvalidInput(f"a bet is an object of {', '.join(sorted(fields))}", field="bet")
+    unknown = set(item) - fields
     if unknown:
         raise InvalidInput(f"unknown field {sorted(unknown)[0]!r} in a bet", field=sorted(unknown)[0])
     key = item.get("key")
@@ -195,3 +220,29 @@ def _check_shape(item: object) -> None:
     patron = item.get("patron")
     if not isinstance(patron, str) or not re.fullmatch(CODE_PATTERN, patron):
         raise InvalidInput("patron is a code (1 to 20 ASCII letters or digits)", field="patron")
+
+
+def _card_place(cmd, placer: tuple, coup, item: dict, actor: str) -> dict:
+    """One card game's bet through its single service inside ``cmd`` (a savepoint: a refusal
+    leaves nothing); the service's own answer."""
+    service, fields = placer
+    for name in sorted(fields - {"seated"}):
+        if name not in item:
+            raise InvalidInput("this field is required", field=name)
+    for name in ("stake_cents", "ante_cents", "box"):
+        if name in item and (type(item[name]) is not int or item[name] <= 0):
+            raise InvalidInput(f"{name} is a positive whole number", field=name)
+    if "bet" in item and not isinstance(item["bet"], str):
+        raise InvalidInput("bet is the name of a chance", field="bet")
+    if "seated" in item and not isinstance(item["seated"], bool):
+        raise InvalidInput("seated is true or false", field="seated")
+    with within(cmd):
+        return service(round_id=str(coup.id), actor=actor, **{k: item[k] for k in fields if k in item})
+
+
+_CARD_PLACERS = {
+    Table.Game.BACCARAT: (baccarat_bet, frozenset({"patron", "bet", "stake_cents"})),
+    Table.Game.TRENTE_QUARANTE: (tq_bet, frozenset({"patron", "bet", "stake_cents"})),
+    Table.Game.BLACKJACK: (blackjack_bet_place, frozenset({"patron", "box", "stake_cents", "seated"})),
+    Table.Game.CARIBBEAN_STUD: (caribbean_ante, frozenset({"patron", "box", "ante_cents"})),
+}

@@ -192,3 +192,41 @@ def test_two_batches_at_once_never_overdraw_one_patron(committed_db, table):
     assert chips(patron) == 1_000
     assert Bet.objects.filter(round_id=coup).count() == 3
     assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, cage):
+    assert api.post(
+        "/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json"
+    ).status_code in (
+        200,
+        201,
+    )
+    assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+    rich, poor = make_patron(100_000), make_patron(1_000)
+    bets = [
+        {"patron": rich, "bet": "banker", "stake_cents": 10_000, "key": "p1"},
+        {"patron": rich, "bet": "tie", "stake_cents": 40_000, "key": "p2"},  # over the 300 EUR maximum
+        {"patron": poor, "bet": "player", "stake_cents": 2_000, "key": "p3"},  # holds 10 EUR
+        {"patron": poor, "bet": "sideways", "stake_cents": 500, "key": "p4"},
+        {"patron": poor, "bet": "player", "stake_cents": 500, "key": "p5"},
+    ]
+    response = send(api, coup, bets, key="bac-1")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert [(r["status"], r.get("error"), r.get("field"), r.get("kind")) for r in body["results"]] == [
+        ("accepted", None, None, None),
+        ("refused", "invalid", "stake_cents", "table_maximum"),
+        ("refused", "insufficient_funds", "stake_cents", None),
+        ("refused", "invalid", "bet", None),
+        ("accepted", None, None, None),
+    ]
+    assert chips(rich) == 90_000 and chips(poor) == 500
+    assert sorted(Bet.objects.filter(round_id=coup).values_list("stake_cents", flat=True)) == [500, 10_000]
+    assert BetRefusal.objects.filter(round_id=coup, kind="table_maximum", stake_cents=40_000).count() == 1
+    # resent under a new batch key: the per-bet keys place nothing twice
+    again = send(api, coup, bets, key="bac-2").json()
+    assert [r.get("replayed") for r in again["results"] if r["status"] == "accepted"] == [True, True]
+    assert BetRefusal.objects.filter(round_id=coup).count() == 1  # the refusal retried under its key
+    assert chips(rich) == 90_000 and chips(poor) == 500
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
