@@ -7,6 +7,7 @@ from core.views import CentsField, CommandView, StrictIntegerField
 from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
+from ..services.bet_batches import bet_batch_place
 from ..services.bet_moves import bet_move, bet_withdraw
 from ..services.bets import bet_place
 from ..services.rounds import round_close_bets, round_open, round_record_result, round_void
@@ -97,6 +98,22 @@ class BetPlace(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return bet_place(round_id=round_id, **data, **ctx)
+
+
+class BetBatchPlace(CommandView):
+    """Up to 1,000 bets of many patrons on one coup, each accepted or refused on its own
+    (``bet_batch_place``); 201 with the per-bet results in order."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        # Each bet is checked by the service, one by one: a bad bet is refused, not the batch.
+        bets = serializers.JSONField()
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return bet_batch_place(round_id=round_id, bets=data["bets"], **ctx)
 
 
 class RoundCloseBets(CommandView):

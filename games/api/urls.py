@@ -9,6 +9,7 @@ from . import card_games, classic_stud, colour_chips, rounds, shoes, tables
 urlpatterns = [
     # Bet placement first: Django tries the patterns in order, and these are most of the traffic.
     path("rounds/<id:round_id>/bets", rounds.BetPlace.as_view(), name="bet-place"),
+    path("rounds/<id:round_id>/bet-batches", rounds.BetBatchPlace.as_view(), name="bet-batch-place"),
     path("rounds/<id:round_id>/blackjack-bets", card_games.BlackjackBetPlace.as_view(), name="blackjack-bet"),
     path("rounds/<id:round_id>/baccarat-bets", card_games.BaccaratBet.as_view(), name="baccarat-bet"),
     path("rounds/<id:round_id>/trente-quarante-bets", card_games.TrenteQuaranteBet.as_view(), name="tq-bet"),

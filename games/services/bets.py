@@ -7,6 +7,7 @@ his colour chips at this table.
 """
 
 import uuid
+from dataclasses import dataclass
 
 from core import rawsql
 from games.models import ColourStack
@@ -21,7 +22,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Bet, Round
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
-from ..selectors import bet_placement_reads, roulette_rules
+from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
 from .refusals import refused
 
 
@@ -110,70 +111,17 @@ def bet_place(
         table = coup.table
         if table.game != table.Game.ENGLISH_ROULETTE:
             raise InvalidInput(f"table {table.code} is a {table.game} table: use its own bet endpoint", field="round")
-        if coup.state != Round.State.BETTING:
-            raise StateConflict(
-                f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round"
-            )
-        who = reads.patron or patron_get(patron)  # patron_get raises the "no patron" 400
-        rules = roulette_rules(table)
-        components = _components(rules, stake_cents, bet, announce)
-        colour = chips == Bet.Chips.COLOUR
-        stack = _colour_stack(table.pk, who) if colour else None
-        source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
-        already = _staked_by_position(reads.placed)
-        for position, stake in components:
-            if stack and stake % stack.unit_value_cents:
-                raise InvalidInput(
-                    f"a stake in colour chips is a whole number of {stack.colour} chips"
-                    f" of {stack.unit_value_cents} cents",
-                    field="stake_cents",
-                )
-            try:
-                rules.check_stake(position, stake, colour_chips=colour, already_cents=already.get(_key(position), 0))
-            except InvalidBet as exc:
-                raise refused(exc, table=table.code, round_id=coup.id, patron=who.code, stake_cents=stake) from exc
-            already[_key(position)] = already.get(_key(position), 0) + stake
-        total = sum(stake for _, stake in components)
-        # responsible gaming: his own maximum, every game
-        check_self_limit(who.code, total, table=table.code, round_id=coup.id, limit_cents=reads.self_limit_cents)
-        held = store.balance(source, table.currency) if colour else reads.chips_cents
-        if held < total:
-            raise InsufficientChips(
-                f"{who.code} holds {held} cents in {chips} chips, less than the {total} staked", field="stake_cents"
-            )
-
-        group = uuid.uuid4() if announce is not None else None
-        name = announce.get("name") if announce is not None else ""
-        placed, events = [], []
-        for position, stake in components:
-            row = Bet(
-                round=coup,
-                patron=who,
-                position=position.to_dict(),
-                stake_cents=stake,
-                chips=chips,
-                announce=name,
-                announce_group=group,
-            )
-            placed.append(row)
-            events.append(
-                NewEvent(
-                    "BetPlaced",
-                    {
-                        "bet": str(row.id),
-                        "round": str(coup.id),
-                        "table": table.code,
-                        "patron": who.code,
-                        "position": row.position,
-                        "stake_cents": stake,
-                        "chips": chips,
-                        "colour": stack.colour if stack else None,
-                        "announce": name or None,
-                        "announce_group": str(group) if group else None,
-                    },
-                    posting_rules.bet_placed(source, table.code, stake),
-                )
-            )
+        betting_open_check(coup)
+        placement = bet_check(
+            reads,
+            rules=roulette_rules(table),
+            patron=patron,
+            stake_cents=stake_cents,
+            bet=bet,
+            announce=announce,
+            chips=chips,
+        )
+        placed, events, who, total = placement.rows, placement.events, placement.patron, placement.total_cents
         expected = coup.version if expected_version is None else expected_version
         coup.version = expected + len(events)  # what the append makes it, or it raises
         # The bets and the round's version go in the append's own round trip (issue 11).
@@ -194,6 +142,109 @@ def bet_place(
                 "bets": [{"bet": str(b.id), "position": b.position, "stake_cents": b.stake_cents} for b in placed],
             }
         )
+
+
+@dataclass
+class Placement:
+    """One placement checked and built, not yet appended (``bet_check``)."""
+
+    patron: Patron
+    source: str  # the account the stake leaves: his value chips or his colour chips here
+    rows: list[Bet]
+    events: list[NewEvent]
+    total_cents: int
+
+
+def betting_open_check(coup: Round) -> None:
+    """``StateConflict`` (409, field ``round``) unless the coup takes bets."""
+    if coup.state != Round.State.BETTING:
+        table = coup.table
+        raise StateConflict(f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round")
+
+
+def bet_check(
+    reads: BetPlacementReads,
+    *,
+    rules: RouletteTableRules,
+    patron: str,
+    stake_cents: int,
+    bet: dict | None = None,
+    announce: dict | None = None,
+    chips: str = Bet.Chips.VALUE,
+    spent: dict[str, int] | None = None,
+) -> Placement:
+    """Every check of one roulette placement on ``reads.coup`` (betting open checked by the
+    caller), and its rows and ``BetPlaced`` events, without writing anything: the single
+    placement (``bet_place``) and the batch (``bet_batch_place``) share it.
+
+    ``spent``: cents earlier placements of the same command took from each source account
+    (the batch's own running balance). Raises ``InvalidInput`` (field at fault), ``BetRefused``
+    (a table limit or the self-limit, to be recorded) or ``InsufficientChips``.
+    """
+    if chips not in Bet.Chips.values:
+        raise InvalidInput("chips is 'value' or 'colour'", field="chips")
+    spent = spent or {}
+    coup = reads.coup
+    table = coup.table
+    who = reads.patron or patron_get(patron)  # patron_get raises the "no patron" 400
+    components = _components(rules, stake_cents, bet, announce)
+    colour = chips == Bet.Chips.COLOUR
+    stack = _colour_stack(table.pk, who) if colour else None
+    source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
+    already = _staked_by_position(reads.placed)
+    for position, stake in components:
+        if stack and stake % stack.unit_value_cents:
+            raise InvalidInput(
+                f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
+                field="stake_cents",
+            )
+        try:
+            rules.check_stake(position, stake, colour_chips=colour, already_cents=already.get(_key(position), 0))
+        except InvalidBet as exc:
+            raise refused(exc, table=table.code, round_id=coup.id, patron=who.code, stake_cents=stake) from exc
+        already[_key(position)] = already.get(_key(position), 0) + stake
+    total = sum(stake for _, stake in components)
+    # responsible gaming: his own maximum, every game
+    check_self_limit(who.code, total, table=table.code, round_id=coup.id, limit_cents=reads.self_limit_cents)
+    held = (store.balance(source, table.currency) if colour else reads.chips_cents) - spent.get(source, 0)
+    if held < total:
+        raise InsufficientChips(
+            f"{who.code} holds {held} cents in {chips} chips, less than the {total} staked", field="stake_cents"
+        )
+
+    group = uuid.uuid4() if announce is not None else None
+    name = announce.get("name") if announce is not None else ""
+    placed, events = [], []
+    for position, stake in components:
+        row = Bet(
+            round=coup,
+            patron=who,
+            position=position.to_dict(),
+            stake_cents=stake,
+            chips=chips,
+            announce=name,
+            announce_group=group,
+        )
+        placed.append(row)
+        events.append(
+            NewEvent(
+                "BetPlaced",
+                {
+                    "bet": str(row.id),
+                    "round": str(coup.id),
+                    "table": table.code,
+                    "patron": who.code,
+                    "position": row.position,
+                    "stake_cents": stake,
+                    "chips": chips,
+                    "colour": stack.colour if stack else None,
+                    "announce": name or None,
+                    "announce_group": str(group) if group else None,
+                },
+                posting_rules.bet_placed(source, table.code, stake),
+            )
+        )
+    return Placement(who, source, placed, events, total)
 
 
 def _key(position: RouletteBet) -> tuple:

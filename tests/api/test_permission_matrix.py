@@ -79,6 +79,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     # coups
     "round-detail": ({"GET": EVERY}, "round"),
     "bet-place": ({"POST": FLOOR}, "round"),
+    "bet-batch-place": ({"POST": FLOOR}, "round"),
     "round-close-bets": ({"POST": FLOOR}, "round"),
     "round-result": ({"POST": FLOOR}, "round"),
     "round-void": ({"POST": PIT}, None),

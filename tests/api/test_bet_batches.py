@@ -1,0 +1,232 @@
+"""Batch bet intake (issue 27, part 1): many patrons' bets on one coup in one command.
+
+Each bet of a batch is checked as a single placement checks it and accepted or refused on its
+own, with the single placement's error code and field; the accepted ones are appended in one
+ledger transaction. A retried batch (same batch key, or a new batch key with the same per-bet
+keys) places nothing twice; two batches at once never overdraw a patron.
+"""
+
+import pytest
+from rest_framework.test import APIClient
+
+from games.models import Bet, BetRefusal
+from games.services.rounds import round_close_bets, round_open
+from games.services.tables import table_open
+from ledger import accounts, store
+from ledger.models import Event, Posting
+from patrons.services.self_limit import self_limit_set
+from staff.services import dealer_assign
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.integration.concurrency import run_concurrently
+
+PLEIN_17 = {"type": "plein", "numbers": [17]}
+ROUGE = {"type": "chance_simple", "chance": "rouge"}
+
+
+@pytest.fixture
+def coup(db, table) -> str:
+    """A coup of R1 in betting (the race test takes ``committed_db`` and opens its own)."""
+    return round_open(table="R1", actor=ACTOR)["round"]
+
+
+def send(client, coup, bets, key=None):
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+    return client.post(f"/api/rounds/{coup}/bet-batches", {"bets": bets}, format="json", **headers)
+
+
+def chips(patron: str) -> int:
+    return store.balance(accounts.patron_chips(patron))
+
+
+def test_a_mixed_batch_accepts_the_good_bets_and_refuses_each_bad_one_with_its_reason(coup, api):
+    rich, poor, limited = make_patron(300_000), make_patron(1_000), make_patron(100_000)
+    self_limit_set(patron=limited, max_bet_cents=3_000, actor=ACTOR)
+    bets = [
+        {"patron": rich, "stake_cents": 60_000, "bet": ROUGE, "key": "b1"},
+        {"patron": poor, "stake_cents": 2_000, "bet": ROUGE, "key": "b2"},  # holds 10 EUR
+        {"patron": rich, "stake_cents": 50_000, "bet": ROUGE, "key": "b3"},  # 1,100 EUR on rouge > 1,000
+        {"patron": limited, "stake_cents": 5_000, "bet": ROUGE, "key": "b4"},  # over his 30 EUR
+        {"patron": rich, "stake_cents": 500, "bet": PLEIN_17, "chips": "colour", "key": "b5"},  # no colour chips
+        {"patron": limited, "stake_cents": 3_000, "bet": ROUGE, "key": "b6"},
+        {"patron": rich, "stake_cents": 40_000, "bet": ROUGE, "key": "b7"},  # 1,000 EUR on rouge: the maximum
+    ]
+    response = send(api, coup, bets, key="batch-1")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["accepted"], body["refused"]) == (3, 4), [(r.get("detail"), r.get("field")) for r in body["results"]]
+    outcome = [(r["index"], r["status"], r.get("error"), r.get("field")) for r in body["results"]]
+    assert outcome == [
+        (0, "accepted", None, None),
+        (1, "refused", "insufficient_funds", "stake_cents"),
+        (2, "refused", "invalid", "stake_cents"),
+        (3, "refused", "invalid", "stake_cents"),
+        (4, "refused", "invalid", "chips"),
+        (5, "accepted", None, None),
+        (6, "accepted", None, None),
+    ]
+    assert [r.get("kind") for r in body["results"]] == [None, None, "table_maximum", "self_limit", None, None, None]
+    assert "table maximum" in body["results"][2]["detail"]
+    assert "own limit" in body["results"][3]["detail"]
+    assert chips(rich) == 200_000 and chips(poor) == 1_000 and chips(limited) == 97_000
+    placed = Bet.objects.filter(round_id=coup).order_by("stake_cents")
+    assert [(b.patron.code, b.stake_cents) for b in placed] == [(limited, 3_000), (rich, 40_000), (rich, 60_000)]
+    # the accepted bets went in one ledger transaction: consecutive events, one command
+    events = list(Event.objects.filter(type="BetPlaced", correlation_id=coup).order_by("position"))
+    assert len(events) == 3
+    assert [e.position for e in events] == list(range(events[0].position, events[0].position + 3))
+    for result in (body["results"][0], body["results"][5], body["results"][6]):
+        bet_id = result["bets"][0]["bet"]
+        event = next(e for e in events if e.data["bet"] == bet_id)
+        legs = sorted(Posting.objects.filter(event=event).values_list("account", "amount_cents"))
+        stake = result["total_cents"]
+        assert legs == sorted([(accounts.patron_chips(result["patron"]), -stake), (accounts.table_layout("R1"), stake)])
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+    assert store.balance(accounts.table_layout("R1")) == 103_000
+    # the limit refusals are recorded for the floor, like single refusals
+    refusals = sorted(BetRefusal.objects.filter(round_id=coup).values_list("patron_code", "kind", "stake_cents"))
+    assert refusals == sorted([(rich, "table_maximum", 50_000), (limited, "self_limit", 5_000)])
+
+
+def test_the_same_batch_retried_with_its_key_places_nothing_twice(coup, api):
+    patron = make_patron(100_000)
+    bets = [{"patron": patron, "stake_cents": 1_000, "bet": ROUGE, "key": f"k{i}"} for i in range(3)]
+    bets.append({"patron": patron, "stake_cents": 200_000, "bet": ROUGE, "key": "over"})
+    first = send(api, coup, bets, key="batch-A")
+    again = send(api, coup, bets, key="batch-A")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert Bet.objects.filter(round_id=coup).count() == 3
+    assert chips(patron) == 97_000
+    assert BetRefusal.objects.filter(round_id=coup).count() == 1
+
+
+def test_a_batch_resent_under_a_new_key_with_the_same_bet_keys_places_nothing_twice(coup, api):
+    patron = make_patron(100_000)
+    bets = [{"patron": patron, "stake_cents": 1_000, "bet": ROUGE, "key": f"k{i}"} for i in range(3)]
+    first = send(api, coup, bets, key="batch-A").json()
+    bets.append({"patron": patron, "stake_cents": 2_000, "bet": ROUGE, "key": "k-new"})
+    response = send(api, coup, bets, key="batch-B")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["accepted"], body["refused"]) == (4, 0)
+    assert [r["replayed"] for r in body["results"]] == [True, True, True, False]
+    assert [r["bets"] for r in body["results"][:3]] == [r["bets"] for r in first["results"]]
+    assert Bet.objects.filter(round_id=coup).count() == 4
+    assert chips(patron) == 95_000
+    # the same bet key for another bet is refused, the others still go through
+    other = [
+        {"patron": patron, "stake_cents": 4_000, "bet": ROUGE, "key": "k0"},
+        {"patron": patron, "stake_cents": 1_000, "bet": ROUGE, "key": "k9"},
+    ]
+    results = send(api, coup, other, key="batch-C").json()["results"]
+    assert [(r["status"], r.get("error"), r.get("field")) for r in results] == [
+        ("refused", "idempotency_key_reused", "key"),
+        ("accepted", None, None),
+    ]
+    assert chips(patron) == 94_000
+
+
+def test_a_batch_on_a_coup_closed_for_bets_is_409_and_places_nothing(coup, api):
+    patron = make_patron(100_000)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    before = store.head()
+    response = send(api, coup, [{"patron": patron, "stake_cents": 1_000, "bet": ROUGE}])
+    assert response.status_code == 409
+    assert (response.json()["error"], response.json()["field"]) == ("state_conflict", "round")
+    assert store.head() == before and chips(patron) == 100_000
+
+
+@pytest.mark.parametrize(
+    "bets, why",
+    [({"patron": "P1"}, "not a list"), ([], "empty"), ([{"patron": "P1", "stake_cents": 1_000}] * 1_001, "over 1,000")],
+)
+def test_a_malformed_batch_is_400_on_bets(coup, api, bets, why):
+    before = store.head()
+    response = send(api, coup, bets)
+    assert response.status_code == 400, why
+    assert response.json()["field"] == "bets"
+    assert store.head() == before
+
+
+def test_a_batch_of_1000_bets_is_accepted_in_one_transaction(coup, api):
+    patrons = [make_patron(20_000) for _ in range(10)]
+    bets = [{"patron": patrons[i % 10], "stake_cents": 1_000, "bet": ROUGE} for i in range(1_000)]
+    before = Event.objects.count()
+    response = send(api, coup, bets)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    # each patron holds 200 EUR: 20 bets of 10 EUR each, the rest refused for his balance
+    assert (body["accepted"], body["refused"]) == (200, 800), body["results"][0]["detail"]
+    assert {r["error"] for r in body["results"] if r["status"] == "refused"} == {"insufficient_funds"}
+    assert Event.objects.count() == before + 200
+    assert all(chips(p) == 0 for p in patrons)
+
+
+def test_a_dealer_of_another_table_may_not_send_a_batch(coup, table):
+    table_open(code="R2", game="english_roulette", opener_cents=1_000_000, actor=ACTOR, rules={})
+    staff_user("pit1", "pit_boss")
+    dealer = staff_user("dealer7", "dealer")
+    dealer_assign(dealer="dealer7", table="R2", actor="pit1")
+    client = APIClient()
+    client.force_authenticate(dealer)
+    patron = make_patron(10_000)
+    response = send(client, coup, [{"patron": patron, "stake_cents": 1_000, "bet": ROUGE}])
+    assert response.status_code == 403
+    assert chips(patron) == 10_000
+
+
+def test_two_batches_at_once_never_overdraw_one_patron(committed_db, table):
+    patron = make_patron(10_000)
+    user = staff_user("dealer1", *API_TEST_ROLES)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+
+    def batch(name):
+        client = APIClient()
+        client.force_authenticate(user)
+        bets = [{"patron": patron, "stake_cents": 3_000, "bet": ROUGE, "key": f"{name}{i}"} for i in range(3)]
+        return send(client, coup, bets, key=name).json()
+
+    first, second = run_concurrently(lambda: batch("a"), lambda: batch("b"))
+    # 100 EUR covers three bets of 30 EUR, in all: whichever batch went first took them
+    assert first["accepted"] + second["accepted"] == 3
+    assert chips(patron) == 1_000
+    assert Bet.objects.filter(round_id=coup).count() == 3
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, cage):
+    assert api.post(
+        "/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json"
+    ).status_code in (
+        200,
+        201,
+    )
+    assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+    rich, poor = make_patron(100_000), make_patron(1_000)
+    bets = [
+        {"patron": rich, "bet": "banker", "stake_cents": 10_000, "key": "p1"},
+        {"patron": rich, "bet": "tie", "stake_cents": 40_000, "key": "p2"},  # over the 300 EUR maximum
+        {"patron": poor, "bet": "player", "stake_cents": 2_000, "key": "p3"},  # holds 10 EUR
+        {"patron": poor, "bet": "sideways", "stake_cents": 500, "key": "p4"},
+        {"patron": poor, "bet": "player", "stake_cents": 500, "key": "p5"},
+    ]
+    response = send(api, coup, bets, key="bac-1")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert [(r["status"], r.get("error"), r.get("field"), r.get("kind")) for r in body["results"]] == [
+        ("accepted", None, None, None),
+        ("refused", "invalid", "stake_cents", "table_maximum"),
+        ("refused", "insufficient_funds", "stake_cents", None),
+        ("refused", "invalid", "bet", None),
+        ("accepted", None, None, None),
+    ]
+    assert chips(rich) == 90_000 and chips(poor) == 500
+    assert sorted(Bet.objects.filter(round_id=coup).values_list("stake_cents", flat=True)) == [500, 10_000]
+    assert BetRefusal.objects.filter(round_id=coup, kind="table_maximum", stake_cents=40_000).count() == 1
+    # resent under a new batch key: the per-bet keys place nothing twice
+    again = send(api, coup, bets, key="bac-2").json()
+    assert [r.get("replayed") for r in again["results"] if r["status"] == "accepted"] == [True, True]
+    assert BetRefusal.objects.filter(round_id=coup).count() == 1  # the refusal retried under its key
+    assert chips(rich) == 90_000 and chips(poor) == 500
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
