@@ -3,9 +3,9 @@
 Stored as one JSON object in ``TableOpened``: the options of :class:`BlackjackRules` plus
 ``min_bet_cents`` (each bet on a box), ``max_box_cents`` (the total of the up to 3 bets on a
 box — "the box maximum bounds their total") and ``house_edge``, the theoretical edge used for
-ratings. There is no closed form for black jack's edge: the default is the figure measured by
-``tests/benchmarks/bench_blackjack.py`` for the default rules (0.653 % ± 0.035 % over 10 million
-hands, basic strategy, immediate payouts off), rounded to 13/2000 = 0.65 %.
+ratings. Unset (the default), the edge is computed from the table's own rules by exact
+combinatorial analysis (:func:`edge`, :mod:`games.rules.blackjack_edge`); a fraction given
+here overrides it (e.g. a house figure agreed with the regulator).
 """
 
 from dataclasses import dataclass
@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from .blackjack import BlackjackRules
+from .blackjack_edge import blackjack_edge
 from .errors import LimitRefused, RuleError
 
 MAX_LIMIT_CENTS = 10**10
@@ -25,7 +26,18 @@ class BlackjackTableRules:
     game: BlackjackRules
     min_bet_cents: int = 1_000
     max_box_cents: int = 100_000
-    house_edge: Fraction = Fraction(13, 2000)
+    house_edge: Fraction | None = None
+
+    @property
+    def house_edge_set(self) -> bool:
+        return self.house_edge is not None
+
+    def edge(self) -> Fraction:
+        """The edge per initial bet: the ``house_edge`` option, else the exact analysis of the
+        rules (cached per rule set; some seconds the first time in a process)."""
+        if self.house_edge is not None:
+            return self.house_edge
+        return Fraction(blackjack_edge(self.game))
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None) -> "BlackjackTableRules":
@@ -59,7 +71,7 @@ class BlackjackTableRules:
             **self.game.to_dict(),
             "min_bet_cents": self.min_bet_cents,
             "max_box_cents": self.max_box_cents,
-            "house_edge": str(self.house_edge),
+            **({"house_edge": str(self.house_edge)} if self.house_edge is not None else {}),
         }
 
     def check_stake(self, stake_cents: int, *, box_total_cents: int) -> None:

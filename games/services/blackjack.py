@@ -233,7 +233,7 @@ def _line_event(line: bj.BetSettlement, coup: Round, rules: BlackjackTableRules)
             # RULES.md: 3:2 on odd cents rounds down; the fraction not paid is recorded
             "unpaid_fraction_cents": str(line.unpaid_fraction),
             "paid_at_once": line.paid_at_once,
-            "house_edge": str(rules.house_edge),
+            "house_edge": str(rules.edge()),
             "position": bet.position,
             "chips": "value",
         },

@@ -21,6 +21,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Bet, Round, Shoe, Table
 from ..rules import caribbean_stud as cs
 from ..rules.errors import RuleError
+from ..rules.house_edges import settled_line_edge
 from ..rules.shoe import ShoeOrder, commitment
 from ..rules.stud_table import CaribbeanTableRules
 from ..selectors import round_for_update
@@ -193,7 +194,7 @@ def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewE
                         "house_cents": line.house_cents,
                         "capped_cents": line.capped_cents,
                         "unpaid_fraction_cents": str(line.unpaid_fraction),
-                        "house_edge": "0",
+                        "house_edge": settled_line_edge("caribbean_stud", coup.table.rules, line.bet),
                         "position": bet.position,
                         "chips": "value",
                     },

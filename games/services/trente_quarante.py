@@ -18,6 +18,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Bet, Round, Shoe, Table
 from ..rules import trente_quarante as tq
 from ..rules.errors import RuleError
+from ..rules.house_edges import settled_line_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_for_update
 from . import prison
@@ -139,7 +140,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
                     "return_cents": line.return_cents,
                     "winnings_cents": line.winnings_cents,
                     "house_cents": line.house_cents,
-                    "house_edge": "0",
+                    "house_edge": settled_line_edge("trente_quarante", table.rules),
                     "chips": "value",
                 },
                 posting_rules.bet_settled(
