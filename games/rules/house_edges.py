@@ -166,7 +166,7 @@ def settled_line_edge(game: str, rules: dict[str, Any] | None, line: str | None 
     """The edge a game's service writes into each ``BetSettled`` (what the ratings and table
     theory sum as stake × edge), as exact text where it is exact.
 
-    Trente-et-quarante: a bet that goes to prison has no ``BetSettled`` of its own (its release
+    Trente-et-quarante (to 9 decimal places): a bet that goes to prison has no ``BetSettled`` of its own (its release
     or loss is another event), so the per-bet edge is spread over the lines that are settled:
     edge / (1 − P(après)), and Σ stake × edge over the lines is the edge of every bet placed.
     Caribbean stud: the ante line carries the edge per ante, the raise line 0 (``line``).
@@ -175,7 +175,11 @@ def settled_line_edge(game: str, rules: dict[str, Any] | None, line: str | None 
         prison = PrisonRules.from_dict(rules or {})
         decks = (rules or {}).get("decks", 6)
         edge = tq_edge(prison, decks) / (1 - exact_probabilities(decks)[APRES])
-        return str(edge) if isinstance(edge, Fraction) else str(_decimal(edge))
+        # to 1e-9 of the stake: the exact fraction's terms run to hundreds of digits, and the
+        # ratings keep Σ stake × edge as a fraction of cents in 80 characters
+        if isinstance(edge, Fraction):
+            edge = Decimal(edge.numerator) / Decimal(edge.denominator)
+        return str(Decimal(edge).quantize(Decimal("0.000000001")))
     if game == "caribbean_stud":
         return str(caribbean_edge((rules or {}).get("pay_table", "sheet"))) if line == "ante" else "0"
     return str(house_edge(game, rules)[0])
