@@ -48,9 +48,11 @@ def _coup_result(d: dict) -> str:
             f"banker {' '.join(d.get('banker_cards', []))} = {d.get('banker_total')}{natural}: {d['winner']} wins"
         )
     if "noir_points" in d:  # trente-et-quarante
+        call = (d.get("announcement") or {}).get("text") if isinstance(d.get("announcement"), dict) else None
+        said = f'; the dealer calls "{call}"' if call else ""
         return (
             f"noir {d['noir_points']}, rouge {d.get('rouge_points')}: {d.get('result')} wins, "
-            f"{d.get('couleur_inverse', '?')} (first card {d.get('first_card_colour', '?')})"
+            f"{d.get('couleur_inverse', '?')} (first card {d.get('first_card_colour', '?')}){said}"
         )
     return ""
 

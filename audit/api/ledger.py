@@ -156,7 +156,7 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
     )
     house_edge_basis = serializers.SerializerMethodField(help_text="how the edge was found, and on which bet")
     theoretical_win_cents = serializers.SerializerMethodField(
-        help_text="Σ stake × house edge of every bet settled that day, in cents, rounded half up from the exact fraction"
+        help_text="Σ stake × house edge of every bet settled that day, in cents, rounded half up from the exact value"
     )
     average_bet_cents = serializers.SerializerMethodField()
     coups_per_hour = serializers.SerializerMethodField()

@@ -186,3 +186,26 @@ def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_prison_rul
     (row,) = api.get("/api/stats/tables/").json()["results"]
     assert row["house_edge"] == "0.011208" and "prison" in row["house_edge_basis"]
     assert row["theoretical_win_cents"] == rating["theoretical_win_cents"]
+
+
+def test_the_dealers_call_is_recorded_with_the_coup(api, cage):
+    """Sheet 003: the units of each row's point, then the winning chances, as the dealer says it."""
+    open_table(api)
+    coup(api, [], ROUGE_WINS)  # noir 35, rouge 31: rouge, the first card (spades) black → inverse
+    (result,) = Event.objects.filter(type="CoupResult")
+    assert result.data["announcement"] == {
+        "noir": "cinq",
+        "rouge": "un",
+        "winners": "Rouge et Inverse",
+        "text": "cinq … un : Rouge et Inverse",
+    }
+
+
+def test_the_table_page_shows_the_dealers_call(api, cage):
+    from dashboard.play import play_line
+
+    open_table(api)
+    coup(api, [], ROUGE_WINS)
+    (result,) = Event.objects.filter(type="CoupResult")
+    line = play_line("CoupResult", result.data, lambda t, d: t)
+    assert line.endswith('the dealer calls "cinq … un : Rouge et Inverse"')
