@@ -43,6 +43,17 @@ DECISION_EVENTS = {
 }
 
 
+def _check_beside_own_box(table: Table, coup: Round, who, box: int, seated: bool) -> None:
+    """Sheet 004: a seated player bets on his own box and the boxes beside it (table option
+    ``beside_own_box``); 400 on ``box`` otherwise."""
+    mine = [b.position for b in coup.bets.all() if b.patron_id == who.pk]
+    own = next((p["box"] for p in mine if p.get("seated")), None)
+    try:
+        table_rules(table).check_beside_own_box(box, seated=seated, own_box=own, other_boxes=[p["box"] for p in mine])
+    except RuleError as exc:
+        raise _rule_error(exc) from exc
+
+
 def table_rules(table: Table) -> BlackjackTableRules:
     return BlackjackTableRules.from_dict(table.rules)
 
@@ -107,6 +118,7 @@ def blackjack_bet_place(
         if not seated and not any(b.position["seated"] for b in on_box):
             # Only the seated player decides: a bet behind an empty box could never be played.
             raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
+        _check_beside_own_box(table, coup, who, box, seated)
         try:
             table_rules(table).check_stake(stake_cents, box_total_cents=sum(b.stake_cents for b in on_box))
         except RuleError as exc:
