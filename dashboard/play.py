@@ -54,6 +54,8 @@ def _coup_result(d: dict) -> str:
             f"banker {cards_text(d.get('banker_cards'))} = {d.get('banker_total')}{natural}: {d['winner']} wins"
         )
     if "noir_points" in d:  # trente-et-quarante
+        call = (d.get("announcement") or {}).get("text") if isinstance(d.get("announcement"), dict) else None
+        said = f'; the dealer calls "{call}"' if call else ""
         return (
             f"noir {cards_text(d.get('noir_row'))} = {d['noir_points']}, "
             f"rouge {cards_text(d.get('rouge_row'))} = {d.get('rouge_points')}: "
@@ -64,6 +66,7 @@ def _coup_result(d: dict) -> str:
                     d.get("result"), str(d.get("result"))
                 )
             )
+            + said
         )
     return ""
 

@@ -170,6 +170,9 @@ class TableDayStats(models.Model):
     first_coup_at = models.DateTimeField(null=True)
     last_coup_at = models.DateTimeField(null=True)
     patrons = models.JSONField(default=list, help_text="codes of the patrons who played")
+    theoretical_win = models.CharField(
+        max_length=80, default="0", help_text="exact fraction of cents: Σ stake × the house edge of each settled bet"
+    )
 
     class Meta:
         ordering = ["gaming_day", "table"]

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.pagination import StrictCursorPagination
+from games.theory import table_house_edge
 from ledger import health, projections
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from staff.permissions import LEDGER_READERS, roles_allowed
@@ -178,6 +179,14 @@ class DayFilter(serializers.Serializer):
 
 class TableDayStatsSerializer(serializers.ModelSerializer):
     hold_pct = serializers.SerializerMethodField(help_text="win / drop × 100, 2 decimals; null without drop")
+    house_edge = serializers.SerializerMethodField(
+        help_text="the house edge of the table's rules in force, a decimal fraction of the stake as text "
+        '("0.027027" = 2.7027 %); null for a table unknown to the games'
+    )
+    house_edge_basis = serializers.SerializerMethodField(help_text="how the edge was found, and on which bet")
+    theoretical_win_cents = serializers.SerializerMethodField(
+        help_text="Σ stake × house edge of every bet settled that day, in cents, rounded half up from the exact value"
+    )
     average_bet_cents = serializers.SerializerMethodField()
     coups_per_hour = serializers.SerializerMethodField()
     patron_count = serializers.SerializerMethodField()
@@ -198,9 +207,29 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
             "coups",
             "coups_per_hour",
             "patron_count",
+            "house_edge",
+            "house_edge_basis",
+            "theoretical_win_cents",
             "first_coup_at",
             "last_coup_at",
         ]
+
+    def _edge(self, row):
+        edges = self.context.setdefault("house_edges", {})
+        if row.table not in edges:
+            edges[row.table] = table_house_edge(row.table)
+        return edges[row.table]
+
+    def get_house_edge(self, row) -> str | None:
+        edge = self._edge(row)
+        return str(edge[0]) if edge else None
+
+    def get_house_edge_basis(self, row) -> str | None:
+        edge = self._edge(row)
+        return edge[1] if edge else None
+
+    def get_theoretical_win_cents(self, row) -> int:
+        return _round_half_up(Fraction(row.theoretical_win))
 
     def get_hold_pct(self, row) -> str | None:
         return f"{row.win_cents * 100 / row.drop_cents:.2f}" if row.drop_cents else None
@@ -231,8 +260,16 @@ class TableStatsList(generics.ListAPIView):
         return TableDayStats.objects.filter(**filters.validated_data)
 
 
+def _round_half_up(value: Fraction) -> int:
+    """Whole cents, a half cent rounded up (7501/2 → 3751, -7501/2 → -3750)."""
+    return math.floor(value + Fraction(1, 2))
+
+
 class PatronDayRatingSerializer(serializers.ModelSerializer):
-    theoretical_win_cents = serializers.SerializerMethodField(help_text="rounded down from the exact fraction")
+    theoretical_win_cents = serializers.SerializerMethodField(
+        help_text="Σ stake × house edge of the patron's settled bets, in cents, rounded half up (½ cent → 1) from "
+        "the exact fraction the ledger keeps"
+    )
     average_bet_cents = serializers.SerializerMethodField()
     seconds_played = serializers.SerializerMethodField()
 
@@ -245,7 +282,6 @@ class PatronDayRatingSerializer(serializers.ModelSerializer):
             "staked_cents",
             "average_bet_cents",
             "actual_win_cents",
-            "theoretical_win",
             "theoretical_win_cents",
             "first_bet_at",
             "last_bet_at",
@@ -253,7 +289,7 @@ class PatronDayRatingSerializer(serializers.ModelSerializer):
         ]
 
     def get_theoretical_win_cents(self, row) -> int:
-        return math.floor(Fraction(row.theoretical_win))
+        return _round_half_up(Fraction(row.theoretical_win))
 
     def get_average_bet_cents(self, row) -> int | None:
         return row.staked_cents // row.bets if row.bets else None

@@ -17,6 +17,7 @@ from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
+from math import gcd
 from typing import Any
 
 from .blackjack import to_data
@@ -176,6 +177,37 @@ class BelowMinimum(StrEnum):
     RAISE = "raise"  # raised to the minimum (the sheet's online practice)
 
 
+class OffChips(StrEnum):
+    """What a stake the table's chips cannot make gets (option ``off_chips``)."""
+
+    REJECT = "reject"  # the default
+    ADJUST = "adjust"  # lowered to the largest amount the chips make
+
+
+SHEET_CHIPS = (100, 500, 2_500, 10_000, 50_000)  # sheet 002: chips of 1, 5, 25, 100 and 500 EUR
+
+
+def chips_make(amount: int, chips: Sequence[int]) -> bool:
+    """True when ``amount`` cents is a sum of the ``chips`` (any number of each). Exact: a
+    coin-change table below the chips' Frobenius bound, the gcd above it."""
+    g = 0
+    for chip in chips:
+        g = gcd(g, chip)
+    if amount % g:
+        return False
+    if min(chips) == g:  # the smallest chip makes every multiple of itself (sheet 002: 1 EUR)
+        return True
+    bound = min(chips) * max(chips)  # every multiple of g from here on is made (Schur)
+    if amount >= bound:
+        return True
+    made = [False] * (amount // g + 1)
+    made[0] = True
+    units = [chip // g for chip in chips]
+    for i in range(1, len(made)):
+        made[i] = any(u <= i and made[i - u] for u in units)
+    return made[-1]
+
+
 def _is_int(value: object) -> bool:
     return type(value) is int  # bool is an int subclass: True must not stand for 1
 
@@ -192,6 +224,9 @@ class BaccaratRules:
     - ``reshuffle_every_coup``: false (a live shoe with a cut card) | true (a fresh shoe for
       every coup, the sheet's online casino). The service acts on it; the engine does not.
     - ``decks``: 8; 1-8 accepted.
+    - ``chip_cents``: the table's chip values (sheet 002: 1, 5, 25, 100, 500 EUR); a stake is a
+      sum of them. ``off_chips``: ``reject`` (400) | ``adjust`` (lowered to the largest sum of
+      chips under it; then the minimum rule applies); see :func:`check_stake`.
     """
 
     banker_commission_pct: int = 5
@@ -201,8 +236,24 @@ class BaccaratRules:
     below_minimum: BelowMinimum = BelowMinimum.REJECT
     reshuffle_every_coup: bool = False
     decks: int = 8
+    chip_cents: tuple[int, ...] = SHEET_CHIPS
+    off_chips: OffChips = OffChips.REJECT
 
     def __post_init__(self) -> None:
+        chips = self.chip_cents
+        if isinstance(chips, list):
+            chips = tuple(chips)
+        if (
+            not isinstance(chips, tuple)
+            or not 1 <= len(chips) <= 20
+            or not all(_is_int(c) and 1 <= c <= MAX_LIMIT_CENTS for c in chips)
+        ):
+            raise RuleError("rules.chip_cents", "must be a list of 1 to 20 chip values in cents")
+        object.__setattr__(self, "chip_cents", tuple(sorted(set(chips))))
+        try:
+            object.__setattr__(self, "off_chips", OffChips(self.off_chips))
+        except ValueError:
+            raise RuleError("rules.off_chips", "must be 'reject' or 'adjust'") from None
         bounds = {
             "banker_commission_pct": (0, 100),
             "tie_pays": (1, 100),
@@ -241,6 +292,8 @@ class BaccaratRules:
         """JSON-safe; ``BaccaratRules.from_dict(rules.to_dict()) == rules``."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["below_minimum"] = self.below_minimum.value
+        data["off_chips"] = self.off_chips.value
+        data["chip_cents"] = list(self.chip_cents)
         return data
 
 
@@ -256,7 +309,9 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
 
     Over ``max_bet_cents``: refused. Under ``min_bet_cents``: refused with ``below_minimum =
     reject``, raised to the minimum (the minimum is returned) with ``raise``. Otherwise the
-    stake itself. A patron's own lower maximum (self-limit) is the service's to apply.
+    stake itself. Then a stake the table's chips cannot make (``chip_cents``) is refused, or
+    with ``off_chips = adjust`` lowered to the largest sum of chips under it (refused if that
+    is under the minimum). A patron's own lower maximum (self-limit) is the service's to apply.
 
     Raises :class:`RuleError` (field ``"stake_cents"``) with the reason.
     """
@@ -276,6 +331,20 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
             f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}",
             "table_minimum",
         )
+    if not chips_make(stake_cents, rules.chip_cents):
+        if rules.off_chips is OffChips.REJECT:
+            raise RuleError("stake_cents", f"{_eur(stake_cents)} cannot be made of the table's chips")
+        g = gcd(*rules.chip_cents)
+        adjusted = stake_cents - stake_cents % g
+        while adjusted > 0 and not chips_make(adjusted, rules.chip_cents):
+            adjusted -= g
+        if adjusted < rules.min_bet_cents:
+            raise LimitRefused(
+                "stake_cents",
+                f"{_eur(stake_cents)} made of the table's chips is under the minimum of {_eur(rules.min_bet_cents)}",
+                "table_minimum",
+            )
+        stake_cents = adjusted
     return stake_cents
 
 

@@ -3,9 +3,9 @@
 Stored as one JSON object in ``TableOpened``: the options of :class:`BlackjackRules` plus
 ``min_bet_cents`` (each bet on a box), ``max_box_cents`` (the total of the up to 3 bets on a
 box — "the box maximum bounds their total") and ``house_edge``, the theoretical edge used for
-ratings. There is no closed form for black jack's edge: the default is the figure measured by
-``tests/benchmarks/bench_blackjack.py`` for the default rules (0.653 % ± 0.035 % over 10 million
-hands, basic strategy, immediate payouts off), rounded to 13/2000 = 0.65 %.
+ratings. Unset (the default), the edge is computed from the table's own rules by exact
+combinatorial analysis (:func:`edge`, :mod:`games.rules.blackjack_edge`); a fraction given
+here overrides it (e.g. a house figure agreed with the regulator).
 """
 
 from dataclasses import dataclass
@@ -13,11 +13,13 @@ from fractions import Fraction
 from typing import Any
 
 from .blackjack import BlackjackRules
+from .blackjack_edge import blackjack_edge
 from .errors import LimitRefused, RuleError
 
 MAX_LIMIT_CENTS = 10**10
 MAX_POSTING_CENTS = 10**12  # ledger.store.MAX_CENTS (the engine may not import the ledger)
 LIMITS = ("min_bet_cents", "max_box_cents")
+BOXES = 7
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,22 @@ class BlackjackTableRules:
     game: BlackjackRules
     min_bet_cents: int = 1_000
     max_box_cents: int = 100_000
-    house_edge: Fraction = Fraction(13, 2000)
+    house_edge: Fraction | None = None
+    # Sheet 004: seated players bet "on their own box and possibly on the boxes on each side of
+    # it": a seated player's other bets are on the boxes within this many of his own (1: the two
+    # beside it); None = any box. Patrons not seated in the coup are not concerned.
+    beside_own_box: int | None = 1
+
+    @property
+    def house_edge_set(self) -> bool:
+        return self.house_edge is not None
+
+    def edge(self) -> Fraction:
+        """The edge per initial bet: the ``house_edge`` option, else the exact analysis of the
+        rules (cached per rule set; some seconds the first time in a process)."""
+        if self.house_edge is not None:
+            return self.house_edge
+        return Fraction(blackjack_edge(self.game))
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None) -> "BlackjackTableRules":
@@ -38,6 +55,11 @@ class BlackjackTableRules:
                 if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
                     raise RuleError(f"rules.{name}", f"must be an integer from 1 to {MAX_LIMIT_CENTS}")
                 values[name] = value
+        if "beside_own_box" in options:
+            reach = options.pop("beside_own_box")
+            if reach is not None and (type(reach) is not int or not 0 <= reach <= BOXES - 1):
+                raise RuleError("rules.beside_own_box", f"must be null or an integer from 0 to {BOXES - 1}")
+            values["beside_own_box"] = reach
         if "house_edge" in options:
             try:
                 values["house_edge"] = Fraction(str(options.pop("house_edge")))
@@ -59,8 +81,25 @@ class BlackjackTableRules:
             **self.game.to_dict(),
             "min_bet_cents": self.min_bet_cents,
             "max_box_cents": self.max_box_cents,
-            "house_edge": str(self.house_edge),
+            "beside_own_box": self.beside_own_box,
+            **({"house_edge": str(self.house_edge)} if self.house_edge is not None else {}),
         }
+
+    def check_beside_own_box(self, box: int, *, seated: bool, own_box: int | None, other_boxes: list[int]) -> None:
+        """Refuse (``RuleError`` on ``box``) a bet that puts a seated player's bets farther than
+        ``beside_own_box`` from his own box. ``own_box``: where he sits this coup (None: not
+        seated); ``other_boxes``: the boxes of his other bets this coup."""
+        reach = self.beside_own_box
+        if reach is None:
+            return
+        if seated:
+            far = [b for b in other_boxes if abs(b - box) > reach]
+            if far:
+                raise RuleError(
+                    "box", f"he already bets on box {far[0]}, more than {reach} from box {box} where he sits"
+                )
+        elif own_box is not None and abs(box - own_box) > reach:
+            raise RuleError("box", f"a seated player bets only on his own box {own_box} and up to {reach} each side")
 
     def check_stake(self, stake_cents: int, *, box_total_cents: int) -> None:
         """Refuse a bet under the minimum, or one that takes the box over its maximum."""

@@ -383,3 +383,27 @@ def _row_totals(counts: Sequence[int]) -> dict[tuple[int, int], Fraction]:
                             key = (s1 + last1, s2 + last2)
                             joint[key] = joint.get(key, 0) + last_cards * subtotal
     return {key: Fraction(numerator, falling[steps]) for key, numerator in sorted(joint.items())}
+
+
+# --- the dealer's announcement (sheet 003) ---------------------------------------------------
+
+_UNITS = ("quarante", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf")
+
+
+def announcement(coup: TQCoup) -> dict[str, str]:
+    """What the dealer says, as sheet 003 has him say it: each row's point by its unit only
+    (33 → "trois"; 40, whose unit is 0, is called "quarante": our choice, the sheet is silent),
+    then the two winning chances ("Noir et Couleur", "Rouge et Inverse", ...), or "refait"
+    on equal points, or "un après" on 31-31.
+
+    Returns ``{"noir": ..., "rouge": ..., "winners": ..., "text": ...}``; ``text`` is the whole
+    call, e.g. ``"trois … sept : Noir et Couleur"``.
+    """
+    noir, rouge = _UNITS[coup.noir_points % 10], _UNITS[coup.rouge_points % 10]
+    if coup.result == APRES:
+        winners = "un après"
+    elif coup.result == REFAIT:
+        winners = "refait"
+    else:
+        winners = f"{coup.result.capitalize()} et {(coup.couleur_inverse or '').capitalize()}"
+    return {"noir": noir, "rouge": rouge, "winners": winners, "text": f"{noir} … {rouge} : {winners}"}

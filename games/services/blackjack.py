@@ -37,6 +37,18 @@ DECISION_EVENTS = {
 }
 
 
+def _check_beside_own_box(table: Table, coup: Round, who, box: int, seated: bool) -> None:
+    """Sheet 004: a seated player bets on his own box and the boxes beside it (table option
+    ``beside_own_box``); 400 on ``box`` otherwise."""
+    mine = [b.position for b in coup.bets.all() if b.patron_id == who.pk]
+    own = next((p["box"] for p in mine if p.get("seated")), None)
+    ct.engine_step(
+        lambda: table_rules(table).check_beside_own_box(
+            box, seated=seated, own_box=own, other_boxes=[p["box"] for p in mine]
+        )
+    )
+
+
 def table_rules(table: Table) -> BlackjackTableRules:
     return BlackjackTableRules.from_dict(table.rules)
 
@@ -81,6 +93,7 @@ def blackjack_bet_place(
         if not seated and not any(b.position["seated"] for b in on_box):
             # Only the seated player decides: a bet behind an empty box could never be played.
             raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
+        _check_beside_own_box(table, coup, who, box, seated)
         on_box_cents = sum(b.stake_cents for b in on_box)
         ct.within_limits(
             coup, who, stake_cents, lambda: table_rules(table).check_stake(stake_cents, box_total_cents=on_box_cents)
@@ -153,7 +166,7 @@ def _line_event(line: bj.BetSettlement, coup: Round, rules: BlackjackTableRules)
         # RULES.md: 3:2 on odd cents rounds down; the fraction not paid is recorded
         unpaid_fraction_cents=str(line.unpaid_fraction),
         paid_at_once=line.paid_at_once,
-        house_edge=str(rules.house_edge),
+        house_edge=str(rules.edge()),
     )
     return ct.settlement_line(coup, bet, line.bettor, figures)
 

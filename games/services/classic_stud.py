@@ -27,6 +27,7 @@ settled (or ``round_void``).
 """
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from core.ids import uuid_of
 from ledger import accounts, posting_rules
@@ -242,6 +243,10 @@ def _settlement_events(coup: Round, hand: stud.StudHand, deck: Shoe) -> list[New
             )
     staked = returned = 0
     resolved = []
+    # The house's take is the rake (RULES.md §Stud poker): its theory is the rake actually
+    # taken, spread over what the players put in, so Σ stake × edge = the rake (issue 28).
+    put_in = sum(line.put_in_cents for line in settled.lines if line.seat is not None)
+    rake_edge = str(Fraction(sum(award.rake_cents for award in settled.pots), put_in)) if put_in else "0"
     for line in settled.lines:
         if line.seat is None:  # the house's line: the rake, posted above
             continue
@@ -259,7 +264,7 @@ def _settlement_events(coup: Round, hand: stud.StudHand, deck: Shoe) -> list[New
             "uncalled_cents": line.uncalled_cents,
             "won_cents": line.won_cents,
             "net_cents": line.net_cents,
-            "house_edge": "0",  # players against each other: the house only rakes
+            "house_edge": rake_edge,  # players against each other: the house only rakes
         }
         # The pot pays the player (another player's loss, not the house's): layout −x, patron +x.
         legs = ct.line_postings(coup, line.party, stake=back, returned=back, winnings=0) if back else []

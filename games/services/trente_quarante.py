@@ -13,6 +13,7 @@ from patrons.selectors import patron_get
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules import trente_quarante as tq
+from ..rules.house_edges import settled_line_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from . import card_table as ct
 from . import prison
@@ -43,6 +44,8 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
     double_prison = TrenteQuaranteTableRules.from_dict(table.rules).prison.double_prison
     outcome = tq.to_data(result)
     outcome.pop("type")
+    # The dealer's call (sheet 003), recorded with the coup as he says it (issue 28).
+    outcome["announcement"] = tq.announcement(result)
     events.append(NewEvent("CoupResult", {"round": str(coup.id), "table": table.code, "shoe": str(shoe.id), **outcome}))
     for bet in prison.prisoners(table):  # earlier coups' prisoners first (RULES.md §Prison bets)
         step = tq.settle_bet(
@@ -57,7 +60,14 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
             events.append(prison.imprison(bet, coup, line.prison_level_after))
             bet.save()
             continue
-        events.append(ct.settlement_line(coup, bet, bet.patron.code, ct.line_figures(line, house_edge="0")))
+        events.append(
+            ct.settlement_line(
+                coup,
+                bet,
+                bet.patron.code,
+                ct.line_figures(line, house_edge=settled_line_edge("trente_quarante", table.rules)),
+            )
+        )
         events.append(ct.resolve(bet, coup, bet.stake_cents, line.return_cents, line.outcome.value))
         staked += bet.stake_cents
         returned += line.return_cents

@@ -5,6 +5,8 @@ movements that are not gaming (stocking the tray at ``TableOpened``, fills, cred
 is the count room's ``win = drop + credits − fills + (closer − opener)`` (DESIGN.md).
 """
 
+from fractions import Fraction
+
 from ..models import TableDayStats
 from . import Batch, register, truncate
 
@@ -38,7 +40,7 @@ class TableStatistics:
     def apply(self, batch: Batch) -> None:
         fold = _Fold(stored=True)
         fold.feed(batch)
-        for stats in fold.rows.values():
+        for stats in fold.finished():
             stats.save()
 
     def rebuilder(self) -> "_Fold":
@@ -68,6 +70,8 @@ class _Fold:
         self.rows: dict[tuple[str, object], TableDayStats] = {}
         self.players: dict[tuple[str, object], set[str]] = {}  # ``patrons`` as a set: `in` a list was O(n)
         self.accounts: dict[str, tuple[str, str] | None] = {}  # account -> (table, kind) or None
+        # Σ stake per house edge and table-day (as the ratings): one Fraction product per edge.
+        self.stakes: dict[tuple[str, object], dict[object, int]] = {}
 
     def row(self, table: str, day) -> TableDayStats:
         key = (table, day)
@@ -122,7 +126,11 @@ class _Fold:
             elif event_type in DECIDING:
                 stats = rows.get((table, day)) or row(table, day)
                 stats.bets += 1
-                stats.handle_cents += data.get("stake_cents", 0)
+                stake = data.get("stake_cents", 0)
+                stats.handle_cents += stake
+                by_edge = self.stakes.setdefault((table, day), {})
+                edge = data.get("house_edge", "0")
+                by_edge[edge] = by_edge.get(edge, 0) + stake
                 patron = data.get("patron")
                 if not patron:
                     continue
@@ -140,8 +148,25 @@ class _Fold:
                 stats.first_coup_at = min(filter(None, [stats.first_coup_at, event["occurred_at"]]))
                 stats.last_coup_at = max(filter(None, [stats.last_coup_at, event["occurred_at"]]))
 
+    def finished(self) -> list[TableDayStats]:
+        """The rows, their theoretical win brought up to date (exact, a fraction of cents)."""
+        edges: dict[object, Fraction] = {}
+        for key, by_edge in self.stakes.items():
+            stats = self.rows[key]
+            theoretical = Fraction(stats.theoretical_win)
+            for edge, staked in by_edge.items():
+                if edge not in edges:
+                    try:
+                        edges[edge] = Fraction(str(edge))
+                    except (ValueError, ZeroDivisionError):
+                        edges[edge] = Fraction(0)
+                theoretical += staked * edges[edge]
+            stats.theoretical_win = str(theoretical)
+        self.stakes = {}
+        return list(self.rows.values())
+
     def finish(self) -> None:
-        TableDayStats.objects.bulk_create(self.rows.values(), batch_size=1000)
+        TableDayStats.objects.bulk_create(self.finished(), batch_size=1000)
 
 
 register(TableStatistics())

@@ -77,8 +77,8 @@ def test_vector_through_the_ledger(api, cage, vector):
 
 def test_the_commission_is_taken_back_as_its_own_postings_and_rounded_down(api, cage):
     """10.10 EUR on banker, banker wins at 5 %: paid 1:1 (+10.10) then commission 0.51 back to
-    the tray (exactly 0.505: the half cent is recorded, never paid)."""
-    open_table(api)
+    the tray (exactly 0.505: the half cent is recorded, never paid). Chips of 10 cents here."""
+    open_table(api, chip_cents=[10])
     b = make_patron(10_000)
     round_id = coup(api, "P1", [(b, "banker", 1_010)])
     summary = report(api, round_id, ["2S", "7H", "3D", "2C"])  # player 5, banker 9: a natural
@@ -144,3 +144,23 @@ def test_a_live_shoe_keeps_its_history(api, cage):
     assert history["coups"] == 8
     assert sum(len(col) for col in history["bead_plate"]) == 8
     assert [mark for col in history["bead_plate"] for mark in col] == [w[0].upper() for w in winners]
+
+
+def test_a_stake_the_chips_cannot_make_is_refused_or_adjusted_by_option(api, cage):
+    """Sheet 002: chips of 1, 5, 25, 100 and 500 EUR. 10.50 EUR is refused (400 on stake_cents,
+    nothing recorded); with ``off_chips = adjust`` it is taken as 10.00 EUR."""
+    open_table(api)
+    api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
+    p = make_patron(100_000)
+    round_id = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+    events = Event.objects.count()
+    body = {"patron": p, "bet": "player", "stake_cents": 1_050}
+    response = api.post(f"/api/rounds/{round_id}/baccarat-bets", body, format="json")
+    assert (response.status_code, response.json()["field"]) == (400, "stake_cents")
+    assert Event.objects.count() == events and chips(p) == 100_000
+    open_table(api, code="P2", off_chips="adjust")
+    api.post("/api/tables/P2/shoes", {"mode": "shuffled"}, format="json")
+    round_id = api.post("/api/tables/P2/rounds", {}, format="json").json()["round"]
+    placed = api.post(f"/api/rounds/{round_id}/baccarat-bets", body, format="json")
+    assert (placed.status_code, placed.json()["stake_cents"]) == (201, 1_000)
+    assert chips(p) == 99_000

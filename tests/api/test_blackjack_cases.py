@@ -216,3 +216,21 @@ def test_replay_check_after_black_jack_coups(bj):
     bj.decide(p, "split")
     bj.cards("KD", "7C", "9C")
     assert replay_check() == []
+
+
+def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rules(bj):
+    """Issue 28: the default table (sheet 000) has the exact edge 0.3782 % per initial bet:
+    10 EUR stood on 19 against 10,8 → 3.78 cents of theory, 4 rounded half up."""
+    from ledger import projections
+
+    p = make_patron(10_000)
+    bj.coup([(p, 1, 1_000, True)])
+    bj.cards("TS", "TD", "9H")
+    bj.decide(p, "stand")
+    assert bj.cards("8C")["state"] == "settled"
+    projections.catch_up_all()
+    (rating,) = bj.api.get("/api/ratings/", {"patron": p}).json()["results"]
+    assert rating["theoretical_win_cents"] == 4
+    (row,) = bj.api.get("/api/stats/tables/").json()["results"]
+    assert row["house_edge"] == "0.003782" and "exact combinatorial analysis" in row["house_edge_basis"]
+    assert row["theoretical_win_cents"] == 4

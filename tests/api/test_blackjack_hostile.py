@@ -1092,3 +1092,39 @@ def test_two_deals_and_two_cards_at_once(committed_db, racer):
     assert len(Shoe.objects.get(pk=bj.shoe).drawn) == 3
     assert verify_chain().ok
     assert replay_check() == []
+
+
+def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(bj):
+    """Sheet 004 (option ``beside_own_box``, default 1): seated at box 3, he may also bet on 2
+    and 4, not on 5. A patron not seated in the coup still bets behind any seated box."""
+    sits, four, five, standing = (make_patron(10_000) for _ in range(4))
+    bj.open()
+    assert bj.bet(sits, 3, 1_000, True).status_code == 201
+    assert bj.bet(four, 4, 1_000, True).status_code == 201
+    assert bj.bet(five, 5, 1_000, True).status_code == 201
+    assert bj.bet(sits, 4, 1_000, False).status_code == 201
+    assert "own box 3" in str(refused(bj.bet(sits, 5, 1_000, False), 400, "box"))
+    assert bj.bet(standing, 5, 1_000, False).status_code == 201
+
+
+def test_sitting_down_far_from_ones_other_bets_is_refused(bj):
+    first, far = make_patron(10_000), make_patron(10_000)
+    bj.open()
+    assert bj.bet(first, 1, 1_000, True).status_code == 201
+    assert bj.bet(far, 1, 1_000, False).status_code == 201  # not seated yet: any box
+    refused(bj.bet(far, 5, 1_000, True), 400, "box")
+    assert bj.bet(far, 2, 1_000, True).status_code == 201
+
+
+def test_any_box_when_the_table_allows_it(api, cage):
+    table = Table(api, code="B2", rules={"beside_own_box": None})
+    a, b = make_patron(10_000), make_patron(10_000)
+    table.open()
+    assert table.bet(a, 1, 1_000, True).status_code == 201
+    assert table.bet(b, 7, 1_000, True).status_code == 201
+    assert table.bet(a, 7, 1_000, False).status_code == 201
+    refused(
+        table.post("/api/tables/B3/open", {"game": "blackjack", "opener_cents": 1, "rules": {"beside_own_box": 9}}),
+        400,
+        "rules.beside_own_box",
+    )

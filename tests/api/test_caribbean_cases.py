@@ -153,3 +153,17 @@ def test_a_void_after_a_raise_returns_the_raise_too(stud):
     assert (chips(a), chips(b)) == (10_000, 10_000)
     assert store.balance(accounts.table_layout("C1")) == 0
     assert replay_check() == [] and verify_chain().ok
+
+
+def test_ratings_and_table_statistics_give_the_theoretical_win_on_the_ante(stud):
+    """Issue 28: the ante carries the table's edge per ante (sheet pay table 4.108 %), the raise
+    none: 10 EUR ante → 41.08 cents of theory, 41 rounded half up."""
+    from ledger import projections
+
+    p = _play(stud, ["5S", "5H", "KC", "9D", "7S"], ["5C", "5D", "QH", "9S", "7H"])
+    projections.catch_up_all()
+    (rating,) = stud.api.get("/api/ratings/", {"patron": p}).json()["results"]
+    assert rating["theoretical_win_cents"] == 41
+    (row,) = stud.api.get("/api/stats/tables/").json()["results"]
+    assert (row["house_edge"], row["theoretical_win_cents"]) == ("0.04108", 41)
+    assert "simulation" in row["house_edge_basis"]

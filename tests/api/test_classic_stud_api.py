@@ -503,7 +503,8 @@ def test_shuffled_deck_committed_at_the_deal_and_revealed_at_the_end(api, cage):
 
 def test_projections_count_the_hand(s1):
     """Table statistics: the win is the rake, the handle every chip put in; ratings: each
-    player's actual win is what he lost, and his theoretical win 0 (the house only rakes)."""
+    player's actual win is what he lost, and his theoretical win his share of the rake taken
+    (the house only rakes: 40 over 800 put in, 400 each → 20 each)."""
     p1, p2 = make_patron(5_000), make_patron(5_000)
     s1.hand((p1, 1), (p2, 2))
     s1.cards("2C", "3D", "AS", "KH")
@@ -516,7 +517,8 @@ def test_projections_count_the_hand(s1):
     assert (row["table"], row["win_cents"], row["handle_cents"], row["bets"], row["coups"]) == ("S1", 40, 800, 2, 1)
     ratings = {r["patron"]: r for r in s1.api.get("/api/ratings/").json()["results"]}
     assert (ratings[p1]["actual_win_cents"], ratings[p2]["actual_win_cents"]) == (400, -360)
-    assert ratings[p1]["theoretical_win"] == "0"
+    assert (ratings[p1]["theoretical_win_cents"], ratings[p2]["theoretical_win_cents"]) == (20, 20)
+    assert (row["house_edge"], row["theoretical_win_cents"]) == ("0.000000", 40)
 
 
 def test_reading_the_hand_before_and_after_the_deal(s1):

@@ -56,6 +56,9 @@ def test_table_statistics_of_the_day(api, played):
         1,
     )
     assert row["hold_pct"] is None and row["average_bet_cents"] == 2_000
+    # la partage: 1/37 on numbers, 1/74 on the even chances; 2,000 on noir → 1000/37 ≈ 27.03 cents
+    assert (row["house_edge"], row["theoretical_win_cents"]) == ("0.027027", 27)
+    assert "1/74" in row["house_edge_basis"]
     assert api.get("/api/stats/tables/", {"gaming_day": "not-a-day"}).json()["field"] == "gaming_day"
 
 
@@ -64,4 +67,5 @@ def test_patron_rating_of_the_day(api, played):
     (row,) = api.get("/api/ratings/", {"patron": code}).json()["results"]
     # 2,000 on an even chance under la partage: theoretical win 2,000 / 74 = 1000/37 ≈ 27.03 cents
     assert (row["bets"], row["staked_cents"], row["actual_win_cents"]) == (1, 2_000, -2_000)
-    assert (row["theoretical_win"], row["theoretical_win_cents"]) == ("1000/37", 27)
+    assert row["theoretical_win_cents"] == 27
+    assert "theoretical_win" not in row  # the exact fraction stays in the ledger, never a client's text

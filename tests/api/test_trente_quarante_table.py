@@ -165,3 +165,47 @@ def test_a_free_bet_may_be_moved_or_withdrawn_while_betting_is_open(api, cage):
     assert chips(p) == 11_000  # the moved bet won on rouge
     assert api.post(f"/api/bets/{first}/withdraw", {"patron": p}, format="json").status_code == 409
     assert replay_check() == [] and verify_chain().ok
+
+
+def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_prison_rule(api, cage):
+    """Issue 28: 10,000 on rouge under double prison ``lose``: the line's edge is the bet's exact
+    edge spread over the bets settled, edge / (1 − P(après)); theory rounded half up to cents."""
+    from fractions import Fraction
+
+    from games.rules.house_edges import settled_line_edge
+    from ledger import projections
+
+    open_table(api, double_prison="lose")
+    red = make_patron(20_000)
+    coup(api, [(red, "rouge", 10_000)], ROUGE_WINS)
+    projections.catch_up_all()
+    expected = Fraction(settled_line_edge("trente_quarante", {"double_prison": "lose"})) * 10_000
+    assert expected == Fraction(2291839, 20000)  # 1.1208 % / (1 − 2.1891 %) of 100 EUR ≈ 114.59 cents
+    (rating,) = api.get("/api/ratings/", {"patron": red}).json()["results"]
+    assert rating["theoretical_win_cents"] == 115
+    (row,) = api.get("/api/stats/tables/").json()["results"]
+    assert row["house_edge"] == "0.011208" and "prison" in row["house_edge_basis"]
+    assert row["theoretical_win_cents"] == rating["theoretical_win_cents"]
+
+
+def test_the_dealers_call_is_recorded_with_the_coup(api, cage):
+    """Sheet 003: the units of each row's point, then the winning chances, as the dealer says it."""
+    open_table(api)
+    coup(api, [], ROUGE_WINS)  # noir 35, rouge 31: rouge, the first card (spades) black → inverse
+    (result,) = Event.objects.filter(type="CoupResult")
+    assert result.data["announcement"] == {
+        "noir": "cinq",
+        "rouge": "un",
+        "winners": "Rouge et Inverse",
+        "text": "cinq … un : Rouge et Inverse",
+    }
+
+
+def test_the_table_page_shows_the_dealers_call(api, cage):
+    from dashboard.play import play_line
+
+    open_table(api)
+    coup(api, [], ROUGE_WINS)
+    (result,) = Event.objects.filter(type="CoupResult")
+    line = play_line("CoupResult", result.data, lambda t, d: t)
+    assert line.endswith('the dealer calls "cinq … un : Rouge et Inverse"')

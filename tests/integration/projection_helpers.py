@@ -74,6 +74,7 @@ def snapshot() -> dict:
                 "coups",
                 "first_coup_at",
                 "last_coup_at",
+                "theoretical_win",
             )
         ),
         "patrons_per_table_day": sorted(

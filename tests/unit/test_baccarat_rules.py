@@ -188,6 +188,8 @@ def test_default_rules_are_the_sheet_and_atlantic_city():
         "below_minimum": "reject",
         "reshuffle_every_coup": False,
         "decks": 8,
+        "chip_cents": [100, 500, 2_500, 10_000, 50_000],  # sheet 002: 1, 5, 25, 100, 500 EUR
+        "off_chips": "reject",
     }
     assert json.loads(json.dumps(rules.to_dict())) == rules.to_dict()
 
@@ -240,7 +242,7 @@ def test_a_bet_under_the_minimum_is_raised_to_it_with_below_minimum_raise():
 
 @pytest.mark.parametrize("below_minimum", ["reject", "raise"])
 def test_limits_are_inclusive_and_the_maximum_is_never_raised_past(below_minimum):
-    rules = BaccaratRules(below_minimum=below_minimum)
+    rules = BaccaratRules(below_minimum=below_minimum, chip_cents=(1,))  # any cent: the limits alone
     assert check_stake(rules, 500) == 500
     assert check_stake(rules, 30_000) == 30_000
     assert check_stake(rules, 1_234) == 1_234
@@ -463,3 +465,29 @@ def test_bead_plate_refuses_bad_rows():
     with pytest.raises(RuleError) as err:
         bead_plate([B], rows=0)
     assert err.value.field == "rows"
+
+
+def test_stakes_are_sums_of_the_tables_chips():
+    from games.rules.baccarat import OffChips, check_stake, chips_make
+
+    assert chips_make(1_000, (100, 500)) and not chips_make(1_050, (100, 500))
+    # chips of 2 and 5 EUR: 3 EUR cannot be made, 9 EUR can (5 + 2 + 2), and every amount from 4 EUR
+    assert [chips_make(a * 100, (200, 500)) for a in range(1, 10)] == [
+        False,
+        True,
+        False,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+    ]
+    adjust = BaccaratRules(chip_cents=(200, 500), off_chips=OffChips.ADJUST, min_bet_cents=100)
+    assert check_stake(adjust, 300) == 200 and check_stake(adjust, 1_150) == 1_100
+    with pytest.raises(RuleError) as refused:
+        check_stake(BaccaratRules(), 1_050)
+    assert refused.value.field == "stake_cents"
+    assert BaccaratRules.from_dict(BaccaratRules().to_dict()) == BaccaratRules()
+    with pytest.raises(RuleError):
+        BaccaratRules.from_dict({"chip_cents": []})

@@ -1,0 +1,185 @@
+"""The house edge of a table's rule set, one figure per table with its basis (issue 28).
+
+:func:`house_edge` ``(game, rules) -> (edge, basis)``: ``edge`` is a :class:`~decimal.Decimal`
+fraction of the stake the house keeps on average (``Decimal("0.027027")`` = 2.7027 %),
+``basis`` says how it was found and on which bet. Used by the table statistics, the table
+page and the floor's theory; the per-bet edges the engines write into ``BetSettled`` (what
+the ratings sum) are the same figures, bet by bet. Computed once per rule set (cached).
+
+Per game:
+
+- English roulette: 1/37 on every bet (:func:`games.rules.roulette.house_edge`); the even
+  chances' own edge (la partage 1/74, en prison 19/1369 or 1/74) is named in the basis.
+- Baccarat: the banker bet's exact edge (:func:`games.rules.baccarat.house_edge`), player and
+  tie named in the basis.
+- Black jack: :func:`games.rules.blackjack_edge.blackjack_edge`, exact analysis of the rules.
+- Trente-et-quarante: exact from :func:`games.rules.trente_quarante.exact_probabilities`: a
+  bet is void on a refait and goes to prison on an après (the table's ``double_prison``), so
+  per coup played the house keeps P(après) × (1 − V), V the value of a bet in prison:
+  ``lose``: V = P(win) / (1 − P(refait)); ``stay``: V = 1/2; ``deeper``: V by iteration.
+- Caribbean stud: per ante, under the product's strategy (raise with a pair or better or
+  ace-king), by the seeded simulation ``tests/benchmarks/bench_caribbean_edge.py`` (figures
+  and standard errors in :data:`CARIBBEAN_EDGES`); the published optimal-strategy figure for
+  the common table is 5.224 % of the ante (Wizard of Odds, "Caribbean Stud Poker").
+- Classic stud: 0: the players play each other; the house's take is the rake actually taken,
+  which the engine's lines carry hand by hand (``games.services.classic_stud``).
+
+Pure: no Django.
+"""
+
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from . import baccarat, roulette
+from .blackjack_edge import blackjack_edge, blackjack_edge_basis
+from .blackjack_table import BlackjackTableRules
+from .errors import RuleError
+from .prison import PrisonRules
+from .roulette import DoublePrison, ZeroRule
+from .trente_quarante import APRES, NOIR, REFAIT, ROUGE, exact_probabilities
+
+__all__ = ["CARIBBEAN_EDGES", "caribbean_edge", "house_edge", "tq_edge"]
+
+_PLACES = Decimal("0.000001")
+
+# Caribbean stud, per ante: (edge, one standard error, per total bet), from
+# ``python -m tests.benchmarks.bench_caribbean_edge --coups 40000000 --seed 28``.
+CARIBBEAN_EDGES: dict[str, tuple[Decimal, Decimal, Decimal]] = {
+    "sheet": (Decimal("0.04108"), Decimal("0.00038"), Decimal("0.01932")),
+    "common": (Decimal("0.05698"), Decimal("0.00036"), Decimal("0.02680")),
+}
+CARIBBEAN_PUBLISHED_COMMON = Decimal("0.05224")  # optimal strategy, Wizard of Odds
+
+
+def _decimal(value: Fraction | float) -> Decimal:
+    if isinstance(value, Fraction):
+        return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(_PLACES)
+    return Decimal(value).quantize(_PLACES)
+
+
+def _pct(value: Fraction | Decimal) -> str:
+    return f"{float(value) * 100:.4f} %"
+
+
+def tq_edge(prison: PrisonRules, decks: int = 6) -> Fraction | float:
+    """The house's take per unit staked on rouge, noir, couleur or inverse, per coup played
+    (refaits included as void coups). Exact Fraction for ``lose`` and ``stay``; a float for
+    ``deeper`` (the value of a bet in prison is then the limit of an iteration)."""
+    p = exact_probabilities(decks)
+    win, refait, apres = p[NOIR], p[REFAIT], p[APRES]
+    assert p[NOIR] == p[ROUGE]
+    if prison.double_prison is DoublePrison.LOSE:
+        value: Fraction | float = win / (1 - refait)
+    elif prison.double_prison is DoublePrison.STAY:
+        value = Fraction(1, 2)
+    else:
+        # deeper: level n is released to n-1 on a win, lost on a loss, n+1 on an après;
+        # V_1 = (w + a·V_1·V_1)/(1 − r): the value is the root below 1 of a·V² − (1−r)·V + w.
+        a, b, c = float(apres), -float(1 - refait), float(win)
+        value = (-b - (b * b - 4 * a * c) ** 0.5) / (2 * a)
+    return apres * (1 - value)
+
+
+def caribbean_edge(pay_table: str) -> Decimal:
+    """The house edge per ante for ``pay_table`` (``"sheet"`` or ``"common"``)."""
+    if pay_table not in CARIBBEAN_EDGES:
+        raise RuleError("rules.pay_table", f"no edge known for pay table {pay_table!r}")
+    return CARIBBEAN_EDGES[pay_table][0]
+
+
+def house_edge(game: str, rules: dict[str, Any] | None) -> tuple[Decimal, str]:
+    """``(edge, basis)`` for a table of ``game`` (a ``Table.Game`` value) under ``rules`` (the
+    table's rule set as stored). Raises :class:`RuleError` for an unknown game or bad rules."""
+    return _house_edge(game, _freeze(rules or {}))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("__list__", *(_freeze(v) for v in value))
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        if value and value[0] == "__list__":
+            return [_thaw(v) for v in value[1:]]
+        return {k: _thaw(v) for k, v in value}
+    return value
+
+
+@lru_cache(maxsize=256)
+def _house_edge(game: str, frozen: Any) -> tuple[Decimal, str]:
+    rules = _thaw(frozen)
+    if game == "english_roulette":
+        zero = ZeroRule(rules.get("zero_rule", ZeroRule.LA_PARTAGE))
+        double = DoublePrison(rules.get("double_prison", DoublePrison.LOSE))
+        numbers = roulette.house_edge(roulette.make_bet("plein", numbers=[17]), zero)
+        if zero is ZeroRule.EN_PRISON and double is DoublePrison.DEEPER:
+            chances = "en prison, deeper: not a closed form"
+        else:
+            even = roulette.house_edge(roulette.make_bet("chance_simple", chance="rouge"), zero, double_prison=double)
+            chances = f"{_pct(even)} ({even}) on the even chances under {zero.value}"
+        return _decimal(numbers), f"exact: 1/37 = {_pct(numbers)} on every bet, {chances}; per unit staked"
+    if game == "baccarat":
+        options = baccarat.BaccaratRules.from_dict(rules)
+        banker, player, tie = (baccarat.house_edge(b, options) for b in ("banker", "player", "tie"))
+        return _decimal(banker), (
+            f"exact from the shoe ({options.decks} decks): banker {_pct(banker)}, player {_pct(player)}, "
+            f"tie {_pct(tie)}; the banker bet's edge, per unit staked"
+        )
+    if game == "blackjack":
+        table = BlackjackTableRules.from_dict(rules)
+        if table.house_edge_set:
+            return _decimal(table.house_edge), "set by the table's rules (house_edge option); per initial bet"
+        return blackjack_edge(table.game), blackjack_edge_basis(table.game)
+    if game == "trente_quarante":
+        prison = PrisonRules.from_dict(rules)
+        decks = rules.get("decks", 6)
+        edge = tq_edge(prison, decks)
+        return _decimal(edge), (
+            f"exact from the shoe ({decks} decks): après {_pct(exact_probabilities(decks)[APRES])}, bet in prison, "
+            f"double prison {prison.double_prison.value}; per unit staked on rouge, noir, couleur or inverse, "
+            "per coup played (refaits void)"
+        )
+    if game == "caribbean_stud":
+        table = rules.get("pay_table", "sheet")
+        edge, se, per_total = CARIBBEAN_EDGES.get(table, CARIBBEAN_EDGES["sheet"])
+        published = (
+            f"; published optimal-strategy edge {_pct(CARIBBEAN_PUBLISHED_COMMON)} (Wizard of Odds)"
+            if table == "common"
+            else ""
+        )
+        return edge, (
+            f"simulation, 40 million coups: {_pct(edge)} ± {_pct(se)} (1 SE) of the ante, {_pct(per_total)} of the "
+            f"total bet, pay table {table!r}, raising with a pair or better or ace-king{published}; per ante"
+        )
+    if game == "classic_stud":
+        return Decimal("0.000000"), "players play each other: the house takes the rake, theory = rake actually taken"
+    raise RuleError("game", f"no house edge for game {game!r}")
+
+
+def settled_line_edge(game: str, rules: dict[str, Any] | None, line: str | None = None) -> str:
+    """The edge a game's service writes into each ``BetSettled`` (what the ratings and table
+    theory sum as stake × edge), as exact text where it is exact.
+
+    Trente-et-quarante (to 9 decimal places): a bet that goes to prison has no ``BetSettled`` of its own (its release
+    or loss is another event), so the per-bet edge is spread over the lines that are settled:
+    edge / (1 − P(après)), and Σ stake × edge over the lines is the edge of every bet placed.
+    Caribbean stud: the ante line carries the edge per ante, the raise line 0 (``line``).
+    """
+    if game == "trente_quarante":
+        prison = PrisonRules.from_dict(rules or {})
+        decks = (rules or {}).get("decks", 6)
+        edge = tq_edge(prison, decks) / (1 - exact_probabilities(decks)[APRES])
+        # to 1e-9 of the stake: the exact fraction's terms run to hundreds of digits, and the
+        # ratings keep Σ stake × edge as a fraction of cents in 80 characters
+        if isinstance(edge, Fraction):
+            edge = Decimal(edge.numerator) / Decimal(edge.denominator)
+        return str(Decimal(edge).quantize(Decimal("0.000000001")))
+    if game == "caribbean_stud":
+        return str(caribbean_edge((rules or {}).get("pay_table", "sheet"))) if line == "ante" else "0"
+    return str(house_edge(game, rules)[0])
