@@ -4,7 +4,8 @@ URL: ``/api/shoes/<an id in Arabic-Indic digits>/close`` names nothing (issue 21
 
 Importing this module registers them (once per process): ``<id:round_id>`` (a UUID, either
 case, passed on in canonical lowercase), ``<code:code>`` (a table or patron), ``<name:username>``
-(a user, a device, an audit scope or key, a slip kind), ``<serial:serial>``, ``<day:day>``.
+(a user, a device, an audit scope or key, a slip kind), ``<serial:serial>``, ``<day:day>``,
+``<pos:position>`` (a whole number from 1).
 The OpenAPI schema shows each one's pattern (drf-spectacular reads the converter's ``regex``).
 """
 
@@ -48,11 +49,22 @@ class DayConverter(_Text):
     regex = ids.DAY_PATTERN
 
 
+class PositionConverter(_Text):
+    """A ledger position or event number: 1 to 19 ASCII digits (Django's ``int`` would take
+    20 digits past PostgreSQL's bigint), passed on as an ``int``."""
+
+    regex = "[1-9][0-9]{0,17}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+
 for _converter, _name in (
     (IdConverter, "id"),
     (CodeConverter, "code"),
     (NameConverter, "name"),
     (SerialConverter, "serial"),
     (DayConverter, "day"),
+    (PositionConverter, "pos"),
 ):
     register_converter(_converter, _name)

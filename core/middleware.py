@@ -72,5 +72,5 @@ class RequestContextMiddleware:
     def process_view(self, request, view_func, view_args, view_kwargs):
         # A table's own URLs name it (``tables/<code>/…``): the log lines name it too.
         match = request.resolver_match
-        if match is not None and "tables/<str:code>" in (match.route or ""):
+        if match is not None and "tables/<code:code>" in (match.route or ""):
             logs.bind(table=view_kwargs.get("code"))

@@ -2,6 +2,8 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
+
 from . import access, audit_views, cage_views, report_views
 
 app_name = "workstations"
@@ -12,14 +14,14 @@ urlpatterns = [
     path("cage/", cage_views.cage, name="cage"),
     path("cage/shift/open", cage_views.shift_open, name="cage-shift-open"),
     path("cage/shift/close", cage_views.shift_close, name="cage-shift-close"),
-    path("cage/chips/<str:operation>", cage_views.chips_movement, name="cage-chips"),
-    path("cage/slips/<str:kind>/<str:serial>/issue", cage_views.issue, name="cage-issue"),
-    path("cage/shifts/<int:opened_event>/", cage_views.shift, name="cage-shift"),
+    path("cage/chips/<name:operation>", cage_views.chips_movement, name="cage-chips"),
+    path("cage/slips/<name:kind>/<serial:serial>/issue", cage_views.issue, name="cage-issue"),
+    path("cage/shifts/<pos:opened_event>/", cage_views.shift, name="cage-shift"),
     path("audit/", audit_views.days, name="audit-days"),
-    path("audit/days/<str:day>/", audit_views.day, name="audit-day"),
-    path("audit/days/<str:day>/export.zip", audit_views.export, name="audit-export"),
+    path("audit/days/<day:day>/", audit_views.day, name="audit-day"),
+    path("audit/days/<day:day>/export.zip", audit_views.export, name="audit-export"),
     path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
-    path("audit/events/<int:position>/", audit_views.event, name="audit-event"),
-    path("reports/<str:slug>/", report_views.report, name="report"),
-    path("reports/<str:slug>.pdf", report_views.report_pdf, name="report-pdf"),
+    path("audit/events/<pos:position>/", audit_views.event, name="audit-event"),
+    path("reports/<name:slug>/", report_views.report, name="report"),
+    path("reports/<name:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

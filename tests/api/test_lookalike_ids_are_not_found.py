@@ -137,6 +137,7 @@ def test_every_path_parameter_goes_through_a_strict_ascii_converter():
         converters.NameConverter,
         converters.SerialConverter,
         converters.DayConverter,
+        converters.PositionConverter,
     )
     loose: list[str] = []
 

@@ -165,7 +165,8 @@ def test_front_money_is_deposited_withdrawn_and_pays_a_marker(desk):
     assert paid.status_code == 200 and paid.json()["state"] == "paid"
     assert store.balance(accounts.patron_deposit(p)) == 500_000
     report = desk["cashier"].get("/api/reports/credit-outstanding.csv")
-    assert report.status_code == 200 and f"{p},front_money,,,cage,500000" in report.content.decode()
+    # The spreadsheet form gives currency units (issue 24).
+    assert report.status_code == 200 and f"{p},front_money,,,cage,5000.00," in report.content.decode()
     assert front_money_deposit(patron=p, amount_cents=1, actor="cash1")["balance_cents"] == 500_001
 
 

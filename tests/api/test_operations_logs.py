@@ -61,14 +61,14 @@ def test_a_refused_request_is_logged_with_time_level_logger_request_id_user_and_
 
 def test_a_device_request_is_logged_with_its_device_and_table(table, json_lines):
     staff_user("pit1", "pit_boss")
-    token = device_token_issue(name="shoe-R1", kind="shoe", table="R1", actor="pit1")["token"]
+    token = device_token_issue(name="terminal-R1", kind="terminal", table="R1", actor="pit1")["token"]
     shoe = APIClient()
     shoe.credentials(HTTP_AUTHORIZATION=f"Device {token}")
     assert shoe.post("/api/tables/R1/rounds", {}, format="json").status_code == 201
     (access,) = [line for line in json_lines() if line["logger"] == "casino.request"]
     assert (access["user"], access["device"], access["table"], access["status"]) == (
-        "device:shoe-R1",
-        "shoe-R1",
+        "device:terminal-R1",
+        "terminal-R1",
         "R1",
         201,
     )
