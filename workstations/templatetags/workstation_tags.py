@@ -34,6 +34,12 @@ def denomination(cents) -> str:
 
 
 @register.simple_tag
+def currency() -> str:
+    """The casino's currency code (``CASINO_CURRENCY``), for labels such as "Amount (EUR)"."""
+    return settings.CASINO_CURRENCY
+
+
+@register.simple_tag
 def prefilled(values, prefix, denomination) -> str:
     """The pieces typed earlier in the count input ``<prefix>-<denomination>``, or ``""``."""
     return str((values or {}).get(f"{prefix}-{denomination}", ""))
