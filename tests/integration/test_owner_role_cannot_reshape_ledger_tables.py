@@ -3,7 +3,8 @@
 deploy/postgres_roles.sql's event triggers (casino_guard) refuse disabling, dropping or
 replacing the append-only triggers, granting write privileges and rewriting the tables; a
 hostile pass (issue 21 rerun) found DDL they let through as ``casino_owner`` once the ledger
-holds an event, each of which loses or falsifies ledger data without an UPDATE or DELETE:
+holds an event, each of which loses or falsifies ledger data without an UPDATE or DELETE
+(now refused by ``casino_guard.lock_broken``):
 
 - ``ALTER TABLE ledger_event DROP COLUMN actor``: every event's actor is gone (not a rewrite,
   so the table_rewrite guard does not fire; sql_drop reports a ``table column``);
@@ -24,8 +25,6 @@ from tests.integration.test_owner_role_cannot_lift_ledger_lock import _as, guard
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
-REASON = "casino_guard does not refuse column drops/renames, rules, new triggers or row security on the ledger tables"
-
 ATTACKS = {
     "drop_column": ["ALTER TABLE ledger_event DROP COLUMN actor"],
     "rename_column_and_default": [
@@ -45,7 +44,6 @@ ATTACKS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=REASON)
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_owner_role_is_refused_ddl_that_reshapes_the_ledger(guarded_db, attack):  # noqa: F811
     with _as(guarded_db, "casino_owner") as owner:
