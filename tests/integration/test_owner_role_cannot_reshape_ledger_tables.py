@@ -12,7 +12,8 @@ holds an event, each of which loses or falsifies ledger data without an UPDATE o
   bigint NOT NULL DEFAULT 0`` (a constant default rewrites nothing): every amount reads 0;
 - ``CREATE RULE … ON INSERT TO ledger_event DO INSTEAD NOTHING``: new events vanish silently;
 - ``CREATE TRIGGER … BEFORE INSERT ON ledger_posting`` with a function that rewrites NEW;
-- ``ENABLE ROW LEVEL SECURITY`` with a policy: the application role no longer sees the tail.
+- ``ENABLE ROW LEVEL SECURITY`` with a policy: the application role no longer sees the tail;
+- a child table ``INHERIT ledger_posting``: its rows read as postings and can be deleted.
 
 Each attack runs in a transaction rolled back afterwards, so one that passes leaves the copy
 as it was for the next.
@@ -36,6 +37,10 @@ ATTACKS = {
         "CREATE FUNCTION posting_skim() RETURNS trigger LANGUAGE plpgsql AS"
         " $$ BEGIN NEW.amount_cents := NEW.amount_cents - 1; RETURN NEW; END $$",
         "CREATE TRIGGER posting_skim BEFORE INSERT ON ledger_posting FOR EACH ROW EXECUTE FUNCTION posting_skim()",
+    ],
+    "inheriting_child": [
+        "CREATE TABLE posting_extra (LIKE ledger_posting INCLUDING CONSTRAINTS INCLUDING DEFAULTS)",
+        "ALTER TABLE posting_extra INHERIT ledger_posting",
     ],
     "row_security": [
         "ALTER TABLE ledger_event ENABLE ROW LEVEL SECURITY",
