@@ -197,7 +197,7 @@ REST_FRAMEWORK = {
     # Basic first: an unauthenticated request gets 401 with a WWW-Authenticate challenge;
     # 403 is kept for "logged in, but not allowed".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.BasicAuthentication",
+        "staff.authentication.BasicAuthentication",  # DRF's, refusing a NUL byte with 401
         "rest_framework.authentication.SessionAuthentication",
         "staff.authentication.DeviceTokenAuthentication",  # `Authorization: Device <token>`, one table
     ],

@@ -1,4 +1,5 @@
-"""Device authentication: ``Authorization: Device <token>`` for dealer terminals and shoes.
+"""Device authentication: ``Authorization: Device <token>`` for dealer terminals and shoes;
+and HTTP Basic for people, refusing a NUL byte in the credentials.
 
 The token is looked up by its SHA-256 (stored hashed, compared by the database's unique
 index on the digest, so no timing leak on the secret itself). A revoked token, or one whose
@@ -39,6 +40,17 @@ class DeviceTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request):
         return KEYWORD
+
+
+class BasicAuthentication(authentication.BasicAuthentication):
+    """DRF's HTTP Basic, but credentials holding a NUL byte fail with 401 before any lookup:
+    PostgreSQL text cannot hold one, and the login throttle (django-axes) queries the username
+    before the backend could refuse it (a 500 otherwise)."""
+
+    def authenticate_credentials(self, userid, password, request=None):
+        if "\x00" in userid or "\x00" in password:
+            raise exceptions.AuthenticationFailed("Invalid username/password.")
+        return super().authenticate_credentials(userid, password, request)
 
 
 class DeviceTokenScheme(OpenApiAuthenticationExtension):
