@@ -9,6 +9,7 @@ device user is inactive, fails with 401. ``request.auth`` is then the ``DeviceTo
 
 from __future__ import annotations
 
+from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
@@ -61,3 +62,9 @@ class DeviceTokenScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {"type": "apiKey", "in": "header", "name": "Authorization", "description": "Device <token>"}
+
+
+class StaffBasicScheme(BasicScheme):
+    """Our HTTP Basic in the OpenAPI schema as drf-spectacular shows DRF's (``basicAuth``)."""
+
+    target_class = "staff.authentication.BasicAuthentication"
