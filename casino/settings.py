@@ -206,7 +206,7 @@ REST_FRAMEWORK = {
     # WWW-Authenticate header (Basic in the demo, Device in production); 403 is kept for
     # "logged in, but not allowed".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        *(["rest_framework.authentication.BasicAuthentication"] if HTTP_BASIC else []),
+        *(["staff.authentication.BasicAuthentication"] if HTTP_BASIC else []),  # DRF's, a NUL byte is 401
         "staff.authentication.DeviceTokenAuthentication",  # `Authorization: Device <token>`, one table
         "rest_framework.authentication.SessionAuthentication",
     ],

@@ -251,6 +251,50 @@ BEGIN
     IF found IS NOT NULL THEN
         RETURN format('trigger %s is disabled', found);
     END IF;
+    -- The hashed columns stay as the migrations made them: a dropped column loses every row's
+    -- value, a renamed one let a new column with a constant default read in its place (neither
+    -- rewrites the table, so on_rewrite does not see them). New columns are allowed.
+    SELECT string_agg(format('%s.%s', t, col), ', ') INTO found
+      FROM (VALUES ('ledger_event', ARRAY['position', 'stream', 'version', 'type', 'schema_version', 'data',
+                                           'occurred_at', 'recorded_at', 'gaming_day', 'actor', 'correlation_id',
+                                           'causation_id', 'idempotency_key', 'prev_hash', 'hash']),
+                   ('ledger_posting', ARRAY['id', 'account', 'amount_cents', 'currency', 'event_id']),
+                   ('ledger_idempotencyrecord', ARRAY['key', 'fingerprint', 'result', 'position', 'created_at']))
+           AS expected(t, cols), unnest(expected.cols) AS col
+     WHERE NOT EXISTS (SELECT 1 FROM pg_attribute a
+                        WHERE a.attrelid = ('public.' || t)::regclass AND a.attname = col
+                          AND a.attnum > 0 AND NOT a.attisdropped);
+    IF found IS NOT NULL THEN
+        RETURN format('column %s was dropped or renamed', found);
+    END IF;
+    -- No rule (DO INSTEAD NOTHING swallows new rows), no row security (a policy hides rows from
+    -- the application role), no trigger but the migrations' (a BEFORE INSERT one rewrites NEW).
+    SELECT string_agg(format('rule %s on %s', r.rulename, c.relname), ', ') INTO found
+      FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+     WHERE r.ev_class IN (SELECT casino_guard.append_only_tables());
+    IF found IS NOT NULL THEN
+        RETURN format('%s added', found);
+    END IF;
+    -- No child table: its rows read as the ledger's, without the append-only triggers.
+    SELECT string_agg(format('%s inherits %s', i.inhrelid::regclass, i.inhparent::regclass), ', ') INTO found
+      FROM pg_inherits i WHERE i.inhparent IN (SELECT casino_guard.append_only_tables());
+    IF found IS NOT NULL THEN
+        RETURN format('table %s', found);
+    END IF;
+    SELECT string_agg(c.relname, ', ') INTO found
+      FROM pg_class c WHERE c.oid IN (SELECT casino_guard.append_only_tables()) AND (c.relrowsecurity OR c.relforcerowsecurity);
+    IF found IS NOT NULL THEN
+        RETURN format('row level security enabled on %s', found);
+    END IF;
+    SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
+      FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+     WHERE g.tgrelid IN (SELECT casino_guard.append_only_tables()) AND NOT g.tgisinternal
+       AND g.tgname NOT IN (c.relname || '_no_change', c.relname || '_no_truncate')
+       AND (c.relname, g.tgname) NOT IN (('ledger_event', 'ledger_event_balanced'),
+                                         ('ledger_posting', 'ledger_posting_of_new_event'));
+    IF found IS NOT NULL THEN
+        RETURN format('trigger %s added', found);
+    END IF;
     -- Nobody but the owner may change their rows or add triggers to them.
     SELECT string_agg(DISTINCT format('%s on %s to %s', a.privilege_type, c.relname,
                                       CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END), ', ')

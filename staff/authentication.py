@@ -1,4 +1,5 @@
-"""Device authentication: ``Authorization: Device <token>`` for dealer terminals and shoes.
+"""Device authentication: ``Authorization: Device <token>`` for dealer terminals and shoes;
+and HTTP Basic for people, refusing a NUL byte in the credentials.
 
 The token is looked up by its SHA-256 (stored hashed, compared by the database's unique
 index on the digest, so no timing leak on the secret itself). A revoked token, or one whose
@@ -8,6 +9,7 @@ device user is inactive, fails with 401. ``request.auth`` is then the ``DeviceTo
 
 from __future__ import annotations
 
+from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
@@ -41,6 +43,17 @@ class DeviceTokenAuthentication(authentication.BaseAuthentication):
         return KEYWORD
 
 
+class BasicAuthentication(authentication.BasicAuthentication):
+    """DRF's HTTP Basic, but credentials holding a NUL byte fail with 401 before any lookup:
+    PostgreSQL text cannot hold one, and the login throttle (django-axes) queries the username
+    before the backend could refuse it (a 500 otherwise)."""
+
+    def authenticate_credentials(self, userid, password, request=None):
+        if "\x00" in userid or "\x00" in password:
+            raise exceptions.AuthenticationFailed("Invalid username/password.")
+        return super().authenticate_credentials(userid, password, request)
+
+
 class DeviceTokenScheme(OpenApiAuthenticationExtension):
     """The device header in the OpenAPI schema (drf-spectacular finds it by ``target_class``)."""
 
@@ -49,3 +62,9 @@ class DeviceTokenScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {"type": "apiKey", "in": "header", "name": "Authorization", "description": "Device <token>"}
+
+
+class StaffBasicScheme(BasicScheme):
+    """Our HTTP Basic in the OpenAPI schema as drf-spectacular shows DRF's (``basicAuth``)."""
+
+    target_class = "staff.authentication.BasicAuthentication"

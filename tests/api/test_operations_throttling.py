@@ -36,9 +36,9 @@ def test_a_person_over_the_rate_gets_429_with_retry_after(table, rates):
 def test_a_device_token_has_its_own_rate(table, rates):
     staff_user("pit1", "pit_boss")
     token = device_token_issue(name="terminal-R1", kind="terminal", table="R1", actor="pit1")["token"]
-    shoe = APIClient()
-    shoe.credentials(HTTP_AUTHORIZATION=f"Device {token}")
-    codes = [shoe.post("/api/tables/R1/rounds", {}, format="json").status_code for _ in range(4)]
+    terminal = APIClient()
+    terminal.credentials(HTTP_AUTHORIZATION=f"Device {token}")
+    codes = [terminal.post("/api/tables/R1/rounds", {}, format="json").status_code for _ in range(4)]
     assert codes[-1] == 429
     assert codes[0] == 201
 
