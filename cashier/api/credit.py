@@ -1,5 +1,6 @@
 """Casino credit and front money endpoints (issue 26 §2): credit lines, markers, deposits."""
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
 from core.ids import CodeField
@@ -9,7 +10,7 @@ from staff.roles import Role
 
 from .. import credit_reports
 from ..services import credit
-from .reports import ReportView
+from .reports import GAMING_DAY, ReportView
 
 CAGE_DESK = frozenset({Role.CASHIER, Role.CAGE_SUPERVISOR})
 
@@ -98,6 +99,7 @@ class FrontMoneyWithdraw(CommandView):
         return credit.front_money_withdraw(patron=code, **data, **ctx)
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class CreditOutstandingReport(ReportView):
     """Markers not yet paid and front money held, with the ledger's totals beside them."""
 

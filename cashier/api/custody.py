@@ -1,6 +1,8 @@
 """Drop custody endpoints (issue 26 §3): the verifier's blind recount, the count team's
 signature of the master game report, and the report."""
 
+from drf_spectacular.utils import extend_schema
+
 from core.views import CommandView
 from staff.permissions import roles_allowed
 from staff.roles import Role
@@ -8,7 +10,7 @@ from staff.roles import Role
 from .. import custody_reports
 from ..services.drop_custody import drop_recount, master_game_sign
 from .accounting import Count, GamingDayInput
-from .reports import ReportView
+from .reports import GAMING_DAY, ReportView
 
 COUNT_TEAM = frozenset({Role.COUNT_TEAM})
 
@@ -38,6 +40,7 @@ class MasterGameSign(CommandView):
         return master_game_sign(**data, **ctx)
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class MasterGameReport(ReportView):
     """Each table's drop box of ``?gaming_day=``: removal, count, recount, and the signatures."""
 

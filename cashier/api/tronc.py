@@ -1,5 +1,6 @@
 """Tips (tronc) endpoints: a tip box's count, the share-out, the tips book and the shares."""
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
 from core.ids import CodeField, UsernameField
@@ -10,7 +11,7 @@ from staff.roles import Role
 from .. import tronc_reports
 from ..services.tronc import tips_count, tronc_share
 from .accounting import Count, GamingDayInput
-from .reports import ReportView
+from .reports import GAMING_DAY, ReportView
 
 # Who enters a tips count: the people who count tip boxes and the managers who witness it.
 TIPS_COUNTERS = frozenset({Role.COUNT_TEAM, Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS})
@@ -65,6 +66,7 @@ class TroncShare(CommandView):
         return tronc_share(staff=[dict(line) for line in data["staff"]], **ctx)
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class TipsBookReport(ReportView):
     """The tips book of ``?gaming_day=``: every tip box counted, with the day's and month's totals."""
 
@@ -74,6 +76,7 @@ class TipsBookReport(ReportView):
         return tronc_reports.tips_book(self.gaming_day(request))
 
 
+@extend_schema(parameters=[GAMING_DAY])
 class TroncSharesReport(ReportView):
     """The tronc's share-outs by person: the day and the month to date."""
 
