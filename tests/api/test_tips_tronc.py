@@ -135,7 +135,9 @@ def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people,
     shares = _as(people["count1"]).get("/api/reports/tronc-shares.csv")
     assert shares.status_code == 200
     lines = list(csv.reader(io.StringIO(shares.content.decode())))
-    assert ["day", "dealer7", "10", "2857"] in [[r[0], r[3], r[4], r[5]] for r in lines if len(r) == 6]
+    # Spreadsheet-ready (issue 24): the share in currency units, the currency named.
+    assert lines[0] == ["period", "from", "to", "username", "points", "share", "currency"]
+    assert ["day", "dealer7", "10", "28.57", "EUR"] in [[r[0], r[3], r[4], r[5], r[6]] for r in lines[1:]]
     book = _as(people["count1"]).get("/api/reports/tips-book").json()
     assert book["totals"]["day"] == {**book["totals"]["day"], "counted_cents": 10_000, "shared_cents": 9_999}
     tronc = _as(people["count1"]).get("/api/reports/tronc").json()

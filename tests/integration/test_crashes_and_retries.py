@@ -119,7 +119,9 @@ def _protected_state_models() -> list:
 @pytest.fixture
 def one_of_each(table, colour_patron):
     """One row of every model with a protected state field (C20), made through the services."""
+    from cashier.credit_models import Marker
     from cashier.models import Cage, Slip
+    from cashier.services.credit import credit_line_set, marker_issue
     from cashier.services.slips import slip_request
     from games.models import ColourStack, Shoe, Table
 
@@ -136,7 +138,12 @@ def one_of_each(table, colour_patron):
     shoe = shoe_start(table="B1", actor=ACTOR)["shoe"]
     staff_user("pit-slip", "pit_boss")
     serial = slip_request(kind="fill", table="R1", denominations={"500": 2}, actor="pit-slip")["serial"]
+    debtor = make_patron()
+    staff_user("super-credit", "cage_supervisor")
+    credit_line_set(patron=debtor, limit_cents=100_000, actor="super-credit")
+    marker = marker_issue(patron=debtor, amount_cents=50_000, actor="super-credit")["serial"]
     return {
+        Marker: Marker.objects.get(serial=marker),
         Slip: Slip.objects.get(serial=serial),
         Table: Table.objects.get(code="R1"),
         Round: Round.objects.get(pk=coup),

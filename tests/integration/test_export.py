@@ -18,7 +18,7 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from demo.roulette import play_demo_session
-from ledger import hashing, store
+from ledger import hashing, signing, store
 from ledger.errors import Conflict, NotFound
 from ledger.export import verify_export
 from ledger.export.verify_export import verify
@@ -350,9 +350,9 @@ def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_
 
 def _rewrite_as_chained(exported: Path) -> None:
     """Rewrite an export as the writer did before issue 24: each CSV line ends with its chain
-    column; the manifest's file digests follow and it is signed again (development key)."""
+    column; the manifest's file digests follow and it is signed again with the site's key."""
     v = verify_export
-    manifest = v._check_manifest(v.Export(str(exported)), None)
+    manifest = v._check_manifest(v.Export(str(exported)), v.Trust(), [])
     for name in v.CSV_FILES:
         previous, lines = v.GENESIS_HASH, []
         for text in (exported / name).read_text().splitlines():
@@ -361,7 +361,7 @@ def _rewrite_as_chained(exported: Path) -> None:
         body = "".join(lines).encode()
         (exported / name).write_bytes(body)
         manifest["files"][name] = {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "lines": len(lines)}
-    document = v.manifest_document(manifest, v.DEVELOPMENT_KEY.encode())
+    document = v.manifest_document(manifest, signer=signing.signing_key().sign_bytes)
     (exported / "manifest.json").write_text(v.manifest_text(document))
 
 
