@@ -6,9 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from cashier.services.cage import chips_purchase
+from ledger import signing
 from ledger.gaming_day import current_gaming_day
 from ledger.seal import seal_gaming_day
 from tests.conftest import ACTOR
@@ -24,6 +26,9 @@ def _url() -> str:
 
 def _run(script: str, *args: str, **env) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k not in ("LEDGER_SEAL_KEY", "DATABASE_URL")}
+    # The drill checks the seal with the key that signed it: this run's (tests/conftest.py).
+    environment["LEDGER_SIGNING_KEY_FILE"] = str(signing.signing_key().path)
+    environment["LEDGER_CHECKPOINT_DIR"] = str(settings.LEDGER_CHECKPOINT_DIR)
     environment.update(env)
     return subprocess.run(
         [str(ROOT / "deploy" / script), *args], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300
@@ -57,7 +62,8 @@ def test_a_backup_restores_and_passes_the_drill_and_a_tampered_one_fails(committ
         cursor.execute("SET session_replication_role = replica")
         cursor.execute(
             "UPDATE ledger_posting SET amount_cents = amount_cents + 1"
-            " WHERE id = (SELECT min(id) FROM ledger_posting WHERE event_id = 3)"
+            " WHERE id = (SELECT min(id) FROM ledger_posting"
+            " WHERE event_id = (SELECT max(event_id) FROM ledger_posting))"
         )
         cursor.execute("RESET session_replication_role")
     tampered = Path(_run("backup", str(tmp_path / "b"), CASINO_BACKUP_URL=_url()).stdout.strip())
