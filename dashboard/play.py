@@ -46,6 +46,12 @@ def _dealer_played(d: dict) -> str:
     return f"dealer {cards}: {verdict}".replace("  ", " ")
 
 
+def _row(cards, points) -> str:
+    """A trente-et-quarante row: ``6♠ K♥ 10♦ 4♣ = 30``, or the points alone when its cards are not given."""
+    shown = cards_text(cards)
+    return f"{shown} = {points}" if shown else str(points)
+
+
 def _coup_result(d: dict) -> str:
     if "winner" in d:  # punto banco
         natural = ", natural" if d.get("natural") else ""
@@ -57,8 +63,8 @@ def _coup_result(d: dict) -> str:
         call = (d.get("announcement") or {}).get("text") if isinstance(d.get("announcement"), dict) else None
         said = f'; the dealer calls "{call}"' if call else ""
         return (
-            f"noir {cards_text(d.get('noir_row'))} = {d['noir_points']}, "
-            f"rouge {cards_text(d.get('rouge_row'))} = {d.get('rouge_points')}: "
+            f"noir {_row(d.get('noir_row'), d['noir_points'])}, "
+            f"rouge {_row(d.get('rouge_row'), d.get('rouge_points'))}: "
             + (
                 f"{d.get('result')} wins, {d['couleur_inverse']} (first card {d.get('first_card_colour', '?')})"
                 if d.get("couleur_inverse")

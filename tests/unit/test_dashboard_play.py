@@ -1,4 +1,5 @@
-"""The coup in play as the table view reads it (dashboard.play): one line per event."""
+"""The coup in play as the table view reads it (dashboard.play): one line per event, cards as
+rank and suit symbol (``TS`` reads ``10♠``)."""
 
 from dashboard.play import play_line
 
@@ -12,28 +13,28 @@ def line(event_type: str, **data) -> str | None:
 
 
 def test_black_jack_cards_decisions_and_the_dealer():
-    assert line("CardDealt", card="AD", index=169, soft=True, total=17) == "card AD (total 17 soft)"
+    assert line("CardDealt", card="AD", index=169, soft=True, total=17) == "card A♦ (total 17 soft)"
     assert line("PlayerDecided", box=3, bettor="P00003", action="double", stake_added_cents=2_500) == (
         "box 3 (P00003): double, adds 25.00 EUR"
     )
     assert line("HandClosed", box=1, hand_index=0, reason="stood", total=18) == "box 1 hand 0: stood at 18"
     assert line("DealerPlayed", cards=["6S", "AD"], total=17, blackjack=False, busted=False) == (
-        "dealer 6S AD: stands on 17"
+        "dealer 6♠ A♦: stands on 17"
     )
     assert line("DealerPlayed", cards=["TS", "6H", "9C"], total=25, blackjack=False, busted=True) == (
-        "dealer TS 6H 9C: busts"
+        "dealer 10♠ 6♥ 9♣: busts"
     )
 
 
 def test_caribbean_stud_boxes_and_the_dealer_hand():
-    assert line("CardDealt", box=None, card="9H", face="up") == "card 9H to dealer, face up"
-    assert line("CardDealt", box=2, card="KH", face="down") == "card KH to box 2, face down"
+    assert line("CardDealt", box=None, card="9H", face="up") == "card 9♥ to dealer, face up"
+    assert line("CardDealt", box=2, card="KH", face="down") == "card K♥ to box 2, face down"
     assert line("BoxDecided", box=1, patron="P00005", action="raise", raise_cents=2_000) == (
         "box 1 (P00005): raise 20.00 EUR"
     )
     assert line("BoxDecided", box=4, patron="P00008", action="fold", raise_cents=0) == "box 4 (P00008): fold"
     assert line("DealerRevealed", cards=["8S", "8H", "AC", "9S", "9H"], category="two pair", qualifies=True) == (
-        "dealer reveals 8S 8H AC 9S 9H: two pair"
+        "dealer reveals 8♠ 8♥ A♣ 9♠ 9♥: two pair"
     )
     assert line("DealerRevealed", cards=["2S"], category="high card", qualifies=False).endswith("does not qualify")
 
@@ -47,7 +48,7 @@ def test_baccarat_and_trente_et_quarante_results():
         "winner": "player",
         "natural": True,
     }
-    assert line("CoupResult", **baccarat) == "player 9D QS = 9, banker 8C 4H = 2, natural: player wins"
+    assert line("CoupResult", **baccarat) == "player 9♦ Q♠ = 9, banker 8♣ 4♥ = 2, natural: player wins"
     tq = {
         "noir_points": 33,
         "rouge_points": 35,

@@ -15,7 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from ledger.signing import new_private_key_pem
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _signing_key(tmp_path) -> Path:
+    path = tmp_path / "ledger-signing-key.pem"
+    path.write_bytes(new_private_key_pem())
+    path.chmod(0o600)
+    return path
 
 
 def _env(tmp_path, *, https: bool, **overrides) -> dict:
@@ -27,6 +36,7 @@ def _env(tmp_path, *, https: bool, **overrides) -> dict:
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="casino.example.com",
         LEDGER_SEAL_KEY=secrets.token_urlsafe(50),
+        LEDGER_SIGNING_KEY_FILE=str(_signing_key(tmp_path)),  # the site's Ed25519 key (ledger.E002 otherwise)
         DATABASE_URL=f"sqlite:///{tmp_path / 'production.sqlite3'}",
         CELERY_BROKER_URL="",
     )
