@@ -10,6 +10,7 @@ Amounts are integer cents, times UTC, win from the house's side.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from fractions import Fraction
 
 from django.conf import settings
@@ -26,6 +27,8 @@ from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
 from games.names import game_name
+from games.rules.errors import RuleError
+from games.rules.house_edges import house_edge
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -149,32 +152,17 @@ def _deciding_events(code: str, day: date):
     return Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code)
 
 
-# Games whose engines record no house edge on their bets: the published edge per unit staked,
-# with its source, shown as such beside the theory (never as this casino's own figure).
-PUBLISHED_EDGES = {
-    Table.Game.CARIBBEAN_STUD: (
-        Fraction(2556, 100_000),
-        "published: 2.56 % of all staked (5.22 % of the ante), Wizard of Odds, Caribbean Stud Poker, "
-        "common pay table 1-2-3-4-5-7-20-50-100; this table's pay table may differ",
-    ),
-    Table.Game.TRENTE_QUARANTE: (
-        Fraction(110, 10_000),
-        "published: about 1.10 %, half the stake lost on an après (a 2.19 % chance of 31 on both rows), "
-        "Gambling in America, Trente et quarante",
-    ),
-}
-
-
 def _theory(game: str, rules: dict, decided, handle_cents: int) -> tuple[Fraction | None, str]:
     """``(theoretical win in exact cents or None, where the edge comes from)``: the engines'
-    edges on the day's bets (``_theoretical_win``); else the game's published edge on the handle
-    (``PUBLISHED_EDGES``); else, for classic stud, the rake (players play each other)."""
+    edges on the day's bets (``_theoretical_win``); else the edge of the table's rule set on the
+    handle (``games.rules.house_edges``); for classic stud, the rake (players play each other)."""
     recorded = _theoretical_win(decided)
     if recorded is not None:
         return recorded, "the engines' house edge on each bet"
-    if game in PUBLISHED_EDGES:
-        edge, source = PUBLISHED_EDGES[game]
-        return edge * handle_cents, source
+    if game != Table.Game.CLASSIC_STUD:
+        edge = _rule_set_edge(game, rules)
+        if edge is not None:
+            return Fraction(edge[0]) * handle_cents, edge[1]
     if game == Table.Game.CLASSIC_STUD:
         rake = Fraction(str((rules or {}).get("rake_percent") or (rules or {}).get("rake_pct") or 0))
         return rake / 100 * handle_cents, f"the house's rake, {rake} % of each pot (players play each other)"
@@ -186,9 +174,9 @@ def _pct_text(edge: Fraction) -> str:
 
 
 def _edge(game: str, rules: dict) -> dict:
-    """The game's house edge before any bet: ``{"short", "source", "published"}``: the engines'
-    values for the games that record them, the published value (``published``: True, with its
-    source) for the others, the rake at classic stud."""
+    """The game's house edge before any bet: ``{"short", "source"}`` and, for the edges of
+    ``games.rules.house_edges`` (issue 28), ``tag``: ``exact`` or ``simulated``; the rake at
+    classic stud."""
     rules = rules or {}
     if game == Table.Game.ENGLISH_ROULETTE:
         even = {"la_partage": "1.35 %", "en_prison": "1.35 %", "lost": "2.70 %"}
@@ -196,28 +184,35 @@ def _edge(game: str, rules: dict) -> dict:
         return {
             "short": f"2.70 %, even chances {even.get(rule, '2.70 %')}",
             "source": f"single zero, 1/37; even chances under {rule.replace('_', ' ')}",
-            "published": False,
         }
-    if game == Table.Game.BLACKJACK:
-        edge = _pct_text(Fraction(str(rules.get("house_edge", "13/2000"))))
-        return {"short": edge, "source": "basic strategy, the table's rule set (house_edge)", "published": False}
     if game == Table.Game.BACCARAT:
-        from games.rules.baccarat import BaccaratRules, house_edge
-        from games.rules.errors import RuleError
+        from games.rules.baccarat import BaccaratRules
+        from games.rules.baccarat import house_edge as bet_edge
 
         try:
             parsed = BaccaratRules.from_dict(rules)
         except RuleError:  # an odd rule set still shows the page
-            return {"short": "—", "source": "", "published": False}
-        short = ", ".join(f"{bet} {_pct_text(house_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
-        return {"short": short, "source": f"exact, {parsed.decks} decks (games.rules.baccarat)", "published": False}
-    if game in PUBLISHED_EDGES:
-        edge, source = PUBLISHED_EDGES[game]
-        return {"short": _pct_text(edge), "source": source, "published": True}
+            return {"short": "—", "source": ""}
+        short = ", ".join(f"{bet} {_pct_text(bet_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
+        return {"short": short, "source": f"exact, {parsed.decks} decks (games.rules.baccarat)"}
     if game == Table.Game.CLASSIC_STUD:
         rake = rules.get("rake_percent") or rules.get("rake_pct") or 0
-        return {"short": f"rake {rake} %", "source": "of each pot; the players play each other", "published": False}
-    return {"short": "—", "source": "", "published": False}
+        return {"short": f"rake {rake} %", "source": "of each pot; the players play each other"}
+    edge = _rule_set_edge(game, rules)
+    if edge is None:
+        return {"short": "—", "source": ""}
+    # Black jack and trente-et-quarante exact; Caribbean stud simulated (the basis says so).
+    tag = "simulated" if edge[1].startswith("simulation") else "exact"
+    return {"short": _pct_text(Fraction(edge[0])), "source": edge[1], "tag": tag}
+
+
+def _rule_set_edge(game: str, rules: dict) -> tuple[Decimal, str] | None:
+    """The edge of the table's own rule set (``games.rules.house_edges``, cached per rule set),
+    or None for rules it cannot read (the page still shows)."""
+    try:
+        return house_edge(game, rules or {})
+    except (RuleError, ValueError):
+        return None
 
 
 def _theoretical_win(decided) -> Fraction | None:
