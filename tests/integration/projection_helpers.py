@@ -104,12 +104,15 @@ def worker_env(**extra) -> dict:
     return env
 
 
-def spawn(args: list[str], **env) -> subprocess.Popen:
+def spawn(args: list[str], *, output=None, **env) -> subprocess.Popen:
+    """A Python process on this test's database. Its output goes to a pipe (read it with
+    ``communicate``), or to ``output``, a file: a long-lived process that nobody reads would
+    block once it filled the pipe's 64 KiB."""
     return subprocess.Popen(
         [sys.executable, *args],
         cwd=REPO,
         env=worker_env(**env),
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if output is None else output,
         stderr=subprocess.STDOUT,
         text=True,
     )
