@@ -71,18 +71,24 @@ def _without(payload: dict, *names: str) -> dict:
     return {k: v for k, v in payload.items() if k not in names}
 
 
+def _approved(kind: str, what: str, status: int, service: Callable[..., dict], *fields: str) -> Act:
+    """An act a supervisor (pit boss or cage supervisor) signs as ``approver``: the service gets
+    the payload's ``fields``, the approver, the maker as actor and the idempotency key."""
+    return Act(
+        kind,
+        what,
+        status,
+        lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+        lambda p, maker, s, k=None: service(
+            **{name: p[name] for name in fields}, approver=s["approver"], actor=maker, idempotency_key=k
+        ),
+    )
+
+
 ACTS: dict[str, Act] = {
     act.kind: act
     for act in (
-        Act(
-            "round_reverse",
-            "reversing a coup",
-            200,
-            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
-            lambda p, maker, s, k=None: round_reverse(
-                round_id=p["round_id"], reason=p["reason"], approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-        ),
+        _approved("round_reverse", "reversing a coup", 200, round_reverse, "round_id", "reason"),
         Act(
             "slip_issue",
             "carrying a slip's chips",
@@ -92,47 +98,10 @@ ACTS: dict[str, Act] = {
                 kind=p["kind"], serial=p["serial"], runner=s["runner"], actor=maker, idempotency_key=k
             ),
         ),
-        Act(
-            "slip_void",
-            "voiding a slip",
-            200,
-            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
-            lambda p, maker, s, k=None: slip_void(
-                kind=p["kind"],
-                serial=p["serial"],
-                reason=p["reason"],
-                approver=s["approver"],
-                actor=maker,
-                idempotency_key=k,
-            ),
-        ),
-        Act(
-            "slip_reverse",
-            "reversing a slip",
-            200,
-            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
-            lambda p, maker, s, k=None: slip_reverse(
-                kind=p["kind"],
-                serial=p["serial"],
-                reason=p["reason"],
-                approver=s["approver"],
-                actor=maker,
-                idempotency_key=k,
-            ),
-        ),
-        Act(
-            "drop_count_reverse",
-            "reversing a drop count",
-            201,
-            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
-            lambda p, maker, s, k=None: drop_count_reverse(
-                table=p["table"],
-                gaming_day=p["gaming_day"],
-                reason=p["reason"],
-                approver=s["approver"],
-                actor=maker,
-                idempotency_key=k,
-            ),
+        _approved("slip_void", "voiding a slip", 200, slip_void, "kind", "serial", "reason"),
+        _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),
+        _approved(
+            "drop_count_reverse", "reversing a drop count", 201, drop_count_reverse, "table", "gaming_day", "reason"
         ),
         Act(
             "drop_count",
