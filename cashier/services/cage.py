@@ -10,6 +10,7 @@ import uuid
 from django_fsm import TransitionNotAllowed
 
 from core.ceilings import check_ceiling
+from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
@@ -109,31 +110,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
             raise InsufficientChips(
                 "the cage has not enough chips for this sale; request a chip fill", field="amount_cents"
             )
-        txn = str(uuid.uuid4())
-        (event,) = cmd.append(
-            stream=cage.stream,
-            expected_version=cage.version,
-            correlation_id=txn,
-            events=[
-                NewEvent(
-                    "ChipsPurchased",
-                    {"patron": who.code, "amount_cents": amount, "transaction": txn},
-                    posting_rules.chip_purchase(who.chips_account, amount),
-                )
-            ],
-        )
-        aml.screen_cash(cmd, patron=who, event=event)
-        cage.version = event.version
-        cage.save()
-        return cmd.finish(
-            {
-                "transaction": txn,
-                "event": event.position,
-                "patron": who.code,
-                "amount_cents": amount,
-                "chips_cents": store.balance(who.chips_account),
-            }
-        )
+        return _cage_exchange(cmd, cage, who, "ChipsPurchased", amount, posting_rules.chip_purchase)
 
 
 @aml.records_refusals
@@ -157,32 +134,40 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
         held = store.balance(who.chips_account)
         if held < amount:
             raise InsufficientChips(
-                f"patron {who.code} holds {held} cents of chips, less than the {amount} to redeem", field="amount_cents"
+                f"patron {who.code} holds {format_cents(held)} of chips, "
+                f"less than the {format_cents(amount)} to redeem",
+                field="amount_cents",
             )
         if store.balance(accounts.CAGE_CASH) < amount:
             raise InsufficientChips("the cage has not enough cash for this redemption", field="amount_cents")
-        txn = str(uuid.uuid4())
-        (event,) = cmd.append(
-            stream=cage.stream,
-            expected_version=cage.version,
-            correlation_id=txn,
-            events=[
-                NewEvent(
-                    "ChipsRedeemed",
-                    {"patron": who.code, "amount_cents": amount, "transaction": txn},
-                    posting_rules.redemption(who.chips_account, amount),
-                )
-            ],
-        )
-        aml.screen_cash(cmd, patron=who, event=event)
-        cage.version = event.version
-        cage.save()
-        return cmd.finish(
-            {
-                "transaction": txn,
-                "event": event.position,
-                "patron": who.code,
-                "amount_cents": amount,
-                "chips_cents": store.balance(who.chips_account),
-            }
-        )
+        return _cage_exchange(cmd, cage, who, "ChipsRedeemed", amount, posting_rules.redemption)
+
+
+def _cage_exchange(cmd, cage: Cage, who, event_type: str, amount: int, postings) -> dict:
+    """Append a patron's cash-for-chips exchange at the cage (``event_type`` with the legs of
+    ``postings(chips_account, amount)``), screen it for AML and give the exchange's result."""
+    txn = str(uuid.uuid4())
+    (event,) = cmd.append(
+        stream=cage.stream,
+        expected_version=cage.version,
+        correlation_id=txn,
+        events=[
+            NewEvent(
+                event_type,
+                {"patron": who.code, "amount_cents": amount, "transaction": txn},
+                postings(who.chips_account, amount),
+            )
+        ],
+    )
+    aml.screen_cash(cmd, patron=who, event=event)
+    cage.version = event.version
+    cage.save()
+    return cmd.finish(
+        {
+            "transaction": txn,
+            "event": event.position,
+            "patron": who.code,
+            "amount_cents": amount,
+            "chips_cents": store.balance(who.chips_account),
+        }
+    )

@@ -27,6 +27,7 @@ from django_fsm import TransitionNotAllowed
 from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
+from games.rules.money import format_cents
 from ledger import accounts, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
@@ -111,7 +112,9 @@ def _check_tray_covers(table: Table, amount: int) -> None:
 def _check_cage_covers(amount: int) -> None:
     held = store.balance(accounts.CAGE_CHIPS)
     if held < amount:
-        raise InsufficientChips(f"the cage holds {held} cents of chips, less than {amount}", field="denominations")
+        raise InsufficientChips(
+            f"the cage holds {format_cents(held)} of chips, less than {format_cents(amount)}", field="denominations"
+        )
 
 
 def slip_request(
