@@ -8,56 +8,26 @@ As tests/integration/test_pg_roles.py: the migrated schema copied into a new dat
 script run on it as the superuser, then one event appended and the attacks run as casino_owner.
 """
 
-import shutil
 import subprocess
 
-import psycopg
 import pytest
-from django.db import connection
 from psycopg import errors
+
+from .roles_database import connect_as, roles_database
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")
 def guarded_db(django_db_setup, django_db_blocker):
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL: database roles and event triggers")
-    if shutil.which("psql") is None or shutil.which("pg_dump") is None:
-        pytest.skip("needs psql and pg_dump to copy the schema and run deploy/postgres_roles.sql")
-    settings = connection.settings_dict
-    source, copy = settings["NAME"], f"{settings['NAME']}_guard"
-    admin = {"host": settings["HOST"] or "127.0.0.1", "port": settings["PORT"] or 5432, "user": settings["USER"]}
-    where = ["-h", admin["host"], "-p", str(admin["port"]), "-U", admin["user"]]
-    with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{copy}"')
-    try:
-        schema = subprocess.run(
-            ["pg_dump", "--schema-only", "--no-owner", "--no-privileges", *where, "-d", source],
-            capture_output=True, text=True, timeout=120, check=True,
-        ).stdout  # fmt: skip
-        for script, text in (("-", schema), ("deploy/postgres_roles.sql", None)):
-            done = subprocess.run(
-                ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", *where, "-d", copy, "-f", script],
-                input=text, capture_output=True, text=True, timeout=120,
-            )  # fmt: skip
-            assert done.returncode == 0, done.stderr
-        with _as({**admin, "dbname": copy}, "casino_owner") as owner:
-            owner.execute(
-                "INSERT INTO ledger_event (position, stream, version, type, schema_version, data, occurred_at,"
-                " recorded_at, gaming_day, actor, correlation_id, causation_id, prev_hash, hash)"
-                " VALUES (1, 'cage', 1, 'CageOpened', 1, '{}', now(), now(), current_date, 'tester', '', '',"
-                " repeat('0', 64), repeat('a', 64))"
-            )
-        yield {**admin, "dbname": copy}
-    finally:
-        with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-
-
-def _as(db: dict, role: str) -> psycopg.Connection:
-    return psycopg.connect(host=db["host"], port=db["port"], dbname=db["dbname"], user=role, autocommit=True)
+    with roles_database("guard") as db, connect_as(db, "casino_owner") as owner:
+        owner.execute(
+            "INSERT INTO ledger_event (position, stream, version, type, schema_version, data, occurred_at,"
+            " recorded_at, gaming_day, actor, correlation_id, causation_id, prev_hash, hash)"
+            " VALUES (1, 'cage', 1, 'CageOpened', 1, '{}', now(), now(), current_date, 'tester', '', '',"
+            " repeat('0', 64), repeat('a', 64))"
+        )
+        yield db
 
 
 ATTACKS = {
@@ -90,7 +60,7 @@ ATTACKS = {
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_the_owner_role_cannot_lift_the_append_only_lock(guarded_db, attack):
-    with _as(guarded_db, "casino_owner") as owner:
+    with connect_as(guarded_db, "casino_owner") as owner:
         with pytest.raises(errors.InsufficientPrivilege) as refused:
             owner.execute(ATTACKS[attack])
         assert "append-only" in str(refused.value) or "must be owner" in str(refused.value)
@@ -105,7 +75,7 @@ def test_the_owner_role_cannot_lift_the_append_only_lock(guarded_db, attack):
 
 
 def test_the_owner_role_still_runs_ordinary_migrations(guarded_db):
-    with _as(guarded_db, "casino_owner") as owner:
+    with connect_as(guarded_db, "casino_owner") as owner:
         owner.execute("CREATE INDEX ledger_event_actor_probe ON ledger_event (actor)")
         owner.execute("DROP INDEX ledger_event_actor_probe")
         owner.execute("CREATE TABLE public.probe_table (id int)")
@@ -116,7 +86,7 @@ def test_the_owner_role_still_runs_ordinary_migrations(guarded_db):
 def test_the_role_script_fails_where_the_guard_is_missing(guarded_db):
     """Run as the owner after a superuser removed the guard: the script's check refuses."""
     where = ["-h", guarded_db["host"], "-p", str(guarded_db["port"])]
-    with _as(guarded_db, guarded_db["user"]) as superuser:
+    with connect_as(guarded_db, guarded_db["user"]) as superuser:
         superuser.execute("ALTER EVENT TRIGGER casino_guard_on_drop DISABLE")
     try:
         done = subprocess.run(
@@ -127,5 +97,5 @@ def test_the_role_script_fails_where_the_guard_is_missing(guarded_db):
         assert done.returncode != 0
         assert "casino_guard event triggers are missing" in done.stderr
     finally:
-        with _as(guarded_db, guarded_db["user"]) as superuser:
+        with connect_as(guarded_db, guarded_db["user"]) as superuser:
             superuser.execute("ALTER EVENT TRIGGER casino_guard_on_drop ENABLE")

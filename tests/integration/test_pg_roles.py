@@ -7,13 +7,10 @@ role script on it as deploy/migrate does, connects as each role (local trust aut
 deploy/smoke) and tries.
 """
 
-import shutil
-import subprocess
-
-import psycopg
 import pytest
-from django.db import connection
 from psycopg import errors
+
+from .roles_database import connect_as, roles_database
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -23,47 +20,14 @@ LEDGER_TABLES = {"ledger_event": "type", "ledger_posting": "currency", "ledger_i
 
 @pytest.fixture(scope="module")
 def roles_db(django_db_setup, django_db_blocker):
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL: database roles and grants")
-    if shutil.which("psql") is None or shutil.which("pg_dump") is None:
-        pytest.skip("needs psql and pg_dump to copy the schema and run deploy/postgres_roles.sql")
-    settings = connection.settings_dict
-    source, copy = settings["NAME"], f"{settings['NAME']}_pgroles"
-    admin = {"host": settings["HOST"] or "127.0.0.1", "port": settings["PORT"] or 5432, "user": settings["USER"]}
-    where = ["-h", admin["host"], "-p", str(admin["port"]), "-U", admin["user"]]
-    with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{copy}"')
-    try:
-        # The migrated schema (tables, triggers, functions), copied without its owner and grants:
-        # pg_dump needs no exclusive access, so other sessions on the test database may stay.
-        schema = subprocess.run(
-            ["pg_dump", "--schema-only", "--no-owner", "--no-privileges", *where, "-d", source],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        ).stdout
-        for script, text in (("-", schema), ("deploy/postgres_roles.sql", None)):
-            done = subprocess.run(
-                ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", *where, "-d", copy, "-f", script],
-                input=text, capture_output=True, text=True, timeout=120,
-            )  # fmt: skip
-            assert done.returncode == 0, done.stderr
-        yield {**admin, "dbname": copy}
-    finally:
-        with psycopg.connect(**admin, dbname="postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-
-
-def _as(db: dict, role: str) -> psycopg.Connection:
-    return psycopg.connect(host=db["host"], port=db["port"], dbname=db["dbname"], user=role, autocommit=True)
+    with roles_database("pgroles") as db:
+        yield db
 
 
 @pytest.mark.parametrize("table", LEDGER_TABLES)
 def test_the_application_role_appends_to_the_ledger_but_never_changes_it(roles_db, table):
     column = LEDGER_TABLES[table]
-    with _as(roles_db, "casino_app") as app:
+    with connect_as(roles_db, "casino_app") as app:
         app.execute(f"SELECT count(*) FROM {table}")
         privileges = app.execute(
             "SELECT has_table_privilege(current_user, %s, 'INSERT'), has_table_privilege(current_user, %s, 'UPDATE'),"
@@ -77,14 +41,14 @@ def test_the_application_role_appends_to_the_ledger_but_never_changes_it(roles_d
 
 
 def test_the_application_role_keeps_its_projections_and_the_staff_tables(roles_db):
-    with _as(roles_db, "casino_app") as app:
+    with connect_as(roles_db, "casino_app") as app:
         for table in ("ledger_accountbalance", "staff_dealerassignment", "staff_devicetoken", "axes_accessattempt"):
             app.execute(f"UPDATE {table} SET id = id WHERE false")
             app.execute(f"DELETE FROM {table} WHERE false")
 
 
 def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
-    with _as(roles_db, "casino_auditor") as auditor:
+    with connect_as(roles_db, "casino_auditor") as auditor:
         for table in [*LEDGER_TABLES, "games_round", "games_bet", "cashier_patron", "staff_dealerassignment"]:
             auditor.execute(f"SELECT count(*) FROM {table}")
         auditor.execute("SELECT username, is_active FROM auth_user")
