@@ -129,6 +129,16 @@ def staff_user(username: str, *roles: str):
     return user
 
 
+def staff_clients(staff: dict) -> dict:
+    """An authenticated API client for each ``{username: role}`` of ``staff`` (users made by
+    ``staff_user``), by username."""
+    clients = {}
+    for name, role in staff.items():
+        clients[name] = APIClient()
+        clients[name].force_authenticate(staff_user(name, role))
+    return clients
+
+
 @pytest.fixture
 def api():
     """An API client authenticated (no password hashing) as ``dealer1`` holding ``API_TEST_ROLES``."""

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
-from tests.conftest import approve, staff_user
+from tests.conftest import approve, staff_clients, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -30,15 +30,8 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
-    made = {}
-    for name, role in STAFF.items():
-        user = django_user_model.objects.create_user(username=name)  # no password: no PBKDF2 per test
-        grant(user, role)
-        client = APIClient()
-        client.force_authenticate(user)
-        made[name] = client
-    return made
+def clients(cage):
+    return staff_clients(STAFF)
 
 
 @pytest.fixture

@@ -4,14 +4,13 @@ import csv
 import io
 
 import pytest
-from rest_framework.test import APIClient
 
 from cashier.reports import hold_pct
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import approve
+from tests.conftest import approve, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -29,15 +28,8 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage_float):
-    made = {}
-    for name, role in STAFF.items():
-        user = django_user_model.objects.create_user(username=name, password="x")
-        grant(user, role)
-        client = APIClient()
-        client.force_authenticate(user)
-        made[name] = client
-    return made
+def clients(cage_float):
+    return staff_clients(STAFF)
 
 
 def open_table(clients, code="T1"):

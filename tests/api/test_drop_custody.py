@@ -3,13 +3,12 @@ count verified by a blind recount (a differing recount is a variance, not an ove
 the master game report signed by the count team."""
 
 import pytest
-from rest_framework.test import APIClient
 
 from cashier.services.pit_shift import table_shift
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
-from tests.conftest import approve, staff_user
+from tests.conftest import approve, staff_clients, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -27,11 +26,7 @@ STAFF = {
 
 @pytest.fixture
 def floor(cage, patron):
-    clients = {}
-    for name, role in STAFF.items():
-        client = APIClient()
-        client.force_authenticate(staff_user(name, role))
-        clients[name] = client
+    clients = staff_clients(STAFF)
     body = {"game": "english_roulette", "opener": {"100000": 50}, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
     opened = approve(clients["pit1"].post("/api/tables/T1/opener", body, format="json"), clients["dealer1"])
     assert opened.status_code == 201, opened.content

@@ -11,13 +11,12 @@ field (409 for a day that has not begun) and appends nothing.
 from datetime import timedelta
 
 import pytest
-from rest_framework.test import APIClient
 
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from staff.roles import Role, grant
-from tests.conftest import approve
+from staff.roles import Role
+from tests.conftest import approve, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +32,9 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage_float):
+def clients(cage_float):
     # The cage without a cashier shift: the shift-count tests open one themselves.
-    made = {}
-    for name, role in STAFF.items():
-        user = django_user_model.objects.create_user(username=name)
-        grant(user, role)
-        made[name] = APIClient()
-        made[name].force_authenticate(user)
+    made = staff_clients(STAFF)
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
     opened = approve(made["pit1"].post("/api/tables/T1/opener", body, format="json"), made["dealer1"])
     assert opened.status_code == 201, opened.json()

@@ -7,7 +7,6 @@ and a decided or expired approval cannot be confirmed again.
 """
 
 import pytest
-from rest_framework.test import APIClient
 
 from approvals.models import Approval
 from approvals.replay import check_approvals
@@ -21,7 +20,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from staff.roles import Role, RoleRequired, grant
-from tests.conftest import approve
+from tests.conftest import approve, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -41,15 +40,8 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
-def clients(django_user_model, cage):
-    made = {}
-    for name, role in STAFF.items():
-        user = django_user_model.objects.create_user(username=name, password="x")
-        grant(user, role)
-        client = APIClient()
-        client.force_authenticate(user)
-        made[name] = client
-    return made
+def clients(cage):
+    return staff_clients(STAFF)
 
 
 @pytest.fixture
