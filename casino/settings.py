@@ -174,6 +174,11 @@ LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
 LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
 LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
 LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# The scheduled seal and export (ledger/scheduled_export.py; issue 26 §6): every
+# CASINO_EXPORT_INTERVAL_SECONDS beat seals each closed gaming day still unsealed and writes its
+# export to CASINO_EXPORT_DIR/gaming-day-YYYY-MM-DD.zip; a failure is an alert on the floor.
+CASINO_EXPORT_DIR = env.str("CASINO_EXPORT_DIR", default=str(VAR_DIR / "exports"))
+CASINO_EXPORT_INTERVAL_SECONDS = env.int("CASINO_EXPORT_INTERVAL_SECONDS", default=900)
 # Maker-checker (approvals/): an opener or a fill above these (cents) needs a cage supervisor's
 # second signature; a pending approval lapses after CASINO_APPROVAL_TTL_MINUTES.
 CASINO_LARGE_OPENER_CENTS = env.int("CASINO_LARGE_OPENER_CENTS", default=10_000_000)
@@ -252,7 +257,8 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ROUTES = (
     {
         "ledger.tasks.catch_up_projections": {"queue": "projections"},
-        "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports, when they come
+        "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports
+        "ledger.tasks.seal_and_export_closed_days": {"queue": "exports"},
     }
     if env.bool("CELERY_ROUTE_QUEUES", default=False)
     else {}
@@ -262,6 +268,10 @@ CELERY_BEAT_SCHEDULE = {
     "ledger-checkpoint": {
         "task": "ledger.tasks.write_checkpoint",
         "schedule": float(LEDGER_CHECKPOINT_INTERVAL_SECONDS),
+    },
+    "gaming-day-seal-and-export": {
+        "task": "ledger.tasks.seal_and_export_closed_days",
+        "schedule": float(CASINO_EXPORT_INTERVAL_SECONDS),
     },
 }
 
