@@ -164,8 +164,8 @@ def export_alerts(rows: list[dict]) -> list[Alert]:
             "Regulatory export",
             "export",
             "warning",
-            f"gaming day {row['gaming_day'].isoformat()} not sealed and exported to {row['file']}: "
-            f"{row['error']} (last try {row['attempted']}; tried again every few minutes)",
+            f"gaming day {row['gaming_day'].isoformat()} not exported to {row['file']}: "
+            f"{row['error']} (last try {row['attempted']}; retried at each scheduled run)",
         )
         for row in rows
     ]

@@ -118,9 +118,7 @@ def test_an_unwritable_directory_is_an_error_line_and_a_floor_alert_until_a_late
     ]
     (alert,) = _export_alerts()
     assert alert.level == "warning" and alert.table == "Regulatory export"
-    assert alert.message.startswith(
-        f"gaming day {closed_day.isoformat()} not sealed and exported to {path}: Not a directory: "
-    )
+    assert alert.message.startswith(f"gaming day {closed_day.isoformat()} not exported to {path}: Not a directory: ")
     assert Event.objects.filter(type=SEAL_EVENT).count() == 1  # sealed all the same
 
     settings.CASINO_EXPORT_DIR = str(tmp_path / "exports")

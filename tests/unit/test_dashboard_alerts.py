@@ -122,8 +122,8 @@ def test_a_failed_scheduled_export_is_a_warning_naming_the_day_the_file_and_the_
             "Regulatory export",
             "export",
             "warning",
-            "gaming day 2026-11-30 not sealed and exported to /var/lib/casino-exports/gaming-day-2026-11-30.zip: "
-            "Permission denied: /var/lib/casino-exports (last try 2026-12-01 07:15 CET; tried again every few minutes)",
+            "gaming day 2026-11-30 not exported to /var/lib/casino-exports/gaming-day-2026-11-30.zip: "
+            "Permission denied: /var/lib/casino-exports (last try 2026-12-01 07:15 CET; retried at each scheduled run)",
         )
     ]
     assert alerts.export_alerts([]) == []
