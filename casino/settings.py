@@ -125,7 +125,9 @@ CASINO_CASH_DENOMINATIONS = env.list(
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
 # Inputs checked against the domain (issue 21). Per-operation ceilings, cents (core/ceilings.py):
 # CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
-# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400.
+# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400. The
+# defaults (cents: 10,000,000.00 for a movement, 100,000,000.00 for a table's opener or closer
+# and a drop box's count) are written here only.
 CASINO_CEILING_CENTS = {
     operation: env.int(f"CASINO_CEILING_{operation.upper()}_CENTS", default=default)
     for operation, default in {
@@ -145,7 +147,7 @@ CASINO_CEILING_CENTS = {
 CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
 # The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
 # the roles a person holds; a share-out may give a person other points. E.g.
-# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8".
+# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8". The defaults are written here only.
 CASINO_TRONC_POINTS_BY_ROLE = env.dict(
     "CASINO_TRONC_POINTS_BY_ROLE",
     cast={"value": int},
