@@ -13,7 +13,8 @@ the ledger (events and postings), so a report of a past day is the same whenever
   month-to-date and year-to-date: opener, fills, credits, drop, closer,
   win = drop + credits − fills + (closer − opener) (DESIGN.md), hold % = win / drop, the
   ledger win (the table's gaming movements, as ``games.selectors.table_win_cents``) and the
-  variance = win − ledger win.
+  variance = win − ledger win. Beside it, ``back_office``: the tips, casino credit and front
+  money of the same periods and their balances at the end of the day (``back_office_figures``).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
   shift counts, and the day's movements through the cage.
 - ``variance_report(day, threshold_cents=None)``: every variance of the day (drop counts,
@@ -201,7 +202,68 @@ def table_games_daily_report(day: date) -> dict:
     report["period"] |= {"month_from": bounds["month_to_date"][0].isoformat()}
     report["period"] |= {"year_from": bounds["year_to_date"][0].isoformat()}
     report["tables"] = [t.code for t in tables]
+    report["back_office"] = back_office_figures(day)
     return report
+
+
+BACK_OFFICE_FIGURES = [
+    "tips_counted_cents",
+    "tronc_shared_cents",
+    "markers_issued",
+    "markers_issued_cents",
+    "markers_paid_cents",
+    "front_money_deposited_cents",
+    "front_money_withdrawn_cents",
+]
+BACK_OFFICE_BALANCES = ["tronc_pool_cents", "markers_outstanding_cents", "front_money_held_cents"]
+
+
+def _patron_accounts_total(suffix: str, start: date | None, end: date, types: list[str] | None = None) -> int:
+    """Σ postings (cents) of every ``patron:<P>:<suffix>`` account on gaming days ``start``..``end``
+    (from the beginning when ``start`` is None), of events of ``types`` when given."""
+    postings = Posting.objects.filter(account__startswith="patron:", account__endswith=f":{suffix}")
+    postings = postings.filter(event__gaming_day__lte=end)
+    if start is not None:
+        postings = postings.filter(event__gaming_day__gte=start)
+    if types is not None:
+        postings = postings.filter(event__type__in=types)
+    return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
+def back_office_figures(day: date) -> dict:
+    """Tips (tronc), casino credit (markers) and front money of gaming day ``day`` (issue 26), from
+    the ledger's postings (docs/chart_of_accounts.md, "Posting rules of the back office"), cents:
+
+    ``{"columns": ["period", "from", *BACK_OFFICE_FIGURES], "rows": [one per period: day, month
+    and year to date], "end_of_day": {"tronc_pool_cents", "markers_outstanding_cents",
+    "front_money_held_cents"}}``. Per period: tips counted into the tronc (``TipsCounted``) and
+    shared out (``TroncShared``); markers issued (how many, and cents) and paid (``MarkerPaid``,
+    in cash, chips or front money); front money deposited and withdrawn. End of day: the tronc's
+    pool, the markers still owed (−Σ ``patron:<P>:credit``) and the front money held (Σ
+    ``patron:<P>:deposit``) as they stood at the day's end, so a past day's report does not change.
+    """
+    rows = []
+    for period, (start, end) in period_bounds(day).items():
+        rows.append(
+            {
+                "period": period,
+                "from": start.isoformat(),
+                "tips_counted_cents": _account_total(accounts.TRONC, start, end, types=["TipsCounted"]),
+                "tronc_shared_cents": -_account_total(accounts.TRONC, start, end, types=["TroncShared"]),
+                "markers_issued": Event.objects.filter(type="MarkerIssued", gaming_day__range=(start, end)).count(),
+                "markers_issued_cents": -_patron_accounts_total("credit", start, end, ["MarkerIssued"]),
+                "markers_paid_cents": _patron_accounts_total("credit", start, end, ["MarkerPaid"]),
+                "front_money_deposited_cents": _patron_accounts_total("deposit", start, end, ["FrontMoneyDeposited"]),
+                "front_money_withdrawn_cents": -_patron_accounts_total("deposit", start, end, ["FrontMoneyWithdrawn"]),
+            }
+        )
+    tronc = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__lte=day)
+    end_of_day = {
+        "tronc_pool_cents": tronc.aggregate(s=Sum("amount_cents"))["s"] or 0,
+        "markers_outstanding_cents": -_patron_accounts_total("credit", None, day),
+        "front_money_held_cents": _patron_accounts_total("deposit", None, day),
+    }
+    return {"columns": ["period", "from", *BACK_OFFICE_FIGURES], "rows": rows, "end_of_day": end_of_day}
 
 
 def _with_hold(sums: dict) -> dict:

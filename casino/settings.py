@@ -125,7 +125,9 @@ CASINO_CASH_DENOMINATIONS = env.list(
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
 # Inputs checked against the domain (issue 21). Per-operation ceilings, cents (core/ceilings.py):
 # CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
-# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400.
+# ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400. The
+# defaults (cents: 10,000,000.00 for a movement, 100,000,000.00 for a table's opener or closer
+# and a drop box's count) are written here only.
 CASINO_CEILING_CENTS = {
     operation: env.int(f"CASINO_CEILING_{operation.upper()}_CENTS", default=default)
     for operation, default in {
@@ -145,7 +147,7 @@ CASINO_CEILING_CENTS = {
 CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
 # The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
 # the roles a person holds; a share-out may give a person other points. E.g.
-# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8".
+# CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8". The defaults are written here only.
 CASINO_TRONC_POINTS_BY_ROLE = env.dict(
     "CASINO_TRONC_POINTS_BY_ROLE",
     cast={"value": int},
@@ -174,6 +176,11 @@ LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
 LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
 LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
 LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# The scheduled seal and export (ledger/scheduled_export.py; issue 26 §6): every
+# CASINO_EXPORT_INTERVAL_SECONDS beat seals each closed gaming day still unsealed and writes its
+# export to CASINO_EXPORT_DIR/gaming-day-YYYY-MM-DD.zip; a failure is an alert on the floor.
+CASINO_EXPORT_DIR = env.str("CASINO_EXPORT_DIR", default=str(VAR_DIR / "exports"))
+CASINO_EXPORT_INTERVAL_SECONDS = env.int("CASINO_EXPORT_INTERVAL_SECONDS", default=900)
 # Maker-checker (approvals/): an opener or a fill above these (cents) needs a cage supervisor's
 # second signature; a pending approval lapses after CASINO_APPROVAL_TTL_MINUTES.
 CASINO_LARGE_OPENER_CENTS = env.int("CASINO_LARGE_OPENER_CENTS", default=10_000_000)
@@ -252,7 +259,8 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ROUTES = (
     {
         "ledger.tasks.catch_up_projections": {"queue": "projections"},
-        "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports, when they come
+        "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports
+        "ledger.tasks.seal_and_export_closed_days": {"queue": "exports"},
     }
     if env.bool("CELERY_ROUTE_QUEUES", default=False)
     else {}
@@ -262,6 +270,10 @@ CELERY_BEAT_SCHEDULE = {
     "ledger-checkpoint": {
         "task": "ledger.tasks.write_checkpoint",
         "schedule": float(LEDGER_CHECKPOINT_INTERVAL_SECONDS),
+    },
+    "gaming-day-seal-and-export": {
+        "task": "ledger.tasks.seal_and_export_closed_days",
+        "schedule": float(CASINO_EXPORT_INTERVAL_SECONDS),
     },
 }
 

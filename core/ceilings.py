@@ -2,33 +2,21 @@
 
 ``ledger.store.MAX_CENTS`` (10^12) only keeps amounts inside the ledger's columns; a fill of
 10^12 cents (ten billion euros) passed it and was stored (issue 21). Each operation has its own
-ceiling, the setting ``CASINO_CEILING_CENTS`` (``casino/settings.py``; one environment variable
-``CASINO_CEILING_<OPERATION>_CENTS`` each), far above any real movement of the casino and far
-below the ledger's bound: a slip of the finger of a few digits is refused, not booked.
+ceiling, the setting ``CASINO_CEILING_CENTS`` (``casino/settings.py`` holds the defaults, the one
+place they are written; one environment variable ``CASINO_CEILING_<OPERATION>_CENTS`` each), far
+above any real movement of the casino and far below the ledger's bound: a slip of the finger of
+a few digits is refused, not booked.
 """
 
 from django.conf import settings
 
 from ledger.errors import InvalidInput
 
-# Defaults, in cents: fills, credits, buy-ins and cage sales up to 10,000,000.00; a table's
-# opener or closer and a drop box's count up to 100,000,000.00.
-DEFAULT_CEILING_CENTS: dict[str, int] = {
-    "fill": 1_000_000_000,
-    "credit": 1_000_000_000,
-    "buy_in": 1_000_000_000,
-    "chips_purchase": 1_000_000_000,
-    "chips_redeem": 1_000_000_000,
-    "opener": 10_000_000_000,
-    "closer": 10_000_000_000,
-    "drop_count": 10_000_000_000,
-}
-
 
 def ceiling_cents(operation: str) -> int:
-    """The ceiling of ``operation`` (a key of ``DEFAULT_CEILING_CENTS``), in cents."""
-    configured = getattr(settings, "CASINO_CEILING_CENTS", {}) or {}
-    return int(configured.get(operation, DEFAULT_CEILING_CENTS[operation]))
+    """The ceiling of ``operation`` (a key of the setting ``CASINO_CEILING_CENTS``: fill, credit,
+    buy_in, chips_purchase, chips_redeem, opener, closer, drop_count), in cents."""
+    return int(settings.CASINO_CEILING_CENTS[operation])
 
 
 def check_ceiling(operation: str, amount_cents: int, *, field: str) -> None:

@@ -152,3 +152,20 @@ def variance_alerts(rows: list[dict]) -> list[Alert]:
         for row in rows
         if row.get("variance_cents")
     ]
+
+
+def export_alerts(rows: list[dict]) -> list[Alert]:
+    """Closed gaming days whose scheduled seal and export failed at its latest attempt
+    (``ledger.scheduled_export.failed_exports`` rows: ``{"gaming_day": date, "file", "error",
+    "attempted"}``, ``attempted`` already in the casino's local time with its zone): a warning
+    each, until a later run succeeds. The regulator's copy of that day is missing meanwhile."""
+    return [
+        Alert(
+            "Regulatory export",
+            "export",
+            "warning",
+            f"gaming day {row['gaming_day'].isoformat()} not exported to {row['file']}: "
+            f"{row['error']} (last try {row['attempted']}; retried at each scheduled run)",
+        )
+        for row in rows
+    ]

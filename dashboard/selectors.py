@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db.models import BigIntegerField, Count, Q, Sum
@@ -35,6 +36,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.audit import summary
 from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
+from ledger.scheduled_export import failed_exports
 from patrons.models import Patron
 from staff.models import DealerAssignment
 
@@ -403,8 +405,18 @@ def floor(*, day: date | None = None, now: datetime | None = None) -> dict:
     # Variances of the cage (shift counts, handovers) have no table card: the floor lists them.
     every = [a for card in cards for a in card["alerts"]]
     every += checks.variance_alerts([row for row in variances if row["subject"] not in codes])
+    every += checks.export_alerts(_failed_exports())
     every.sort(key=lambda a: (a.level != "warning", a.table))
     return {"gaming_day": day, "now": now, "lag": lag, "tables": cards, "alerts": every}
+
+
+def _failed_exports() -> list[dict]:
+    """``ledger.scheduled_export.failed_exports`` with the attempt's time in the casino's zone."""
+    zone = ZoneInfo(settings.CASINO_TIMEZONE)
+    return [
+        row | {"attempted": row["attempted_at"].astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")}
+        for row in failed_exports()
+    ]
 
 
 def _table(code: str) -> Table:

@@ -204,3 +204,32 @@ class PatronDayRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.patron} {self.gaming_day}"
+
+
+class GamingDayExport(models.Model):
+    """The scheduled export of a closed gaming day (``ledger.scheduled_export``): the outcome of
+    its latest attempt. Not part of the ledger: a bookkeeping row rewritten at each attempt, so a
+    failure shows on the pit boss's floor until a later attempt succeeds.
+
+    ``seal_position``: the position of the seal the file was written from (a day sealed again
+    is exported again); ``file``: the zip's path; ``sha256``: its digest; ``error``: why the
+    last attempt failed (empty once exported)."""
+
+    class State(models.TextChoices):
+        EXPORTED = "exported", "exported"
+        FAILED = "failed", "failed"
+
+    gaming_day = models.DateField(primary_key=True)
+    state = models.CharField(max_length=10, choices=State.choices)
+    seal_position = models.BigIntegerField(null=True)
+    file = models.CharField(max_length=500, blank=True, default="")
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    attempted_at = models.DateTimeField(help_text="UTC")
+    exported_at = models.DateTimeField(null=True, help_text="UTC, of the file on disk")
+
+    class Meta:
+        ordering = ["gaming_day"]
+
+    def __str__(self) -> str:
+        return f"{self.gaming_day} {self.state}"

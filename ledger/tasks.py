@@ -4,7 +4,7 @@ import logging
 
 from celery import shared_task
 
-from . import checkpoints, projections
+from . import checkpoints, projections, scheduled_export
 
 logger = logging.getLogger(__name__)
 
@@ -27,3 +27,11 @@ def write_checkpoint() -> int | None:
     LEDGER_CHECKPOINT_INTERVAL_SECONDS). Returns the position anchored, or None."""
     written = checkpoints.write_checkpoint()
     return written.position if written else None
+
+
+@shared_task(name="ledger.tasks.seal_and_export_closed_days")
+def seal_and_export_closed_days() -> list[dict]:
+    """Seal and export every closed gaming day not yet exported, to CASINO_EXPORT_DIR (beat: every
+    CASINO_EXPORT_INTERVAL_SECONDS). Idempotent; a day's failure is recorded and logged, not raised.
+    Returns the days worked on (``ledger.scheduled_export``)."""
+    return scheduled_export.seal_and_export_closed_days()

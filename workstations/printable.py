@@ -28,6 +28,20 @@ TABLE_FIGURES = [
     ("ledger_win_cents", "Ledger win"),
     ("variance_cents", "Variance"),
 ]
+BACK_OFFICE_LINES = [
+    ("tips_counted_cents", "Tips counted into the tronc"),
+    ("tronc_shared_cents", "Tronc shared out to the staff"),
+    ("markers_issued", "Markers issued (number)"),
+    ("markers_issued_cents", "Markers issued"),
+    ("markers_paid_cents", "Markers paid"),
+    ("front_money_deposited_cents", "Front money deposited"),
+    ("front_money_withdrawn_cents", "Front money withdrawn"),
+]
+BACK_OFFICE_BALANCES = [
+    ("tronc_pool_cents", "Tronc pool not yet shared"),
+    ("markers_outstanding_cents", "Markers outstanding"),
+    ("front_money_held_cents", "Front money held for patrons"),
+]
 VARIANCE_KINDS = {
     "drop": "drop count",
     "opener": "table opener",
@@ -94,6 +108,16 @@ def context(slug: str, day: date) -> dict:
             }
             for period in reports.PERIODS
         ]
+        back_office = report["back_office"]
+        ctx["back_office_periods"] = [PERIOD_NAMES[row["period"]] for row in back_office["rows"]]
+        ctx["back_office_lines"] = [
+            {"label": label, "count": key == "markers_issued", "values": [row[key] for row in back_office["rows"]]}
+            for key, label in BACK_OFFICE_LINES
+        ]
+        ctx["back_office_balances"] = [(label, back_office["end_of_day"][key]) for key, label in BACK_OFFICE_BALANCES]
+        ctx["back_office_any"] = any(any(line["values"]) for line in ctx["back_office_lines"]) or any(
+            value for _, value in ctx["back_office_balances"]
+        )
     elif slug == "cage-accountability":
         ctx["shifts"] = [row for row in report["rows"] if row["line"] != "movements"]
         moved = next((row for row in report["rows"] if row["line"] == "movements"), None)

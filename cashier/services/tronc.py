@@ -37,15 +37,6 @@ from .count_room import gaming_day_in_reach
 
 MANAGERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
 SHARE_OUT = (Role.CAGE_SUPERVISOR,)
-DEFAULT_POINTS_BY_ROLE = {
-    "pit_boss": 12,
-    "cage_supervisor": 12,
-    "dealer": 10,
-    "cashier": 8,
-    "count_team": 8,
-    "drop_team": 6,
-    "runner": 6,
-}
 SHARES_STREAM = "tronc/shares"
 MIN_COUNTERS = 2
 MAX_PEOPLE = 500
@@ -53,8 +44,8 @@ MAX_PEOPLE = 500
 
 def points_by_role() -> dict[str, int]:
     """The points scheme: role → points a share-out gives a holder (setting
-    ``CASINO_TRONC_POINTS_BY_ROLE``, default ``DEFAULT_POINTS_BY_ROLE``)."""
-    return dict(getattr(settings, "CASINO_TRONC_POINTS_BY_ROLE", DEFAULT_POINTS_BY_ROLE))
+    ``CASINO_TRONC_POINTS_BY_ROLE``, its defaults in ``casino/settings.py``)."""
+    return dict(settings.CASINO_TRONC_POINTS_BY_ROLE)
 
 
 def _box(box: object) -> tuple[str, str]:

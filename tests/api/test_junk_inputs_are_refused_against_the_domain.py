@@ -111,7 +111,12 @@ def test_a_fill_of_ten_billion_euros_is_400(clients):
 
 
 def test_each_operation_has_its_ceiling_from_the_settings(clients, settings, patron):
-    settings.CASINO_CEILING_CENTS = {"fill": 100_000, "credit": 100_000, "buy_in": 50_000, "chips_purchase": 50_000}
+    settings.CASINO_CEILING_CENTS = settings.CASINO_CEILING_CENTS | {
+        "fill": 100_000,
+        "credit": 100_000,
+        "buy_in": 50_000,
+        "chips_purchase": 50_000,
+    }
     pit, cashier = clients["pit1"], clients["cash1"]
     before = store.head()
     for kind in ("fill", "credit"):
@@ -125,9 +130,19 @@ def test_each_operation_has_its_ceiling_from_the_settings(clients, settings, pat
 
 
 def test_an_opener_over_its_ceiling_is_400(clients, settings):
-    settings.CASINO_CEILING_CENTS = {"opener": 1_000_000}
+    settings.CASINO_CEILING_CENTS = settings.CASINO_CEILING_CENTS | {"opener": 1_000_000}
     before = store.head()
     body = {"game": "english_roulette", "opener_cents": 1_000_001}
     refused(clients["pit1"].post("/api/tables/T2/open", body, format="json"), 400, "opener_cents", before)
     counted = {"game": "english_roulette", "opener": {"1000000": 2}, "dealer": "dealer1", "pit_boss": "pit1"}
     refused(clients["pit1"].post("/api/tables/T2/opener", counted, format="json"), 400, "opener", before)
+
+
+def test_every_operation_checked_has_its_ceiling_in_the_settings(settings):
+    from core.ceilings import ceiling_cents
+
+    movements = ("fill", "credit", "buy_in", "chips_purchase", "chips_redeem")
+    counts = ("opener", "closer", "drop_count")
+    assert set(settings.CASINO_CEILING_CENTS) == {*movements, *counts}
+    assert [ceiling_cents(op) for op in movements] == [1_000_000_000] * 5  # 10,000,000.00
+    assert [ceiling_cents(op) for op in counts] == [10_000_000_000] * 3  # 100,000,000.00

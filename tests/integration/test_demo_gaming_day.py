@@ -2,24 +2,39 @@
 table, except for the one deliberate 5 EUR short count, which is all the variance list shows."""
 
 import io
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
 
 from cashier.reports import cage_accountability_report, table_games_daily_report, variance_report
 from demo.day import DELIBERATE_SHORT_CENTS
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
+from staff.roles import Role, grant
 
 pytestmark = pytest.mark.django_db
+ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
 
 
-def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
+@pytest.fixture
+def demo_day() -> str:
+    """The demo's gaming day, played, counted and closed (few coups of each game: it stays
+    quick); returns what the demo printed."""
     out = io.StringIO()
     call_command(
         "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=3, baccarat_coups=3, tq_coups=3, seed=7, stdout=out
     )
+    return out.getvalue()
+
+
+def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
     day = current_gaming_day()
     report = table_games_daily_report(day)
     rows = {r["key"]: r for r in report["rows"] if r["level"] == "table" and r["period"] == "day"}
@@ -61,7 +76,7 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
     )
     assert cage["shift_open"]["expected_cash_cents"] + cash_in == cage["shift_close"]["expected_cash_cents"]
     assert cage["shift_open"]["expected_chips_cents"] + chips_in == cage["shift_close"]["expected_chips_cents"]
-    printed = out.getvalue()
+    printed = demo_day
     assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
     # The back office (issue 26): tips counted and shared, a marker issued and paid, front money.
     assert "Tronc (tips) today: 150.00 EUR" in printed
@@ -72,3 +87,63 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance():
         ["demo-drop1", "demo-drop2"]
     ] * 5
     assert Event.objects.filter(type="DropRecountVariance").count() == 0
+
+
+def test_the_demo_days_daily_report_shows_its_tips_marker_and_front_money(demo_day, client, django_user_model):
+    """The back office of the demo day (150 EUR of tips counted and shared, a 1,000 EUR marker
+    issued and paid in cash, 2,000 EUR of front money deposited) in the table games daily
+    report: its JSON, and the printable page and PDF the pit manager signs."""
+    day = current_gaming_day().isoformat()
+    supervisor = django_user_model.objects.create_user(username="report-supervisor", password="x")
+    grant(supervisor, Role.CAGE_SUPERVISOR)
+    api = APIClient()
+    api.force_authenticate(supervisor)
+    response = api.get("/api/reports/table-games", {"gaming_day": day})
+    assert response.status_code == 200
+    back_office = response.json()["back_office"]
+    by_period = {row["period"]: row for row in back_office["rows"]}
+    expected = {
+        "tips_counted_cents": 15_000,
+        "tronc_shared_cents": 15_000,
+        "markers_issued": 1,
+        "markers_issued_cents": 100_000,
+        "markers_paid_cents": 100_000,
+        "front_money_deposited_cents": 200_000,
+        "front_money_withdrawn_cents": 0,
+    }
+    for period in ("day", "month_to_date", "year_to_date"):
+        assert {name: by_period[period][name] for name in expected} == expected, period
+    assert back_office["end_of_day"] == {
+        "tronc_pool_cents": 0,
+        "markers_outstanding_cents": 0,
+        "front_money_held_cents": 200_000,
+    }
+
+    client.force_login(supervisor)
+    html = client.get(reverse("workstations:report", args=["table-games"]), {"gaming_day": day}).content.decode()
+    section = html[html.index('data-section="back-office"') :]
+    for label, amount in (
+        ("Tips counted into the tronc", "150.00 EUR"),
+        ("Tronc shared out to the staff", "150.00 EUR"),
+        ("Markers issued", "1,000.00 EUR"),
+        ("Markers paid", "1,000.00 EUR"),
+        ("Front money deposited", "2,000.00 EUR"),
+        ("Front money held for patrons", "2,000.00 EUR"),
+    ):
+        row = section[section.index(f'<th scope="row">{label}</th>') :].split("</tr>", 1)[0]
+        assert amount in row, (label, row)
+    if shutil.which("pdftotext") is None:
+        return  # the printable page above is what the PDF renders; poppler reads it back where installed
+    pdf = client.get(reverse("workstations:report-pdf", args=["table-games"]), {"gaming_day": day})
+    assert pdf.status_code == 200
+    text = subprocess.run(["pdftotext", "-layout", "-", "-"], input=pdf.content, capture_output=True, check=True)
+    lines = text.stdout.decode().splitlines()
+    (tips,) = [line for line in lines if line.strip().startswith("Tips counted into the tronc")]
+    (held,) = [line for line in lines if line.strip().startswith("Front money held for patrons")]
+    assert tips.count("150.00 EUR") == 3 and "2,000.00 EUR" in held
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pdf_file = ARTIFACTS / "report-table-games-demo.pdf"
+    pdf_file.write_bytes(pdf.content)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "80", str(pdf_file), str(ARTIFACTS / "report-table-games-demo")], check=True
+    )

@@ -104,3 +104,26 @@ def test_count_variances_warn_from_the_investigation_threshold():
 
 def test_eur_formats_cents():
     assert [alerts.eur(c) for c in (0, 5, -5, 123_456_789)] == ["0.00 EUR", "0.05 EUR", "-0.05 EUR", "1,234,567.89 EUR"]
+
+
+def test_a_failed_scheduled_export_is_a_warning_naming_the_day_the_file_and_the_reason():
+    from datetime import date
+
+    rows = [
+        {
+            "gaming_day": date(2026, 11, 30),
+            "file": "/var/lib/casino-exports/gaming-day-2026-11-30.zip",
+            "error": "Permission denied: /var/lib/casino-exports",
+            "attempted": "2026-12-01 07:15 CET",
+        }
+    ]
+    assert alerts.export_alerts(rows) == [
+        Alert(
+            "Regulatory export",
+            "export",
+            "warning",
+            "gaming day 2026-11-30 not exported to /var/lib/casino-exports/gaming-day-2026-11-30.zip: "
+            "Permission denied: /var/lib/casino-exports (last try 2026-12-01 07:15 CET; retried at each scheduled run)",
+        )
+    ]
+    assert alerts.export_alerts([]) == []
