@@ -114,7 +114,9 @@ def exception_log(day: date, *, kind: str | None = None, table: str | None = Non
     return {"gaming_day": day, "threshold_cents": variance_threshold_cents(), "columns": COLUMNS, "rows": rows}
 
 
-def _entry(kind: str, event: Event | None = None, **fields) -> dict:
+def _entry(kind: str, event: Event | None = None, /, **fields) -> dict:
+    """An entry of ``kind`` from ``event`` (its envelope), ``fields`` overriding (an entry
+    read from elsewhere names its own ``event`` position, ``at``, ``person``...)."""
     base = {
         "kind": kind,
         "label": KINDS[kind][0],

@@ -122,7 +122,7 @@ def current_visit(patron: str, until: Event) -> Visit:
             event__type__in=list(CASH_EVENTS),
             event__occurred_at__gte=until.occurred_at - VISIT_LOOKBACK,
         )
-        .order_by("-event_id")
+        .order_by("-event__occurred_at", "-event_id")
         .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
     )
     gap = visit_gap()

@@ -5,8 +5,10 @@ Bad filters are 400 naming the filter; roles outside the log's readers are 403."
 
 import csv
 import io
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from cashier.services.cage import chips_purchase
@@ -16,6 +18,7 @@ from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from tests.conftest import ACTOR, SHIFT_CASHIER, make_patron, staff_user
+from tests.integration.test_aml_visits import past_purchase
 
 pytestmark = pytest.mark.django_db
 
@@ -164,3 +167,43 @@ def test_the_auditor_admin_cage_supervisor_and_pit_boss_read_it(cage, role):
 
 def test_anonymous_gets_401(cage):
     assert APIClient().get(URL).status_code == 401
+
+
+# --- AML per visit and structuring (issue 26 §7), read by the compliance desk ---------------
+
+
+def test_per_visit_basis_a_purchase_completing_2000_eur_in_one_visit_is_a_409(settings, api, cage):
+    settings.AML_BASIS = "visit"
+    nameless = api.post("/api/patrons/register", {"kind": "identified", "name": "Walk-in"}, format="json").json()
+    code = nameless["patron"]
+    past_purchase(code, 150_000, timezone.now() - timedelta(hours=1))
+    response = api.post("/api/cage/purchases", {"patron": code, "amount_cents": 50_000}, format="json")
+    assert response.status_code == 409
+    assert response.json()["field"] == "patron" and "in one visit" in response.json()["detail"]
+    log = _client("cs1", "cage_supervisor").get(URL, {"kind": "aml_flag"}).json()
+    (refused,) = log["rows"]
+    assert (refused["type"], refused["amount_cents"], refused["currency"]) == ("AmlTransactionRefused", 50_000, "EUR")
+    assert "visit's total 2,000.00 EUR" in refused["what"]
+
+
+def test_structuring_on_repeated_visits_is_an_aml_flag_with_its_amount_in_eur(settings, api, cage):
+    settings.AML_BASIS = "visit"
+    code = make_patron()
+    now = timezone.now()
+    past_purchase(code, 180_000, now - timedelta(days=5))
+    past_purchase(code, 185_000, now - timedelta(days=2))
+    assert api.post("/api/cage/purchases", {"patron": code, "amount_cents": 195_000}, format="json").status_code == 201
+    compliance = _client("cs1", "cage_supervisor")
+    log = compliance.get(URL, {"kind": "aml_flag", "person": code}).json()
+    (flag,) = [row for row in log["rows"] if row["type"] == "AmlStructuringSuspected"]
+    assert (flag["amount_cents"], flag["currency"], flag["person"], flag["source"]) == (
+        195_000,
+        "EUR",
+        "system",
+        "aml_structuring",
+    )
+    assert "suspected structuring: 3 visits in 7 days" in flag["what"] and "(2,000.00 EUR)" in flag["what"]
+    assert [u["total_cents"] for u in flag["after"]["units"]] == [180_000, 185_000, 195_000]
+    text = compliance.get("/api/audit/exceptions.csv", {"kind": "aml_flag", "person": code}).content.decode()
+    assert "AmlStructuringSuspected" in text and ",1950.00," in text
+    assert _client("c1", "cashier").get(URL, {"kind": "aml_flag"}).status_code == 403
