@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from approvals.models import Approval
 from cashier.reports import variance_report, variance_threshold_cents
 from games.models import BetRefusal
 from games.rules.money import format_cents
@@ -211,10 +212,12 @@ def _override(event: Event, kind: str) -> dict | None:
     confirmed = event.type == "ApprovalConfirmed"
     what = {"table_open": "a large table opener", "slip_request": "a large fill"}[data["kind"]]
     reason = data.get("reason")
+    maker = Approval.objects.filter(id=data.get("approval")).values_list("maker", flat=True).first()
     return _entry(
         kind,
         event,
         table=_table_of(event),
+        person=maker or event.actor,
         approver=data.get("by"),
         subject=f"approval {data.get('approval', '')}",
         what=f"{data.get('by')} {'signed' if confirmed else 'refused'} {what}" + (f": {reason}" if reason else ""),

@@ -169,6 +169,36 @@ def test_anonymous_gets_401(cage):
     assert APIClient().get(URL).status_code == 401
 
 
+def _confirm(client: APIClient, asked) -> object:
+    return client.post(f"/api/approvals/{asked.json()['approval']['id']}/confirm", {}, format="json")
+
+
+def test_an_override_and_a_correction_name_the_maker_and_the_second_signer(auditor, table):
+    """A large fill signed by a cage supervisor (an override of the fill limit) and a settled
+    coup reversed with a pit boss's approval (a correction), each with both names."""
+    pit1, pit2, super1 = _client("pit1", "pit_boss"), _client("pit2", "pit_boss"), _client("super1", "cage_supervisor")
+    asked = pit1.post("/api/tables/R1/slips", {"kind": "fill", "denominations": {"1000000": 6}}, format="json")
+    assert asked.status_code == 202 and _confirm(super1, asked).status_code == 201
+    coup = pit1.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
+    assert pit1.post(f"/api/rounds/{coup}/close-bets", {}, format="json").status_code == 200
+    assert pit1.post(f"/api/rounds/{coup}/result", {"number": 7}, format="json").status_code == 200
+    reversal = pit1.post(
+        f"/api/rounds/{coup}/reversal", {"reason": "wrong number keyed", "approver": "pit2"}, format="json"
+    )
+    assert reversal.status_code == 202 and _confirm(pit2, reversal).status_code == 200
+    log = auditor.get(URL, {"table": "R1"}).json()
+    (override,) = [row for row in log["rows"] if row["kind"] == "override"]
+    assert (override["person"], override["approver"], override["type"]) == ("pit1", "super1", "ApprovalConfirmed")
+    assert override["what"] == "super1 signed a large fill"
+    assert (override["before"], override["after"]) == ({"state": "pending"}, {"state": "confirmed"})
+    (correction,) = [row for row in log["rows"] if row["kind"] == "correction"]
+    assert (correction["person"], correction["approver"], correction["type"]) == ("pit1", "pit2", "RoundReversed")
+    assert correction["what"].endswith("reversed: wrong number keyed")
+    assert correction["before"]["state"] == "settled" and correction["after"] == {"state": "reversed"}
+    by_pit2 = auditor.get(URL, {"person": "pit2"}).json()
+    assert [row["kind"] for row in by_pit2["rows"]] == ["correction"]  # the second signer is a person too
+
+
 # --- AML per visit and structuring (issue 26 §7), read by the compliance desk ---------------
 
 
