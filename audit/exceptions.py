@@ -27,12 +27,13 @@ from datetime import date
 
 from approvals.models import Approval
 from cashier.reports import variance_report, variance_threshold_cents
-from games.models import BetRefusal
+from games.models import BetRefusal, Round
 from games.rules.money import format_cents
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from patrons.services.aml import DECISION_EVENTS
 from patrons.structuring import FLAG_TYPE, structuring_flags
+from staff.roles import Role
 
 # Acts that go through a second signature because they pass a limit (a large opener, a large
 # fill): the signature is the supervisor's override. The other acts' approvals (reversals, voids,
@@ -155,7 +156,7 @@ def _parameter(event: Event, kind: str) -> dict:
             event,
             table=data["table"],
             subject=f"table {data['table']}",
-            what=f"table {data['table']}: rules changed ({', '.join(changed)})",
+            what=f"table {data['table']}: rules changed ({', '.join(_words(k) for k in changed)})",
             before=before,
             after=after,
         )
@@ -185,7 +186,8 @@ def _storno(event: Event, kind: str) -> dict:
     if noun in ("fill", "credit"):
         subject = f"{noun} {data.get('slip', '')}"
     elif noun == "coup":
-        subject = f"coup {data['number']} at {data['table']}" if "number" in data else f"coup at {data['table']}"
+        number = data.get("number") or Round.objects.filter(pk=data["round"]).values_list("number", flat=True).first()
+        subject = f"coup {number} at {data['table']}" if number else f"coup at {data['table']}"
     else:
         subject = f"drop count of {data['table']} for {data.get('gaming_day', event.gaming_day)}"
     before = {"state": STATE_BEFORE[event.type]} if event.type in STATE_BEFORE else None
@@ -230,7 +232,9 @@ def _aml(event: Event, kind: str) -> dict:
     data = event.data
     total = data.get("visit_total_cents", data.get("day_total_cents"))
     span = "visit" if data.get("basis") == "visit" else "day"
-    what = f"patron {data.get('patron')}, {AML_WORDS[event.type]}, {data.get('direction', '')}"
+    what = f"patron {data.get('patron')}, {AML_WORDS[event.type]}, cash {data.get('direction', '')}"
+    if isinstance(data.get("amount_cents"), int):
+        what += f" {format_cents(data['amount_cents'])}"
     if total is not None:
         what += f" ({span}'s total {format_cents(total)})"
     return _entry(
@@ -251,7 +255,7 @@ def _role(event: Event, kind: str) -> dict:
     if event.type == "StaffLeft":
         what = f"{user} left: account deactivated" + (f" ({data['reason']})" if data.get("reason") else "")
     elif event.type == "StaffRolesChanged":
-        what = f"roles of {user}: {', '.join(data['before']) or 'none'} → {', '.join(data['after']) or 'none'}"
+        what = f"roles of {user}: {_roles(data['before'])} → {_roles(data['after'])}"
     else:
         what = f"account {user} " + ("created" if data.get("before") is None else "changed")
     before, after = data.get("before"), data.get("after")
@@ -273,6 +277,15 @@ def _recount(event: Event, kind: str) -> dict:
         after={"recounted_cents": data["recounted_cents"]},
         amount_cents=data["difference_cents"],
     )
+
+
+def _roles(codes: list[str]) -> str:
+    return ", ".join(Role(code).label if code in Role.values else code for code in codes) or "none"
+
+
+def _words(key: str) -> str:
+    """A rule's key in words: ``max_bet_cents`` → ``max bet``."""
+    return key.removesuffix("_cents").replace("_", " ")
 
 
 BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {

@@ -95,7 +95,7 @@ def test_the_days_log_lists_each_exception_with_who_when_before_and_after(audito
     assert (roles["person"], roles["subject"]) == ("adm1", "user sam")
     assert roles["before"] == {"roles": ["cashier"]} and roles["after"] == {"roles": ["cage_supervisor"]}
     assert rows["AmlTransactionLogged"]["amount_cents"] == 350_000
-    assert "cash transaction logged, in" in rows["AmlTransactionLogged"]["what"]
+    assert "cash transaction logged, cash in 3,500.00 EUR (day's total" in rows["AmlTransactionLogged"]["what"]
     variance = rows["CageShiftClosed"]
     assert (variance["kind"], variance["amount_cents"], variance["person"]) == ("variance", -20_000, SHIFT_CASHIER)
     assert (
