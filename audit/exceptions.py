@@ -42,7 +42,7 @@ OVERRIDE_ACTS = ("table_open", "slip_request")
 
 # kind → (label, the ledger event types that make one).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "parameter_change": ("parameter changes", ("TableRulesChanged", "SelfLimitSet")),
+    "parameter_change": ("parameter changes", ("TableRulesChanged", "SelfLimitSet", "CreditLineApproved")),
     "correction": ("corrections", ("RoundReversed", "DropCountReversed")),
     "override": ("supervisor overrides", ("ApprovalConfirmed", "ApprovalRejected")),
     "void": ("voids", ("RoundVoided", "FillVoided", "CreditVoided")),
@@ -159,6 +159,17 @@ def _parameter(event: Event, kind: str) -> dict:
             what=f"table {data['table']}: rules changed ({', '.join(_words(k) for k in changed)})",
             before=before,
             after=after,
+        )
+    if event.type == "CreditLineApproved":
+        return _entry(
+            kind,
+            event,
+            subject=f"patron {data['patron']}",
+            subject_person=data["patron"],
+            what=f"patron {data['patron']}: credit line set to {format_cents(data['after'])}",
+            before={"credit_line_cents": data["before"]} if data.get("before") is not None else None,
+            after={"credit_line_cents": data["after"]},
+            amount_cents=data["after"],
         )
     previous = (
         Event.objects.filter(stream=event.stream, type=event.type, position__lt=event.position)
