@@ -8,6 +8,7 @@ import io
 from datetime import timedelta
 
 import pytest
+import yaml
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -237,3 +238,12 @@ def test_structuring_on_repeated_visits_is_an_aml_flag_with_its_amount_in_eur(se
     text = compliance.get("/api/audit/exceptions.csv", {"kind": "aml_flag", "person": code}).content.decode()
     assert "AmlStructuringSuspected" in text and ",1950.00," in text
     assert _client("c1", "cashier").get(URL, {"kind": "aml_flag"}).status_code == 403
+
+
+def test_the_schema_documents_the_logs_filters(api):
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    operation = schema["paths"]["/api/audit/exceptions/"]["get"]
+    assert {p["name"] for p in operation["parameters"]} == {"gaming_day", "kind", "table", "person"}
+    kind = next(p for p in operation["parameters"] if p["name"] == "kind")
+    assert "refused_bet" in kind["schema"]["enum"] and "aml_flag" in kind["schema"]["enum"]
+    assert {"400", "401", "403"} <= set(operation["responses"])
