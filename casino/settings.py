@@ -192,6 +192,20 @@ AML_IDENTITY_THRESHOLD_CENTS = env.int("AML_IDENTITY_THRESHOLD_CENTS", default=2
 AML_LOG_THRESHOLD_CENTS = env.int("AML_LOG_THRESHOLD_CENTS", default=300_000)  # at or above: transaction log
 AML_REPORT_THRESHOLD_CENTS = env.int("AML_REPORT_THRESHOLD_CENTS", default=1_000_000)  # day total above: report
 AML_IDENTITY_RETENTION_YEARS = env.int("AML_IDENTITY_RETENTION_YEARS", default=5)  # after the last transaction
+# What the identity and report thresholds total: "gaming_day" (the US rules) or "visit" (the French
+# séance: a patron's exchanges less than AML_VISIT_GAP_HOURS apart; patrons/visits.py).
+AML_BASIS = env.str("AML_BASIS", default="gaming_day")
+if AML_BASIS not in ("gaming_day", "visit"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"AML_BASIS is gaming_day or visit, not {AML_BASIS!r}")
+AML_VISIT_GAP_HOURS = env.int("AML_VISIT_GAP_HOURS", default=4)
+# Structuring (patrons/structuring.py): AML_STRUCTURING_VISITS visits (or gaming days, by AML_BASIS)
+# within AML_STRUCTURING_DAYS gaming days, each totalling AML_STRUCTURING_FLOOR_PERCENT % or more of the
+# identity threshold but under it, flag the patron for the compliance officer.
+AML_STRUCTURING_VISITS = env.int("AML_STRUCTURING_VISITS", default=3)
+AML_STRUCTURING_DAYS = env.int("AML_STRUCTURING_DAYS", default=7)
+AML_STRUCTURING_FLOOR_PERCENT = env.int("AML_STRUCTURING_FLOOR_PERCENT", default=80)
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

@@ -12,6 +12,7 @@ from datetime import date
 
 from django.contrib.auth import get_user_model
 
+from audit.exceptions import KINDS, exception_log
 from cashier import reports
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event
 from cashier.services.count_room import drop_count, expected_drop_cents, live_count
@@ -272,5 +273,14 @@ def format_daily_report(closed: dict) -> str:
         verified = sum(1 for r in master["rows"] if r["recount"])
         signers = ", ".join(s["signer"] for s in master["signatures"] if s["current"]) or "nobody"
         lines.append(f"Master game report: {verified} of {len(master['rows'])} counts verified; signed by {signers}")
+    lines.append(_exception_line(date.fromisoformat(str(closed["gaming_day"]))))
     lines.append(f"Gaming day {closed['gaming_day']} {'closed' if closed['closed'] else 'was already closed'}.")
     return "\n".join(lines)
+
+
+def _exception_line(day: date) -> str:
+    """The day's exception log in one line: its entries, counted by kind."""
+    rows = exception_log(day)["rows"]
+    counts = {label: sum(1 for r in rows if r["kind"] == kind) for kind, (label, _) in KINDS.items()}
+    found = ", ".join(f"{label} {n}" for label, n in counts.items() if n)
+    return f"Exception log: {len(rows)} entries" + (f" ({found})" if found else "")

@@ -161,6 +161,17 @@ def play_demo_session(
         if rng.random() < 0.6:
             stake = rng.choice([1_000, 2_000, 5_000])
             _try(report, round_id=coup, patron=standing, stake_cents=stake, bet=rng.choice(even).to_dict())
+        if spin == 0:
+            # Once a session, deliberately: a stake on red over the even chances' maximum, which
+            # the dealer refuses and the floor records (the exception log lists it).
+            over = rules.even_chance_max_cents + 50_000
+            _try(
+                report,
+                round_id=coup,
+                patron=standing,
+                stake_cents=over,
+                bet={"type": "chance_simple", "chance": "rouge"},
+            )
         round_close_bets(round_id=coup, actor=DEALER)
         round_record_result(round_id=coup, number=secrets.randbelow(37), actor=DEALER)
         if (spin + 1) % 50 == 0:

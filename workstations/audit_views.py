@@ -8,11 +8,13 @@ filters; any event's trail. Only the verification form posts, and it writes noth
 from __future__ import annotations
 
 from datetime import date
+from urllib.parse import urlencode
 
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from cashier.reports import variance_threshold_cents
 from ledger.export.writer import export_zip_stream
 
 from . import audit_selectors
@@ -77,13 +79,17 @@ def export(request, day: str):
 @require_safe
 @audit_only
 def exceptions(request):
+    """The exception log of a day (``audit.exceptions``), filtered by kind, table and person;
+    the same filters give the CSV download of the API (``/api/audit/exceptions.csv``)."""
     days = audit_selectors.gaming_days()
     chosen = request.GET.get("day") or (days[0]["day"].isoformat() if days else "")
     kind = request.GET.get("kind") or None
     if kind not in audit_selectors.EXCEPTION_KINDS:
         kind = None
-    actor = (request.GET.get("actor") or "").strip()[:150] or None
-    rows = audit_selectors.exceptions(_day(chosen), kind, actor) if chosen else []
+    table = (request.GET.get("table") or "").strip()[:20] or None
+    person = (request.GET.get("person") or "").strip()[:150] or None
+    rows = audit_selectors.exceptions(_day(chosen), kind, table, person) if chosen else []
+    filters = {"gaming_day": chosen, "kind": kind, "table": table, "person": person}
     return render(
         request,
         "workstations/audit_exceptions.html",
@@ -92,9 +98,11 @@ def exceptions(request):
             "days": days,
             "chosen": chosen,
             "kind": kind or "",
-            "actor": actor or "",
+            "table": table or "",
+            "person": person or "",
             "kinds": [(key, label) for key, (label, _) in audit_selectors.EXCEPTION_KINDS.items()],
-            "threshold_cents": audit_selectors.variance_threshold_cents(),
+            "threshold_cents": variance_threshold_cents(),
+            "csv_query": urlencode({k: v for k, v in filters.items() if v}),
         },
     )
 

@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import exports, ledger
+from . import exception_log, exports, ledger
 
 urlpatterns = [
     path("events/", ledger.EventList.as_view(), name="event-list"),
@@ -13,6 +13,8 @@ urlpatterns = [
     path("health/live", ledger.Liveness.as_view(), name="health-live"),
     path("health/ready", ledger.Readiness.as_view(), name="health-ready"),
     path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
+    path("audit/exceptions/", exception_log.ExceptionLog.as_view(), name="exception-log"),
+    path("audit/exceptions.csv", exception_log.ExceptionLog.as_view(), {"csv": True}, name="exception-log-csv"),
     path("audit/<name:scope>/<name:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),

@@ -20,6 +20,14 @@ include it):
 - **report** (``AML_REPORT_THRESHOLD_CENTS``, 10,000 EUR): the transaction that takes the day's
   total in one direction over it appends ``AmlAggregateFlagged`` (once per direction and day).
 
+``AML_BASIS`` chooses what "the day's total" is: ``gaming_day`` (the US rules, 31 CFR
+1021.313: per gaming day) or ``visit`` (the French rule counts chip exchanges per séance: the
+patron's visit, ``patrons.visits``: exchanges less than ``AML_VISIT_GAP_HOURS`` apart). Under
+``visit`` the identity and report thresholds apply to the visit's total in one direction; each
+decision carries ``basis``, ``day_total_cents`` and, under ``visit``, ``visit_total_cents`` and
+``visit_started_at`` (UTC). Structuring just under the identity threshold on repeated visits is
+listed by ``patrons.structuring``.
+
 Decisions go on stream ``aml/<patron code>`` and name the patron by code only. The shared
 ``anon`` patron stands for every unrated stranger: its transactions are not one person's, so
 only the single-transaction identity rule applies to it (2,000 EUR or more is refused: register
@@ -42,14 +50,8 @@ from staff.roles import Role, require_role
 
 from ..models import Patron
 from ..selectors import patron_get
+from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit
 
-IN, OUT = "in", "out"
-# Cash transactions in the ledger: event type → (direction, channel).
-CASH_EVENTS = {
-    "ChipsPurchased": (IN, "cage_purchase"),
-    "CashBuyIn": (IN, "table_buy_in"),
-    "ChipsRedeemed": (OUT, "cage_redemption"),
-}
 DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")
 
 
@@ -124,7 +126,11 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
     direction, channel = CASH_EVENTS[event.type]
     amount = event.data["amount_cents"]
     anonymous = patron.code == ANONYMOUS_PATRON
-    total = amount if anonymous else cash_day_totals(patron.code, event.gaming_day)[direction]
+    basis = aml_basis()
+    day_total = amount if anonymous else cash_day_totals(patron.code, event.gaming_day)[direction]
+    visit = None if anonymous or basis != "visit" else current_visit(patron.code, event)
+    # The thresholds apply to the basis's total: the gaming day's, or the visit's (séance).
+    total = visit.total_cents(direction) if visit is not None else day_total
     decision = {
         "patron": patron.code,
         "gaming_day": event.gaming_day.isoformat(),
@@ -132,18 +138,23 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
         "channel": channel,
         "direction": direction,
         "amount_cents": amount,
-        "day_total_cents": total,
+        "day_total_cents": day_total,
+        "basis": basis,
         "jurisdiction": rules.jurisdiction,
         **({"table": table} if table else {}),
     }
+    if visit is not None:
+        decision |= {"visit_total_cents": total, "visit_started_at": visit.started_at.isoformat()}
+    span = "in one visit" if visit is not None else "in one gaming day"
     decisions: list[NewEvent] = []
     if amount >= rules.identity_cents or total >= rules.identity_cents:
         if not identity_on_file(patron):
             verb = "buy chips for" if direction == IN else "redeem chips for"
             raise IdentityRequired(
                 f"patron {patron.code} has no identity on file: he cannot {verb} {_eur(rules.identity_cents)} "
-                f"{settings.CASINO_CURRENCY} or more in one gaming day (AML identity threshold, {rules.jurisdiction}); "
-                f"this transaction {_eur(amount)}, the day's cash {direction} with it {_eur(total)}. "
+                f"{settings.CASINO_CURRENCY} or more {span} (AML identity threshold, {rules.jurisdiction}); "
+                f"this transaction {_eur(amount)}, the {'visit' if visit is not None else 'day'}'s cash {direction} "
+                f"with it {_eur(total)}. "
                 "Record his name and identity document first.",
                 decision={**decision, "threshold_cents": rules.identity_cents},
                 actor=cmd.actor,

@@ -107,14 +107,18 @@ def test_the_exception_view_lists_the_aml_events_and_filters_them(auditor, seale
     url = reverse("workstations:audit-exceptions")
     everything = auditor.get(url, {"day": sealed_day}).content.decode()
     kinds = re.findall(r'<tr data-kind="(\w+)">', everything)
-    assert kinds == ["aml", "aml"]  # the 3,500 EUR purchase: identity checked, transaction logged
-    assert "cash transaction logged, in 3,500.00 EUR" in everything
+    assert kinds == ["aml_flag", "aml_flag"]  # the 3,500 EUR purchase: identity checked, transaction logged
+    assert "cash transaction logged, cash in 3,500.00 EUR (day&#x27;s total 3,500.00 EUR)" in everything
+    assert "threshold: 3,000.00 EUR; day total: 3,500.00 EUR" in everything  # after, in currency units
+    assert f'href="/api/audit/exceptions.csv?gaming_day={sealed_day}"' in everything
     assert (
         re.findall(r'<tr data-kind="(\w+)">', auditor.get(url, {"day": sealed_day, "kind": "void"}).content.decode())
         == []
     )
-    nobody = auditor.get(url, {"day": sealed_day, "actor": "someone-else"}).content.decode()
+    nobody = auditor.get(url, {"day": sealed_day, "person": "someone-else"}).content.decode()
     assert "No exception matching the filters." in nobody
+    elsewhere = auditor.get(url, {"day": sealed_day, "table": "R9"}).content.decode()
+    assert "No exception matching the filters." in elsewhere
 
 
 def test_an_events_trail_shows_it_and_its_correlated_events(auditor, sealed_day):

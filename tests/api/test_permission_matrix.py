@@ -47,6 +47,8 @@ STAFF_WRITE = frozenset({"pit_boss", "admin"})
 EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
 AUDIT = frozenset({"auditor"})
+# The exception log: the auditor, the admin, the cage supervisor (AML desk) and the pit boss.
+EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PUBLIC = "public"  # no login needed
 
@@ -149,6 +151,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "table-stats": ({"GET": LEDGER_READ}, None),
     "patron-ratings": ({"GET": LEDGER_READ}, None),
     "gaming-day-export": ({"GET": EXPORTS}, None),
+    "exception-log": ({"GET": EXCEPTION_LOG}, None),
+    "exception-log-csv": ({"GET": EXCEPTION_LOG}, None),
     "health": ({"GET": PUBLIC}, None),
     "health-live": ({"GET": PUBLIC}, None),
     "health-ready": ({"GET": PUBLIC}, None),

@@ -30,6 +30,7 @@ MAIN_PATHS = [
     "/api/events/",
     "/api/balances/",
     "/api/health/",
+    "/api/audit/exceptions/",
 ]
 
 

@@ -12,8 +12,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from audit.exceptions import exception_log
 from cashier.reports import cage_accountability_report, table_games_daily_report, variance_report
 from demo.day import DELIBERATE_SHORT_CENTS
+from games.models import BetRefusal
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
@@ -87,6 +89,16 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
         ["demo-drop1", "demo-drop2"]
     ] * 5
     assert Event.objects.filter(type="DropRecountVariance").count() == 0
+    # The exception log of the demo day (25 CFR 543.16(c)(3)(vii)): the bets the tables refused
+    # over their limits, the credit line the marker was issued against, the AML decisions.
+    log = exception_log(day)["rows"]
+    kinds = {row["kind"] for row in log}
+    assert {"refused_bet", "parameter_change"} <= kinds
+    refused = [row for row in log if row["kind"] == "refused_bet"]
+    assert len(refused) == BetRefusal.objects.filter(gaming_day=day).count() > 0
+    assert all(row["amount_cents"] > 0 and row["table"] for row in refused)
+    assert any(row["type"] == "CreditLineApproved" for row in log)
+    assert f"Exception log: {len(log)} entries (" in printed and f"refused bets {len(refused)}" in printed
 
 
 def test_the_demo_days_daily_report_shows_its_tips_marker_and_front_money(demo_day, client, django_user_model):

@@ -1,0 +1,401 @@
+"""The exception log of a gaming day (25 CFR 543.16(c)(3)(vii), issue 26 §4): one list of every
+parameter change, correction, override, void, reversal, refused bet, AML flag, role or account
+change and variance over its threshold, with who, when, before and after.
+
+A read-side selector: nothing here is recorded anew. The entries come from what the system
+already keeps — the ledger's events (by type, below), the refused bets (``games.BetRefusal``,
+which the ledger never gets), the variance list (``cashier.reports.variance_report``, at
+``CASINO_VARIANCE_THRESHOLD_CENTS``) and the structuring flags (``patrons.structuring``, read
+from the ledger's cash exchanges).
+
+An entry (``exception_log(...)["rows"]``)::
+
+    {"kind", "label", "type", "at" (aware UTC datetime), "gaming_day" (date), "table" (code or
+     None), "person" (who acted: user, device or "system"), "approver" (second signer, verifier
+     or None), "subject" (what it is about, in words), "subject_person" (the staff user or
+     patron code it concerns, or None), "what" (one line in words), "before", "after" (JSON
+     objects or None), "amount_cents" (int or None), "event" (ledger position or None),
+     "source" ("ledger", "bet_refusals", "variance_list", "aml_structuring")}
+
+Oldest first (then by ledger position). Amounts are integer cents of ``CASINO_CURRENCY``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from approvals.models import Approval
+from cashier.reports import variance_report, variance_threshold_cents
+from games.models import BetRefusal, Round
+from games.rules.money import format_cents
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from patrons.services.aml import DECISION_EVENTS
+from patrons.structuring import FLAG_TYPE, structuring_flags
+from staff.roles import Role
+
+# Acts that go through a second signature because they pass a limit (a large opener, a large
+# fill): the signature is the supervisor's override. The other acts' approvals (reversals, voids,
+# counts, carrying a slip) are dual custody, and the act itself is listed under its own kind.
+OVERRIDE_ACTS = ("table_open", "slip_request")
+
+# kind → (label, the ledger event types that make one).
+KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "parameter_change": ("parameter changes", ("TableRulesChanged", "SelfLimitSet", "CreditLineApproved")),
+    "correction": ("corrections", ("RoundReversed", "DropCountReversed")),
+    "override": ("supervisor overrides", ("ApprovalConfirmed", "ApprovalRejected")),
+    "void": ("voids", ("RoundVoided", "FillVoided", "CreditVoided")),
+    "reversal": ("reversals", ("FillReversed", "CreditReversed")),
+    "refused_bet": ("refused bets", ()),
+    "aml_flag": ("AML flags", (*DECISION_EVENTS, FLAG_TYPE)),
+    "role_change": ("role and account changes", ("StaffRolesChanged", "StaffUserChanged", "StaffLeft")),
+    "variance": ("variances over the threshold", ("DropRecountVariance",)),
+}
+COLUMNS = [
+    "at",
+    "gaming_day",
+    "kind",
+    "type",
+    "table",
+    "person",
+    "approver",
+    "subject",
+    "what",
+    "before",
+    "after",
+    "amount_cents",
+    "event",
+    "source",
+]
+
+AML_WORDS = {
+    "AmlIdentityChecked": "identity checked",
+    "AmlTransactionLogged": "cash transaction logged",
+    "AmlAggregateFlagged": "cash total over the reporting threshold",
+    "AmlTransactionRefused": "transaction refused: no identity on file",
+}
+NOUNS = {"Round": "coup", "Fill": "fill", "Credit": "credit", "DropCount": "drop count"}
+# The state a reversing event takes its subject from.
+STATE_BEFORE = {
+    "RoundReversed": "settled",
+    "DropCountReversed": "counted",
+    "FillReversed": "delivered",
+    "CreditReversed": "delivered",
+}
+BOOK = ("expected_", "book_")
+COUNT = ("counted_", "opener_", "closer_")
+
+
+def exception_log(day: date, *, kind: str | None = None, table: str | None = None, person: str | None = None) -> dict:
+    """The exceptions of gaming ``day``: ``{"gaming_day", "threshold_cents", "columns", "rows"}``.
+
+    ``kind`` one of ``KINDS`` (None: all); ``table`` a table code; ``person`` a username or
+    patron code, matched against who acted, who signed second and whom it concerns. The caller
+    checks ``kind`` (``KINDS``); an unknown table or person simply matches nothing.
+    """
+    wanted = [kind] if kind else list(KINDS)
+    rows: list[dict] = []
+    types = {t: k for k in wanted for t in KINDS[k][1] if t != FLAG_TYPE}
+    if types:
+        for event in Event.objects.filter(gaming_day=day, type__in=list(types)).order_by("position"):
+            entry = _from_event(event, types[event.type])
+            if entry is not None:
+                rows.append(entry)
+    if "refused_bet" in wanted:
+        rows += _refused_bets(day)
+    if "variance" in wanted:
+        rows += _variances(day)
+    if "aml_flag" in wanted:
+        rows += _structuring(day)
+    if table:
+        rows = [r for r in rows if r["table"] == table]
+    if person:
+        rows = [r for r in rows if person in (r["person"], r["approver"], r["subject_person"])]
+    rows.sort(key=lambda r: (r["at"], r["event"] or 0))
+    return {"gaming_day": day, "threshold_cents": variance_threshold_cents(), "columns": COLUMNS, "rows": rows}
+
+
+def _entry(kind: str, event: Event | None = None, /, **fields) -> dict:
+    """An entry of ``kind`` from ``event`` (its envelope), ``fields`` overriding (an entry
+    read from elsewhere names its own ``event`` position, ``at``, ``person``...)."""
+    base = {
+        "kind": kind,
+        "label": KINDS[kind][0],
+        "type": event.type if event else "",
+        "at": event.occurred_at if event else None,
+        "gaming_day": event.gaming_day if event else None,
+        "table": None,
+        "person": event.actor if event else "",
+        "approver": None,
+        "subject": "",
+        "subject_person": None,
+        "what": "",
+        "before": None,
+        "after": None,
+        "amount_cents": None,
+        "event": event.position if event else None,
+        "source": "ledger",
+    }
+    return base | fields
+
+
+def _table_of(event: Event) -> str | None:
+    table = event.data.get("table")
+    return table if isinstance(table, str) and table else None
+
+
+def _parameter(event: Event, kind: str) -> dict:
+    data = event.data
+    if event.type == "TableRulesChanged":
+        changed = data.get("changed") or []
+        before = {k: data["before"].get(k) for k in changed}
+        after = {k: data["after"].get(k) for k in changed}
+        return _entry(
+            kind,
+            event,
+            table=data["table"],
+            subject=f"table {data['table']}",
+            what=f"table {data['table']}: rules changed ({', '.join(_words(k) for k in changed)})",
+            before=before,
+            after=after,
+        )
+    if event.type == "CreditLineApproved":
+        return _entry(
+            kind,
+            event,
+            subject=f"patron {data['patron']}",
+            subject_person=data["patron"],
+            what=f"patron {data['patron']}: credit line set to {format_cents(data['after'])}",
+            before={"credit_line_cents": data["before"]} if data.get("before") is not None else None,
+            after={"credit_line_cents": data["after"]},
+            amount_cents=data["after"],
+        )
+    previous = (
+        Event.objects.filter(stream=event.stream, type=event.type, position__lt=event.position)
+        .order_by("-position")
+        .values_list("data__max_bet_cents", flat=True)
+        .first()
+    )
+    return _entry(
+        kind,
+        event,
+        subject=f"patron {data['patron']}",
+        subject_person=data["patron"],
+        what=f"patron {data['patron']}: self-limit set",
+        before={"max_bet_cents": previous} if previous is not None else None,
+        after={"max_bet_cents": data["max_bet_cents"]},
+        amount_cents=data["max_bet_cents"],
+    )
+
+
+def _storno(event: Event, kind: str) -> dict:
+    """A void, a reversal or a correction (a coup or a count taken back by a reversing event)."""
+    data = event.data
+    verb = "voided" if event.type.endswith("Voided") else "reversed"
+    noun = NOUNS.get(event.type.removesuffix("Voided").removesuffix("Reversed"), event.type)
+    if noun in ("fill", "credit"):
+        subject = f"{noun} {data.get('slip', '')}"
+    elif noun == "coup":
+        number = data.get("number") or Round.objects.filter(pk=data["round"]).values_list("number", flat=True).first()
+        subject = f"coup {number} at {data['table']}" if number else f"coup at {data['table']}"
+    else:
+        subject = f"drop count of {data['table']} for {data.get('gaming_day', event.gaming_day)}"
+    before = {"state": STATE_BEFORE[event.type]} if event.type in STATE_BEFORE else None
+    if before is not None and "reverses" in data:
+        before["events"] = data["reverses"] if isinstance(data["reverses"], list) else [data["reverses"]]
+    reason = data.get("reason")
+    return _entry(
+        kind,
+        event,
+        table=_table_of(event),
+        approver=data.get("approved_by") or None,
+        subject=subject,
+        what=f"{subject} {verb}" + (f": {reason}" if reason else ""),
+        before=before,
+        after={"state": verb},
+        amount_cents=data.get("amount_cents"),
+    )
+
+
+def _override(event: Event, kind: str) -> dict | None:
+    data = event.data
+    if data.get("kind") not in OVERRIDE_ACTS:
+        return None
+    confirmed = event.type == "ApprovalConfirmed"
+    what = {"table_open": "a large table opener", "slip_request": "a large fill"}[data["kind"]]
+    reason = data.get("reason")
+    maker = Approval.objects.filter(id=data.get("approval")).values_list("maker", flat=True).first()
+    return _entry(
+        kind,
+        event,
+        table=_table_of(event),
+        person=maker or event.actor,
+        approver=data.get("by"),
+        subject=f"approval {data.get('approval', '')}",
+        what=f"{data.get('by')} {'signed' if confirmed else 'refused'} {what}" + (f": {reason}" if reason else ""),
+        before={"state": "pending"},
+        after={"state": "confirmed" if confirmed else "rejected"},
+    )
+
+
+def _aml(event: Event, kind: str) -> dict:
+    data = event.data
+    total = data.get("visit_total_cents", data.get("day_total_cents"))
+    span = "visit" if data.get("basis") == "visit" else "day"
+    what = f"patron {data.get('patron')}, {AML_WORDS[event.type]}, cash {data.get('direction', '')}"
+    if isinstance(data.get("amount_cents"), int):
+        what += f" {format_cents(data['amount_cents'])}"
+    if total is not None:
+        what += f" ({span}'s total {format_cents(total)})"
+    return _entry(
+        kind,
+        event,
+        table=_table_of(event),
+        subject=f"patron {data.get('patron')}",
+        subject_person=data.get("patron"),
+        what=what,
+        after={k: data[k] for k in ("threshold_cents", "day_total_cents", "visit_total_cents") if k in data} or None,
+        amount_cents=data.get("amount_cents"),
+    )
+
+
+def _role(event: Event, kind: str) -> dict:
+    data = event.data
+    user = data.get("user")
+    if event.type == "StaffLeft":
+        what = f"{user} left: account deactivated" + (f" ({data['reason']})" if data.get("reason") else "")
+    elif event.type == "StaffRolesChanged":
+        what = f"roles of {user}: {_roles(data['before'])} → {_roles(data['after'])}"
+    else:
+        what = f"account {user} " + ("created" if data.get("before") is None else "changed")
+    before, after = data.get("before"), data.get("after")
+    if event.type == "StaffRolesChanged":
+        before, after = {"roles": before}, {"roles": after}
+    return _entry(kind, event, subject=f"user {user}", subject_person=user, what=what, before=before, after=after)
+
+
+def _recount(event: Event, kind: str) -> dict:
+    data = event.data
+    return _entry(
+        kind,
+        event,
+        table=data["table"],
+        approver=data.get("verifier"),
+        subject=f"drop box of {data['table']}",
+        what=f"drop recount of {data['table']} differs from the count",
+        before={"counted_cents": data["first_counted_cents"]},
+        after={"recounted_cents": data["recounted_cents"]},
+        amount_cents=data["difference_cents"],
+    )
+
+
+def _roles(codes: list[str]) -> str:
+    return ", ".join(Role(code).label if code in Role.values else code for code in codes) or "none"
+
+
+def _words(key: str) -> str:
+    """A rule's key in words: ``max_bet_cents`` → ``max bet``."""
+    return key.removesuffix("_cents").replace("_", " ")
+
+
+BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
+    "parameter_change": _parameter,
+    "correction": _storno,
+    "void": _storno,
+    "reversal": _storno,
+    "override": _override,
+    "aml_flag": _aml,
+    "role_change": _role,
+    "variance": _recount,
+}
+
+
+def _from_event(event: Event, kind: str) -> dict | None:
+    return BUILDERS[kind](event, kind)
+
+
+def _refused_bets(day: date) -> list[dict]:
+    # A gaming day spans two calendar dates (it starts at GAMING_DAY_START, local time); the
+    # row keeps its own gaming day.
+    rows = []
+    for refusal in BetRefusal.objects.filter(gaming_day=day).order_by("created_at", "id"):
+        rows.append(
+            _entry(
+                "refused_bet",
+                type="BetRefused",
+                at=refusal.created_at,
+                gaming_day=refusal.gaming_day,
+                table=refusal.table_code,
+                person=refusal.actor,
+                subject=f"patron {refusal.patron_code}" if refusal.patron_code else f"table {refusal.table_code}",
+                subject_person=refusal.patron_code or None,
+                what=f"table {refusal.table_code}, {refusal.get_kind_display()}: {refusal.message}",
+                after={"refused": refusal.get_kind_display()},
+                amount_cents=refusal.stake_cents,
+                source="bet_refusals",
+            )
+        )
+    return rows
+
+
+def _variances(day: date) -> list[dict]:
+    rows = []
+    for row in variance_report(day, variance_threshold_cents())["rows"]:
+        if not row["investigate"]:
+            continue
+        event = Event.objects.get(position=row["event"])
+        data = event.data
+        # The book (what was expected) against the count, as each counting event names them.
+        before = {k: v for k, v in data.items() if k.startswith(BOOK) and k.endswith("_cents")} or None
+        after = {k: v for k, v in data.items() if k.startswith(COUNT) and k.endswith("_cents")} or None
+        if data.get("variance_reason"):
+            after = {**(after or {}), "variance_reason": data["variance_reason"]}
+        words = row["kind"].replace("_", " ")
+        rows.append(
+            _entry(
+                "variance",
+                event,
+                table=_table_of(event),
+                subject=f"{words} of {row['subject']}",
+                what=f"{words} of {row['subject']}: variance {format_cents(row['variance_cents'])}",
+                before=before,
+                after=after,
+                amount_cents=row["variance_cents"],
+                source="variance_list",
+            )
+        )
+    return rows
+
+
+def _structuring(day: date) -> list[dict]:
+    rows = []
+    for flag in structuring_flags(day):
+        count = len(flag["units"])
+        unit = "visits" if flag["basis"] == "visit" else "gaming days"
+        rows.append(
+            _entry(
+                "aml_flag",
+                type=FLAG_TYPE,
+                at=flag["at"],
+                gaming_day=day,
+                person="system",
+                subject=f"patron {flag['patron']}",
+                subject_person=flag["patron"],
+                what=(
+                    f"patron {flag['patron']}, suspected structuring: {count} {unit} in {flag['window_days']} days "
+                    f"each between {flag['floor_percent']} % and 100 % of the identity threshold "
+                    f"({format_cents(flag['threshold_cents'])}), cash {flag['direction']}"
+                ),
+                after={"units": flag["units"], "threshold_cents": flag["threshold_cents"]},
+                amount_cents=flag["amount_cents"],
+                event=flag["position"],
+                source="aml_structuring",
+            )
+        )
+    return rows
+
+
+def default_day() -> date:
+    """The current gaming day (the log's default)."""
+    return current_gaming_day()

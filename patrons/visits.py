@@ -1,0 +1,134 @@
+"""A patron's visits (séances) and his chip exchanges in them, read from the ledger.
+
+The French rule counts a patron's chip exchanges per *séance* (CMF R561-16: identity at 2,000
+EUR of exchanges in one visit); the US rules count them per gaming day. ``AML_BASIS`` chooses.
+
+The floor records no arrival or departure, so a visit is inferred from the exchanges
+themselves: two cash exchanges of one patron belong to the same visit when less than
+``AML_VISIT_GAP_HOURS`` (default 4) separate them; a longer pause starts a new visit. A visit
+may straddle two gaming days. Lookback is bounded by ``VISIT_LOOKBACK`` (a visit longer than
+that is cut).
+
+Amounts are cents of the casino currency; moments are aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from django.conf import settings
+
+from ledger.accounts import patron_chips
+from ledger.models import Event, Posting
+
+IN, OUT = "in", "out"
+# Cash transactions in the ledger: event type → (direction, channel).
+CASH_EVENTS = {
+    "ChipsPurchased": (IN, "cage_purchase"),
+    "CashBuyIn": (IN, "table_buy_in"),
+    "ChipsRedeemed": (OUT, "cage_redemption"),
+}
+BASES = ("gaming_day", "visit")
+VISIT_LOOKBACK = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One cash exchange of a patron: ledger ``position``, ``at`` (UTC), its ``gaming_day``,
+    ``direction`` (``in``/``out``) and ``amount_cents`` (positive)."""
+
+    patron: str
+    position: int
+    at: datetime
+    gaming_day: date
+    direction: str
+    amount_cents: int
+
+
+@dataclass(frozen=True)
+class Visit:
+    """Consecutive exchanges of one patron less than the gap apart, oldest first."""
+
+    patron: str
+    exchanges: tuple[Exchange, ...]
+
+    @property
+    def started_at(self) -> datetime:
+        return self.exchanges[0].at
+
+    @property
+    def ended_at(self) -> datetime:
+        return self.exchanges[-1].at
+
+    @property
+    def gaming_day(self) -> date:
+        """The gaming day of its last exchange (a visit may straddle the day's start)."""
+        return self.exchanges[-1].gaming_day
+
+    def total_cents(self, direction: str) -> int:
+        return sum(e.amount_cents for e in self.exchanges if e.direction == direction)
+
+
+def aml_basis() -> str:
+    """``AML_BASIS``: ``"gaming_day"`` (US: 31 CFR 1021.313, per gaming day) or ``"visit"``
+    (France: per séance)."""
+    return settings.AML_BASIS
+
+
+def visit_gap() -> timedelta:
+    return timedelta(hours=settings.AML_VISIT_GAP_HOURS)
+
+
+def group_visits(exchanges: Iterable[Exchange], gap: timedelta) -> list[Visit]:
+    """The visits of ``exchanges`` (any order, several patrons), each patron's in time order:
+    a new visit when ``gap`` or more has passed since his previous exchange."""
+    by_patron: dict[str, list[Exchange]] = {}
+    for exchange in sorted(exchanges, key=lambda e: (e.patron, e.at, e.position)):
+        by_patron.setdefault(exchange.patron, []).append(exchange)
+    visits = []
+    for patron, items in by_patron.items():
+        current = [items[0]]
+        for exchange in items[1:]:
+            if exchange.at - current[-1].at >= gap:
+                visits.append(Visit(patron, tuple(current)))
+                current = []
+            current.append(exchange)
+        visits.append(Visit(patron, tuple(current)))
+    return visits
+
+
+def exchanges_between(first_day: date, last_day: date) -> list[Exchange]:
+    """Every rated patron's cash exchanges of gaming days ``first_day``..``last_day`` (the
+    shared ``anon`` patron left out: it is not one person)."""
+    rows = Event.objects.filter(gaming_day__range=(first_day, last_day), type__in=list(CASH_EVENTS)).values_list(
+        "position", "type", "occurred_at", "gaming_day", "data__patron", "data__amount_cents"
+    )
+    return [
+        Exchange(patron, position, at, day, CASH_EVENTS[type_][0], amount)
+        for position, type_, at, day, patron, amount in rows
+        if patron and patron != "anon"
+    ]
+
+
+def current_visit(patron: str, until: Event) -> Visit:
+    """The visit of ``patron`` that ends with his cash event ``until`` (already appended):
+    his exchanges walking back from it while each is less than the gap before the next."""
+    rows = (
+        Posting.objects.filter(
+            account=patron_chips(patron),
+            event_id__lte=until.position,
+            event__type__in=list(CASH_EVENTS),
+            event__occurred_at__gte=until.occurred_at - VISIT_LOOKBACK,
+        )
+        .order_by("-event__occurred_at", "-event_id")
+        .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
+    )
+    gap = visit_gap()
+    found: list[Exchange] = []
+    for position, type_, at, day, amount in rows:
+        if found and found[-1].at - at >= gap:
+            break
+        found.append(Exchange(patron, position, at, day, CASH_EVENTS[type_][0], abs(amount)))
+    return Visit(patron, tuple(reversed(found)))
