@@ -130,7 +130,9 @@ def _caribbean(result: dict, events: list[tuple[str, dict]]) -> dict:
             if data.get("card") in hand:
                 hand[hand.index(data["card"])] = ""
             who = "the dealer" if data.get("box") is None else f"box {data.get('box')}"
-            burnt.append(f"{card_text(data.get('card'))} ({'off the deck, for' if data.get('from') == 'deck' else 'from'} {who})")
+            burnt.append(
+                f"{card_text(data.get('card'))} ({'off the deck, for' if data.get('from') == 'deck' else 'from'} {who})"
+            )
         elif kind == "DealerRevealed":
             category, qualifies = data.get("category", ""), data.get("qualifies")
             dealer = list(data.get("cards") or dealer)

@@ -440,7 +440,7 @@ def _coup(coup: Round) -> dict:
     }
 
 
-DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided")
+DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided", "CardBurnt")
 
 
 def _described(game: str, coups: list[Round]) -> list[dict]:

@@ -545,7 +545,9 @@ class CaribbeanCoup:
         code = parse_card(card).code
         if self._state == DEALING and not self._replacing:
             if code in self._dealt:
-                raise RuleError("card", f"{code} was already dealt in this coup: only the card coming off the deck is burnt")
+                raise RuleError(
+                    "card", f"{code} was already dealt in this coup: only the card coming off the deck is burnt"
+                )
             return self._order[self._next], None
         if self._replacing:
             raise RuleError("state", "a burnt card's replacement is due first")

@@ -39,10 +39,10 @@ from .blackjack_edge import blackjack_edge, blackjack_edge_basis
 from .blackjack_table import BlackjackTableRules
 from .caribbean_edge import caribbean_exact_edge
 from .caribbean_stud import PAY_TABLES
-from .stud_table import CaribbeanTableRules
 from .errors import RuleError
 from .prison import PrisonRules
 from .roulette import DoublePrison, ZeroRule
+from .stud_table import CaribbeanTableRules
 from .trente_quarante import APRES, NOIR, REFAIT, ROUGE, exact_probabilities
 
 __all__ = ["caribbean_edge", "house_edge", "tq_edge"]

@@ -95,7 +95,9 @@ def _records(records: list, coup: Round, deck: Shoe, index: int | None = None) -
         elif isinstance(record, cs.CardBurnt):
             data.update(shoe=str(deck.id), card=record.card, box=record.box, reason="exposed by mistake")
             # off the deck: the shoe index it took (the replay counts it drawn); from a hand: its place there
-            data.update({"from": "deck", "index": index} if record.index is None else {"from": "hand", "place": record.index})
+            data.update(
+                {"from": "deck", "index": index} if record.index is None else {"from": "hand", "place": record.index}
+            )
             events.append(NewEvent("CardBurnt", data))
         elif isinstance(record, cs.DealerShows):
             events.append(NewEvent("DealerShows", {**data, "card": record.card}))

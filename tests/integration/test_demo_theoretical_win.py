@@ -30,6 +30,8 @@ def test_every_table_and_every_patron_of_the_demo_day_has_a_theoretical_win(api)
     for data in Event.objects.filter(type="BetSettled").values_list("data", flat=True):
         played.setdefault(games[data["table"]], set()).add(data["patron"])
     assert set(played) == set(games.values())
-    ratings = {r["patron"]: r["theoretical_win_cents"] for r in api.get("/api/ratings/", {"page_size": 500}).json()["results"]}
+    ratings = {
+        r["patron"]: r["theoretical_win_cents"] for r in api.get("/api/ratings/", {"page_size": 500}).json()["results"]
+    }
     for game, patrons in played.items():
         assert all(ratings[p] > 0 for p in patrons), (game, {p: ratings.get(p) for p in patrons})
