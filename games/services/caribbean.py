@@ -62,7 +62,18 @@ def _check_ante(coup: Round, player: str, box: int, ante_cents: int, rules: Cari
 
 
 def _coup_deck(coup: Round) -> Shoe | None:
-    return Shoe.objects.filter(table=coup.table, state=Shoe.State.IN_PLAY).first()
+    """The deck this coup is dealt from (its ``DealingStarted`` names it), once dealing started;
+    not any deck in play at the table: a coup voided mid-deal leaves its deck behind."""
+    started = ct.coup_events(coup, ["DealingStarted"])
+    return Shoe.objects.filter(pk=started[-1][1]["shoe"]).first() if started else None
+
+
+def _changed_deck(coup: Round) -> Shoe | None:
+    """The deck the coup's last ``DeckChanged`` made for it, while it is still unused."""
+    changes = ct.coup_events(coup, ["DeckChanged"])
+    if not changes:
+        return None
+    return Shoe.objects.filter(pk=changes[-1][1]["shoe"], state=Shoe.State.IN_PLAY, drawn=[]).first()
 
 
 def _replay(coup: Round, rules: CaribbeanTableRules) -> cs.CaribbeanCoup:
@@ -158,7 +169,7 @@ def caribbean_deal(*, round_id: str, actor: str, idempotency_key: str | None = N
         shuffled = rules.card_source == "shuffled"
         cut = ct.DECK_CARDS if shuffled else 0  # the terminal's reported deck has no cut card
         # a deck changed at the patrons' request before the deal is this coup's; else a fresh one
-        deck = _coup_deck(coup) or ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
+        deck = _changed_deck(coup) or ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
         events = ct.dealing_started(coup, deck)
         events += ct.deal_from_order(
             deck, lambda: game.next_draw() is not None, lambda card, index: _records(game.deal(card), coup, deck, index)
@@ -280,7 +291,7 @@ def caribbean_deck_change(
             )
         who = patron_get(patron) if patron is not None else None
         rules = _rules(coup.table)
-        replaced = _coup_deck(coup)
+        replaced = _changed_deck(coup)
         if replaced is not None:
             close_shoe(cmd, replaced, reason="deck changed at the patrons' request")
         shuffled = rules.card_source == "shuffled"

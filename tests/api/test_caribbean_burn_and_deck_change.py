@@ -130,3 +130,30 @@ def test_a_deck_change_for_an_unknown_patron_is_refused(stud):
     response = stud.api.post(f"/api/rounds/{stud.round}/deck-changes", {"patron": "P-NOBODY"}, format="json")
     assert (response.status_code, response.json()["field"]) == (400, "patron")
     assert Event.objects.count() == events
+
+
+def test_after_a_coup_voided_mid_deal_the_next_coup_burns_and_settles_on_its_own_deck(stud):
+    p = make_patron(10_000)
+    stud.coup([(p, 1, 1_000)])
+    report(stud, "AS")
+    report(stud, "KD")
+    void = stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")
+    assert void.status_code == 200
+    stud.coup([(p, 1, 1_000)])  # a new coup, a new deck: AS and KD are back in it
+    report(stud, "AS")
+    burn(stud, "KD")
+    for card in ("2C", "7H", "KH", "9C", "8C", "JD", "5D", "4S", "3C"):  # dealer, box, dealer, …
+        report(stud, card)
+    stud.decide(p, "fold")
+    dealt = Event.objects.filter(type="DealingStarted", data__round=stud.round).get().data["shoe"]
+    deck = Shoe.objects.get(pk=dealt)
+    assert deck.state == Shoe.State.CLOSED and deck.drawn[:2] == ["AS", "KD"]
+    assert Event.objects.get(type="DealerRevealed", data__round=stud.round).data["cards"] == [
+        "2C",
+        "KH",
+        "8C",
+        "5D",
+        "3C",
+    ]
+    assert chips(p) == 9_000
+    assert verify_chain().ok and replay_check() == []
