@@ -1,7 +1,7 @@
 """Caribbean stud: the exact house edge of a pay table under the product's strategy, from an
 enumeration of every player hand against every dealer hand (``RULES.md §Caribbean-style stud``).
 
-The strategy (``demo/stud.py``, :func:`raises`): raise with a pair or better or with ace-king
+The strategy (``demo/stud.py``): raise with a pair or better or with ace-king
 high, fold everything else; it does not look at the dealer's shown card. The counts below are
 ``python -m tests.benchmarks.enumerate_caribbean_edge`` (40 s of CPU): for every one of the
 C(52, 5) = 2,598,960 player hands and the C(47, 5) = 1,533,939 dealer hands of the other 47
@@ -25,7 +25,7 @@ from math import comb
 from .caribbean_stud import PAY_TABLES
 from .poker_hands import CATEGORIES, HANDS_IN_DECK
 
-__all__ = ["DEALER_HANDS", "FOLDED_HANDS", "OUTCOMES", "caribbean_exact_edge", "raises"]
+__all__ = ["DEALER_HANDS", "FOLDED_HANDS", "OUTCOMES", "caribbean_exact_edge"]
 
 DEALER_HANDS = comb(47, 5)  # 1,533,939 for each player hand
 
@@ -48,12 +48,6 @@ OUTCOMES: dict[str, tuple[int, int, int, int, int]] = {
 assert tuple(OUTCOMES) == CATEGORIES
 assert FOLDED_HANDS + sum(row[0] for row in OUTCOMES.values()) == HANDS_IN_DECK
 assert all(sum(row[1:]) == row[0] * DEALER_HANDS for row in OUTCOMES.values())
-
-
-def raises(cards_category: str, ranks: set[str]) -> bool:
-    """The product's strategy: raise with a pair or better (``cards_category`` not ``"high
-    card"``) or with an ace and a king among the ``ranks`` (rank letters)."""
-    return cards_category != "high card" or {"A", "K"} <= ranks
 
 
 def caribbean_exact_edge(pay_table: str | dict[str, int], raise_multiple: int = 2) -> tuple[Fraction, Fraction]:

@@ -5,7 +5,7 @@ Run (not collected by pytest; about 40 s of CPU, measured)::
 
     .venv/bin/python -m tests.benchmarks.enumerate_caribbean_edge
 
-The product's strategy (``demo/stud.py``, ``games.rules.caribbean_edge.raises``): raise with a
+The product's strategy (``demo/stud.py``, :func:`raises` here): raise with a
 pair or better or with ace-king high, fold otherwise. A folded hand loses its ante whatever
 the dealer holds, so only the raised hands need the dealer's distribution: for each of them,
 over the C(47, 5) = 1,533,939 dealer hands of the 47 other cards, how many do not qualify
