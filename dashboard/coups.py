@@ -117,12 +117,22 @@ def _caribbean(result: dict, events: list[tuple[str, dict]]) -> dict:
     ranks: dict[int, str] = {}
     outcomes: dict[int, str] = {}
     folded: set[int] = set()
+    burnt: list[str] = []
     for kind, data in events:
         if kind == "CardDealt":
-            if data.get("box") is None:
-                dealer.append(data.get("card"))
+            hand = dealer if data.get("box") is None else boxes.setdefault(data["box"], [])
+            if "" in hand:  # the place of a card burnt from this hand (sheet 001)
+                hand[hand.index("")] = data.get("card")
             else:
-                boxes.setdefault(data["box"], []).append(data.get("card"))
+                hand.append(data.get("card"))
+        elif kind == "CardBurnt":
+            hand = dealer if data.get("box") is None else boxes.setdefault(data["box"], [])
+            if data.get("card") in hand:
+                hand[hand.index(data["card"])] = ""
+            who = "the dealer" if data.get("box") is None else f"box {data.get('box')}"
+            burnt.append(
+                f"{card_text(data.get('card'))} ({'off the deck, for' if data.get('from') == 'deck' else 'from'} {who})"
+            )
         elif kind == "DealerRevealed":
             category, qualifies = data.get("category", ""), data.get("qualifies")
             dealer = list(data.get("cards") or dealer)
@@ -143,6 +153,8 @@ def _caribbean(result: dict, events: list[tuple[str, dict]]) -> dict:
     verdict = f"Dealer {category or 'hand'}{qualifies_text}; " + (
         ", ".join(winners) + " win" if winners else "no box wins"
     )
+    if burnt:
+        verdict += f"; burnt, exposed by mistake: {', '.join(burnt)}"
     return {"hands": hands, "verdict": verdict}
 
 

@@ -203,7 +203,7 @@ def _edge(game: str, rules: dict) -> dict:
     edge = _rule_set_edge(game, rules)
     if edge is None:
         return {"short": "—", "source": ""}
-    # Black jack and trente-et-quarante exact; Caribbean stud simulated (the basis says so).
+    # Exact for every game since Caribbean stud is enumerated; "simulated" if a basis says so.
     tag = "simulated" if edge[1].startswith("simulation") else "exact"
     return {"short": _pct_text(Fraction(edge[0])), "source": edge[1], "tag": tag}
 
@@ -452,7 +452,7 @@ def _coup(coup: Round) -> dict:
     }
 
 
-DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided")
+DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided", "CardBurnt")
 
 
 def _described(game: str, coups: list[Round]) -> list[dict]:

@@ -146,9 +146,10 @@ def check_shoes() -> list[Difference]:
             shoe["state"] = SHOE_STATES[event.type]
         if event.type == "ShoeShuffled":
             shoe.update(mode=event.data["mode"], decks=event.data["decks"])
-    for event in Event.objects.filter(type="CardDealt").only("data").iterator(chunk_size=5000):
+    # a card burnt off the deck (Caribbean stud) is drawn from the shoe too, at its index
+    for event in Event.objects.filter(type__in=["CardDealt", "CardBurnt"]).only("data").iterator(chunk_size=5000):
         shoe = replayed.get(event.data["shoe"])
-        if shoe is not None:
+        if shoe is not None and event.data.get("index") is not None:
             shoe["last_index"] = max(shoe.get("last_index", -1), event.data["index"])
     live = {}
     for shoe in Shoe.objects.all():

@@ -8,7 +8,7 @@ from staff.permissions import FLOOR, TERMINAL_AND_SHOE, roles_allowed
 
 from ..services.baccarat import baccarat_bet
 from ..services.blackjack import DECISIONS, blackjack_bet_place, blackjack_decide
-from ..services.caribbean import caribbean_ante, caribbean_decide
+from ..services.caribbean import caribbean_ante, caribbean_burn_card, caribbean_decide, caribbean_deck_change
 from ..services.dealing import deal, report_card
 from ..services.trente_quarante import tq_bet
 from .rounds import Versioned
@@ -114,6 +114,37 @@ class CaribbeanDecide(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return caribbean_decide(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanBurnCard(CommandView):
+    """Burn a card exposed by mistake on a Caribbean stud coup (sheet 001); the coup goes on, the
+    next card of the deck in its place."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round", devices=TERMINAL_AND_SHOE)]
+
+    class Input(serializers.Serializer):
+        card = serializers.CharField(max_length=2, min_length=2)
+
+    input_serializer = Input
+    success_status = 200
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_burn_card(round_id=round_id, **data, **ctx)
+
+
+class CaribbeanDeckChange(CommandView):
+    """Change the deck of a Caribbean stud coup before the deal, at the patrons' request (sheet
+    001): a new deck, its order committed."""
+
+    permission_classes = [roles_allowed(write=FLOOR, table="round")]
+
+    class Input(serializers.Serializer):
+        patron = CodeField(required=False)
+
+    input_serializer = Input
+
+    def perform(self, data, *, round_id, **ctx):
+        return caribbean_deck_change(round_id=round_id, **data, **ctx)
 
 
 class BaccaratBet(CommandView):

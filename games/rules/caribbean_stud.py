@@ -51,6 +51,7 @@ __all__ = [
     "CaribbeanLine",
     "CaribbeanResult",
     "CaribbeanRules",
+    "CardBurnt",
     "CardDealt",
     "DealerRevealed",
     "DealerShows",
@@ -347,6 +348,20 @@ class CardDealt:
 
 
 @dataclass(frozen=True, slots=True)
+class CardBurnt:
+    """``card`` was exposed by mistake and burnt (sheet 001: "toute carte découverte par erreur
+    sera immédiatement brûlée"): it is out of the coup. ``box`` (None: the dealer) and ``index``
+    name the hand and place it held; a card exposed as it came off the deck held none
+    (``box`` is then its intended receiver and ``index`` None). The receiver gets the next card
+    of the deck in its place (``replaced``)."""
+
+    box: int | None
+    card: str
+    index: int | None
+    replaced: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class DealerShows:
     """The dealer's last card is shown: the players decide now."""
 
@@ -383,7 +398,7 @@ class BoxSettled:
     result: CaribbeanResult
 
 
-Record = CardDealt | DealerShows | BoxDecided | DealerRevealed | BoxSettled
+Record = CardDealt | CardBurnt | DealerShows | BoxDecided | DealerRevealed | BoxSettled
 
 DEALING, DECIDING, SETTLED = "dealing", "deciding", "settled"
 
@@ -398,6 +413,10 @@ class CaribbeanCoup:
        box from the dealer's left (box 1 first) then one to the dealer, five times (sheet 001).
        The dealer's fifth card is dealt face up (:class:`DealerShows`). A card already dealt
        in this coup is refused: one deck.
+       A card exposed by mistake is burnt (:meth:`burn`): while dealing, the card coming off
+       the deck goes to nobody and the same receiver takes the next one; once dealt, a card of
+       an undecided box or one of the dealer's hidden cards leaves its hand and the next card
+       of the deck takes its place (the coup is ``dealing`` until it does). The coup goes on.
     2. ``deciding``: each box :meth:`fold` s or :meth:`raise_` s, in any order. The last
        decision turns the dealer's cards and settles every box.
     3. ``settled``: :meth:`settle` gives one :class:`BoxSettled` per box, by box.
@@ -426,6 +445,8 @@ class CaribbeanCoup:
         self._cards[None] = []
         self._order: list[int | None] = [*sorted(by_box), None] * CARDS_PER_HAND
         self._dealt: set[str] = set()
+        self._next = 0  # place in ``_order`` of the next card of the regular deal
+        self._replacing: list[tuple[int | None, int]] = []  # (receiver, place in hand) after a burn
         self._decisions: dict[int, bool] = {}  # box -> raised
         self._state = DEALING
         self._results: tuple[BoxSettled, ...] = ()
@@ -441,7 +462,7 @@ class CaribbeanCoup:
         """Who receives the next card: a box number, ``"dealer"``, or None when no card is due."""
         if self._state != DEALING:
             return None
-        box = self._order[len(self._dealt)]
+        box = self._replacing[0][0] if self._replacing else self._order[self._next]
         return "dealer" if box is None else box
 
     @property
@@ -496,9 +517,16 @@ class CaribbeanCoup:
     def deal(self, card: str) -> list[Record]:
         """Give ``card`` to :meth:`next_draw`'s receiver."""
         self.verify_deal(card)
-        box = self._order[len(self._dealt)]
-        hand = self._cards[box]
         self._dealt.add(card)
+        if self._replacing:  # a burnt card's place, after the deal: the coup goes on deciding
+            box, place = self._replacing.pop(0)
+            self._cards[box][place] = card
+            if not self._replacing:
+                self._state = DECIDING
+            return [CardDealt(box, card, "down", place)]
+        box = self._order[self._next]
+        self._next += 1
+        hand = self._cards[box]
         hand.append(card)
         shown = box is None and len(hand) == CARDS_PER_HAND
         records: list[Record] = [CardDealt(box, card, "up" if shown else "down", len(hand) - 1)]
@@ -506,6 +534,54 @@ class CaribbeanCoup:
             self._state = DECIDING
             records.append(DealerShows(card))
         return records
+
+    # --- a card exposed by mistake -------------------------------------------------------
+
+    def _burn_place(self, card: str) -> tuple[int | None, int | None]:
+        """Where ``card`` would be burnt from: ``(receiver, None)`` off the deck while dealing,
+        ``(box or None, place)`` from a hand while deciding. Raises as :meth:`verify_burn`."""
+        if self._state == SETTLED:
+            raise RuleError("state", "the coup is settled: no card can be burnt")
+        code = parse_card(card).code
+        if self._state == DEALING and not self._replacing:
+            if code in self._dealt:
+                raise RuleError(
+                    "card", f"{code} was already dealt in this coup: only the card coming off the deck is burnt"
+                )
+            return self._order[self._next], None
+        if self._replacing:
+            raise RuleError("state", "a burnt card's replacement is due first")
+        for box, hand in self._cards.items():
+            if code in hand:
+                place = hand.index(code)
+                if box is None and place == CARDS_PER_HAND - 1:
+                    raise RuleError("card", f"{code} is the dealer's shown card: it is face up by rule")
+                if box is not None and box in self._decisions:
+                    raise RuleError("card", f"box {box} has decided on its cards: {code} stays in its hand")
+                return box, place
+        raise RuleError("card", f"{code} is in no hand of this coup")
+
+    def verify_burn(self, card: str) -> None:
+        """Raises :class:`RuleError`: ``"state"`` (the coup is settled, or a replacement is due),
+        ``"card"`` (not a card; while dealing, one already dealt; while deciding, a card in no
+        hand, the dealer's shown card, or a card of a box that has decided)."""
+        self._burn_place(card)
+
+    def can_burn(self, card: str) -> bool:
+        return self._can(self.verify_burn, card)
+
+    def burn(self, card: str) -> list[Record]:
+        """Burn ``card``, exposed by mistake (sheet 001); the coup goes on with the next card
+        of the deck in its place (:meth:`next_draw` names who takes it)."""
+        box, place = self._burn_place(card)
+        code = parse_card(card).code
+        if place is None:
+            self._dealt.add(code)  # off the deck, into the burn: it never reaches a hand
+        else:
+            self._cards[box][place] = ""
+            self._replacing.append((box, place))
+            self._state = DEALING
+        return [CardBurnt(box, code, place)]
 
     # --- decisions -------------------------------------------------------------------
 

@@ -18,9 +18,11 @@ Per game:
   per coup played the house keeps P(après) × (1 − V), V the value of a bet in prison:
   ``lose``: V = P(win) / (1 − P(refait)); ``stay``: V = 1/2; ``deeper``: V by iteration.
 - Caribbean stud: per ante, under the product's strategy (raise with a pair or better or
-  ace-king), by the seeded simulation ``tests/benchmarks/bench_caribbean_edge.py`` (figures
-  and standard errors in :data:`CARIBBEAN_EDGES`); the published optimal-strategy figure for
-  the common table is 5.224 % of the ante (Wizard of Odds, "Caribbean Stud Poker").
+  ace-king), exact by enumeration of every player hand against every dealer hand
+  (:func:`games.rules.caribbean_edge.caribbean_exact_edge`, for the table's pay table and
+  raise multiple): 4.0841 % (sheet) and 5.6820 % (common, the Wizard of Odds' "raise on any
+  ace/king or better" figure to its last digit); the published optimal-strategy figure for
+  the common table, 5.224 %, needs the dealer's up card to decide ace-king hands.
 - Classic stud: 0: the players play each other; the house's take is the rake actually taken,
   which the engine's lines carry hand by hand (``games.services.classic_stud``).
 
@@ -35,21 +37,18 @@ from typing import Any
 from . import baccarat, roulette
 from .blackjack_edge import blackjack_edge, blackjack_edge_basis
 from .blackjack_table import BlackjackTableRules
+from .caribbean_edge import caribbean_exact_edge
+from .caribbean_stud import PAY_TABLES
 from .errors import RuleError
 from .prison import PrisonRules
 from .roulette import DoublePrison, ZeroRule
+from .stud_table import CaribbeanTableRules
 from .trente_quarante import APRES, NOIR, REFAIT, ROUGE, exact_probabilities
 
-__all__ = ["CARIBBEAN_EDGES", "caribbean_edge", "house_edge", "tq_edge"]
+__all__ = ["caribbean_edge", "house_edge", "tq_edge"]
 
 _PLACES = Decimal("0.000001")
 
-# Caribbean stud, per ante: (edge, one standard error, per total bet), from
-# ``python -m tests.benchmarks.bench_caribbean_edge --coups 40000000 --seed 28``.
-CARIBBEAN_EDGES: dict[str, tuple[Decimal, Decimal, Decimal]] = {
-    "sheet": (Decimal("0.04108"), Decimal("0.00038"), Decimal("0.01932")),
-    "common": (Decimal("0.05698"), Decimal("0.00036"), Decimal("0.02680")),
-}
 CARIBBEAN_PUBLISHED_COMMON = Decimal("0.05224")  # optimal strategy, Wizard of Odds
 
 
@@ -82,11 +81,12 @@ def tq_edge(prison: PrisonRules, decks: int = 6) -> Fraction | float:
     return apres * (1 - value)
 
 
-def caribbean_edge(pay_table: str) -> Decimal:
-    """The house edge per ante for ``pay_table`` (``"sheet"`` or ``"common"``)."""
-    if pay_table not in CARIBBEAN_EDGES:
+def caribbean_edge(pay_table: str, raise_multiple: int = 2) -> Decimal:
+    """The exact house edge per ante (to 6 places) for ``pay_table`` (``"sheet"`` or
+    ``"common"``) and the raise as ``raise_multiple`` × the ante."""
+    if pay_table not in PAY_TABLES:
         raise RuleError("rules.pay_table", f"no edge known for pay table {pay_table!r}")
-    return CARIBBEAN_EDGES[pay_table][0]
+    return _decimal(caribbean_exact_edge(pay_table, raise_multiple)[0])
 
 
 def house_edge(game: str, rules: dict[str, Any] | None) -> tuple[Decimal, str]:
@@ -146,16 +146,17 @@ def _house_edge(game: str, frozen: Any) -> tuple[Decimal, str]:
             "per coup played (refaits void)"
         )
     if game == "caribbean_stud":
-        table = rules.get("pay_table", "sheet")
-        edge, se, per_total = CARIBBEAN_EDGES.get(table, CARIBBEAN_EDGES["sheet"])
+        options = CaribbeanTableRules.from_dict(rules).game
+        per_ante, per_total = caribbean_exact_edge(options.pay_table, options.raise_multiple)
         published = (
-            f"; published optimal-strategy edge {_pct(CARIBBEAN_PUBLISHED_COMMON)} (Wizard of Odds)"
-            if table == "common"
+            f"; published perfect-strategy edge {_pct(CARIBBEAN_PUBLISHED_COMMON)} (Wizard of Odds)"
+            if options.pay_table == "common"
             else ""
         )
-        return edge, (
-            f"simulation, 40 million coups: {_pct(edge)} ± {_pct(se)} (1 SE) of the ante, {_pct(per_total)} of the "
-            f"total bet, pay table {table!r}, raising with a pair or better or ace-king{published}; per ante"
+        return _decimal(per_ante), (
+            f"exact, every player hand against every dealer hand: {_pct(per_ante)} of the ante, {_pct(per_total)} of "
+            f"the total bet, pay table {options.pay_table!r}, raise {options.raise_multiple} × the ante, raising with "
+            f"a pair or better or ace-king{published}; per ante"
         )
     if game == "classic_stud":
         return Decimal("0.000000"), "players play each other: the house takes the rake, theory = rake actually taken"
@@ -181,5 +182,7 @@ def settled_line_edge(game: str, rules: dict[str, Any] | None, line: str | None 
             edge = Decimal(edge.numerator) / Decimal(edge.denominator)
         return str(Decimal(edge).quantize(Decimal("0.000000001")))
     if game == "caribbean_stud":
-        return str(caribbean_edge((rules or {}).get("pay_table", "sheet"))) if line == "ante" else "0"
+        if line != "ante":
+            return "0"
+        return str(caribbean_edge((rules or {}).get("pay_table", "sheet"), (rules or {}).get("raise_multiple", 2)))
     return str(house_edge(game, rules)[0])

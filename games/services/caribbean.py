@@ -14,9 +14,11 @@ from patrons.selectors import patron_get
 
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
+from ..rules.errors import RuleError
 from ..rules.house_edges import settled_line_edge
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
+from .shoes import close_shoe, draw_reported
 
 
 def _coup(round_id) -> Round:
@@ -60,7 +62,18 @@ def _check_ante(coup: Round, player: str, box: int, ante_cents: int, rules: Cari
 
 
 def _coup_deck(coup: Round) -> Shoe | None:
-    return Shoe.objects.filter(table=coup.table, state=Shoe.State.IN_PLAY).first()
+    """The deck this coup is dealt from (its ``DealingStarted`` names it), once dealing started;
+    not any deck in play at the table: a coup voided mid-deal leaves its deck behind."""
+    started = ct.coup_events(coup, ["DealingStarted"])
+    return Shoe.objects.filter(pk=started[-1][1]["shoe"]).first() if started else None
+
+
+def _changed_deck(coup: Round) -> Shoe | None:
+    """The deck the coup's last ``DeckChanged`` made for it, while it is still unused."""
+    changes = ct.coup_events(coup, ["DeckChanged"])
+    if not changes:
+        return None
+    return Shoe.objects.filter(pk=changes[-1][1]["shoe"], state=Shoe.State.IN_PLAY, drawn=[]).first()
 
 
 def _replay(coup: Round, rules: CaribbeanTableRules) -> cs.CaribbeanCoup:
@@ -71,9 +84,11 @@ def _replay(coup: Round, rules: CaribbeanTableRules) -> cs.CaribbeanCoup:
     if not antes:
         raise StateConflict("no ante on this coup: void it instead", field="round")
     game = cs.CaribbeanCoup(rules.game, antes)
-    for event_type, data in ct.coup_events(coup, ["CardDealt", "BoxDecided"]):
+    for event_type, data in ct.coup_events(coup, ["CardDealt", "BoxDecided", "CardBurnt"]):
         if event_type == "CardDealt":
             game.deal(data["card"])
+        elif event_type == "CardBurnt":
+            game.burn(data["card"])
         elif data["action"] == "raise":
             game.raise_(data["box"])
         else:
@@ -88,6 +103,13 @@ def _records(records: list, coup: Round, deck: Shoe, index: int | None = None) -
         data = {"round": str(coup.id), "table": table}
         if isinstance(record, cs.CardDealt):
             events.append(ct.card_dealt(coup, deck, index, record.card, box=record.box, face=record.face))
+        elif isinstance(record, cs.CardBurnt):
+            data.update(shoe=str(deck.id), card=record.card, box=record.box, reason="exposed by mistake")
+            # off the deck: the shoe index it took (the replay counts it drawn); from a hand: its place there
+            data.update(
+                {"from": "deck", "index": index} if record.index is None else {"from": "hand", "place": record.index}
+            )
+            events.append(NewEvent("CardBurnt", data))
         elif isinstance(record, cs.DealerShows):
             events.append(NewEvent("DealerShows", {**data, "card": record.card}))
         elif isinstance(record, cs.BoxDecided):
@@ -146,7 +168,8 @@ def caribbean_deal(*, round_id: str, actor: str, idempotency_key: str | None = N
         game = _replay(coup, rules)
         shuffled = rules.card_source == "shuffled"
         cut = ct.DECK_CARDS if shuffled else 0  # the terminal's reported deck has no cut card
-        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
+        # a deck changed at the patrons' request before the deal is this coup's; else a fresh one
+        deck = _changed_deck(coup) or ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=cut)
         events = ct.dealing_started(coup, deck)
         events += ct.deal_from_order(
             deck, lambda: game.next_draw() is not None, lambda card, index: _records(game.deal(card), coup, deck, index)
@@ -205,6 +228,88 @@ def caribbean_decide(
 
     request = {"round": str(round_id), "patron": patron, "box": box, "action": action}
     return ct.card_command("caribbean_decide", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+def caribbean_burn_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Burn ``card``, exposed by mistake (sheet 001: "toute carte découverte par erreur sera
+    immédiatement brûlée"); the coup goes on (``CaribbeanCoup.burn``). While the cards are
+    reported, the exposed card coming off the deck is drawn and burnt and its receiver takes
+    the next reported card. Once dealt, a card of a box that has not decided, or one of the
+    dealer's hidden cards, is burnt and the next card of the deck takes its place: drawn at
+    once from a shuffled deck's committed order, reported next from a card-reading shoe.
+    Records ``CardBurnt`` (no postings: no money moves) and the replacement's ``CardDealt``.
+    Returns the coup summary with ``burnt`` (the card). ``StateConflict`` (409, ``round``)
+    unless the coup is being dealt or decided; ``InvalidInput`` (400, ``card``) for a card that
+    cannot be burnt now."""
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        if coup.state != Round.State.DEALING:
+            raise StateConflict(f"coup {coup.number} is {coup.state}: a card is burnt while it is dealt", field="round")
+        game = _replay(coup, _rules(coup.table))
+        deck = _coup_deck(coup)
+        try:
+            records = game.burn(card)
+        except RuleError as exc:
+            if exc.field == "state":
+                raise StateConflict(exc.message, field="round") from exc
+            raise ct.invalid(exc) from exc
+        index = None
+        if records[0].index is None:  # off the deck: only a card-reading shoe is mid-deal
+            if deck is None or deck.mode != Shoe.Mode.READER:
+                raise StateConflict("no card is coming off the deck: the coup is dealt", field="round")
+            index = len(deck.drawn)
+            draw_reported(deck, card)
+        events = _records(records, coup, deck, index)
+        events += ct.deal_from_order(
+            deck, lambda: game.next_draw() is not None, lambda c, i: _records(game.deal(c), coup, deck, i)
+        )
+        _finish(cmd, coup, game, deck, events)
+        return {**_summary(coup, game), "burnt": events[0].data["card"]}
+
+    request = {"round": str(round_id), "card": card}
+    return ct.card_command("caribbean_burn", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+def caribbean_deck_change(
+    *, round_id: str, actor: str, patron: str | None = None, idempotency_key: str | None = None
+) -> dict:
+    """Change the deck at the patrons' request (sheet 001: "elles peuvent aussi être changées en
+    cours de partie à la demande des joueurs"), before the coup is dealt: a new one-deck shoe
+    for this coup, shuffled with its order committed (``ShoeShuffled``) or read from a fresh
+    pack, which the deal then uses. A deck already made for this coup by an earlier change is
+    closed and revealed (``ShoeClosed``, no card drawn). Records ``DeckChanged`` on the coup
+    (``patron``: who asked, optional). Returns the coup summary with ``shoe`` and
+    ``commitment`` (None for a card-reading deck). ``StateConflict`` (409, ``round``) once the
+    coup is dealt; ``InvalidInput`` (400, ``patron``) for an unknown patron."""
+
+    def run(cmd: Command) -> dict:
+        coup = _coup(round_id)
+        if coup.state not in (Round.State.BETTING, Round.State.CLOSED_FOR_BETS):
+            raise StateConflict(
+                f"coup {coup.number} is {coup.state}: the deck is changed before the deal", field="round"
+            )
+        who = patron_get(patron) if patron is not None else None
+        rules = _rules(coup.table)
+        replaced = _changed_deck(coup)
+        if replaced is not None:
+            close_shoe(cmd, replaced, reason="deck changed at the patrons' request")
+        shuffled = rules.card_source == "shuffled"
+        deck = ct.deck_for_coup(cmd, coup, shuffled=shuffled, cut_position=ct.DECK_CARDS if shuffled else 0)
+        deck.save()
+        data = {
+            "round": str(coup.id),
+            "table": coup.table.code,
+            "shoe": str(deck.id),
+            "commitment": deck.commitment or None,
+            "replaces": str(replaced.id) if replaced is not None else None,
+            "requested_by": who.code if who is not None else None,
+        }
+        ct.close_coup(cmd, coup, [NewEvent("DeckChanged", data)], None)
+        return {**ct.coup_summary(coup), "shoe": data["shoe"], "commitment": data["commitment"]}
+
+    request = {"round": str(round_id), "patron": patron}
+    return ct.card_command("caribbean_deck_change", run, actor=actor, idempotency_key=idempotency_key, **request)
 
 
 def _summary(coup: Round, game: cs.CaribbeanCoup) -> dict:

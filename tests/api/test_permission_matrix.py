@@ -92,6 +92,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "blackjack-decide": ({"POST": FLOOR}, "round"),
     "caribbean-ante": ({"POST": FLOOR}, "round"),
     "caribbean-decide": ({"POST": FLOOR}, "round"),
+    "caribbean-burn-card": ({"POST": FLOOR}, "round"),  # a card exposed by mistake (sheet 001)
+    "caribbean-deck-change": ({"POST": FLOOR}, "round"),  # at the patrons' request (sheet 001)
     "baccarat-bet": ({"POST": FLOOR}, "round"),
     "tq-bet": ({"POST": FLOOR}, "round"),
     "classic-stud-sit": ({"POST": FLOOR}, "round"),

@@ -1,5 +1,6 @@
 """Caribbean stud: the house edge of each pay table under the product's strategy, by a seeded
-simulation with its standard error (the figures in ``games.rules.house_edges``).
+simulation with its standard error; the exact figures (``games.rules.caribbean_edge``) come
+from ``enumerate_caribbean_edge`` and lie within one standard error of it.
 
 Run (not collected by pytest)::
 

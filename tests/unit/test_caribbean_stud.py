@@ -17,6 +17,7 @@ from games.rules.caribbean_stud import (
     PAY_TABLES,
     BoxDecided,
     BoxSettled,
+    CardBurnt,
     CardDealt,
     CaribbeanAnte,
     CaribbeanCoup,
@@ -441,3 +442,84 @@ def test_records_serialise_to_json_data() -> None:
         "unpaid_fraction": "0",
         "capped_cents": 0,
     }
+
+
+# --- a card exposed by mistake is burnt (sheet 001) -------------------------------------------
+
+_PLAYER = ["2S", "7H", "9C", "JD", "4S"]
+_DEALER = ["AS", "KH", "8C", "5D", "3C"]
+
+
+def _dealt_coup() -> CaribbeanCoup:
+    coup = CaribbeanCoup(SHEET, [CaribbeanAnte(box=1, player="P1", ante_cents=ANTE)])
+    for mine, his in zip(_PLAYER, _DEALER, strict=True):
+        coup.deal(mine)
+        coup.deal(his)
+    return coup
+
+
+def test_a_card_exposed_coming_off_the_deck_is_burnt_and_its_receiver_takes_the_next():
+    coup = CaribbeanCoup(SHEET, [CaribbeanAnte(box=1, player="P1", ante_cents=ANTE)])
+    coup.deal("2S")
+    assert coup.burn("QD") == [CardBurnt(None, "QD", None)]
+    assert coup.next_draw() == "dealer"
+    assert coup.deal("AS") == [CardDealt(None, "AS", "down", 0)]
+    with pytest.raises(RuleError) as refused:
+        coup.deal("QD")  # burnt: out of the coup, like every card already out of the deck
+    assert refused.value.field == "card"
+
+
+def test_a_dealt_card_exposed_by_mistake_is_replaced_by_the_next_card_and_the_coup_goes_on():
+    coup = _dealt_coup()
+    assert coup.state == "deciding"
+    assert coup.burn("9C") == [CardBurnt(1, "9C", 2)]
+    assert (coup.state, coup.next_draw(), coup.undecided()) == ("dealing", 1, ())
+    assert coup.deal("9D") == [CardDealt(1, "9D", "down", 2)]
+    assert coup.state == "deciding"
+    assert coup.cards(1) == ("2S", "7H", "9D", "JD", "4S")
+    coup.fold(1)
+    assert coup.settle()[0].result.ante_net == -ANTE
+
+
+def test_a_dealer_hidden_card_burnt_is_replaced_and_decides_the_qualification():
+    coup = _dealt_coup()
+    coup.burn("KH")  # A-K would qualify; the replacement Q does not
+    coup.deal("QH")
+    records = coup.raise_(1)
+    revealed = next(r for r in records if isinstance(r, DealerRevealed))
+    assert revealed.cards == ("AS", "QH", "8C", "5D", "3C") and revealed.qualifies is False
+
+
+@pytest.mark.parametrize(
+    ("card", "field", "why"),
+    [
+        ("3C", "card", "the dealer's shown card is face up by rule"),
+        ("TS", "card", "a card in no hand"),
+        ("XX", "card", "not a card"),
+    ],
+)
+def test_a_burn_that_does_not_apply_is_refused_and_changes_nothing(card, field, why):
+    coup = _dealt_coup()
+    with pytest.raises(RuleError) as refused:
+        coup.burn(card)
+    assert refused.value.field == field, why
+    assert coup.state == "deciding" and not coup.can_burn(card)
+
+
+def test_no_burn_from_a_decided_box_while_a_replacement_is_due_or_once_settled():
+    two = CaribbeanCoup(SHEET, [CaribbeanAnte(1, "P1", ANTE), CaribbeanAnte(2, "P2", ANTE)])
+    for card in ShoeOrder.shuffle(1, random.Random(5)).cards[:15]:
+        two.deal(card)
+    two.fold(1)
+    with pytest.raises(RuleError, match="has decided") as decided:
+        two.burn(two.cards(1)[0])
+    assert decided.value.field == "card"
+    two.burn(two.cards(2)[0])
+    with pytest.raises(RuleError) as due:
+        two.burn(two.cards(2)[1])
+    assert due.value.field == "state"
+    coup = _dealt_coup()
+    coup.fold(1)
+    with pytest.raises(RuleError) as settled:
+        coup.burn("2S")
+    assert settled.value.field == "state"

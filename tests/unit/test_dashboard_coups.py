@@ -101,6 +101,22 @@ def test_caribbean_stud_names_both_hands_and_whether_the_dealer_qualifies():
     assert (shown["hands"][1]["total"], shown["hands"][1]["outcome"]) == ("pair", "loses")
 
 
+def test_caribbean_stud_shows_a_burnt_card_and_the_hand_with_its_replacement():
+    events = [("CardDealt", {"box": 1, "card": c}) for c in ("AD", "2D", "2S", "3C", "4D")] + [
+        ("CardBurnt", {"box": 1, "card": "2S", "from": "hand", "place": 2}),
+        ("CardDealt", {"box": 1, "card": "TH"}),
+        ("CardBurnt", {"box": None, "card": "9C", "from": "deck", "index": 12}),
+        ("DealerRevealed", {"cards": ["KD", "2C", "2H", "KH", "AH"], "category": "two pair", "qualifies": True}),
+        ("BetSettled", {"box": 1, "line": "ante", "hand": "high card", "outcome": "lost"}),
+    ]
+    shown = describe("caribbean_stud", {}, events)
+    assert shown["hands"][1]["cards"] == ["AD", "2D", "TH", "3C", "4D"]
+    assert shown["verdict"] == (
+        "Dealer two pair, qualifies; no box wins; burnt, exposed by mistake: 2♠ (from box 1), "
+        "9♣ (off the deck, for the dealer)"
+    )
+
+
 def test_roulette_shows_the_number_and_its_colour():
     assert describe("english_roulette", {"number": 0}, [])["verdict"] == "0 green"
     assert describe("english_roulette", {"number": 17}, [])["verdict"] == "17 black"
