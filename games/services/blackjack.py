@@ -95,13 +95,15 @@ def blackjack_bet_place(
             raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
         _check_beside_own_box(table, coup, who, box, seated)
         on_box_cents = sum(b.stake_cents for b in on_box)
-        ct.within_limits(
-            coup, who, stake_cents, lambda: table_rules(table).check_stake(stake_cents, box_total_cents=on_box_cents)
+        rules = table_rules(table)
+        stake = ct.in_chip_increments(
+            coup, who, stake_cents, rules.chips, lambda s: rules.check_stake(s, box_total_cents=on_box_cents)
         )
-        ct.covered(coup, who, stake_cents)
+        ct.covered(coup, who, stake)
         position = {"game": "blackjack", "box": box, "seated": seated}
-        bet = ct.place_bet(cmd, coup, who, stake_cents, position, box=box, seated=seated, box_bet=box_bet.box)
-        return ct.bet_summary(coup, bet, {"box": box}, seated=seated, stake_cents=stake_cents)
+        lowered = ct.adjusted(stake_cents, stake)
+        bet = ct.place_bet(cmd, coup, who, stake, position, box=box, seated=seated, box_bet=box_bet.box, **lowered)
+        return ct.bet_summary(coup, bet, {"box": box}, seated=seated, stake_cents=stake, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "stake": stake_cents, "seated": seated}
     return ct.card_command("blackjack_bet_place", run, actor=actor, idempotency_key=idempotency_key, **request)
