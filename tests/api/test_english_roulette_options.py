@@ -144,3 +144,17 @@ def test_every_finale_a_cheval_is_placed_settled_and_posted(api, cage, a, b):
     assert {tuple(s["position"]["numbers"]): (s["state"], s["return_cents"]) for s in settled} == expected
     assert store.balance(colour) == before - 200 * len(components) + expected[tuple(winner.numbers)][1]
     assert store.balance(accounts.table_layout("R2")) == 0
+
+
+def test_the_bet_beside_the_even_chances_is_withdrawn_after_them_not_before(api, cage):
+    round_id = open_coup(api, {"even_chances": "with_other_bets"})
+    patron = with_colour(api)
+    plein = ok(bet(api, round_id, patron, 400, bet=PLEIN_17))["bets"][0]["bet"]
+    rouge = ok(bet(api, round_id, patron, 1_000, bet=ROUGE))["bets"][0]["bet"]
+    events = Event.objects.count()
+    refused = api.post(f"/api/bets/{plein}/withdraw", {"patron": patron}, format="json")
+    assert (refused.status_code, refused.json()["field"]) == (409, "bet")
+    assert Event.objects.count() == events
+    ok(api.post(f"/api/bets/{rouge}/withdraw", {"patron": patron}, format="json"), 200)
+    ok(api.post(f"/api/bets/{plein}/withdraw", {"patron": patron}, format="json"), 200)
+    assert Event.objects.filter(type="BetWithdrawn").count() == 2
