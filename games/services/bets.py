@@ -88,9 +88,13 @@ def bet_place(
     """Place a bet (or an announced bet, ``stake_cents`` = one chip) on a coup in betting.
 
     Returns ``{"round", "patron", "bets": [{"bet", "position", "stake_cents"}], "total_cents",
-    "version"}``. Raises ``InvalidInput`` (field at fault: ``bet.numbers``, ``stake_cents``,
-    ``chips``, …), ``InsufficientChips`` (``stake_cents``: more than he holds),
-    ``StateConflict`` (409: betting is closed, "rien ne va plus"), ``VersionConflict`` (409).
+    "version"}``, plus ``"adjusted_from_cents"`` (the stake asked) when the table's chips
+    lowered it (``off_chips = adjust``). Raises ``InvalidInput`` (field at fault:
+    ``bet.numbers``, ``stake_cents``, ``chips``, …), ``BetRefused`` (recorded for the floor: a
+    table limit, ``chip_increment`` on ``stake_cents``, ``lone_even_chance`` on ``bet`` under
+    the table option ``even_chances = with_other_bets``, the self-limit),
+    ``InsufficientChips`` (``stake_cents``: more than he holds), ``StateConflict`` (409: betting
+    is closed, "rien ne va plus"), ``VersionConflict`` (409).
     """
     if chips not in Bet.Chips.values:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
@@ -181,8 +185,12 @@ def bet_check(
     placement (``bet_place``) and the batch (``bet_batch_place``) share it.
 
     ``spent``: cents earlier placements of the same command took from each source account
-    (the batch's own running balance). Raises ``InvalidInput`` (field at fault), ``BetRefused``
-    (a table limit or the self-limit, to be recorded) or ``InsufficientChips``.
+    (the batch's own running balance). Order: the position's shape (400), the even-chance
+    variant against the patron's bets already on the coup (``reads.placed``, the batch's earlier
+    ones included), the table's limits on the stake asked, then its chip increments on a
+    value-chip stake (refused, or lowered and the limits checked again). Raises
+    ``InvalidInput`` (field at fault), ``BetRefused`` (a table limit, the chips, the variant or
+    the self-limit, to be recorded) or ``InsufficientChips``.
     """
     if chips not in Bet.Chips.values:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
