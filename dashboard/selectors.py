@@ -137,10 +137,14 @@ def _betting_options(game: str, rules: dict) -> list[str]:
     chips = rules.get("chip_cents")
     if isinstance(chips, list) and chips and all(isinstance(c, int) and not isinstance(c, bool) for c in chips):
         shown = ", ".join(format_amount(c) for c in chips)
-        off = "other stakes lowered to what they make" if rules.get("off_chips") == "adjust" else "other stakes refused"
-        options.append(f"stakes in chips of {shown} {currency()}: {off}")
+        off = (
+            "another amount is lowered to what they make"
+            if rules.get("off_chips") == "adjust"
+            else "another is refused"
+        )
+        options.append(f"in chips of {shown} {currency()}; {off}")
     if game == Table.Game.ENGLISH_ROULETTE and rules.get("even_chances") == "with_other_bets":
-        options.append("even chances only beside another bet of the same patron")
+        options.append("even chances only beside another bet of the same patron (second variant)")
     return options
 
 
