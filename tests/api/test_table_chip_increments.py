@@ -137,3 +137,27 @@ def test_a_classic_stud_bet_and_raise_are_in_the_tables_chips(api, cage):
     acted = Event.objects.filter(type="PlayerActed", data__action="raise").get()
     assert acted.data["amount_cents"] == 700
     assert chips_of(p4) == 5_000 - 100 - 700  # the ante and the raise to 7.00 EUR
+
+
+def test_a_batch_checks_each_stake_against_the_chips_as_a_single_bet_would(api, cage):
+    """The batch path uses the single placement's check: a roulette stake lowered to what the
+    chips make says so; at baccarat (the sheet's chips, refused) 10.50 EUR is refused as a chip
+    increment and recorded, through the game's own service."""
+    round_id = open_coup(api, "R1", off_chips="adjust")
+    patron = make_patron(100_000)
+    bets = [{"patron": patron, "stake_cents": 3_099, "bet": {"type": "chance_simple", "chance": "rouge"}, "key": "a"}]
+    body = api.post(f"/api/rounds/{round_id}/bet-batches", {"bets": bets}, format="json").json()
+    (first,) = body["results"]
+    assert (first["status"], first["total_cents"], first["adjusted_from_cents"]) == ("accepted", 3_000, 3_099)
+    assert chips_of(patron) == 100_000 - 3_000
+
+    baccarat = open_coup(api, "P1")
+    body = api.post(
+        f"/api/rounds/{baccarat}/bet-batches",
+        {"bets": [{"patron": patron, "bet": "player", "stake_cents": 1_050}]},
+        format="json",
+    ).json()
+    assert (body["results"][0]["status"], body["results"][0]["kind"]) == ("refused", "chip_increment")
+    assert list(BetRefusal.objects.values_list("table_code", "kind", "stake_cents")) == [
+        ("P1", "chip_increment", 1_050)
+    ]
