@@ -288,8 +288,9 @@ def blackjack_decide(
     idempotency_key: str | None = None,
 ) -> dict:
     """A player's decision: ``hit``, ``stand``, ``double``, ``split`` (the seated player),
-    ``insurance`` (``amount_cents``, 0 declines), ``even_money`` (``accept``), ``follow`` (a
-    bettor behind: ``follows`` = "double"|"split", ``follow`` true/false).
+    ``insurance`` (``amount_cents``, 0 declines; in the table's chip increments: refused, kind
+    ``chip_increment``, or lowered with ``off_chips = adjust``), ``even_money`` (``accept``),
+    ``follow`` (a bettor behind: ``follows`` = "double"|"split", ``follow`` true/false).
 
     Returns the coup summary (state, dealer cards, hands, the decision awaited). Raises
     ``InvalidInput`` naming the field (not seated at that box, a stood hand, a double outside
@@ -319,7 +320,16 @@ def blackjack_decide(
             raise StateConflict(f"coup {coup.number} of {coup.table.code} is {coup.state}", field="round")
         ct.at_version(coup, expected_version)
         rules = table_rules(coup.table)
-        call = {"method": action, "args": {"box": box, "bettor": patron_get(patron).code, **args}}
+        who = patron_get(patron)
+        given, lowered = dict(args), {}
+        if action == "insurance" and type(amount_cents) is int and amount_cents > 0:
+            # an insurance stake is chips too (the table's increments; adjust lowers it)
+            chips = rules.chips
+            given["amount_cents"] = ct.within_limits(
+                coup, who, amount_cents, lambda: chips.stake(amount_cents), field="amount_cents"
+            )
+            lowered = ct.adjusted(amount_cents, given["amount_cents"])
+        call = {"method": action, "args": {"box": box, "bettor": who.code, **given}, **lowered}
         game = _replay(coup, rules)
         records = ct.engine_step(lambda: _call(game, call))
         _check_stakes_covered(records, coup)

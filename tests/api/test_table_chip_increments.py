@@ -161,3 +161,39 @@ def test_a_batch_checks_each_stake_against_the_chips_as_a_single_bet_would(api, 
     assert list(BetRefusal.objects.values_list("table_code", "kind", "stake_cents")) == [
         ("P1", "chip_increment", 1_050)
     ]
+
+
+@pytest.mark.parametrize("off_chips", ["reject", "adjust"])
+def test_a_black_jack_insurance_is_in_the_tables_chips(api, cage, off_chips):
+    """Stake 20.00 EUR in chips of 5 and 10 EUR, the dealer shows an ace: insurance of 7.50 EUR
+    is refused (recorded), or taken as 5.00 EUR; a replay of the coup makes the same call."""
+    body = {
+        "game": "blackjack",
+        "opener_cents": 5_000_000,
+        "rules": {"chip_cents": [500, 1_000], "off_chips": off_chips},
+    }
+    assert api.post("/api/tables/B2/open", body, format="json").status_code == 201
+    assert api.post("/api/tables/B2/shoes", {"mode": "reader"}, format="json").status_code == 201
+    round_id = api.post("/api/tables/B2/rounds", {}, format="json").json()["round"]
+    patron = make_patron(10_000)
+    placed = {"patron": patron, "box": 1, "stake_cents": 2_000, "seated": True}
+    assert api.post(f"/api/rounds/{round_id}/blackjack-bets", placed, format="json").status_code == 201
+    assert api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json").status_code == 200
+    assert api.post(f"/api/rounds/{round_id}/deal", {}, format="json").status_code == 200
+    for card in ("TS", "AS", "9H"):
+        assert api.post(f"/api/rounds/{round_id}/cards", {"card": card}, format="json").status_code == 200
+    insurance = {"patron": patron, "box": 1, "action": "insurance", "amount_cents": 750}
+    response = api.post(f"/api/rounds/{round_id}/decisions", insurance, format="json")
+    if off_chips == "reject":
+        assert (response.status_code, response.json()["field"]) == (400, "amount_cents")
+        assert list(BetRefusal.objects.values_list("kind", "stake_cents")) == [("chip_increment", 750)]
+        assert chips_of(patron) == 8_000
+        return
+    assert response.status_code == 200, response.json()
+    assert chips_of(patron) == 10_000 - 2_000 - 500
+    (decided,) = Event.objects.filter(type="InsuranceDecided")
+    assert (decided.data["call"]["args"]["amount_cents"], decided.data["call"]["adjusted_from_cents"]) == (500, 750)
+    stand = {"patron": patron, "box": 1, "action": "stand"}
+    assert api.post(f"/api/rounds/{round_id}/decisions", stand, format="json").status_code == 200  # replayed
+    assert api.post(f"/api/rounds/{round_id}/cards", {"card": "KD"}, format="json").json()["state"] == "settled"
+    assert chips_of(patron) == 10_000 - 2_000 - 500 + 3 * 500  # insurance 2:1 on 5.00 EUR, the bet lost
