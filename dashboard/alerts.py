@@ -107,6 +107,8 @@ REFUSAL_KINDS = {
     "table_minimum": "table minimum",
     "table_maximum": "table maximum",
     "box_maximum": "box maximum",
+    "chip_increment": "chip increment",
+    "lone_even_chance": "even chance alone",
     "self_limit": "self-limit",
 }
 

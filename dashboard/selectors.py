@@ -30,6 +30,7 @@ from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
 from games.names import game_name
 from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge
+from games.rules.money import currency, format_amount
 from ledger import accounts, projections, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -123,7 +124,30 @@ def _limits(table: Table) -> dict:
         kinds.append({"kind": "every bet", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")})
     for kind in kinds:
         kind.setdefault("note", "")
-    return {"min_cents": kinds[0]["min_cents"], "max_cents": kinds[0]["max_cents"], "kinds": kinds}
+    return {
+        "min_cents": kinds[0]["min_cents"],
+        "max_cents": kinds[0]["max_cents"],
+        "kinds": kinds,
+        "options": _betting_options(table.game, rules),
+    }
+
+
+def _betting_options(game: str, rules: dict) -> list[str]:
+    """The table options that decide which stakes are taken, in words: its chip increments
+    (``games.rules.chips``: sheet 002) and English roulette's even-chance variant (sheet 000)."""
+    options = []
+    chips = rules.get("chip_cents")
+    if isinstance(chips, list) and chips and all(isinstance(c, int) and not isinstance(c, bool) for c in chips):
+        shown = ", ".join(format_amount(c) for c in chips)
+        off = (
+            "another amount is lowered to what they make"
+            if rules.get("off_chips") == "adjust"
+            else "another is refused"
+        )
+        options.append(f"in chips of {shown} {currency()}; {off}")
+    if game == Table.Game.ENGLISH_ROULETTE and rules.get("even_chances") == "with_other_bets":
+        options.append("even chances only beside another bet of the same patron (second variant)")
+    return options
 
 
 def _dealer(table: Table) -> str | None:

@@ -281,6 +281,8 @@ class BetRefusal(models.Model):
         TABLE_MINIMUM = "table_minimum", "table minimum"
         TABLE_MAXIMUM = "table_maximum", "table maximum"
         BOX_MAXIMUM = "box_maximum", "box maximum"
+        CHIP_INCREMENT = "chip_increment", "chip increment"
+        LONE_EVEN_CHANCE = "lone_even_chance", "even chance alone"
         SELF_LIMIT = "self_limit", "self-limit"
 
     table_code = models.CharField(max_length=20)

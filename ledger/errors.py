@@ -80,14 +80,16 @@ class BetRefused(InvalidInput):
     ``"invalid"``, ``field`` ``stake_cents`` or ``ante_cents``).
 
     ``kind`` is one of ``KINDS``: the table's minimum or maximum, a black jack box's maximum,
-    or the patron's own responsible-gaming self-limit. ``stake_cents`` is the stake the limit
+    a stake the table's chips cannot make, an even chance alone where the table wants it with
+    other bets (English roulette's second variant), or the patron's own responsible-gaming
+    self-limit. ``stake_cents`` is the stake the limit
     refused (integer cents); ``table`` (code), ``round_id`` and ``patron`` (code) say where and
     whose, when the refusing code knows them. The command's transaction rolls back as for any
     refusal (nothing reaches the ledger); the API records the refusal afterwards, outside the
     ledger (``games.services.refusals.bet_refusal_record``), for the pit boss's floor.
     """
 
-    KINDS = ("table_minimum", "table_maximum", "box_maximum", "self_limit")
+    KINDS = ("table_minimum", "table_maximum", "box_maximum", "chip_increment", "lone_even_chance", "self_limit")
 
     def __init__(
         self,

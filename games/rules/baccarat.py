@@ -17,11 +17,11 @@ from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-from math import gcd
 from typing import Any
 
 from .blackjack import to_data
 from .cards import parse_card
+from .chips import SHEET_CHIPS, ChipIncrements, OffChips, makeable
 from .errors import LimitRefused, RuleError
 from .money import format_cents
 
@@ -30,6 +30,8 @@ __all__ = [
     "BaccaratCoup",
     "BaccaratRules",
     "BelowMinimum",
+    "OffChips",
+    "SHEET_CHIPS",
     "Outcome",
     "Settlement",
     "bead_plate",
@@ -177,35 +179,8 @@ class BelowMinimum(StrEnum):
     RAISE = "raise"  # raised to the minimum (the sheet's online practice)
 
 
-class OffChips(StrEnum):
-    """What a stake the table's chips cannot make gets (option ``off_chips``)."""
-
-    REJECT = "reject"  # the default
-    ADJUST = "adjust"  # lowered to the largest amount the chips make
-
-
-SHEET_CHIPS = (100, 500, 2_500, 10_000, 50_000)  # sheet 002: chips of 1, 5, 25, 100 and 500 EUR
-
-
-def chips_make(amount: int, chips: Sequence[int]) -> bool:
-    """True when ``amount`` cents is a sum of the ``chips`` (any number of each). Exact: a
-    coin-change table below the chips' Frobenius bound, the gcd above it."""
-    g = 0
-    for chip in chips:
-        g = gcd(g, chip)
-    if amount % g:
-        return False
-    if min(chips) == g:  # the smallest chip makes every multiple of itself (sheet 002: 1 EUR)
-        return True
-    bound = min(chips) * max(chips)  # every multiple of g from here on is made (Schur)
-    if amount >= bound:
-        return True
-    made = [False] * (amount // g + 1)
-    made[0] = True
-    units = [chip // g for chip in chips]
-    for i in range(1, len(made)):
-        made[i] = any(u <= i and made[i - u] for u in units)
-    return made[-1]
+# The table's chips (option ``chip_cents``, ``off_chips``) are every game's: games.rules.chips.
+chips_make = makeable
 
 
 def _is_int(value: object) -> bool:
@@ -236,24 +211,13 @@ class BaccaratRules:
     below_minimum: BelowMinimum = BelowMinimum.REJECT
     reshuffle_every_coup: bool = False
     decks: int = 8
-    chip_cents: tuple[int, ...] = SHEET_CHIPS
+    chip_cents: tuple[int, ...] | None = SHEET_CHIPS
     off_chips: OffChips = OffChips.REJECT
 
     def __post_init__(self) -> None:
-        chips = self.chip_cents
-        if isinstance(chips, list):
-            chips = tuple(chips)
-        if (
-            not isinstance(chips, tuple)
-            or not 1 <= len(chips) <= 20
-            or not all(_is_int(c) and 1 <= c <= MAX_LIMIT_CENTS for c in chips)
-        ):
-            raise RuleError("rules.chip_cents", "must be a list of 1 to 20 chip values in cents")
-        object.__setattr__(self, "chip_cents", tuple(sorted(set(chips))))
-        try:
-            object.__setattr__(self, "off_chips", OffChips(self.off_chips))
-        except ValueError:
-            raise RuleError("rules.off_chips", "must be 'reject' or 'adjust'") from None
+        increments = ChipIncrements(self.chip_cents, self.off_chips)  # validates both
+        object.__setattr__(self, "chip_cents", increments.chip_cents)
+        object.__setattr__(self, "off_chips", increments.off_chips)
         bounds = {
             "banker_commission_pct": (0, 100),
             "tie_pays": (1, 100),
@@ -293,8 +257,13 @@ class BaccaratRules:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["below_minimum"] = self.below_minimum.value
         data["off_chips"] = self.off_chips.value
-        data["chip_cents"] = list(self.chip_cents)
+        data.update(self.chips.to_dict())
         return data
+
+    @property
+    def chips(self) -> ChipIncrements:
+        """The table's chip increments (``games.rules.chips``)."""
+        return ChipIncrements(self.chip_cents, self.off_chips)
 
 
 _DEFAULT_RULES = BaccaratRules()
@@ -309,9 +278,10 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
 
     Over ``max_bet_cents``: refused. Under ``min_bet_cents``: refused with ``below_minimum =
     reject``, raised to the minimum (the minimum is returned) with ``raise``. Otherwise the
-    stake itself. Then a stake the table's chips cannot make (``chip_cents``) is refused, or
-    with ``off_chips = adjust`` lowered to the largest sum of chips under it (refused if that
-    is under the minimum). A patron's own lower maximum (self-limit) is the service's to apply.
+    stake itself. Then a stake the table's chips cannot make (``chip_cents``) is refused (kind
+    ``chip_increment``), or with ``off_chips = adjust`` lowered to the largest sum of chips
+    under it (refused if that is under the minimum): :meth:`games.rules.chips.ChipIncrements.stake`.
+    A patron's own lower maximum (self-limit) is the service's to apply.
 
     Raises :class:`RuleError` (field ``"stake_cents"``) with the reason.
     """
@@ -331,20 +301,14 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
             f"{_eur(stake_cents)} is under the table minimum of {_eur(rules.min_bet_cents)}",
             "table_minimum",
         )
-    if not chips_make(stake_cents, rules.chip_cents):
-        if rules.off_chips is OffChips.REJECT:
-            raise RuleError("stake_cents", f"{_eur(stake_cents)} cannot be made of the table's chips")
-        g = gcd(*rules.chip_cents)
-        adjusted = stake_cents - stake_cents % g
-        while adjusted > 0 and not chips_make(adjusted, rules.chip_cents):
-            adjusted -= g
-        if adjusted < rules.min_bet_cents:
-            raise LimitRefused(
-                "stake_cents",
-                f"{_eur(stake_cents)} made of the table's chips is under the minimum of {_eur(rules.min_bet_cents)}",
-                "table_minimum",
-            )
-        stake_cents = adjusted
+    lowered = rules.chips.stake(stake_cents)
+    if lowered < rules.min_bet_cents:
+        raise LimitRefused(
+            "stake_cents",
+            f"{_eur(stake_cents)} made of the table's chips is under the minimum of {_eur(rules.min_bet_cents)}",
+            "table_minimum",
+        )
+    stake_cents = lowered
     return stake_cents
 
 

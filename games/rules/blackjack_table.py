@@ -8,12 +8,13 @@ combinatorial analysis (:func:`edge`, :mod:`games.rules.blackjack_edge`); a frac
 here overrides it (e.g. a house figure agreed with the regulator).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from .blackjack import BlackjackRules
 from .blackjack_edge import blackjack_edge
+from .chips import ChipIncrements
 from .errors import LimitRefused, RuleError
 
 MAX_LIMIT_CENTS = 10**10
@@ -32,6 +33,8 @@ class BlackjackTableRules:
     # it": a seated player's other bets are on the boxes within this many of his own (1: the two
     # beside it); None = any box. Patrons not seated in the coup are not concerned.
     beside_own_box: int | None = 1
+    # The table's chip increments (options chip_cents, off_chips: games.rules.chips).
+    chips: ChipIncrements = field(default_factory=ChipIncrements)
 
     @property
     def house_edge_set(self) -> bool:
@@ -48,7 +51,7 @@ class BlackjackTableRules:
     def from_dict(cls, options: dict[str, Any] | None) -> "BlackjackTableRules":
         """Build from JSON; raises ``RuleError`` naming ``rules.<option>``."""
         options = dict(options or {})
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {"chips": ChipIncrements.take(options)}
         for name in LIMITS:
             if name in options:
                 value = options.pop(name)
@@ -82,6 +85,7 @@ class BlackjackTableRules:
             "min_bet_cents": self.min_bet_cents,
             "max_box_cents": self.max_box_cents,
             "beside_own_box": self.beside_own_box,
+            **self.chips.to_dict(),
             **({"house_edge": str(self.house_edge)} if self.house_edge is not None else {}),
         }
 

@@ -29,11 +29,13 @@ class RuleError(ValueError):
 class LimitRefused(RuleError):
     """A stake the table's limits refuse (a :class:`RuleError` on ``field``, usually
     ``"stake_cents"``): ``kind`` is ``"table_minimum"``, ``"table_maximum"`` or
-    ``"box_maximum"`` (black jack: the bets on one box together). The services turn it into
+    ``"box_maximum"`` (black jack: the bets on one box together), ``"chip_increment"`` (a stake
+    the table's chips cannot make, :mod:`games.rules.chips`) or ``"lone_even_chance"`` (an even
+    chance without another bet where the table plays sheet 000's second variant). The services turn it into
     ``ledger.errors.BetRefused``, which the floor records; the engines stay pure.
     """
 
-    KINDS = ("table_minimum", "table_maximum", "box_maximum")
+    KINDS = ("table_minimum", "table_maximum", "box_maximum", "chip_increment", "lone_even_chance")
 
     def __init__(self, field: str, message: str, kind: str) -> None:
         if kind not in self.KINDS:

@@ -17,6 +17,7 @@ from .errors import RuleError
 __all__ = [
     "ANNOUNCED",
     "BLACK",
+    "FINALES_A_CHEVAL",
     "RED",
     "WHEEL",
     "BetType",
@@ -545,6 +546,37 @@ def _chevaux(pairs: tuple[tuple[int, int], ...]) -> tuple[tuple[RouletteBet, int
 
 _ORPHELINS = (1, 6, 9, 14, 17, 20, 31, 34)
 
+
+def _finales_a_cheval() -> dict[tuple[int, int], tuple[tuple[RouletteBet, int], ...]]:
+    """Every finale à cheval, from the layout (``RULES.md §Roulette``, sheet 000: "certaines
+    finales se misent à cheval comme par exemple 0-3 … 6-9").
+
+    Two finals (last digits) a < b are adjacent when the grid 1-36 puts a number ending in a
+    beside or above one ending in b (a cheval n/n+1 or n/n+3: b - a is 1, 3, 7 or 9). Zero is
+    outside the grid, so its cheval 0/2 makes no finale 0-2; its chevaux 0/1 and 0/3 are used in
+    finales 0-1 and 0-3. The finale a-b covers every number ending in a or b: one chip on each
+    cheval joining a number of one final to a number of the other (no number is in two of them:
+    a number has one neighbour per final at most), one plein on each number left over.
+    Components are in layout order (by their lowest number).
+    """
+    chevaux = _BY_NUMBERS[BetType.CHEVAL]
+    adjacent = sorted({tuple(sorted((x % 10, y % 10))) for x, y in chevaux if x != 0})
+    finales = {}
+    for a, b in adjacent:
+        joined = [pair for pair in chevaux if {pair[0] % 10, pair[1] % 10} == {a, b}]
+        taken = {n for pair in joined for n in pair}
+        alone = [(n,) for n in range(37) if n % 10 in (a, b) and n not in taken]
+        positions = sorted(
+            [RouletteBet(BetType.CHEVAL, pair) for pair in joined] + [RouletteBet(BetType.PLEIN, n) for n in alone],
+            key=lambda bet: bet.numbers,
+        )
+        finales[(a, b)] = tuple((bet, 1) for bet in positions)
+    return finales
+
+
+FINALES_A_CHEVAL = _finales_a_cheval()
+"""``{(a, b): ((bet, chips), …)}`` for each pair of adjacent finals a < b (20 pairs)."""
+
 # Component bets in the order RULES.md §Roulette lists them (the vectors' layout order).
 _FIXED_ANNOUNCES: dict[str, tuple[tuple[RouletteBet, int], ...]] = {
     "voisins_du_zero": (
@@ -559,8 +591,7 @@ _FIXED_ANNOUNCES: dict[str, tuple[tuple[RouletteBet, int], ...]] = {
     ),
     "orphelins_en_plein": _pleins(_ORPHELINS),
     **{f"finale_en_plein_{d}": _pleins(tuple(range(d, 37, 10))) for d in range(10)},
-    # Finale à cheval a-b: the chevaux n, n+3 for every n ending in a (b = a + 3).
-    **{f"finale_a_cheval_{a}_{a + 3}": _chevaux(tuple((n, n + 3) for n in range(a, 34, 10))) for a in (0, 1, 2, 3, 6)},
+    **{f"finale_a_cheval_{a}_{b}": components for (a, b), components in FINALES_A_CHEVAL.items()},
     **{f"figures_{n}": _pleins((n, n + 9, n + 18, n + 27)) for n in range(1, 10)},
 }
 

@@ -4,10 +4,12 @@ Frozen and pure: the table stores ``to_dict()`` in ``TableOpened`` and rebuilds 
 ``from_dict`` (which validates every option and names the one at fault).
 """
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
-from .errors import LimitRefused
+from .chips import ChipIncrements
+from .errors import LimitRefused, RuleError
 from .prison import PrisonOnClose
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
@@ -20,6 +22,17 @@ COLOURS = ("red", "green", "blue", "yellow", "white", "pink", "orange", "purple"
 class StakeOutsideLimits(InvalidBet, LimitRefused):
     """A roulette stake under the table minimum or over the maximum (``kind``, see
     :class:`~games.rules.errors.LimitRefused`): an ``InvalidBet`` on ``stake_cents``."""
+
+
+class EvenChances(StrEnum):
+    """When a patron may stake on the even chances (option ``even_chances``).
+
+    Sheet 000 on English roulette: "la seconde variante veut que la mise sur les chances
+    simples ne peut se faire que lors de mises multiples".
+    """
+
+    ANY = "any"  # the default: alone or with other bets
+    WITH_OTHER_BETS = "with_other_bets"  # the second variant: only beside a bet of another kind
 
 
 @dataclass(frozen=True)
@@ -42,28 +55,29 @@ class RouletteTableRules:
     standing_min_cents: int = 1_000
     max_colours: int = 8
     neighbours: int = 2
+    even_chances: EvenChances = EvenChances.ANY
+    chips: ChipIncrements = field(default_factory=ChipIncrements)
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None) -> "RouletteTableRules":
         """Build from JSON options; raises ``InvalidBet`` naming ``rules.<option>``."""
         options = dict(options or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
+        known = {f.name for f in fields(cls)} - {"chips"}
+        unknown = sorted(set(options) - known - {"chip_cents", "off_chips"})
         if unknown:
             raise InvalidBet(f"rules.{unknown[0]}", f"unknown table option {unknown[0]!r}")
-        values: dict[str, Any] = {}
-        for name, enum in (
-            ("zero_rule", ZeroRule),
-            ("double_prison", DoublePrison),
-            ("prison_on_close", PrisonOnClose),
-        ):
+        try:
+            values: dict[str, Any] = {"chips": ChipIncrements.take(options)}
+        except RuleError as exc:
+            raise InvalidBet(exc.field, exc.message) from None
+        for name, enum in _ENUMS:
             if name in options:
                 try:
                     values[name] = enum(options[name])
                 except ValueError:
                     allowed = ", ".join(e.value for e in enum)
                     raise InvalidBet(f"rules.{name}", f"must be one of {allowed}") from None
-        for name in known - {"zero_rule", "double_prison", "prison_on_close"}:
+        for name in known - {name for name, _ in _ENUMS}:
             if name in options:
                 value = options[name]
                 if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
@@ -87,10 +101,28 @@ class RouletteTableRules:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["zero_rule"] = self.zero_rule.value
-        data["double_prison"] = self.double_prison.value
-        data["prison_on_close"] = self.prison_on_close.value
-        return data
+        del data["chips"]
+        for name, _ in _ENUMS:
+            data[name] = getattr(self, name).value
+        return {**data, **self.chips.to_dict()}
+
+    def check_even_chance_company(self, bet: RouletteBet, *, others: list[RouletteBet]) -> None:
+        """Refuse an even chance placed alone where the table plays the second variant.
+
+        ``others``: the patron's bets already on this coup (and, in one placement, the other
+        components). Under ``with_other_bets`` an even chance needs at least one of them on a
+        position that is not an even chance: several even chances are still one kind of bet.
+        Raises :class:`StakeOutsideLimits` (kind ``lone_even_chance``, field ``bet``).
+        """
+        if self.even_chances is EvenChances.ANY or not bet.is_even_chance:
+            return
+        if not any(not other.is_even_chance for other in others):
+            raise StakeOutsideLimits(
+                "bet",
+                "at this table the even chances are played only as part of several bets: "
+                "place a bet on a number, a line, a column or a dozen first",
+                "lone_even_chance",
+            )
 
     def check_stake(self, bet: RouletteBet, stake_cents: int, *, colour_chips: bool, already_cents: int = 0) -> None:
         """Refuse a stake outside the table's limits; ``already_cents`` = same patron, same position, this coup."""
@@ -122,8 +154,16 @@ class RouletteTableRules:
             )
 
 
+_ENUMS = (
+    ("zero_rule", ZeroRule),
+    ("double_prison", DoublePrison),
+    ("prison_on_close", PrisonOnClose),
+    ("even_chances", EvenChances),
+)
+
+
 def _eur(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 
 
-__all__ = ["COLOURS", "RouletteTableRules", "BetType", "StakeOutsideLimits"]
+__all__ = ["COLOURS", "EvenChances", "RouletteTableRules", "BetType", "StakeOutsideLimits"]

@@ -1,9 +1,10 @@
 """A trente-et-quarante table's rule set (RULES.md §Trente-et-quarante, §Prison bets): limits,
 decks and the prison options, stored in ``TableOpened``."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .chips import ChipIncrements
 from .errors import LimitRefused, RuleError
 from .prison import PrisonRules
 
@@ -17,14 +18,16 @@ class TrenteQuaranteTableRules:
     min_bet_cents: int = 500
     max_bet_cents: int = 100_000
     decks: int = 6
+    # The table's chip increments (options chip_cents, off_chips: games.rules.chips).
+    chips: ChipIncrements = field(default_factory=ChipIncrements)
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None) -> "TrenteQuaranteTableRules":
         options = dict(options or {})
-        unknown = sorted(set(options) - set(LIMITS) - {"double_prison", "prison_on_close"})
+        unknown = sorted(set(options) - set(LIMITS) - {"double_prison", "prison_on_close", "chip_cents", "off_chips"})
         if unknown:
             raise RuleError(f"rules.{unknown[0]}", f"unknown table option {unknown[0]!r}")
-        values = {}
+        values: dict[str, Any] = {"chips": ChipIncrements.take(options)}
         for name in LIMITS:
             if name in options:
                 value = options[name]
@@ -43,6 +46,7 @@ class TrenteQuaranteTableRules:
             "min_bet_cents": self.min_bet_cents,
             "max_bet_cents": self.max_bet_cents,
             "decks": self.decks,
+            **self.chips.to_dict(),
         }
 
     def check_stake(self, stake_cents: int) -> None:

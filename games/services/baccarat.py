@@ -24,8 +24,10 @@ def baccarat_bet(
     *, round_id: str, patron: str, bet: str, stake_cents: int, actor: str, idempotency_key: str | None = None
 ) -> dict:
     """Bet on ``player``, ``banker`` or ``tie``. Under the minimum the bet is refused or raised to
-    it (table option ``below_minimum``). Returns ``{"round", "bet", "on", "patron", "stake_cents",
-    "raised_from", "version"}``."""
+    it (table option ``below_minimum``); a stake the table's chips cannot make is refused (kind
+    ``chip_increment``) or lowered to what they make (``off_chips = adjust``). Returns
+    ``{"round", "bet", "on", "patron", "stake_cents", "raised_from", "adjusted_from_cents"?,
+    "version"}``."""
 
     def run(cmd: Command) -> dict:
         coup = ct.coup_for_update(round_id, Table.Game.BACCARAT)
@@ -36,10 +38,13 @@ def baccarat_bet(
             coup, who, stake_cents, lambda: (bac.check_bet(bet), bac.check_stake(rules, stake_cents))
         )
         ct.covered(coup, who, stake)
-        raised = {"raised_from_cents": stake_cents} if stake != stake_cents else {}  # below_minimum = raise
+        # below_minimum = raise takes more than asked; off_chips = adjust less (the chips make it)
+        raised = {"raised_from_cents": stake_cents} if stake > stake_cents else ct.adjusted(stake_cents, stake)
         row = ct.place_bet(cmd, coup, who, stake, {"game": "baccarat", "bet": on}, **raised)
-        raised_from = stake_cents if stake != stake_cents else None
-        return ct.bet_summary(coup, row, {"on": on}, stake_cents=stake, raised_from=raised_from)
+        raised_from = stake_cents if stake > stake_cents else None
+        return ct.bet_summary(
+            coup, row, {"on": on}, stake_cents=stake, raised_from=raised_from, **ct.adjusted(stake_cents, stake)
+        )
 
     request = {"round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
     return ct.card_command("baccarat_bet", run, actor=actor, idempotency_key=idempotency_key, **request)

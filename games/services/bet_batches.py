@@ -149,6 +149,7 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
                     {"bet": str(b.id), "position": b.position, "stake_cents": b.stake_cents} for b in placement.rows
                 ],
                 "total_cents": placement.total_cents,
+                **({"adjusted_from_cents": placement.adjusted_from_cents} if placement.adjusted_from_cents else {}),
                 "replayed": False,
             }
             results.append(accepted)

@@ -14,7 +14,9 @@ from patrons.selectors import patron_get
 from ..models import Bet, Round, Table
 from ..rules import baccarat as bac
 from ..rules import trente_quarante as tq
-from ..rules.errors import RuleError
+from ..rules.errors import LimitRefused, RuleError
+from ..rules.roulette import make_bet
+from ..selectors import roulette_rules
 
 MOVABLE = {Table.Game.BACCARAT: bac.check_bet, Table.Game.TRENTE_QUARANTE: tq.check_bet}
 
@@ -36,8 +38,30 @@ def _bet_for_update(bet_id, patron: str) -> Bet:
     return bet
 
 
+def _keep_even_chances_company(bet: Bet) -> None:
+    """English roulette's second variant (option ``even_chances = with_other_bets``, sheet 000):
+    a patron's even chances keep a bet of another kind beside them, so that one is withdrawn
+    after them, not before: ``StateConflict`` (409, field ``bet``) otherwise."""
+    table = bet.round.table
+    if table.game != Table.Game.ENGLISH_ROULETTE:
+        return
+    rules = roulette_rules(table)
+    others = bet.round.bets.filter(patron=bet.patron, state=Bet.State.PLACED).exclude(pk=bet.pk)
+    left = [make_bet(**position) for position in others.values_list("position", flat=True)]
+    for kept in left:
+        try:
+            rules.check_even_chance_company(kept, others=[b for b in left if b is not kept])
+        except LimitRefused:
+            raise StateConflict(
+                "at this table the even chances are played only beside another bet: take them back first",
+                field="bet",
+            ) from None
+
+
 def bet_withdraw(*, bet_id: str, patron: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """Take a bet back before betting closes: layout −s, patron +s (``BetWithdrawn``)."""
+    """Take a bet back before betting closes: layout −s, patron +s (``BetWithdrawn``). Under
+    English roulette's second variant the last bet beside a patron's even chances is refused
+    (409) while they stay."""
     with ledger_command(
         actor=actor,
         request={"op": "bet_withdraw", "bet": str(bet_id), "patron": patron},
@@ -46,6 +70,7 @@ def bet_withdraw(*, bet_id: str, patron: str, actor: str, idempotency_key: str |
         if cmd.replayed:
             return cmd.result
         bet = _bet_for_update(bet_id, patron)
+        _keep_even_chances_company(bet)
         coup, table = bet.round, bet.round.table.code
         source = (
             accounts.patron_colour(bet.patron.code, table)

@@ -20,6 +20,7 @@ from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round
+from ..rules.errors import RuleError
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
@@ -87,9 +88,13 @@ def bet_place(
     """Place a bet (or an announced bet, ``stake_cents`` = one chip) on a coup in betting.
 
     Returns ``{"round", "patron", "bets": [{"bet", "position", "stake_cents"}], "total_cents",
-    "version"}``. Raises ``InvalidInput`` (field at fault: ``bet.numbers``, ``stake_cents``,
-    ``chips``, …), ``InsufficientChips`` (``stake_cents``: more than he holds),
-    ``StateConflict`` (409: betting is closed, "rien ne va plus"), ``VersionConflict`` (409).
+    "version"}``, plus ``"adjusted_from_cents"`` (the stake asked) when the table's chips
+    lowered it (``off_chips = adjust``). Raises ``InvalidInput`` (field at fault:
+    ``bet.numbers``, ``stake_cents``, ``chips``, …), ``BetRefused`` (recorded for the floor: a
+    table limit, ``chip_increment`` on ``stake_cents``, ``lone_even_chance`` on ``bet`` under
+    the table option ``even_chances = with_other_bets``, the self-limit),
+    ``InsufficientChips`` (``stake_cents``: more than he holds), ``StateConflict`` (409: betting
+    is closed, "rien ne va plus"), ``VersionConflict`` (409).
     """
     if chips not in Bet.Chips.values:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
@@ -140,6 +145,7 @@ def bet_place(
                 "version": coup.version,
                 "total_cents": total,
                 "bets": [{"bet": str(b.id), "position": b.position, "stake_cents": b.stake_cents} for b in placed],
+                **({"adjusted_from_cents": placement.adjusted_from_cents} if placement.adjusted_from_cents else {}),
             }
         )
 
@@ -153,6 +159,7 @@ class Placement:
     rows: list[Bet]
     events: list[NewEvent]
     total_cents: int
+    adjusted_from_cents: int | None = None  # the stake asked, when off_chips = adjust lowered it
 
 
 def betting_open_check(coup: Round) -> None:
@@ -178,8 +185,12 @@ def bet_check(
     placement (``bet_place``) and the batch (``bet_batch_place``) share it.
 
     ``spent``: cents earlier placements of the same command took from each source account
-    (the batch's own running balance). Raises ``InvalidInput`` (field at fault), ``BetRefused``
-    (a table limit or the self-limit, to be recorded) or ``InsufficientChips``.
+    (the batch's own running balance). Order: the position's shape (400), the even-chance
+    variant against the patron's bets already on the coup (``reads.placed``, the batch's earlier
+    ones included), the table's limits on the stake asked, then its chip increments on a
+    value-chip stake (refused, or lowered and the limits checked again). Raises
+    ``InvalidInput`` (field at fault), ``BetRefused`` (a table limit, the chips, the variant or
+    the self-limit, to be recorded) or ``InsufficientChips``.
     """
     if chips not in Bet.Chips.values:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
@@ -191,18 +202,25 @@ def bet_check(
     colour = chips == Bet.Chips.COLOUR
     stack = _colour_stack(table.pk, who) if colour else None
     source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
-    already = _staked_by_position(reads.placed)
+    refuse = {"table": table.code, "round_id": coup.id, "patron": who.code}
+    others = [make_bet(**position) for position, _ in reads.placed]
     for position, stake in components:
-        if stack and stake % stack.unit_value_cents:
-            raise InvalidInput(
-                f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
-                field="stake_cents",
-            )
         try:
-            rules.check_stake(position, stake, colour_chips=colour, already_cents=already.get(_key(position), 0))
+            rules.check_even_chance_company(position, others=others)
         except InvalidBet as exc:
-            raise refused(exc, table=table.code, round_id=coup.id, patron=who.code, stake_cents=stake) from exc
-        already[_key(position)] = already.get(_key(position), 0) + stake
+            raise refused(exc, stake_cents=stake, **refuse) from exc
+    already = _staked_by_position(reads.placed)
+    _check_limits(rules, components, stack, already, refuse)
+    asked, asked_by_position = stake_cents, {_key(p): s for p, s in components}
+    if not colour:  # a colour chip's value is the patron's own: the table's chips are value chips
+        try:
+            stake_cents = rules.chips.stake(stake_cents)
+        except RuleError as exc:
+            raise refused(exc, stake_cents=stake_cents, **refuse) from exc
+        if stake_cents != asked:  # adjusted down: the table's minimum again, on what is taken
+            components = _components(rules, stake_cents, bet, announce)
+            _check_limits(rules, components, stack, already, refuse)
+    adjusted = {} if stake_cents == asked else {"adjusted_from_cents": asked}
     total = sum(stake for _, stake in components)
     # responsible gaming: his own maximum, every game
     check_self_limit(who.code, total, table=table.code, round_id=coup.id, limit_cents=reads.self_limit_cents)
@@ -240,11 +258,38 @@ def bet_check(
                     "colour": stack.colour if stack else None,
                     "announce": name or None,
                     "announce_group": str(group) if group else None,
+                    # off_chips = adjust: the stake asked, of which only stake_cents is taken
+                    **({"adjusted_from_cents": asked_by_position[_key(position)]} if adjusted else {}),
                 },
                 posting_rules.bet_placed(source, table.code, stake),
             )
         )
-    return Placement(who, source, placed, events, total)
+    return Placement(who, source, placed, events, total, adjusted.get("adjusted_from_cents"))
+
+
+def _check_limits(
+    rules: RouletteTableRules,
+    components: list[tuple[RouletteBet, int]],
+    stack: ColourStack | None,
+    already: dict[tuple, int],
+    refuse: dict,
+) -> None:
+    """Each component within the table's limits, counting what the patron already has on its
+    position (and the earlier components); a colour-chip stake in whole colour chips."""
+    already = dict(already)
+    for position, stake in components:
+        if stack and stake % stack.unit_value_cents:
+            raise InvalidInput(
+                f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
+                field="stake_cents",
+            )
+        try:
+            rules.check_stake(
+                position, stake, colour_chips=stack is not None, already_cents=already.get(_key(position), 0)
+            )
+        except InvalidBet as exc:
+            raise refused(exc, stake_cents=stake, **refuse) from exc
+        already[_key(position)] = already.get(_key(position), 0) + stake
 
 
 def _key(position: RouletteBet) -> tuple:

@@ -95,13 +95,15 @@ def blackjack_bet_place(
             raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
         _check_beside_own_box(table, coup, who, box, seated)
         on_box_cents = sum(b.stake_cents for b in on_box)
-        ct.within_limits(
-            coup, who, stake_cents, lambda: table_rules(table).check_stake(stake_cents, box_total_cents=on_box_cents)
+        rules = table_rules(table)
+        stake = ct.in_chip_increments(
+            coup, who, stake_cents, rules.chips, lambda s: rules.check_stake(s, box_total_cents=on_box_cents)
         )
-        ct.covered(coup, who, stake_cents)
+        ct.covered(coup, who, stake)
         position = {"game": "blackjack", "box": box, "seated": seated}
-        bet = ct.place_bet(cmd, coup, who, stake_cents, position, box=box, seated=seated, box_bet=box_bet.box)
-        return ct.bet_summary(coup, bet, {"box": box}, seated=seated, stake_cents=stake_cents)
+        lowered = ct.adjusted(stake_cents, stake)
+        bet = ct.place_bet(cmd, coup, who, stake, position, box=box, seated=seated, box_bet=box_bet.box, **lowered)
+        return ct.bet_summary(coup, bet, {"box": box}, seated=seated, stake_cents=stake, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "stake": stake_cents, "seated": seated}
     return ct.card_command("blackjack_bet_place", run, actor=actor, idempotency_key=idempotency_key, **request)
@@ -286,8 +288,9 @@ def blackjack_decide(
     idempotency_key: str | None = None,
 ) -> dict:
     """A player's decision: ``hit``, ``stand``, ``double``, ``split`` (the seated player),
-    ``insurance`` (``amount_cents``, 0 declines), ``even_money`` (``accept``), ``follow`` (a
-    bettor behind: ``follows`` = "double"|"split", ``follow`` true/false).
+    ``insurance`` (``amount_cents``, 0 declines; in the table's chip increments: refused, kind
+    ``chip_increment``, or lowered with ``off_chips = adjust``), ``even_money`` (``accept``),
+    ``follow`` (a bettor behind: ``follows`` = "double"|"split", ``follow`` true/false).
 
     Returns the coup summary (state, dealer cards, hands, the decision awaited). Raises
     ``InvalidInput`` naming the field (not seated at that box, a stood hand, a double outside
@@ -317,7 +320,16 @@ def blackjack_decide(
             raise StateConflict(f"coup {coup.number} of {coup.table.code} is {coup.state}", field="round")
         ct.at_version(coup, expected_version)
         rules = table_rules(coup.table)
-        call = {"method": action, "args": {"box": box, "bettor": patron_get(patron).code, **args}}
+        who = patron_get(patron)
+        given, lowered = dict(args), {}
+        if action == "insurance" and type(amount_cents) is int and amount_cents > 0:
+            # an insurance stake is chips too (the table's increments; adjust lowers it)
+            chips = rules.chips
+            given["amount_cents"] = ct.within_limits(
+                coup, who, amount_cents, lambda: chips.stake(amount_cents), field="amount_cents"
+            )
+            lowered = ct.adjusted(amount_cents, given["amount_cents"])
+        call = {"method": action, "args": {"box": box, "bettor": who.code, **given}, **lowered}
         game = _replay(coup, rules)
         records = ct.engine_step(lambda: _call(game, call))
         _check_stakes_covered(records, coup)

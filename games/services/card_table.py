@@ -38,6 +38,7 @@ from patrons.models import Patron
 from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round, Shoe, Table
+from ..rules.chips import ChipIncrements
 from ..rules.errors import RuleError
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
@@ -146,13 +147,43 @@ def engine_step(step: Callable[[], T]) -> T:
 # --- bets ----------------------------------------------------------------------------------------
 
 
-def within_limits(coup: Round, who: Patron, stake_cents: int, check: Callable[[], T]) -> T:
+def within_limits(coup: Round, who: Patron, stake_cents: int, check: Callable[[], T], *, field: str | None = None) -> T:
     """``check()``'s answer; an engine's refusal is the client's 400, and a table limit's
-    (``LimitRefused``) a ``BetRefused`` the floor records (``refusals``)."""
+    (``LimitRefused``) a ``BetRefused`` the floor records (``refusals``); ``field`` renames the
+    refusal's field (default: the engine's)."""
     try:
         return check()
     except RuleError as exc:
-        raise refused(exc, table=coup.table.code, round_id=coup.id, patron=who.code, stake_cents=stake_cents) from exc
+        where = {"table": coup.table.code, "round_id": coup.id, "patron": who.code, "field": field}
+        raise refused(exc, stake_cents=stake_cents, **where) from exc
+
+
+def in_chip_increments(
+    coup: Round,
+    who: Patron,
+    stake_cents: int,
+    chips: ChipIncrements,
+    limits: Callable[[int], object],
+    *,
+    field: str | None = None,
+) -> int:
+    """The stake to take for ``stake_cents`` asked (every game; ``games.rules.chips``): the
+    table's ``limits(stake)`` on it, then its chip increments, which refuse it (kind
+    ``chip_increment``, recorded) or with ``off_chips = adjust`` lower it to what the chips
+    make; a lowered stake goes through ``limits`` again (its minimum). The difference is never
+    taken: the caller posts only the stake returned and records the asked one beside it.
+    ``field`` names the stake in the chips' refusal (default ``stake_cents``)."""
+    within_limits(coup, who, stake_cents, lambda: limits(stake_cents))
+    taken = within_limits(coup, who, stake_cents, lambda: chips.stake(stake_cents), field=field)
+    if taken != stake_cents:
+        within_limits(coup, who, taken, lambda: limits(taken))
+    return taken
+
+
+def adjusted(asked_cents: int, taken_cents: int) -> dict:
+    """``{"adjusted_from_cents": asked}`` when the chips lowered the stake (for the event and
+    the answer), else ``{}``."""
+    return {"adjusted_from_cents": asked_cents} if taken_cents != asked_cents else {}
 
 
 def chips_held(coup: Round, patron: str) -> int:

@@ -41,12 +41,14 @@ def caribbean_ante(
         ct.betting_open(coup)
         who = patron_get(patron)
         rules = _rules(coup.table)
-        ct.within_limits(coup, who, ante_cents, lambda: _check_ante(coup, who.code, box, ante_cents, rules))
-        needed = ante_cents + rules.game.raise_cents(ante_cents)
+        check = lambda ante: _check_ante(coup, who.code, box, ante, rules)  # noqa: E731
+        ante = ct.in_chip_increments(coup, who, ante_cents, rules.chips, check, field="ante_cents")
+        needed = ante + rules.game.raise_cents(ante)
         refusal = f"{who.code} needs {needed} cents to cover the ante and a raise"
-        ct.covered(coup, who, ante_cents, needed_cents=needed, refusal=refusal, field="ante_cents")
-        bet = ct.place_bet(cmd, coup, who, ante_cents, {"game": "caribbean_stud", "box": box}, box=box)
-        return ct.bet_summary(coup, bet, {"box": box}, ante_cents=ante_cents)
+        ct.covered(coup, who, ante, needed_cents=needed, refusal=refusal, field="ante_cents")
+        lowered = ct.adjusted(ante_cents, ante)
+        bet = ct.place_bet(cmd, coup, who, ante, {"game": "caribbean_stud", "box": box}, box=box, **lowered)
+        return ct.bet_summary(coup, bet, {"box": box}, ante_cents=ante, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "ante": ante_cents}
     return ct.card_command("caribbean_ante", run, actor=actor, idempotency_key=idempotency_key, **request)

@@ -26,7 +26,6 @@ generic round FSM: ``round_open`` → sit → ``round_close_bets`` → deal → 
 settled (or ``round_void``).
 """
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from core.ids import uuid_of
@@ -40,6 +39,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Round, Shoe, Table
 from ..rules import classic_stud as stud
 from ..rules.errors import RuleError
+from ..rules.stud_table import ClassicStudTableRules as StudTableRules
 from . import card_table as ct
 from .shoes import close_shoe, draw_reported, reveal
 
@@ -57,22 +57,10 @@ RECORD_EVENTS = {
 REPLAYED = ("BetPlaced", "DealingStarted", "CardDealt", "PlayerActed")
 
 
-@dataclass(frozen=True)
-class StudTableRules:
-    """A classic stud table's stored rule set: the engine's options plus ``card_source``
-    (the same shape as ``games.rules.stud_table.ClassicStudTableRules.to_dict()``)."""
-
-    game: stud.StudRules
-    card_source: str = "shuffled"
-
-
 def table_rules(table: Table) -> StudTableRules:
-    """The rule set the table opened with. Raises ``InvalidInput`` naming ``rules.<option>``."""
-    options = dict(table.rules or {})
-    source = options.pop("card_source", "shuffled")
-    if source not in CARD_SOURCES:
-        raise InvalidInput("must be 'shuffled' or 'reported'", field="rules.card_source")
-    return StudTableRules(ct.engine_step(lambda: stud.StudRules.from_dict(options)), source)
+    """The rule set the table opened with (the engine's options, ``card_source`` and the chip
+    increments). Raises ``InvalidInput`` naming ``rules.<option>``."""
+    return ct.engine_step(lambda: StudTableRules.from_dict(table.rules))
 
 
 def _play_error(exc: RuleError) -> InvalidInput | StateConflict:
@@ -380,7 +368,8 @@ def classic_stud_act(
 ) -> dict:
     """The player at ``seat`` checks (``check`` or ``parole``), bets ``amount_cents``, calls,
     raises to ``amount_cents`` (his new total for the betting round) or folds. ``patron``, when
-    given, must be the player at that seat.
+    given, must be the player at that seat. A bet or raise is in the table's chip increments
+    (refused, kind ``chip_increment``, or lowered with ``off_chips = adjust``).
 
     Returns the hand's summary. Raises ``InvalidInput`` naming the field (``seat``: nobody there
     or not his turn; ``action``: a check when a bet is pending, nothing to call, no raise
@@ -406,8 +395,9 @@ def classic_stud_act(
             raise _play_error(exc) from exc
         if patron is not None and patron_get(patron).code != hand.seat(seat).player:
             raise InvalidInput(f"{patron} is not the player at seat {seat}", field="patron")
-        call = {"action": action, "amount_cents": amount_cents}
-        records = hand.act(seat, action, amount_cents)
+        amount = _in_chips(coup, hand, seat, action, amount_cents, rules)
+        call = {"action": action, "amount_cents": amount, **ct.adjusted(amount_cents, amount)}
+        records = hand.act(seat, action, amount)
         _check_covered(records, coup)
         _drive(cmd, coup, hand, _record_events(records, coup, call), _hand_deck(coup))
         return _summary(coup, hand, rules)
@@ -415,6 +405,22 @@ def classic_stud_act(
     request = {"round": str(round_id), "seat": seat, "action": action, "amount": amount_cents, "patron": patron}
     request["expected_version"] = expected_version
     return ct.card_command("classic_stud_act", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+def _in_chips(coup: Round, hand: stud.StudHand, seat: int, action: str, amount_cents, rules: StudTableRules):
+    """A bet or a raise in the table's chip increments (``games.rules.chips``): refused (kind
+    ``chip_increment``, recorded) or lowered to what the chips make (``off_chips = adjust``),
+    the lowered amount checked again by the engine. Other actions' amounts are the engine's."""
+    if action not in ("bet", "raise") or amount_cents is None:
+        return amount_cents
+    who = patron_get(hand.seat(seat).player)
+    amount = ct.within_limits(coup, who, amount_cents, lambda: rules.chips.stake(amount_cents), field="amount_cents")
+    if amount != amount_cents:
+        try:
+            hand.verify_act(seat, action, amount)
+        except RuleError as exc:
+            raise _play_error(exc) from exc
+    return amount
 
 
 def classic_stud_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:

@@ -30,10 +30,12 @@ def tq_bet(
         ct.betting_open(coup, "the first card is laid: no new or increased bet")
         who = patron_get(patron)
         rules = TrenteQuaranteTableRules.from_dict(coup.table.rules)
-        on, _ = ct.within_limits(coup, who, stake_cents, lambda: (tq.check_bet(bet), rules.check_stake(stake_cents)))
-        ct.covered(coup, who, stake_cents)
-        row = ct.place_bet(cmd, coup, who, stake_cents, {"game": "trente_quarante", "bet": on})
-        return ct.bet_summary(coup, row, {"on": on}, stake_cents=stake_cents)
+        on = ct.engine_step(lambda: tq.check_bet(bet))
+        stake = ct.in_chip_increments(coup, who, stake_cents, rules.chips, rules.check_stake)
+        ct.covered(coup, who, stake)
+        lowered = ct.adjusted(stake_cents, stake)
+        row = ct.place_bet(cmd, coup, who, stake, {"game": "trente_quarante", "bet": on}, **lowered)
+        return ct.bet_summary(coup, row, {"on": on}, stake_cents=stake, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
     return ct.card_command("tq_bet", run, actor=actor, idempotency_key=idempotency_key, **request)

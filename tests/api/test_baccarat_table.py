@@ -3,7 +3,7 @@ vectors end to end, the commission's postings, below_minimum, reshuffling, the h
 
 import pytest
 
-from games.models import Shoe
+from games.models import BetRefusal, Shoe
 from games.selectors import settlements_net_cents, table_win_cents
 from ledger import accounts, store
 from ledger.models import Event, Posting
@@ -148,7 +148,8 @@ def test_a_live_shoe_keeps_its_history(api, cage):
 
 def test_a_stake_the_chips_cannot_make_is_refused_or_adjusted_by_option(api, cage):
     """Sheet 002: chips of 1, 5, 25, 100 and 500 EUR. 10.50 EUR is refused (400 on stake_cents,
-    nothing recorded); with ``off_chips = adjust`` it is taken as 10.00 EUR."""
+    nothing in the ledger, a ``chip_increment`` refusal for the floor); with ``off_chips =
+    adjust`` it is taken as 10.00 EUR."""
     open_table(api)
     api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
     p = make_patron(100_000)
@@ -158,9 +159,12 @@ def test_a_stake_the_chips_cannot_make_is_refused_or_adjusted_by_option(api, cag
     response = api.post(f"/api/rounds/{round_id}/baccarat-bets", body, format="json")
     assert (response.status_code, response.json()["field"]) == (400, "stake_cents")
     assert Event.objects.count() == events and chips(p) == 100_000
+    assert list(BetRefusal.objects.values_list("kind", "stake_cents")) == [("chip_increment", 1_050)]
     open_table(api, code="P2", off_chips="adjust")
     api.post("/api/tables/P2/shoes", {"mode": "shuffled"}, format="json")
     round_id = api.post("/api/tables/P2/rounds", {}, format="json").json()["round"]
     placed = api.post(f"/api/rounds/{round_id}/baccarat-bets", body, format="json")
     assert (placed.status_code, placed.json()["stake_cents"]) == (201, 1_000)
+    # lowered by the chips, not raised to a minimum
+    assert (placed.json()["adjusted_from_cents"], placed.json()["raised_from"]) == (1_050, None)
     assert chips(p) == 99_000

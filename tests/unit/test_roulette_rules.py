@@ -574,16 +574,91 @@ def test_finale_en_plein(digit):
     assert len(components) == (4 if digit <= 6 else 3)
 
 
-@pytest.mark.parametrize(("a", "b", "chevaux"), [(0, 3, 4), (1, 4, 4), (2, 5, 4), (3, 6, 4), (6, 9, 3)])
-def test_finale_a_cheval(a, b, chevaux):
+def _layout_neighbours() -> set[frozenset[int]]:
+    """Pairs side by side on the layout, from its geometry alone: 1-36 in 12 rows of 3
+    (n at row (n-1)//3, column (n-1)%3), beside in a row or above in a column; 0 against 1, 2, 3."""
+    where = {n: divmod(n - 1, 3) for n in range(1, 37)}
+    pairs = {
+        frozenset((x, y))
+        for x in where
+        for y in where
+        if x < y and abs(where[x][0] - where[y][0]) + abs(where[x][1] - where[y][1]) == 1
+    }
+    return pairs | {frozenset((0, n)) for n in (1, 2, 3)}
+
+
+NEIGHBOURS = _layout_neighbours()
+# Finals joined somewhere on the grid 1-36 (zero's own chevaux do not make finals adjacent).
+ADJACENT_FINALS = sorted(
+    {tuple(sorted((x % 10, y % 10))) for x, y in map(sorted, NEIGHBOURS) if x != 0}
+)  # fmt: skip
+# Chips of each finale à cheval, counted by hand on the layout (chevaux + pleins).
+FINALE_CHIPS = {
+    (0, 1): 5, (0, 3): 4, (0, 7): 4, (0, 9): 5, (1, 2): 5, (1, 4): 4, (1, 8): 4, (2, 3): 5, (2, 5): 4, (2, 9): 4,
+    (3, 4): 6, (3, 6): 4, (4, 5): 5, (4, 7): 4, (5, 6): 5, (5, 8): 4, (6, 7): 5, (6, 9): 4, (7, 8): 4, (8, 9): 4,
+}  # fmt: skip
+
+
+def test_the_finales_a_cheval_are_every_pair_of_adjacent_finals():
+    """Twenty pairs: finals one apart (beside in a row) or three apart (above in a column)."""
+    assert ADJACENT_FINALS == sorted(FINALE_CHIPS)
+    assert {(b - a) % 10 for a, b in ADJACENT_FINALS} == {1, 3, 7, 9}
+    named = {name for name in ANNOUNCED if name.startswith("finale_a_cheval_")}
+    assert named == {f"finale_a_cheval_{a}_{b}" for a, b in ADJACENT_FINALS}
+    assert "finale_a_cheval_0_2" not in ANNOUNCED  # 0/2 is zero's cheval, not two adjacent finals
+
+
+@pytest.mark.parametrize(("a", "b"), sorted(FINALE_CHIPS))
+def test_finale_a_cheval_takes_every_cheval_of_its_two_finals_and_pleins_for_the_rest(a, b):
+    """The finale covers exactly the numbers ending in a or b, each once; its chevaux are every
+    layout cheval joining the two finals, its pleins the numbers no such cheval takes; one chip
+    each, as many chips as chevaux and pleins."""
     components = _expand(f"finale_a_cheval_{a}_{b}")
-    assert len(components) == chevaux
-    for bet, c in components:
-        assert bet.type == "cheval" and c == 1
-        assert (bet.numbers[0] % 10, bet.numbers[1] % 10) == (a, b)
-    # every n ending in a that has an n+3 on the layout (no 39, so 6-9 has 3 chevaux)
-    low = {n for n in range(37) if n % 10 == a and n + 3 <= 36}
-    assert _covered(f"finale_a_cheval_{a}_{b}") == low | {n + 3 for n in low}
+    finals = {n for n in range(37) if n % 10 in (a, b)}
+    joined = {pair for pair in NEIGHBOURS if {n % 10 for n in pair} == {a, b}}
+    chevaux = {frozenset(bet.numbers) for bet, _ in components if bet.type == "cheval"}
+    pleins = {bet.numbers[0] for bet, _ in components if bet.type == "plein"}
+    assert {bet.type for bet, _ in components} <= {"cheval", "plein"}
+    assert all(chips == 1 for _, chips in components)
+    assert chevaux == joined
+    assert pleins == finals - {n for pair in joined for n in pair}
+    assert Counter(n for bet, _ in components for n in bet.numbers) == Counter(finals)  # each once
+    assert len(components) == len(joined) + len(pleins) == FINALE_CHIPS[(a, b)]
+    assert [bet.numbers for bet, _ in components] == sorted(bet.numbers for bet, _ in components)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "sheet"),
+    [
+        (0, 3, ["0-3", "10-13", "20-23", "30-33"]),
+        (1, 4, ["1-4", "11-14", "21-24", "31-34"]),
+        (2, 5, ["2-5", "12-15", "22-25", "32-35"]),
+        (3, 6, ["3-6", "13-16", "23-26", "33-36"]),
+        (6, 9, ["6-9", "16-19", "26-29"]),
+    ],
+)
+def test_the_sheets_finales_a_cheval(a, b, sheet):
+    """Sheet 000's five examples: their chevaux exactly; 6-9 adds 36 en plein (no 39)."""
+    components = _expand(f"finale_a_cheval_{a}_{b}")
+    assert ["-".join(map(str, bet.numbers)) for bet, _ in components if bet.type == "cheval"] == sheet
+    assert [bet.numbers for bet, _ in components if bet.type == "plein"] == ([(36,)] if (a, b) == (6, 9) else [])
+
+
+@pytest.mark.parametrize(("a", "b"), sorted(FINALE_CHIPS))
+def test_a_finale_a_cheval_settles_17_to_1_on_a_cheval_and_35_to_1_on_a_plein(a, b):
+    """Every result 0-36: the chip on the winning cheval returns 18 chips, on the winning plein
+    36, every other chip is lost; a number outside the two finals loses them all."""
+    chip = 500
+    components = _expand(f"finale_a_cheval_{a}_{b}")
+    for result in range(37):
+        returned = sum(settle(bet, chips * chip, result).return_cents for bet, chips in components)
+        if result % 10 not in (a, b):
+            expected = 0
+        elif any(frozenset((result, n)) in NEIGHBOURS and n % 10 in (a, b) for n in range(37)):
+            expected = 18 * chip
+        else:
+            expected = 36 * chip
+        assert returned == expected, result
 
 
 @pytest.mark.parametrize("n", range(1, 10))
@@ -606,7 +681,8 @@ def test_every_announce_expands_to_legal_bets():
         components = _expand(name, **kw)
         assert components
         assert all(make_bet(**b.to_dict()) == b and c >= 1 for b, c in components)
-    assert len(ANNOUNCED) == len(set(ANNOUNCED)) == 29
+    # 4 sector bets, 10 finales en plein, 20 finales à cheval, 9 figures, voisins
+    assert len(ANNOUNCED) == len(set(ANNOUNCED)) == 44
 
 
 @pytest.mark.parametrize(
@@ -615,7 +691,8 @@ def test_every_announce_expands_to_legal_bets():
         ("voisin_du_zero", {}, "announce"),
         ("finale_en_plein_10", {}, "announce"),
         ("figures_0", {}, "announce"),
-        ("finale_a_cheval_4_7", {}, "announce"),
+        ("finale_a_cheval_0_2", {}, "announce"),
+        ("finale_a_cheval_7_4", {}, "announce"),
         (None, {}, "announce"),
         ("voisins", {}, "number"),
         ("voisins", {"number": 37}, "number"),
