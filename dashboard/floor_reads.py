@@ -15,9 +15,12 @@ tests compare them for every table of a demo day). Amounts in cents, times UTC.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from django.db import connection
 from django.db.models import BigIntegerField, Count, F, Q, Sum, Window
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, RowNumber
@@ -26,6 +29,7 @@ from cashier.reports import hold_pct
 from cashier.services.count_room import drop_stream
 from games.models import Bet, ColourStack, Round, Shoe, Table
 from ledger import accounts
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting, TableDayStats
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
 from staff.models import DealerAssignment
@@ -46,7 +50,7 @@ def _sums_by_table(events, key: str = "amount_cents") -> dict[str, int]:
     return {row["t"]: row["s"] or 0 for row in rows}
 
 
-def count_room_figures(codes: list[str], day: date) -> dict[str, dict]:
+def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) -> dict[str, dict]:
     """``{code: {"opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents",
     "win_cents", "hold_pct", "ledger_win_cents", "variance_cents", "drop_counted", "open",
     "live_count"}}`` for gaming day ``day``: ``cashier.reports.table_figures(code, day, day)``
@@ -63,19 +67,7 @@ def count_room_figures(codes: list[str], day: date) -> dict[str, dict]:
         stream__in=streams, type__in=["TableOpened", "TableClosed"], gaming_day=day
     ).order_by("position"):
         sessions[event.stream.removeprefix("table/")].append(event)
-    # The book tray before the day and up to its end (the opener and closer of a table
-    # without a session of its own): one pass over the trays' postings.
-    trays = {accounts.table_tray(code): code for code in codes}
-    tray_rows = (
-        Posting.objects.filter(account__in=list(trays))
-        .values("account")
-        .annotate(
-            before=Sum("amount_cents", filter=Q(event__gaming_day__lt=day)),
-            upto=Sum("amount_cents", filter=Q(event__gaming_day__lte=day)),
-        )
-        .order_by()
-    )
-    book = {trays[r["account"]]: (r["before"] or 0, r["upto"] or 0) for r in tray_rows}
+    book = _book_trays(codes, day, sessions)
     # Fills and credits, net of their reversals.
     moved = (
         Event.objects.filter(
@@ -115,21 +107,7 @@ def count_room_figures(codes: list[str], day: date) -> dict[str, dict]:
         for code in counted:
             after |= Q(data__table=code, position__gt=removed_at[code])
         uncounted = _sums_by_table(buy_ins.filter(after))
-    # The ledger's win: the gaming movements on each table's tray, drop and colour_issued.
-    names = {}
-    for code in codes:
-        for name in (accounts.table_tray(code), accounts.table_drop(code), accounts.table_colour_issued(code)):
-            names[name] = code
-    ledger_rows = (
-        Posting.objects.filter(account__in=list(names), event__gaming_day=day)
-        .exclude(event__type__in=NOT_GAMING)
-        .values("account")
-        .annotate(s=Sum("amount_cents"))
-        .order_by()
-    )
-    ledger_win: dict[str, int] = defaultdict(int)
-    for row in ledger_rows:
-        ledger_win[names[row["account"]]] += row["s"] or 0
+    won = _ledger_win(codes, day) if ledger_win else {}
 
     figures = {}
     for code in codes:
@@ -145,7 +123,7 @@ def count_room_figures(codes: list[str], day: date) -> dict[str, dict]:
         else:
             drop = expected.get(code, 0)
         win = drop + credits[code] - fills[code] + (closer - opener)
-        figures[code] = {
+        figures[code] = row = {
             "opener_cents": opener,
             "fills_cents": fills[code],
             "credits_cents": credits[code],
@@ -153,14 +131,83 @@ def count_room_figures(codes: list[str], day: date) -> dict[str, dict]:
             "closer_cents": closer,
             "win_cents": win,
             "hold_pct": hold_pct(win, drop),
-            "ledger_win_cents": ledger_win[code],
-            "variance_cents": win - ledger_win[code],
             # vacuously true for a table without a buy-in, as the report has it
             "drop_counted": code not in expected or (count is not None and not uncounted.get(code, 0)),
             "open": still_open,
             "live_count": count,
         }
+        if ledger_win:
+            row["ledger_win_cents"] = won.get(code, 0)
+            row["variance_cents"] = win - won.get(code, 0)
     return figures
+
+
+def _book_trays(codes: list[str], day: date, sessions: dict[str, list[Event]]) -> dict[str, tuple[int, int]]:
+    """``{code: (tray before the day, tray up to the day's end)}`` (cents), for the opener of a
+    table with no ``TableOpened`` that day and the closer of a table still open.
+
+    On the current gaming day no posting falls on a later day, so "up to the day's end" is the
+    tray's balance now: the balance projection's row plus the postings after its checkpoint
+    (exact, and a short range of the postings' event index, where a sum of every tray posting
+    joined to its event grows with the ledger). A past day, or the opener of a table left open
+    across the rollover, reads the postings by gaming day."""
+    trays = {accounts.table_tray(code): code for code in codes}
+    book = dict.fromkeys(codes, (0, 0))
+    if day >= current_gaming_day():
+        upto: dict[str, int] = defaultdict(int)
+        # The projection's rows and its checkpoint in one statement (one snapshot: the
+        # projector saves both in one transaction), then the postings after the checkpoint.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT c.position, b.account, b.balance_cents FROM ledger_projectioncheckpoint c "
+                "LEFT JOIN ledger_accountbalance b ON b.account = ANY(%s) WHERE c.name = 'balances'",
+                [list(trays)],
+            )
+            rows = cursor.fetchall()
+        checkpoint = rows[0][0] if rows else 0
+        for _, account, balance in rows:
+            if account is not None:
+                upto[trays[account]] += balance
+        later = Posting.objects.filter(account__in=list(trays), event_id__gt=checkpoint)
+        for row in later.values("account").annotate(s=Sum("amount_cents")).order_by():
+            upto[trays[row["account"]]] += row["s"] or 0
+        today = [accounts.table_tray(c) for c in codes if not any(e.type == "TableOpened" for e in sessions.get(c, []))]
+        moved: dict[str, int] = {}
+        if today:
+            rows = Posting.objects.filter(account__in=today, event__gaming_day=day).values("account")
+            moved = {trays[r["account"]]: r["s"] or 0 for r in rows.annotate(s=Sum("amount_cents")).order_by()}
+        return {code: (upto[code] - moved.get(code, 0), upto[code]) for code in codes}
+    rows = (
+        Posting.objects.filter(account__in=list(trays))
+        .values("account")
+        .annotate(
+            before=Sum("amount_cents", filter=Q(event__gaming_day__lt=day)),
+            upto=Sum("amount_cents", filter=Q(event__gaming_day__lte=day)),
+        )
+        .order_by()
+    )
+    book.update({trays[r["account"]]: (r["before"] or 0, r["upto"] or 0) for r in rows})
+    return book
+
+
+def _ledger_win(codes: list[str], day: date) -> dict[str, int]:
+    """``{code: the day's gaming movements on its tray, drop and colour_issued}`` (cents), as
+    ``cashier.reports.ledger_win_cents``."""
+    names = {}
+    for code in codes:
+        for name in (accounts.table_tray(code), accounts.table_drop(code), accounts.table_colour_issued(code)):
+            names[name] = code
+    rows = (
+        Posting.objects.filter(account__in=list(names), event__gaming_day=day)
+        .exclude(event__type__in=NOT_GAMING)
+        .values("account")
+        .annotate(s=Sum("amount_cents"))
+        .order_by()
+    )
+    won: dict[str, int] = defaultdict(int)
+    for row in rows:
+        won[names[row["account"]]] += row["s"] or 0
+    return won
 
 
 def _first_by_table(rows, key: str = "table_id") -> dict:
@@ -177,16 +224,14 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
     {"id", "number", "state"} | None, "seated": [patron codes], "dealer": str | None,
     "colour_stacks": int, "prison_bets": int, "shoe": {"id", "state", "drawn", "cut_position"}
     | None, "coups_this_hour": int, "large_payouts": [{"patron", "won_cents", "position"}],
-    "ante_staked_cents": int}}``.
+    }}``.
 
     ``seated``: the patrons of the table's last two coups opened this gaming day and of its
     active colour stacks (an open table only: a closed table's last coups are history);
     ``dealer``: the open assignment, else the actor who opened the table's latest coup;
     ``coups_this_hour``: coups settled in the last 60 minutes of this gaming day (just after
     the rollover, "this hour" ≤ "today"); ``large_payouts``: decisions whose winnings reach
-    ``large_payout_cents`` (see ``dashboard.alerts``); ``ante_staked_cents``: Σ ante stakes of
-    the day's decided lines (Caribbean stud's base for its edge per ante)."""
-    from .alerts import LARGE_PAYOUT_CENTS
+    ``dashboard.alerts.LARGE_PAYOUT_CENTS`` (both from ``_day_tail``)."""
 
     codes = [t.code for t in tables]
     ids = [t.pk for t in tables]
@@ -202,7 +247,6 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
             "shoe": None,
             "coups_this_hour": 0,
             "large_payouts": [],
-            "ante_staked_cents": 0,
         }
         for code in codes
     }
@@ -210,7 +254,7 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
         return reads
     for stats in TableDayStats.objects.filter(table__in=codes, gaming_day=day):
         reads[stats.table]["stats"] = stats
-    for code, figures in count_room_figures(codes, day).items():
+    for code, figures in count_room_figures(codes, day, ledger_win=False).items():
         reads[code]["count_room"] = figures
 
     in_play = Round.objects.filter(table_id__in=ids, state__in=Round.IN_PLAY).order_by("table_id", "-number")
@@ -274,24 +318,90 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
             "cut_position": shoe["cut_position"],
         }
 
-    in_codes = {"data__table__in": codes, "gaming_day": day}
-    settled = Event.objects.filter(type="RoundSettled", occurred_at__gte=now - timedelta(hours=1), **in_codes)
-    for row in settled.annotate(t=_table_key()).values("t").annotate(n=Count("position")).order_by():
-        reads[row["t"]]["coups_this_hour"] = row["n"]
-    decided = Event.objects.filter(type__in=DECIDING, **in_codes)
-    large = (
-        decided.annotate(won=_data_int("return_cents") - _data_int("stake_cents"), t=_table_key())
-        .filter(won__gte=LARGE_PAYOUT_CENTS)
-        .order_by("position")
-        .values("position", "won", "t", "data__patron")
-    )
-    for row in large:
-        reads[row["t"]]["large_payouts"].append(
-            {"patron": row["data__patron"], "won_cents": row["won"], "position": row["position"]}
-        )
-    caribbean = [t.code for t in tables if t.game == Table.Game.CARIBBEAN_STUD]
-    if caribbean:
-        antes = decided.filter(data__table__in=caribbean, data__line="ante")
-        for code, staked in _sums_by_table(antes, "stake_cents").items():
-            reads[code]["ante_staked_cents"] = staked
+    tail = _day_tail(day, now)
+    hour_ago = now - timedelta(hours=1)
+    for code, at in tail.settled:
+        if code in reads and at >= hour_ago:
+            reads[code]["coups_this_hour"] += 1
+    for code, payout in tail.payouts:
+        if code in reads:
+            reads[code]["large_payouts"].append(payout)
     return reads
+
+
+def ante_staked(codes: list[str], day: date) -> dict[str, int]:
+    """``{code: Σ ante stakes of the day's decided lines}`` (cents): Caribbean stud's edge is
+    per ante (``games.rules.house_edges``), so its theory from the rule set is edge × antes,
+    not edge × handle (the raises are in the handle). Read only when the engines recorded no
+    edge on the day's bets."""
+    antes = Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table__in=codes, data__line="ante")
+    return _sums_by_table(antes, "stake_cents")
+
+
+@dataclass
+class _Tail:
+    """What the floor keeps of a gaming day's events as it tails them: ``position``, ``hash``:
+    the last event read (the ledger's head then); ``settled``: ``[(table, occurred_at)]`` of
+    the coups settled in the last hour or so; ``payouts``: ``[(table, {"patron", "won_cents",
+    "position"})]``, every decision of the day whose winnings reach the alert's threshold."""
+
+    day: date
+    position: int = 0
+    hash: str = ""
+    settled: list = field(default_factory=list)
+    payouts: list = field(default_factory=list)
+
+
+_tail: _Tail | None = None
+_tail_lock = threading.Lock()
+
+
+def _day_tail(day: date, now: datetime) -> _Tail:
+    """The day's settled coups and large payouts, read incrementally: each refresh reads only
+    the events appended since the last one (``position >`` the last read, through the primary
+    key), not the whole day again, so a refresh costs the same at the end of a busy day as at
+    its start.
+
+    Sound because the ledger is append-only and its writers are serialised (the writer lock,
+    ``ledger.store``): an event that commits later has a higher position, so none is skipped.
+    The last event read is checked by its hash first: a ledger restored or rolled back to an
+    older state (a test database) has another event there, or none, and the day is read
+    again from its start. One per process, behind a lock (threads of one server share it)."""
+    from .alerts import LARGE_PAYOUT_CENTS
+
+    global _tail
+    with _tail_lock:
+        tail = _tail
+        if tail is None or tail.day != day:
+            tail = _Tail(day)
+        elif tail.position:
+            still = Event.objects.filter(position=tail.position).values_list("hash", flat=True).first()
+            if still != tail.hash:
+                tail = _Tail(day)
+        head = Event.objects.order_by("-position").values_list("position", "hash").first()
+        if head is None:
+            _tail = _Tail(day)
+            return _tail
+        if head[0] > tail.position:
+            rows = (
+                Event.objects.filter(
+                    position__gt=tail.position,
+                    position__lte=head[0],
+                    gaming_day=day,
+                    type__in=(*DECIDING, "RoundSettled"),
+                )
+                .annotate(won=_data_int("return_cents") - _data_int("stake_cents"), t=_table_key())
+                .filter(Q(type="RoundSettled") | Q(won__gte=LARGE_PAYOUT_CENTS))
+                .order_by("position")
+                .values_list("position", "type", "t", "won", "data__patron", "occurred_at")
+            )
+            for position, kind, table, won, patron, at in rows:
+                if kind == "RoundSettled":
+                    tail.settled.append((table, at))
+                else:
+                    tail.payouts.append((table, {"patron": patron, "won_cents": won, "position": position}))
+            tail.position, tail.hash = head
+        hour_ago = now - timedelta(hours=1)
+        tail.settled = [(table, at) for table, at in tail.settled if at >= hour_ago]
+        _tail = tail
+        return tail

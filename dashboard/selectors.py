@@ -81,9 +81,8 @@ def _limits(table: Table) -> dict:
 
     kinds: list[dict] = []
     if table.game == Table.Game.ENGLISH_ROULETTE:
-        kinds.append(
-            {"kind": "numbers, dozens and columns", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")}
-        )
+        numbers = {"kind": "numbers, dozens and columns", "min_cents": get("min_bet_cents")}
+        kinds.append({**numbers, "max_cents": get("max_bet_cents")})
         standing = get("standing_min_cents")
         kinds.append(
             {
@@ -272,6 +271,17 @@ def table_cards(
     day_events = day_events or _day_events(day)
     variances = day_events["variances"]
     reads = floor_reads.table_reads(tables, day=day, now=now)
+    # Caribbean stud's edge is per ante: without the engines' edges on the bets, its theory
+    # needs the day's antes (read only then).
+    unrecorded = [
+        t.code
+        for t in tables
+        if t.game == Table.Game.CARIBBEAN_STUD
+        and (stats := reads[t.code]["stats"]) is not None
+        and stats.handle_cents
+        and not Fraction(stats.theoretical_win)
+    ]
+    antes = floor_reads.ante_staked(unrecorded, day) if unrecorded else {}
     stats_lag = next((r["lag"] for r in lag["projections"] if r["projection"] == "table_stats"), 0)
     cards = []
     for table in tables:
@@ -281,7 +291,7 @@ def table_cards(
         win = stats.win_cents if stats else 0
         drop = stats.drop_cents if stats else 0
         handle = stats.handle_cents if stats else 0
-        theoretical, theory_source = _theory(table.game, table.rules, stats, read["ante_staked_cents"])
+        theoretical, theory_source = _theory(table.game, table.rules, stats, antes.get(code, 0))
         refused = day_events["refused"].get(code, [])
         room = read["count_room"]
         shoe = read["shoe"]

@@ -209,6 +209,7 @@ def test_the_floors_query_count_does_not_grow_with_its_tables(pit_boss, cage, dj
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    pit_boss.get(reverse("dashboard:floor-live"))  # the floor has read the ledger once
     _open_tables(2, start=1)
     with CaptureQueriesContext(connection) as two:
         assert pit_boss.get(reverse("dashboard:floor-live")).status_code == 200
@@ -216,3 +217,25 @@ def test_the_floors_query_count_does_not_grow_with_its_tables(pit_boss, cage, dj
     with django_assert_max_num_queries(len(two.captured_queries)):
         response = pit_boss.get(reverse("dashboard:floor-live"))
     assert len(card_codes(response.content.decode())) == 10
+
+
+def test_a_coup_settled_after_a_refresh_shows_on_the_next_one(pit_boss, colour_patron):
+    """The floor reads only the events appended since its last refresh (``_day_tail``): the
+    next refresh still counts the new coup and alerts on its payout."""
+    floor = reverse("dashboard:floor-live")
+
+    def r1() -> dict[str, str]:
+        return figures(card_of(pit_boss.get(floor).content.decode(), "R1"))
+
+    assert r1()["coups-hour"] == "0"
+    for number, stake in ((17, 1_000), (17, 5_000)):  # 35 × 10.00, then 35 × 50.00 en plein
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        bet = {"type": "plein", "numbers": [17]}
+        bet_place(round_id=coup, patron=colour_patron, stake_cents=stake, chips="colour", bet=bet, actor=ACTOR)
+        round_close_bets(round_id=coup, actor=ACTOR)
+        round_record_result(round_id=coup, number=number, actor=ACTOR)
+        projections.catch_up_all()
+        html = pit_boss.get(floor).content.decode()
+        card = card_of(html, "R1")
+        assert figures(card)["coups-hour"] == str(1 if stake == 1_000 else 2)
+        assert ('data-alert="payout"' in card) is (stake == 5_000)
