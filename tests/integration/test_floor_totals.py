@@ -181,8 +181,8 @@ def test_english_roulette_card_shows_the_even_chances_limits_apart(pit_boss, cag
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     limits = re.sub(r"<[^>]+>", " ", card_of(html, "R1").split("<dt>Limits</dt>")[1].split("</dd>")[0])
     limits = " ".join(limits.split())
-    assert "numbers, dozens and columns 2.00 EUR – 100.00 EUR" in limits
-    assert "even chances 10.00 EUR – 1,000.00 EUR" in limits
+    assert "numbers, dozens and columns: 2.00 EUR – 100.00 EUR" in limits
+    assert "even chances: 10.00 EUR – 1,000.00 EUR" in limits
 
 
 def _open_tables(count: int, start: int) -> None:
