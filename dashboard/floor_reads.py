@@ -160,8 +160,9 @@ def _book_trays(codes: list[str], day: date, sessions: dict[str, list[Event]]) -
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT c.position, b.account, b.balance_cents FROM ledger_projectioncheckpoint c "
-                "LEFT JOIN ledger_accountbalance b ON b.account = ANY(%s) WHERE c.name = 'balances'",
-                [list(trays)],
+                f"LEFT JOIN ledger_accountbalance b ON b.account IN ({', '.join(['%s'] * len(trays))}) "
+                "WHERE c.name = 'balances'",
+                list(trays),
             )
             rows = cursor.fetchall()
         checkpoint = rows[0][0] if rows else 0
