@@ -4,7 +4,9 @@ Sources, and why each: the table statistics and patron ratings come from their p
 (``ledger.projections``; the floor shows the projection lag beside them); the coup in play,
 the last coups and the shoes come from the game models (current state); audit trails, cash
 movements, payouts and the win chart come from the ledger itself (authoritative, never stale).
-Amounts are integer cents, times UTC, win from the house's side.
+The floor's cards are read for all tables at once (``dashboard.floor_reads``: a fixed number
+of queries whatever the number of tables). Amounts are integer cents, times UTC, win from the
+house's side.
 """
 
 from __future__ import annotations

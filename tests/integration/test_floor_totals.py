@@ -4,6 +4,7 @@ only the matching tables; the floor's query count does not grow with its tables;
 stud's theory is its edge per ante times the antes."""
 
 import io
+import math
 import re
 from fractions import Fraction
 
@@ -21,7 +22,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from games.services.tables import table_buy_in, table_open
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
-from ledger.models import Event
+from ledger.models import Event, TableDayStats
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
@@ -160,7 +161,7 @@ def test_caribbean_theory_is_the_edge_per_ante_on_the_antes_and_labelled_so(pit_
     ante_cents = sum(antes.values_list("data__stake_cents", flat=True))
     card = next(c for c in selectors.floor()["tables"] if c["code"] == "C1")
     assert 0 < ante_cents < card["handle_cents"]  # the raises are in the handle, not in the edge's base
-    assert card["theoretical_win_cents"] == round(Fraction(edge) * ante_cents)
+    assert card["theoretical_win_cents"] == math.floor(Fraction(edge) * ante_cents + Fraction(1, 2))
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     assert figures(card_of(html, "C1"))["theory-edge"].endswith("of the ante")
 
@@ -239,3 +240,15 @@ def test_a_coup_settled_after_a_refresh_shows_on_the_next_one(pit_boss, colour_p
         card = card_of(html, "R1")
         assert figures(card)["coups-hour"] == str(1 if stake == 1_000 else 2)
         assert ('data-alert="payout"' in card) is (stake == 5_000)
+
+
+def test_without_recorded_edges_caribbean_theory_is_the_rule_set_edge_on_the_antes_not_the_handle():
+    """Bets settled before the engines wrote their edge: the theory falls back on the rule
+    set's edge, per ante, so on the antes (1,000.00 EUR of a 3,000.00 EUR handle, the rest raises)."""
+    stats = TableDayStats(table="C1", handle_cents=300_000, theoretical_win="0")
+    edge, _ = house_edge("caribbean_stud", {})
+    theory, source = selectors._theory("caribbean_stud", {}, stats, 100_000)
+    assert theory == Fraction(edge) * 100_000 and source.endswith("on the antes staked")
+    # Roulette's edge is per unit staked: on the handle.
+    theory, _ = selectors._theory("english_roulette", {}, TableDayStats(handle_cents=370_000), 0)
+    assert theory == Fraction(house_edge("english_roulette", {})[0]) * 370_000
