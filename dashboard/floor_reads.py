@@ -54,7 +54,7 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
     """``{code: {"opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents",
     "win_cents", "hold_pct", "ledger_win_cents", "variance_cents", "drop_counted", "open",
     "live_count"}}`` for gaming day ``day``: ``cashier.reports.table_figures(code, day, day)``
-    of every table in ``codes``, in nine queries whatever their number; ``live_count`` is the
+    of every table in ``codes``, in at most nine queries whatever their number; ``live_count`` is the
     table's ``DropCounted`` event of the day that no reversal cancelled (``None`` before the
     count), as ``cashier.services.count_room.live_count`` reads it."""
     if not codes:
