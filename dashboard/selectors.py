@@ -4,44 +4,44 @@ Sources, and why each: the table statistics and patron ratings come from their p
 (``ledger.projections``; the floor shows the projection lag beside them); the coup in play,
 the last coups and the shoes come from the game models (current state); audit trails, cash
 movements, payouts and the win chart come from the ledger itself (authoritative, never stale).
-Amounts are integer cents, times UTC, win from the house's side.
+The floor's cards are read for all tables at once (``dashboard.floor_reads``: a fixed number
+of queries whatever the number of tables). Amounts are integer cents, times UTC, win from the
+house's side.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+import math
+from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import BigIntegerField, Count, Q, Sum
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
-from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
 from core.ids import uuid_of
-from games.models import Bet, BetRefusal, ColourStack, Round, Shoe, Table
+from games.models import BetRefusal, Round, Table
 from games.names import game_name
 from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge
 from games.rules.money import currency, format_amount
 from ledger import accounts, projections, store
-from ledger.errors import NotFound
+from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.audit import summary
-from ledger.projections.table_stats import DECIDING, NOT_GAMING, WIN_ACCOUNTS
+from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from ledger.scheduled_export import failed_exports
 from patrons.models import Patron
-from staff.models import DealerAssignment
 
 from . import alerts as checks
+from . import floor_reads
 from .coups import describe
 from .play import HIDDEN, play_line, readable
 
@@ -86,9 +86,8 @@ def _limits(table: Table) -> dict:
 
     kinds: list[dict] = []
     if table.game == Table.Game.ENGLISH_ROULETTE:
-        kinds.append(
-            {"kind": "inside and outside", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")}
-        )
+        numbers = {"kind": "numbers, dozens and columns", "min_cents": get("min_bet_cents")}
+        kinds.append({**numbers, "max_cents": get("max_bet_cents")})
         standing = get("standing_min_cents")
         kinds.append(
             {
@@ -150,49 +149,30 @@ def _betting_options(game: str, rules: dict) -> list[str]:
     return options
 
 
-def _dealer(table: Table) -> str | None:
-    """The dealer assigned to the table now (``staff`` assignments), else the actor who opened
-    its latest coup (a dealer's terminal or user), else ``None``."""
-    assigned = (
-        DealerAssignment.objects.filter(table_code=table.code, ended_at__isnull=True)
-        .order_by("-started_at")
-        .values_list("dealer__username", flat=True)
-        .first()
-    )
-    if assigned:
-        return assigned
-    last = table.rounds.order_by("-number").first()
-    if last is None:
-        return None
-    return Event.objects.filter(stream=last.stream, version=1).values_list("actor", flat=True).first()
-
-
-def _data_int(key: str) -> Cast:
-    """An integer field of the event data, for SQL sums and comparisons."""
-    return Cast(KeyTextTransform(key, "data"), BigIntegerField())
-
-
-def _deciding_events(code: str, day: date):
-    """The day's events that decide a stake at ``code`` (a queryset: aggregated in SQL, so a
-    busy day is not read row by row on every refresh)."""
-    return Event.objects.filter(type__in=DECIDING, gaming_day=day, data__table=code)
-
-
-def _theory(game: str, rules: dict, decided, handle_cents: int) -> tuple[Fraction | None, str]:
+def _theory(game: str, rules: dict, stats: TableDayStats | None, ante_staked_cents: int) -> tuple[Fraction | None, str]:
     """``(theoretical win in exact cents or None, where the edge comes from)``: the engines'
-    edges on the day's bets (``_theoretical_win``); else the edge of the table's rule set on the
-    handle (``games.rules.house_edges``); for classic stud, the rake (players play each other)."""
-    recorded = _theoretical_win(decided)
-    if recorded is not None:
+    edges on the day's bets (Σ stake × edge, which the table statistics keep beside the handle
+    and the win); else the edge of the table's rule set on the base that edge is relative to
+    (``games.rules.house_edges``): the handle, but the antes at Caribbean stud, whose edge is
+    per ante; for classic stud, the rake (players play each other)."""
+    handle = stats.handle_cents if stats else 0
+    recorded = Fraction(stats.theoretical_win) if stats else Fraction(0)
+    if recorded > 0:
         return recorded, "the engines' house edge on each bet"
-    if game != Table.Game.CLASSIC_STUD:
-        edge = _rule_set_edge(game, rules)
-        if edge is not None:
-            return Fraction(edge[0]) * handle_cents, edge[1]
     if game == Table.Game.CLASSIC_STUD:
         rake = Fraction(str((rules or {}).get("rake_percent") or (rules or {}).get("rake_pct") or 0))
-        return rake / 100 * handle_cents, f"the house's rake, {rake} % of each pot (players play each other)"
-    return None, ""
+        return rake / 100 * handle, f"the house's rake, {rake} % of each pot (players play each other)"
+    edge = _rule_set_edge(game, rules)
+    if edge is None:
+        return None, ""
+    if game == Table.Game.CARIBBEAN_STUD:
+        return Fraction(edge[0]) * ante_staked_cents, f"{edge[1]}; on the antes staked"
+    return Fraction(edge[0]) * handle, edge[1]
+
+
+def _whole_cents(value: Fraction) -> int:
+    """Exact cents to whole cents, a half cent rounded up (as the API rounds theoretical win)."""
+    return math.floor(value + Fraction(1, 2))
 
 
 def _pct_text(edge: Fraction) -> str:
@@ -229,7 +209,10 @@ def _edge(game: str, rules: dict) -> dict:
         return {"short": "—", "source": ""}
     # Exact for every game since Caribbean stud is enumerated; "simulated" if a basis says so.
     tag = "simulated" if edge[1].startswith("simulation") else "exact"
-    return {"short": _pct_text(Fraction(edge[0])), "source": edge[1], "tag": tag}
+    short = _pct_text(Fraction(edge[0]))
+    if game == Table.Game.CARIBBEAN_STUD:  # per ante, not per unit staked: the raise is not in it
+        short += " of the ante"
+    return {"short": short, "source": edge[1], "tag": tag}
 
 
 def _rule_set_edge(game: str, rules: dict) -> tuple[Decimal, str] | None:
@@ -239,35 +222,6 @@ def _rule_set_edge(game: str, rules: dict) -> tuple[Decimal, str] | None:
         return house_edge(game, rules or {})
     except (RuleError, ValueError):
         return None
-
-
-def _theoretical_win(decided) -> Fraction | None:
-    """Σ stake × house edge (exact cents) from the engines' ``house_edge``, summed per distinct
-    edge in SQL; ``None`` when no bet carries a positive edge (games the house only rakes, or
-    whose edge is not recorded)."""
-    by_edge = (
-        decided.annotate(edge=KeyTextTransform("house_edge", "data"))
-        .values("edge")
-        .annotate(staked=Sum(_data_int("stake_cents")))
-    )
-    total, known = Fraction(0), False
-    for row in by_edge:
-        edge = Fraction(str(row["edge"] or "0"))
-        known = known or edge > 0
-        total += (row["staked"] or 0) * edge
-    return total if known else None
-
-
-def _large_payouts(decided) -> list[dict]:
-    """The decisions whose winnings (return − stake, cents) reach ``alerts.LARGE_PAYOUT_CENTS``:
-    ``[{"patron", "won_cents", "position"}]``, filtered in SQL."""
-    rows = (
-        decided.annotate(won=_data_int("return_cents") - _data_int("stake_cents"))
-        .filter(won__gte=checks.LARGE_PAYOUT_CENTS)
-        .order_by("position")
-        .values("position", "won", "data")
-    )
-    return [{"patron": r["data"].get("patron"), "won_cents": r["won"], "position": r["position"]} for r in rows]
 
 
 REFUSAL_FIELDS = ("table_code", "round_id", "patron_code", "stake_cents", "kind", "message", "actor", "created_at")
@@ -300,138 +254,224 @@ def _day_events(day: date) -> dict:
     return {"variances": variance_report(day)["rows"], "refused": refused}
 
 
-def _count_room(code: str, day: date) -> dict:
-    """The table's count-room figures of ``day``, read by the function the daily report and the
-    cage page read (``cashier.reports.table_figures``), so the three agree to the cent:
-    ``{"drop_cents", "win_cents", "hold_pct", "drop_counted", "final"}``. ``final``: the drop is
-    counted and the table closed (the day's final win); otherwise the win is provisional (the
-    recorded buy-ins stand in for the drop, the book tray for the closer)."""
-    figures = table_figures(code, day, day)
+def _count_room(figures: dict) -> dict:
+    """The card's count-room column from ``floor_reads.count_room_figures`` (the daily report's
+    rules, so the three agree to the cent): ``{"drop_cents", "win_cents", "hold_pct",
+    "drop_counted", "final"}``. ``final``: the drop is counted and the table closed (the day's
+    final win); otherwise the win is provisional (the recorded buy-ins stand in for the drop,
+    the book tray for the closer)."""
     # ``drop_counted`` is vacuously true for a table without a buy-in: counted means a count.
-    counted = figures["drop_counted"] and live_count(code, day) is not None
-    final = counted and not figures["open"]
+    counted = figures["drop_counted"] and figures["live_count"] is not None
     return {
         "drop_cents": figures["drop_cents"],
         "win_cents": figures["win_cents"],
         "hold_pct": figures["hold_pct"],
         "drop_counted": counted,
-        "final": final,
+        "final": counted and not figures["open"],
     }
 
 
-def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
-    """Everything a table's card on the floor shows, with its alerts (``dashboard.alerts``).
+def table_cards(
+    tables: list[Table], *, day: date, now: datetime, lag: dict, day_events: dict | None = None
+) -> list[dict]:
+    """The floor's card of each table in ``tables`` (same order), with its alerts
+    (``dashboard.alerts``), read in a fixed number of queries whatever the number of tables
+    (``dashboard.floor_reads``).
 
-    ``{"code", "game", "game_label", "state", "dealer", "limits": {"min_cents", "max_cents"},
-    "seated"`` (patrons of the last two coups and of active colour stacks), ``"coups_this_hour"``
-    (settled in the last 60 minutes of this gaming day), ``"coups_today", "drop_cents"`` (ledger drop),
-    ``"win_cents"`` (estimated win: the ledger's gaming movements), ``"handle_cents",
-    "hold_pct"`` (estimated win / ledger drop, rounded as the daily report rounds),
-    ``"count_room"`` (``_count_room``: counted drop, final or provisional win and hold, the
-    daily report's figures), ``"theoretical_hold_pct"`` (theoretical win / drop),
-    ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"coup_in_play", "shoe",
-    "lag"`` (positions the table statistics are behind), ``"refused_today"`` (bets refused over a
-    limit), ``"alerts"}``. Percentages are strings with two decimals, ``None`` without a
-    denominator or a theory. ``day_events``: what the floor reads once for every table
-    (``_day_events``; read here when omitted).
+    A card: ``{"code", "game", "game_label", "state", "dealer", "limits": {"min_cents",
+    "max_cents", "kinds"}, "seated"`` (patrons of the last two coups and of active colour
+    stacks), ``"coups_this_hour"`` (settled in the last 60 minutes of this gaming day),
+    ``"coups_today", "drop_cents"`` (ledger drop), ``"win_cents"`` (estimated win: the ledger's
+    gaming movements), ``"handle_cents", "hold_pct"`` (estimated win / ledger drop, rounded as
+    the daily report rounds), ``"count_room"`` (``_count_room``: counted drop, final or
+    provisional win and hold, the daily report's figures), ``"theoretical_win_cents"`` (whole
+    cents, half up; ``None`` without a theory), ``"theoretical_hold_pct"`` (theoretical win /
+    drop), ``"win_on_handle_pct", "theoretical_edge_pct"`` (both on handle), ``"theory_source",
+    "theory_edge", "coup_in_play", "shoe", "lag"`` (positions the table statistics are
+    behind), ``"refused_today"`` (bets refused over a limit), ``"alerts"}``. Percentages are
+    strings with two decimals, ``None`` without a denominator or a theory. ``day_events``: what
+    the floor reads once for every table (``_day_events``; read here when omitted).
 
     Two drops, not to be confused: ``drop_cents`` is the ledger's (the cash bought in at the
     table, from the table statistics), which hold % divides; ``counted_drop_cents`` is the count
-    room's count of the day's drop box (``None`` until counted), the daily report's drop. A
-    closed table has no dealer and nobody seated (``None``, ``[]``)."""
-    code = table.code
+    room's count of the day's drop box (``None`` until counted). A closed table has no dealer
+    and nobody seated (``None``, ``[]``)."""
     day_events = day_events or _day_events(day)
     variances = day_events["variances"]
-    stats = TableDayStats.objects.filter(table=code, gaming_day=day).first()
-    win = stats.win_cents if stats else 0
-    drop = stats.drop_cents if stats else 0
-    handle = stats.handle_cents if stats else 0
-    decided = _deciding_events(code, day)
-    theoretical, theory_source = _theory(table.game, table.rules, decided, handle)
-    in_play = table.rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
-    colour_stacks = ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE)
-    is_open = table.state == Table.State.OPEN
-    seated: set[str] = set()
-    if is_open:  # a closed table's last coups and dealer are history, not who is there now
-        recent = list(table.rounds.order_by("-number").values_list("id", flat=True)[:2])
-        # Across the gaming-day rollover, yesterday's coups are not who is seated today.
-        today = Event.objects.filter(stream__in=[f"round/{r}" for r in recent], version=1, gaming_day=day).values_list(
-            "stream", flat=True
-        )
-        recent = [r for r in recent if f"round/{r}" in set(today)]
-        seated = set(Bet.objects.filter(round_id__in=recent).values_list("patron__code", flat=True))
-        seated |= set(colour_stacks.values_list("patron__code", flat=True))
-    count = live_count(code, day)
-    refused = day_events["refused"].get(code, [])
-    prison = Bet.objects.in_prison().filter(round__table=table).count()
-    shoe = table.shoes.filter(state__in=[Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED]).first()
-    # The last hour within the gaming day: just after the rollover, "this hour" ≤ "today".
-    coups_hour = Event.objects.filter(
-        type="RoundSettled", data__table=code, gaming_day=day, occurred_at__gte=now - timedelta(hours=1)
-    ).count()
-
-    found = [
-        checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
-        *checks.payout_alerts(code, _large_payouts(decided)),
-        *checks.outstanding_alerts(code, colour_chips=colour_stacks.count(), prison_bets=prison),
-        checks.refused_alert(code, refused),
-        *checks.variance_alerts([row for row in variances if row["subject"] == code]),
+    reads = floor_reads.table_reads(tables, day=day, now=now)
+    # Caribbean stud's edge is per ante: without the engines' edges on the bets, its theory
+    # needs the day's antes (read only then).
+    unrecorded = [
+        t.code
+        for t in tables
+        if t.game == Table.Game.CARIBBEAN_STUD
+        and (stats := reads[t.code]["stats"]) is not None
+        and stats.handle_cents
+        and not Fraction(stats.theoretical_win)
     ]
-    if shoe is not None:
-        found.append(
-            checks.cut_card_alert(code, drawn=len(shoe.drawn or []), cut_position=shoe.cut_position, state=shoe.state)
-        )
+    antes = floor_reads.ante_staked(unrecorded, day) if unrecorded else {}
     stats_lag = next((r["lag"] for r in lag["projections"] if r["projection"] == "table_stats"), 0)
-    return {
-        "code": code,
-        "game": table.game,
-        "game_label": game_name(table.game),
-        "state": table.state,
-        "dealer": _dealer(table) if is_open else None,
-        "limits": _limits(table),
-        "seated": sorted(seated),
-        "coups_this_hour": coups_hour,
-        "coups_today": stats.coups if stats else 0,
-        "drop_cents": drop,
-        "counted_drop_cents": count.data["counted_cents"] if count is not None else None,
-        "win_cents": win,
-        "handle_cents": handle,
-        "hold_pct": hold_pct(win, drop),
-        "count_room": _count_room(code, day),
-        "theoretical_hold_pct": _pct(theoretical, drop) if theoretical is not None else None,
-        "win_on_handle_pct": _pct(win, handle),
-        "theoretical_edge_pct": _pct(theoretical, handle) if theoretical is not None else None,
-        "theory_source": theory_source,
-        "theory_edge": _edge(table.game, table.rules),
-        "coup_in_play": {"id": str(in_play.id), "number": in_play.number, "state": in_play.state} if in_play else None,
-        "shoe": (
-            {"id": str(shoe.id), "state": shoe.state, "drawn": len(shoe.drawn or []), "cut": shoe.cut_position}
-            if shoe
-            else None
-        ),
-        "lag": stats_lag,
-        "refused_today": len(refused),
-        "alerts": [a for a in found if a is not None],
+    cards = []
+    for table in tables:
+        code = table.code
+        read = reads[code]
+        stats = read["stats"]
+        win = stats.win_cents if stats else 0
+        drop = stats.drop_cents if stats else 0
+        handle = stats.handle_cents if stats else 0
+        theoretical, theory_source = _theory(table.game, table.rules, stats, antes.get(code, 0))
+        refused = day_events["refused"].get(code, [])
+        room = read["count_room"]
+        shoe = read["shoe"]
+        found = [
+            checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
+            *checks.payout_alerts(code, read["large_payouts"]),
+            *checks.outstanding_alerts(code, colour_chips=read["colour_stacks"], prison_bets=read["prison_bets"]),
+            checks.refused_alert(code, refused),
+            *checks.variance_alerts([row for row in variances if row["subject"] == code]),
+        ]
+        if shoe is not None:
+            found.append(
+                checks.cut_card_alert(code, drawn=shoe["drawn"], cut_position=shoe["cut_position"], state=shoe["state"])
+            )
+        count = room["live_count"]
+        cards.append(
+            {
+                "code": code,
+                "game": table.game,
+                "game_label": game_name(table.game),
+                "state": table.state,
+                "dealer": read["dealer"],
+                "limits": _limits(table),
+                "seated": read["seated"],
+                "coups_this_hour": read["coups_this_hour"],
+                "coups_today": stats.coups if stats else 0,
+                "drop_cents": drop,
+                "counted_drop_cents": count.data["counted_cents"] if count is not None else None,
+                "win_cents": win,
+                "handle_cents": handle,
+                "hold_pct": hold_pct(win, drop),
+                "count_room": _count_room(room),
+                "theoretical_win_cents": _whole_cents(theoretical) if theoretical is not None else None,
+                "theoretical_hold_pct": _pct(theoretical, drop) if theoretical is not None else None,
+                "win_on_handle_pct": _pct(win, handle),
+                "theoretical_edge_pct": _pct(theoretical, handle) if theoretical is not None else None,
+                "theory_source": theory_source,
+                "theory_edge": _edge(table.game, table.rules),
+                "coup_in_play": read["in_play"],
+                "shoe": (
+                    {"id": shoe["id"], "state": shoe["state"], "drawn": shoe["drawn"], "cut": shoe["cut_position"]}
+                    if shoe
+                    else None
+                ),
+                "lag": stats_lag,
+                "refused_today": len(refused),
+                "alerts": [a for a in found if a is not None],
+            }
+        )
+    return cards
+
+
+def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
+    """One table's card (``table_cards``)."""
+    return table_cards([table], day=day, now=now, lag=lag, day_events=day_events)[0]
+
+
+def _totals(cards: list[dict]) -> dict:
+    """Σ of the cards' money figures (cents), each on the basis of its column: ``{"tables",
+    "drop_cents"`` (ledger), ``"win_cents"`` (estimated), ``"counted_drop_cents",
+    "final_win_cents"`` (count room: the daily report's drop and win), ``"handle_cents",
+    "theoretical_win_cents"`` (Σ of the cards' whole cents; ``None`` when no card has a
+    theory), ``"theory_partial"`` (some cards have none), ``"final_tables"`` (cards whose
+    count-room win is final), ``"hold_pct", "final_hold_pct",
+    "win_on_handle_pct", "theoretical_edge_pct"}``: each percentage the ratio of the sums, as
+    for one table (never an average of percentages)."""
+    sums = {
+        "tables": len(cards),
+        "drop_cents": sum(c["drop_cents"] for c in cards),
+        "win_cents": sum(c["win_cents"] for c in cards),
+        "counted_drop_cents": sum(c["count_room"]["drop_cents"] for c in cards),
+        "final_win_cents": sum(c["count_room"]["win_cents"] for c in cards),
+        "handle_cents": sum(c["handle_cents"] for c in cards),
+        "final_tables": sum(1 for c in cards if c["count_room"]["final"]),
     }
+    theory = [c["theoretical_win_cents"] for c in cards if c["theoretical_win_cents"] is not None]
+    sums["theoretical_win_cents"] = sum(theory) if theory else None
+    sums["theory_partial"] = bool(theory) and len(theory) < len(cards)
+    sums["hold_pct"] = hold_pct(sums["win_cents"], sums["drop_cents"])
+    sums["final_hold_pct"] = hold_pct(sums["final_win_cents"], sums["counted_drop_cents"])
+    sums["win_on_handle_pct"] = _pct(sums["win_cents"], sums["handle_cents"])
+    sums["theoretical_edge_pct"] = _pct(sum(theory), sums["handle_cents"]) if theory else None
+    return sums
 
 
-def floor(*, day: date | None = None, now: datetime | None = None) -> dict:
-    """The floor: ``{"gaming_day", "now", "lag", "tables": [card], "alerts": [Alert]}``, every
-    table (open first, then by code); warnings before information in ``alerts``."""
+def pit_totals(cards: list[dict]) -> dict:
+    """The pit's totals over ``cards``: ``{"games": [{"game", "game_label", **_totals}]`` (by
+    game name), ``"all": _totals}``: drop, win and hold on both bases, handle and theoretical
+    win, per game and in total."""
+    by_game: dict[str, list[dict]] = {}
+    for card in cards:
+        by_game.setdefault(card["game"], []).append(card)
+    games = [
+        {"game": game, "game_label": game_name(game), **_totals(of_game)}
+        for game, of_game in sorted(by_game.items(), key=lambda item: game_name(item[0]))
+    ]
+    return {"games": games, "all": _totals(cards)}
+
+
+STATES = (Table.State.OPEN, Table.State.CLOSED)
+
+
+def floor_filters(game: str | None = None, state: str | None = None) -> dict:
+    """The floor's filters checked: ``game`` a ``Table.Game`` value, ``state`` ``open`` or
+    ``closed``, empty for all. Returns ``{"game", "state"}`` (``None``: all); raises
+    ``InvalidInput`` naming the field for anything else (the page answers 400)."""
+    game, state = (game or "").strip() or None, (state or "").strip() or None
+    if game is not None and game not in Table.Game.values:
+        raise InvalidInput(f"no game {game[:40]!r}: one of {', '.join(Table.Game.values)}", field="game")
+    if state is not None and state not in STATES:
+        raise InvalidInput(f"no table state {state[:40]!r}: open or closed", field="state")
+    return {"game": game, "state": state}
+
+
+def floor(
+    *, day: date | None = None, now: datetime | None = None, game: str | None = None, state: str | None = None
+) -> dict:
+    """The floor: ``{"gaming_day", "now", "lag", "tables": [card], "totals": pit_totals,
+    "filters": {"game", "state"}, "games": [{"game", "label"}], "table_count"`` (every
+    table on the floor), ``"alerts": [Alert]}``.
+    ``tables``: the tables of ``game`` in ``state`` (``floor_filters``; all when ``None``),
+    open first, then by code; ``totals`` over those tables; ``games``: the games on the floor,
+    for the filter; ``alerts`` over the whole floor (a filter never hides a warning), warnings
+    before information. ``InvalidInput`` for a bad filter."""
+    filters = floor_filters(game, state)
     day = day or current_gaming_day()
     now = now or timezone.now()
     lag = projection_lag()
     tables = sorted(Table.objects.all(), key=lambda t: (t.state != Table.State.OPEN, t.code))
     day_events = _day_events(day)
     variances = day_events["variances"]
-    cards = [table_card(t, day=day, now=now, lag=lag, day_events=day_events) for t in tables]
+    cards = table_cards(tables, day=day, now=now, lag=lag, day_events=day_events)
     codes = {t.code for t in tables}
     # Variances of the cage (shift counts, handovers) have no table card: the floor lists them.
     every = [a for card in cards for a in card["alerts"]]
     every += checks.variance_alerts([row for row in variances if row["subject"] not in codes])
     every += checks.export_alerts(_failed_exports())
     every.sort(key=lambda a: (a.level != "warning", a.table))
-    return {"gaming_day": day, "now": now, "lag": lag, "tables": cards, "alerts": every}
+    shown = [
+        card for card in cards if filters["game"] in (None, card["game"]) and filters["state"] in (None, card["state"])
+    ]
+    return {
+        "gaming_day": day,
+        "now": now,
+        "lag": lag,
+        "tables": shown,
+        "totals": pit_totals(shown),
+        "filters": filters,
+        "games": [{"game": g, "label": game_name(g)} for g in sorted({t.game for t in tables}, key=game_name)],
+        "table_count": len(tables),
+        "alerts": every,
+    }
 
 
 def _failed_exports() -> list[dict]:

@@ -8,20 +8,21 @@ page without a reload; they answer the same rules.
 from __future__ import annotations
 
 from functools import wraps
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from core.ids import is_code
-from ledger.errors import NotFound
+from ledger.errors import InvalidInput, NotFound
 from staff.roles import Role, has_role
 
 from . import charts, selectors
@@ -69,14 +70,26 @@ def home(request):
     return redirect("docs")
 
 
+def _floor(request, template: str):
+    """The floor, filtered by ``?game=<Table.Game value>&state=open|closed`` (either may be
+    left out or empty); a bad filter is a 400 naming the parameter. The live fragment polls
+    with the same query string, so the filter holds across refreshes."""
+    try:
+        floor = selectors.floor(game=request.GET.get("game"), state=request.GET.get("state"))
+    except InvalidInput as exc:
+        return HttpResponseBadRequest(f"{exc.field}: {exc.message}", content_type="text/plain; charset=utf-8")
+    query = {key: value for key, value in floor["filters"].items() if value}
+    return render(request, template, {"floor": floor, "poll": POLL_SECONDS, "query": urlencode(query)})
+
+
 @pit_boss_required
 def floor(request):
-    return render(request, "dashboard/floor.html", {"floor": selectors.floor(), "poll": POLL_SECONDS})
+    return _floor(request, "dashboard/floor.html")
 
 
 @pit_boss_required
 def floor_live(request):
-    return render(request, "dashboard/_floor_live.html", {"floor": selectors.floor(), "poll": POLL_SECONDS})
+    return _floor(request, "dashboard/_floor_live.html")
 
 
 def _table_context(code: str) -> dict:

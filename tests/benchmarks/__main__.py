@@ -14,8 +14,10 @@ placement over HTTP (gunicorn + a load generator in a second process); the gamin
 when ``manage.py export_gaming_day`` exists. Each figure is compared with its baseline
 measured in the same run. Results go to ``tests/benchmarks/results/<UTC date-time>.md`` and
 ``.json`` with the machine's description (CPU, cores, RAM, PostgreSQL version, fsync).
-``--only append,spin`` runs some sections (names: engines, append, spin, rebuild, verify,
-api, export); the database is filled only when a section needs it.
+the pit boss's floor refresh with 20 tables open and a day of coups against raw SELECTs of
+the same rows (``bench_floor``). ``--only append,spin`` runs some sections (names: engines,
+append, spin, rebuild, verify, api, export, floor); the database is filled only when a
+section needs it.
 """
 
 import argparse
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from .common import Figure, database_url, log, recreate_database
 
-SECTIONS = ("engines", "append", "spin", "rebuild", "verify", "api", "export")
+SECTIONS = ("engines", "append", "spin", "rebuild", "verify", "api", "export", "floor")
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -198,6 +200,11 @@ def main(argv: list[str] | None = None) -> int:
         from .suite_export import bench_export
 
         run("gaming-day export", lambda: bench_export(events=export_events, dbname=args.database))
+    if "floor" in only:
+        from .bench_floor import bench_floor
+
+        log("floor")
+        run("floor refresh", lambda: bench_floor(coups=40 if quick else 320, rounds=5 if quick else 20))
     log(f"done in {time.perf_counter() - t0:,.0f} s")
     for f in figures:
         ratio = f" = {f.ratio:.2f} x {f.versus}" if f.ratio is not None else ""

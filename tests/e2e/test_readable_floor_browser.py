@@ -78,7 +78,7 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
     r1 = page.locator('article[data-table="R1"]')
     expect(r1.locator('th[data-basis="estimated"]')).to_have_text("Estimatedledger")
     expect(r1.locator('th[data-basis="final"]')).to_have_text("Finalcount room")
-    expect(r1).to_contain_text("even chances 5.00 EUR – 1,000.00 EUR")
+    expect(r1).to_contain_text("even chances: 5.00 EUR – 1,000.00 EUR")
     # Each edge is the table's own rule set's (issue 28), tagged with how it was found.
     expect(page.locator('article[data-table="C1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="T1"] [data-figure="theory-edge"]')).to_contain_text("exact")
