@@ -134,7 +134,7 @@ def refused_alert(table: str, refusals: list[dict]) -> Alert | None:
         table,
         "refused",
         "warning" if "self_limit" in counts else "info",
-        f"{total} bet{'s' if total != 1 else ''} refused over limits today ({by_kind}); "
+        f"{total} bet{'s' if total != 1 else ''} refused today ({by_kind}); "
         f"last: {last.get('patron') or 'patron not known'}, {eur(last['stake_cents'])}, "
         f"{REFUSAL_KINDS.get(last['kind'], last['kind'])}: {last['message']}",
     )

@@ -490,8 +490,41 @@ def _table(code: str) -> Table:
     return table
 
 
-def _coup(coup: Round) -> dict:
-    """A coup's bets and result: house win = Σ stake − Σ return over its decided bets (cents)."""
+def coup_money(code: str, coups: list[Round]) -> dict[str, tuple[int, int | None]]:
+    """``{coup id: (staked cents, house win cents or None)}`` of table ``code``'s ``coups``,
+    from the ledger in one query: staked = what the coup's events put on the layout (antes and
+    raises, doubles, splits, insurance: not only the first stake of each bet); house win = what
+    they moved on the table's win accounts (tray, drop, colour chips issued), as the win chart
+    and the table statistics count it; ``None`` while nothing is decided."""
+    ids = [str(c.id) for c in coups]
+    layout = accounts.table_layout(code)
+    wins = [f"table:{code}:{suffix}" for suffix in sorted(WIN_ACCOUNTS)]
+    rows = (
+        Posting.objects.filter(
+            Q(event__stream__in=[f"round/{i}" for i in ids]) | Q(event__correlation_id__in=ids),
+            account__in=[layout, *wins],
+            currency=settings.CASINO_CURRENCY,
+        )
+        .exclude(event__type__in=NOT_GAMING)
+        .values_list("event__stream", "event__correlation_id", "account", "amount_cents")
+    )
+    staked = dict.fromkeys(ids, 0)
+    won: dict[str, int | None] = dict.fromkeys(ids)
+    for stream, correlation, account, amount in rows:
+        key = stream.removeprefix("round/") if stream.startswith("round/") else correlation
+        if key not in staked:
+            continue
+        if account == layout:
+            staked[key] += max(amount, 0)
+        else:
+            won[key] = (won[key] or 0) + amount
+    return {i: (staked[i], won[i]) for i in ids}
+
+
+def _coup(coup: Round, money: tuple[int, int | None] | None = None) -> dict:
+    """A coup's bets and result, with ``staked_cents`` and ``house_win_cents`` of ``coup_money``
+    (read here when not given)."""
+    staked, won = money or coup_money(coup.table.code, [coup])[str(coup.id)]
     bets = [
         {
             "patron": bet.patron.code,
@@ -504,22 +537,21 @@ def _coup(coup: Round) -> dict:
         }
         for bet in coup.bets.all()
     ]
-    decided = [b for b in bets if b["return_cents"] is not None and b["state"] not in ("imprisoned", "returned")]
     return {
         "id": str(coup.id),
         "number": coup.number,
         "state": coup.state,
         "result": coup.result,
         "bets": bets,
-        "staked_cents": sum(b["stake_cents"] for b in bets),
-        "house_win_cents": sum(b["stake_cents"] - b["return_cents"] for b in decided) if decided else None,
+        "staked_cents": staked,
+        "house_win_cents": won,
     }
 
 
 DESCRIBING = ("CardDealt", "CoupResult", "DealerRevealed", "BoxDecided", "BetSettled", "PlayerDecided", "CardBurnt")
 
 
-def _described(game: str, coups: list[Round]) -> list[dict]:
+def _described(code: str, game: str, coups: list[Round]) -> list[dict]:
     """``_coup`` of each coup with ``"shown"``: its hands, totals and winner (``dashboard.coups``),
     read from the coups' events in one query."""
     events: dict[str, list[tuple[str, dict]]] = {str(c.id): [] for c in coups}
@@ -530,7 +562,8 @@ def _described(game: str, coups: list[Round]) -> list[dict]:
     )
     for stream, kind, data in rows:
         events[stream.removeprefix("round/")].append((kind, data))
-    return [{**_coup(c), "shown": describe(game, c.result, events[str(c.id)])} for c in coups]
+    money = coup_money(code, coups)
+    return [{**_coup(c, money[str(c.id)]), "shown": describe(game, c.result, events[str(c.id)])} for c in coups]
 
 
 def round_events(round_id: str) -> list[dict]:
@@ -635,7 +668,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         "table": card,
         "gaming_day": day,
         "in_play": {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None,
-        "last_coups": _described(table.game, last),
+        "last_coups": _described(table.code, table.game, last),
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),

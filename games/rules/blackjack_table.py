@@ -16,6 +16,7 @@ from .blackjack import BlackjackRules
 from .blackjack_edge import blackjack_edge
 from .chips import ChipIncrements
 from .errors import LimitRefused, RuleError
+from .money import format_cents
 
 MAX_LIMIT_CENTS = 10**10
 MAX_POSTING_CENTS = 10**12  # ledger.store.MAX_CENTS (the engine may not import the ledger)
@@ -112,12 +113,13 @@ class BlackjackTableRules:
         if stake_cents < self.min_bet_cents:
             raise LimitRefused(
                 "stake_cents",
-                f"{stake_cents} cents is under the table minimum of {self.min_bet_cents}",
+                f"{format_cents(stake_cents)} is under the table minimum of {format_cents(self.min_bet_cents)}",
                 "table_minimum",
             )
         if box_total_cents + stake_cents > self.max_box_cents:
             raise LimitRefused(
                 "stake_cents",
-                f"the box would hold {box_total_cents + stake_cents} cents, over its maximum of {self.max_box_cents}",
+                f"the box would hold {format_cents(box_total_cents + stake_cents)}, "
+                f"over its maximum of {format_cents(self.max_box_cents)}",
                 "box_maximum",
             )

@@ -39,6 +39,7 @@ from typing import Any
 from .blackjack import to_data
 from .cards import parse_card
 from .errors import LimitRefused, RuleError
+from .money import format_cents
 from .poker_hands import CATEGORIES, HandRank, dealer_qualifies, evaluate
 
 __all__ = [
@@ -175,7 +176,7 @@ class CaribbeanRules:
         """``ante_cents`` if it is an integer within the table's limits; else :class:`RuleError`
         (field ``"ante_cents"``), a :class:`LimitRefused` (kind ``table_minimum`` or
         ``table_maximum``) when it is an integer outside them."""
-        message = f"must be an integer from {self.ante_min_cents} to {self.ante_max_cents} cents, got {ante_cents!r}"
+        message = f"an ante is from {format_cents(self.ante_min_cents)} to {format_cents(self.ante_max_cents)}"
         if not _is_int(ante_cents) or ante_cents <= 0:  # type: ignore[operator]  # not a stake at all: bad input
             raise RuleError("ante_cents", message)
         if ante_cents < self.ante_min_cents:  # type: ignore[operator]

@@ -10,6 +10,7 @@ from typing import Any
 
 from .chips import ChipIncrements
 from .errors import LimitRefused, RuleError
+from .money import format_cents
 from .prison import PrisonOnClose
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
@@ -143,13 +144,14 @@ class RouletteTableRules:
         if stake_cents < low:
             raise StakeOutsideLimits(
                 "stake_cents",
-                f"{_eur(stake_cents)} is under the table minimum of {_eur(low)} for {bet.type}",
+                f"{format_cents(stake_cents)} is under the table minimum of {format_cents(low)} for {bet.type}",
                 "table_minimum",
             )
         if already_cents + stake_cents > high:
             raise StakeOutsideLimits(
                 "stake_cents",
-                f"{_eur(already_cents + stake_cents)} on this position is over the table maximum of {_eur(high)}",
+                f"{format_cents(already_cents + stake_cents)} on this position "
+                f"is over the table maximum of {format_cents(high)}",
                 "table_maximum",
             )
 
@@ -160,10 +162,6 @@ _ENUMS = (
     ("prison_on_close", PrisonOnClose),
     ("even_chances", EvenChances),
 )
-
-
-def _eur(cents: int) -> str:
-    return f"{cents // 100}.{cents % 100:02d}"
 
 
 __all__ = ["COLOURS", "EvenChances", "RouletteTableRules", "BetType", "StakeOutsideLimits"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from .chips import ChipIncrements
 from .errors import LimitRefused, RuleError
+from .money import format_cents
 from .prison import PrisonRules
 
 MAX_LIMIT_CENTS = 10**10
@@ -52,7 +53,7 @@ class TrenteQuaranteTableRules:
     def check_stake(self, stake_cents: int) -> None:
         """Refuse a stake that is not whole cents (:class:`RuleError`) or is outside the table's
         limits (:class:`LimitRefused`, kind ``table_minimum`` or ``table_maximum``)."""
-        message = f"a bet is from {self.min_bet_cents} to {self.max_bet_cents} cents"
+        message = f"a bet is from {format_cents(self.min_bet_cents)} to {format_cents(self.max_bet_cents)}"
         if type(stake_cents) is not int or stake_cents <= 0:  # not a stake at all: bad input, not a limit
             raise RuleError("stake_cents", message)
         if stake_cents < self.min_bet_cents:

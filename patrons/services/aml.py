@@ -41,6 +41,7 @@ from datetime import date, datetime
 from django.conf import settings
 from django.utils import timezone
 
+from games.rules.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON, patron_chips
 from ledger.commands import Command, ledger_command
 from ledger.errors import Conflict, InvalidInput, NotFound
@@ -83,10 +84,6 @@ class IdentityRequired(Conflict):
         super().__init__(message, field="patron")
         self.decision = decision
         self.actor = actor
-
-
-def _eur(cents: int) -> str:
-    return f"{cents // 100:,}.{cents % 100:02d}"
 
 
 def identity_on_file(patron: Patron) -> bool:
@@ -151,10 +148,10 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
         if not identity_on_file(patron):
             verb = "buy chips for" if direction == IN else "redeem chips for"
             raise IdentityRequired(
-                f"patron {patron.code} has no identity on file: he cannot {verb} {_eur(rules.identity_cents)} "
-                f"{settings.CASINO_CURRENCY} or more {span} (AML identity threshold, {rules.jurisdiction}); "
-                f"this transaction {_eur(amount)}, the {'visit' if visit is not None else 'day'}'s cash {direction} "
-                f"with it {_eur(total)}. "
+                f"patron {patron.code} has no identity on file: he cannot {verb} "
+                f"{format_cents(rules.identity_cents)} or more {span} (AML identity threshold, {rules.jurisdiction}); "
+                f"this transaction {format_cents(amount)}, "
+                f"the {'visit' if visit is not None else 'day'}'s cash {direction} with it {format_cents(total)}. "
                 "Record his name and identity document first.",
                 decision={**decision, "threshold_cents": rules.identity_cents},
                 actor=cmd.actor,

@@ -80,13 +80,13 @@ def test_a_bet_over_the_table_maximum_is_the_same_400_and_one_refusal_row(api, r
     events, bets = Event.objects.count(), Bet.objects.count()
     response = bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
     assert response.status_code == 400
-    assert response.json() == invalid_body("200.00 on this position is over the table maximum of 100.00")
+    assert response.json() == invalid_body("200.00 EUR on this position is over the table maximum of 100.00 EUR")
     assert (Event.objects.count(), Bet.objects.count()) == (events, bets)  # the ledger and the coup untouched
     assert Round.objects.get(pk=round_id).version == 1  # RoundOpened only
     row = only_refusal()
     assert (row.table_code, str(row.round_id), row.patron_code) == ("R1", round_id, colour_patron)
     assert (row.kind, row.stake_cents, row.actor) == ("table_maximum", 20_000, "dealer1")
-    assert row.message == "200.00 on this position is over the table maximum of 100.00"
+    assert row.message == "200.00 EUR on this position is over the table maximum of 100.00 EUR"
     assert row.gaming_day == current_gaming_day(row.created_at)
     assert row.created_at.utcoffset().total_seconds() == 0
 
@@ -99,7 +99,7 @@ def test_the_maximum_counts_what_is_already_on_the_position(api, round_id, colou
     assert Event.objects.count() == events
     row = only_refusal()
     assert (row.kind, row.stake_cents) == ("table_maximum", 200)  # the stake refused, not the position's total
-    assert "102.00 on this position" in row.message
+    assert "102.00 EUR on this position" in row.message
 
 
 def test_a_refused_bet_retried_with_its_idempotency_key_is_recorded_once(api, round_id, colour_patron):
@@ -314,7 +314,7 @@ def test_the_floor_card_alerts_and_the_table_view_lists_the_refusals(api, round_
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
     assert re.search(
-        r'class="alert alert-warning" data-alert="refused">2 bets refused over limits today '
+        r'class="alert alert-warning" data-alert="refused">2 bets refused today '
         rf"\(1 table maximum, 1 self-limit\); last: {patron}, 150\.00 EUR, self-limit: a bet of 150\.00 EUR is over "
         rf"patron {patron}&#x27;s own limit of 100\.00 EUR \(responsible gaming self-limit\)<",
         card,
@@ -322,7 +322,7 @@ def test_the_floor_card_alerts_and_the_table_view_lists_the_refusals(api, round_
     assert "2 bets refused" in html[: html.index('data-table="R1"')]  # and in the floor's list of alerts
 
     page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
-    assert "Bets refused over limits today (2)" in page
+    assert "Bets refused today (2)" in page
     section = page[
         page.index('data-section="refusals"') : page.index("</table>", page.index('data-section="refusals"'))
     ]
@@ -341,9 +341,7 @@ def test_another_days_refusals_are_not_on_the_floor(api, round_id, colour_patron
     BetRefusal.objects.update(gaming_day=current_gaming_day() - timedelta(days=1))  # as if recorded yesterday
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     assert 'data-alert="refused"' not in html
-    assert (
-        "Bets refused over limits today (0)" in pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
-    )
+    assert "Bets refused today (0)" in pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
 
 
 # --- every game's bet endpoint: bad input, unknown patrons and coups, closed coups, taken boxes ------

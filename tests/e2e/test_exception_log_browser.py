@@ -41,7 +41,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     patron = make_patron(100_000)
     coup = round_open(table="R1", actor="pit1")["round"]
     refusal = BetRefused(
-        "300.00 on this position is over the table maximum of 200.00",
+        "300.00 EUR on this position is over the table maximum of 200.00 EUR",
         kind="table_maximum",
         stake_cents=30_000,
         table="R1",

@@ -69,11 +69,11 @@ def test_refused_bets_at_table_limits_are_information_with_the_count_and_the_las
         "R1",
         "refused",
         "info",
-        "3 bets refused over limits today (1 table minimum, 2 table maximum); "
+        "3 bets refused today (1 table minimum, 2 table maximum); "
         "last: P00004, 150.00 EUR, table maximum: 150.00 is over the maximum",
     )
     one = alerts.refused_alert("R1", refusals[1:2])
-    assert one is not None and one.message.startswith("1 bet refused over limits today (1 table minimum); ")
+    assert one is not None and one.message.startswith("1 bet refused today (1 table minimum); ")
     assert one.message.endswith("last: patron not known, 1.00 EUR, table minimum: 1.00 is under the minimum")
 
 
@@ -85,7 +85,7 @@ def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
     alert = alerts.refused_alert("B1", refusals)
     assert alert is not None and alert.level == "warning"
     assert alert.message == (
-        "2 bets refused over limits today (1 box maximum, 1 self-limit); "
+        "2 bets refused today (1 box maximum, 1 self-limit); "
         "last: P00005, 500.00 EUR, box maximum: over the box maximum"
     )
 
