@@ -24,12 +24,11 @@ SPIN_BETS = tuple({"type": "chance_simple", "chance": c} for c in ("rouge", "imp
 STAKE_CENTS = 1_000
 
 
-def _set_up(patrons: int) -> tuple[str, list[str]]:
-    """Table RW with a coup in betting and ``patrons`` patrons holding 100 EUR of chips each."""
+def _set_up(patrons: int) -> list[str]:
+    """Table RW open and ``patrons`` patrons holding 100 EUR of chips each: their codes."""
     from django.test import override_settings
 
     from cashier.services.cage import cage_open, chips_purchase
-    from games.services.rounds import round_open
     from games.services.tables import table_open
     from ledger.errors import StateConflict
     from patrons.services.patrons import patron_register
@@ -52,8 +51,16 @@ def _set_up(patrons: int) -> tuple[str, list[str]]:
             codes.append(code)
             if (p + 1) % 2_000 == 0:
                 log(f"bet window: set-up: {p + 1:,} patrons")
-        coup = round_open(table="RW", actor=actor)["round"]
-    return coup, codes
+    return codes
+
+
+def _coup() -> str:
+    from games.services.rounds import round_open
+
+    from .suite_ledger import no_projection_tasks
+
+    with no_projection_tasks():
+        return round_open(table="RW", actor="bench")["round"]
 
 
 def batches_of(codes: list[str], batch: int = BATCH) -> list[dict]:
@@ -69,24 +76,42 @@ def batches_of(codes: list[str], batch: int = BATCH) -> list[dict]:
 
 def bench_bet_window(*, patrons: int, workers: int | None, database: str) -> list[Figure]:
     from games.models import Bet
-    from games.services.rounds import round_close_bets, round_record_result
+    from games.services.rounds import round_close_bets, round_record_result, round_void
     from ledger.models import Event, Posting
 
     from .suite_api import _checkpoint, _load, dealer_session, gunicorn_serving
     from .suite_ledger import _copy_same_rows, no_projection_tasks
 
     log(f"bet window: set-up: table RW, {patrons:,} patrons with chips")
-    coup, codes = _set_up(patrons)
+    codes = _set_up(patrons)
     headers = dealer_session()
     bodies = batches_of(codes)
     total = sum(len(b["bets"]) for b in bodies)
     workers = workers or (os.cpu_count() or 1) + 1
     with gunicorn_serving(database, workers) as (port, _server):
         spec = {"host": "127.0.0.1", "port": port, "headers": headers, "seconds": 0, "rate": None}
+        # Warm-up on a coup of its own, then voided (every stake back): each worker runs the
+        # whole path once (imports, prepared statements, caches) before the window.
+        warm = _coup()
+        warm_bodies = [{"bets": b["bets"][:100]} for b in batches_of(codes[: workers * 200], 100)][: workers * 2]
+        for body in warm_bodies:
+            for bet in body["bets"]:
+                bet["key"] = "warm-" + bet["key"]
+        warmed = _load(
+            {
+                **spec,
+                "path": f"/api/rounds/{warm}/bet-batches",
+                "bodies": warm_bodies,
+                "connections": workers,
+                "once": True,
+            }
+        )
+        if warmed["errors"]:
+            raise RuntimeError(f"warm-up batches refused: {warmed['error_kinds']}")
+        with no_projection_tasks():
+            round_void(round_id=warm, reason="benchmark warm-up", actor="bench")
+        coup = _coup()
         path = f"/api/rounds/{coup}/bet-batches"
-        # warm-up: every worker imports and connects once; a bet for no patron, refused: nothing placed
-        nobody = {"bets": [{"patron": "NOBODY0", "stake_cents": STAKE_CENTS, "bet": SPIN_BETS[0]}]}
-        _load({**spec, "path": path, "bodies": [nobody], "seconds": 1, "connections": workers})
         _checkpoint()  # the set-up's dirty pages written now, not during the window
         load_before = os.getloadavg()
         log(f"bet window: {total:,} bets in {len(bodies)} batches of {BATCH:,}, {workers} connections")
