@@ -21,7 +21,6 @@ the batch's transaction, under the bet's own key when it has one (so a retry rec
 
 from __future__ import annotations
 
-import json
 import re
 
 from django.db import connection, transaction
@@ -33,6 +32,7 @@ from core.ids import CODE_PATTERN
 from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
 from ledger.errors import BetRefused, DomainError, InvalidInput
 from ledger.hashing import fingerprint
+from ledger.jsoncodec import canonical
 from ledger.models import IdempotencyRecord
 
 from ..models import Bet, Table
@@ -211,7 +211,11 @@ def _stored_keys(round_id: object, bets: list) -> dict[str, tuple[str, dict]]:
         for item in bets
         if isinstance(item, dict) and idempotency_key_valid(item.get("key")) and len(item["key"]) <= KEY_MAX
     }
-    found = IdempotencyRecord.objects.filter(key__in=list(wanted)).values_list("key", "fingerprint", "result")
+    if connection.vendor == "postgresql":  # one prepared statement, not the ORM's IN list of 1,000
+        sql = "SELECT key, fingerprint, result FROM ledger_idempotencyrecord WHERE key = ANY(%s)"
+        found = rawsql.fetch_prepared(sql, [list(wanted)])
+    else:
+        found = IdempotencyRecord.objects.filter(key__in=list(wanted)).values_list("key", "fingerprint", "result")
     return {wanted[k]: (p, r) for k, p, r in found}
 
 
@@ -251,7 +255,7 @@ def _copy(objs: list) -> bool:
                     value = now
                     setattr(obj, field.attname, now)
                 elif value is not None and field.attname in json_fields:
-                    value = json.dumps(value)
+                    value = canonical(value, plain=True)  # orjson; the standard library for what it refuses
                 row.append(value)
             copy.write_row(row)
             obj._state.adding = False

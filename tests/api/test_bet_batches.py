@@ -10,10 +10,12 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.models import Bet, BetRefusal
+from games.services import bet_batches
+from games.services.bet_batches import bet_batch_place
 from games.services.rounds import round_close_bets, round_open
 from games.services.tables import table_open
 from ledger import accounts, store
-from ledger.models import Event, Posting
+from ledger.models import Event, IdempotencyRecord, Posting
 from patrons.services.self_limit import self_limit_set
 from staff.services import dealer_assign
 from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
@@ -369,3 +371,30 @@ def test_a_trente_et_quarante_batch_checks_each_bet_and_commits_the_accepted_one
     assert [p for p, _ in placed] == list(range(placed[0][0], placed[0][0] + 3))
     assert BetRefusal.objects.filter(round_id=coup, kind="table_maximum", stake_cents=200_000).count() == 1
     assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+@pytest.mark.parametrize("game", ["roulette", "baccarat"])
+def test_a_batch_failing_after_its_bets_were_checked_leaves_none_of_them(db, api, cage, monkeypatch, game):
+    if game == "roulette":
+        table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        shape = {"bet": ROUGE}
+    else:
+        api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json")
+        api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
+        coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+        shape = {"bet": "player"}
+    patrons = [make_patron(10_000) for _ in range(3)]
+    before = (store.head(), Bet.objects.count())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk is gone")
+
+    # the per-bet keys are written last, after every bet was placed and appended
+    monkeypatch.setattr(bet_batches, "_copy", broken)
+    monkeypatch.setattr(IdempotencyRecord.objects, "bulk_create", broken)
+    bets = [{"patron": p, "stake_cents": 1_000, "key": f"k{i}", **shape} for i, p in enumerate(patrons)]
+    with pytest.raises(RuntimeError):
+        bet_batch_place(round_id=coup, bets=bets, actor=ACTOR)
+    assert (store.head(), Bet.objects.count()) == before
+    assert [chips(p) for p in patrons] == [10_000] * 3
