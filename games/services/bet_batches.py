@@ -32,7 +32,7 @@ from core.ids import CODE_PATTERN
 from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
 from ledger.errors import BetRefused, DomainError, InvalidInput
 from ledger.hashing import fingerprint
-from ledger.jsoncodec import canonical
+from ledger.jsoncodec import canonical, loads
 from ledger.models import IdempotencyRecord
 
 from ..models import Bet, Table
@@ -213,7 +213,8 @@ def _stored_keys(round_id: object, bets: list) -> dict[str, tuple[str, dict]]:
     }
     if connection.vendor == "postgresql":  # one prepared statement, not the ORM's IN list of 1,000
         sql = "SELECT key, fingerprint, result FROM ledger_idempotencyrecord WHERE key = ANY(%s)"
-        found = rawsql.fetch_prepared(sql, [list(wanted)])
+        rows = rawsql.fetch_prepared(sql, [list(wanted)])
+        found = [(k, p, r if isinstance(r, dict) else loads(r)) for k, p, r in rows]  # jsonb comes as its text
     else:
         found = IdempotencyRecord.objects.filter(key__in=list(wanted)).values_list("key", "fingerprint", "result")
     return {wanted[k]: (p, r) for k, p, r in found}
