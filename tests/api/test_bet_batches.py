@@ -398,3 +398,32 @@ def test_a_batch_failing_after_its_bets_were_checked_leaves_none_of_them(db, api
         bet_batch_place(round_id=coup, bets=bets, actor=ACTOR)
     assert (store.head(), Bet.objects.count()) == before
     assert [chips(p) for p in patrons] == [10_000] * 3
+
+
+def test_a_black_jack_batch_sees_its_own_earlier_bets_on_a_box(db, api, cage):
+    opened = api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 5_000_000}, format="json")
+    assert opened.status_code in (200, 201), opened.json()
+    assert api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    coup = api.post("/api/tables/B1/rounds", {}, format="json").json()["round"]
+    seated, behind, late, stray = (make_patron(50_000) for _ in range(4))
+    bets = [
+        {"patron": behind, "box": 1, "stake_cents": 1_000},  # nobody seated on box 1 yet
+        {"patron": seated, "box": 1, "stake_cents": 2_000, "seated": True},
+        {"patron": behind, "box": 1, "stake_cents": 1_000},  # behind the player just seated
+        {"patron": late, "box": 1, "stake_cents": 2_000, "seated": True},  # the seat is taken
+        {"patron": stray, "box": 9, "stake_cents": 1_000, "seated": True},
+    ]
+    body = send(api, coup, bets).json()
+    assert [(r["status"], r.get("field")) for r in body["results"]] == [
+        ("refused", "seated"),
+        ("accepted", None),
+        ("accepted", None),
+        ("refused", "seated"),
+        ("refused", "box"),
+    ]
+    assert [chips(p) for p in (seated, behind, late, stray)] == [48_000, 49_000, 50_000, 50_000]
+    placed = Bet.objects.filter(round_id=coup).order_by("stake_cents")
+    assert [(b.patron.code, b.position["box"], b.position["seated"]) for b in placed] == [
+        (behind, 1, False),
+        (seated, 1, True),
+    ]
