@@ -17,6 +17,13 @@ Idempotency, twice over:
 
 A refused table limit or self-limit is recorded as a ``BetRefusal`` (the floor's count), in
 the batch's transaction, under the bet's own key when it has one (so a retry records it once).
+
+Speed (issue 27: 30,000 bets in a 10 s window, batches serialised by the writer lock): under
+the lock, one statement reads every patron's chips, self-limit and bets on the coup
+(``batch_placement_reads``), the checks run in memory against it, and on PostgreSQL the bet
+rows and the per-bet keys go in by COPY (``_copy``) beside the ledger's own COPY of the events.
+A card game's batch goes bet by bet through its game's service (one append a bet, all in the
+batch's one transaction).
 """
 
 from __future__ import annotations
