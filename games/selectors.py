@@ -113,6 +113,51 @@ def _bet_placement_reads_orm(key: uuid.UUID, code: str | None) -> BetPlacementRe
     )
 
 
+def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[str, BetPlacementReads]:
+    """``bet_placement_reads`` for every patron of ``codes`` on ``first.coup`` (already locked,
+    read by ``bet_placement_reads(round_id, None)``), in one statement on PostgreSQL instead of
+    one a patron: ``{code: reads}``, an unknown code's ``patron`` None. Call it under the writer
+    lock, as the single read: balances cannot move until the command commits (issue 27)."""
+    coup = first.coup
+    wanted = sorted({c for c in codes if isinstance(c, str) and "\x00" not in c})
+    if connection.vendor != "postgresql":
+        return {c: BetPlacementReads(coup, *_patron_reads_orm(coup, c), tip=first.tip) for c in wanted}
+    params = [coup.table.currency, coup.id, Bet.State.PLACED.value, wanted, [accounts.patron_chips(c) for c in wanted]]
+    found = {}
+    for row in fetch_prepared(_batch_placement_sql(), params):
+        width = len(Patron._meta.concrete_fields)
+        patron = instance(Patron, row[:width])
+        limit, chips, placed = row[width:]
+        found[patron.code] = BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()], first.tip)
+    return {c: found.get(c) or BetPlacementReads(coup, None, None, 0, tip=first.tip) for c in wanted}
+
+
+@functools.cache
+def _batch_placement_sql() -> str:
+    return (
+        f"SELECT {columns(Patron, 'p')}, "
+        "(SELECT s.max_bet_cents FROM cashier_selflimit s WHERE s.patron_code = p.code), "
+        "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
+        " WHERE l.account = w.account AND l.currency = %s), "
+        "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
+        " WHERE b.round_id = %s AND b.patron_id = p.id AND b.state = %s) "
+        "FROM unnest(%s::text[], %s::text[]) AS w(code, account) JOIN cashier_patron p ON p.code = w.code"
+    )
+
+
+def _patron_reads_orm(coup: Round, code: str) -> tuple:
+    """``(patron, self_limit_cents, chips_cents, placed)`` of one patron on ``coup`` (SQLite)."""
+    patron = Patron.objects.filter(code=code).first()
+    if patron is None:
+        return None, None, 0, []
+    return (
+        patron,
+        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", flat=True).first(),
+        store.balance(patron.chips_account, coup.table.currency),
+        list(coup.bets.filter(patron=patron, state=Bet.State.PLACED).values_list("position", "stake_cents")),
+    )
+
+
 def roulette_rules(table: Table) -> RouletteTableRules:
     """The rule set the table opened with (RULES.md §Roulette)."""
     try:

@@ -17,24 +17,34 @@ Idempotency, twice over:
 
 A refused table limit or self-limit is recorded as a ``BetRefusal`` (the floor's count), in
 the batch's transaction, under the bet's own key when it has one (so a retry records it once).
+
+Speed (issue 27: 30,000 bets in a 10 s window, batches serialised by the writer lock): under
+the lock, one statement reads every patron's chips, self-limit and bets on the coup
+(``batch_placement_reads``), the checks run in memory against it, and on PostgreSQL the bet
+rows and the per-bet keys go in by COPY (``_copy``) beside the ledger's own COPY of the events.
+A card game's batch goes bet by bet through its game's service (one append a bet, all in the
+batch's one transaction).
 """
 
 from __future__ import annotations
 
 import re
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import JSONField
+from django.utils import timezone
 
 from core import rawsql
 from core.ids import CODE_PATTERN
 from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
 from ledger.errors import BetRefused, DomainError, InvalidInput
 from ledger.hashing import fingerprint
+from ledger.jsoncodec import canonical, loads
 from ledger.models import IdempotencyRecord
 
 from ..models import Bet, Table
 from ..rules.errors import RuleError
-from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
+from ..selectors import batch_placement_reads, bet_placement_reads, roulette_rules
 from .baccarat import baccarat_bet
 from .bets import bet_check, betting_open_check
 from .blackjack import blackjack_bet_place
@@ -86,7 +96,10 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
         rules = roulette_rules(table) if placer is None else None
         fields = BET_FIELDS if placer is None else placer[1] | {"key"}
         keys = _stored_keys(coup.id, bets)
-        reads: dict[str, BetPlacementReads] = {}
+        # Every patron's balance, self-limit and bets on the coup in one read under the lock:
+        # nothing moves them until this command commits (one read a patron was half its time).
+        codes = [b.get("patron") for b in bets if isinstance(b, dict)]
+        reads = batch_placement_reads(first, codes) if placer is None else {}
         spent: dict[str, int] = {}
         seen: dict[str, tuple[str, dict]] = {}  # bet key -> (fingerprint, result) within this batch
         results, rows, events, to_keep, refusals = [], [], [], [], []
@@ -108,8 +121,6 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
                     # A card game's bet goes through its own single service, in a savepoint of
                     # this transaction (``within``): its checks and its refusal, nothing copied.
                     placed = _card_place(cmd, placer, coup, item, actor)
-                if placer is None and patron not in reads:
-                    reads[patron] = bet_placement_reads(coup.id, patron)
                 if placer is None:
                     mine = reads[patron]
                     placement = bet_check(
@@ -159,22 +170,25 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
         if events:
             expected = coup.version
             coup.version = expected + len(events)
+            copied = _copy(rows)  # PostgreSQL: COPY; else with the append, as a single placement
             cmd.append(
                 stream=coup.stream,
                 expected_version=expected,
                 correlation_id=str(coup.id),
                 events=events,
-                also=[rawsql.insert(rows), rawsql.update(coup, ["version"])],
+                also=([] if copied else [rawsql.insert(rows)]) + [rawsql.update(coup, ["version"])],
                 tip=first.tip,
             )
         if placer is not None and any(r["status"] == "accepted" and not r["replayed"] for r in results):
             projections_after_commit()  # the inner commands appended: the outer one made none
             coup.refresh_from_db(fields=["version"])
         position = cmd.appended[0].position if cmd.appended else None
-        IdempotencyRecord.objects.bulk_create(
+        records = [
             IdempotencyRecord(key=_stored(coup.id, key), fingerprint=p, result=r, position=position)
             for key, p, r in to_keep
-        )
+        ]
+        if records and not _copy(records):
+            IdempotencyRecord.objects.bulk_create(records)
         for exc, key in refusals:
             with transaction.atomic():
                 bet_refusal_record(exc, actor=actor, idempotency_key=f"bet:{coup.id}:{key}" if key else None)
@@ -205,7 +219,12 @@ def _stored_keys(round_id: object, bets: list) -> dict[str, tuple[str, dict]]:
         for item in bets
         if isinstance(item, dict) and idempotency_key_valid(item.get("key")) and len(item["key"]) <= KEY_MAX
     }
-    found = IdempotencyRecord.objects.filter(key__in=list(wanted)).values_list("key", "fingerprint", "result")
+    if connection.vendor == "postgresql":  # one prepared statement, not the ORM's IN list of 1,000
+        sql = "SELECT key, fingerprint, result FROM ledger_idempotencyrecord WHERE key = ANY(%s)"
+        rows = rawsql.fetch_prepared(sql, [list(wanted)])
+        found = [(k, p, r if isinstance(r, dict) else loads(r)) for k, p, r in rows]  # jsonb comes as its text
+    else:
+        found = IdempotencyRecord.objects.filter(key__in=list(wanted)).values_list("key", "fingerprint", "result")
     return {wanted[k]: (p, r) for k, p, r in found}
 
 
@@ -221,6 +240,35 @@ def _check_shape(item: object, fields: frozenset[str]) -> None:
     patron = item.get("patron")
     if not isinstance(patron, str) or not re.fullmatch(CODE_PATTERN, patron):
         raise InvalidInput("patron is a code (1 to 20 ASCII letters or digits)", field="patron")
+
+
+def _copy(objs: list) -> bool:
+    """COPY ``objs`` (new instances of one model, keys set) into its table on PostgreSQL, values
+    as ``save()`` would write them (JSON as text, ``auto_now_add`` now); False elsewhere (the
+    caller inserts them its usual way). A batch's thousand rows went in as one multi-row
+    INSERT bound client-side, a tenth of the batch's time."""
+    if connection.vendor != "postgresql" or not objs:
+        return False
+    meta = objs[0]._meta
+    fields = meta.concrete_fields
+    json_fields = {f.attname for f in fields if isinstance(f, JSONField)}
+    stamped = {f.attname for f in fields if getattr(f, "auto_now_add", False)}
+    now = timezone.now()
+    names = ", ".join(f'"{field.column}"' for field in fields)
+    with connection.cursor() as cursor, cursor.copy(f'COPY "{meta.db_table}" ({names}) FROM STDIN') as copy:
+        for obj in objs:
+            row = []
+            for field in fields:
+                value = obj.__dict__[field.attname]
+                if field.attname in stamped:
+                    value = now
+                    setattr(obj, field.attname, now)
+                elif value is not None and field.attname in json_fields:
+                    value = canonical(value, plain=True)  # orjson; the standard library for what it refuses
+                row.append(value)
+            copy.write_row(row)
+            obj._state.adding = False
+    return True
 
 
 def _card_place(cmd, placer: tuple, coup, item: dict, actor: str) -> dict:

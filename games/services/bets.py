@@ -26,6 +26,8 @@ from ..rules.roulette_table import RouletteTableRules
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
 from .refusals import refused
 
+_CHIPS = frozenset(Bet.Chips.values)  # ``Chips.values`` builds its list again on every call
+
 
 def _components(
     rules: RouletteTableRules, stake_cents: int, bet: dict | None, announce: dict | None
@@ -96,7 +98,7 @@ def bet_place(
     ``InsufficientChips`` (``stake_cents``: more than he holds), ``StateConflict`` (409: betting
     is closed, "rien ne va plus"), ``VersionConflict`` (409).
     """
-    if chips not in Bet.Chips.values:
+    if chips not in _CHIPS:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
     request = {
         "op": "bet_place",
@@ -192,7 +194,7 @@ def bet_check(
     ``InvalidInput`` (field at fault), ``BetRefused`` (a table limit, the chips, the variant or
     the self-limit, to be recorded) or ``InsufficientChips``.
     """
-    if chips not in Bet.Chips.values:
+    if chips not in _CHIPS:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
     spent = spent or {}
     coup = reads.coup

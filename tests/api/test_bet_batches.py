@@ -10,10 +10,12 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.models import Bet, BetRefusal
+from games.services import bet_batches
+from games.services.bet_batches import bet_batch_place
 from games.services.rounds import round_close_bets, round_open
 from games.services.tables import table_open
 from ledger import accounts, store
-from ledger.models import Event, Posting
+from ledger.models import Event, IdempotencyRecord, Posting
 from patrons.services.self_limit import self_limit_set
 from staff.services import dealer_assign
 from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
@@ -230,3 +232,198 @@ def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, c
     assert BetRefusal.objects.filter(round_id=coup).count() == 1  # the refusal retried under its key
     assert chips(rich) == 90_000 and chips(poor) == 500
     assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+def test_table_limits_hold_per_position_counting_what_the_patron_already_has_on_it(coup, api):
+    patron = make_patron(500_000)
+    single = api.post(
+        f"/api/rounds/{coup}/bets", {"patron": patron, "stake_cents": 10_000, "bet": ROUGE}, format="json"
+    )
+    assert single.status_code == 201, single.json()
+    noir, pair = {"type": "chance_simple", "chance": "noir"}, {"type": "chance_simple", "chance": "pair"}
+    bets = [
+        {"patron": patron, "stake_cents": 90_000, "bet": ROUGE},  # with the 100 EUR already on it: 1,000 EUR
+        {"patron": patron, "stake_cents": 1_000, "bet": ROUGE},  # 1,010 EUR on rouge
+        {"patron": patron, "stake_cents": 100_000, "bet": noir},  # another position: its own 1,000 EUR
+        {"patron": patron, "stake_cents": 100_001, "bet": pair},
+        {"patron": patron, "stake_cents": 500, "bet": pair},  # under the 10 EUR standing minimum
+    ]
+    body = send(api, coup, bets).json()
+    assert [(r["status"], r.get("kind")) for r in body["results"]] == [
+        ("accepted", None),
+        ("refused", "table_maximum"),
+        ("accepted", None),
+        ("refused", "table_maximum"),
+        ("refused", "table_minimum"),
+    ]
+    assert "1010.00 on this position is over the table maximum of 1000.00" in body["results"][1]["detail"]
+    assert chips(patron) == 500_000 - 10_000 - 90_000 - 100_000
+    refusals = sorted(BetRefusal.objects.filter(round_id=coup).values_list("kind", "stake_cents"))
+    assert refusals == [("table_maximum", 1_000), ("table_maximum", 100_001), ("table_minimum", 500)]
+
+
+def test_colour_chips_play_any_position_within_its_limits_and_value_chips_only_the_even_chances(
+    coup, api, colour_patron
+):
+    colour = accounts.patron_colour(colour_patron, "R1")
+    assert (store.balance(colour), chips(colour_patron)) == (20_000, 80_000)  # 100 red chips of 2 EUR
+    plein = {"type": "plein", "numbers": [17]}
+    bets = [
+        {"patron": colour_patron, "stake_cents": 6_000, "bet": plein, "chips": "colour"},
+        {"patron": colour_patron, "stake_cents": 6_000, "bet": plein, "chips": "colour"},  # 120 EUR on 17 > 100
+        {"patron": colour_patron, "stake_cents": 6_000, "bet": {"type": "plein", "numbers": [18]}, "chips": "colour"},
+        {"patron": colour_patron, "stake_cents": 1_000, "bet": plein},  # value chips on a number
+        {"patron": colour_patron, "stake_cents": 300, "bet": {"type": "plein", "numbers": [19]}, "chips": "colour"},
+        {"patron": colour_patron, "stake_cents": 10_000, "bet": ROUGE, "chips": "colour"},  # 80 EUR of colour left
+        {"patron": colour_patron, "stake_cents": 8_000, "bet": ROUGE, "chips": "colour"},
+        {"patron": colour_patron, "stake_cents": 1_000, "bet": ROUGE},  # value chips on an even chance
+    ]
+    body = send(api, coup, bets).json()
+    assert [(r["status"], r.get("error"), r.get("field"), r.get("kind")) for r in body["results"]] == [
+        ("accepted", None, None, None),
+        ("refused", "invalid", "stake_cents", "table_maximum"),
+        ("accepted", None, None, None),
+        ("refused", "invalid", "chips", None),
+        ("refused", "invalid", "stake_cents", None),
+        ("refused", "insufficient_funds", "stake_cents", None),
+        ("accepted", None, None, None),
+        ("accepted", None, None, None),
+    ]
+    assert "whole number of red chips" in body["results"][4]["detail"]
+    assert (store.balance(colour), chips(colour_patron)) == (0, 79_000)
+    placed = Bet.objects.filter(round_id=coup).order_by("stake_cents")
+    assert [(b.chips, b.stake_cents) for b in placed] == [
+        ("value", 1_000),
+        ("colour", 6_000),
+        ("colour", 6_000),
+        ("colour", 8_000),
+    ]
+    colours = Event.objects.filter(type="BetPlaced", correlation_id=coup).values_list("data__colour", flat=True)
+    assert sorted(colours, key=str) == sorted(["red", "red", "red", None], key=str)
+
+
+def test_a_batch_key_sent_again_with_other_bets_is_refused_and_places_nothing(coup, api):
+    patron = make_patron(100_000)
+    first = send(api, coup, [{"patron": patron, "stake_cents": 1_000, "bet": ROUGE}], key="batch-X")
+    assert first.status_code == 201
+    other = send(api, coup, [{"patron": patron, "stake_cents": 2_000, "bet": ROUGE}], key="batch-X")
+    assert other.status_code == 409
+    assert (other.json()["error"], other.json()["field"]) == ("idempotency_key_reused", "idempotency_key")
+    assert chips(patron) == 99_000 and Bet.objects.filter(round_id=coup).count() == 1
+
+
+def test_a_batch_and_single_placements_at_once_never_overdraw_one_patron(committed_db, table):
+    patron = make_patron(10_000)
+    user = staff_user("dealer1", *API_TEST_ROLES)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+
+    def client():
+        c = APIClient()
+        c.force_authenticate(user)
+        return c
+
+    def batch():
+        bets = [{"patron": patron, "stake_cents": 3_000, "bet": ROUGE, "key": f"b{i}"} for i in range(3)]
+        return send(client(), coup, bets).json()["accepted"]
+
+    def single():
+        body = {"patron": patron, "stake_cents": 3_000, "bet": ROUGE}
+        return 1 if client().post(f"/api/rounds/{coup}/bets", body, format="json").status_code == 201 else 0
+
+    outcomes = run_concurrently(batch, single, single, single)
+    # 100 EUR covers three stakes of 30 EUR, however the four commands interleaved
+    assert sum(outcomes) == 3, outcomes
+    assert chips(patron) == 1_000
+    assert sorted(Bet.objects.filter(round_id=coup).values_list("stake_cents", flat=True)) == [3_000] * 3
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+def test_a_trente_et_quarante_batch_checks_each_bet_and_commits_the_accepted_ones_together(db, api, cage):
+    opened = api.post("/api/tables/T1/open", {"game": "trente_quarante", "opener_cents": 5_000_000}, format="json")
+    assert opened.status_code in (200, 201), opened.json()
+    assert api.post("/api/tables/T1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    coup = api.post("/api/tables/T1/rounds", {}, format="json").json()["round"]
+    rich, poor = make_patron(300_000), make_patron(1_000)
+    bets = [
+        {"patron": rich, "bet": "rouge", "stake_cents": 10_000, "key": "t1"},
+        {"patron": rich, "bet": "tie", "stake_cents": 1_000, "key": "t2"},  # no tie bet at trente-et-quarante
+        {"patron": rich, "bet": "noir", "stake_cents": 200_000, "key": "t3"},  # over the 1,000 EUR maximum
+        {"patron": poor, "bet": "couleur", "stake_cents": 2_000, "key": "t4"},  # holds 10 EUR
+        {"patron": poor, "bet": "inverse", "stake_cents": 1_000, "key": "t5"},
+        {"patron": rich, "bet": "noir", "stake_cents": 5_000, "key": "t6"},
+    ]
+    before = store.head()[0]  # (position, hash)
+    body = send(api, coup, bets, key="tq-1").json()
+    assert [(r["status"], r.get("error"), r.get("field"), r.get("kind")) for r in body["results"]] == [
+        ("accepted", None, None, None),
+        ("refused", "invalid", "bet", None),
+        ("refused", "invalid", "stake_cents", "table_maximum"),
+        ("refused", "insufficient_funds", "stake_cents", None),
+        ("accepted", None, None, None),
+        ("accepted", None, None, None),
+    ]
+    assert chips(rich) == 285_000 and chips(poor) == 0
+    # the three accepted bets' events follow one another: one command, nothing in between
+    placed = list(
+        Event.objects.filter(type="BetPlaced", position__gt=before).order_by("position").values_list("position", "data")
+    )
+    assert [data["position"]["bet"] for _, data in placed] == ["rouge", "inverse", "noir"]
+    assert [p for p, _ in placed] == list(range(placed[0][0], placed[0][0] + 3))
+    assert BetRefusal.objects.filter(round_id=coup, kind="table_maximum", stake_cents=200_000).count() == 1
+    assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
+
+
+@pytest.mark.parametrize("game", ["roulette", "baccarat"])
+def test_a_batch_failing_after_its_bets_were_checked_leaves_none_of_them(db, api, cage, monkeypatch, game):
+    if game == "roulette":
+        table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        shape = {"bet": ROUGE}
+    else:
+        api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json")
+        api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
+        coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
+        shape = {"bet": "player"}
+    patrons = [make_patron(10_000) for _ in range(3)]
+    before = (store.head(), Bet.objects.count())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk is gone")
+
+    # the per-bet keys are written last, after every bet was placed and appended
+    monkeypatch.setattr(bet_batches, "_copy", broken)
+    monkeypatch.setattr(IdempotencyRecord.objects, "bulk_create", broken)
+    bets = [{"patron": p, "stake_cents": 1_000, "key": f"k{i}", **shape} for i, p in enumerate(patrons)]
+    with pytest.raises(RuntimeError):
+        bet_batch_place(round_id=coup, bets=bets, actor=ACTOR)
+    assert (store.head(), Bet.objects.count()) == before
+    assert [chips(p) for p in patrons] == [10_000] * 3
+
+
+def test_a_black_jack_batch_sees_its_own_earlier_bets_on_a_box(db, api, cage):
+    opened = api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 5_000_000}, format="json")
+    assert opened.status_code in (200, 201), opened.json()
+    assert api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
+    coup = api.post("/api/tables/B1/rounds", {}, format="json").json()["round"]
+    seated, behind, late, stray = (make_patron(50_000) for _ in range(4))
+    bets = [
+        {"patron": behind, "box": 1, "stake_cents": 1_000},  # nobody seated on box 1 yet
+        {"patron": seated, "box": 1, "stake_cents": 2_000, "seated": True},
+        {"patron": behind, "box": 1, "stake_cents": 1_000},  # behind the player just seated
+        {"patron": late, "box": 1, "stake_cents": 2_000, "seated": True},  # the seat is taken
+        {"patron": stray, "box": 9, "stake_cents": 1_000, "seated": True},
+    ]
+    body = send(api, coup, bets).json()
+    assert [(r["status"], r.get("field")) for r in body["results"]] == [
+        ("refused", "seated"),
+        ("accepted", None),
+        ("accepted", None),
+        ("refused", "seated"),
+        ("refused", "box"),
+    ]
+    assert [chips(p) for p in (seated, behind, late, stray)] == [48_000, 49_000, 50_000, 50_000]
+    placed = Bet.objects.filter(round_id=coup).order_by("stake_cents")
+    assert [(b.patron.code, b.position["box"], b.position["seated"]) for b in placed] == [
+        (behind, 1, False),
+        (seated, 1, True),
+    ]

@@ -16,8 +16,9 @@ measured in the same run. Results go to ``tests/benchmarks/results/<UTC date-tim
 ``.json`` with the machine's description (CPU, cores, RAM, PostgreSQL version, fsync).
 the pit boss's floor refresh with 20 tables open and a day of coups against raw SELECTs of
 the same rows (``bench_floor``). ``--only append,spin`` runs some sections (names: engines,
-append, spin, rebuild, verify, api, export, floor); the database is filled only when a
-section needs it.
+append, spin, bet_window, rebuild, verify, api, export, floor); the database is filled only when
+a section needs it. ``bet_window`` (issue 27): ``--patrons`` × 3 bets (10,000; 1,000 with
+``--quick``) sent through gunicorn in batches of 1,000, then the spin settled.
 """
 
 import argparse
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from .common import Figure, database_url, log, recreate_database
 
-SECTIONS = ("engines", "append", "spin", "rebuild", "verify", "api", "export", "floor")
+SECTIONS = ("engines", "append", "spin", "bet_window", "rebuild", "verify", "api", "export", "floor")
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,6 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "spin" in only:
         run("roulette spin", lambda: suite_ledger.bench_roulette_spin(patrons=patrons))
+    if "bet_window" in only:
+        from .suite_bet_window import bench_bet_window
+
+        run(
+            "bet window",
+            lambda: bench_bet_window(
+                patrons=args.patrons or (1_000 if quick else 10_000), workers=args.workers, database=args.database
+            ),
+        )
     if "rebuild" in only or "verify" in only:
         with suite_ledger.no_projection_tasks():
             es = suite_ledger.fill_ledger(events=events, dbname=args.database)

@@ -3,11 +3,18 @@
     python -m tests.benchmarks.loadgen SPEC.json   # prints a JSON summary on stdout
 
 SPEC: ``{"host", "port", "path", "headers", "bodies": [...], "seconds", "rate" | null,
-"connections"}``. With a ``rate`` it is open-loop: request i is due at start + i / rate and its
-latency is counted from that due time, so a server that stalls is charged for the requests
-that queued behind the stall (no "coordinated omission"). Without a rate it is closed-loop:
-``connections`` threads send back to back, for the maximum throughput. Bodies are used in
-turn. Any status other than 2xx, or a connection error, is an error.
+"connections", "once"?, "tally"?}``. With a ``rate`` it is open-loop: request i is due at
+start + i / rate and its latency is counted from that due time, so a server that stalls is
+charged for the requests that queued behind the stall (no "coordinated omission"). Without a
+rate it is closed-loop: ``connections`` threads send back to back, for the maximum
+throughput. Bodies are used in turn. Any status other than 2xx, or a connection error, is an
+error.
+
+``"once": true`` sends each body exactly once (closed loop, ``seconds`` ignored) and reports
+the seconds from the first request sent to the last answer: the time to deliver a fixed load,
+e.g. a betting window's batches. ``"tally": ["accepted", "refused"]`` sums those integer
+fields of each 2xx JSON answer (``tallies``), and keeps the first answer's first refused
+result (``first_refusal``) to say why.
 
 It shares the machine with the server, so it is kept cheap: requests are prepared bytes on a
 plain socket and responses are read by their Content-Length (``http.client`` parsed every
@@ -71,18 +78,23 @@ def run(spec: dict) -> dict:
     headers = {"Content-Type": "application/json", **spec.get("headers", {})}
     requests = [_request_bytes(host, port, path, headers, json.dumps(b).encode()) for b in spec["bodies"]]
     seconds, rate, connections = spec["seconds"], spec.get("rate"), spec["connections"]
+    once, tally = bool(spec.get("once")), list(spec.get("tally", ()))
+    tallies = dict.fromkeys(tally, 0)
+    first_refusal: list[dict] = []
     lock = threading.Lock()
     state = {"next": 0}
     latencies: list[float] = []
     timeline: list[tuple[float, float]] = []  # (due or sent, seconds from start; latency)
     errors: dict[str, int] = {}
     start = time.perf_counter() + 0.05
-    end = start + seconds
+    end = float("inf") if once else start + seconds
 
     def take() -> tuple[int, float] | None:
         with lock:
             i = state["next"]
             state["next"] += 1
+        if once and i >= len(requests):
+            return None
         due = start + i / rate if rate else time.perf_counter()
         return None if due >= end else (i, due)
 
@@ -98,15 +110,21 @@ def run(spec: dict) -> dict:
                 status, payload = conn.send(requests[i % len(requests)])
                 ok = 200 <= status < 300
                 key = "" if ok else f"HTTP {status}: {payload[:200].decode(errors='replace')}"
+                counted = _tally(payload, tally) if ok and tally else None
             except (OSError, ValueError, IndexError) as exc:
                 conn.close()
-                key = f"{type(exc).__name__}: {exc}"
+                key, counted = f"{type(exc).__name__}: {exc}", None
             done = time.perf_counter()
             with lock:
                 latencies.append(done - (due if rate else sent))
                 timeline.append(((due if rate else sent) - start, done - (due if rate else sent)))
                 if key:
                     errors[key] = errors.get(key, 0) + 1
+                if counted:
+                    for name in tally:
+                        tallies[name] += counted[0].get(name, 0)
+                    if counted[1] and not first_refusal:
+                        first_refusal.append(counted[1])
         conn.close()
 
     threads = [threading.Thread(target=worker) for _ in range(connections)]
@@ -114,7 +132,10 @@ def run(spec: dict) -> dict:
         t.start()
     for t in threads:
         t.join()
-    elapsed = max(time.perf_counter(), end) - start if rate else time.perf_counter() - start
+    finished = time.perf_counter()
+    elapsed = max(finished, end) - start if rate else finished - start
+    if once and timeline:  # from the first request sent, not the planned start
+        elapsed = finished - start - min(t for t, _ in timeline)
     latencies.sort()
     if spec.get("timeline"):
         with open(spec["timeline"], "w") as handle:
@@ -134,7 +155,15 @@ def run(spec: dict) -> dict:
         "over_50ms": sum(1 for latency in latencies if latency > 0.050),
         "errors": sum(errors.values()),
         "error_kinds": errors,
+        **({"tallies": tallies, "first_refusal": first_refusal[0] if first_refusal else None} if tally else {}),
     }
+
+
+def _tally(payload: bytes, names: list[str]) -> tuple[dict, dict | None]:
+    """``({name: int})`` of a JSON answer's ``names``, and its first refused result if any."""
+    body = json.loads(payload)
+    refused = next((r for r in body.get("results", ()) if r.get("status") == "refused"), None)
+    return {name: int(body.get(name, 0)) for name in names}, refused
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .common import Figure, database_url, log, raw_connection
@@ -38,16 +40,13 @@ def _free_port() -> int:
 
 def _set_up(patrons: int) -> tuple[str, list[str], dict]:
     """A table with a coup in betting, patrons with chips, a logged-in dealer's cookies."""
-    from django.contrib.auth import get_user_model
-    from django.middleware.csrf import _get_new_csrf_string
-    from django.test import Client, override_settings
+    from django.test import override_settings
 
     from cashier.services.cage import cage_open, chips_purchase
     from games.services.rounds import round_open
     from games.services.tables import table_open
     from ledger.errors import StateConflict
     from patrons.services.patrons import patron_register
-    from staff.roles import Role, grant
 
     from .suite_ledger import ensure_cage_shift, no_projection_tasks
 
@@ -67,13 +66,7 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
             chips_purchase(patron=code, amount_cents=190_000, actor=actor)  # under the AML log threshold
             codes.append(code)
         coup = round_open(table="RA", actor=actor)["round"]
-    user = get_user_model().objects.create_user(username="bench_dealer", password="not-used-by-the-load")
-    grant(user, Role.DEALER, Role.PIT_BOSS)
-    client = Client()
-    client.force_login(user)
-    csrf = _get_new_csrf_string()
-    cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
-    return coup, codes, {"Cookie": cookie, "X-CSRFToken": csrf}
+    return coup, codes, dealer_session()
 
 
 def _load(spec: dict) -> dict:
@@ -92,13 +85,10 @@ def _load(spec: dict) -> dict:
     return json.loads(out.stdout)
 
 
-def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) -> list[Figure]:
-    log("api: set-up")
-    coup, codes, headers = _set_up(60 if quick else 300)
-    # cores + 1 sync workers: PostgreSQL and the load generator share these cores, so the
-    # production default (2 x cores + 1, for a database on its own machine) only adds
-    # contention here (2 cores: 131 req/s with 3 workers, 124 with 5; results/2026-11-30T0326Z).
-    workers = workers or (os.cpu_count() or 1) + 1
+@contextmanager
+def gunicorn_serving(database: str, workers: int) -> Iterator[tuple[int, subprocess.Popen]]:
+    """gunicorn (deploy/gunicorn.conf.py, ``workers`` sync workers, ``DJANGO_DEBUG=false``) on a
+    free loopback port, answering: ``(port, process)``; stopped on leaving."""
     port = _free_port()
     env = {
         **os.environ,
@@ -123,6 +113,40 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
     )
     try:
         _wait_ready(port, server)
+        yield port, server
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def dealer_session() -> dict:
+    """Headers of a logged-in dealer and pit boss: a session cookie and its CSRF token."""
+    from django.contrib.auth import get_user_model
+    from django.middleware.csrf import _get_new_csrf_string
+    from django.test import Client
+
+    from staff.roles import Role, grant
+
+    user, _ = get_user_model().objects.get_or_create(username="bench_dealer")
+    grant(user, Role.DEALER, Role.PIT_BOSS)
+    client = Client()
+    client.force_login(user)
+    csrf = _get_new_csrf_string()
+    cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+    return {"Cookie": cookie, "X-CSRFToken": csrf}
+
+
+def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) -> list[Figure]:
+    log("api: set-up")
+    coup, codes, headers = _set_up(60 if quick else 300)
+    # cores + 1 sync workers: PostgreSQL and the load generator share these cores, so the
+    # production default (2 x cores + 1, for a database on its own machine) only adds
+    # contention here (2 cores: 131 req/s with 3 workers, 124 with 5; results/2026-11-30T0326Z).
+    workers = workers or (os.cpu_count() or 1) + 1
+    with gunicorn_serving(database, workers) as (port, server):
         bodies = [
             {"patron": code, "stake_cents": 1_000, "bet": {"type": "chance_simple", "chance": chance}}
             for chance in CHANCES
@@ -153,12 +177,6 @@ def bench_api(*, seconds: int, workers: int | None, database: str, quick: bool) 
         split_after["load generator"] = reaped.ru_utime + reaped.ru_stime - children.ru_utime - children.ru_stime
         split_before["load generator"] = 0.0
         ceiling["cpu_split"] = {k: 1000 * (split_after[k] - split_before[k]) / served for k in split_after}
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
     figures = []
     for title, result, target in (
         (f"open loop at {TARGET_RATE} req/s", fixed, True),
