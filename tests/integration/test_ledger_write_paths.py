@@ -42,6 +42,34 @@ def test_a_batch_of_any_size_is_written_whole_and_chained(size):
     assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
 
 
+# What COPY's text format escapes (backslash, tab, newline, carriage return) and its NULL marker.
+ODD = "a\\b\tc\nd\re \\N \\. é"
+
+
+@pytest.mark.parametrize("size", [2, store._COPY_FROM])
+def test_texts_with_copys_special_characters_are_stored_as_given(size):
+    from datetime import UTC, datetime, timedelta, timezone
+
+    moment = datetime(2026, 11, 30, 5, 0, 0, 0, tzinfo=timezone(timedelta(hours=-3)))
+    events = [
+        NewEvent(f"Odd{ODD}", {"s": ODD, ODD: [ODD]}, [Leg(f"acc:{ODD}", 7), Leg("b", -7)], occurred_at=moment)
+        for _ in range(size)
+    ]
+    with transaction.atomic():
+        saved = append(stream=f"t/{ODD}", expected_version=0, events=events, actor=ODD, correlation_id=ODD,
+                       causation_id=ODD, idempotency_key=ODD)  # fmt: skip
+    stored = list(Event.objects.order_by("position"))
+    assert [(e.stream, e.type, e.actor, e.correlation_id, e.causation_id) for e in stored] == [
+        (f"t/{ODD}", f"Odd{ODD}", ODD, ODD, ODD)
+    ] * size
+    assert [e.idempotency_key for e in stored] == [ODD] + [None] * (size - 1)
+    assert stored[-1].data == {"s": ODD, ODD: [ODD]} and stored[-1].hash == saved[-1].hash
+    assert stored[0].occurred_at == moment and stored[0].occurred_at.astimezone(UTC).hour == 8
+    assert Posting.objects.filter(account=f"acc:{ODD}").count() == size
+    result = verify_chain()
+    assert (result.ok, result.checked) == (True, size), result
+
+
 @pytest.mark.parametrize("size", [1, 2, store._COPY_FROM])
 def test_a_refused_row_writes_nothing_and_raises_djangos_integrity_error(size):
     with transaction.atomic():
