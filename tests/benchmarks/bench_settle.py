@@ -110,9 +110,11 @@ def run(template: str, dbname: str, profile: str | None) -> None:
 
         profiler = Profiler(interval=0.0005)
         profiler.start()
-    started = time.perf_counter()
+    backend = _backend_cpu_reader()
+    server_before, started, cpu_started = backend(), time.perf_counter(), time.process_time()
     result = round_record_result(round_id=coup, number=17, actor="bench")
     settle_seconds = time.perf_counter() - started
+    client_cpu, server_cpu = time.process_time() - cpu_started, backend() - server_before
     if profiler:
         profiler.stop()
         with open(profile, "w") as out:
@@ -134,10 +136,31 @@ def run(template: str, dbname: str, profile: str | None) -> None:
                 "copy_s": round(copy_seconds, 3),
                 "copy_rows_per_s": round(rows / copy_seconds),
                 "ratio": round(copy_seconds / settle_seconds, 3),
+                "client_cpu_s": round(client_cpu, 3),
+                "server_cpu_s": round(server_cpu, 3),
                 "load": round(os.getloadavg()[0], 2),
             }
         )
     )
+
+
+def _backend_cpu_reader():
+    """A function giving the CPU seconds (user + system) used so far by this connection's
+    PostgreSQL backend, read from /proc (the server runs on this machine): with the client's
+    own CPU time, what the settlement costs whatever the other processes take."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def read() -> float:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    return read
 
 
 def main() -> None:
