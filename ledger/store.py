@@ -187,7 +187,8 @@ def _measured(append_events):
     @functools.wraps(append_events)
     def measured(*args, **kwargs):
         started = time.perf_counter()
-        if len(kwargs.get("events", ())) >= _COPY_FROM:
+        events = kwargs.get("events")
+        if isinstance(events, Sequence) and len(events) >= _COPY_FROM:  # a settlement: see collector_paused
             with collector_paused():
                 saved = append_events(*args, **kwargs)
         else:

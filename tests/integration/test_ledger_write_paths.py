@@ -129,3 +129,37 @@ def test_text_that_cannot_be_hashed_is_refused_and_the_postings_already_sent_are
     assert err.value.field == "data"
     assert list(Event.objects.values_list("stream", flat=True)) == ["t/a", "t/c", "t/c"]
     assert Posting.objects.count() == 6 and verify_chain().ok
+
+
+@pytest.mark.parametrize("size", [store._COPY_FROM - 1, store._COPY_FROM])
+def test_a_settlement_sized_append_runs_without_garbage_collections_and_restarts_them(monkeypatch, size):
+    import gc
+
+    real, collecting = store.event_hash_and_data, []
+
+    def watched(**fields):
+        collecting.append(gc.isenabled())
+        return real(**fields)
+
+    monkeypatch.setattr(store, "event_hash_and_data", watched)
+    assert gc.isenabled()
+    with transaction.atomic():
+        append(stream="t/gc", expected_version=0, events=_events(size), actor="tester")
+    assert set(collecting) == {size < store._COPY_FROM}  # paused from the COPY size on
+    assert gc.isenabled()
+
+
+def test_the_collector_pause_restarts_collections_after_an_error_and_keeps_an_outer_pause():
+    import gc
+
+    with pytest.raises(ZeroDivisionError), store.collector_paused():
+        assert not gc.isenabled()
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with store.collector_paused():
+            pass
+        assert not gc.isenabled()  # paused by someone else before: left paused
+    finally:
+        gc.enable()
