@@ -17,7 +17,9 @@ a coup, places 3 even-chance bets of 10 EUR for each patron (in batches of 1,000
 TEMPLATE``), applies this tree's migrations (untimed), checkpoints, then times
 ``round_record_result`` of the coup (number 17), then a raw COPY of the same event, posting
 and bet rows into plain tables in the same process (the suite's baseline), and prints one
-JSON line: settle seconds, rows, rows/s, COPY rows/s and the ratio. Started from two trees in
+JSON line: settle seconds, rows, rows/s, COPY rows/s, the ratio, and the CPU seconds the settle
+took in this process and in its PostgreSQL backend (read from /proc: the server runs on this
+machine), which hold when other processes share the cores. Started from two trees in
 turn (``cd tree && .venv/bin/python -m tests.benchmarks.bench_settle run …``), each run
 settles the same coup on the same data.
 """
