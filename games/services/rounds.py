@@ -17,7 +17,7 @@ from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
-from ledger.store import NewEvent
+from ledger.store import NewEvent, collector_paused
 
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
@@ -163,7 +163,8 @@ def round_record_result(
         "number": number,
         "expected_version": expected_version,
     }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+    # Thousands of bets' events built and written: no garbage collections over them meanwhile.
+    with collector_paused(), ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         coup = round_for_update(round_id)
@@ -198,8 +199,9 @@ def round_record_result(
         settled: dict[tuple, list] = {}  # (state, return_cents) -> keys of the bets
         to_prison: list[tuple[int, object, int]] = []  # (index in events, bet key, level)
         verdicts: dict = {}
+        coup_text = (str(coup.id), table.code)
         for bet in bets:
-            event, outcome = _settle_bet(bet, coup, number, rules, verdicts)
+            event, outcome = _settle_bet(bet, coup_text, number, rules, verdicts)
             if event is None:  # zero en prison: imprisoned below, in the same place of the batch
                 to_prison.append((len(events), bet[0], outcome.prison_level_after))
                 events.append(None)
@@ -253,8 +255,11 @@ def round_record_result(
         )
 
 
-def _settle_bet(bet: tuple, coup: Round, number: int, rules, verdicts: dict) -> tuple[NewEvent | None, Settlement]:
-    """Settle one bet, ``(id, patron code, position as JSON text, stake, chips)``: its
+def _settle_bet(
+    bet: tuple, coup_text: tuple[str, str], number: int, rules, verdicts: dict
+) -> tuple[NewEvent | None, Settlement]:
+    """Settle one bet, ``(id, patron code, position as JSON text, stake, chips)``, of the coup
+    ``coup_text`` = ``(round id, table code)`` (as text once a coup, not once a bet): its
     ``BetSettled`` event and its settlement; no event when zero sends it to prison (the caller
     imprisons it).
 
@@ -265,6 +270,7 @@ def _settle_bet(bet: tuple, coup: Round, number: int, rules, verdicts: dict) -> 
     exactly as before.
     """
     key, patron, position_json, stake, chips = bet
+    round_id, table = coup_text
     verdict = verdicts.get((position_json, stake))
     if verdict is None:
         position = json.loads(position_json)
@@ -282,7 +288,6 @@ def _settle_bet(bet: tuple, coup: Round, number: int, rules, verdicts: dict) -> 
     position, outcome, payout, edge, unpaid = verdict
     if outcome.outcome == Outcome.IMPRISONED:
         return None, outcome
-    table = coup.table.code
     colour = chips == Bet.Chips.COLOUR
     patron_account = accounts.patron_colour(patron, table) if colour else accounts.patron_chips(patron)
     house_account = accounts.table_colour_issued(table) if colour else accounts.table_tray(table)
@@ -291,7 +296,7 @@ def _settle_bet(bet: tuple, coup: Round, number: int, rules, verdicts: dict) -> 
         "BetSettled",
         {
             "bet": str(key),
-            "round": str(coup.id),
+            "round": round_id,
             "table": table,
             "patron": patron,
             "position": position,

@@ -42,6 +42,34 @@ def test_a_batch_of_any_size_is_written_whole_and_chained(size):
     assert (result.ok, result.checked, result.head_hash) == (True, size + 1, saved[-1].hash)
 
 
+# What COPY's text format escapes (backslash, tab, newline, carriage return) and its NULL marker.
+ODD = "a\\b\tc\nd\re \\N \\. é"
+
+
+@pytest.mark.parametrize("size", [2, store._COPY_FROM])
+def test_texts_with_copys_special_characters_are_stored_as_given(size):
+    from datetime import UTC, datetime, timedelta, timezone
+
+    moment = datetime(2026, 11, 30, 5, 0, 0, 0, tzinfo=timezone(timedelta(hours=-3)))
+    events = [
+        NewEvent(f"Odd{ODD}", {"s": ODD, ODD: [ODD]}, [Leg(f"acc:{ODD}", 7), Leg("b", -7)], occurred_at=moment)
+        for _ in range(size)
+    ]
+    with transaction.atomic():
+        saved = append(stream=f"t/{ODD}", expected_version=0, events=events, actor=ODD, correlation_id=ODD,
+                       causation_id=ODD, idempotency_key=ODD)  # fmt: skip
+    stored = list(Event.objects.order_by("position"))
+    assert [(e.stream, e.type, e.actor, e.correlation_id, e.causation_id) for e in stored] == [
+        (f"t/{ODD}", f"Odd{ODD}", ODD, ODD, ODD)
+    ] * size
+    assert [e.idempotency_key for e in stored] == [ODD] + [None] * (size - 1)
+    assert stored[-1].data == {"s": ODD, ODD: [ODD]} and stored[-1].hash == saved[-1].hash
+    assert stored[0].occurred_at == moment and stored[0].occurred_at.astimezone(UTC).hour == 8
+    assert Posting.objects.filter(account=f"acc:{ODD}").count() == size
+    result = verify_chain()
+    assert (result.ok, result.checked) == (True, size), result
+
+
 @pytest.mark.parametrize("size", [1, 2, store._COPY_FROM])
 def test_a_refused_row_writes_nothing_and_raises_djangos_integrity_error(size):
     with transaction.atomic():
@@ -101,3 +129,37 @@ def test_text_that_cannot_be_hashed_is_refused_and_the_postings_already_sent_are
     assert err.value.field == "data"
     assert list(Event.objects.values_list("stream", flat=True)) == ["t/a", "t/c", "t/c"]
     assert Posting.objects.count() == 6 and verify_chain().ok
+
+
+@pytest.mark.parametrize("size", [store._COPY_FROM - 1, store._COPY_FROM])
+def test_a_settlement_sized_append_runs_without_garbage_collections_and_restarts_them(monkeypatch, size):
+    import gc
+
+    real, collecting = store.event_hash_and_data, []
+
+    def watched(**fields):
+        collecting.append(gc.isenabled())
+        return real(**fields)
+
+    monkeypatch.setattr(store, "event_hash_and_data", watched)
+    assert gc.isenabled()
+    with transaction.atomic():
+        append(stream="t/gc", expected_version=0, events=_events(size), actor="tester")
+    assert set(collecting) == {size < store._COPY_FROM}  # paused from the COPY size on
+    assert gc.isenabled()
+
+
+def test_the_collector_pause_restarts_collections_after_an_error_and_keeps_an_outer_pause():
+    import gc
+
+    with pytest.raises(ZeroDivisionError), store.collector_paused():
+        assert not gc.isenabled()
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with store.collector_paused():
+            pass
+        assert not gc.isenabled()  # paused by someone else before: left paused
+    finally:
+        gc.enable()
