@@ -252,6 +252,7 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ROUTES = (
     {
         "ledger.tasks.catch_up_projections": {"queue": "projections"},
+        "ledger.tasks.rebuild_projection": {"queue": "projections"},
         "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports, when they come
     }
     if env.bool("CELERY_ROUTE_QUEUES", default=False)

@@ -4,7 +4,7 @@ import logging
 
 from celery import shared_task
 
-from . import checkpoints, projections
+from . import checkpoints, projections, rebuilds
 
 logger = logging.getLogger(__name__)
 
@@ -27,3 +27,12 @@ def write_checkpoint() -> int | None:
     LEDGER_CHECKPOINT_INTERVAL_SECONDS). Returns the position anchored, or None."""
     written = checkpoints.write_checkpoint()
     return written.position if written else None
+
+
+@shared_task(name="ledger.tasks.rebuild_projection")
+def rebuild_projection(name: str) -> int:
+    """Rebuild projection ``name`` from position 0 in one transaction, its progress written to
+    its ``ProjectionRebuild`` row (``ledger.rebuilds``); sent one a projection, as a group, by
+    ``rebuilds.rebuild_request``. Returns the position rebuilt to; an error fails the task and
+    is recorded on the row."""
+    return rebuilds.rebuild_run(name=name)

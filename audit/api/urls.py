@@ -13,6 +13,7 @@ urlpatterns = [
     path("health/live", ledger.Liveness.as_view(), name="health-live"),
     path("health/ready", ledger.Readiness.as_view(), name="health-ready"),
     path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
+    path("projections/rebuild", ledger.ProjectionRebuildStart.as_view(), name="projection-rebuild"),
     path("audit/<name:scope>/<name:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),

@@ -1,0 +1,177 @@
+"""Rebuilds as Celery tasks, one a projection (issue 27): each rebuilds exactly what the
+incremental catch-up builds, shows its progress in ``GET /api/projections/`` while it runs
+(written on a connection of its own, the rebuild's transaction being open), records a failure
+with its error, and a catch-up that comes during a rebuild waits for it and applies each new
+event once."""
+
+import threading
+
+import pytest
+from rest_framework.test import APIClient
+
+from ledger import projections, rebuilds
+from ledger.models import Event, ProjectionCheckpoint, ProjectionRebuild
+from ledger.store import Leg, NewEvent
+from tests.conftest import make_patron, staff_user
+
+from .projection_helpers import append_events, burst, snapshot
+from .test_projection_rebuild import _play_coups, _replay_incrementally
+
+
+def _auditor() -> APIClient:
+    client = APIClient()
+    client.force_authenticate(staff_user("auditor1", "auditor"))
+    return client
+
+
+def _pausing_at_batch(monkeypatch, name: str, batch: int) -> tuple[threading.Event, threading.Event]:
+    """``name``'s rebuild stops before folding its ``batch``-th batch, says so (first event) and
+    waits for the second."""
+    reached, go_on = threading.Event(), threading.Event()
+    projector = projections.REGISTRY[name]
+    real = projector.rebuilder
+
+    def rebuilder():
+        fold = real()
+        feed, fed = fold.feed, []
+
+        def pausing(work):
+            fed.append(work)
+            if len(fed) == batch:
+                reached.set()
+                assert go_on.wait(30), "the test never let the rebuild go on"
+            feed(work)
+
+        fold.feed = pausing
+        return fold
+
+    monkeypatch.setattr(projector, "rebuilder", rebuilder)
+    return reached, go_on
+
+
+def _in_thread(target) -> tuple[threading.Thread, dict]:
+    """Run ``target`` in a thread (its own database connection); its result or error lands in the dict."""
+    outcome: dict = {}
+
+    def run():
+        from django.db import connection
+
+        try:
+            outcome["result"] = target()
+        except BaseException as error:  # noqa: BLE001 (handed to the test)
+            outcome["error"] = error
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+@pytest.mark.postgres
+def test_rebuild_tasks_give_what_the_incremental_catch_up_gives(committed_db, table):
+    _play_coups(10)
+    _replay_incrementally(batch=11)
+    incremental = snapshot()
+    head = Event.objects.count()
+    assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
+    assert snapshot() == incremental
+    status = rebuilds.rebuild_status()
+    for name in projections.names():
+        row = status[name]
+        assert (row["state"], row["events_done"], row["events_total"], row["percent"]) == ("succeeded", head, head, 100.0)
+        assert row["started_at"] <= row["finished_at"] and row["error"] == "" and row["seconds_left"] is None
+        assert row["requested_by"] == "auditor1"
+    assert dict(ProjectionCheckpoint.objects.values_list("name", "position")) == dict.fromkeys(
+        projections.names(), head
+    )
+
+
+@pytest.mark.postgres
+def test_a_running_rebuild_shows_its_progress_in_the_api(committed_db, cage, monkeypatch):
+    auditor = _auditor()
+    make_patron(10_000)
+    burst(1_000, accounts=7)
+    head = Event.objects.count()
+    monkeypatch.setattr(rebuilds, "PROGRESS_SECONDS", 0)  # a progress line every batch
+    reached, go_on = _pausing_at_batch(monkeypatch, "audit", 4)
+    thread, outcome = _in_thread(lambda: rebuilds.rebuild_run(name="audit", batch=100))
+    assert reached.wait(30)
+    try:
+        (row,) = [r for r in auditor.get("/api/projections/").json()["projections"] if r["projection"] == "audit"]
+        running = row["rebuild"]
+        assert (running["state"], running["events_done"], running["events_total"]) == ("running", 300, head)
+        assert running["percent"] == round(100 * 300 / head, 1)
+        assert running["events_per_second"] > 0 and running["seconds_left"] > 0
+        assert running["started_at"].endswith("Z") and running["finished_at"] is None
+    finally:
+        go_on.set()
+        thread.join(30)
+    assert outcome == {"result": head}
+    (row,) = [r for r in auditor.get("/api/projections/").json()["projections"] if r["projection"] == "audit"]
+    assert (row["rebuild"]["state"], row["rebuild"]["events_done"], row["lag"]) == ("succeeded", head, 0)
+
+
+@pytest.mark.postgres
+def test_a_failed_rebuild_task_is_reported_with_its_error_and_changes_nothing(committed_db, cage, monkeypatch):
+    make_patron(10_000)
+    burst(300, accounts=5)
+    projections.catch_up_all()
+    before = snapshot()
+
+    class Failing:
+        def feed(self, batch):
+            raise RuntimeError("the ratings fold fails")
+
+    monkeypatch.setattr(projections.REGISTRY["ratings"], "rebuilder", Failing)
+    rebuilds.rebuild_request()  # eager: each task runs here; the failure does not stop the others
+    assert snapshot() == before
+    rows = {r["projection"]: r["rebuild"] for r in _auditor().get("/api/projections/").json()["projections"]}
+    assert rows["ratings"]["state"] == "failed"
+    assert rows["ratings"]["error"] == "RuntimeError: the ratings fold fails"
+    assert rows["ratings"]["finished_at"] is not None
+    assert {rows[name]["state"] for name in ("balances", "audit", "table_stats")} == {"succeeded"}
+
+
+@pytest.mark.postgres
+def test_a_catch_up_during_a_rebuild_waits_for_it_and_applies_new_events_once(committed_db, cage, monkeypatch):
+    make_patron(10_000)
+    burst(600, accounts=6)
+    projections.catch_up_all()
+    reached, go_on = _pausing_at_batch(monkeypatch, "balances", 2)
+    rebuilding, rebuilt = _in_thread(lambda: rebuilds.rebuild_run(name="balances", batch=100))
+    assert reached.wait(30)
+    # An event committed while the rebuild runs, and a catch-up of it.
+    append_events("late/1", [NewEvent("Burst", {"i": -1}, [Leg("acct:late", 777), Leg("acct:contra", -777)])])
+    catching_up, caught_up = _in_thread(lambda: projections.catch_up("balances", batch=100))
+    catching_up.join(1)
+    assert catching_up.is_alive()  # waiting on the rebuild's checkpoint lock
+    go_on.set()
+    rebuilding.join(30)
+    catching_up.join(30)
+    head = Event.objects.count()
+    # The rebuild read on to the head it found at its end; the catch-up then had nothing left.
+    assert rebuilt == {"result": head} and caught_up == {"result": 0}
+    after = snapshot()["balances"]
+    assert after[("acct:late", "EUR")] == 777
+    _replay_incrementally(batch=50)
+    assert snapshot()["balances"] == after
+
+
+@pytest.mark.django_db
+def test_a_rebuild_request_names_unknown_projections_and_refuses_a_second_while_one_runs():
+    from ledger.errors import Conflict, InvalidInput
+
+    with pytest.raises(InvalidInput) as bad:
+        rebuilds.rebuild_request(names=["balances", "jackpots"])
+    assert bad.value.field == "projections" and "jackpots" in bad.value.message
+    ProjectionRebuild.objects.create(name="audit", state="running", queued_at=_now())
+    with pytest.raises(Conflict, match="audit is already running"):
+        rebuilds.rebuild_request(names=["balances", "audit"])
+    assert not ProjectionRebuild.objects.filter(name="balances").exists()  # nothing half-queued
+
+
+def _now():
+    from django.utils import timezone
+
+    return timezone.now()
