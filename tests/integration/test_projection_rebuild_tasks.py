@@ -175,3 +175,30 @@ def _now():
     from django.utils import timezone
 
     return timezone.now()
+
+
+@pytest.mark.postgres
+def test_the_command_starts_the_tasks_follows_them_and_fails_naming_the_failed_one(committed_db, cage, monkeypatch):
+    import io
+    import re
+
+    from django.core.management import CommandError, call_command
+
+    make_patron(10_000)
+    burst(200, accounts=4)
+    head = Event.objects.count()
+    out, err = io.StringIO(), io.StringIO()
+    call_command("ledger", "rebuild", "--async", "--projection", "balances", "--projection", "audit", stdout=out, stderr=err)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "rebuild queued, one task a projection: balances, audit"
+    for line, name in zip(lines[1:], ("balances", "audit"), strict=True):
+        assert re.fullmatch(rf"projection {name}: succeeded, {head:,} events(, [\d,]+ events/s)?", line), line
+    assert f"rebuild balances, audit (tasks): {2 * head:,}/{2 * head:,} events (100.0%)" in err.getvalue()
+
+    class Failing:
+        def feed(self, batch):
+            raise RuntimeError("the ratings fold fails")
+
+    monkeypatch.setattr(projections.REGISTRY["ratings"], "rebuilder", Failing)
+    with pytest.raises(CommandError, match=r"rebuild failed: ratings \(RuntimeError: the ratings fold fails\)"):
+        call_command("ledger", "rebuild", "--async", stdout=io.StringIO(), stderr=io.StringIO())

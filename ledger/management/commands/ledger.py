@@ -136,7 +136,13 @@ class Command(BaseCommand):
         self.stdout.write(f"rebuild queued, one task a projection: {', '.join(queued)}")
         if not follow:
             return
-        status = _follow(queued, self.stderr)
+        try:
+            status = _follow(queued, self.stderr)
+        except KeyboardInterrupt:
+            raise CommandError(
+                "stopped following; the tasks run on in the workers: `manage.py ledger lag` or "
+                "GET /api/projections/ shows them"
+            ) from None
         failed = []
         for name in queued:
             row = status[name]
