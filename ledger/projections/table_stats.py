@@ -7,6 +7,9 @@ is the count room's ``win = drop + credits − fills + (closer − opener)`` (DE
 
 from fractions import Fraction
 
+from django.db import connection
+
+from ..jsoncodec import loads
 from ..models import TableDayStats
 from . import Batch, register, truncate
 
@@ -44,7 +47,7 @@ class TableStatistics:
             stats.save()
 
     def rebuilder(self) -> "_Fold":
-        return _Fold(stored=False)
+        return _SummedFold() if connection.vendor == "postgresql" else _Fold(stored=False)
 
     def reset(self) -> None:
         truncate(TableDayStats)
@@ -167,6 +170,111 @@ class _Fold:
 
     def finish(self) -> None:
         TableDayStats.objects.bulk_create(self.finished(), batch_size=1000)
+
+
+
+# A batch's statistics summed per table-day by PostgreSQL, by the rules of ``_Fold.feed``: the
+# same sums, without decoding each event in Python (issue 27). Each query gives rows of
+# (table, gaming day, ...); a table-day any of them names gets its row, as in ``_Fold``.
+_WIN = """
+SELECT split_part(p.account, ':', 2), e.gaming_day,
+       COALESCE(sum(p.amount_cents) FILTER (WHERE e.type <> ALL(%(not_gaming)s)), 0)::bigint,
+       COALESCE(sum(p.amount_cents) FILTER (
+           WHERE e.type <> ALL(%(not_gaming)s) AND split_part(p.account, ':', 3) = 'drop' AND p.amount_cents > 0
+       ), 0)::bigint
+FROM ledger_posting p JOIN ledger_event e ON e.position = p.event_id
+WHERE p.event_id > %(after)s AND p.event_id <= %(upto)s AND p.account LIKE 'table:%%'
+  AND split_part(p.account, ':', 3) = ANY(%(win_accounts)s) AND split_part(p.account, ':', 4) = ''
+  AND p.account NOT LIKE 'table:%%:%%:%%:%%'
+GROUP BY 1, 2
+"""
+_TABLE_EVENTS = """
+FROM ledger_event
+WHERE position > %(after)s AND position <= %(upto)s AND type = ANY(%(types)s)
+  AND jsonb_typeof(data) = 'object' AND jsonb_typeof(data->'table') = 'string'
+"""
+_DECIDED = f"""
+SELECT data->>'table', gaming_day, COALESCE(data->>'house_edge', '0'), count(*),
+       sum(COALESCE((data->>'stake_cents')::bigint, 0))::bigint
+{_TABLE_EVENTS} GROUP BY 1, 2, 3
+"""
+# Each player of a table-day with the position of his first deciding event: the order he joins ``patrons``.
+_PLAYERS = f"""
+SELECT data->>'table', gaming_day, (data->'patron')::text, min(position)
+{_TABLE_EVENTS} AND data->'patron' IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 4
+"""
+_MOVED = f"""
+SELECT data->>'table', gaming_day, type, sum(COALESCE((data->>'amount_cents')::bigint, 0))::bigint
+{_TABLE_EVENTS} GROUP BY 1, 2, 3
+"""
+_COUPS = f"""
+SELECT data->>'table', gaming_day, count(*), min(occurred_at), max(occurred_at)
+{_TABLE_EVENTS} GROUP BY 1, 2
+"""
+
+
+def _sums(batch: Batch) -> dict[str, list[tuple]]:
+    span = {"after": batch.after, "upto": batch.upto}
+    with connection.cursor() as cursor:
+
+        def rows(sql: str, **params) -> list[tuple]:
+            cursor.execute(sql, {**span, **params})
+            return cursor.fetchall()
+
+        return {
+            "win": rows(_WIN, not_gaming=sorted(NOT_GAMING), win_accounts=sorted(WIN_ACCOUNTS)),
+            "decided": rows(_DECIDED, types=list(DECIDING)),
+            "players": rows(_PLAYERS, types=list(DECIDING)),
+            "moved": rows(_MOVED, types=sorted(FILLS_AND_CREDITS)),
+            "coups": rows(_COUPS, types=["RoundSettled"]),
+        }
+
+
+class _SummedFold(_Fold):
+    """A rebuild's fold on PostgreSQL: the batch's sums per table-day (``_sums``, read ahead on
+    the second connection) added up."""
+
+    def __init__(self) -> None:
+        super().__init__(stored=False)
+
+    def read(self, batch: Batch) -> None:
+        batch.memo("table_stats.sums", _sums)
+
+    def feed(self, batch: Batch) -> None:
+        sums, row = batch.memo("table_stats.sums", _sums), self.row
+        for table, day, win, drop in sums["win"]:
+            stats = row(table, day)
+            stats.win_cents += win
+            stats.drop_cents += drop
+        for table, day, event_type, amount in sums["moved"]:
+            stats = row(table, day)
+            field = "fills_cents" if event_type.startswith("Fill") else "credits_cents"
+            sign = -1 if event_type.endswith("Reversed") else 1
+            setattr(stats, field, getattr(stats, field) + sign * amount)
+        for table, day, edge, bets, staked in sums["decided"]:
+            stats = row(table, day)
+            stats.bets += bets
+            stats.handle_cents += staked
+            by_edge = self.stakes.setdefault((table, day), {})
+            by_edge[edge] = by_edge.get(edge, 0) + staked
+        for table, day, patron, _ in sums["players"]:
+            patron = loads(patron)
+            if not patron:
+                continue
+            stats = row(table, day)
+            if isinstance(patron, str):
+                players = self.players[table, day]
+                if patron in players:
+                    continue
+                players.add(patron)
+            elif patron in stats.patrons:
+                continue
+            stats.patrons = [*stats.patrons, patron]
+        for table, day, coups, first, last in sums["coups"]:
+            stats = row(table, day)
+            stats.coups += coups
+            stats.first_coup_at = min(filter(None, [stats.first_coup_at, first]))
+            stats.last_coup_at = max(filter(None, [stats.last_coup_at, last]))
 
 
 register(TableStatistics())
