@@ -174,64 +174,48 @@ class _Fold:
 
 
 # A batch's statistics summed per table-day by PostgreSQL, by the rules of ``_Fold.feed``: the
-# same sums, without decoding each event in Python (issue 27). Each query gives rows of
-# (table, gaming day, ...); a table-day any of them names gets its row, as in ``_Fold``.
-_WIN = """
-SELECT split_part(p.account, ':', 2), e.gaming_day,
+# same sums without decoding each event in Python, in one round trip a batch (issue 27).
+# Rows "w": (table, day, win, drop) of the table's win accounts' postings; rows "e": the counted
+# events grouped by (table, day, type, edge, patron) with their count, Σ stake, Σ amount, first
+# position and first / last time. A table-day any row names gets its row, as in ``_Fold``.
+_SUMS = """
+SELECT 'w', split_part(p.account, ':', 2), e.gaming_day, NULL, NULL, NULL, 0::bigint,
        COALESCE(sum(p.amount_cents) FILTER (WHERE e.type <> ALL(%(not_gaming)s)), 0)::bigint,
        COALESCE(sum(p.amount_cents) FILTER (
            WHERE e.type <> ALL(%(not_gaming)s) AND split_part(p.account, ':', 3) = 'drop' AND p.amount_cents > 0
-       ), 0)::bigint
+       ), 0)::bigint,
+       NULL::bigint, NULL::timestamptz, NULL::timestamptz
 FROM ledger_posting p JOIN ledger_event e ON e.position = p.event_id
 WHERE p.event_id > %(after)s AND p.event_id <= %(upto)s AND p.account LIKE 'table:%%'
-  AND split_part(p.account, ':', 3) = ANY(%(win_accounts)s) AND split_part(p.account, ':', 4) = ''
-  AND p.account NOT LIKE 'table:%%:%%:%%:%%'
-GROUP BY 1, 2
-"""
-_TABLE_EVENTS = """
+  AND split_part(p.account, ':', 3) = ANY(%(win_accounts)s) AND p.account NOT LIKE 'table:%%:%%:%%:%%'
+GROUP BY 2, 3
+UNION ALL
+SELECT 'e', data->>'table', gaming_day, type, COALESCE(data->>'house_edge', '0'), (data->'patron')::text, count(*),
+       sum(COALESCE((data->>'stake_cents')::bigint, 0))::bigint,
+       sum(COALESCE((data->>'amount_cents')::bigint, 0))::bigint,
+       min(position), min(occurred_at), max(occurred_at)
 FROM ledger_event
-WHERE position > %(after)s AND position <= %(upto)s AND type = ANY(%(types)s)
+WHERE position > %(after)s AND position <= %(upto)s AND type = ANY(%(counted)s)
   AND jsonb_typeof(data) = 'object' AND jsonb_typeof(data->'table') = 'string'
-"""
-_DECIDED = f"""
-SELECT data->>'table', gaming_day, COALESCE(data->>'house_edge', '0'), count(*),
-       sum(COALESCE((data->>'stake_cents')::bigint, 0))::bigint
-{_TABLE_EVENTS} GROUP BY 1, 2, 3
-"""
-# Each player of a table-day with the position of his first deciding event: the order he joins ``patrons``.
-_PLAYERS = f"""
-SELECT data->>'table', gaming_day, (data->'patron')::text, min(position)
-{_TABLE_EVENTS} AND data->'patron' IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 4
-"""
-_MOVED = f"""
-SELECT data->>'table', gaming_day, type, sum(COALESCE((data->>'amount_cents')::bigint, 0))::bigint
-{_TABLE_EVENTS} GROUP BY 1, 2, 3
-"""
-_COUPS = f"""
-SELECT data->>'table', gaming_day, count(*), min(occurred_at), max(occurred_at)
-{_TABLE_EVENTS} GROUP BY 1, 2
+GROUP BY 2, 3, 4, 5, 6
 """
 
 
-def _sums(batch: Batch) -> dict[str, list[tuple]]:
-    span = {"after": batch.after, "upto": batch.upto}
+def _sums(batch: Batch) -> list[tuple]:
+    params = {
+        "after": batch.after,
+        "upto": batch.upto,
+        "not_gaming": sorted(NOT_GAMING),
+        "win_accounts": sorted(WIN_ACCOUNTS),
+        "counted": list(COUNTED),
+    }
     with connection.cursor() as cursor:
-
-        def rows(sql: str, **params) -> list[tuple]:
-            cursor.execute(sql, {**span, **params})
-            return cursor.fetchall()
-
-        return {
-            "win": rows(_WIN, not_gaming=sorted(NOT_GAMING), win_accounts=sorted(WIN_ACCOUNTS)),
-            "decided": rows(_DECIDED, types=list(DECIDING)),
-            "players": rows(_PLAYERS, types=list(DECIDING)),
-            "moved": rows(_MOVED, types=sorted(FILLS_AND_CREDITS)),
-            "coups": rows(_COUPS, types=["RoundSettled"]),
-        }
+        cursor.execute(_SUMS, params)
+        return cursor.fetchall()
 
 
 class _SummedFold(_Fold):
-    """A rebuild's fold on PostgreSQL: the batch's sums per table-day (``_sums``, read ahead on
+    """A rebuild's fold on PostgreSQL: the batch's sums per table-day (``_SUMS``, read ahead on
     the second connection) added up."""
 
     def __init__(self) -> None:
@@ -241,40 +225,46 @@ class _SummedFold(_Fold):
         batch.memo("table_stats.sums", _sums)
 
     def feed(self, batch: Batch) -> None:
-        sums, row = batch.memo("table_stats.sums", _sums), self.row
-        for table, day, win, drop in sums["win"]:
+        row, players = self.row, []
+        for kind, table, day, event_type, edge, patron, count, staked, amount, first_at, first, last in batch.memo(
+            "table_stats.sums", _sums
+        ):
             stats = row(table, day)
-            stats.win_cents += win
-            stats.drop_cents += drop
-        for table, day, event_type, amount in sums["moved"]:
-            stats = row(table, day)
-            field = "fills_cents" if event_type.startswith("Fill") else "credits_cents"
-            sign = -1 if event_type.endswith("Reversed") else 1
-            setattr(stats, field, getattr(stats, field) + sign * amount)
-        for table, day, edge, bets, staked in sums["decided"]:
-            stats = row(table, day)
-            stats.bets += bets
-            stats.handle_cents += staked
-            by_edge = self.stakes.setdefault((table, day), {})
-            by_edge[edge] = by_edge.get(edge, 0) + staked
-        for table, day, patron, _ in sums["players"]:
-            patron = loads(patron)
-            if not patron:
-                continue
-            stats = row(table, day)
-            if isinstance(patron, str):
-                players = self.players[table, day]
-                if patron in players:
-                    continue
-                players.add(patron)
-            elif patron in stats.patrons:
-                continue
-            stats.patrons = [*stats.patrons, patron]
-        for table, day, coups, first, last in sums["coups"]:
-            stats = row(table, day)
-            stats.coups += coups
-            stats.first_coup_at = min(filter(None, [stats.first_coup_at, first]))
-            stats.last_coup_at = max(filter(None, [stats.last_coup_at, last]))
+            if kind == "w":
+                stats.win_cents += staked
+                stats.drop_cents += amount
+            elif event_type in FILLS_AND_CREDITS:
+                field = "fills_cents" if event_type.startswith("Fill") else "credits_cents"
+                sign = -1 if event_type.endswith("Reversed") else 1
+                setattr(stats, field, getattr(stats, field) + sign * amount)
+            elif event_type in DECIDING:
+                stats.bets += count
+                stats.handle_cents += staked
+                by_edge = self.stakes.setdefault((table, day), {})
+                by_edge[edge] = by_edge.get(edge, 0) + staked
+                if patron is not None:
+                    players.append((first_at, table, day, patron))
+            elif event_type == "RoundSettled":
+                stats.coups += count
+                stats.first_coup_at = min(filter(None, [stats.first_coup_at, first]))
+                stats.last_coup_at = max(filter(None, [stats.last_coup_at, last]))
+        players.sort()  # by first position: the order they joined
+        for _, table, day, patron in players:
+            self._join(table, day, loads(patron))
+
+    def _join(self, table: str, day, patron) -> None:
+        """``patron`` into the table-day's ``patrons`` once, in the order of first play."""
+        if not patron:
+            return
+        stats = self.rows[table, day]
+        if isinstance(patron, str):
+            seen = self.players[table, day]
+            if patron in seen:
+                return
+            seen.add(patron)
+        elif patron in stats.patrons:
+            return
+        stats.patrons = [*stats.patrons, patron]
 
 
 register(TableStatistics())

@@ -10,12 +10,12 @@ import pytest
 from rest_framework.test import APIClient
 
 from ledger import projections, rebuilds
-from ledger.models import Event, ProjectionCheckpoint, ProjectionRebuild
+from ledger.models import Event, ProjectionCheckpoint, ProjectionRebuild, TableDayStats
 from ledger.store import Leg, NewEvent
 from tests.conftest import make_patron, staff_user
 
 from .projection_helpers import append_events, burst, snapshot
-from .test_projection_rebuild import _play_coups, _replay_incrementally
+from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_incrementally
 
 
 def _auditor() -> APIClient:
@@ -68,14 +68,45 @@ def _in_thread(target) -> tuple[threading.Thread, dict]:
     return thread, outcome
 
 
+def _fills_credits_and_odd_events() -> None:
+    """Fills, credits and their reversals at R1, and deciding events of odd shapes (no patron,
+    an empty patron, a table that is no text, no house edge): the statistics' rules
+    for each, which a rebuild sums in SQL and the catch-up folds in Python."""
+    moved = [
+        ("FillDelivered", 50_000, "table:R1:tray", "cage:chips"),
+        ("CreditDelivered", 20_000, "cage:chips", "table:R1:tray"),
+        ("FillReversed", 10_000, "cage:chips", "table:R1:tray"),
+        ("CreditReversed", 5_000, "table:R1:tray", "cage:chips"),
+    ]
+    append_events(
+        "odd/moves",
+        [
+            NewEvent(kind, {"table": "R1", "amount_cents": cents}, [Leg(debit, cents), Leg(credit, -cents)])
+            for kind, cents, debit, credit in moved
+        ],
+    )
+    decided = [
+        {"table": "R1", "stake_cents": 700, "return_cents": 0, "house_edge": "1/37"},  # no patron
+        {"table": "R1", "patron": "", "stake_cents": 300, "house_edge": "1/37"},  # an empty patron
+        {"table": 5, "patron": "P-ODD", "stake_cents": 900, "house_edge": "1/37"},  # a table that is no text
+        {"table": "R1", "patron": "P-ODD", "stake_cents": 1_100, "return_cents": 2_200},  # no house edge
+    ]
+    append_events("odd/decided", [NewEvent("BetSettled", data, []) for data in decided])
+
+
 @pytest.mark.postgres
 def test_rebuild_tasks_give_what_the_incremental_catch_up_gives(committed_db, table):
     _play_coups(10)
+    _fills_credits_and_odd_events()
     _replay_incrementally(batch=11)
+    patrons = _patrons_in_order()
     incremental = snapshot()
+    stats = {t.table: t for t in TableDayStats.objects.all()}["R1"]
+    assert (stats.fills_cents, stats.credits_cents) == (40_000, 15_000)
     head = Event.objects.count()
     assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
     assert snapshot() == incremental
+    assert _patrons_in_order() == patrons
     status = rebuilds.rebuild_status()
     for name in projections.names():
         row = status[name]
