@@ -196,6 +196,7 @@ class _Rebuild:
     def __init__(self, projector: AuditTrails) -> None:
         self.projector = projector
         self.copy: tuple[ExitStack, Copy] | None = None
+        self.indexes: list[str] | None = None  # the definitions of the timelines' indexes, dropped
 
     def read(self, batch: Batch) -> None:
         batch.events  # noqa: B018
@@ -205,6 +206,8 @@ class _Rebuild:
             self.projector.apply(batch)
             return
         batch.events  # noqa: B018 (read before the COPY takes the connection)
+        if self.indexes is None:
+            self.indexes = _drop_timeline_indexes()
         if self.copy is None:
             self.copy = _open_copy()
             batch.defer(self._close)
@@ -216,7 +219,32 @@ class _Rebuild:
         stack.close()
 
     def finish(self) -> None:
-        pass
+        if self.indexes:
+            with connection.cursor() as cursor:
+                for definition in self.indexes:
+                    cursor.execute(definition)
+
+
+def _drop_timeline_indexes() -> list[str]:
+    """Drop the audit table's indexes but its primary key, inside the rebuild's transaction
+    (which has just emptied the table), and return their definitions for ``finish`` to build
+    them again: built once over the loaded lines they cost the server less than half of keeping
+    them up to date line by line (100,000 lines: 0.77 s loaded with them, 0.20 s + 0.25 s to
+    build them after; issue 27). A rollback brings them back with the old lines."""
+    table = AuditEntry._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indexname, i.indexdef FROM pg_indexes i "
+            "JOIN pg_class c ON c.relname = i.indexname AND c.relnamespace = to_regnamespace(i.schemaname) "
+            "JOIN pg_index x ON x.indexrelid = c.oid "
+            "WHERE i.tablename = %s AND i.schemaname = current_schema() AND NOT x.indisprimary "
+            "AND NOT x.indisunique ORDER BY i.indexname",
+            [table],
+        )
+        found = cursor.fetchall()
+        for name, _ in found:
+            cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
+    return [definition for _, definition in found]
 
 
 register(AuditTrails())

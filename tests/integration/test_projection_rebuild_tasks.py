@@ -233,3 +233,30 @@ def test_the_command_starts_the_tasks_follows_them_and_fails_naming_the_failed_o
     monkeypatch.setattr(projections.REGISTRY["ratings"], "rebuilder", Failing)
     with pytest.raises(CommandError, match=r"rebuild failed: ratings \(RuntimeError: the ratings fold fails\)"):
         call_command("ledger", "rebuild", "--async", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def _audit_indexes() -> list[str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = 'ledger_auditentry' ORDER BY indexname")
+        return [row[0] for row in cursor.fetchall()]
+
+
+@pytest.mark.postgres
+def test_an_audit_rebuild_builds_its_timeline_indexes_again_and_a_failed_one_keeps_them(
+    committed_db, cage, monkeypatch
+):
+    from .test_projection_rebuild import _failing_at_third_batch
+
+    make_patron(10_000)
+    burst(500, accounts=5)
+    projections.catch_up_all()
+    indexes, before = _audit_indexes(), snapshot()
+    assert len(indexes) == 4  # the position's key and the patron's, table's and round's timelines
+    assert rebuilds.rebuild_run(name="audit", batch=100) == Event.objects.count()
+    assert _audit_indexes() == indexes and snapshot() == before
+    _failing_at_third_batch(monkeypatch, "audit")  # after the first batch dropped them
+    with pytest.raises(RuntimeError, match="third batch"):
+        rebuilds.rebuild_run(name="audit", batch=100)
+    assert _audit_indexes() == indexes and snapshot() == before
