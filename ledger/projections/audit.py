@@ -15,7 +15,6 @@ from games.rules.money import currency, format_cents
 from ..models import AuditEntry
 from . import Batch, register, truncate
 
-
 # Formatted amounts by currency: a day's lines repeat a few hundred stakes and returns, and
 # formatting was a fifth of an audit rebuild (issue 27). Emptied when it grows past _MEMO_SIZE.
 _FORMATTED: dict[str, dict[int, str]] = {}

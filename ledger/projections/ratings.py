@@ -118,7 +118,6 @@ class _Fold:
         PatronDayRating.objects.bulk_create(self.finished(), batch_size=1000)
 
 
-
 # A batch's deciding events summed per patron-day and house edge by PostgreSQL: the same sums
 # as ``_Fold.feed``'s, event by event (its rules: data an object, the patron a string, a stake
 # or return missing is 0, an edge missing is "0"), without decoding each event in Python.

@@ -172,7 +172,6 @@ class _Fold:
         TableDayStats.objects.bulk_create(self.finished(), batch_size=1000)
 
 
-
 # A batch's statistics summed per table-day by PostgreSQL, by the rules of ``_Fold.feed``: the
 # same sums without decoding each event in Python, in one round trip a batch (issue 27).
 # Rows "w": (table, day, win, drop) of the table's win accounts' postings; rows "e": the counted

@@ -441,7 +441,8 @@ def bench_rebuild(es, *, broker: str = "", workers: int = 4, rounds: int = 2) ->
             "events/s",
             baselines=dict(baseline),
             target=f"≥ {minimum:.1f} × eventsourcing's read-and-decode rate",
-            notes=f"{seconds:.1f} s" + (f"; runs {', '.join(f'{x:.2f}' for x in seconds_list)} s" if len(seconds_list) > 1 else ""),
+            notes=f"{seconds:.1f} s"
+            + (f"; runs {', '.join(f'{x:.2f}' for x in seconds_list)} s" if len(seconds_list) > 1 else ""),
         )
         compare(figure, "eventsourcing notification log read + decode", minimum)
         figures.append(figure)
@@ -467,9 +468,28 @@ class _RebuildWorkers:
         self.output = tempfile.NamedTemporaryFile("w+", prefix="rebuild-worker-", suffix=".log")
         env = dict(os.environ, CELERY_BROKER_URL=broker, CELERY_QUEUE=self.queue, CELERY_ROUTE_QUEUES="false")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "casino", "worker", "-Q", self.queue, "-c", str(concurrency),
-             "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"],
-            env=env, stdout=self.output, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "casino",
+                "worker",
+                "-Q",
+                self.queue,
+                "-c",
+                str(concurrency),
+                "-P",
+                "prefork",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-l",
+                "info",
+            ],
+            env=env,
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
         )
         app.conf.update(task_always_eager=False, broker_url=broker, task_default_queue=self.queue, task_routes={})
         deadline = time.monotonic() + 90

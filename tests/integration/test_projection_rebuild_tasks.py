@@ -110,7 +110,12 @@ def test_rebuild_tasks_give_what_the_incremental_catch_up_gives(committed_db, ta
     status = rebuilds.rebuild_status()
     for name in projections.names():
         row = status[name]
-        assert (row["state"], row["events_done"], row["events_total"], row["percent"]) == ("succeeded", head, head, 100.0)
+        assert (row["state"], row["events_done"], row["events_total"], row["percent"]) == (
+            "succeeded",
+            head,
+            head,
+            100.0,
+        )
         assert row["started_at"] <= row["finished_at"] and row["error"] == "" and row["seconds_left"] is None
         assert row["requested_by"] == "auditor1"
     assert dict(ProjectionCheckpoint.objects.values_list("name", "position")) == dict.fromkeys(
@@ -219,7 +224,9 @@ def test_the_command_starts_the_tasks_follows_them_and_fails_naming_the_failed_o
     burst(200, accounts=4)
     head = Event.objects.count()
     out, err = io.StringIO(), io.StringIO()
-    call_command("ledger", "rebuild", "--async", "--projection", "balances", "--projection", "audit", stdout=out, stderr=err)
+    call_command(
+        "ledger", "rebuild", "--async", "--projection", "balances", "--projection", "audit", stdout=out, stderr=err
+    )
     lines = out.getvalue().splitlines()
     assert lines[0] == "rebuild queued, one task a projection: balances, audit"
     for line, name in zip(lines[1:], ("balances", "audit"), strict=True):
@@ -260,3 +267,76 @@ def test_an_audit_rebuild_builds_its_timeline_indexes_again_and_a_failed_one_kee
     with pytest.raises(RuntimeError, match="third batch"):
         rebuilds.rebuild_run(name="audit", batch=100)
     assert _audit_indexes() == indexes and snapshot() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.broker
+def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed_db, table, monkeypatch):
+    """Not eager: the group goes through Redis to a prefork worker of four processes."""
+    import signal
+    import tempfile
+    import time
+    import uuid
+
+    import redis
+
+    from casino.celery import app
+
+    from .projection_helpers import spawn
+    from .test_projections import REDIS_URL, _use_broker
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip(f"needs Redis at {REDIS_URL}")
+    _play_coups(4)
+    _replay_incrementally(batch=7)
+    incremental, head = snapshot(), Event.objects.count()
+    previous, queue = app.conf.broker_url, f"casino-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("CELERY_BROKER_URL", REDIS_URL)
+    _use_broker(app, REDIS_URL)
+    app.conf.task_always_eager, app.conf.task_default_queue = False, queue
+    log = tempfile.TemporaryFile(mode="w+")
+    worker = spawn(
+        [
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "-Q",
+            queue,
+            "-c",
+            "4",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+            "-l",
+            "warning",
+        ],
+        output=log,
+        CELERY_BROKER_URL=REDIS_URL,
+    )
+    try:
+        assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
+        deadline = time.monotonic() + 180  # a worker starting on a busy machine
+        while time.monotonic() < deadline:
+            status = rebuilds.rebuild_status()
+            if all(row["state"] in ("succeeded", "failed") for row in status.values()):
+                break
+            time.sleep(0.25)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+        log.seek(0)
+        output = log.read()
+        log.close()
+        app.conf.task_always_eager, app.conf.task_default_queue = True, "casino"
+        monkeypatch.undo()
+        _use_broker(app, previous)
+    assert {name: row["state"] for name, row in status.items()} == dict.fromkeys(projections.names(), "succeeded"), (
+        output
+    )
+    assert {row["events_done"] for row in status.values()} == {head}
+    assert "Traceback" not in output, output
+    assert snapshot() == incremental

@@ -100,9 +100,7 @@ class Command(BaseCommand):
         key = signing.signing_key()
         self.stdout.write(f"{key.public_key}  {key.key_id}  {key.kind}  ({key.path})")
 
-    def rebuild(
-        self, projection=None, batch=projections.BATCH, resume=False, atomic=False, in_tasks=False, **options
-    ):
+    def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, in_tasks=False, **options):
         if in_tasks:
             self._rebuild_in_tasks(projection, follow=not options.get("no_follow"))
             return
