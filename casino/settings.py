@@ -273,6 +273,7 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ROUTES = (
     {
         "ledger.tasks.catch_up_projections": {"queue": "projections"},
+        "ledger.tasks.rebuild_projection": {"queue": "projections"},
         "ledger.tasks.export_*": {"queue": "exports"},  # regulatory exports
         "ledger.tasks.seal_and_export_closed_days": {"queue": "exports"},
     }

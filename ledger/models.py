@@ -117,6 +117,32 @@ class ProjectionCheckpoint(models.Model):
         return f"{self.name}@{self.position}"
 
 
+class ProjectionRebuild(models.Model):
+    """The last rebuild of one projection started as a task (``ledger.rebuilds``): its state and
+    progress, written by the worker while it runs (on a connection of its own: the rebuild's
+    transaction shows nothing until it commits) and shown by ``GET /api/projections/``."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    name = models.CharField(max_length=64, primary_key=True, help_text="the projection")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    events_done = models.BigIntegerField(default=0)
+    events_total = models.BigIntegerField(default=0, help_text="the ledger head when the rebuild was asked for")
+    queued_at = models.DateTimeField(help_text="UTC")
+    started_at = models.DateTimeField(null=True, blank=True, help_text="UTC")
+    progress_at = models.DateTimeField(null=True, blank=True, help_text="UTC, the last progress written")
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="UTC")
+    error = models.TextField(blank=True, default="")
+    requested_by = models.CharField(max_length=150, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"rebuild {self.name}: {self.state} {self.events_done}/{self.events_total}"
+
+
 class AuditEntry(models.Model):
     """Projection: one event's line in the readable timelines of the patron, the table and the
     round its data names (``patron``, ``table``, ``round``: codes or round id; NULL for a

@@ -4,7 +4,7 @@ import logging
 
 from celery import shared_task
 
-from . import checkpoints, projections, scheduled_export
+from . import checkpoints, projections, rebuilds, scheduled_export
 
 logger = logging.getLogger(__name__)
 
@@ -35,3 +35,12 @@ def seal_and_export_closed_days() -> list[dict]:
     CASINO_EXPORT_INTERVAL_SECONDS). Idempotent; a day's failure is recorded and logged, not raised.
     Returns the days worked on (``ledger.scheduled_export``)."""
     return scheduled_export.seal_and_export_closed_days()
+
+
+@shared_task(name="ledger.tasks.rebuild_projection")
+def rebuild_projection(name: str) -> int:
+    """Rebuild projection ``name`` from position 0 in one transaction, its progress written to
+    its ``ProjectionRebuild`` row (``ledger.rebuilds``); sent one a projection, as a group, by
+    ``rebuilds.rebuild_request``. Returns the position rebuilt to; an error fails the task and
+    is recorded on the row."""
+    return rebuilds.rebuild_run(name=name)

@@ -13,9 +13,10 @@ from rest_framework.views import APIView
 
 from core.pagination import StrictCursorPagination
 from games.theory import table_house_edge
-from ledger import health, projections
+from ledger import health, projections, rebuilds
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
-from staff.permissions import LEDGER_READERS, roles_allowed
+from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
+from staff.roles import Role
 
 
 class PostingSerializer(serializers.ModelSerializer):
@@ -144,13 +145,46 @@ class Readiness(APIView):
 
 
 class ProjectionStatus(APIView):
-    """Each projection's checkpoint, the ledger head and the lag between them (positions)."""
+    """Each projection's checkpoint, the ledger head and the lag between them (positions), and
+    its last rebuild started as a task (``rebuild``, null if none): ``state`` (queued, running,
+    succeeded, failed), ``events_done`` / ``events_total``, ``percent``, ``events_per_second``,
+    ``seconds_left``, ``queued_at`` / ``started_at`` / ``finished_at`` (UTC), ``error``,
+    ``requested_by`` (``ledger.rebuilds.rebuild_status``)."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]
 
     @extend_schema(responses={200: dict})
     def get(self, request):
-        return Response({"projections": projections.lag()})
+        rebuilding = rebuilds.rebuild_status()
+        rows = [{**row, "rebuild": rebuilding.get(row["projection"])} for row in projections.lag()]
+        return Response({"projections": rows})
+
+
+class ProjectionRebuildRequest(serializers.Serializer):
+    projections = serializers.ListField(
+        child=serializers.ChoiceField(choices=projections.names()),
+        required=False,
+        allow_empty=False,
+        help_text="the projections to rebuild (default: all)",
+    )
+
+
+class ProjectionRebuildStart(APIView):
+    """Rebuild projections from position 0 as Celery tasks, one a projection, in parallel
+    (``ledger.rebuilds.rebuild_request``). 202 ``{"queued": [names]}``; follow them in
+    ``GET /api/projections/``. 400 naming ``projections``; 409 when one is already rebuilding;
+    403 for any role but the administrator's."""
+
+    permission_classes = [roles_allowed(read=NOBODY, write={Role.ADMIN})]
+
+    @extend_schema(request=ProjectionRebuildRequest, responses={202: dict})
+    def post(self, request):
+        body = ProjectionRebuildRequest(data=request.data)
+        body.is_valid(raise_exception=True)
+        queued = rebuilds.rebuild_request(
+            names=body.validated_data.get("projections"), actor=request.user.get_username()
+        )
+        return Response({"queued": queued}, status=202)
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):

@@ -15,6 +15,7 @@ urlpatterns = [
     path("projections/", ledger.ProjectionStatus.as_view(), name="projection-status"),
     path("audit/exceptions/", exception_log.ExceptionLog.as_view(), name="exception-log"),
     path("audit/exceptions.csv", exception_log.ExceptionLog.as_view(), {"csv": True}, name="exception-log-csv"),
+    path("projections/rebuild", ledger.ProjectionRebuildStart.as_view(), name="projection-rebuild"),
     path("audit/<name:scope>/<name:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),

@@ -149,6 +149,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "event-list": ({"GET": LEDGER_READ}, None),
     "balance-list": ({"GET": LEDGER_READ}, None),
     "projection-status": ({"GET": LEDGER_READ}, None),
+    "projection-rebuild": ({"POST": frozenset({"admin"})}, None),
     "audit-trail": ({"GET": LEDGER_READ}, None),
     "table-stats": ({"GET": LEDGER_READ}, None),
     "patron-ratings": ({"GET": LEDGER_READ}, None),

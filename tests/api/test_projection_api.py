@@ -69,3 +69,58 @@ def test_patron_rating_of_the_day(api, played):
     assert (row["bets"], row["staked_cents"], row["actual_win_cents"]) == (1, 2_000, -2_000)
     assert row["theoretical_win_cents"] == 27
     assert "theoretical_win" not in row  # the exact fraction stays in the ledger, never a client's text
+
+
+def _client(username: str, *roles: str):
+    from rest_framework.test import APIClient
+
+    from tests.conftest import staff_user
+
+    client = APIClient()
+    client.force_authenticate(staff_user(username, *roles))
+    return client
+
+
+def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(played, django_capture_on_commit_callbacks):
+    admin = _client("admin1", "admin")
+    with django_capture_on_commit_callbacks(execute=True):  # no broker: the tasks run at the commit
+        response = admin.post("/api/projections/rebuild", {"projections": ["ratings", "audit"]}, format="json")
+    assert response.status_code == 202
+    assert response.json() == {"queued": ["ratings", "audit"]}
+    rows = {r["projection"]: r for r in admin.get("/api/projections/").json()["projections"]}
+    head = rows["audit"]["head"]
+    for name in ("ratings", "audit"):
+        rebuild = rows[name]["rebuild"]
+        assert (rebuild["state"], rebuild["events_done"], rebuild["events_total"], rebuild["percent"]) == (
+            "succeeded",
+            head,
+            head,
+            100.0,
+        )
+        assert rebuild["requested_by"] == "admin1" and rebuild["error"] == "" and rebuild["seconds_left"] is None
+        assert rows[name]["lag"] == 0
+    assert rows["balances"]["rebuild"] is None and rows["table_stats"]["rebuild"] is None  # never rebuilt by a task
+
+
+def test_only_an_administrator_may_start_a_rebuild(played):
+    for role in ("pit_boss", "auditor", "cashier"):
+        response = _client(f"{role}1", role).post("/api/projections/rebuild", {}, format="json")
+        assert response.status_code == 403, role
+    assert _client("admin1", "admin").get("/api/projections/rebuild").status_code == 403  # nobody reads it
+
+
+def test_a_rebuild_of_an_unknown_projection_is_refused_naming_the_field(played):
+    response = _client("admin1", "admin").post("/api/projections/rebuild", {"projections": ["jackpots"]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "projections"
+
+
+def test_a_second_rebuild_while_one_runs_is_a_conflict(played):
+    from django.utils import timezone
+
+    from ledger.models import ProjectionRebuild
+
+    ProjectionRebuild.objects.create(name="table_stats", state="running", queued_at=timezone.now())
+    response = _client("admin1", "admin").post("/api/projections/rebuild", {}, format="json")
+    assert response.status_code == 409
+    assert "table_stats is already running" in response.json()["detail"]

@@ -122,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--patrons", type=int, default=None, help="patrons at the roulette spin (10,000)")
     parser.add_argument("--api-seconds", type=int, default=None, help="seconds of each HTTP load phase (20)")
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: cores + 1)")
+    parser.add_argument(
+        "--broker",
+        default="redis://127.0.0.1:6379/14",
+        help="Celery broker for the parallel rebuild's worker ('' to leave that figure out)",
+    )
+    parser.add_argument("--rebuild-workers", type=int, default=4, help="worker processes of the parallel rebuild")
     parser.add_argument("--no-write", action="store_true", help="print only, write no results file")
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -195,7 +201,12 @@ def main(argv: list[str] | None = None) -> int:
         with suite_ledger.no_projection_tasks():
             es = suite_ledger.fill_ledger(events=events, dbname=args.database)
         if "rebuild" in only:
-            run("projection rebuild", lambda: suite_ledger.bench_rebuild(es))
+            run(
+                "projection rebuild",
+                lambda: suite_ledger.bench_rebuild(
+                    es, broker=args.broker, workers=args.rebuild_workers, rounds=1 if quick else 2
+                ),
+            )
         if "verify" in only:
             run("ledger verify", suite_ledger.bench_verify)
         es.close()

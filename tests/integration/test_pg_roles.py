@@ -68,3 +68,16 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
         auditor.execute("SET default_transaction_read_only = off")
         with pytest.raises(errors.InsufficientPrivilege):
             auditor.execute("UPDATE games_round SET state = state")
+
+
+def test_the_application_role_rebuilds_the_audit_keeping_its_indexes_and_writes_rebuild_progress(roles_db):
+    """The audit rebuild drops its timelines' indexes only where its role owns them (issue 27):
+    the application role does not, so its rebuild keeps them; it writes a rebuild's progress."""
+    from ledger.projections.audit import _DROPPABLE_INDEXES
+
+    with _as(roles_db, "casino_app") as app:
+        assert app.execute(_DROPPABLE_INDEXES, ["ledger_auditentry"]).fetchall() == []
+        app.execute("UPDATE ledger_projectionrebuild SET events_done = 0 WHERE false")
+    with _as(roles_db, roles_db["user"]) as owner:
+        names = [row[0] for row in owner.execute(_DROPPABLE_INDEXES, ["ledger_auditentry"]).fetchall()]
+        assert names == ["ledger_audit_patron", "ledger_audit_round", "ledger_audit_table"]

@@ -9,16 +9,22 @@ public-key   — print the public key (hex) of the signing key, to give to audit
 rebuild      — replay projections from position 0 (all, or those named with --projection), in
                committed batches: stopped (Ctrl-C, a crash), ``rebuild --resume`` carries on.
                ``--atomic``: one transaction instead (faster; readers keep the old read models
-               until it commits; all or nothing).
+               until it commits; all or nothing). ``--async``: one Celery task a projection,
+               run in parallel by the workers, each in one transaction; the command follows
+               their progress (``GET /api/projections/`` shows it too) and exits 1 if one
+               failed; ``--no-follow``: start them and return.
 catch-up     — apply what the projections have not seen yet (what the Celery task does).
 replay-check — rebuild tables, rounds, bets, cage and colour chips from the events alone and
                compare with the live rows; exit 1 listing every difference by id.
 lag          — positions each projection is behind the ledger head.
 """
 
+import time
+
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import checkpoints, projections, signing
+from ledger import checkpoints, projections, rebuilds, signing
+from ledger.errors import DomainError
 from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
@@ -42,6 +48,13 @@ class Command(BaseCommand):
         how = rebuild.add_mutually_exclusive_group()
         how.add_argument("--resume", action="store_true", help="carry on a stopped rebuild from its checkpoints")
         how.add_argument("--atomic", action="store_true", help="one transaction (faster, all or nothing)")
+        how.add_argument(
+            "--async",
+            dest="in_tasks",
+            action="store_true",
+            help="one Celery task a projection, in parallel on the workers; follow their progress",
+        )
+        rebuild.add_argument("--no-follow", action="store_true", help="with --async: start the tasks and return")
         catch_up = sub.add_parser("catch-up", help="apply new events to every projection")
         catch_up.add_argument("--batch", type=int, default=projections.BATCH)
         sub.add_parser("replay-check", help="compare the models with a replay of the events")
@@ -87,7 +100,10 @@ class Command(BaseCommand):
         key = signing.signing_key()
         self.stdout.write(f"{key.public_key}  {key.key_id}  {key.kind}  ({key.path})")
 
-    def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, **options):
+    def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, in_tasks=False, **options):
+        if in_tasks:
+            self._rebuild_in_tasks(projection, follow=not options.get("no_follow"))
+            return
         if atomic:
             with Progress("rebuild (one transaction)", _head(), stream=self.stderr) as shown:
                 done = projections.rebuild(projection, batch=batch, on_batch=shown.advance)
@@ -110,6 +126,31 @@ class Command(BaseCommand):
                 "carries on from there"
             ) from None
 
+    def _rebuild_in_tasks(self, projection, *, follow: bool) -> None:
+        try:
+            queued = rebuilds.rebuild_request(names=projection, actor="manage.py ledger rebuild --async")
+        except DomainError as error:
+            raise CommandError(error.message) from None
+        self.stdout.write(f"rebuild queued, one task a projection: {', '.join(queued)}")
+        if not follow:
+            return
+        try:
+            status = _follow(queued, self.stderr)
+        except KeyboardInterrupt:
+            raise CommandError(
+                "stopped following; the tasks run on in the workers: `manage.py ledger lag` or "
+                "GET /api/projections/ shows them"
+            ) from None
+        failed = []
+        for name in queued:
+            row = status[name]
+            rate = f", {row['events_per_second']:,} events/s" if row["events_per_second"] else ""
+            self.stdout.write(f"projection {name}: {row['state']}, {row['events_done']:,} events{rate}")
+            if row["state"] == "failed":
+                failed.append(f"{name} ({row['error']})")
+        if failed:
+            raise CommandError(f"rebuild failed: {'; '.join(failed)}")
+
     def catch_up(self, batch: int, **options):
         for name in projections.names():
             self.stdout.write(f"projection {name}: {projections.catch_up(name, batch=batch)} events applied")
@@ -127,6 +168,23 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['projection']}: checkpoint {row['checkpoint']}, head {row['head']}, lag {row['lag']}"
             )
+
+
+def _follow(names: list[str], stream, *, every: float = 0.5) -> dict:
+    """Show the tasks' summed progress (events done of all of them) until each has finished,
+    read from their ``ProjectionRebuild`` rows; returns their last status."""
+    status = rebuilds.rebuild_status()
+    total = sum(status[name]["events_total"] for name in names if status[name])
+    with Progress(f"rebuild {', '.join(names)} (tasks)", total, stream=stream) as shown:
+        while True:
+            rows = [status[name] for name in names]
+            done = sum(row["events_done"] for row in rows if row)
+            if done > shown.done:
+                shown.advance(done - shown.done)
+            if all(row and row["state"] in ("succeeded", "failed") for row in rows):
+                return status
+            time.sleep(every)
+            status = rebuilds.rebuild_status()
 
 
 def _head() -> int:
