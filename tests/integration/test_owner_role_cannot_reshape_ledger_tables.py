@@ -22,7 +22,8 @@ as it was for the next.
 import pytest
 from psycopg import errors
 
-from tests.integration.test_owner_role_cannot_lift_ledger_lock import _as, guarded_db  # noqa: F401
+from tests.integration.roles_database import connect_as
+from tests.integration.test_owner_role_cannot_lift_ledger_lock import guarded_db  # noqa: F401
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -51,7 +52,7 @@ ATTACKS = {
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_owner_role_is_refused_ddl_that_reshapes_the_ledger(guarded_db, attack):  # noqa: F811
-    with _as(guarded_db, "casino_owner") as owner:
+    with connect_as(guarded_db, "casino_owner") as owner:
         with pytest.raises(errors.InsufficientPrivilege, match="append-only"):
             with owner.transaction(force_rollback=True):
                 for statement in ATTACKS[attack]:
@@ -59,6 +60,6 @@ def test_owner_role_is_refused_ddl_that_reshapes_the_ledger(guarded_db, attack):
 
 
 def test_owner_role_still_creates_an_index_on_the_ledger(guarded_db):  # noqa: F811
-    with _as(guarded_db, "casino_owner") as owner, owner.transaction(force_rollback=True):
+    with connect_as(guarded_db, "casino_owner") as owner, owner.transaction(force_rollback=True):
         owner.execute("CREATE INDEX ledger_event_actor_probe ON ledger_event (actor)")
         assert owner.execute("SELECT count(*) FROM ledger_event").fetchone() == (1,)

@@ -75,9 +75,9 @@ def test_the_application_role_rebuilds_the_audit_keeping_its_indexes_and_writes_
     the application role does not, so its rebuild keeps them; it writes a rebuild's progress."""
     from ledger.projections.audit import _DROPPABLE_INDEXES
 
-    with _as(roles_db, "casino_app") as app:
+    with connect_as(roles_db, "casino_app") as app:
         assert app.execute(_DROPPABLE_INDEXES, ["ledger_auditentry"]).fetchall() == []
         app.execute("UPDATE ledger_projectionrebuild SET events_done = 0 WHERE false")
-    with _as(roles_db, roles_db["user"]) as owner:
+    with connect_as(roles_db, roles_db["user"]) as owner:
         names = [row[0] for row in owner.execute(_DROPPABLE_INDEXES, ["ledger_auditentry"]).fetchall()]
         assert names == ["ledger_audit_patron", "ledger_audit_round", "ledger_audit_table"]
