@@ -24,6 +24,7 @@ from .cards import parse_card
 from .chips import SHEET_CHIPS, ChipIncrements, OffChips, makeable
 from .errors import LimitRefused, RuleError
 from .money import format_cents
+from .shoe_odds import stored_baccarat
 
 __all__ = [
     "BET_KINDS",
@@ -419,17 +420,21 @@ def exact_probabilities(decks: int = 8) -> dict[str, Fraction]:
     (seen by dealing it with a value-0 card appended: a coup reads card k only on what cards
     0..k-1 show, so the filler is read exactly when the coup needs one more card).
     376,000 calls of :func:`deal_coup` (leaves and the coups that read one card more), about a
-    second; the result is cached in memory per ``decks`` (a fresh dict is returned each call).
+    second of CPU a shoe. Every shoe of 1-8 decks, so computed, is stored in
+    :mod:`games.rules.shoe_odds` and read from there (``tests/unit/test_shoe_odds.py``
+    recomputes some and compares exactly); a shoe not stored is computed and cached in memory.
+    A fresh dict is returned each call.
 
     Raises :class:`RuleError` (field ``"decks"``) unless ``decks`` is an integer 1-8.
     """
     if not _is_int(decks) or not 1 <= decks <= 8:
         raise RuleError("decks", f"must be an integer from 1 to 8, got {decks!r}")
-    return dict(_exact_probabilities(decks))
+    return dict(stored_baccarat(decks) or _exact_probabilities(decks))
 
 
 @lru_cache(maxsize=8)
 def _exact_probabilities(decks: int) -> dict[str, Fraction]:
+    """The enumeration behind :func:`exact_probabilities` (what ``shoe_odds`` stores)."""
     counts = [16 * decks] + [4 * decks] * 9
     total = 52 * decks
     # numerators[winner][k]: sum over k-card sequences of Π(count left); the denominator of

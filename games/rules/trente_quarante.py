@@ -21,6 +21,7 @@ from .cards import parse_card
 from .errors import RuleError
 from .prison import CoupResult, PrisonOutcome, PrisonRules, resolve
 from .roulette import DoublePrison
+from .shoe_odds import stored_trente_quarante
 
 __all__ = [
     "BETS",
@@ -230,19 +231,22 @@ def settle_bet(
 def exact_probabilities(decks: int = 6) -> dict[str, Fraction]:
     """Exact probabilities of ``"noir"``, ``"rouge"``, ``"refait"`` and ``"apres"`` for a coup
     from the top of a freshly shuffled shoe of ``decks`` decks (6: noir = rouge = 0.445201,
-    refait 0.087708, après 0.021891). About 4 seconds for 6 decks on one core; cached in
-    memory per ``decks``, nothing on disk (a fresh dict is returned each call). See
-    :func:`_row_totals` for the method.
+    refait 0.087708, après 0.021891). Read from :mod:`games.rules.shoe_odds`, which holds
+    every shoe of 1-8 decks as computed by :func:`_exact_probabilities` (0.4-2.6 s of CPU a
+    shoe, so no process computes them; ``tests/unit/test_shoe_odds.py`` recomputes some and
+    compares exactly); computed and cached in memory for a shoe not stored. A fresh dict is
+    returned each call. See :func:`_row_totals` for the method.
 
     Raises :class:`RuleError` (field ``"decks"``) unless ``decks`` is an integer 1-8.
     """
     if type(decks) is not int or not 1 <= decks <= 8:
         raise RuleError("decks", f"must be an integer from 1 to 8, got {decks!r}")
-    return dict(_exact_probabilities(decks))
+    return dict(stored_trente_quarante(decks) or _exact_probabilities(decks))
 
 
 @lru_cache(maxsize=8)
 def _exact_probabilities(decks: int) -> dict[str, Fraction]:
+    """The computation behind :func:`exact_probabilities` (what ``shoe_odds`` stores)."""
     joint = _row_totals([0] + [4 * decks] * 9 + [16 * decks])
     probabilities = dict.fromkeys((NOIR, ROUGE, REFAIT, APRES), Fraction(0))
     for (noir, rouge), p in joint.items():
