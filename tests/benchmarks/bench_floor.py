@@ -241,6 +241,59 @@ def _count_decided(day, codes: list[str]) -> int:
     return Event.objects.filter(gaming_day=day, type__in=DECIDING, data__table__in=codes).count()
 
 
+# Run in a fresh interpreter (``-c``) inside the tree measured, so that an older tree without
+# this file can be timed on the same database: Django set-up, then the pit boss's first and
+# second whole page, wall and CPU seconds, as JSON on stdout.
+_COLD_CHILD = r"""
+import json, time
+started, started_cpu = time.perf_counter(), time.process_time()
+import django
+django.setup()
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+client = Client()
+client.force_login(get_user_model().objects.get(username="bench_floor_boss"))
+marks = [(time.perf_counter(), time.process_time())]
+for _ in range(2):
+    assert client.get("/dashboard/").status_code == 200
+    marks.append((time.perf_counter(), time.process_time()))
+print(json.dumps({
+    "setup_s": marks[0][0] - started,
+    "first_s": marks[1][0] - marks[0][0], "first_cpu_s": marks[1][1] - marks[0][1],
+    "second_s": marks[2][0] - marks[1][0], "second_cpu_s": marks[2][1] - marks[1][1],
+}))
+"""
+
+
+def cold_renders(database: str, processes: int, tree: str | None = None) -> list[dict[str, float]]:
+    """The first ``GET /dashboard/`` of ``processes`` new server processes, one after the other,
+    on the floor :func:`bench_floor` set up in ``database`` (its pit boss ``bench_floor_boss``):
+    what the first refresh after a deploy or a worker restart costs. ``tree``: the source tree to
+    run (default this one), e.g. an older commit's ``git archive`` to compare on the same data.
+    Returns one ``{setup_s, first_s, first_cpu_s, second_s, second_cpu_s}`` a process."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    root = Path(tree or Path(__file__).resolve().parents[2]).resolve()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(database),
+        "CELERY_BROKER_URL": "",
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "PYTHONPATH": str(root),
+    }
+    results = []
+    for _ in range(processes):
+        done = subprocess.run(
+            [sys.executable, "-c", _COLD_CHILD], cwd=root, env=env, capture_output=True, text=True, check=True
+        )
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.bench_floor")
     parser.add_argument("--database", default="casino_bench_floor", help="PostgreSQL database to DROP and recreate")
@@ -248,7 +301,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--coups", type=int, default=320, help="coups a table (a day: 8 hours at 40 an hour)")
     parser.add_argument("--bets", type=int, default=5, help="settled bets a coup")
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument(
+        "--cold", type=int, default=0, metavar="N", help="then time the first page of N new server processes"
+    )
+    parser.add_argument(
+        "--cold-only", action="store_true", help="no set-up: time --cold processes on the floor already in --database"
+    )
+    parser.add_argument("--tree", help="source tree the --cold processes run (default: this one)")
     args = parser.parse_args(argv)
+    if not args.cold_only:
+        _set_up_and_time(args)
+    for n, run in enumerate(cold_renders(args.database, args.cold, args.tree), 1):
+        print(
+            f"new process {n}: first GET /dashboard/ {run['first_s'] * 1000:,.0f} ms "
+            f"({run['first_cpu_s'] * 1000:,.0f} ms CPU), second {run['second_s'] * 1000:,.0f} ms, "
+            f"Django set-up {run['setup_s'] * 1000:,.0f} ms"
+        )
+    return 0
+
+
+def _set_up_and_time(args: argparse.Namespace) -> None:
     recreate_database(args.database)
     os.environ["DATABASE_URL"] = database_url(args.database)
     os.environ["CELERY_BROKER_URL"] = ""
@@ -263,7 +335,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{f.what}: {f.value:,.1f} ms ({f.notes}); {f.ratio:.2f} × {f.versus}; met: {f.met}")
         for name, value in f.baselines.items():
             print(f"    baseline {name}: {value:,.2f} ms")
-    return 0
 
 
 if __name__ == "__main__":
