@@ -39,8 +39,9 @@ from decimal import Decimal
 from functools import lru_cache
 
 from .blackjack import BlackjackRules, DoubleOn
+from .blackjack_known_edges import STORED_EDGES
 
-__all__ = ["KNOWN_EDGES", "blackjack_edge", "blackjack_edge_basis", "computed_edge", "expected_return"]
+__all__ = ["KNOWN_EDGES", "SHEET_EDGES", "blackjack_edge", "blackjack_edge_basis", "computed_edge", "expected_return"]
 
 ACE, TEN = 0, 9  # rank indexes: 0 = ace, 1..8 = 2..9, 9 = ten-values
 _VALUE = tuple(range(1, 11))
@@ -309,14 +310,20 @@ def _known() -> dict[BlackjackRules, Decimal]:
     }
 
 
-KNOWN_EDGES = _known()
+SHEET_EDGES = _known()
+# The sheets and, generated (``blackjack_known_edges``), each sheet with one option changed.
+KNOWN_EDGES = {
+    **{BlackjackRules.from_dict(options): Decimal(edge) for options, edge in STORED_EDGES},
+    **SHEET_EDGES,
+}
 
 
 def blackjack_edge(rules: BlackjackRules) -> Decimal:
     """The house edge per initial bet as a decimal fraction to 6 places (0.003782 = 0.3782 %).
 
     Exact combinatorial analysis (module docstring): some seconds on one core for a 6-deck shoe,
-    once per rule set (cached); the sheets' rule sets are in :data:`KNOWN_EDGES`.
+    once per rule set (cached); the sheets' rule sets and each of them with one option changed
+    are in :data:`KNOWN_EDGES`.
     """
     known = KNOWN_EDGES.get(rules)
     if known is not None:

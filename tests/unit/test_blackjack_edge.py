@@ -6,8 +6,10 @@ from fractions import Fraction
 
 import pytest
 
+from games.rules import blackjack_edge as blackjack_edge_module
 from games.rules.blackjack import BlackjackRules, DoubleOn
-from games.rules.blackjack_edge import KNOWN_EDGES, blackjack_edge, computed_edge, expected_return
+from games.rules.blackjack_edge import KNOWN_EDGES, SHEET_EDGES, blackjack_edge, computed_edge, expected_return
+from games.rules.blackjack_known_edges import STORED_EDGES
 from games.rules.blackjack_table import BlackjackTableRules
 
 TOLERANCE = 0.0003  # 0.03 percentage points
@@ -65,5 +67,33 @@ def test_table_rules_use_the_computed_edge_unless_one_is_set():
 
 
 def test_the_sheets_edges_kept_ahead_are_the_analysis():
-    for rules, edge in KNOWN_EDGES.items():
+    for rules, edge in SHEET_EDGES.items():
         assert computed_edge(rules) == edge
+
+
+# All of them: `python -m tests.benchmarks.enumerate_blackjack_edges --check` (45 s of CPU).
+@pytest.mark.parametrize(
+    "options",
+    [{"decks": 8}, {"hole_card": True, "double_on": "any", "max_split_hands": None, "blackjack_pays": "6:5"}],
+)
+def test_stored_variant_edges_are_the_analysis(options):
+    rules = BlackjackRules.from_dict(options)
+    assert (options, str(KNOWN_EDGES[rules])) in STORED_EDGES
+    assert computed_edge(rules) == KNOWN_EDGES[rules]
+
+
+def test_each_sheet_with_one_option_changed_is_stored_and_read_without_the_analysis(monkeypatch):
+    monkeypatch.setattr(blackjack_edge_module, "computed_edge", lambda rules: pytest.fail(f"analysed {rules}"))
+    assert len(KNOWN_EDGES) == len(SHEET_EDGES) + len(STORED_EDGES) == 3 + 31
+    for options in ({"decks": d} for d in range(1, 9)):
+        assert blackjack_edge(BlackjackRules.from_dict(options)) == KNOWN_EDGES[BlackjackRules.from_dict(options)]
+    assert blackjack_edge(BlackjackRules(decks=1)) < 0 < blackjack_edge(BlackjackRules(decks=8))  # fewer decks help
+    six_five = blackjack_edge(BlackjackRules(blackjack_pays=Fraction(6, 5)))
+    # 3:2 → 6:5 takes 0.3 of a stake from each blackjack (about 4.5 % of hands): 1.36 %
+    assert float(six_five - blackjack_edge(BlackjackRules())) == pytest.approx(0.0136, abs=0.0005)
+
+
+def test_a_rule_set_not_stored_is_analysed():
+    rules = BlackjackRules(decks=8, hole_card=True)
+    assert rules not in KNOWN_EDGES
+    assert blackjack_edge(rules) == computed_edge(rules)
