@@ -148,6 +148,16 @@ def api():
 
 
 @pytest.fixture(autouse=True)
+def _celery_may_wait_for_results():
+    """Celery keeps one process-wide flag, "a join would block" (set where a worker pool starts
+    in the process), that makes every later ``AsyncResult.get()`` raise; a test that waits for
+    an eager task's result must not depend on which test ran before it."""
+    from celery.result import _set_task_join_will_block
+
+    _set_task_join_will_block(False)
+
+
+@pytest.fixture(autouse=True)
 def _no_rate_limits(settings):
     """The API's rate limits (issue 25) are off: a test drives hundreds of requests as one user
     in seconds. The throttling tests set them (tests/api/test_operations_throttling.py)."""
