@@ -241,9 +241,12 @@ def append(
     _check_envelope(stream=stream, actor=actor, correlation_id=correlation_id, causation_id=causation_id)
     if idempotency_key is not None and type(idempotency_key) is not str:
         raise InvalidInput("idempotency_key must be text", field="idempotency_key")
+    postgres = connection.vendor == "postgresql"
+    if postgres and len(events) >= _COPY_FROM:
+        return _append_streamed(stream, expected_version, events, actor, correlation_id, causation_id,
+                                idempotency_key, writer_locked, also, tip)  # fmt: skip
     events = [_checked(new) for new in events]
 
-    postgres = connection.vendor == "postgresql"
     savepoint_open = False
     if postgres and tip is not None:
         if not writer_locked:
@@ -508,19 +511,13 @@ def _write_postgresql(
     Postings go in before their events: each event insert is checked against its postings (sum
     to zero per currency), and a posting for an existing event is refused. They need no hash,
     so they are sent first and the server writes them while the chain is computed here (the
-    two cores work at once; issue 11). A batch of up to ``_COPY_FROM`` events goes as one JSON
-    document a table in one pipeline (one round trip, where COPY took five); a larger one (a
-    roulette settlement) by COPY, which the server ingests faster than JSON once round trips
-    no longer count (a 9,000-bet settle: 1.07-1.10 s by COPY against 1.31-1.33 s by JSON)."""
+    two cores work at once; issue 11). A batch of fewer than ``_COPY_FROM`` events goes as one
+    JSON document a table in one pipeline (one round trip, where COPY took five); a larger one
+    (a roulette settlement) goes by ``_append_streamed``'s COPY, which the server ingests faster
+    than JSON once round trips no longer count (a 9,000-bet settle: 1.07-1.10 s by COPY against
+    1.31-1.33 s by JSON)."""
     raw = connection.connection
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
-        if len(envelopes) >= _COPY_FROM:
-            if open_savepoint:
-                cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
-            saved = _copy_rows(cursor, envelopes, postings, prev_hash, events)
-            _run_also(raw, also)
-            cursor.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
-            return saved
         with raw.pipeline():
             if open_savepoint:
                 cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
@@ -537,35 +534,91 @@ def _write_postgresql(
 _COPY_FROM = 500
 
 
-def _copy_rows(
-    cursor: psycopg.Cursor,
-    envelopes: list[dict],
-    postings: list[tuple[int, str, int, str]],
-    prev_hash: str,
+def _append_streamed(
+    stream: str,
+    expected_version: int,
     events: Sequence[NewEvent],
+    actor: str,
+    correlation_id: str,
+    causation_id: str,
+    idempotency_key: str | None,
+    writer_locked: bool,
+    also: Sequence[tuple[str, Sequence]],
+    tip: Tip | None,
 ) -> list[Event]:
-    """COPY the postings, computing the chain before ending that COPY (the rows already sent are
-    written meanwhile), then COPY the events.
+    """``append`` of ``_COPY_FROM`` events or more on PostgreSQL (a roulette settlement): the
+    same checks, refusals and rows, streamed by ``_copy_streamed``. Everything is written
+    inside a savepoint, so that a refusal found once rows were sent (a bad event, a closed
+    gaming day) still leaves nothing written."""
+    savepoint_open = False
+    if tip is not None:
+        if not writer_locked:
+            raise RuntimeError("a tip read by the caller is only good under the writer lock")
+    else:
+        tip, savepoint_open = _tip_postgresql(stream, lock=not writer_locked), True
+    try:
+        if tip.version != expected_version:
+            raise VersionConflict(
+                f"stream {stream} is at version {tip.version}, not the expected {expected_version}",
+                field="expected_version",
+            )
+        raw = connection.connection
+        with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+            if not savepoint_open:
+                cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+                savepoint_open = True
+            envelope = (stream, expected_version, tip, actor, correlation_id, causation_id, idempotency_key)
+            saved = _copy_streamed(cursor, events, envelope)
+            _run_also(raw, also)
+            cursor.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+        return saved
+    except BaseException:
+        if savepoint_open:
+            _rollback_savepoint()
+        raise
 
-    The rows go as COPY's text, written here a thousand rows at a time: psycopg's ``write_row``
-    formats each value of each row in Python, which was a fifth of a 30,000-bet settlement
-    (issue 27). A batch's texts repeat (accounts, the stream, the actor, the moment): each is
-    escaped once."""
+
+def _copy_streamed(cursor: psycopg.Cursor, events: Sequence[NewEvent], envelope: tuple) -> list[Event]:
+    """COPY the postings, then the events, each ``_COPY_CHUNK`` events' rows sent as soon as
+    they are built, so that the server writes while the next ones are checked, numbered and
+    hashed (issue 27: building everything before the first row was sent left the server idle
+    for a third of a second of a 30,000-bet settlement, then the client idle while the server
+    wrote). The hashes are computed in order, during the events' COPY (the postings' COPY
+    needs no hash). ``envelope``: ``(stream, expected_version, tip, actor, correlation_id,
+    causation_id, idempotency_key)`` as ``_plan`` takes them.
+
+    The rows go as COPY's text: psycopg's ``write_row`` formats each value of each row in
+    Python, which was a fifth of a 30,000-bet settlement (issue 27). A batch's texts repeat
+    (accounts, the stream, the actor, the moment): each is escaped once. Raises what
+    ``append`` raises; the caller's savepoint undoes the rows already sent."""
+    stream, expected_version, tip, actor, correlation_id, causation_id, idempotency_key = envelope
+    checked: list[NewEvent] = []
+    envelopes: list[dict] = []
+    text = _CopyText()
     with cursor.copy("COPY ledger_posting (event_id, account, amount_cents, currency) FROM STDIN") as copy:
-        text = _CopyText()
-        for start in range(0, len(postings), _COPY_CHUNK):
-            copy.write(
-                "".join([f"{event}\t{text(account)}\t{cents}\t{text(currency)}\n"
-                         for event, account, cents, currency in postings[start : start + _COPY_CHUNK]])
-            )  # fmt: skip
-        saved, data_texts = _hash_chain(envelopes, prev_hash, events)
+        for start in range(0, len(events), _COPY_CHUNK):
+            chunk = [_checked(new) for new in events[start : start + _COPY_CHUNK]]
+            numbered = replace(tip, position=tip.position + start)
+            planned, postings = _plan(chunk, stream, expected_version + start, numbered, actor, correlation_id,
+                                      causation_id, idempotency_key if start == 0 else None)  # fmt: skip
+            checked += chunk
+            envelopes += planned
+            if postings:
+                copy.write(
+                    "".join([f"{event}\t{text(account)}\t{cents}\t{text(currency)}\n"
+                             for event, account, cents, currency in postings])
+                )  # fmt: skip
+    _refuse_closed_days(envelopes, checked, tip)  # may query: after the COPY
+    saved: list[Event] = []
+    prev_hash = tip.hash
     with cursor.copy(f"COPY ledger_event ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
-        for start in range(0, len(saved), _COPY_CHUNK):
-            copy.write(
-                "".join([_event_copy_line(event.__dict__, data, text)
-                         for event, data in zip(saved[start : start + _COPY_CHUNK],
-                                                data_texts[start : start + _COPY_CHUNK], strict=True)])
-            )  # fmt: skip
+        for start in range(0, len(envelopes), _COPY_CHUNK):
+            rows, data_texts = _hash_chain(envelopes[start : start + _COPY_CHUNK], prev_hash,
+                                           checked[start : start + _COPY_CHUNK])  # fmt: skip
+            prev_hash = rows[-1].hash
+            saved += rows
+            copy.write("".join([_event_copy_line(event.__dict__, data, text)
+                                for event, data in zip(rows, data_texts, strict=True)]))  # fmt: skip
     return saved
 
 

@@ -14,7 +14,7 @@ from ledger.verify import verify_chain
 
 pytestmark = pytest.mark.django_db
 
-SIZES = [1, 2, 50, store._COPY_FROM - 1, store._COPY_FROM, store._COPY_FROM + 7]
+SIZES = [1, 2, 50, store._COPY_FROM - 1, store._COPY_FROM, store._COPY_FROM + 7, 2 * store._COPY_CHUNK + 3]
 
 
 def _events(n: int, start: int = 0) -> list[NewEvent]:
@@ -163,3 +163,44 @@ def test_the_collector_pause_restarts_collections_after_an_error_and_keeps_an_ou
         assert not gc.isenabled()  # paused by someone else before: left paused
     finally:
         gc.enable()
+
+
+# A bulk append sends its rows a chunk at a time: the last event of the third chunk.
+STREAMED = 2 * store._COPY_CHUNK + 3
+
+
+@pytest.mark.parametrize("size", [3, STREAMED])
+def test_a_float_in_a_late_chunk_is_refused_and_the_rows_already_sent_are_undone(size):
+    """On PostgreSQL a bulk append has sent the earlier chunks' postings when it checks a later
+    event: the refusal still leaves nothing of the append, and the caller's work stands."""
+    events = _events(size - 1) + [NewEvent("Tested", {"deep": [{"x": 1.5}]}, [Leg("a", 1), Leg("b", -1)])]
+    with transaction.atomic():
+        append(stream="t/a", expected_version=0, events=_events(1), actor="tester")
+        with pytest.raises(InvalidInput, match="floats are not allowed") as err:
+            append(stream="t/f", expected_version=0, events=events, actor="tester", idempotency_key="k")
+        append(stream="t/c", expected_version=0, events=_events(2), actor="tester")
+    assert err.value.field == "data"
+    assert list(Event.objects.values_list("stream", flat=True)) == ["t/a", "t/c", "t/c"]
+    assert Posting.objects.count() == 6 and verify_chain().ok
+
+
+@pytest.mark.parametrize("size", [3, STREAMED])
+def test_postings_dated_on_a_closed_gaming_day_are_refused_in_a_batch_of_any_size(size):
+    """The closed day is found once every chunk's postings were sent (PostgreSQL, bulk): the
+    append is refused as a whole all the same, the day's close stays the last word."""
+    from datetime import UTC, datetime
+
+    from ledger.errors import StateConflict
+    from ledger.gaming_day import current_gaming_day, gaming_day_stream
+
+    moment = datetime(2026, 3, 3, 12, 0, tzinfo=UTC)
+    day = current_gaming_day(moment)
+    with transaction.atomic():
+        append(stream=gaming_day_stream(day), expected_version=0, events=[NewEvent("GamingDayClosed", {})],
+               actor="tester")  # fmt: skip
+    late = [NewEvent("Tested", {"i": i}, [Leg("a", 5), Leg("b", -5)]) for i in range(size - 1)]
+    late.append(NewEvent("Tested", {"late": True}, [Leg("a", 5), Leg("b", -5)], occurred_at=moment))
+    with pytest.raises(StateConflict, match=f"gaming day {day} is closed") as err, transaction.atomic():
+        append(stream="t/late", expected_version=0, events=late, actor="tester")
+    assert err.value.field == "gaming_day"
+    assert Event.objects.count() == 1 and Posting.objects.count() == 0
