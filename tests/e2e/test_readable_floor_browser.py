@@ -24,6 +24,7 @@ GAMES = {
     "C1": "Caribbean stud",
     "P1": "Punto banco",
     "R1": "English roulette",
+    "S1": "Classic five-card stud",
     "T1": "Trente-et-quarante",
 }
 
@@ -55,6 +56,7 @@ def demo_day(committed_db):
         patrons=2,
         blackjack_coups=4,
         stud_coups=4,
+        classic_stud_coups=2,
         baccarat_coups=4,
         tq_coups=4,
         seed=11,
@@ -83,6 +85,8 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
     expect(page.locator('article[data-table="C1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="T1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="B1"] [data-figure="theory-edge"]')).to_contain_text("exact")
+    # Classic stud: the players play each other; the house's theory is the rake it took.
+    expect(page.locator('article[data-table="S1"] [data-figure="theory-edge"]')).to_contain_text("rake 5 %")
     assert_readable(page)
     shot(page, "floor-demo-day")
 
