@@ -31,8 +31,8 @@ class Command(BaseCommand):
 
     help = (
         "Play a demo session: black jack at B1, Caribbean stud at C1, classic five-card stud at S1, punto banco"
-        " at P1, trente-et-quarante at T1, English roulette at R1 (seeds the cage, tables and regular patrons if missing), then rebuild the"
-        " projections and verify the chain."
+        " at P1, trente-et-quarante at T1, English roulette at R1 (seeds the cage, tables and regular patrons if"
+        " missing), then rebuild the projections and verify the chain."
     )
 
     def add_arguments(self, parser):
