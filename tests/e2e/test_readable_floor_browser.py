@@ -86,7 +86,10 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
     expect(page.locator('article[data-table="T1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="B1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     # Classic stud: the players play each other; the house's theory is the rake it took.
-    expect(page.locator('article[data-table="S1"] [data-figure="theory-edge"]')).to_contain_text("rake 5 %")
+    expect(page.locator('article[data-table="S1"] [data-figure="theory-edge"]')).to_contain_text(
+        "rake 5 % of each pot, at most 5.00 EUR a hand"
+    )
+    expect(page.locator('article[data-table="S1"] [data-figure="theory-basis"]')).to_have_text("the rake")
     assert_readable(page)
     shot(page, "floor-demo-day")
 

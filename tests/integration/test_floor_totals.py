@@ -253,3 +253,16 @@ def test_without_recorded_edges_caribbean_theory_is_the_rule_set_edge_on_the_ant
     # Roulette's edge is per unit staked: on the handle.
     theory, _ = selectors._theory("english_roulette", {}, TableDayStats(handle_cents=370_000), 0)
     assert theory == Fraction(house_edge("english_roulette", {})[0]) * 370_000
+
+
+def test_classic_stud_theory_is_the_rake_taken_and_its_rule_reads_as_a_percentage_with_its_cap():
+    """Players play each other: the card's theory is the rake the hands took (the engines'
+    figures), else the rake rule on the handle; the rule reads 2.5 %, not the stored 5/2."""
+    edge = selectors._edge("classic_stud", {"rake_pct": "5/2", "rake_cap_cents": 500})
+    assert edge["short"] == "rake 2.5 % of each pot, at most 5.00 EUR a hand"
+    assert selectors._edge("classic_stud", {"rake_pct": 10})["short"] == "rake 10 % of each pot"
+    stats = TableDayStats(table="S1", handle_cents=10_000, theoretical_win="7/2")
+    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, stats, 0)
+    assert theory == Fraction(7, 2) and source.startswith("the rake taken")
+    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, TableDayStats(handle_cents=10_000), 0)
+    assert theory == 500 and "5 % of each pot" in source
