@@ -48,6 +48,10 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
 
 
+def last_coup(code: str) -> Round:
+    return Round.objects.filter(table__code=code, state="settled").order_by("-number").first()
+
+
 @pytest.fixture
 def demo_day(committed_db):
     call_command(
@@ -100,10 +104,10 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
         results = page.locator('[data-section="last-coups"] [data-section="result"]')
         expect(results.first).not_to_have_text("—")
         if code == "R1":
-            number = (
-                Round.objects.filter(table__code=code, state="settled").order_by("-number").first().result["number"]
-            )
-            expect(results.first).to_contain_text(str(number))
+            expect(results.first).to_contain_text(str(last_coup(code).result["number"]))
+        elif code == "S1" and not last_coup(code).result["showdown"]:
+            # Classic stud: a hand the others folded shows no cards, and says so.
+            expect(results.first).to_contain_text("no showdown: the others folded")
         else:
             # Cards drawn as suit symbols, hearts and diamonds in red.
             assert results.first.locator(".pc").count() >= 4
