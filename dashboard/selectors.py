@@ -157,17 +157,34 @@ def _theory(game: str, rules: dict, stats: TableDayStats | None, ante_staked_cen
     per ante; for classic stud, the rake (players play each other)."""
     handle = stats.handle_cents if stats else 0
     recorded = Fraction(stats.theoretical_win) if stats else Fraction(0)
+    if recorded > 0 and game == Table.Game.CLASSIC_STUD:
+        return recorded, "the rake taken, hand by hand (players play each other)"
     if recorded > 0:
         return recorded, "the engines' house edge on each bet"
     if game == Table.Game.CLASSIC_STUD:
-        rake = Fraction(str((rules or {}).get("rake_percent") or (rules or {}).get("rake_pct") or 0))
-        return rake / 100 * handle, f"the house's rake, {rake} % of each pot (players play each other)"
+        rake = _rake_pct(rules)
+        return rake / 100 * handle, f"the house's rake, {_pct_figure(rake)} % of each pot (players play each other)"
     edge = _rule_set_edge(game, rules)
     if edge is None:
         return None, ""
     if game == Table.Game.CARIBBEAN_STUD:
         return Fraction(edge[0]) * ante_staked_cents, f"{edge[1]}; on the antes staked"
     return Fraction(edge[0]) * handle, edge[1]
+
+
+def _rake_pct(rules: dict | None) -> Fraction:
+    """A classic stud table's rake in % of each pot (``rake_pct``: a number or a fraction's
+    text, as ``StudRules.to_dict`` writes it); 0 when unset or unreadable."""
+    rules = rules or {}
+    try:
+        return Fraction(str(rules.get("rake_percent") or rules.get("rake_pct") or 0))
+    except (ValueError, ZeroDivisionError):
+        return Fraction(0)
+
+
+def _pct_figure(pct: Fraction) -> str:
+    """A percentage as a person writes it: ``5``, ``2.5`` (not ``5/2``)."""
+    return format((Decimal(pct.numerator) / Decimal(pct.denominator)).normalize(), "f")
 
 
 def _whole_cents(value: Fraction) -> int:
@@ -202,8 +219,11 @@ def _edge(game: str, rules: dict) -> dict:
         short = ", ".join(f"{bet} {_pct_text(bet_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
         return {"short": short, "source": f"exact, {parsed.decks} decks (games.rules.baccarat)"}
     if game == Table.Game.CLASSIC_STUD:
-        rake = rules.get("rake_percent") or rules.get("rake_pct") or 0
-        return {"short": f"rake {rake} %", "source": "of each pot; the players play each other"}
+        cap = rules.get("rake_cap_cents")
+        short = f"rake {_pct_figure(_rake_pct(rules))} % of each pot"
+        if isinstance(cap, int) and not isinstance(cap, bool):
+            short += f", at most {format_amount(cap)} {currency()} a hand"
+        return {"short": short, "source": "the players play each other: the house's theory is the rake it takes"}
     edge = _rule_set_edge(game, rules)
     if edge is None:
         return {"short": "—", "source": ""}

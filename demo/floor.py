@@ -41,6 +41,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
+from . import classic_stud
 from .day import CASHIER, DEALER, PIT_BOSS, RUNNER, demo_cage_shift_open, demo_table_open, record_refusal
 from .roulette import _ensure_cage, void_leftover_coup
 
@@ -49,7 +50,7 @@ TABLES = {
     "R1": (Table.Game.ENGLISH_ROULETTE, 5_000_000, {}),
     "B1": (Table.Game.BLACKJACK, 5_000_000, {}),
     "C1": (Table.Game.CARIBBEAN_STUD, 2_000_000, {}),
-    "S1": (Table.Game.CLASSIC_STUD, 1_000_000, {"base_stake_cents": 200, "rake_pct": 5}),
+    "S1": (Table.Game.CLASSIC_STUD, classic_stud.OPENER_CENTS, classic_stud.RULES),  # as the demo day's
     "P1": (Table.Game.BACCARAT, 3_000_000, {}),
     "T1": (Table.Game.TRENTE_QUARANTE, 3_000_000, {}),
 }

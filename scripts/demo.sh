@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install, migrate the embedded default (SQLite file, eager Celery), play a
-# demo session (black jack, Caribbean stud, baccarat, trente-et-quarante, English roulette),
-# print the summaries, rebuild the projections, verify the chain, close the gaming day and
+# demo session (black jack, Caribbean stud, classic stud with its rake, baccarat,
+# trente-et-quarante, English roulette), print the summaries, rebuild the projections, verify the chain, close the gaming day and
 # print its daily report; then serve a live floor on 127.0.0.1:8000: the tables open again on
 # the next gaming day and a background player (manage.py simulate_floor) plays coups at every
 # game at a human pace while the API and the dashboard serve.
@@ -16,6 +16,7 @@ export DJANGO_SETTINGS_MODULE=casino.settings
 demo() {
     .venv/bin/python manage.py demo --spins "${DEMO_SPINS:-200}" \
         --blackjack-coups "${DEMO_BLACKJACK_COUPS:-100}" --stud-coups "${DEMO_STUD_COUPS:-50}" \
+        --classic-stud-coups "${DEMO_CLASSIC_STUD_COUPS:-5}" \
         --baccarat-coups "${DEMO_BACCARAT_COUPS:-60}" --tq-coups "${DEMO_TQ_COUPS:-60}"
 }
 if [ "${1:-}" = "--no-serve" ]; then

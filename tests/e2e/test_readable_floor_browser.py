@@ -24,6 +24,7 @@ GAMES = {
     "C1": "Caribbean stud",
     "P1": "Punto banco",
     "R1": "English roulette",
+    "S1": "Classic five-card stud",
     "T1": "Trente-et-quarante",
 }
 
@@ -47,6 +48,10 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
 
 
+def last_coup(code: str) -> Round:
+    return Round.objects.filter(table__code=code, state="settled").order_by("-number").first()
+
+
 @pytest.fixture
 def demo_day(committed_db):
     call_command(
@@ -55,6 +60,7 @@ def demo_day(committed_db):
         patrons=2,
         blackjack_coups=4,
         stud_coups=4,
+        classic_stud_coups=2,
         baccarat_coups=4,
         tq_coups=4,
         seed=11,
@@ -83,6 +89,11 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
     expect(page.locator('article[data-table="C1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="T1"] [data-figure="theory-edge"]')).to_contain_text("exact")
     expect(page.locator('article[data-table="B1"] [data-figure="theory-edge"]')).to_contain_text("exact")
+    # Classic stud: the players play each other; the house's theory is the rake it took.
+    expect(page.locator('article[data-table="S1"] [data-figure="theory-edge"]')).to_contain_text(
+        "rake 5 % of each pot, at most 5.00 EUR a hand"
+    )
+    expect(page.locator('article[data-table="S1"] [data-figure="theory-basis"]')).to_have_text("the rake")
     assert_readable(page)
     shot(page, "floor-demo-day")
 
@@ -93,10 +104,10 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
         results = page.locator('[data-section="last-coups"] [data-section="result"]')
         expect(results.first).not_to_have_text("—")
         if code == "R1":
-            number = (
-                Round.objects.filter(table__code=code, state="settled").order_by("-number").first().result["number"]
-            )
-            expect(results.first).to_contain_text(str(number))
+            expect(results.first).to_contain_text(str(last_coup(code).result["number"]))
+        elif code == "S1" and not last_coup(code).result["showdown"]:
+            # Classic stud: a hand the others folded shows no cards, and says so.
+            expect(results.first).to_contain_text("no showdown: the others folded")
         else:
             # Cards drawn as suit symbols, hearts and diamonds in red.
             assert results.first.locator(".pc").count() >= 4

@@ -14,10 +14,14 @@ def test_demo_twice_on_one_gaming_day_plays_once_then_prints_the_closed_days_rep
     """The first run plays every table and closes the gaming day; a closed day keeps its figures
     (ledger.closed_days), so the second run that day appends nothing and prints its
     reports again."""
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
+    call_command(
+        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, classic_stud_coups=2, baccarat_coups=3, tq_coups=3
+    )
     first = capsys.readouterr().out
     after_first = Event.objects.count()
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
+    call_command(
+        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, classic_stud_coups=2, baccarat_coups=3, tq_coups=3
+    )
     second = capsys.readouterr().out
     assert "chain verified             yes" in first and "Gaming day" in first
     assert Event.objects.count() == after_first

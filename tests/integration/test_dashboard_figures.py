@@ -64,6 +64,7 @@ def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day
         patrons=2,
         blackjack_coups=3,
         stud_coups=3,
+        classic_stud_coups=2,
         baccarat_coups=3,
         tq_coups=3,
         seed=7,
@@ -74,7 +75,7 @@ def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day
     report = {
         r["key"]: r for r in table_games_daily_report(day)["rows"] if r["level"] == "table" and r["period"] == "day"
     }
-    assert set(report) == {"B1", "C1", "P1", "R1", "T1"}
+    assert set(report) == {"B1", "C1", "P1", "R1", "S1", "T1"}
     floor = pit_boss.get(reverse("dashboard:floor")).content.decode()
     short = 0
     for code, row in report.items():

@@ -31,7 +31,16 @@ def demo_day() -> str:
     quick); returns what the demo printed."""
     out = io.StringIO()
     call_command(
-        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=3, baccarat_coups=3, tq_coups=3, seed=7, stdout=out
+        "demo",
+        spins=4,
+        patrons=2,
+        blackjack_coups=3,
+        stud_coups=3,
+        classic_stud_coups=2,
+        baccarat_coups=3,
+        tq_coups=3,
+        seed=7,
+        stdout=out,
     )
     return out.getvalue()
 
@@ -40,13 +49,17 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
     day = current_gaming_day()
     report = table_games_daily_report(day)
     rows = {r["key"]: r for r in report["rows"] if r["level"] == "table" and r["period"] == "day"}
-    assert set(rows) == {"B1", "C1", "P1", "R1", "T1"}
+    assert set(rows) == {"B1", "C1", "P1", "R1", "S1", "T1"}
     # The demo's slips: a 1,000 EUR fill at the roulette table, a 500 EUR credit from baccarat.
-    assert [(rows[c]["fills_cents"], rows[c]["credits_cents"]) for c in ("R1", "P1", "B1")] == [
+    assert [(rows[c]["fills_cents"], rows[c]["credits_cents"]) for c in ("R1", "P1", "B1", "S1")] == [
         (100_000, 0),
         (0, 50_000),
         (0, 0),
+        (0, 0),
     ]
+    # Classic stud: the players play each other, so the table's win is the rake it took.
+    rake = sum(e.data["rake_cents"] for e in Event.objects.filter(type="RakeTaken", data__table="S1"))
+    assert rake > 0 and rows["S1"]["ledger_win_cents"] == rake
     short = [code for code, row in rows.items() if row["variance_cents"]]
     assert len(short) == 1
     for code, row in rows.items():
@@ -62,7 +75,7 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
     ]
     assert Event.objects.filter(type="GamingDayClosed", data__gaming_day=day.isoformat()).count() == 1
     assert Event.objects.filter(type="CageShiftClosed").count() == 1
-    assert Event.objects.filter(type="DropBoxRemoved").count() == 5
+    assert Event.objects.filter(type="DropBoxRemoved").count() == 6
     assert store.balance(accounts.CAGE_OVER_SHORT) == DELIBERATE_SHORT_CENTS
     # The cage reconciles: the shift's opening book plus the day's movements is its closing book.
     cage = {row["line"]: row for row in cage_accountability_report(day)["rows"]}
@@ -84,10 +97,10 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
     assert "Tronc (tips) today: 150.00 EUR" in printed
     assert "Tips book: 1 box(es) counted, 150.00 EUR; shared out 150.00 EUR" in printed
     assert "Markers outstanding 0.00 EUR; front money held 2,000.00 EUR" in printed
-    assert "Master game report: 5 of 5 counts verified; signed by demo-count1, demo-count2" in printed
+    assert "Master game report: 6 of 6 counts verified; signed by demo-count1, demo-count2" in printed
     assert [e.data["removers"] for e in Event.objects.filter(type="DropBoxRemoved")] == [
         ["demo-drop1", "demo-drop2"]
-    ] * 5
+    ] * 6
     assert Event.objects.filter(type="DropRecountVariance").count() == 0
     # The exception log of the demo day (25 CFR 543.16(c)(3)(vii)): the bets the tables refused
     # over their limits, the credit line the marker was issued against, the AML decisions.

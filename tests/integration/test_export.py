@@ -277,7 +277,9 @@ def test_erasing_an_identity_leaves_the_chain_and_the_exports_verifiable(played_
 
 def test_the_whole_demo_day_exports_and_verifies(tmp_path):
     """The demo's gaming day (every game, the cage) — the issue's acceptance — exports and verifies."""
-    call_command("demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, baccarat_coups=3, tq_coups=3)
+    call_command(
+        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=2, classic_stud_coups=2, baccarat_coups=3, tq_coups=3
+    )
     day = current_gaming_day()
     seal_gaming_day(day=day, actor="auditor1")
     manifest = export_to_dir(day, tmp_path / "demo", include_identity=True)

@@ -52,6 +52,7 @@ def demo_day(pit_boss, monkeypatch):
         patrons=2,
         blackjack_coups=3,
         stud_coups=3,
+        classic_stud_coups=2,
         baccarat_coups=3,
         tq_coups=3,
         seed=7,
@@ -86,7 +87,7 @@ def test_pit_totals_are_the_sums_of_the_table_cards_to_the_cent_per_game_and_in_
 
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     codes = card_codes(html)
-    assert sorted(codes) == ["B1", "C1", "P1", "R1", "R2", "R3", "T1"]
+    assert sorted(codes) == ["B1", "C1", "P1", "R1", "R2", "R3", "S1", "T1"]
     cards = {code: figures(card_of(html, code)) for code in codes}
     games = {t.code: t.game for t in Table.objects.all()}
     expected: dict[str, dict[str, int]] = {}
@@ -109,8 +110,8 @@ def test_pit_totals_are_the_sums_of_the_table_cards_to_the_cent_per_game_and_in_
         pit["win_cents"] == expected["all"]["win"]
         and pit["theoretical_win_cents"] == expected["all"]["theoretical-win"]
     )
-    # The count-room basis: final only where counted and closed (the demo's five), not R2, R3.
-    assert "provisional, 5 of 7 final" in html
+    # The count-room basis: final only where counted and closed (the demo's six), not R2, R3.
+    assert "provisional, 6 of 8 final" in html
 
 
 def test_batched_count_room_figures_are_the_daily_reports_for_every_table(demo_day):
@@ -135,10 +136,10 @@ def test_filters_show_only_the_matching_tables_and_a_bad_filter_is_400(pit_boss,
 
     assert shown(game="english_roulette") == ["R1", "R2"]
     assert shown(state="open") == ["R2"]
-    assert shown(state="closed") == ["B1", "C1", "P1", "R1", "T1"]
+    assert shown(state="closed") == ["B1", "C1", "P1", "R1", "S1", "T1"]
     assert shown(game="english_roulette", state="closed") == ["R1"]
     assert shown(game="baccarat", state="open") == []
-    assert shown(game="", state="") == ["B1", "C1", "P1", "R1", "R2", "T1"]
+    assert shown(game="", state="") == ["B1", "C1", "P1", "R1", "R2", "S1", "T1"]
     # The totals cover the tables shown; the live fragment keeps the filter when it polls.
     html = pit_boss.get(floor, {"game": "english_roulette"}).content.decode()
     assert total_row(html, "all")["tables"] == "2"
@@ -252,3 +253,16 @@ def test_without_recorded_edges_caribbean_theory_is_the_rule_set_edge_on_the_ant
     # Roulette's edge is per unit staked: on the handle.
     theory, _ = selectors._theory("english_roulette", {}, TableDayStats(handle_cents=370_000), 0)
     assert theory == Fraction(house_edge("english_roulette", {})[0]) * 370_000
+
+
+def test_classic_stud_theory_is_the_rake_taken_and_its_rule_reads_as_a_percentage_with_its_cap():
+    """Players play each other: the card's theory is the rake the hands took (the engines'
+    figures), else the rake rule on the handle; the rule reads 2.5 %, not the stored 5/2."""
+    edge = selectors._edge("classic_stud", {"rake_pct": "5/2", "rake_cap_cents": 500})
+    assert edge["short"] == "rake 2.5 % of each pot, at most 5.00 EUR a hand"
+    assert selectors._edge("classic_stud", {"rake_pct": 10})["short"] == "rake 10 % of each pot"
+    stats = TableDayStats(table="S1", handle_cents=10_000, theoretical_win="7/2")
+    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, stats, 0)
+    assert theory == Fraction(7, 2) and source.startswith("the rake taken")
+    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, TableDayStats(handle_cents=10_000), 0)
+    assert theory == 500 and "5 % of each pot" in source

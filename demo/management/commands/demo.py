@@ -1,5 +1,5 @@
-"""``manage.py demo``: play a session at each demo table (black jack, Caribbean stud, baccarat,
-trente-et-quarante, English roulette) through the services, print the summaries and close the
+"""``manage.py demo``: play a session at each demo table (black jack, Caribbean stud, classic
+stud, baccarat, trente-et-quarante, English roulette) through the services, print the summaries and close the
 gaming day. Run again on a later gaming day, it adds a session; on a day it already closed, it
 plays nothing (a closed day keeps its figures) and prints that day's reports."""
 
@@ -8,6 +8,8 @@ import random
 from django.core.management.base import BaseCommand, CommandError
 
 from demo.blackjack import play_blackjack_session
+from demo.classic_stud import RULES as CLASSIC_STUD_RULES
+from demo.classic_stud import play_classic_stud_session
 from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_close, format_daily_report
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
@@ -28,9 +30,9 @@ class Command(BaseCommand):
         return Progress(label, total, unit=unit, stream=self.stderr)
 
     help = (
-        "Play a demo session: black jack at B1, Caribbean stud at C1, punto banco at P1, trente-et-quarante at"
-        " T1, English roulette at R1 (seeds the cage, tables and regular patrons if missing), then rebuild the"
-        " projections and verify the chain."
+        "Play a demo session: black jack at B1, Caribbean stud at C1, classic five-card stud at S1, punto banco"
+        " at P1, trente-et-quarante at T1, English roulette at R1 (seeds the cage, tables and regular patrons if"
+        " missing), then rebuild the projections and verify the chain."
     )
 
     def add_arguments(self, parser):
@@ -38,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--patrons", type=int, default=6)
         parser.add_argument("--blackjack-coups", type=int, default=100, help="coups at black jack table B1 (0: none)")
         parser.add_argument("--stud-coups", type=int, default=50, help="coups at Caribbean stud table C1 (0: none)")
+        parser.add_argument(
+            "--classic-stud-coups", type=int, default=5, help="hands of classic five-card stud at table S1 (0: none)"
+        )
         parser.add_argument("--baccarat-coups", type=int, default=60, help="coups at baccarat table P1 (0: none)")
         parser.add_argument("--tq-coups", type=int, default=60, help="coups at trente-et-quarante table T1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
@@ -50,6 +55,7 @@ class Command(BaseCommand):
         seed: int | None,
         blackjack_coups: int,
         stud_coups: int,
+        classic_stud_coups: int,
         baccarat_coups: int,
         tq_coups: int,
         **options,
@@ -104,6 +110,26 @@ class Command(BaseCommand):
             )
             if c.table_win_cents != c.settlements["house_win"]:
                 raise CommandError("Caribbean stud session inconsistent: the table win differs from the settlements")
+        if classic_stud_coups:
+            self.stdout.write(f"Playing {classic_stud_coups} hands of classic five-card stud at table S1…")
+            with self._progress("classic stud S1", classic_stud_coups, unit="hands") as shown:
+                k = play_classic_stud_session(coups=classic_stud_coups, rng=rng, progress=shown)
+            cap = _eur(CLASSIC_STUD_RULES["rake_cap_cents"])
+            self.stdout.write(
+                "\n".join(
+                    [
+                        "Classic five-card stud summary (players against each other; the house rakes the pots)",
+                        f"  hands / showdowns          {k.coups} / {k.showdowns}",
+                        f"  handle (put in the pots)   {_eur(k.settlements['staked'])}",
+                        f"  rake taken                 {_eur(k.rake_cents)}"
+                        f" ({CLASSIC_STUD_RULES['rake_pct']} % of each pot, at most {cap} a hand)",
+                        f"  table win (ledger)         {_eur(k.table_win_cents)}",
+                        f"  table win (settlements)    {_eur(k.settlements['house_win'])}",
+                    ]
+                )
+            )
+            if not k.table_win_cents == k.settlements["house_win"] == k.rake_cents:
+                raise CommandError("classic stud session inconsistent: the table win is not the rake taken")
         for coups, play, title in (
             (baccarat_coups, play_baccarat_session, "Baccarat (punto banco)"),
             (tq_coups, play_trente_quarante_session, "Trente-et-quarante"),

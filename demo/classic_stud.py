@@ -1,0 +1,137 @@
+"""A demo session at a classic five-card stud table (S1), through the services only: three
+regular players buy in at the table, sit down each hand with their stack, ante the base stake
+and play the hand out against each other; the house takes a rake of each pot (``RULES``: the
+table option RULES.md §Classic five-card stud leaves to the casino, default 0), which is the
+table's whole win. Every chip is redeemed at the end and the table closes."""
+
+import random
+from dataclasses import dataclass, field
+
+from cashier.services.cage import chips_redeem
+from games.models import Table
+from games.rules.poker_hands import evaluate
+from games.selectors import settlements_net_cents, table_win_cents
+from games.services.classic_stud import classic_stud_act, classic_stud_sit
+from games.services.dealing import deal
+from games.services.rounds import round_close_bets, round_open
+from games.services.tables import table_buy_in
+from ledger import accounts
+from ledger.models import Event
+from ledger.progress import Progress, counting
+from ledger.selectors import head_position, movement_cents
+from patrons.models import Patron
+from patrons.selectors import patron_chips_cents
+from patrons.services.patrons import patron_register
+
+from .day import CASHIER, DEALER, demo_table_close, demo_table_open
+from .roulette import _ensure_cage, void_leftover_coup
+
+TABLE = "S1"
+OPENER_CENTS = 1_000_000
+# The house's take at the demo's (and the live floor's) classic stud table: 5 % of each pot,
+# rounded down to the cent, at most 5 EUR a hand (games.rules.classic_stud, rake_pct and
+# rake_cap_cents). The base stake (the ante, the smallest bet) is 2 EUR.
+RULES = {"base_stake_cents": 200, "rake_pct": 5, "rake_cap_cents": 500}
+BUY_IN_CENTS = 20_000
+STACK_CENTS = 10_000  # what each player puts in play a hand (table stakes)
+
+
+@dataclass
+class ClassicStudReport:
+    coups: int = 0
+    showdowns: int = 0
+    actions: int = 0
+    rake_cents: int = 0
+    table_win_cents: int = 0
+    settlements: dict = field(default_factory=dict)
+    drop_cents: int = 0
+
+
+def _players(count: int) -> list[str]:
+    codes = []
+    for i in range(count):
+        name = f"Demo classic stud player {i + 1}"
+        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
+        codes.append(
+            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
+        )
+    return codes
+
+
+def _cards(coup: str) -> dict[int, list[str]]:
+    """``{seat: cards dealt to it so far}``, hole card included (the ledger holds them all)."""
+    cards: dict[int, list[str]] = {}
+    for data in Event.objects.filter(stream=f"round/{coup}", type="CardDealt").values_list("data", flat=True):
+        cards.setdefault(data["seat"], []).append(data["card"])
+    return cards
+
+
+def _strength(cards: list[str]) -> int:
+    """2: a pair or better among his cards; 1: an ace or a king; 0: nothing."""
+    ranks = [card[0] for card in cards]
+    if len(set(ranks)) < len(ranks):
+        return 2
+    return 1 if {"A", "K"} & set(ranks) else 0
+
+
+def _choice(turn: dict, cards: list[str], rng: random.Random) -> dict:
+    """A plain player: bets or raises the minimum with a pair, calls with an ace or a king (or
+    now and then with nothing), checks when he can, folds the rest."""
+    actions = set(turn["actions"])
+    strength = _strength(cards)
+    if len(cards) == 5:  # the last round: the hand is made
+        strength = 2 if evaluate(cards).category != "high card" else min(strength, 1)
+    if strength == 2 and "bet" in actions:
+        return {"action": "bet", "amount_cents": turn["min_total_cents"]}
+    if strength == 2 and "raise" in actions and turn["level_cents"] < 4 * RULES["base_stake_cents"]:
+        return {"action": "raise", "amount_cents": turn["min_total_cents"]}
+    if "check" in actions:
+        return {"action": "check"}
+    if "call" in actions and (strength or rng.random() < 0.3):
+        return {"action": "call"}
+    return {"action": "fold"}
+
+
+def play_classic_stud_session(
+    *, coups: int = 5, players: int = 3, rng: random.Random | None = None, progress: Progress | None = None
+) -> ClassicStudReport:
+    """Play ``coups`` hands of classic stud at S1 with ``players`` regulars; ``progress``: one a hand."""
+    rng = rng or random.Random()
+    first_position = head_position()
+    _ensure_cage()
+    void_leftover_coup(TABLE)
+    table = Table.objects.filter(code=TABLE).first()
+    if table is None or table.state != Table.State.OPEN:
+        demo_table_open(TABLE, Table.Game.CLASSIC_STUD, OPENER_CENTS, RULES)
+    codes = _players(players)
+    for code in codes:
+        if patron_chips_cents(code) < STACK_CENTS:
+            table_buy_in(code=TABLE, patron=code, amount_cents=BUY_IN_CENTS, actor=DEALER)
+    report = ClassicStudReport()
+    for _ in counting(range(coups), progress):
+        seated = [c for c in codes if patron_chips_cents(c) >= RULES["base_stake_cents"]]
+        if len(seated) < 2:
+            break
+        coup = round_open(table=TABLE, actor=DEALER)["round"]
+        for seat, code in enumerate(seated, start=1):
+            stack = min(patron_chips_cents(code), STACK_CENTS)
+            classic_stud_sit(round_id=coup, patron=code, seat=seat, stack_cents=stack, actor=DEALER)
+        round_close_bets(round_id=coup, actor=DEALER)
+        state = deal(round_id=coup, actor=DEALER)
+        while state["awaiting"] is not None:
+            turn = state["awaiting"]
+            choice = _choice(turn, _cards(coup)[turn["seat"]], rng)
+            state = classic_stud_act(round_id=coup, seat=turn["seat"], actor=DEALER, **choice)
+            report.actions += 1
+        report.coups += 1
+        report.showdowns += state["result"]["showdown"]
+        report.rake_cents += state["result"]["rake_cents"]
+    for code in codes:
+        held = patron_chips_cents(code)
+        if held:
+            chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
+    demo_table_close(TABLE)
+    report.table_win_cents = table_win_cents(TABLE, after=first_position)
+    report.settlements = settlements_net_cents(TABLE, after=first_position)
+    report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)
+    return report
