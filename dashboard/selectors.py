@@ -200,7 +200,7 @@ def _edge(game: str, rules: dict) -> dict:
         except RuleError:  # an odd rule set still shows the page
             return {"short": "—", "source": ""}
         short = ", ".join(f"{bet} {_pct_text(bet_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
-        return {"short": short, "source": f"exact, from the composition of a {parsed.decks}-deck shoe"}
+        return {"short": short, "source": f"exact, from the composition of the shoe ({parsed.decks} decks)"}
     if game == Table.Game.CLASSIC_STUD:
         rake = rules.get("rake_percent") or rules.get("rake_pct") or 0
         return {"short": f"rake {rake} %", "source": "of each pot; the players play each other"}

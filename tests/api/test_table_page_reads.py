@@ -98,7 +98,7 @@ def test_a_tie_with_every_bet_pushed_is_a_house_win_of_nil_and_the_shoe_has_its_
     # The shoe by its number of the day and its opening time, not its id; the edge's basis in words.
     name = re.search(r'data-section="shoe-name">([^<]+)<', page).group(1)
     assert re.fullmatch(r"Shoe 1 of the day \(opened \d\d:\d\d CET\): 1 coup", name), name
-    assert "games.rules" not in page and "from the composition of a 8-deck shoe" in page
+    assert "games.rules" not in page and "from the composition of the shoe (8 decks)" in page
 
 
 def test_the_win_chart_starts_at_nil_at_the_tables_opening_and_shows_nil_on_its_axis(table):
