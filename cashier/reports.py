@@ -122,7 +122,9 @@ def colour_change_cents(table: str, start: date, end: date) -> int:
     table's side while the chip itself is owed to the patron until it comes back; adding this
     term to the count-room win counts that liability, so an open table with colour chips out
     reads the ledger's win. Nil once every colour chip is back (a closed table)."""
-    postings = Posting.objects.filter(account=accounts.table_colour_issued(table), event__gaming_day__range=(start, end))
+    postings = Posting.objects.filter(
+        account=accounts.table_colour_issued(table), event__gaming_day__range=(start, end)
+    )
     return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
 
 

@@ -684,9 +684,10 @@ def _of_day(coups: list[Round], day: date) -> list[Round]:
 
 def table_detail(code: str, *, day: date | None = None, now: datetime | None = None) -> dict:
     """One table: its card, the coup in play (bets and its events: cards, decisions), the last
-    coups of gaming day ``day`` with outcomes, roulette's last numbers of that day, baccarat's bead plate and big road, the win
-    series of the day and the day's refused bets (``refusals_of_day``). ``NotFound`` (404) for
-    an unknown table."""
+    coups of gaming day ``day`` with outcomes, roulette's last numbers of that day, baccarat's
+    bead plate and big road (``number`` and ``opened_at`` naming the shoe), the win series of
+    the day with ``series_start`` (``day_start``) and the day's refused bets
+    (``refusals_of_day``). ``NotFound`` (404) for an unknown table."""
     from games.services.baccarat import shoe_history  # a read: the service module's selector
 
     table = _table(code)

@@ -88,6 +88,8 @@ def test_a_refusal_is_logged_as_one_warning_line_without_a_traceback(client, dja
     assert len(lines) == 1 and " WARNING django.request " in lines[0], lines
     assert "Forbidden" in lines[0] and "/dashboard/" in lines[0]
     # A server error keeps its traceback.
-    record = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "boom", None, (ValueError, ValueError("x"), None))
+    record = logging.LogRecord(
+        "django.request", logging.ERROR, __file__, 1, "boom", None, (ValueError, ValueError("x"), None)
+    )
     record.status_code = 500
     assert ClientErrorFilter().filter(record) and record.exc_info is not None

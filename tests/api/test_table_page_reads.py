@@ -70,7 +70,9 @@ def test_the_audit_trail_and_the_coup_in_play_name_the_even_chances_in_words(pit
     patron = make_patron(100_000)
     settled = spin(patron, 17, {"type": "chance_simple", "chance": "rouge"})
     in_play = round_open(table="R1", actor=ACTOR)["round"]
-    bet_place(round_id=in_play, patron=patron, stake_cents=1_000, bet={"type": "chance_simple", "chance": "pair"}, actor=ACTOR)
+    bet_place(
+        round_id=in_play, patron=patron, stake_cents=1_000, bet={"type": "chance_simple", "chance": "pair"}, actor=ACTOR
+    )
     audit = pit_boss.get(reverse("dashboard:coup-audit", args=[settled])).content.decode()
     assert "on rouge (even chance) (value chips)" in audit and "rouge (even chance): lost" in audit
     assert "chance_simple" not in audit
@@ -113,5 +115,7 @@ def test_the_win_chart_starts_at_nil_at_the_tables_opening_and_shows_nil_on_its_
     svg = win_chart(series, table="R1", zone=opened.occurred_at.tzinfo, start=start)
     # Two points (nil at the opening, then the coup) and a y axis that reaches 0.00.
     assert svg.count("<circle ") == 2
-    labels = [float(v.replace(",", "")) for v in re.findall(r'<text[^>]*class="[^"]*"[^>]*>(-?[\d,]+\.\d\d)</text>', svg)]
+    labels = [
+        float(v.replace(",", "")) for v in re.findall(r'<text[^>]*class="[^"]*"[^>]*>(-?[\d,]+\.\d\d)</text>', svg)
+    ]
     assert labels and max(labels) >= 0 and min(labels) <= -70

@@ -59,14 +59,23 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
         ok(api.post(f"/api/rounds/{coup}/close-bets", {}, format="json"), 200)
         ok(api.post(f"/api/rounds/{coup}/result", {"number": number}, format="json"), 200)
     in_play = ok(api.post("/api/tables/R1/rounds", {}, format="json"))["round"]
-    rouge = {"patron": patron, "stake_cents": 1_000, "chips": "colour", "bet": {"type": "chance_simple", "chance": "rouge"}}
+    rouge = {
+        "patron": patron,
+        "stake_cents": 1_000,
+        "chips": "colour",
+        "bet": {"type": "chance_simple", "chance": "rouge"},
+    }
     ok(api.post(f"/api/rounds/{in_play}/bets", rouge, format="json"))
     # P1: a natural tie (9 against 9), the player and banker bets pushed.
     ok(api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}, format="json"))
     ok(api.post("/api/tables/P1/shoes", {"mode": "reader"}, format="json"))
     tie = ok(api.post("/api/tables/P1/rounds", {}, format="json"))["round"]
     for who, bet in ((make_patron(10_000), "player"), (make_patron(10_000), "banker")):
-        ok(api.post(f"/api/rounds/{tie}/baccarat-bets", {"patron": who, "bet": bet, "stake_cents": 1_000}, format="json"))
+        ok(
+            api.post(
+                f"/api/rounds/{tie}/baccarat-bets", {"patron": who, "bet": bet, "stake_cents": 1_000}, format="json"
+            )
+        )
     ok(api.post(f"/api/rounds/{tie}/close-bets", {}, format="json"), 200)
     ok(api.post(f"/api/rounds/{tie}/deal", {}, format="json"), 200)
     for card in ("4S", "4H", "5D", "5C"):
@@ -92,7 +101,9 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     page.goto(f"{url}/dashboard/tables/P1/")
     row = page.locator('[data-section="last-coups"] tr[data-coup="1"]')
     expect(row.locator("td.num").nth(2)).to_have_text("0.00 EUR")
-    expect(page.locator('[data-section="shoe-name"]')).to_have_text(re.compile(r"^Shoe 1 of the day \(opened \d\d:\d\d CET\): 1 coup$"))
+    expect(page.locator('[data-section="shoe-name"]')).to_have_text(
+        re.compile(r"^Shoe 1 of the day \(opened \d\d:\d\d CET\): 1 coup$")
+    )
     expect(page.locator('[data-section="figures"]')).to_contain_text("from the composition of the shoe (8 decks)")
     shot(page, "table-P1")
 
