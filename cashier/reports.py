@@ -11,7 +11,8 @@ the ledger (events and postings), so a report of a past day is the same whenever
 
 - ``table_games_daily_report(day)``: per table, per game and in total, for the day,
   month-to-date and year-to-date: opener, fills, credits, drop, closer,
-  win = drop + credits − fills + (closer − opener) (DESIGN.md), hold % = win / drop, the
+  win = drop + credits − fills + (closer − opener) + Δ colour chips issued (DESIGN.md; the
+  last term is nil once every colour chip is changed back), hold % = win / drop, the
   ledger win (the table's gaming movements, as ``games.selectors.table_win_cents``) and the
   variance = win − ledger win. Beside it, ``back_office``: the tips, casino credit and front
   money of the same periods and their balances at the end of the day (``back_office_figures``).
@@ -112,6 +113,21 @@ def _book_tray(table: str, end: date, *, before: bool) -> int:
     return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
 
 
+def colour_change_cents(table: str, start: date, end: date) -> int:
+    """Σ postings (cents) on the table's ``colour_issued`` over gaming days [start, end]: minus
+    the colour chips still out that the period issued (``posting_rules.colour_chips_bought``
+    credits it, ``change_inverse`` and colour stakes lost debit it back).
+
+    A colour chip bought puts its value (cash in the drop, value chips in the tray) on the
+    table's side while the chip itself is owed to the patron until it comes back; adding this
+    term to the count-room win counts that liability, so an open table with colour chips out
+    reads the ledger's win. Nil once every colour chip is back (a closed table)."""
+    postings = Posting.objects.filter(
+        account=accounts.table_colour_issued(table), event__gaming_day__range=(start, end)
+    )
+    return postings.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
 def ledger_win_cents(table: str, start: date, end: date) -> int:
     """The table's gaming movements (tray + drop + colour_issued) of gaming days [start, end]."""
     names = [accounts.table_tray(table), accounts.table_drop(table), accounts.table_colour_issued(table)]
@@ -127,7 +143,8 @@ def table_figures(table: str, start: date, end: date) -> dict:
     opener: the first ``TableOpened`` of the period (else the book tray before it); closer: the
     last ``TableClosed`` when the table is closed at the end, else the book tray (``open``: True);
     drop: the counted drop of each day, or the recorded buy-ins of a day not yet counted
-    (``drop_counted``: False).
+    (``drop_counted``: False); win = drop + credits − fills + (closer − opener) +
+    ``colour_change_cents`` (the colour chips still out, a liability: nil on a closed table).
     """
     sessions = list(
         Event.objects.filter(
@@ -155,7 +172,8 @@ def table_figures(table: str, start: date, end: date) -> dict:
     }
     drop = sum(counted[day] + uncounted[day] if day in counted else amount for day, amount in expected.items())
     drop += sum(amount for day, amount in counted.items() if day not in expected)
-    win = drop + credits - fills + (closer - opener)
+    # Colour chips still out are the table's liability (nil once all are changed back).
+    win = drop + credits - fills + (closer - opener) + colour_change_cents(table, start, end)
     ledger_win = ledger_win_cents(table, start, end)
     return {
         "opener_cents": opener,

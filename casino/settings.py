@@ -305,9 +305,11 @@ if LOG_FORMAT not in ("json", "text"):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}, "client_error": {"()": "core.logs.ClientErrorFilter"}},
     "formatters": {"json": {"()": "core.logs.JsonFormatter"}, "text": {"()": "core.logs.TextFormatter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["context"], "formatter": LOG_FORMAT}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["context", "client_error"], "formatter": LOG_FORMAT}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 # django-axes masks the username and the address in its log lines by default; an operator needs

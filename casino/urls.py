@@ -19,7 +19,8 @@ api = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
 
-handler404 = "core.errors.not_found"
+handler404 = "dashboard.errors.not_found"  # the site's page; JSON under /api/ (core.errors)
+handler403 = "dashboard.errors.permission_denied"
 handler400 = "core.errors.bad_request"
 
 urlpatterns = [

@@ -101,6 +101,18 @@ class ContextFilter(logging.Filter):
         return True
 
 
+class ClientErrorFilter(logging.Filter):
+    """A refused request (4xx: 403 role, 404) is the client's error, not the server's: its line
+    stays (at WARNING, as Django logs it) without the traceback Django attaches to it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and 400 <= status < 500 and record.exc_info:
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 def _utc_iso(created: float) -> str:
     return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

@@ -55,15 +55,21 @@ def _local(moment: datetime, zone: tzinfo) -> datetime:
     return moment.astimezone(zone)
 
 
-def win_chart(series: list[tuple[datetime, int]], *, table: str, zone: tzinfo) -> str | None:
+def win_chart(
+    series: list[tuple[datetime, int]], *, table: str, zone: tzinfo, start: datetime | None = None
+) -> str | None:
     """The table's cumulative win over the gaming day as an inline SVG string, its time axis in
     ``zone`` (the casino's); ``None`` without a point (the page says "no coups yet" instead of
     drawing an empty grid).
 
     ``series``: ``[(occurred_at UTC, win so far in cents)]`` (``dashboard.selectors.win_series``);
-    plotted in CASINO_CURRENCY (cents / 100, display only: money stays in cents everywhere else)."""
+    plotted in CASINO_CURRENCY (cents / 100, display only: money stays in cents everywhere else).
+    ``start`` (UTC): when the day's win was nil (the table's opening, or the gaming day's start);
+    the line starts there at 0, and the y axis always shows 0, so a small day does not look large."""
     if not series:
         return None
+    if start is not None and start < series[0][0]:
+        series = [(start, 0), *series]
     points = [(moment.astimezone(zone), cents / 100) for moment, cents in series]
     labels, fmt = time_labels([moment for moment, _ in points])
     chart = pygal.DateTimeLine(
@@ -78,6 +84,7 @@ def win_chart(series: list[tuple[datetime, int]], *, table: str, zone: tzinfo) -
         x_value_formatter=lambda moment: _local(moment, zone).strftime(fmt),
         value_formatter=lambda euros: f"{euros:,.2f}",
         dots_size=2,
+        include_x_axis=True,  # 0 on the y axis: the day's win is read from nil
         x_labels=labels,
         x_title=f"time ({zone})",
     )

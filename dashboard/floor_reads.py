@@ -54,7 +54,7 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
     """``{code: {"opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents",
     "win_cents", "hold_pct", "ledger_win_cents", "variance_cents", "drop_counted", "open",
     "live_count"}}`` for gaming day ``day``: ``cashier.reports.table_figures(code, day, day)``
-    of every table in ``codes``, in at most nine queries whatever their number; ``live_count`` is the
+    of every table in ``codes``, in at most ten queries whatever their number; ``live_count`` is the
     table's ``DropCounted`` event of the day that no reversal cancelled (``None`` before the
     count), as ``cashier.services.count_room.live_count`` reads it."""
     if not codes:
@@ -108,6 +108,7 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
             after |= Q(data__table=code, position__gt=removed_at[code])
         uncounted = _sums_by_table(buy_ins.filter(after))
     won = _ledger_win(codes, day) if ledger_win else {}
+    colour = _colour_change(codes, day)
 
     figures = {}
     for code in codes:
@@ -122,7 +123,8 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
             drop = count.data["counted_cents"] + (uncounted.get(code, 0) if code in expected else 0)
         else:
             drop = expected.get(code, 0)
-        win = drop + credits[code] - fills[code] + (closer - opener)
+        # Colour chips still out are the table's liability (nil once all are changed back).
+        win = drop + credits[code] - fills[code] + (closer - opener) + colour.get(code, 0)
         figures[code] = row = {
             "opener_cents": opener,
             "fills_cents": fills[code],
@@ -189,6 +191,19 @@ def _book_trays(codes: list[str], day: date, sessions: dict[str, list[Event]]) -
     )
     book.update({trays[r["account"]]: (r["before"] or 0, r["upto"] or 0) for r in rows})
     return book
+
+
+def _colour_change(codes: list[str], day: date) -> dict[str, int]:
+    """``{code: Σ postings on its colour_issued of day ``day``}`` (cents, ≤ 0 while colour
+    chips are out), as ``cashier.reports.colour_change_cents``."""
+    names = {accounts.table_colour_issued(code): code for code in codes}
+    rows = (
+        Posting.objects.filter(account__in=list(names), event__gaming_day=day)
+        .values("account")
+        .annotate(s=Sum("amount_cents"))
+        .order_by()
+    )
+    return {names[row["account"]]: row["s"] or 0 for row in rows}
 
 
 def _ledger_win(codes: list[str], day: date) -> dict[str, int]:

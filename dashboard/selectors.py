@@ -12,7 +12,7 @@ house's side.
 from __future__ import annotations
 
 import math
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from fractions import Fraction
 from zoneinfo import ZoneInfo
@@ -26,7 +26,7 @@ from cashier.reports import hold_pct, table_figures, tables_active, variance_rep
 from cashier.services.cage_shifts import last_shift_event
 from cashier.slip_models import Slip
 from core.ids import uuid_of
-from games.models import BetRefusal, Round, Table
+from games.models import BetRefusal, Round, Shoe, Table
 from games.names import game_name
 from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge
@@ -217,7 +217,7 @@ def _edge(game: str, rules: dict) -> dict:
         except RuleError:  # an odd rule set still shows the page
             return {"short": "—", "source": ""}
         short = ", ".join(f"{bet} {_pct_text(bet_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
-        return {"short": short, "source": f"exact, {parsed.decks} decks (games.rules.baccarat)"}
+        return {"short": short, "source": f"exact, from the composition of the shoe ({parsed.decks} decks)"}
     if game == Table.Game.CLASSIC_STUD:
         cap = rules.get("rake_cap_cents")
         short = f"rake {_pct_figure(_rake_pct(rules))} % of each pot"
@@ -543,8 +543,11 @@ def coup_money(code: str, coups: list[Round]) -> dict[str, tuple[int, int | None
 
 def _coup(coup: Round, money: tuple[int, int | None] | None = None) -> dict:
     """A coup's bets and result, with ``staked_cents`` and ``house_win_cents`` of ``coup_money``
-    (read here when not given)."""
+    (read here when not given); ``house_win_cents`` is 0 for a settled coup that moved nothing,
+    ``None`` only while nothing is decided (in play, or voided)."""
     staked, won = money or coup_money(coup.table.code, [coup])[str(coup.id)]
+    if won is None and coup.state == Round.State.SETTLED:
+        won = 0  # decided with nothing moved (a tie with every bet pushed): a win of nil, not "—"
     bets = [
         {
             "patron": bet.patron.code,
@@ -604,9 +607,12 @@ def round_events(round_id: str) -> list[dict]:
 
 
 def _play(round_id: str) -> list[dict]:
-    """The coup in play as the table view tells it: ``[{"position", "line"}]`` (``dashboard.play``)."""
+    """The coup in play as the table view tells it: ``[{"position", "at" (UTC), "line"}]``
+    (``dashboard.play``); the page shows the time, the ledger position only on the audit trail."""
     return [
-        {"position": e["position"], "line": e["summary"]} for e in round_events(round_id) if e["type"] not in HIDDEN
+        {"position": e["position"], "at": e["occurred_at"], "line": e["summary"]}
+        for e in round_events(round_id)
+        if e["type"] not in HIDDEN
     ]
 
 
@@ -641,6 +647,22 @@ def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[dat
     return series
 
 
+def day_start(code: str, *, day: date) -> datetime:
+    """When table ``code``'s win of gaming day ``day`` was nil (UTC): its first opening that day,
+    else the gaming day's start (``GAMING_DAY_START`` in ``CASINO_TIMEZONE``)."""
+    opened = (
+        Event.objects.filter(stream=f"table/{code}", type="TableOpened", gaming_day=day)
+        .order_by("position")
+        .values_list("occurred_at", flat=True)
+        .first()
+    )
+    if opened is not None:
+        return opened
+    hour, minute = (int(part) for part in settings.GAMING_DAY_START.split(":"))
+    local = datetime.combine(day, time(hour, minute), tzinfo=ZoneInfo(settings.CASINO_TIMEZONE))
+    return local.astimezone(UTC)
+
+
 def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list[dict]:
     """The bets refused at table ``code`` over a limit during gaming day ``day``, newest first
     (at most ``limit``): ``_refusal`` dicts with ``"coup"``, the coup's number (``None`` when the
@@ -652,11 +674,40 @@ def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list
     return [{**r, "coup": numbers.get(r["round"]) if r["round"] else None} for r in refusals]
 
 
+def _shoe_name(table: Table, shoe_id: str) -> dict:
+    """``{"number": n, "opened_at": UTC datetime}`` of a shoe: the n-th shoe the table started on
+    that gaming day (by its stream's first event), for a page that names it without its id;
+    ``{}`` for a shoe with no event."""
+    first = {
+        stream: (position, day, at)
+        for stream, position, day, at in Event.objects.filter(
+            stream__in=[f"shoe/{key}" for key in Shoe.objects.filter(table=table).values_list("id", flat=True)],
+            version=1,
+        ).values_list("stream", "position", "gaming_day", "occurred_at")
+    }
+    own = first.get(f"shoe/{shoe_id}")
+    if own is None:
+        return {}
+    number = sum(1 for position, day, _ in first.values() if day == own[1] and position <= own[0])
+    return {"number": number, "opened_at": own[2]}
+
+
+def _of_day(coups: list[Round], day: date) -> list[Round]:
+    """The coups of ``coups`` opened on gaming day ``day`` (same order), by the gaming day of
+    their stream's first event: a table open across the rollover keeps yesterday's coups out
+    of today's lists."""
+    opened = dict(
+        Event.objects.filter(stream__in=[f"round/{c.id}" for c in coups], version=1).values_list("stream", "gaming_day")
+    )
+    return [c for c in coups if opened.get(f"round/{c.id}") == day]
+
+
 def table_detail(code: str, *, day: date | None = None, now: datetime | None = None) -> dict:
     """One table: its card, the coup in play (bets and its events: cards, decisions), the last
-    coups with outcomes, roulette's last numbers, baccarat's bead plate and big road, the win
-    series of the day and the day's refused bets (``refusals_of_day``). ``NotFound`` (404) for
-    an unknown table."""
+    coups of gaming day ``day`` with outcomes, roulette's last numbers of that day, baccarat's
+    bead plate and big road (``number`` and ``opened_at`` naming the shoe), the win series of
+    the day with ``series_start`` (``day_start``) and the day's refused bets
+    (``refusals_of_day``). ``NotFound`` (404) for an unknown table."""
     from games.services.baccarat import shoe_history  # a read: the service module's selector
 
     table = _table(code)
@@ -665,11 +716,12 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
     card = table_card(table, day=day, now=now, lag=projection_lag())
     rounds = Round.objects.filter(table=table).prefetch_related("bets__patron")
     in_play = rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
-    last = list(rounds.exclude(state__in=Round.IN_PLAY).order_by("-number")[:LAST_COUPS])
+    last = _of_day(list(rounds.exclude(state__in=Round.IN_PLAY).order_by("-number")[:LAST_COUPS]), day)
     numbers = []
     if table.game == Table.Game.ENGLISH_ROULETTE:
         results = Round.objects.filter(table=table, state=Round.State.SETTLED).order_by("-number")
-        numbers = [r["number"] for r in results.values_list("result", flat=True)[:LAST_NUMBERS] if isinstance(r, dict)]
+        spins = _of_day(list(results.only("id", "result")[:LAST_NUMBERS]), day)
+        numbers = [r.result["number"] for r in spins if isinstance(r.result, dict)]
     history = None
     if table.game == Table.Game.BACCARAT:
         # The shoe of the table's latest coup (the one in play, or the last one closed).
@@ -682,7 +734,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         if shoe_id is None and card["shoe"]:
             shoe_id = card["shoe"]["id"]
         if shoe_id is not None:
-            history = shoe_history(str(shoe_id))
+            history = shoe_history(str(shoe_id)) | _shoe_name(table, str(shoe_id))
             history["big_road_rows"] = max((len(column) for column in history["big_road"]), default=0)
     return {
         "table": card,
@@ -692,6 +744,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),
+        "series_start": day_start(code, day=day),
         "refusals": refusals_of_day(code, day=day),
     }
 

@@ -26,6 +26,7 @@ from ledger.errors import InvalidInput, NotFound
 from staff.roles import Role, has_role
 
 from . import charts, selectors
+from .errors import landing
 
 POLL_SECONDS = 3
 
@@ -64,9 +65,10 @@ class Logout(auth_views.LogoutView):
 
 
 def home(request):
-    """``/``: the floor for a logged-in pit boss, the API docs for everyone else."""
-    if request.user.is_authenticated and has_role(request.user, Role.PIT_BOSS):
-        return redirect("dashboard:floor")
+    """``/``: a logged-in person's own page (``errors.landing``: the floor, the cage or the audit
+    workstation, else the API docs); the API docs for an anonymous visitor."""
+    if request.user.is_authenticated:
+        return redirect(landing(request.user)["url"])
     return redirect("docs")
 
 
@@ -97,7 +99,9 @@ def _table_context(code: str) -> dict:
     return {
         "detail": detail,
         "card": detail["table"],
-        "chart": charts.win_chart(detail["win_series"], table=code, zone=timezone.get_current_timezone()),
+        "chart": charts.win_chart(
+            detail["win_series"], table=code, zone=timezone.get_current_timezone(), start=detail["series_start"]
+        ),
         "poll": POLL_SECONDS,
     }
 

@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
+from ..coups import bet_spot as coup_bet_spot
 from ..coups import card_face
 
 register = template.Library()
@@ -51,18 +52,8 @@ def colour_word(number) -> str:
 
 @register.filter
 def bet_spot(position) -> str:
-    """A bet's place on the layout, in words: ``plein 17``, ``cheval 0-3``, ``banker``, ``box 2``."""
-    if not isinstance(position, dict):
-        return str(position)
-    kind = position.get("type") or position.get("bet") or ""
-    if kind == "chance_simple":  # the even chances are named by their chance alone
-        return str(position.get("chance") or "even chance")
-    spot = position.get("chance") or position.get("which")
-    if spot is None and position.get("numbers"):
-        spot = "-".join(str(n) for n in position["numbers"])
-    if spot is None and position.get("box") is not None:
-        spot = f"box {position['box']}"
-    return f"{kind} {spot if spot is not None else ''}".strip() or str(position)
+    """A bet's place on the layout, in words (``dashboard.coups.bet_spot``)."""
+    return coup_bet_spot(position)
 
 
 @register.filter

@@ -10,10 +10,16 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from cashier.reports import hold_pct, table_games_daily_report
+from dashboard.floor_reads import count_room_figures
+from games.services.bets import bet_place
+from games.services.colour_chips import colour_chips_buy
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_buy_in
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from ledger.models import TableDayStats
 from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +109,42 @@ def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day
         assert on_card["final-hold"] == f"{row['hold_pct']} %", code
         short += row["win_cents"] != row["ledger_win_cents"]
     assert short == 1  # the demo's deliberate 5 EUR short count: the two bases differ at one table
+
+
+def test_an_open_roulette_table_with_colour_chips_out_reads_its_ledger_win_in_the_count_room(pit_boss, table):
+    """Colour chips bought with cash put the cash in the drop (and the value chips in the tray)
+    while the colour chips stay a liability of the table until changed back: the provisional
+    count-room win counts them, so with no other difference it is the ledger's win on the floor,
+    the table page and the open day's daily report, with no variance."""
+    patron = make_patron()
+    table_buy_in(code="R1", patron=patron, amount_cents=30_000, actor=ACTOR)  # 300.00 EUR cash in the drop
+    colour_chips_buy(table="R1", patron=patron, chips=100, unit_value_cents=200, colour="red", actor=ACTOR)
+    for number in (17, 4):  # 10.00 EUR en plein on 17, colour chips: won once (350.00), lost once
+        coup = round_open(table="R1", actor=ACTOR)["round"]
+        bet = {"type": "plein", "numbers": [17]}
+        bet_place(round_id=coup, patron=patron, stake_cents=1_000, chips="colour", bet=bet, actor=ACTOR)
+        round_close_bets(round_id=coup, actor=ACTOR)
+        round_record_result(round_id=coup, number=number, actor=ACTOR)
+    projections.catch_up_all()
+    day = current_gaming_day()
+    ledger_win = TableDayStats.objects.get(table="R1", gaming_day=day).win_cents
+    assert ledger_win == -35_000 + 1_000
+    row = next(
+        r
+        for r in table_games_daily_report(day)["rows"]
+        if r["level"] == "table" and r["key"] == "R1" and r["period"] == "day"
+    )
+    assert row["open"] and not row["drop_counted"]
+    assert (row["drop_cents"], row["win_cents"], row["ledger_win_cents"], row["variance_cents"]) == (
+        30_000,
+        ledger_win,
+        ledger_win,
+        0,
+    )
+    floor_row = count_room_figures(["R1"], day)["R1"]
+    assert (floor_row["win_cents"], floor_row["variance_cents"]) == (ledger_win, 0)
+    floor = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    for shown in (figures(card_of(floor, "R1")), figures(section_of(page, "figures"))):
+        assert cents(shown["win"]) == cents(shown["final-win"]) == ledger_win == -34_000
+    assert 'data-alert="variance"' not in card_of(floor, "R1")
