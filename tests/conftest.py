@@ -77,6 +77,21 @@ def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
     )
 
 
+def hand_cage_to(cashier: str) -> dict:
+    """The open shift closed by its cashier (counted as the book) and handed over to
+    ``cashier``, who opens his own: only a shift's cashier sells, redeems and issues in it."""
+    from cashier.services.cage_shifts import cage_shift_close, last_shift_event
+    from core.denominations import cash_denominations, chip_denominations, decompose
+    from ledger import accounts, store
+
+    count = {
+        "cash": decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        "chips": decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+    }
+    cage_shift_close(**count, actor=last_shift_event().actor, handover_to=cashier)
+    return open_cage_shift(cashier)
+
+
 @pytest.fixture
 def cage(cage_float):
     """The cage with its float and a cashier shift open (``SHIFT_CASHIER``)."""

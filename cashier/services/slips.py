@@ -202,7 +202,7 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         cage = Cage.objects.filter(code="main").first()
         if cage is None or cage.state != Cage.State.OPEN:
             raise StateConflict("the cage is closed", field="cage")
-        require_open_shift(cage.code)
+        require_open_shift(cage.code, actor)
         if kind == Slip.Kind.FILL:
             _check_cage_covers(slip.amount_cents)
         _transition(slip, "issue")

@@ -57,7 +57,7 @@ def test_a_sale_with_no_shift_open_is_refused_on_the_page_and_writes_nothing(as_
     page = client.post(
         reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
     )
-    assert "Refused (shift): no cashier shift is open at cage main" in page.content.decode()
+    assert "Refused. Cashier shift: no cashier shift is open at cage main" in page.content.decode()
     assert Event.objects.count() == before
 
 
