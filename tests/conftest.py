@@ -155,10 +155,16 @@ def staff_clients(staff: dict) -> dict:
 
 
 @pytest.fixture
-def api():
-    """An API client authenticated (no password hashing) as ``dealer1`` holding ``API_TEST_ROLES``."""
+def api(request):
+    """An API client authenticated (no password hashing) as ``dealer1`` holding ``API_TEST_ROLES``.
+    With the ``cage`` fixture, the cashier shift is handed over to ``dealer1``: only a shift's
+    own cashier sells, redeems and issues in it."""
+    if "cage" in request.fixturenames:
+        request.getfixturevalue("cage")
     client = APIClient()
     client.force_authenticate(staff_user("dealer1", *API_TEST_ROLES))
+    if "cage" in request.fixturenames:
+        hand_cage_to("dealer1")
     return client
 
 

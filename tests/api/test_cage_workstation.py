@@ -6,7 +6,6 @@ import re
 
 import pytest
 from django.urls import reverse
-
 from rest_framework.test import APIClient
 
 from approvals.models import Approval
@@ -184,11 +183,16 @@ def test_a_cage_supervisor_closes_a_cashiers_shift_recorded_as_such(as_role, cag
     desk = client.get(reverse("workstations:cage")).content.decode()
     assert "Close shift-cashier's shift as cage supervisor" in desk and "Sell chips" not in desk
     # The fixture's float, counted as the book: 100,000.00 EUR of cash and of chips.
-    closed = client.post(reverse("workstations:cage-shift-close"), {"cash-50000": "200", "chips-1000000": "10"}, follow=True)
+    closed = client.post(
+        reverse("workstations:cage-shift-close"), {"cash-50000": "200", "chips-1000000": "10"}, follow=True
+    )
     html = closed.content.decode()
     event = last_shift_event()
     assert (event.type, event.actor, event.data["opened_by"], event.data["closed_by_supervisor"]) == (
-        "CageShiftClosed", "cagesup", "shift-cashier", True
+        "CageShiftClosed",
+        "cagesup",
+        "shift-cashier",
+        True,
     )
     assert "by cagesup (cage supervisor, closing shift-cashier's shift)" in figure(html, "closed")
     assert "<div>Cashier: shift-cashier</div><div>Cage supervisor: cagesup (closed the shift)</div>" in html

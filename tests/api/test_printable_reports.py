@@ -119,10 +119,17 @@ def test_the_cage_report_pdf_splits_cash_and_chip_movements_without_account_name
     assert "cage:cash" not in text and "cage:chips" not in text
     cash = text[text.index("Cash movements") : text.index("Chip movements")]
     chips = text[text.index("Chip movements") : text.index("name, signature, date")]
-    line = {name: " ".join(next(ln for ln in part.splitlines() if name in ln).split()) for part, name in (
-        (cash, "Chip sales (cash in)"), (cash, "Float from the house bankroll"), (cash, "Total cash movements"),
-        (chips, "Chips sold (chips out)"), (chips, "Fills to the tables"), (chips, "Total chip movements"),
-    )}
+    line = {
+        name: " ".join(next(ln for ln in part.splitlines() if name in ln).split())
+        for part, name in (
+            (cash, "Chip sales (cash in)"),
+            (cash, "Float from the house bankroll"),
+            (cash, "Total cash movements"),
+            (chips, "Chips sold (chips out)"),
+            (chips, "Fills to the tables"),
+            (chips, "Total chip movements"),
+        )
+    }
     assert line["Chip sales (cash in)"].endswith("100.00 EUR")
     assert line["Float from the house bankroll"].endswith(eur(moved["bankroll_cash_cents"]))
     assert line["Total cash movements"].endswith(eur(moved["bankroll_cash_cents"] + 10_000))
