@@ -149,6 +149,7 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
     redemption, issue or close, and a sale he forces is refused in words."""
     page = browser_page
     grant(django_user_model.objects.create_user(username="cashier", password="cage-secret"), Role.CASHIER)
+    grant(django_user_model.objects.create_user(username="cagesup", password="cage-secret"), Role.CAGE_SUPERVISOR)
     grant(django_user_model.objects.create_user(username="pit1", password="x"), Role.PIT_BOSS)
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     open_cage_shift()
@@ -182,3 +183,22 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
     )
     screenshots(page, "not-my-shift-refused")
     assert Event.objects.exclude(type="StaffLoggedIn").count() == before
+
+    # --- a cage supervisor closes the shift, handing it over: recorded as his close -----------
+    page.get_by_role("button", name="Log out").click()
+    page.get_by_label("User name").fill("cagesup")
+    page.get_by_label("Password").fill("cage-secret")
+    page.get_by_role("button", name="Log in").click()
+    expect(
+        page.get_by_role("heading", name=f"Close {SHIFT_CASHIER}'s shift as cage supervisor: count the cage")
+    ).to_be_visible()
+    type_count(page, "close", book_count())
+    page.locator("#close-handover").select_option("cashier")
+    page.get_by_role("button", name="Close shift").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Cashier shift report: {SHIFT_CASHIER}")
+    expect(page.locator('[data-figure="closed"]')).to_contain_text(
+        f"by cagesup (cage supervisor, closing {SHIFT_CASHIER}'s shift), handed over to cashier"
+    )
+    expect(page.locator(".signatures")).to_contain_text(f"Cashier: {SHIFT_CASHIER}")
+    expect(page.locator(".signatures")).to_contain_text("Cage supervisor: cagesup (closed the shift)")
+    screenshots(page, "closed-by-supervisor")
