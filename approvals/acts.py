@@ -38,6 +38,9 @@ class Act:
     slots: Callable[[dict], list[dict]]
     # (payload, maker, {slot: signer}, idempotency key) → the service's result
     run: Callable[..., dict]
+    # The payload's keys naming what the act is about (a slip: kind and serial): one pending
+    # approval at a time per subject, so a slip cannot be asked to be issued twice.
+    subject: tuple[str, ...] = ()
 
 
 def _opener_total(payload: dict) -> int:
@@ -97,6 +100,7 @@ ACTS: dict[str, Act] = {
             lambda p, maker, s, k=None: slip_issue(
                 kind=p["kind"], serial=p["serial"], runner=s["runner"], actor=maker, idempotency_key=k
             ),
+            subject=("kind", "serial"),
         ),
         _approved("slip_void", "voiding a slip", 200, slip_void, "kind", "serial", "reason"),
         _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),

@@ -97,7 +97,8 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
 
     Returns the act's own result when nobody else has to sign; otherwise ``{"approval":
     summary}`` with state ``pending`` (the API answers 202). Raises what the act's service
-    raises (its trial run), ``InvalidInput`` for an unknown kind.
+    raises (its trial run), ``InvalidInput`` for an unknown kind, ``StateConflict`` (409) when
+    the same act on the same subject (``Act.subject``: a slip) already waits for signatures.
     """
     act = _act(kind)
     payload = _jsonable(payload)
@@ -113,6 +114,7 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
+        _refuse_second_request(act, payload)
         trial = {each["slot"]: each["user"] or PENDING_SIGNATURE for each in slots}
         savepoint = transaction.savepoint()
         try:
@@ -141,6 +143,29 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
             },
         )
         return cmd.finish({"approval": summary(approval)})
+
+
+def pending_for(kind: str, subject: dict) -> Approval | None:
+    """The pending, unexpired approval of act ``kind`` about ``subject`` (e.g. ``{"kind":
+    "fill", "serial": "F-1"}``: the payload holds these values), or None."""
+    waiting = Approval.objects.filter(kind=kind, state=Approval.State.PENDING, expires_at__gt=timezone.now())
+    for approval in waiting.order_by("requested_at"):
+        if all(approval.payload.get(key) == value for key, value in subject.items()):
+            return approval
+    return None
+
+
+def _refuse_second_request(act: Act, payload: dict) -> None:
+    """``StateConflict`` (409, field ``serial`` or the subject's last key) when the same act on
+    the same subject already waits for its signatures (read under the writer lock)."""
+    if not act.subject:
+        return
+    found = pending_for(act.kind, {key: payload.get(key) for key in act.subject})
+    if found is not None:
+        wanted = "; ".join(each["user"] or " or ".join(each["roles"]) for each in found.waiting_for())
+        raise StateConflict(
+            f"{act.what} was already asked by {found.maker} and waits for {wanted}", field=act.subject[-1]
+        )
 
 
 def _for_update(approval: object) -> Approval:

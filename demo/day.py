@@ -118,11 +118,20 @@ def demo_table_close(code: str) -> dict:
 
 
 def demo_cage_shift_open() -> dict | None:
-    """Open the cashier's shift with the cage counted (the book, by denomination), unless open."""
+    """Open the demo cashier's shift with the cage counted (the book, by denomination), unless
+    his is open. Another cashier's open shift (only its cashier sells in it) is first closed by
+    the demo's cage supervisor, counted as the book, and handed over to the demo cashier."""
     ensure_demo_staff()
     last = last_shift_event()
     if last is not None and last.type == "CageShiftOpened":
-        return None
+        if last.actor == CASHIER:
+            return None
+        cage_shift_close(
+            cash=_cage_count(accounts.CAGE_CASH),
+            chips=_cage_count(accounts.CAGE_CHIPS),
+            actor=SUPERVISOR,
+            handover_to=CASHIER,
+        )
     return cage_shift_open(cash=_cage_count(accounts.CAGE_CASH), chips=_cage_count(accounts.CAGE_CHIPS), actor=CASHIER)
 
 

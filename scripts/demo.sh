@@ -34,6 +34,6 @@ export GAMING_DAY_START="${FLOOR_DAY_START:-00:00}"
 player=$!
 trap 'kill "$player" 2>/dev/null || true' EXIT INT TERM
 port="${DEMO_PORT:-8000}"
-echo "Serving a live floor on http://127.0.0.1:$port/ (API docs: /api/docs/, pit boss dashboard: /dashboard/, login pitboss/pitboss);"
+echo "Serving a live floor on http://127.0.0.1:$port/ (API docs: /api/docs/, pit boss dashboard: /dashboard/, logins: pitboss, pitboss2, cashier, cagesup, auditor, runner, password = login, README \"Demo logins\");"
 echo "a background player (manage.py simulate_floor, pid $player) plays coups at every table; Ctrl-C stops both."
 .venv/bin/python manage.py runserver "127.0.0.1:$port" --noreload

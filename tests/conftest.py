@@ -77,6 +77,21 @@ def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
     )
 
 
+def hand_cage_to(cashier: str) -> dict:
+    """The open shift closed by its cashier (counted as the book) and handed over to
+    ``cashier``, who opens his own: only a shift's cashier sells, redeems and issues in it."""
+    from cashier.services.cage_shifts import cage_shift_close, last_shift_event
+    from core.denominations import cash_denominations, chip_denominations, decompose
+    from ledger import accounts, store
+
+    count = {
+        "cash": decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        "chips": decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+    }
+    cage_shift_close(**count, actor=last_shift_event().actor, handover_to=cashier)
+    return open_cage_shift(cashier)
+
+
 @pytest.fixture
 def cage(cage_float):
     """The cage with its float and a cashier shift open (``SHIFT_CASHIER``)."""
@@ -140,10 +155,16 @@ def staff_clients(staff: dict) -> dict:
 
 
 @pytest.fixture
-def api():
-    """An API client authenticated (no password hashing) as ``dealer1`` holding ``API_TEST_ROLES``."""
+def api(request):
+    """An API client authenticated (no password hashing) as ``dealer1`` holding ``API_TEST_ROLES``.
+    With the ``cage`` fixture, the cashier shift is handed over to ``dealer1``: only a shift's
+    own cashier sells, redeems and issues in it."""
+    if "cage" in request.fixturenames:
+        request.getfixturevalue("cage")
     client = APIClient()
     client.force_authenticate(staff_user("dealer1", *API_TEST_ROLES))
+    if "cage" in request.fixturenames:
+        hand_cage_to("dealer1")
     return client
 
 

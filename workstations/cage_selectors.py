@@ -8,14 +8,16 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.db.models import Sum
+from django.utils import timezone
 
+from approvals.models import Approval
 from cashier.models import Slip
 from cashier.services.cage_shifts import last_shift_event, shift_stream
 from core.denominations import cash_denominations, chip_denominations
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.models import Event, Posting
-from staff.roles import Role
+from staff.roles import Role, has_role
 
 # How each event type reads on the reconciliation (the cage's movements).
 MOVEMENT_NAMES = {
@@ -66,13 +68,32 @@ def shift_state(code: str = "main") -> dict:
     }
 
 
+def issues_waiting() -> dict[tuple[str, str], dict]:
+    """Slip issues asked and waiting for the runner's signature (``approvals`` act
+    ``slip_issue``), by ``(kind, serial)``: ``{"runner", "asked_by", "asked_at"}``."""
+    pending = Approval.objects.filter(kind="slip_issue", state=Approval.State.PENDING, expires_at__gt=timezone.now())
+    return {
+        (a.payload.get("kind"), a.payload.get("serial")): {
+            "runner": a.payload.get("runner"),
+            "asked_by": a.maker,
+            "asked_at": a.requested_at,
+        }
+        for a in pending.order_by("requested_at")
+    }
+
+
 def cage_desk(user: str, code: str = "main") -> dict:
     """Everything the cage's main screen shows."""
     shift = shift_state(code)
     last = last_shift_event(code)
     queue = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
+    waiting = issues_waiting()
     return {
         "shift": shift,
+        # The open shift is its cashier's bank: only he sells, redeems and issues in it; a cage
+        # supervisor may close it (cashier.services.cage_shifts).
+        "mine": shift["state"] == "open" and shift["by"] == user,
+        "supervises": has_role(user, Role.CAGE_SUPERVISOR),
         "book": {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)},
         "last_count": None
         if last is None
@@ -97,6 +118,7 @@ def cage_desk(user: str, code: str = "main") -> dict:
                 "issued_by": s.issued_by,
                 "runner": s.runner,
                 "requested_at": s.created_at,
+                "waiting": waiting.get((s.kind, s.serial)) if s.state == Slip.State.REQUESTED else None,
             }
             for s in queue.order_by("created_at", "id")
         ],
@@ -180,6 +202,7 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
             "by": closed.actor,
             "at": closed.occurred_at,
             "handover_to": closed.data.get("handover_to"),
+            "by_supervisor": bool(closed.data.get("closed_by_supervisor")),
             "reason": closed.data.get("variance_reason", ""),
             "cash": count_lines(closed.data["cash"], cash_denominations()),
             "chips": count_lines(closed.data["chips"], chip_denominations()),

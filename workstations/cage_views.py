@@ -11,9 +11,9 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from approvals.services import approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
-from cashier.services.cage_shifts import cage_shift_close, cage_shift_open
-from cashier.services.slips import slip_issue
+from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event, require_shift_closer
 from core.denominations import cash_denominations, chip_denominations
 from ledger.errors import DomainError
 from patrons.services.aml import IdentityRequired, patron_identity_record
@@ -26,12 +26,35 @@ from .templatetags.workstation_tags import eur
 cage_only = roles_required(*CAGE_ROLES, place="cage")
 
 
+# The form's own words for a refusal's field (the service names it as the API does).
+FIELD_LABELS = {
+    "amount_cents": "Amount",
+    "amount": "Amount",
+    "patron": "Patron code",
+    "shift": "Cashier shift",
+    "cage": "Cage",
+    "cash": "Cash count",
+    "chips": "Chip count",
+    "runner": "Runner",
+    "serial": "Slip",
+    "kind": "Slip",
+    "variance_reason": "Reason for a variance",
+    "handover_to": "Hand over to",
+    "name": "Full name",
+    "document": "Identity document",
+}
+
+
+def field_label(field: str) -> str:
+    return FIELD_LABELS.get(field) or field.replace("_", " ").capitalize()
+
+
 def _refused(request, exc: DomainError) -> None:
-    if isinstance(exc, RoleRequired):
+    field = getattr(exc, "field", None)
+    if isinstance(exc, RoleRequired) or not field:
         messages.error(request, f"Refused: {exc.message}")
     else:
-        where = f" ({exc.field})" if getattr(exc, "field", None) else ""
-        messages.error(request, f"Refused{where}: {exc.message}")
+        messages.error(request, f"Refused. {field_label(field)}: {exc.message}")
 
 
 @require_safe
@@ -66,6 +89,9 @@ def shift_close(request):
         cash = forms.count(request.POST, "cash", cash_denominations())
         chips = forms.count(request.POST, "chips", chip_denominations())
         reason = (request.POST.get("variance_reason") or "").strip()
+        opened = last_shift_event()
+        if opened is not None and opened.type == "CageShiftOpened":
+            require_shift_closer(opened, user)  # before asking for a variance reason
         desk = cage_selectors.cage_desk(user)
         counted = sum(int(d) * n for d, n in cash.items()) + sum(int(d) * n for d, n in chips.items())
         book = desk["book"]["cash_cents"] + desk["book"]["chips_cents"]
@@ -147,18 +173,30 @@ def chips_movement(request, operation: str):
 @require_POST
 @cage_only
 def issue(request, kind: str, serial: str):
+    """Ask to issue a slip to a runner: the same approval as the API's (``approvals`` act
+    ``slip_issue``), so the slip stays requested until the runner signs that he carries it."""
+    runner = request.POST.get("runner", "")
     try:
-        result = slip_issue(
-            kind=kind, serial=serial, runner=request.POST.get("runner", ""), actor=request.user.get_username()
+        result = approval_request(
+            kind="slip_issue",
+            payload={"kind": kind, "serial": serial, "runner": runner},
+            actor=request.user.get_username(),
         )
     except DomainError as exc:
         _refused(request, exc)
         return redirect("workstations:cage")
-    messages.success(
-        request,
-        f"{result['kind'].capitalize()} {result['serial']} issued to {request.POST.get('runner')} "
-        f"for table {result['table']}: {eur(result['amount_cents'])}.",
-    )
+    if result.get("approval", {}).get("state") == "pending":
+        messages.success(
+            request,
+            f"{kind.capitalize()} {serial}: waiting for the runner {runner} to confirm he carries it; "
+            "it is issued when he does.",
+        )
+    else:
+        messages.success(
+            request,
+            f"{result['kind'].capitalize()} {result['serial']} issued to {runner} "
+            f"for table {result['table']}: {eur(result['amount_cents'])}.",
+        )
     return redirect("workstations:cage")
 
 

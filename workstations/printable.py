@@ -15,6 +15,7 @@ from django.conf import settings
 
 from cashier import reports
 from games.names import game_name
+from ledger import accounts
 
 PERIOD_NAMES = {"day": "Day", "month_to_date": "Month to date", "year_to_date": "Year to date"}
 TABLE_FIGURES = [
@@ -42,6 +43,22 @@ BACK_OFFICE_BALANCES = [
     ("markers_outstanding_cents", "Markers outstanding"),
     ("front_money_held_cents", "Front money held for patrons"),
 ]
+# The cage's movements (cashier.reports.CAGE_MOVEMENTS) in words, shown under their side
+# (cash or value chips); positive into the cage.
+CAGE_MOVEMENT_NAMES = {
+    "bankroll_cash": "Float from the house bankroll",
+    "bankroll_chips": "Float from the house bankroll",
+    "chip_sales": "Chip sales (cash in)",
+    "redemptions": "Chip redemptions (cash out)",
+    "drop_counted": "Drop counted into the cage",
+    "chips_sold": "Chips sold (chips out)",
+    "chips_redeemed": "Chips redeemed (chips in)",
+    "fills": "Fills to the tables",
+    "credits": "Credits from the tables",
+    "front_money": "Front money deposited less withdrawn",
+    "marker_payments": "Marker payments in cash",
+    "marker_chips": "Markers issued in chips less paid in chips",
+}
 VARIANCE_KINDS = {
     "drop": "drop count",
     "opener": "table opener",
@@ -120,16 +137,18 @@ def context(slug: str, day: date) -> dict:
         )
     elif slug == "cage-accountability":
         ctx["shifts"] = [row for row in report["rows"] if row["line"] != "movements"]
-        moved = next((row for row in report["rows"] if row["line"] == "movements"), None)
-        ctx["movements"] = (
-            [
-                (name.removesuffix("_cents").replace("_", " ").capitalize(), value)
-                for name, value in moved.items()
-                if name != "line" and value
-            ]
-            if moved
-            else []
-        )
+        moved = next((row for row in report["rows"] if row["line"] == "movements"), None) or {}
+        ctx["movements"] = [
+            {"title": title, "lines": lines, "total_cents": sum(value for _, value in lines)}
+            for title, account in (("Cash movements", accounts.CAGE_CASH), ("Chip movements", accounts.CAGE_CHIPS))
+            if (
+                lines := [
+                    (CAGE_MOVEMENT_NAMES.get(name, name), moved[f"{name}_cents"])
+                    for name, on, _ in reports.CAGE_MOVEMENTS
+                    if on == account and moved.get(f"{name}_cents")
+                ]
+            )
+        ]
     else:
         ctx["rows"] = [row | {"kind_name": VARIANCE_KINDS.get(row["kind"], row["kind"])} for row in report["rows"]]
     return ctx

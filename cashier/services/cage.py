@@ -29,11 +29,11 @@ def _positive_cents(value: object, field: str) -> int:
     return value
 
 
-def _open_cage(code: str = "main") -> Cage:
+def _open_cage(code: str = "main", actor: str | None = None) -> Cage:
     cage = Cage.objects.select_for_update().get(pk=cage_get(code).pk)
     if cage.state != Cage.State.OPEN:
         raise StateConflict(f"the cage {code} is closed", field="cage")
-    require_open_shift(code)
+    require_open_shift(code, actor)
     return cage
 
 
@@ -94,7 +94,8 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
 
     Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
     (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
-    ``StateConflict`` (cage closed, or no cashier shift open: field ``shift``),
+    ``StateConflict`` (cage closed, or no cashier shift open, or the open shift is another
+    cashier's: field ``shift``),
     ``InsufficientChips`` (the cage has not enough chips),
     ``aml.IdentityRequired`` (409: AML identity threshold, ``patrons.services.aml``).
     """
@@ -105,7 +106,7 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
         if cmd.replayed:
             return cmd.result
         who = patron_get(patron)
-        cage = _open_cage()
+        cage = _open_cage(actor=actor)
         if store.balance(accounts.CAGE_CHIPS) < amount:
             raise InsufficientChips(
                 "the cage has not enough chips for this sale; request a chip fill", field="amount_cents"
@@ -120,7 +121,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
     Same result shape as ``chips_purchase``. Raises ``InsufficientChips`` (field
     ``amount_cents``) when the patron holds less, or the cage has less cash; the check and the
     posting happen under the ledger writer lock, so two redemptions at once cannot both pass
-    (case C13). ``StateConflict`` (cage closed, no cashier shift open).
+    (case C13). ``StateConflict`` (cage closed, no cashier shift open or another cashier's).
     ``aml.IdentityRequired`` (409) under the AML identity threshold.
     """
     amount = _positive_cents(amount_cents, "amount_cents")
@@ -130,7 +131,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
         if cmd.replayed:
             return cmd.result
         who = patron_get(patron)
-        cage = _open_cage()
+        cage = _open_cage(actor=actor)
         held = store.balance(who.chips_account)
         if held < amount:
             raise InsufficientChips(

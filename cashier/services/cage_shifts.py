@@ -15,7 +15,7 @@ from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import NewEvent
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import Role, has_role, require_distinct, require_role
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 
@@ -28,16 +28,41 @@ def last_shift_event(code: str = "main") -> Event | None:
     return Event.objects.filter(stream=shift_stream(code)).order_by("-version").first()
 
 
-def require_open_shift(code: str = "main") -> Event:
+def require_open_shift(code: str = "main", actor: str | None = None) -> Event:
     """The open shift's ``CageShiftOpened`` event; ``StateConflict`` (409, field ``shift``) when
     no cashier shift of cage ``code`` is open. Cash and chips cross the cage counter only inside
-    a shift, so that each movement belongs to a count (issue 24). Call it under the writer lock."""
+    a shift, so that each movement belongs to a count (issue 24). Call it under the writer lock.
+
+    With ``actor``: the shift is its cashier's bank, counted in by him and answered for by him
+    at the close. A cage has one shift open at a time, so another cashier or cage supervisor
+    gets ``StateConflict`` (409, field ``shift``) naming the shift's cashier. (Actors without a
+    cage role reach the counter only as the system's own steps, never through the API.)"""
     last = last_shift_event(code)
     if last is None or last.type != "CageShiftOpened":
         raise StateConflict(
             f"no cashier shift is open at cage {code}: open a shift with its count first", field="shift"
         )
+    if actor is not None and actor != last.actor and has_role(actor, *CAGE_ROLES):
+        raise StateConflict(
+            f"the cage's shift is {last.actor}'s: only {last.actor} sells, redeems and issues in it; "
+            f"{actor} opens his own shift once {last.actor} has closed it (a cage supervisor may close it)",
+            field="shift",
+        )
     return last
+
+
+def require_shift_closer(opened: Event, actor: str) -> bool:
+    """Who may close the shift ``opened`` (its ``CageShiftOpened``): its own cashier, or a cage
+    supervisor (then True: recorded as ``closed_by_supervisor``). Anyone else:
+    ``StateConflict`` (409, field ``shift``) naming the shift's cashier."""
+    if actor == opened.actor:
+        return False
+    if has_role(actor, Role.CAGE_SUPERVISOR):
+        return True
+    raise StateConflict(
+        f"the cage's shift is {opened.actor}'s: only {opened.actor} or a cage supervisor closes it",
+        field="shift",
+    )
 
 
 def _validated(cash: object, chips: object) -> dict:
@@ -114,8 +139,12 @@ def cage_shift_close(
     ``variance_reason`` (up to 500 characters) is the cashier's explanation of a count that
     differs from the book; it is kept on the ``CageShiftClosed`` event when given.
 
+    Only the shift's own cashier closes it, or a cage supervisor (recorded as
+    ``closed_by_supervisor``): the closing count answers for the opener's bank.
+
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count),
-    ``RoleRequired`` (403), ``StateConflict`` (no open shift).
+    ``RoleRequired`` (403), ``StateConflict`` (no open shift; field ``shift``: another
+    cashier's shift).
     """
     require_role(actor, *CAGE_ROLES, step="closing a cage shift")
     if handover_to is not None:
@@ -138,7 +167,10 @@ def cage_shift_close(
         last = last_shift_event(code)
         if last is None or last.type != "CageShiftOpened":
             raise StateConflict(f"cage {code} has no open shift", field="cage")
+        by_supervisor = require_shift_closer(last, actor)
         data |= {"cage": code, "handover_to": handover_to, "opened_by": last.actor, "opened_event": last.position}
+        if by_supervisor:
+            data["closed_by_supervisor"] = True
         if reason:
             data["variance_reason"] = reason
         (event,) = cmd.append(

@@ -184,8 +184,10 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
 
     Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: the actor is not a
     cashier or cage supervisor, the runner not a runner, or a segregation clash),
-    ``StateConflict`` (not requested; cage closed; no cashier shift open), ``InsufficientChips``
-    (cage short of chips for a fill), ``NotFound``.
+    ``StateConflict`` (not requested; cage closed; no cashier shift open, or the open shift is
+    another cashier's: field ``shift``), ``InsufficientChips`` (cage short of chips for a
+    fill), ``NotFound``. Runs only through the runner's signature (``approvals`` act
+    ``slip_issue``) from the API and the cage page.
     """
     kind = _kind(kind)
     require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step=f"issuing a {kind}")
@@ -202,7 +204,7 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         cage = Cage.objects.filter(code="main").first()
         if cage is None or cage.state != Cage.State.OPEN:
             raise StateConflict("the cage is closed", field="cage")
-        require_open_shift(cage.code)
+        require_open_shift(cage.code, actor)
         if kind == Slip.Kind.FILL:
             _check_cage_covers(slip.amount_cents)
         _transition(slip, "issue")

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
-from tests.conftest import approve, staff_clients, staff_user
+from tests.conftest import approve, hand_cage_to, staff_clients, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,9 @@ OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 @pytest.fixture
 def clients(cage):
-    return staff_clients(STAFF)
+    clients = staff_clients(STAFF)
+    hand_cage_to("cash1")  # the issuing cashier's own shift
+    return clients
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import approve, staff_clients
+from tests.conftest import approve, hand_cage_to, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +38,7 @@ def open_table(clients, code="T1"):
 
 
 def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
+    hand_cage_to("cash1")  # the issuing cashier's own shift
     day = current_gaming_day().isoformat()
     pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
     opened = open_table(clients)
@@ -141,6 +142,7 @@ def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
 
 
 def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, cage, django_user_model):
+    hand_cage_to("cash1")  # the issuing cashier's own shift
     grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
     assert open_table(clients).status_code == 201
     serial = clients["pit1"].post(
@@ -227,6 +229,7 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
 
 
 def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patron):
+    hand_cage_to("cash1")  # the issuing cashier's own shift
     assert open_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]

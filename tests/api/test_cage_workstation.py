@@ -6,12 +6,16 @@ import re
 
 import pytest
 from django.urls import reverse
+from rest_framework.test import APIClient
 
+from approvals.models import Approval
+from cashier.models import Slip
 from cashier.services.cage_shifts import last_shift_event
+from cashier.services.slips import slip_request
 from ledger.models import Event
 from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
-from tests.conftest import ACTOR
+from tests.conftest import ACTOR, hand_cage_to
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +61,7 @@ def test_a_sale_with_no_shift_open_is_refused_on_the_page_and_writes_nothing(as_
     page = client.post(
         reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
     )
-    assert "Refused (shift): no cashier shift is open at cage main" in page.content.decode()
+    assert "Refused. Cashier shift: no cashier shift is open at cage main" in page.content.decode()
     assert Event.objects.count() == before
 
 
@@ -93,3 +97,114 @@ def test_a_count_off_the_book_asks_for_a_reason_then_the_shift_report_reconciles
     assert '<td>+ chip sales</td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>' in html
     assert figure(html, "reason") == "50 EUR note missing"
     assert "Opening book plus movements agrees with the ledger's book at closing." in html
+
+
+def _staff(django_user_model, **roles):
+    for name, role in roles.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
+
+
+def test_a_fill_issued_on_the_page_waits_for_the_runner_and_is_issued_when_he_signs(as_role, table, django_user_model):
+    """The page asks the same approval as the API: no FillIssued until the runner confirms."""
+    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 30}, actor="pit1")["serial"]
+    page = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"}, follow=True)
+    html = page.content.decode()
+    assert f"Fill {serial}: waiting for the runner run1 to confirm he carries it" in html
+    assert Slip.objects.get(serial=serial).state == Slip.State.REQUESTED
+    assert not Event.objects.filter(type="FillIssued").exists()
+    row = re.search(rf'<tr data-serial="{serial}">(.*?)</tr>', html, re.S).group(1)
+    assert "waiting for the runner run1 (asked by cash1" in row and "Issue fill" not in row
+    # Asking again (the page reloaded, or through the API) is refused: one issue per slip.
+    again = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"}, follow=True)
+    assert "Refused. Slip: carrying a slip&#x27;s chips was already asked by cash1 and waits for run1" in (
+        again.content.decode()
+    )
+    api = APIClient()
+    api.force_authenticate(django_user_model.objects.get(username="cash1"))
+    assert api.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json").status_code == 409
+    assert Approval.objects.filter(kind="slip_issue").count() == 1
+    runner = APIClient()
+    runner.force_authenticate(django_user_model.objects.get(username="run1"))
+    approval = Approval.objects.get(kind="slip_issue")
+    signed = runner.post(f"/api/approvals/{approval.id}/confirm", {}, format="json")
+    assert signed.status_code == 200 and signed.json()["state"] == "issued"
+    issued = Event.objects.get(type="FillIssued")
+    assert (issued.actor, issued.data["runner"]) == ("cash1", "run1")
+    html = client.get(reverse("workstations:cage")).content.decode()
+    assert "issued by cash1, with run1" in html
+
+
+def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, table, django_user_model):
+    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
+    api = APIClient()
+    api.force_authenticate(django_user_model.objects.get(username="cash1"))
+    assert api.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json").status_code == 202
+    html = client.get(reverse("workstations:cage")).content.decode()
+    row = re.search(rf'<tr data-serial="{serial}">(.*?)</tr>', html, re.S).group(1)
+    assert "waiting for the runner run1" in row and "<form" not in row
+
+
+def test_another_cashier_cannot_sell_redeem_or_close_in_the_open_shift(as_role, cage, django_user_model):
+    """The shift is shift-cashier's bank: the API and the page refuse a second cashier (409,
+    field shift), and the desk offers him no sale and no close."""
+    patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
+    client = as_role("cashier", Role.CASHIER)
+    api = APIClient()
+    api.force_authenticate(django_user_model.objects.get(username="cashier"))
+    before = Event.objects.count()
+    for operation in ("purchase", "redemption"):  # /api/cage/purchases, /api/cage/redemptions
+        refused = api.post(f"/api/cage/{operation}s", {"patron": patron, "amount_cents": 10_000}, format="json")
+        assert refused.status_code == 409, refused.json()
+        assert "the cage's shift is shift-cashier's" in str(refused.json()) and refused.json()["field"] == "shift"
+    book = {"cash": {"50000": 200}, "chips": {"1000000": 10}}
+    closed = api.post("/api/cage/shifts/close", book, format="json")
+    assert closed.status_code == 409 and closed.json()["field"] == "shift"
+    assert "only shift-cashier or a cage supervisor closes it" in closed.json()["detail"]
+    page = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
+    )
+    assert "Refused. Cashier shift: the cage&#x27;s shift is shift-cashier&#x27;s" in page.content.decode()
+    page = client.post(reverse("workstations:cage-shift-close"), {"cash-50000": "1"}, follow=True)
+    assert "only shift-cashier or a cage supervisor closes it" in page.content.decode()
+    assert Event.objects.count() == before
+    desk = client.get(reverse("workstations:cage")).content.decode()
+    assert "<h2>The cage's shift is shift-cashier's</h2>" in desk
+    assert "Sell chips" not in desk and "Close shift" not in desk
+
+
+def test_a_cage_supervisor_closes_a_cashiers_shift_recorded_as_such(as_role, cage):
+    client = as_role("cagesup", Role.CAGE_SUPERVISOR)
+    desk = client.get(reverse("workstations:cage")).content.decode()
+    assert "Close shift-cashier's shift as cage supervisor" in desk and "Sell chips" not in desk
+    # The fixture's float, counted as the book: 100,000.00 EUR of cash and of chips.
+    closed = client.post(
+        reverse("workstations:cage-shift-close"), {"cash-50000": "200", "chips-1000000": "10"}, follow=True
+    )
+    html = closed.content.decode()
+    event = last_shift_event()
+    assert (event.type, event.actor, event.data["opened_by"], event.data["closed_by_supervisor"]) == (
+        "CageShiftClosed",
+        "cagesup",
+        "shift-cashier",
+        True,
+    )
+    assert "by cagesup (cage supervisor, closing shift-cashier's shift)" in figure(html, "closed")
+    assert "<div>Cashier: shift-cashier</div><div>Cage supervisor: cagesup (closed the shift)</div>" in html
+
+
+def test_a_refusal_names_the_fields_label_not_its_api_name(as_role, cage):
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
+    page = client.post(
+        reverse("workstations:cage-chips", args=["redemption"]), {"patron": patron, "amount": "100"}, follow=True
+    )
+    html = page.content.decode()
+    assert f"Refused. Amount: patron {patron} holds 0.00 EUR of chips" in html
+    assert "amount_cents" not in html

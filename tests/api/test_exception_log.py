@@ -18,7 +18,7 @@ from core.denominations import cash_denominations, chip_denominations, decompose
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from tests.conftest import ACTOR, SHIFT_CASHIER, make_patron, staff_user
+from tests.conftest import ACTOR, make_patron, staff_user
 from tests.integration.test_aml_visits import past_purchase
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def day(api, table, colour_patron) -> str:
     cage_shift_close(
         cash=cash,
         chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
-        actor=SHIFT_CASHIER,
+        actor="dealer1",  # the api client's user: the ``api`` fixture handed the shift to him
         variance_reason="short by two notes",
     )
     return current_gaming_day().isoformat()
@@ -98,7 +98,7 @@ def test_the_days_log_lists_each_exception_with_who_when_before_and_after(audito
     assert rows["AmlTransactionLogged"]["amount_cents"] == 350_000
     assert "cash transaction logged, cash in 3,500.00 EUR (day's total" in rows["AmlTransactionLogged"]["what"]
     variance = rows["CageShiftClosed"]
-    assert (variance["kind"], variance["amount_cents"], variance["person"]) == ("variance", -20_000, SHIFT_CASHIER)
+    assert (variance["kind"], variance["amount_cents"], variance["person"]) == ("variance", -20_000, "dealer1")
     assert (
         sum(variance["after"][k] for k in ("counted_cash_cents", "counted_chips_cents"))
         - sum(variance["before"][k] for k in ("expected_cash_cents", "expected_chips_cents"))

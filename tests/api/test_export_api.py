@@ -14,7 +14,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.seal import seal_gaming_day
 from patrons.services.patrons import patron_register
 from staff.roles import grant
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, hand_cage_to, make_patron
 
 pytestmark = pytest.mark.django_db
 
@@ -95,6 +95,7 @@ def test_a_malformed_day_is_400_and_an_empty_day_404(cage):
 def test_a_purchase_over_the_identity_threshold_is_refused_with_409_naming_it(cage):
     nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
     cashier = _client("cash1", "cashier")
+    hand_cage_to("cash1")  # the selling cashier's own shift
     response = cashier.post("/api/cage/purchases", {"patron": nameless, "amount_cents": 200_000}, format="json")
     assert response.status_code == 409
     body = response.json()
@@ -107,6 +108,7 @@ def test_a_purchase_over_the_identity_threshold_is_refused_with_409_naming_it(ca
 def test_the_cage_records_an_identity_then_the_purchase_passes(cage):
     nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
     cashier = _client("cash1", "cashier")
+    hand_cage_to("cash1")  # the selling cashier's own shift
     identity = {"name": "Jeanne Martin", "document": "FR-CNI 880492"}
     assert _client("pit", "pit_boss").post(f"/api/patrons/{nameless}/identity", identity).status_code == 403
     blank = cashier.post(f"/api/patrons/{nameless}/identity", {"name": "Jeanne Martin"}, format="json")

@@ -102,6 +102,49 @@ def test_the_cage_report_prints_the_shift_counts_and_its_signatures(supervisor, 
     assert "<div>Cashier<span>" in html and "<div>Cage supervisor<span>" in html
 
 
+@needs_poppler
+def test_the_cage_report_pdf_splits_cash_and_chip_movements_without_account_names(
+    supervisor, day_played, django_user_model, tmp_path
+):
+    report = _json("cage-accountability", day_played, django_user_model.objects.get(username="super1"))
+    (moved,) = [row for row in report["rows"] if row["line"] == "movements"]
+    assert (moved["chip_sales_cents"], moved["chips_sold_cents"], moved["fills_cents"]) == (10_000, -10_000, -300_000)
+    response = supervisor.get(
+        reverse("workstations:report-pdf", args=["cage-accountability"]), {"gaming_day": day_played}
+    )
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    pdf = tmp_path / "cage.pdf"
+    pdf.write_bytes(response.content)
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "cage:cash" not in text and "cage:chips" not in text
+    cash = text[text.index("Cash movements") : text.index("Chip movements")]
+    chips = text[text.index("Chip movements") : text.index("name, signature, date")]
+    line = {
+        name: " ".join(next(ln for ln in part.splitlines() if name in ln).split())
+        for part, name in (
+            (cash, "Chip sales (cash in)"),
+            (cash, "Float from the house bankroll"),
+            (cash, "Total cash movements"),
+            (chips, "Chips sold (chips out)"),
+            (chips, "Fills to the tables"),
+            (chips, "Total chip movements"),
+        )
+    }
+    assert line["Chip sales (cash in)"].endswith("100.00 EUR")
+    assert line["Float from the house bankroll"].endswith(eur(moved["bankroll_cash_cents"]))
+    assert line["Total cash movements"].endswith(eur(moved["bankroll_cash_cents"] + 10_000))
+    assert line["Chips sold (chips out)"].endswith("-100.00 EUR")
+    assert line["Fills to the tables"].endswith("-3,000.00 EUR")
+    assert line["Total chip movements"].endswith(eur(moved["bankroll_chips_cents"] - 10_000 - 300_000))
+    assert "Fills" not in cash and "Chip sales" not in chips
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", str(pdf), str(ARTIFACTS / "report-cage-accountability")],
+        check=True,
+    )
+    assert (ARTIFACTS / "report-cage-accountability-1.png").exists()
+
+
 @pytest.mark.parametrize("role", [Role.DEALER, Role.RUNNER, Role.COUNT_TEAM])
 def test_roles_that_sign_nothing_get_403(client, django_user_model, cage_float, role):
     user = django_user_model.objects.create_user(username="other", password="x")

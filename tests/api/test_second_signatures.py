@@ -20,7 +20,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from staff.roles import Role, RoleRequired, grant
-from tests.conftest import approve, staff_clients
+from tests.conftest import approve, hand_cage_to, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -149,6 +149,7 @@ def test_the_counters_of_a_drop_count_each_confirm_themselves(clients, table_t1)
 
 
 def test_the_runner_named_at_issue_signs_for_the_slip_himself(clients, table_t1):
+    hand_cage_to("cash1")  # the issuing cashier's own shift
     serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
     asked = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json")
     assert asked.status_code == 202, asked.json()

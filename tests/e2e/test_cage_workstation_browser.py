@@ -7,6 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from rest_framework.test import APIClient
 
 from cashier.services.cage import chips_purchase
 from cashier.services.cage_shifts import cage_shift_close
@@ -105,7 +106,17 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     expect(row).to_contain_text("30 × 100 EUR")
     row.get_by_label(f"Runner for fill {serial}").select_option("run1")
     row.get_by_role("button", name="Issue fill").click()
-    expect(page.locator(".messages")).to_contain_text(f"Fill {serial} issued to run1 for table R1: 3,000.00 EUR.")
+    # Not issued yet: the runner signs that he carries it (the approval the API asks too).
+    expect(page.locator(".messages")).to_contain_text(f"Fill {serial}: waiting for the runner run1 to confirm")
+    expect(row).to_contain_text("waiting for the runner run1 (asked by cash1")
+    expect(row.get_by_role("button", name="Issue fill")).to_have_count(0)
+    assert not Event.objects.filter(type="FillIssued").exists()
+    screenshots(page, "fill-waiting")
+    runner = APIClient()
+    runner.force_authenticate(django_user_model.objects.get(username="run1"))
+    (approval,) = runner.get("/api/approvals/").json()["results"]
+    assert runner.post(f"/api/approvals/{approval['id']}/confirm", {}, format="json").status_code == 200
+    page.reload()
     expect(row).to_contain_text("issued by cash1, with run1")
     screenshots(page, "desk")
 
@@ -126,7 +137,68 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
         "PatronIdentityRecorded",
         "ChipsRedeemed",
         "AmlIdentityChecked",
-        "FillIssued",
+        "ApprovalRequested",
+        "FillIssued",  # as the issuing cashier, once the runner signed
         "CageShiftClosed",
     ]
     assert store.balance(accounts.patron_chips(nameless)) == 0
+
+
+def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_server, django_user_model, cage_float):
+    """The open shift is SHIFT_CASHIER's bank: a second cashier sees whose it is, gets no sale,
+    redemption, issue or close, and a sale he forces is refused in words."""
+    page = browser_page
+    grant(django_user_model.objects.create_user(username="cashier", password="cage-secret"), Role.CASHIER)
+    grant(django_user_model.objects.create_user(username="cagesup", password="cage-secret"), Role.CAGE_SUPERVISOR)
+    grant(django_user_model.objects.create_user(username="pit1", password="x"), Role.PIT_BOSS)
+    table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+    open_cage_shift()
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 5}, actor="pit1")["serial"]
+    buyer = make_patron()
+    before = Event.objects.exclude(type="StaffLoggedIn").count()
+    page.goto(f"{dashboard_server.url}/workstations/login/")
+    page.get_by_label("User name").fill("cashier")
+    page.get_by_label("Password").fill("cage-secret")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator('[data-figure="shift"]')).to_contain_text(f"open, by {SHIFT_CASHIER} since")
+    notice = page.locator('[data-figure="not-my-shift"]')
+    expect(notice).to_contain_text(f"The cage's shift is {SHIFT_CASHIER}'s")
+    expect(notice).to_contain_text("or a cage supervisor closes it")
+    expect(page.get_by_role("button", name="Sell chips")).to_have_count(0)
+    expect(page.get_by_role("button", name="Close shift")).to_have_count(0)
+    expect(page.locator(f'tr[data-serial="{serial}"]')).to_contain_text(f"{SHIFT_CASHIER} issues it (his shift)")
+    screenshots(page, "not-my-shift")
+    # A sale posted anyway (an old form, a second tab) is refused, the field named in words.
+    page.evaluate(
+        """(buyer) => { const f = document.createElement('form'); f.method = 'post';
+        f.action = '/workstations/cage/chips/purchase';
+        for (const [n, v] of [['patron', buyer], ['amount', '100'],
+             ['csrfmiddlewaretoken', document.querySelector('[name=csrfmiddlewaretoken]').value]]) {
+          const i = document.createElement('input'); i.name = n; i.value = v; f.appendChild(i); }
+        document.body.appendChild(f); f.submit(); }""",
+        buyer,
+    )
+    expect(page.locator(".messages")).to_contain_text(
+        f"Refused. Cashier shift: the cage's shift is {SHIFT_CASHIER}'s: only {SHIFT_CASHIER} sells"
+    )
+    screenshots(page, "not-my-shift-refused")
+    assert Event.objects.exclude(type="StaffLoggedIn").count() == before
+
+    # --- a cage supervisor closes the shift, handing it over: recorded as his close -----------
+    page.get_by_role("button", name="Log out").click()
+    page.get_by_label("User name").fill("cagesup")
+    page.get_by_label("Password").fill("cage-secret")
+    page.get_by_role("button", name="Log in").click()
+    expect(
+        page.get_by_role("heading", name=f"Close {SHIFT_CASHIER}'s shift as cage supervisor: count the cage")
+    ).to_be_visible()
+    type_count(page, "close", book_count())
+    page.locator("#close-handover").select_option("cashier")
+    page.get_by_role("button", name="Close shift").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Cashier shift report: {SHIFT_CASHIER}")
+    expect(page.locator('[data-figure="closed"]')).to_contain_text(
+        f"by cagesup (cage supervisor, closing {SHIFT_CASHIER}'s shift), handed over to cashier"
+    )
+    expect(page.locator(".signatures")).to_contain_text(f"Cashier: {SHIFT_CASHIER}")
+    expect(page.locator(".signatures")).to_contain_text("Cage supervisor: cagesup (closed the shift)")
+    screenshots(page, "closed-by-supervisor")

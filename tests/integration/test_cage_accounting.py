@@ -3,6 +3,7 @@
 import pytest
 
 from cashier.models import Slip
+from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.gaming_day import gaming_day_close
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
@@ -17,7 +18,7 @@ from ledger.models import Event
 from ledger.replay import replay_check
 from staff.roles import Role, RoleRequired, grant
 
-from ..conftest import ACTOR
+from ..conftest import ACTOR, hand_cage_to
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +36,12 @@ STAFF = {
 
 @pytest.fixture
 def staff(django_user_model):
+    """The staff, and the open cashier shift (if any) handed over to ``cash1``, who issues."""
     for name, role in STAFF.items():
         grant(django_user_model.objects.create_user(username=name, password="x"), role)
+    last = last_shift_event()
+    if last is not None and last.type == "CageShiftOpened":
+        hand_cage_to("cash1")
     return STAFF
 
 

@@ -12,6 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from cashier.reports import cage_accountability_report, table_games_daily_report, variance_report
+from cashier.services.cage_shifts import last_shift_event
 from cashier.services.count_room import drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.gaming_day import gaming_day_close
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse
@@ -26,7 +27,7 @@ from ledger.models import Event, Posting
 from ledger.verify import verify_chain
 from staff.roles import Role, grant
 
-from ..conftest import ACTOR, make_patron
+from ..conftest import ACTOR, hand_cage_to, make_patron
 from .concurrency import run_concurrently
 
 STAFF = {"pit1": Role.PIT_BOSS, "super1": Role.CAGE_SUPERVISOR, "cash1": Role.CASHIER, "run1": Role.RUNNER}
@@ -49,6 +50,9 @@ def _staff(django_user_model) -> dict:
     for name, role in STAFF.items():
         users[name] = django_user_model.objects.create_user(username=name, password="x")
         grant(users[name], role)
+    last = last_shift_event()
+    if last is not None and last.type == "CageShiftOpened":
+        hand_cage_to("cash1")  # the issuing cashier's own shift
     return users
 
 

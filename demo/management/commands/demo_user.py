@@ -1,18 +1,36 @@
-"""``manage.py demo_user``: a local login for trying the demo API (never for production)."""
+"""``manage.py demo_user``: the local logins for trying the demo (never for production).
+
+One login per role a visitor tries, each with its name as password (README "Demo logins"):
+two pit bosses (a fill one requests, the other accepts: segregation of duties), a cashier, a
+cage supervisor, an auditor and a runner (who confirms carrying a fill through the API).
+Run again, it leaves existing users' passwords alone and only adds missing roles.
+"""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from staff.roles import Role, grant
 
+# (login, role, where the login lands); the password is the login.
+DEMO_LOGINS = (
+    ("pitboss", Role.PIT_BOSS, "/dashboard/ (the floor)"),
+    ("pitboss2", Role.PIT_BOSS, "/dashboard/ (the floor)"),
+    ("cashier", Role.CASHIER, "/workstations/cage/"),
+    ("cagesup", Role.CAGE_SUPERVISOR, "/workstations/cage/"),
+    ("auditor", Role.AUDITOR, "/workstations/audit/"),
+    ("runner", Role.RUNNER, "the API: /api/approvals/ (confirms carrying a fill)"),
+)
+
 
 class Command(BaseCommand):
-    help = "Create the demo login 'pitboss' (password 'pitboss') if it does not exist."
+    help = "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner; password = login)."
 
     def handle(self, *args, **options):
-        user, created = get_user_model().objects.get_or_create(username="pitboss", defaults={"is_staff": True})
-        if created:
-            user.set_password("pitboss")
-            user.save()
-        grant(user, Role.PIT_BOSS)
-        self.stdout.write("Demo login: pitboss / pitboss (HTTP Basic or session) — for the local demo only.")
+        for login, role, lands in DEMO_LOGINS:
+            user, created = get_user_model().objects.get_or_create(username=login, defaults={"is_staff": True})
+            if created:
+                user.set_password(login)
+                user.save()
+            grant(user, role)
+            self.stdout.write(f"Demo login: {login} / {login} ({role.label}) lands on {lands}")
+        self.stdout.write("For the local demo only (HTTP Basic or session).")
