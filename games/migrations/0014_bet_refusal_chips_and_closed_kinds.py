@@ -4,15 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0013_bet_refusal_chip_increment_and_lone_even_chance'),
+        ("games", "0013_bet_refusal_chip_increment_and_lone_even_chance"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='betrefusal',
-            name='kind',
-            field=models.CharField(choices=[('table_minimum', 'table minimum'), ('table_maximum', 'table maximum'), ('box_maximum', 'box maximum'), ('chip_increment', 'chip increment'), ('lone_even_chance', 'even chance alone'), ('self_limit', 'self-limit'), ('insufficient_chips', 'not enough chips'), ('betting_closed', 'betting closed'), ('table_closed', 'table closed')], max_length=20),
+            model_name="betrefusal",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("table_minimum", "table minimum"),
+                    ("table_maximum", "table maximum"),
+                    ("box_maximum", "box maximum"),
+                    ("chip_increment", "chip increment"),
+                    ("lone_even_chance", "even chance alone"),
+                    ("self_limit", "self-limit"),
+                    ("insufficient_chips", "not enough chips"),
+                    ("betting_closed", "betting closed"),
+                    ("table_closed", "table closed"),
+                ],
+                max_length=20,
+            ),
         ),
     ]

@@ -16,7 +16,8 @@ Idempotency, twice over:
   sent again, it is checked again, like a single refused placement.
 
 A bet refused by the house's rules (a table limit, the self-limit, the chips he holds…) is
-recorded as a ``BetRefusal`` (the floor's count), in the batch's transaction, under the bet's own key when it has one (so a retry records it once).
+recorded as a ``BetRefusal`` (the floor's count), in the batch's transaction, under the bet's
+own key when it has one (so a retry records it once).
 
 Speed (issue 27: 30,000 bets in a 10 s window, batches serialised by the writer lock): under
 the lock, one statement reads every patron's chips, self-limit and bets on the coup

@@ -227,7 +227,9 @@ def caribbean_decide(
         if raise_cents and ct.chips_held(coup, who.code) < raise_cents:
             owed = format_cents(raise_cents, coup.table.currency)
             where = {"table": coup.table.code, "round_id": coup.id, "patron": who.code}
-            raise ChipsRefused(f"{who.code} cannot cover the raise of {owed}", stake_cents=raise_cents, field="action", **where)
+            raise ChipsRefused(
+                f"{who.code} cannot cover the raise of {owed}", stake_cents=raise_cents, field="action", **where
+            )
         _finish(cmd, coup, game, _coup_deck(coup), _records(records, coup, None))
         return _summary(coup, game)
 

@@ -116,8 +116,9 @@ def classic_stud_sit(
 
     Returns ``{"round", "bet", "seat", "patron", "stack_cents", "ante_cents", "version"}``.
     Raises ``InvalidInput`` (``seat``: not 1–7 or taken; ``patron``: unknown or already seated;
-    ``stack_cents``: under the base stake), ``ChipsRefused`` (an ``InsufficientChips`` the floor records: a stack he does not hold),
-    ``StateConflict`` (the hand is dealt or betting is closed).
+    ``stack_cents``: under the base stake), ``ChipsRefused`` (an ``InsufficientChips`` the floor
+    records: a stack he does not hold), ``BettingClosedRefused`` (a ``StateConflict``, recorded:
+    the hand is dealt or betting is closed).
     """
 
     def run(cmd: Command) -> dict:
@@ -146,7 +147,8 @@ def classic_stud_sit(
         if any(b.patron_id == who.pk for b in seated):
             raise InvalidInput(f"{who.code} already sits at this table", field="patron")
         if stack > held:
-            message = f"{who.code} holds {format_cents(held, table.currency)} of chips, not {format_cents(stack, table.currency)}"
+            money = table.currency
+            message = f"{who.code} holds {format_cents(held, money)} of chips, not {format_cents(stack, money)}"
             raise ChipsRefused(message, field="stack_cents", **where)
         if stack < rules.base_stake_cents:
             message = f"a stack is at least the base stake of {format_cents(rules.base_stake_cents, table.currency)}"

@@ -419,7 +419,11 @@ def test_a_bet_on_a_closed_coup_over_the_maximum_is_a_409_recorded_as_betting_cl
     assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
     body = {"patron": patron, "stake_cents": 10**9, "bet": {"type": "chance_simple", "chance": "rouge"}}
     response = api.post(f"/api/rounds/{coups['R1']}/bets", body, format="json")
-    assert (response.status_code, response.json()["error"], response.json()["field"]) == (409, "state_conflict", "round")
+    assert (response.status_code, response.json()["error"], response.json()["field"]) == (
+        409,
+        "state_conflict",
+        "round",
+    )
     # closed betting is checked first: one refusal, for that, not for the limit
     (row,) = BetRefusal.objects.all()
     assert (row.kind, row.patron_code, row.stake_cents, str(row.round_id)) == (

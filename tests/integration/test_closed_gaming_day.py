@@ -22,7 +22,7 @@ from games.services.tables import table_close, table_open
 from ledger import store
 from ledger.errors import StateConflict
 from ledger.gaming_day import current_gaming_day
-from ledger.models import Event, Posting
+from ledger.models import Event
 from ledger.verify import verify_chain
 from patrons.models import Patron
 from staff.roles import Role, grant
@@ -212,7 +212,9 @@ def test_the_ledger_refuses_any_event_on_a_closed_day_but_its_seal_whatever_send
                 NewEvent("LateCorrection", {"cents": 100}, legs, occurred_at=noon),
             ])  # fmt: skip
     assert (err.value.field, store.head()) == ("gaming_day", before)
-    with pytest.raises(StateConflict, match=rf"gaming day {yesterday} is closed: nothing more is recorded on it") as err:
+    with pytest.raises(
+        StateConflict, match=rf"gaming day {yesterday} is closed: nothing more is recorded on it"
+    ) as err:
         with transaction.atomic():
             append(stream="test/late", expected_version=0, actor=ACTOR, events=[
                 NewEvent("LateNote", {"text": "no money"}, occurred_at=noon),

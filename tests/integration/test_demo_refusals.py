@@ -52,7 +52,9 @@ def test_a_demo_bet_after_rien_ne_va_plus_is_recorded_as_betting_closed(colour_p
     coup = round_open(table="R1", actor=ACTOR)["round"]
     round_close_bets(round_id=coup, actor=ACTOR)
     report = SessionReport(0, 0, 0, 0, {}, 0)
-    _try(report, round_id=coup, patron=colour_patron, stake_cents=1_000, bet={"type": "chance_simple", "chance": "rouge"})
+    _try(
+        report, round_id=coup, patron=colour_patron, stake_cents=1_000, bet={"type": "chance_simple", "chance": "rouge"}
+    )
     assert report.refused == 1
     (refusal,) = BetRefusal.objects.all()
     assert (refusal.kind, refusal.stake_cents, refusal.patron_code) == ("betting_closed", 1_000, colour_patron)
