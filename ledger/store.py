@@ -372,7 +372,7 @@ def _refuse_closed_days(envelopes: list[dict], events: Sequence[NewEvent], tip: 
         why = f"no money moves on it any more ({refused.type} refused)"
     else:
         why = f"nothing more is recorded on it ({refused.type} refused)"
-    if first == tip.day:
+    if first == current_gaming_day(tip.now):  # stamped by the clock: the day start decided it
         start = getattr(settings, "GAMING_DAY_START", "06:00")
         why += f"; the next gaming day starts at {start} ({settings.CASINO_TIMEZONE}, GAMING_DAY_START)"
     raise StateConflict(f"gaming day {first} is closed: {why}", field="gaming_day")
