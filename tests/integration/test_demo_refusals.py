@@ -59,3 +59,20 @@ def test_a_demo_bet_after_rien_ne_va_plus_is_recorded_as_betting_closed(colour_p
     (refusal,) = BetRefusal.objects.all()
     assert (refusal.kind, refusal.stake_cents, refusal.patron_code) == ("betting_closed", 1_000, colour_patron)
     assert "rien ne va plus" in refusal.message
+
+
+def test_a_bet_on_a_coup_of_a_closed_table_is_recorded_as_table_closed(table):
+    from games.services.rounds import round_void
+    from games.services.tables import table_close
+    from tests.conftest import make_patron
+
+    patron = make_patron(100_000)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    round_void(round_id=coup, reason="no bet", actor=ACTOR)
+    table_close(code="R1", actor=ACTOR)
+    report = SessionReport(0, 0, 0, 0, {}, 0)
+    _try(report, round_id=coup, patron=patron, stake_cents=1_000, bet={"type": "chance_simple", "chance": "noir"})
+    assert report.refused == 1
+    (refusal,) = BetRefusal.objects.all()
+    assert (refusal.kind, refusal.table_code, refusal.stake_cents) == ("table_closed", "R1", 1_000)
+    assert refusal.message.startswith("table R1 is closed: ")
