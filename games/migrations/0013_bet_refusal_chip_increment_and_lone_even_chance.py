@@ -4,24 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("games", "0012_colour_stack_from_cashier"),
+        ('games', '0012_colour_stack_from_cashier'),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name="betrefusal",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("table_minimum", "table minimum"),
-                    ("table_maximum", "table maximum"),
-                    ("box_maximum", "box maximum"),
-                    ("chip_increment", "chip increment"),
-                    ("lone_even_chance", "even chance alone"),
-                    ("self_limit", "self-limit"),
-                ],
-                max_length=16,
-            ),
+            model_name='betrefusal',
+            name='kind',
+            field=models.CharField(choices=[('table_minimum', 'table minimum'), ('table_maximum', 'table maximum'), ('box_maximum', 'box maximum'), ('chip_increment', 'chip increment'), ('lone_even_chance', 'even chance alone'), ('self_limit', 'self-limit')], max_length=16),
         ),
     ]

@@ -4,25 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("ledger", "0009_table_day_stats_theoretical_win"),
+        ('ledger', '0009_table_day_stats_theoretical_win'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="GamingDayExport",
+            name='GamingDayExport',
             fields=[
-                ("gaming_day", models.DateField(primary_key=True, serialize=False)),
-                ("state", models.CharField(choices=[("exported", "exported"), ("failed", "failed")], max_length=10)),
-                ("seal_position", models.BigIntegerField(null=True)),
-                ("file", models.CharField(blank=True, default="", max_length=500)),
-                ("sha256", models.CharField(blank=True, default="", max_length=64)),
-                ("error", models.TextField(blank=True, default="")),
-                ("attempted_at", models.DateTimeField(help_text="UTC")),
-                ("exported_at", models.DateTimeField(help_text="UTC, of the file on disk", null=True)),
+                ('gaming_day', models.DateField(primary_key=True, serialize=False)),
+                ('state', models.CharField(choices=[('exported', 'exported'), ('failed', 'failed')], max_length=10)),
+                ('seal_position', models.BigIntegerField(null=True)),
+                ('file', models.CharField(blank=True, default='', max_length=500)),
+                ('sha256', models.CharField(blank=True, default='', max_length=64)),
+                ('error', models.TextField(blank=True, default='')),
+                ('attempted_at', models.DateTimeField(help_text='UTC')),
+                ('exported_at', models.DateTimeField(help_text='UTC, of the file on disk', null=True)),
             ],
             options={
-                "ordering": ["gaming_day"],
+                'ordering': ['gaming_day'],
             },
         ),
     ]

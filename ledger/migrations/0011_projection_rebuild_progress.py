@@ -4,45 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("ledger", "0010_scheduled_gaming_day_export"),
+        ('ledger', '0010_scheduled_gaming_day_export'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ProjectionRebuild",
+            name='ProjectionRebuild',
             fields=[
-                (
-                    "name",
-                    models.CharField(help_text="the projection", max_length=64, primary_key=True, serialize=False),
-                ),
-                (
-                    "state",
-                    models.CharField(
-                        choices=[
-                            ("queued", "Queued"),
-                            ("running", "Running"),
-                            ("succeeded", "Succeeded"),
-                            ("failed", "Failed"),
-                        ],
-                        default="queued",
-                        max_length=16,
-                    ),
-                ),
-                ("events_done", models.BigIntegerField(default=0)),
-                (
-                    "events_total",
-                    models.BigIntegerField(default=0, help_text="the ledger head when the rebuild was asked for"),
-                ),
-                ("queued_at", models.DateTimeField(help_text="UTC")),
-                ("started_at", models.DateTimeField(blank=True, help_text="UTC", null=True)),
-                (
-                    "progress_at",
-                    models.DateTimeField(blank=True, help_text="UTC, the last progress written", null=True),
-                ),
-                ("finished_at", models.DateTimeField(blank=True, help_text="UTC", null=True)),
-                ("error", models.TextField(blank=True, default="")),
-                ("requested_by", models.CharField(blank=True, default="", max_length=150)),
+                ('name', models.CharField(help_text='the projection', max_length=64, primary_key=True, serialize=False)),
+                ('state', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=16)),
+                ('events_done', models.BigIntegerField(default=0)),
+                ('events_total', models.BigIntegerField(default=0, help_text='the ledger head when the rebuild was asked for')),
+                ('queued_at', models.DateTimeField(help_text='UTC')),
+                ('started_at', models.DateTimeField(blank=True, help_text='UTC', null=True)),
+                ('progress_at', models.DateTimeField(blank=True, help_text='UTC, the last progress written', null=True)),
+                ('finished_at', models.DateTimeField(blank=True, help_text='UTC', null=True)),
+                ('error', models.TextField(blank=True, default='')),
+                ('requested_by', models.CharField(blank=True, default='', max_length=150)),
             ],
         ),
     ]
