@@ -102,7 +102,8 @@ def outstanding_alerts(table: str, *, colour_chips: int, prison_bets: int) -> li
     return alerts
 
 
-# The limits a bet can be refused over (``games.models.BetRefusal.Kind``), in words.
+# Why a bet was refused (``games.models.BetRefusal.Kind``), in words: "3 table maximum, 2 not
+# enough chips" under the floor's "Bets refused today".
 REFUSAL_KINDS = {
     "table_minimum": "table minimum",
     "table_maximum": "table maximum",
@@ -110,6 +111,9 @@ REFUSAL_KINDS = {
     "chip_increment": "chip increment",
     "lone_even_chance": "even chance alone",
     "self_limit": "self-limit",
+    "insufficient_chips": "not enough chips",
+    "betting_closed": "after betting closed",
+    "table_closed": "at a closed table",
 }
 
 

@@ -26,7 +26,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_table_close, demo_table_open
+from .day import demo_table_close, demo_table_open, record_refusal
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER = "demo-dealer"
@@ -43,6 +43,7 @@ class BlackjackReport:
     table_win_cents: int = 0
     settlements: dict = field(default_factory=dict)
     drop_cents: int = 0
+    refused: int = 0  # decisions refused (a double he cannot cover), recorded for the floor
 
 
 def _players(count: int) -> list[str]:
@@ -130,7 +131,8 @@ def play_blackjack_session(
                 state = blackjack_decide(
                     round_id=coup, actor=DEALER, **_answer(state["awaiting"], state["hands"], can_afford)
                 )
-            except DomainError:  # e.g. a double he cannot cover after all: take a card instead
+            except DomainError as exc:  # e.g. a double he cannot cover after all: take a card instead
+                report.refused += record_refusal(exc, actor=DEALER)
                 decision = state["awaiting"]
                 state = blackjack_decide(
                     round_id=coup,

@@ -8,6 +8,7 @@ day (two counters; one box deliberately 5 € short), closes the cage shift, clo
 day and returns the reports it prints.
 """
 
+import logging
 from datetime import date
 
 from django.contrib.auth import get_user_model
@@ -31,6 +32,8 @@ from ledger.models import Event
 from staff.roles import Role, grant
 
 DEALER, PIT_BOSS, CASHIER = "demo-dealer", "demo-pitboss", "demo-cashier"
+logger = logging.getLogger(__name__)
+
 SUPERVISOR, RUNNER, COUNTERS = "demo-supervisor", "demo-runner", ("demo-count1", "demo-count2")
 DEMO_STAFF = {
     DEALER: Role.DEALER,
@@ -58,12 +61,15 @@ def ensure_demo_staff() -> None:
 
 def record_refusal(exc: DomainError, *, actor: str) -> bool:
     """A bet the demo (or the floor simulator) placed straight through a service and got refused
-    over a limit is recorded as the API records one (``games.services.refusals``): the floor
-    counts every refused bet, whatever the path. Returns True when ``exc`` was such a refusal."""
+    by the house's rules (a limit, the self-limit, the chips he holds, betting closed: any
+    ``BetRefused``) is recorded as the API records one (``games.services.refusals``): the floor
+    counts every refused bet, whatever the path. Returns True when ``exc`` was such a refusal
+    and is recorded (the demo counts exactly those, so its count is the exception log's); any
+    other error is logged and False."""
     if not isinstance(exc, BetRefused):
+        logger.warning("a demo bet failed without being a refused bet: %s", exc.message)
         return False
-    bet_refusal_record(exc, actor=actor)
-    return True
+    return bet_refusal_record(exc, actor=actor) is not None
 
 
 def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict | None = None) -> dict:

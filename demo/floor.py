@@ -308,7 +308,8 @@ class FloorSimulator:
                 }
             try:
                 state = blackjack_decide(round_id=coup, patron=bettor, box=box, actor=DEALER, **answer)
-            except DomainError:  # a double he cannot cover after all: he takes a card
+            except DomainError as exc:  # a double he cannot cover after all: he takes a card
+                self.stats.refused += record_refusal(exc, actor=DEALER)
                 state = blackjack_decide(
                     round_id=coup,
                     patron=bettor,
@@ -351,7 +352,8 @@ class FloorSimulator:
                 choice = {"action": "fold"}
             try:
                 state = classic_stud_act(round_id=coup, seat=turn["seat"], actor=DEALER, **choice)
-            except DomainError:
+            except DomainError as exc:  # a bet he cannot cover: refused (recorded), he folds
+                self.stats.refused += record_refusal(exc, actor=DEALER)
                 state = classic_stud_act(round_id=coup, seat=turn["seat"], action="fold", actor=DEALER)
 
     # --- the loop ----------------------------------------------------------------------------

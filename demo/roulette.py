@@ -213,5 +213,5 @@ def _try(report: SessionReport, **bet) -> None:
         bet_place(actor=DEALER, **bet)
         report.bets_placed += 1
     except DomainError as exc:
-        report.refused += 1  # over a limit or out of chips: a real table refuses it too
-        record_refusal(exc, actor=DEALER)
+        # over a limit or out of chips: a real table refuses it too, and the floor records it
+        report.refused += record_refusal(exc, actor=DEALER)

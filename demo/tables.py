@@ -76,8 +76,7 @@ def _session(
                 place(coup, player, rng)
                 report.bets += 1
             except DomainError as exc:
-                report.refused += 1
-                record_refusal(exc, actor=DEALER)
+                report.refused += record_refusal(exc, actor=DEALER)
         round_close_bets(round_id=coup, actor=DEALER)
         deal(round_id=coup, actor=DEALER)
         report.coups += 1

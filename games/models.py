@@ -266,7 +266,8 @@ class Shoe(ConcurrentTransitionMixin, models.Model):
 
 
 class BetRefusal(models.Model):
-    """A bet refused over a limit, recorded for the pit boss's floor (issue #9), OUTSIDE the
+    """A well-formed bet the house refused (a limit, the self-limit, the chips he holds, betting
+    closed or the table closed), recorded for the pit boss's floor (issue #9), OUTSIDE the
     ledger: a refused bet appends nothing there (bad input never does), so the refusal is
     written here in its own transaction after the command rolled back
     (``games.services.refusals.bet_refusal_record``).
@@ -284,12 +285,15 @@ class BetRefusal(models.Model):
         CHIP_INCREMENT = "chip_increment", "chip increment"
         LONE_EVEN_CHANCE = "lone_even_chance", "even chance alone"
         SELF_LIMIT = "self_limit", "self-limit"
+        INSUFFICIENT_CHIPS = "insufficient_chips", "not enough chips"
+        BETTING_CLOSED = "betting_closed", "betting closed"
+        TABLE_CLOSED = "table_closed", "table closed"
 
     table_code = models.CharField(max_length=20)
     round_id = models.UUIDField(null=True, blank=True, help_text="the coup the bet was for, when known")
     patron_code = models.CharField(max_length=20, blank=True, help_text="empty when not known")
     stake_cents = models.BigIntegerField(help_text="the refused stake")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
     message = models.TextField(help_text="the refusal as the client read it")
     actor = models.CharField(max_length=150, help_text="who sent the bet (user or device)")
     created_at = models.DateTimeField(help_text="UTC")

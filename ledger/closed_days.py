@@ -5,7 +5,8 @@ and ``ledger.seal`` has signed its events: nothing may be played on that day any
 nothing of it may be reversed (a coup, a fill or credit delivered that day, its drop counts).
 Each such service calls ``refuse_if_closed`` before it appends; a correction found later is
 a matter for the next open day, never a change to a closed one. Underneath, the ledger itself
-refuses any posting on a closed day (``ledger.store.append``), whatever service sends it.
+refuses any event stamped with a closed day (``ledger.store.append``: money or not, a role
+change as a bet; only the day's seal and staff sign-ins pass), whatever service sends it.
 """
 
 from datetime import date

@@ -81,15 +81,26 @@ class BetRefused(InvalidInput):
 
     ``kind`` is one of ``KINDS``: the table's minimum or maximum, a black jack box's maximum,
     a stake the table's chips cannot make, an even chance alone where the table wants it with
-    other bets (English roulette's second variant), or the patron's own responsible-gaming
-    self-limit. ``stake_cents`` is the stake the limit
+    other bets (English roulette's second variant), the patron's own responsible-gaming
+    self-limit, a stake larger than the chips he holds (``ChipsRefused``), or a bet on a coup
+    whose betting is closed or at a closed table (``BettingClosedRefused``). ``stake_cents`` is the stake the limit
     refused (integer cents); ``table`` (code), ``round_id`` and ``patron`` (code) say where and
     whose, when the refusing code knows them. The command's transaction rolls back as for any
     refusal (nothing reaches the ledger); the API records the refusal afterwards, outside the
     ledger (``games.services.refusals.bet_refusal_record``), for the pit boss's floor.
     """
 
-    KINDS = ("table_minimum", "table_maximum", "box_maximum", "chip_increment", "lone_even_chance", "self_limit")
+    KINDS = (
+        "table_minimum",
+        "table_maximum",
+        "box_maximum",
+        "chip_increment",
+        "lone_even_chance",
+        "self_limit",
+        "insufficient_chips",
+        "betting_closed",
+        "table_closed",
+    )
 
     def __init__(
         self,
@@ -110,3 +121,22 @@ class BetRefused(InvalidInput):
         self.table = table
         self.round_id = str(round_id) if round_id is not None else None
         self.patron = patron
+
+
+class ChipsRefused(BetRefused, InsufficientChips):
+    """A bet refused because the patron holds fewer chips (value or colour) than its stake: a
+    ``BetRefused`` of kind ``insufficient_chips`` the floor records, answered as any
+    ``InsufficientChips`` (HTTP 400, ``error`` ``"insufficient_funds"``)."""
+
+    def __init__(self, message: str, **where):
+        super().__init__(message, kind="insufficient_chips", **where)
+
+
+class BettingClosedRefused(BetRefused, StateConflict):
+    """A well-formed bet on a coup that no longer takes bets (``betting_closed``: rien ne va plus,
+    dealt or settled) or at a closed table (``table_closed``): a ``BetRefused`` the floor
+    records, answered as any ``StateConflict`` (HTTP 409, ``error`` ``"state_conflict"``,
+    field ``round``)."""
+
+    def __init__(self, message: str, *, kind: str = "betting_closed", field: str | None = "round", **where):
+        super().__init__(message, kind=kind, field=field, **where)

@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 from operator import itemgetter
 
 import psycopg
+from django.conf import settings
 from django.db import Error, NotSupportedError, connection, transaction
 from django.db.models import Max, Sum
 from django.db.models.base import ModelState
@@ -335,24 +336,49 @@ def closed_gaming_days(days: set[date]) -> set[date]:
     return {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
 
 
+# What may still be recorded on a closed gaming day: its seal (``ledger.seal``), made right after
+# the close and dated on the day it seals, and the staff's sign-ins and sign-outs (``staff/auth``:
+# an auditor must be able to sign in to read the closed day; refusing them would lock everyone
+# out until the next day starts). Nothing else: an event stamped with a closed day would sit
+# outside the sealed range the day was closed and signed with.
+AFTER_CLOSE_TYPES = frozenset({"GamingDaySealed", "StaffLoggedIn", "StaffLoggedOut", "StaffLoginFailed"})
+
+
 def _refuse_closed_days(envelopes: list[dict], events: Sequence[NewEvent], tip: Tip) -> None:
-    """``StateConflict`` (409, field ``gaming_day``) when an event that moves money (has postings)
-    falls on a closed gaming day (``GamingDayClosed`` on its day's stream): a closed day keeps
-    the figures it was closed and sealed with, whatever service would post to it. Events
-    without postings (the seal, the identity registry) may still be recorded on it."""
-    days = {envelope["gaming_day"] for envelope, new in zip(envelopes, events, strict=True) if new.postings}
+    """``StateConflict`` (409, field ``gaming_day``) when any event falls on a closed gaming day
+    (``GamingDayClosed`` on its day's stream), whatever service sends it: a closed day keeps the
+    figures and the sealed range it was closed with. Money ("no money moves on it any more") or
+    not (a role change, a patron registered, a coup's result: "nothing more is recorded on it"),
+    the message names the refused event's type and, for an event of the clock's own day, the
+    ``GAMING_DAY_START`` that stamped it (a shell with another start than the server's stamps
+    today's events with yesterday's day). Only ``AFTER_CLOSE_TYPES`` (the seal, sign-ins) pass."""
+    days = {
+        envelope["gaming_day"]
+        for envelope, new in zip(envelopes, events, strict=True)
+        if new.type not in AFTER_CLOSE_TYPES
+    }
     if not days:
         return
     closed = {tip.day} & days if tip.day_closed else set()
     unknown = days - {tip.day}
     if unknown:
         closed |= closed_gaming_days(unknown)
-    if closed:
-        first = min(closed)
-        moving = next(new.type for env, new in zip(envelopes, events, strict=True) if env["gaming_day"] == first)
-        raise StateConflict(
-            f"gaming day {first} is closed: no money moves on it any more ({moving} refused)", field="gaming_day"
-        )
+    if not closed:
+        return
+    first = min(closed)
+    refused = next(
+        new
+        for env, new in zip(envelopes, events, strict=True)
+        if env["gaming_day"] == first and new.type not in AFTER_CLOSE_TYPES
+    )
+    if refused.postings:
+        why = f"no money moves on it any more ({refused.type} refused)"
+    else:
+        why = f"nothing more is recorded on it ({refused.type} refused)"
+    if first == current_gaming_day(tip.now):  # stamped by the clock: the day start decided it
+        start = getattr(settings, "GAMING_DAY_START", "06:00")
+        why += f"; the next gaming day starts at {start} ({settings.CASINO_TIMEZONE}, GAMING_DAY_START)"
+    raise StateConflict(f"gaming day {first} is closed: {why}", field="gaming_day")
 
 
 def _plan(

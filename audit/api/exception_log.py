@@ -8,8 +8,8 @@ other daily reports (not paginated). A bad filter is a 400 naming it.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cashier.spreadsheet import report_csv
+from games.rules.money import format_cents
 from staff.permissions import roles_allowed
 from staff.roles import Role
 
@@ -49,11 +50,53 @@ def _json_row(row: dict) -> dict:
     return out
 
 
+CSV_COLUMNS_AFTER = {"at": "local_time"}  # the local time follows the UTC one
+
+
+def _csv_columns(columns: list[str]) -> list[str]:
+    out = []
+    for column in columns:
+        out.append(column)
+        if column in CSV_COLUMNS_AFTER:
+            out.append(CSV_COLUMNS_AFTER[column])
+    return out
+
+
+def _local(moment: datetime) -> str:
+    """``2026-12-02 04:47:54 CET``: the casino's local time (``CASINO_TIMEZONE``) with its zone."""
+    local = moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).replace(microsecond=0)
+    return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname()}"
+
+
+def _words(value: object, key: str = "") -> str:
+    """A before/after value in words for a person: ``{"day_total_cents": 200000}`` →
+    ``day total: 2,000.00 EUR``; nested dicts and lists the same way, in brackets."""
+    if isinstance(value, dict):
+        return "; ".join(f"{_key_words(k)}: {_words(v, k)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(f"({_words(v)})" if isinstance(v, dict) else _words(v, key) for v in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if key.endswith("_cents") and isinstance(value, int):
+        return format_cents(value)
+    return str(value)
+
+
+def _key_words(key: str) -> str:
+    return key.removesuffix("_cents").replace("_", " ")
+
+
 def _csv_row(row: dict) -> dict:
-    """Cells for the spreadsheet: before/after as compact JSON text (never a Python repr)."""
+    """Cells for the spreadsheet: ``at`` in UTC to the second (``...Z``) and ``local_time`` in
+    the casino's zone with the zone's name; before/after in words, amounts in currency units
+    (the JSON endpoint keeps them as JSON, in cents). Never a Python repr."""
     out = _json_row(row)
+    out["at"] = _utc(row["at"].replace(microsecond=0))
+    out["local_time"] = _local(row["at"])
     for key in ("before", "after"):
-        out[key] = "" if row[key] is None else json.dumps(row[key], sort_keys=True, separators=(",", ":"))
+        out[key] = "" if row[key] is None else _words(row[key])
     return out
 
 
@@ -67,7 +110,9 @@ class ExceptionLog(APIView):
     ``{"at" (UTC), "gaming_day", "kind", "label", "type", "table", "person", "approver",
     "subject", "what", "before", "after", "amount_cents", "currency", "event", "source"}``.
     CSV (URL ending ``.csv``): the header, then one line per row, amounts in currency units with
-    a ``currency`` column."""
+    a ``currency`` column; ``at`` in UTC to the second (``2026-12-02T03:47:54Z``) followed by
+    ``local time`` in ``CASINO_TIMEZONE`` with its zone (``2026-12-02 04:47:54 CET``); before and
+    after in words (``day total: 2,000.00 EUR``)."""
 
     permission_classes = [roles_allowed(read=EXCEPTION_READERS)]
 
@@ -78,7 +123,8 @@ class ExceptionLog(APIView):
         day = chosen.pop("gaming_day", None) or default_day()
         log = exception_log(day, **chosen)
         if csv:
-            body = report_csv({"columns": log["columns"], "rows": [_csv_row(r) for r in log["rows"]]})
+            columns = _csv_columns(log["columns"])
+            body = report_csv({"columns": columns, "rows": [_csv_row(r) for r in log["rows"]]})
             response = HttpResponse(body, content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = f'attachment; filename="exceptions-{day.isoformat()}.csv"'
             return response

@@ -31,7 +31,7 @@ def baccarat_bet(
 
     def run(cmd: Command) -> dict:
         coup = ct.coup_for_update(round_id, Table.Game.BACCARAT)
-        ct.betting_open(coup)
+        ct.betting_open(coup, patron=patron, stake_cents=stake_cents)
         who = patron_get(patron)
         rules = bac.BaccaratRules.from_dict(coup.table.rules)
         on, stake = ct.within_limits(

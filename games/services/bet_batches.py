@@ -15,8 +15,9 @@ Idempotency, twice over:
   key with another bet is refused (``idempotency_key_reused``). A refused bet keeps no key:
   sent again, it is checked again, like a single refused placement.
 
-A refused table limit or self-limit is recorded as a ``BetRefusal`` (the floor's count), in
-the batch's transaction, under the bet's own key when it has one (so a retry records it once).
+A bet refused by the house's rules (a table limit, the self-limit, the chips he holds…) is
+recorded as a ``BetRefusal`` (the floor's count), in the batch's transaction, under the bet's
+own key when it has one (so a retry records it once).
 
 Speed (issue 27: 30,000 bets in a 10 s window, batches serialised by the writer lock): under
 the lock, one statement reads every patron's chips, self-limit and bets on the coup
@@ -37,12 +38,12 @@ from django.utils import timezone
 from core import rawsql
 from core.ids import CODE_PATTERN
 from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
-from ledger.errors import BetRefused, DomainError, InvalidInput
+from ledger.errors import BetRefused, DomainError, InvalidInput, StateConflict
 from ledger.hashing import fingerprint
 from ledger.jsoncodec import canonical, loads
 from ledger.models import IdempotencyRecord
 
-from ..models import Bet, Table
+from ..models import Bet, Round, Table
 from ..rules.errors import RuleError
 from ..selectors import batch_placement_reads, bet_placement_reads, roulette_rules
 from .baccarat import baccarat_bet
@@ -76,12 +77,49 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
 
     Raises ``InvalidInput`` (400) for a malformed batch (``bets`` not a list, empty, or over
     ``MAX_BETS``: field ``bets``) or a classic stud coup (``round``); ``NotFound`` (404);
-    ``StateConflict`` (409) when betting is closed on the coup: nothing is placed.
+    ``StateConflict`` (409) when betting is closed on the coup: nothing is placed, and each
+    bet of the batch that names a patron is recorded as refused (kind ``betting_closed`` or
+    ``table_closed``) after the rollback.
+
+    Which refusals are recorded (``BetRefusal``): every well-formed bet the house's rules
+    refuse — a table limit, the self-limit, chip increments, an even chance alone, fewer chips
+    than the stake (``insufficient_funds``, kind ``insufficient_chips``), betting closed.
+    A malformed bet (a field missing or of the wrong shape, an unknown patron, a reused key)
+    is answered ``refused`` with its 400 but not recorded: it is the client's bug, not a bet
+    the table turned down, and the floor's count is of bets a patron tried to make.
     """
     if not isinstance(bets, list) or not bets:
         raise InvalidInput("bets is a non-empty list of bets", field="bets")
     if len(bets) > MAX_BETS:
         raise InvalidInput(f"a batch holds at most {MAX_BETS} bets, not {len(bets)}", field="bets")
+    closed: list[tuple[BetRefused, object]] = []  # (refusal, bet key) when betting is closed
+    try:
+        return _batch_place(round_id, bets, actor=actor, idempotency_key=idempotency_key, closed=closed)
+    except StateConflict:
+        # The batch's transaction is gone; each well-formed bet it held is a refused bet.
+        for exc, key in closed:
+            bet_refusal_record(exc, actor=actor, idempotency_key=f"bet:{exc.round_id}:{key}" if key else None)
+        raise
+
+
+def _closed_refusals(coup: Round, bets: list) -> list[tuple[BetRefused, object]]:
+    """A ``BettingClosedRefused`` for each bet of the batch that names a patron (its stake, or
+    0 when it sends none), with its key: what is recorded when the coup takes no more bets."""
+    found = []
+    for item in bets:
+        if not isinstance(item, dict) or not isinstance(item.get("patron"), str):
+            continue  # not a bet at all: malformed input, not a refused bet
+        stake = item.get("stake_cents", item.get("ante_cents"))
+        try:
+            betting_open_check(coup, patron=item["patron"], stake_cents=stake)
+        except BetRefused as exc:
+            found.append((exc, item.get("key")))
+    return found
+
+
+def _batch_place(round_id: str, bets: list, *, actor: str, idempotency_key: str | None, closed: list) -> dict:
+    """``bet_batch_place`` once its shape is checked; ``closed`` gets the refusals to record
+    when the coup's betting is closed (the ``StateConflict`` then raised)."""
     request = {"op": "bet_batch_place", "round": str(round_id), "bets": bets}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -92,6 +130,8 @@ def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key:
         placer = _CARD_PLACERS.get(table.game)
         if placer is None and table.game != table.Game.ENGLISH_ROULETTE:
             raise InvalidInput(f"table {table.code} is a {table.game} table: it takes no batch", field="round")
+        if coup.state != Round.State.BETTING:
+            closed.extend(_closed_refusals(coup, bets))
         betting_open_check(coup)
         rules = roulette_rules(table) if placer is None else None
         fields = BET_FIELDS if placer is None else placer[1] | {"key"}

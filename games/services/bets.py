@@ -13,7 +13,7 @@ from core import rawsql
 from games.models import ColourStack
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
-from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.errors import BetRefused, ChipsRefused, InvalidInput
 from ledger.store import NewEvent
 from patrons.models import Patron
 from patrons.selectors import patron_get
@@ -21,9 +21,11 @@ from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round
 from ..rules.errors import RuleError
+from ..rules.money import format_cents
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
+from .card_table import betting_open
 from .refusals import refused
 
 _CHIPS = frozenset(Bet.Chips.values)  # ``Chips.values`` builds its list again on every call
@@ -95,8 +97,9 @@ def bet_place(
     ``bet.numbers``, ``stake_cents``, ``chips``, …), ``BetRefused`` (recorded for the floor: a
     table limit, ``chip_increment`` on ``stake_cents``, ``lone_even_chance`` on ``bet`` under
     the table option ``even_chances = with_other_bets``, the self-limit),
-    ``InsufficientChips`` (``stake_cents``: more than he holds), ``StateConflict`` (409: betting
-    is closed, "rien ne va plus"), ``VersionConflict`` (409).
+    ``ChipsRefused`` (an ``InsufficientChips``, recorded: ``stake_cents`` more than he holds),
+    ``BettingClosedRefused`` (a 409 ``StateConflict``, recorded: betting is closed, "rien ne va
+    plus", or the table is closed), ``VersionConflict`` (409).
     """
     if chips not in _CHIPS:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
@@ -118,7 +121,7 @@ def bet_place(
         table = coup.table
         if table.game != table.Game.ENGLISH_ROULETTE:
             raise InvalidInput(f"table {table.code} is a {table.game} table: use its own bet endpoint", field="round")
-        betting_open_check(coup)
+        betting_open_check(coup, patron=patron, stake_cents=stake_cents)
         placement = bet_check(
             reads,
             rules=roulette_rules(table),
@@ -164,11 +167,16 @@ class Placement:
     adjusted_from_cents: int | None = None  # the stake asked, when off_chips = adjust lowered it
 
 
-def betting_open_check(coup: Round) -> None:
-    """``StateConflict`` (409, field ``round``) unless the coup takes bets."""
-    if coup.state != Round.State.BETTING:
-        table = coup.table
-        raise StateConflict(f"betting is closed on coup {coup.number} of {table.code} (rien ne va plus)", field="round")
+def betting_open_check(coup: Round, *, patron: str | None = None, stake_cents: object = None) -> None:
+    """``StateConflict`` (409, field ``round``) unless the coup takes bets; with ``patron``
+    (code, as sent) a ``BettingClosedRefused`` the floor records (``card_table.betting_open``)."""
+    stake = stake_cents if type(stake_cents) is int else None
+    betting_open(
+        coup,
+        f"betting is closed on coup {coup.number} of {coup.table.code} (rien ne va plus)",
+        patron=patron,
+        stake_cents=stake,
+    )
 
 
 def bet_check(
@@ -192,7 +200,8 @@ def bet_check(
     ones included), the table's limits on the stake asked, then its chip increments on a
     value-chip stake (refused, or lowered and the limits checked again). Raises
     ``InvalidInput`` (field at fault), ``BetRefused`` (a table limit, the chips, the variant or
-    the self-limit, to be recorded) or ``InsufficientChips``.
+    the self-limit, to be recorded) or ``ChipsRefused`` (recorded too: fewer chips than the
+    stake, or no colour chips of his at the table).
     """
     if chips not in _CHIPS:
         raise InvalidInput("chips is 'value' or 'colour'", field="chips")
@@ -202,9 +211,12 @@ def bet_check(
     who = reads.patron or patron_get(patron)  # patron_get raises the "no patron" 400
     components = _components(rules, stake_cents, bet, announce)
     colour = chips == Bet.Chips.COLOUR
-    stack = _colour_stack(table.pk, who) if colour else None
-    source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
     refuse = {"table": table.code, "round_id": coup.id, "patron": who.code}
+    try:
+        stack = _colour_stack(table.pk, who) if colour else None
+    except InvalidInput as exc:  # no colour chips of his at this table: refused for want of chips
+        raise ChipsRefused(exc.message, stake_cents=stake_cents, field="chips", **refuse) from exc
+    source = accounts.patron_colour(who.code, table.code) if colour else who.chips_account
     others = [make_bet(**position) for position, _ in reads.placed]
     for position, stake in components:
         try:
@@ -226,10 +238,14 @@ def bet_check(
     total = sum(stake for _, stake in components)
     # responsible gaming: his own maximum, every game
     check_self_limit(who.code, total, table=table.code, round_id=coup.id, limit_cents=reads.self_limit_cents)
-    held = (store.balance(source, table.currency) if colour else reads.chips_cents) - spent.get(source, 0)
+    held = int((store.balance(source, table.currency) if colour else reads.chips_cents) - spent.get(source, 0))
     if held < total:
-        raise InsufficientChips(
-            f"{who.code} holds {held} cents in {chips} chips, less than the {total} staked", field="stake_cents"
+        currency = table.currency
+        raise ChipsRefused(
+            f"{who.code} holds {format_cents(held, currency)} of {chips} chips, "
+            f"less than the {format_cents(total, currency)} staked",
+            stake_cents=total,
+            **refuse,
         )
 
     group = uuid.uuid4() if announce is not None else None
@@ -281,10 +297,10 @@ def _check_limits(
     already = dict(already)
     for position, stake in components:
         if stack and stake % stack.unit_value_cents:
-            raise InvalidInput(
-                f"a stake in colour chips is a whole number of {stack.colour} chips of {stack.unit_value_cents} cents",
-                field="stake_cents",
-            )
+            # well formed, but no pile of his colour chips makes it: refused, as the table's chips
+            unit = format_cents(stack.unit_value_cents, stack.table.currency)
+            message = f"a stake in colour chips is a whole number of {stack.colour} chips of {unit}"
+            raise BetRefused(message, kind="chip_increment", stake_cents=stake, **refuse)
         try:
             rules.check_stake(
                 position, stake, colour_chips=stack is not None, already_cents=already.get(_key(position), 0)

@@ -18,13 +18,14 @@ engine (deterministic), applies the new input and appends the records.
 from collections import defaultdict
 
 from ledger.commands import Command
-from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
 from ..models import Round, Shoe, Table
 from ..rules import blackjack as bj
 from ..rules.blackjack_table import BlackjackTableRules
+from ..rules.money import format_cents
 from . import card_table as ct
 from .shoes import active_shoe, save_after_coup
 
@@ -80,7 +81,9 @@ def blackjack_bet_place(
     def run(cmd: Command) -> dict:
         coup = _coup(round_id)
         table = coup.table
-        ct.betting_open(coup, f"betting is closed on coup {coup.number} of {table.code}")
+        ct.betting_open(
+            coup, f"betting is closed on coup {coup.number} of {table.code}", patron=patron, stake_cents=stake_cents
+        )
         who = patron_get(patron)
         box_bet = ct.engine_step(lambda: bj.BoxBet(box=box, bettor=who.code, stake_cents=stake_cents, seated=seated))
         on_box = [b for b in coup.bets.select_related("patron") if b.position["box"] == box]
@@ -351,6 +354,10 @@ def _check_stakes_covered(records: list, coup: Round) -> None:
             added[bettor] += amount
     for bettor, amount in added.items():
         if ct.chips_held(coup, bettor) < amount:
-            raise InsufficientChips(
-                f"{bettor} holds less than the {amount} cents this decision stakes", field="amount_cents"
+            where = {"table": coup.table.code, "round_id": coup.id, "patron": bettor}
+            raise ChipsRefused(
+                f"{bettor} holds less than the {format_cents(amount, coup.table.currency)} this decision stakes",
+                stake_cents=amount,
+                field="amount_cents",
+                **where,
             )

@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
-from ledger.errors import InsufficientChips, InvalidInput, StateConflict, VersionConflict
+from ledger.errors import BettingClosedRefused, ChipsRefused, InvalidInput, StateConflict, VersionConflict
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from patrons.models import Patron
@@ -40,6 +40,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Bet, Round, Shoe, Table
 from ..rules.chips import ChipIncrements
 from ..rules.errors import RuleError
+from ..rules.money import format_cents
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
 from .refusals import refused
@@ -80,10 +81,25 @@ def coup_for_update(round_id: object, game: str) -> Round:
     return coup
 
 
-def betting_open(coup: Round, refusal: str | None = None) -> None:
-    """``StateConflict`` (``round``) unless the coup takes bets; ``refusal`` says why not."""
-    if coup.state != Round.State.BETTING:
-        raise StateConflict(refusal or f"betting is closed on coup {coup.number}", field="round")
+def betting_open(
+    coup: Round, refusal: str | None = None, *, patron: str | None = None, stake_cents: int | None = None
+) -> None:
+    """``StateConflict`` (409, ``round``) unless the coup takes bets; ``refusal`` says why not.
+
+    With ``patron`` (code, as sent) the refusal is a bet's: a ``BettingClosedRefused`` the floor
+    records (kind ``table_closed`` when the table is closed, else ``betting_closed``), with
+    ``stake_cents`` (the stake asked, 0 when the request has none, as a stud seat)."""
+    if coup.state == Round.State.BETTING:
+        return
+    message = refusal or f"betting is closed on coup {coup.number} of {coup.table.code}"
+    if patron is None:
+        raise StateConflict(message, field="round")
+    table = coup.table
+    kind = "betting_closed" if table.state == table.State.OPEN else "table_closed"
+    if kind == "table_closed":
+        message = f"table {table.code} is closed: {message}"
+    where = {"table": table.code, "round_id": coup.id, "patron": patron}
+    raise BettingClosedRefused(message, kind=kind, stake_cents=stake_cents or 0, **where)
 
 
 def bets_closed(coup: Round) -> None:
@@ -195,13 +211,20 @@ def covered(
     coup: Round, who: Patron, stake_cents: int, *, needed_cents: int | None = None, refusal: str = "", field: str = ""
 ) -> None:
     """The patron's own self-limit takes ``stake_cents`` (``BetRefused`` otherwise), and he holds
-    ``needed_cents`` (default the stake) of chips: else ``InsufficientChips`` (``refusal`` says
-    why, naming ``field``, by default ``stake_cents``)."""
+    ``needed_cents`` (default the stake) of chips: else ``ChipsRefused`` (an
+    ``InsufficientChips`` the floor records, kind ``insufficient_chips``; ``refusal`` says why,
+    naming ``field``, by default ``stake_cents``; amounts in currency units)."""
     check_self_limit(who.code, stake_cents, table=coup.table.code, round_id=coup.id)
     needed = stake_cents if needed_cents is None else needed_cents
-    if chips_held(coup, who.code) < needed:
-        message = refusal or f"{who.code} holds less than {stake_cents} cents of chips"
-        raise InsufficientChips(message, field=field or "stake_cents")
+    held = chips_held(coup, who.code)
+    if held < needed:
+        currency = coup.table.currency
+        message = refusal or (
+            f"{who.code} holds {format_cents(held, currency)} of chips, "
+            f"less than the {format_cents(needed, currency)} staked"
+        )
+        where = {"table": coup.table.code, "round_id": coup.id, "patron": who.code}
+        raise ChipsRefused(message, stake_cents=stake_cents, field=field or "stake_cents", **where)
 
 
 def place_bet(cmd: Command, coup: Round, who: Patron, stake_cents: int, position: dict, **data) -> Bet:

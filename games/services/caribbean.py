@@ -8,7 +8,7 @@ The coup is rebuilt from the round's events for every command, like black jack.
 """
 
 from ledger.commands import Command
-from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
@@ -16,6 +16,7 @@ from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
 from ..rules.errors import RuleError
 from ..rules.house_edges import settled_line_edge
+from ..rules.money import format_cents
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
 from .shoes import close_shoe, draw_reported
@@ -38,13 +39,13 @@ def caribbean_ante(
 
     def run(cmd: Command) -> dict:
         coup = _coup(round_id)
-        ct.betting_open(coup)
+        ct.betting_open(coup, patron=patron, stake_cents=ante_cents)
         who = patron_get(patron)
         rules = _rules(coup.table)
         check = lambda ante: _check_ante(coup, who.code, box, ante, rules)  # noqa: E731
         ante = ct.in_chip_increments(coup, who, ante_cents, rules.chips, check, field="ante_cents")
         needed = ante + rules.game.raise_cents(ante)
-        refusal = f"{who.code} needs {needed} cents to cover the ante and a raise"
+        refusal = f"{who.code} needs {format_cents(needed, coup.table.currency)} to cover the ante and a raise"
         ct.covered(coup, who, ante, needed_cents=needed, refusal=refusal, field="ante_cents")
         lowered = ct.adjusted(ante_cents, ante)
         bet = ct.place_bet(cmd, coup, who, ante, {"game": "caribbean_stud", "box": box}, box=box, **lowered)
@@ -224,7 +225,11 @@ def caribbean_decide(
         records = ct.engine_step(lambda: game.raise_(box) if action == "raise" else game.fold(box))
         raise_cents = rules.game.raise_cents(bet.stake_cents) if action == "raise" else 0
         if raise_cents and ct.chips_held(coup, who.code) < raise_cents:
-            raise InsufficientChips(f"{who.code} cannot cover the raise of {raise_cents} cents", field="action")
+            owed = format_cents(raise_cents, coup.table.currency)
+            where = {"table": coup.table.code, "round_id": coup.id, "patron": who.code}
+            raise ChipsRefused(
+                f"{who.code} cannot cover the raise of {owed}", stake_cents=raise_cents, field="action", **where
+            )
         _finish(cmd, coup, game, _coup_deck(coup), _records(records, coup, None))
         return _summary(coup, game)
 

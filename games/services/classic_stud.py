@@ -31,7 +31,7 @@ from fractions import Fraction
 from core.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.commands import Command
-from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.errors import ChipsRefused, InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
@@ -39,6 +39,7 @@ from patrons.services.self_limit import check_self_limit
 from ..models import Round, Shoe, Table
 from ..rules import classic_stud as stud
 from ..rules.errors import RuleError
+from ..rules.money import format_cents
 from ..rules.stud_table import ClassicStudTableRules as StudTableRules
 from . import card_table as ct
 from .shoes import close_shoe, draw_reported, reveal
@@ -115,23 +116,30 @@ def classic_stud_sit(
 
     Returns ``{"round", "bet", "seat", "patron", "stack_cents", "ante_cents", "version"}``.
     Raises ``InvalidInput`` (``seat``: not 1–7 or taken; ``patron``: unknown or already seated;
-    ``stack_cents``: under the base stake), ``InsufficientChips`` (a stack he does not hold),
-    ``StateConflict`` (the hand is dealt or betting is closed).
+    ``stack_cents``: under the base stake), ``ChipsRefused`` (an ``InsufficientChips`` the floor
+    records: a stack he does not hold), ``BettingClosedRefused`` (a ``StateConflict``, recorded:
+    the hand is dealt or betting is closed).
     """
 
     def run(cmd: Command) -> dict:
         coup = _coup(round_id)
         table = coup.table
-        ct.betting_open(coup, f"coup {coup.number} of {table.code} is {coup.state}: no one sits down now")
+        ct.betting_open(
+            coup,
+            f"coup {coup.number} of {table.code} is {coup.state}: no one sits down now",
+            patron=patron,
+            stake_cents=stack_cents,
+        )
         who = patron_get(patron)
         rules = table_rules(table).game
         held = ct.chips_held(coup, who.code)
         stack = min(held, stud.MAX_STACK_CENTS) if stack_cents is None else stack_cents
+        where = {"stake_cents": stack, "table": table.code, "round_id": coup.id, "patron": who.code}
         try:
             stud.StudSeat(seat, who.code, stack)
         except RuleError as exc:
             if exc.field == "stack_cents" and stack_cents is None:
-                raise InsufficientChips(f"{who.code} holds no chips to play with", field="stack_cents") from exc
+                raise ChipsRefused(f"{who.code} holds no chips to play with", field="stack_cents", **where) from exc
             raise ct.invalid(exc) from exc
         seated = list(coup.bets.select_related("patron"))
         if any(b.position["seat"] == seat for b in seated):
@@ -139,10 +147,14 @@ def classic_stud_sit(
         if any(b.patron_id == who.pk for b in seated):
             raise InvalidInput(f"{who.code} already sits at this table", field="patron")
         if stack > held:
-            raise InsufficientChips(f"{who.code} holds {held} cents of chips, not {stack}", field="stack_cents")
+            money = table.currency
+            message = f"{who.code} holds {format_cents(held, money)} of chips, not {format_cents(stack, money)}"
+            raise ChipsRefused(message, field="stack_cents", **where)
         if stack < rules.base_stake_cents:
-            error = InvalidInput if stack_cents is not None else InsufficientChips
-            raise error(f"a stack is at least the base stake of {rules.base_stake_cents} cents", field="stack_cents")
+            message = f"a stack is at least the base stake of {format_cents(rules.base_stake_cents, table.currency)}"
+            if stack_cents is not None:
+                raise InvalidInput(message, field="stack_cents")
+            raise ChipsRefused(message, field="stack_cents", **where)
         ante = rules.base_stake_cents if rules.ante else 0
         position = {"game": GAME, "seat": seat}
         bet = ct.place_bet(cmd, coup, who, ante, position, seat=seat, stack_cents=stack, ante=rules.ante)
@@ -310,9 +322,15 @@ def _check_covered(records: list, coup: Round) -> None:
             )
             held = ct.chips_held(coup, record.player)
             if held < record.amount_cents:
-                raise InsufficientChips(
-                    f"{record.player} holds {held} cents of chips, less than the {record.amount_cents} this puts in",
+                currency = coup.table.currency
+                raise ChipsRefused(
+                    f"{record.player} holds {format_cents(held, currency)} of chips, less than the "
+                    f"{format_cents(record.amount_cents, currency)} this puts in",
+                    stake_cents=record.amount_cents,
                     field="amount_cents",
+                    table=coup.table.code,
+                    round_id=coup.id,
+                    patron=record.player,
                 )
 
 

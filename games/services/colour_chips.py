@@ -8,6 +8,7 @@ back into value chips (the change inverse). At most ``max_colours`` (8) colours 
 import uuid
 
 from games.models import Table
+from games.rules.money import format_cents
 from games.rules.roulette_table import COLOURS
 from games.selectors import roulette_rules, table_for_update
 from ledger import accounts, posting_rules, store
@@ -64,13 +65,18 @@ def colour_chips_buy(
             stack = _new_stack(the_table, who, active, rules.max_colours, colour, unit_value_cents)
         elif colour not in (None, stack.colour) or unit_value_cents not in (None, stack.unit_value_cents):
             raise InvalidInput(
-                f"{who.code} already plays {stack.colour} at {stack.unit_value_cents} cents a chip at {table}",
+                f"{who.code} already plays {stack.colour} at {format_cents(stack.unit_value_cents, the_table.currency)}"
+                f" a chip at {table}",
                 field="colour" if colour not in (None, stack.colour) else "unit_value_cents",
             )
         amount = chips * stack.unit_value_cents
         held = store.balance(who.chips_account, the_table.currency)
         if held < amount:
-            raise InsufficientChips(f"{who.code} holds {held} cents of value chips, less than {amount}", field="chips")
+            raise InsufficientChips(
+                f"{who.code} holds {format_cents(held, the_table.currency)} of value chips, "
+                f"less than the {format_cents(amount, the_table.currency)} these colour chips cost",
+                field="chips",
+            )
         txn = str(uuid.uuid4())
         colour_account = accounts.patron_colour(who.code, table)
         (event,) = cmd.append(

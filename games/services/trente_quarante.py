@@ -27,7 +27,7 @@ def tq_bet(
 
     def run(cmd: Command) -> dict:
         coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
-        ct.betting_open(coup, "the first card is laid: no new or increased bet")
+        ct.betting_open(coup, "the first card is laid: no new or increased bet", patron=patron, stake_cents=stake_cents)
         who = patron_get(patron)
         rules = TrenteQuaranteTableRules.from_dict(coup.table.rules)
         on = ct.engine_step(lambda: tq.check_bet(bet))

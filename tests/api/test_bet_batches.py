@@ -62,11 +62,12 @@ def test_a_mixed_batch_accepts_the_good_bets_and_refuses_each_bad_one_with_its_r
         (1, "refused", "insufficient_funds", "stake_cents"),
         (2, "refused", "invalid", "stake_cents"),
         (3, "refused", "invalid", "stake_cents"),
-        (4, "refused", "invalid", "chips"),
+        (4, "refused", "insufficient_funds", "chips"),
         (5, "accepted", None, None),
         (6, "accepted", None, None),
     ]
-    assert [r.get("kind") for r in body["results"]] == [None, None, "table_maximum", "self_limit", None, None, None]
+    kinds = [r.get("kind") for r in body["results"]]
+    assert kinds == [None, "insufficient_chips", "table_maximum", "self_limit", "insufficient_chips", None, None]
     assert "table maximum" in body["results"][2]["detail"]
     assert "own limit" in body["results"][3]["detail"]
     assert chips(rich) == 200_000 and chips(poor) == 1_000 and chips(limited) == 97_000
@@ -84,9 +85,16 @@ def test_a_mixed_batch_accepts_the_good_bets_and_refuses_each_bad_one_with_its_r
         assert legs == sorted([(accounts.patron_chips(result["patron"]), -stake), (accounts.table_layout("R1"), stake)])
     assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
     assert store.balance(accounts.table_layout("R1")) == 103_000
-    # the limit refusals are recorded for the floor, like single refusals
+    # every refusal by the house's rules is recorded for the floor, like single refusals
     refusals = sorted(BetRefusal.objects.filter(round_id=coup).values_list("patron_code", "kind", "stake_cents"))
-    assert refusals == sorted([(rich, "table_maximum", 50_000), (limited, "self_limit", 5_000)])
+    assert refusals == sorted(
+        [
+            (poor, "insufficient_chips", 2_000),
+            (rich, "table_maximum", 50_000),
+            (limited, "self_limit", 5_000),
+            (rich, "insufficient_chips", 500),
+        ]
+    )
 
 
 def test_the_same_batch_retried_with_its_key_places_nothing_twice(coup, api):
@@ -219,7 +227,7 @@ def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, c
     assert [(r["status"], r.get("error"), r.get("field"), r.get("kind")) for r in body["results"]] == [
         ("accepted", None, None, None),
         ("refused", "invalid", "stake_cents", "table_maximum"),
-        ("refused", "insufficient_funds", "stake_cents", None),
+        ("refused", "insufficient_funds", "stake_cents", "insufficient_chips"),
         ("refused", "invalid", "bet", None),
         ("accepted", None, None, None),
     ]
@@ -229,7 +237,7 @@ def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, c
     # resent under a new batch key: the per-bet keys place nothing twice
     again = send(api, coup, bets, key="bac-2").json()
     assert [r.get("replayed") for r in again["results"] if r["status"] == "accepted"] == [True, True]
-    assert BetRefusal.objects.filter(round_id=coup).count() == 1  # the refusal retried under its key
+    assert BetRefusal.objects.filter(round_id=coup).count() == 2  # the two refusals retried under their keys
     assert chips(rich) == 90_000 and chips(poor) == 500
     assert sum(Posting.objects.values_list("amount_cents", flat=True)) == 0
 
@@ -284,8 +292,8 @@ def test_colour_chips_play_any_position_within_its_limits_and_value_chips_only_t
         ("refused", "invalid", "stake_cents", "table_maximum"),
         ("accepted", None, None, None),
         ("refused", "invalid", "chips", None),
-        ("refused", "invalid", "stake_cents", None),
-        ("refused", "insufficient_funds", "stake_cents", None),
+        ("refused", "invalid", "stake_cents", "chip_increment"),
+        ("refused", "insufficient_funds", "stake_cents", "insufficient_chips"),
         ("accepted", None, None, None),
         ("accepted", None, None, None),
     ]
@@ -358,7 +366,7 @@ def test_a_trente_et_quarante_batch_checks_each_bet_and_commits_the_accepted_one
         ("accepted", None, None, None),
         ("refused", "invalid", "bet", None),
         ("refused", "invalid", "stake_cents", "table_maximum"),
-        ("refused", "insufficient_funds", "stake_cents", None),
+        ("refused", "insufficient_funds", "stake_cents", "insufficient_chips"),
         ("accepted", None, None, None),
         ("accepted", None, None, None),
     ]

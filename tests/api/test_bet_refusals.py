@@ -414,12 +414,54 @@ def test_a_bet_over_the_maximum_is_recorded_once_per_game_and_nothing_reaches_th
     assert (Event.objects.count(), Bet.objects.count()) == (events, 0)
 
 
-def test_a_bet_on_a_closed_coup_over_the_maximum_is_a_409_and_no_refusal(api, coups):
+def test_a_bet_on_a_closed_coup_over_the_maximum_is_a_409_recorded_as_betting_closed(api, coups):
     patron = make_patron(1_000_000)
     assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
     body = {"patron": patron, "stake_cents": 10**9, "bet": {"type": "chance_simple", "chance": "rouge"}}
-    assert api.post(f"/api/rounds/{coups['R1']}/bets", body, format="json").status_code == 409
-    assert not BetRefusal.objects.exists()
+    response = api.post(f"/api/rounds/{coups['R1']}/bets", body, format="json")
+    assert (response.status_code, response.json()["error"], response.json()["field"]) == (
+        409,
+        "state_conflict",
+        "round",
+    )
+    # closed betting is checked first: one refusal, for that, not for the limit
+    (row,) = BetRefusal.objects.all()
+    assert (row.kind, row.patron_code, row.stake_cents, str(row.round_id)) == (
+        "betting_closed",
+        patron,
+        10**9,
+        coups["R1"],
+    )
+
+
+@pytest.mark.parametrize("table", list(ENDPOINTS))
+def test_a_bet_beyond_the_patrons_chips_is_recorded_with_its_message_in_currency_units(api, coups, table):
+    patron = make_patron(500)
+    path, field, body = ENDPOINTS[table]
+    response = api.post(f"/api/rounds/{coups[table]}/{path}", {**body, "patron": patron, field: 2_000}, format="json")
+    assert (response.status_code, response.json()["error"]) == (400, "insufficient_funds"), response.json()
+    detail = response.json()["detail"]
+    assert "cents" not in detail and " EUR" in detail
+    (row,) = BetRefusal.objects.all()
+    assert (row.table_code, row.kind, row.patron_code, row.stake_cents) == (table, "insufficient_chips", patron, 2_000)
+    assert row.message == detail
+
+
+def test_a_batch_on_a_closed_coup_records_each_of_its_bets_as_refused(api, coups):
+    rich = make_patron(100_000)
+    assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
+    bets = [
+        {"patron": rich, "stake_cents": 1_000, "bet": {"type": "chance_simple", "chance": "rouge"}, "key": "k1"},
+        {"patron": rich, "stake_cents": 2_000, "bet": {"type": "chance_simple", "chance": "noir"}},
+        "not a bet",
+    ]
+    response = api.post(f"/api/rounds/{coups['R1']}/bet-batches", {"bets": bets}, format="json")
+    assert response.status_code == 409
+    rows = BetRefusal.objects.order_by("stake_cents")
+    assert [(r.kind, r.stake_cents, r.patron_code) for r in rows] == [
+        ("betting_closed", 1_000, rich),
+        ("betting_closed", 2_000, rich),
+    ]
 
 
 def test_a_caribbean_ante_on_a_box_already_taken_is_no_limit_refusal(api, coups):

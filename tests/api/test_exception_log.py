@@ -5,10 +5,12 @@ Bad filters are 400 naming the filter; roles outside the log's readers are 403."
 
 import csv
 import io
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
+from django.conf import settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -129,13 +131,17 @@ def test_the_csv_has_the_header_first_amounts_in_units_and_a_currency_column(aud
     assert f'filename="exceptions-{day}.csv"' in response["Content-Disposition"]
     lines = list(csv.reader(io.StringIO(response.content.decode())))
     header = lines[0]
-    assert header[:3] == ["at", "gaming day", "kind"] and header[-1] == "currency"
+    assert header[:4] == ["at", "local time", "gaming day", "kind"] and header[-1] == "currency"
     (row,) = [dict(zip(header, line, strict=True)) for line in lines[1:]]
     assert (row["kind"], row["table"], row["amount"], row["currency"]) == ("refused_bet", "R1", "300.00", "EUR")
-    assert row["after"] == '{"refused":"table maximum"}' and row["before"] == ""
+    assert row["after"] == "refused: table maximum" and row["before"] == ""
+    # UTC to the second, then the same moment in the casino's zone, named
+    at = datetime.strptime(row["at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    local = at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    assert row["local time"] == f"{local:%Y-%m-%d %H:%M:%S} {local.tzname()}"
     rules = auditor.get("/api/audit/exceptions.csv", {"gaming_day": day, "kind": "parameter_change"})
     text = rules.content.decode()
-    assert '"{""max_bet_cents"":10000}"' in text and "{'" not in text  # JSON text, never a Python repr
+    assert "max bet: 100.00 EUR" in text and "{" not in text and "_cents" not in text  # words, not JSON
 
 
 @pytest.mark.parametrize(
@@ -247,3 +253,11 @@ def test_the_schema_documents_the_logs_filters(api):
     kind = next(p for p in operation["parameters"] if p["name"] == "kind")
     assert "refused_bet" in kind["schema"]["enum"] and "aml_flag" in kind["schema"]["enum"]
     assert {"400", "401", "403"} <= set(operation["responses"])
+
+
+def test_the_csvs_before_and_after_read_in_words_with_amounts_in_currency_units():
+    from audit.api.exception_log import _words
+
+    assert _words({"day_total_cents": 200_000}) == "day total: 2,000.00 EUR"
+    flagged = {"visits": 3, "units": [{"total_cents": 180_000, "cleared": True}, {"total_cents": 5}], "note": None}
+    assert _words(flagged) == "visits: 3; units: (total: 1,800.00 EUR; cleared: yes), (total: 0.05 EUR); note: none"

@@ -85,6 +85,6 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     with page.expect_download() as download:
         csv_link.click()
     text = open(download.value.path(), encoding="utf-8").read()
-    assert text.splitlines()[0].startswith("at,gaming day,kind,type,table,person")
+    assert text.splitlines()[0].startswith("at,local time,gaming day,kind,type,table,person")
     assert ",refused_bet,BetRefused,R1,pit1," in text and text.rstrip().endswith(",EUR")
     assert (ARTIFACTS / "exception-log-day-1280x800.png").exists()

@@ -23,8 +23,9 @@ from games.services.tables import table_close, table_open
 from ledger import store
 from ledger.errors import StateConflict
 from ledger.gaming_day import current_gaming_day
-from ledger.models import Event, Posting
+from ledger.models import Event
 from ledger.verify import verify_chain
+from patrons.models import Patron
 from staff.roles import Role, grant
 
 from ..conftest import ACTOR, hand_cage_to, make_patron
@@ -192,10 +193,9 @@ def test_before_the_close_the_same_reversals_go_through(table, patron, django_us
     assert round_reverse(round_id=coup, reason="wrong number", approver="super1", actor="pit1")["round"] == coup
 
 
-def test_the_ledger_refuses_money_on_a_closed_day_whatever_sends_it(cage, django_user_model):
-    """``ledger.store.append`` itself: an event with postings dated (``occurred_at``) on a closed
-    day is refused, today's are not, and an event without postings (the seal, the registry) may
-    still be recorded on the closed day."""
+def test_the_ledger_refuses_any_event_on_a_closed_day_but_its_seal_whatever_sends_it(cage, django_user_model):
+    """``ledger.store.append`` itself: an event dated (``occurred_at``) on a closed day is refused,
+    with postings or without; today's are not, and the day's seal may still be recorded on it."""
     from datetime import UTC, datetime, time
     from zoneinfo import ZoneInfo
 
@@ -216,14 +216,22 @@ def test_the_ledger_refuses_money_on_a_closed_day_whatever_sends_it(cage, django
                 NewEvent("LateCorrection", {"cents": 100}, legs, occurred_at=noon),
             ])  # fmt: skip
     assert (err.value.field, store.head()) == ("gaming_day", before)
+    with pytest.raises(
+        StateConflict, match=rf"gaming day {yesterday} is closed: nothing more is recorded on it"
+    ) as err:
+        with transaction.atomic():
+            append(stream="test/late", expected_version=0, actor=ACTOR, events=[
+                NewEvent("LateNote", {"text": "no money"}, occurred_at=noon),
+            ])  # fmt: skip
+    assert (err.value.field, err.value.status, store.head()) == ("gaming_day", 409, before)
     with transaction.atomic():
-        (note,) = append(stream="test/late", expected_version=0, actor=ACTOR, events=[
-            NewEvent("LateNote", {"text": "no money"}, occurred_at=noon),
+        (seal,) = append(stream=f"seal/{yesterday}", expected_version=0, actor=ACTOR, events=[
+            NewEvent("GamingDaySealed", {"day": yesterday.isoformat()}, occurred_at=noon),
         ])  # fmt: skip
-        (today,) = append(stream="test/late", expected_version=1, actor=ACTOR, events=[
+        (today,) = append(stream="test/late", expected_version=0, actor=ACTOR, events=[
             NewEvent("TodaysCorrection", {"cents": 100}, legs),
         ])  # fmt: skip
-    assert (note.gaming_day, today.gaming_day) == (yesterday, current_gaming_day())
+    assert (seal.gaming_day, today.gaming_day) == (yesterday, current_gaming_day())
 
 
 # --- every closed-day endpoint through the API: a 409 naming the field, retries change nothing ---
@@ -278,8 +286,10 @@ def test_cage_purchase_after_the_close_leaves_the_closed_days_figures(closed_day
     from cashier.services.cage import chips_purchase
 
     day = closed_day["day"]
-    buyer = make_patron()  # registering moves no money: recorded on the closed day
     figures, head = _reports(day), store.head()
+    with pytest.raises(StateConflict, match="nothing more is recorded on it .PatronRegistered refused."):
+        make_patron()  # no event at all lands on the closed day, money or not
+    buyer = Patron.objects.order_by("pk").first().code  # the fixture's, registered before the close
     with pytest.raises(StateConflict, match="no money moves on it"):
         chips_purchase(patron=buyer, amount_cents=5_000, actor=ACTOR)
     assert _reports(day)[:2] == figures[:2]  # the table games report and variances do not move
@@ -359,8 +369,8 @@ def test_reversing_an_earlier_days_fill_does_not_land_on_a_closed_today(two_days
 
 
 def test_a_coup_spanning_into_a_closed_day_moves_no_money_on_it(two_days):
-    """The ledger refuses any posting on a closed day (ledger.store.append): the bet is a 409;
-    closing the betting and recording the number move no money and may still be recorded."""
+    """The ledger refuses any event on a closed day (ledger.store.append): the bet is a 409, and
+    so are closing the betting and recording the number, though they move no money."""
     early, later = two_days
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     patron = make_patron(100_000)
@@ -371,10 +381,10 @@ def test_a_coup_spanning_into_a_closed_day_moves_no_money_on_it(two_days):
     with pytest.raises(StateConflict, match=rf"gaming day {late} is closed: no money moves on it") as refused:
         bet_place(round_id=coup, patron=patron, stake_cents=10_000, bet=PAIR, actor=ACTOR)
     assert (refused.value.field, refused.value.status, store.head()) == ("gaming_day", 409, head)
-    round_close_bets(round_id=coup, actor=ACTOR)
-    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    with pytest.raises(StateConflict, match=rf"gaming day {late} is closed: nothing more is recorded on it"):
+        round_close_bets(round_id=coup, actor=ACTOR)
     assert _reports(late) == figures
-    assert not Posting.objects.filter(event__position__gt=head[0]).exists()
+    assert store.head() == head
 
 
 def test_a_coup_spanning_a_closed_and_an_open_day_is_not_reversed(two_days):
@@ -437,3 +447,21 @@ def test_close_racing_a_reversal_the_reversal_is_before_the_close_or_refused(
         reversed_at = Event.objects.get(type="RoundReversed").position
         assert reversed_at < close_position
     assert verify_chain().ok
+
+
+def test_a_role_change_from_manage_py_on_a_closed_day_is_refused_and_leaves_the_sealed_range(
+    closed_day, django_user_model
+):
+    """A shell whose GAMING_DAY_START stamps now with the closed day (the served demo's floor runs
+    on the next one): ``manage.py staff_roles`` is refused with the day and the setting named, and
+    the role is not granted; the closed day's events stay the range it was closed with."""
+    from django.core.management import CommandError, call_command
+
+    day = date.fromisoformat(str(closed_day["day"]))
+    last = Event.objects.filter(gaming_day=day).order_by("-position").first().position
+    user = django_user_model.objects.create_user(username="newdealer", password="x")
+    with pytest.raises(CommandError, match=rf"gaming day {day} is closed: nothing more is recorded on it") as err:
+        call_command("staff_roles", "newdealer", "dealer")
+    assert "StaffRolesChanged refused" in str(err.value) and "GAMING_DAY_START" in str(err.value)
+    assert not user.groups.exists()
+    assert Event.objects.filter(gaming_day=day).order_by("-position").first().position == last

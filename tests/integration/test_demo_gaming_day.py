@@ -2,6 +2,7 @@
 table, except for the one deliberate 5 EUR short count, which is all the variance list shows."""
 
 import io
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -43,6 +44,15 @@ def demo_day() -> str:
         stdout=out,
     )
     return out.getvalue()
+
+
+def test_the_demos_refused_count_is_the_exception_logs(demo_day):
+    printed = re.search(r"Refused bets recorded for the floor \(every table\): (\d+)", demo_day)
+    logged = re.search(r"Exception log: \d+ entries \(.*?refused bets (\d+)", demo_day)
+    recorded = BetRefusal.objects.filter(gaming_day=current_gaming_day()).count()
+    # the deliberate red over the even chances' maximum, at least
+    assert printed is not None and int(printed.group(1)) == recorded >= 1
+    assert logged is not None and int(logged.group(1)) == recorded
 
 
 def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):

@@ -127,3 +127,17 @@ def test_a_failed_scheduled_export_is_a_warning_naming_the_day_the_file_and_the_
         )
     ]
     assert alerts.export_alerts([]) == []
+
+
+def test_refusals_for_chips_and_closed_betting_read_in_words():
+    refusals = [
+        {"kind": "insufficient_chips", "patron": "P00001", "stake_cents": 1_000, "message": "P00001 holds 0.00 EUR"},
+        {"kind": "betting_closed", "patron": "P00002", "stake_cents": 500, "message": "rien ne va plus"},
+        {"kind": "insufficient_chips", "patron": "P00003", "stake_cents": 200, "message": "no colour chips"},
+        {"kind": "table_closed", "patron": "P00004", "stake_cents": 300, "message": "table R1 is closed"},
+    ]
+    alert = alerts.refused_alert("R1", refusals)
+    assert alert.message == (
+        "4 bets refused today (2 not enough chips, 1 after betting closed, 1 at a closed table); "
+        "last: P00004, 3.00 EUR, at a closed table: table R1 is closed"
+    )

@@ -73,16 +73,18 @@ class Command(BaseCommand):
             self.stdout.write(format_daily_report(demo_day_reports(day, closed=False)))
             return
         rng = random.Random(seed)
+        refusing = []  # the session reports that count refused bets (each recorded, as the API does)
         demo_cage_shift_open()  # the cashier counts the cage in (issue #7)
         if blackjack_coups:
             self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
             with self._progress("black jack B1", blackjack_coups) as shown:
                 b = play_blackjack_session(coups=blackjack_coups, rng=rng, progress=shown)
+            refusing.append(b)
             self.stdout.write(
                 "\n".join(
                     [
                         "Black jack summary",
-                        f"  coups / hands              {b.coups} / {b.hands}",
+                        f"  coups / hands / refused    {b.coups} / {b.hands} / {b.refused}",
                         f"  handle (total staked)      {_eur(b.settlements['staked'])}",
                         f"  drop (cash at the table)   {_eur(b.drop_cents)}",
                         f"  table win (ledger)         {_eur(b.table_win_cents)}",
@@ -139,6 +141,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Playing {coups} coups of {title.lower()}…")
             with self._progress(title, coups) as shown:
                 t = play(coups=coups, rng=rng, progress=shown)
+            refusing.append(t)
             road = " ".join("".join(column) for column in t.history.get("bead_plate", [])) or "-"
             self.stdout.write(
                 "\n".join(
@@ -186,6 +189,8 @@ class Command(BaseCommand):
             raise CommandError("the models differ from a replay of the events: run `manage.py ledger replay-check`")
         if not r.verified:
             raise CommandError("the ledger chain does not verify")
+        refused = r.refused + sum(report.refused for report in refusing)
+        self.stdout.write(f"Refused bets recorded for the floor (every table): {refused}")
         self.stdout.write(
             f"Closing the gaming day: closers, drop count (one box {_eur(500)} short on purpose), cage close…"
         )
