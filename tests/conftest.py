@@ -178,6 +178,19 @@ def _celery_may_wait_for_results():
     _set_task_join_will_block(False)
 
 
+@pytest.fixture
+def eager_tasks():
+    """Celery tasks run in this process, one after the other, even where the run has a broker
+    (CI points Celery at RabbitMQ with no worker on the default queue): for a test that waits
+    for a task's outcome. The run's own setting is restored after."""
+    from casino.celery import app
+
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
+
+
 @pytest.fixture(autouse=True)
 def _no_rate_limits(settings):
     """The API's rate limits (issue 25) are off: a test drives hundreds of requests as one user

@@ -81,6 +81,7 @@ def _client(username: str, *roles: str):
     return client
 
 
+@pytest.mark.usefixtures("eager_tasks")
 def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(played, django_capture_on_commit_callbacks):
     admin = _client("admin1", "admin")
     with django_capture_on_commit_callbacks(execute=True):  # no broker: the tasks run at the commit

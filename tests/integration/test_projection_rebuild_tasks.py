@@ -17,18 +17,8 @@ from tests.conftest import make_patron, staff_user
 from .projection_helpers import append_events, burst, snapshot
 from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_incrementally
 
-
-@pytest.fixture(autouse=True)
-def _tasks_in_this_process():
-    """The tasks run here, one after the other (eager), even where the run has a broker (CI
-    points Celery at RabbitMQ with no worker listening): these tests wait for the rebuilds'
-    outcome. The real-worker test below sends them to a worker of its own."""
-    from casino.celery import app
-
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
+# The tasks run here (eager) even where the run has a broker: these tests wait for them.
+pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 
 def _auditor() -> APIClient:
@@ -347,7 +337,7 @@ def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed
         log.seek(0)
         output = log.read()
         log.close()
-        app.conf.task_default_queue = "casino"  # eager again: the fixture restores the run's own setting
+        app.conf.task_default_queue = "casino"  # eager again; eager_tasks restores the run's own setting
         app.conf.task_always_eager = True
         monkeypatch.undo()
         _use_broker(app, previous)
