@@ -2,11 +2,9 @@
 page and the daily report show the same drop, win and hold to the cent on the same basis, the
 ledger's estimate (ledger drop, estimated win) and the count room's (counted drop, final win)."""
 
-import io
 import re
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from cashier.reports import hold_pct, table_games_daily_report
@@ -20,6 +18,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import TableDayStats
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
+from tests.integration.demo_days import play_small_demo_day
 
 pytestmark = pytest.mark.django_db
 
@@ -64,18 +63,7 @@ def pit_boss(client, django_user_model):
 
 
 def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day(pit_boss):
-    call_command(
-        "demo",
-        spins=4,
-        patrons=2,
-        blackjack_coups=3,
-        stud_coups=3,
-        classic_stud_coups=2,
-        baccarat_coups=3,
-        tq_coups=3,
-        seed=7,
-        stdout=io.StringIO(),
-    )
+    play_small_demo_day()
     projections.catch_up_all()
     day = current_gaming_day()
     report = {

@@ -1,7 +1,6 @@
 """The demo closes its gaming day (issue #7): the count room agrees with the ledger at every
 table, except for the one deliberate 5 EUR short count, which is all the variance list shows."""
 
-import io
 import re
 import shutil
 import subprocess
@@ -9,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -21,6 +19,7 @@ from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
+from tests.integration.demo_days import play_small_demo_day
 
 pytestmark = pytest.mark.django_db
 ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
@@ -30,20 +29,7 @@ ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
 def demo_day() -> str:
     """The demo's gaming day, played, counted and closed (few coups of each game: it stays
     quick); returns what the demo printed."""
-    out = io.StringIO()
-    call_command(
-        "demo",
-        spins=4,
-        patrons=2,
-        blackjack_coups=3,
-        stud_coups=3,
-        classic_stud_coups=2,
-        baccarat_coups=3,
-        tq_coups=3,
-        seed=7,
-        stdout=out,
-    )
-    return out.getvalue()
+    return play_small_demo_day()
 
 
 def test_the_demos_refused_count_is_the_exception_logs(demo_day):

@@ -4,25 +4,21 @@ who played it has a non-zero theoretical win in ``GET /api/ratings/``. At classi
 the players play each other, the theory is the rake the house took: the table's, and spread
 hand by hand over what each player put in the pot."""
 
-import io
 from fractions import Fraction
 
 import pytest
-from django.core.management import call_command
 
 from games.models import Table
 from ledger import projections
 from ledger.models import Event, PatronDayRating
+from tests.integration.demo_days import play_small_demo_day
 
 pytestmark = pytest.mark.django_db
 
 
 def test_every_table_and_every_patron_of_the_demo_day_has_a_theoretical_win(api):
     """One demo day (kept small: 2 or 3 coups a card table, 4 spins), then both read APIs."""
-    call_command(
-        "demo", spins=4, patrons=2, blackjack_coups=3, stud_coups=3, classic_stud_coups=2, baccarat_coups=3,
-        tq_coups=3, seed=7, stdout=io.StringIO(),
-    )  # fmt: skip
+    play_small_demo_day()
     projections.catch_up_all()
     games = dict(Table.objects.values_list("code", "game"))
     assert set(games.values()) == {

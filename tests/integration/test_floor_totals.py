@@ -3,13 +3,11 @@ the sums of the table cards' own figures to the cent; a filter by game or by ope
 only the matching tables; the floor's query count does not grow with its tables; Caribbean
 stud's theory is its edge per ante times the antes."""
 
-import io
 import math
 import re
 from fractions import Fraction
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from cashier.reports import table_figures
@@ -25,6 +23,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, TableDayStats
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
+from tests.integration.demo_days import play_small_demo_day
 
 from .test_dashboard_figures import card_of, cents, figures
 
@@ -46,18 +45,7 @@ def pit_boss(client, django_user_model):
 def demo_day(pit_boss, monkeypatch):
     """The demo's tables played, closed and counted, the gaming day left open (tables open on it after)."""
     monkeypatch.setattr("demo.day.gaming_day_close", lambda **kwargs: None)
-    call_command(
-        "demo",
-        spins=4,
-        patrons=2,
-        blackjack_coups=3,
-        stud_coups=3,
-        classic_stud_coups=2,
-        baccarat_coups=3,
-        tq_coups=3,
-        seed=7,
-        stdout=io.StringIO(),
-    )
+    play_small_demo_day()
     projections.catch_up_all()
     return current_gaming_day()
 
