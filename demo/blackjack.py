@@ -22,11 +22,10 @@ from ledger import accounts
 from ledger.errors import DomainError
 from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
-from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
-from patrons.services.patrons import patron_register
 
 from .day import demo_table_close, demo_table_open, record_refusal
+from .players import demo_players
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER = "demo-dealer"
@@ -44,17 +43,6 @@ class BlackjackReport:
     settlements: dict = field(default_factory=dict)
     drop_cents: int = 0
     refused: int = 0  # decisions refused (a double he cannot cover), recorded for the floor
-
-
-def _players(count: int) -> list[str]:
-    codes = []
-    for i in range(count):
-        name = f"Demo black jack player {i + 1}"
-        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(
-            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
-        )
-    return codes
 
 
 def _ensure_table_and_shoe() -> None:
@@ -100,7 +88,7 @@ def play_blackjack_session(
     _ensure_cage()
     void_leftover_coup(TABLE)
     _ensure_table_and_shoe()
-    codes = _players(players)
+    codes = demo_players("black jack", players)
     for code in codes:
         if patron_chips_cents(code) < 20_000:
             table_buy_in(code=TABLE, patron=code, amount_cents=50_000, actor=DEALER)

@@ -16,11 +16,10 @@ from ledger import accounts
 from ledger.models import Event
 from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
-from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
-from patrons.services.patrons import patron_register
 
 from .day import demo_table_close, demo_table_open
+from .players import demo_players
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER, CASHIER, TABLE = "demo-dealer", "demo-cashier", "C1"
@@ -34,17 +33,6 @@ class StudReport:
     table_win_cents: int = 0
     settlements: dict = field(default_factory=dict)
     drop_cents: int = 0
-
-
-def _players(count: int) -> list[str]:
-    codes = []
-    for i in range(count):
-        name = f"Demo stud player {i + 1}"
-        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(
-            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
-        )
-    return codes
 
 
 def _raises(cards: list[str]) -> bool:
@@ -62,7 +50,7 @@ def play_caribbean_session(
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
         demo_table_open(TABLE, Table.Game.CARIBBEAN_STUD, 2_000_000)
-    codes = _players(players)
+    codes = demo_players("stud", players)
     for code in codes:
         if patron_chips_cents(code) < 20 * ante_cents:
             table_buy_in(code=TABLE, patron=code, amount_cents=40 * ante_cents, actor=DEALER)

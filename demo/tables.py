@@ -19,11 +19,10 @@ from ledger import accounts
 from ledger.errors import DomainError
 from ledger.progress import Progress, counting
 from ledger.selectors import head_position, movement_cents
-from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
-from patrons.services.patrons import patron_register
 
 from .day import demo_table_close, demo_table_open, record_refusal
+from .players import demo_players
 from .roulette import _ensure_cage, void_leftover_coup
 
 DEALER, CASHIER = "demo-dealer", "demo-cashier"
@@ -41,17 +40,6 @@ class TableReport:
     history: dict = field(default_factory=dict)
 
 
-def _players(prefix: str, count: int) -> list[str]:
-    codes = []
-    for i in range(count):
-        name = f"Demo {prefix} player {i + 1}"
-        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(
-            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
-        )
-    return codes
-
-
 def _session(
     code: str, game: str, prefix: str, place, coups: int, rng: random.Random, progress: Progress | None = None
 ) -> TableReport:
@@ -61,7 +49,7 @@ def _session(
     table = Table.objects.filter(code=code).first()
     if table is None or table.state != Table.State.OPEN:
         demo_table_open(code, game, 3_000_000)
-    players = _players(prefix, 4)
+    players = demo_players(prefix, 4)
     for player in players:
         if patron_chips_cents(player) < 20_000:
             table_buy_in(code=code, patron=player, amount_cents=50_000, actor=DEALER)
