@@ -313,3 +313,78 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
     # patron i%5 bought 1,000 + i for i in 0..49: patron 0 got 1000+1005+...+1045
     assert balances[(accounts.patron_chips(codes[0]), "EUR")] == sum(1_000 + i for i in range(0, 50, 5))
     assert balances == ledger_balances()
+
+
+@pytest.mark.postgres
+@pytest.mark.broker
+def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed_db, table, monkeypatch, eager_tasks):
+    """The rebuild as Celery tasks (issue 27), not eager: the group goes through the run's broker
+    (RabbitMQ in CI; Redis where none is set) to a prefork worker of four processes. It stays
+    after the catch-up's real-worker tests above: run before them, it left the RabbitMQ one's
+    catch-ups unconsumed (the cause is not found yet; the broker it used is not it)."""
+    import redis
+
+    from casino.celery import app
+    from ledger import rebuilds
+
+    from .test_projection_rebuild import _play_coups, _replay_incrementally
+
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not broker.startswith(("amqp", "redis")):
+        broker = REDIS_URL
+        try:
+            redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+        except redis.exceptions.ConnectionError:
+            pytest.skip(f"needs CELERY_BROKER_URL or Redis at {REDIS_URL}")
+    _play_coups(4)
+    _replay_incrementally(batch=7)
+    incremental, head = snapshot(), Event.objects.count()
+    previous, queue = app.conf.broker_url, f"casino-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("CELERY_BROKER_URL", broker)
+    _use_broker(app, broker)
+    app.conf.task_always_eager, app.conf.task_default_queue = False, queue
+    log = tempfile.TemporaryFile(mode="w+")
+    worker = spawn(
+        [
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "-Q",
+            queue,
+            "-c",
+            "4",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+            "-l",
+            "warning",
+        ],
+        output=log,
+        CELERY_BROKER_URL=broker,
+    )
+    try:
+        assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
+        deadline = time.monotonic() + 180  # a worker starting on a busy machine
+        while time.monotonic() < deadline:
+            status = rebuilds.rebuild_status()
+            if all(row["state"] in ("succeeded", "failed") for row in status.values()):
+                break
+            time.sleep(0.25)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+        log.seek(0)
+        output = log.read()
+        log.close()
+        app.conf.task_default_queue = "casino"  # eager again; eager_tasks restores the run's own setting
+        app.conf.task_always_eager = True
+        monkeypatch.undo()
+        _use_broker(app, previous)
+    assert {name: row["state"] for name, row in status.items()} == dict.fromkeys(projections.names(), "succeeded"), (
+        output
+    )
+    assert {row["events_done"] for row in status.values()} == {head}
+    assert "Traceback" not in output, output
+    assert snapshot() == incremental
