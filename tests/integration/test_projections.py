@@ -320,8 +320,7 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
 def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed_db, table, monkeypatch, eager_tasks):
     """The rebuild as Celery tasks (issue 27), not eager: the group goes through the run's broker
     (RabbitMQ in CI; Redis where none is set) to a prefork worker of four processes. It stays
-    after the catch-up's real-worker tests above: run before them, it left the RabbitMQ one's
-    catch-ups unconsumed (the cause is not found yet; the broker it used is not it)."""
+    after the catch-up's real-worker tests above (see tests/integration/test_rebuild_tasks.py)."""
     import redis
 
     from casino.celery import app

@@ -17,7 +17,9 @@ from tests.conftest import make_patron, staff_user
 from .projection_helpers import append_events, burst, snapshot
 from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_incrementally
 
-# The tasks run here (eager) even where the run has a broker: these tests wait for them.
+# The tasks run here (eager) even where the run has a broker: these tests wait for them. This file
+# runs after test_projections.py: run before its RabbitMQ real-worker test, it left that test's
+# catch-ups published to the default queue, not the worker's (cause not found yet).
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 
