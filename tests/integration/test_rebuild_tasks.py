@@ -17,9 +17,10 @@ from tests.conftest import make_patron, staff_user
 from .projection_helpers import append_events, burst, snapshot
 from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_incrementally
 
-# The tasks run here (eager) even where the run has a broker: these tests wait for them. This file
-# runs after test_projections.py: run before its RabbitMQ real-worker test, it left that test's
-# catch-ups published to the default queue, not the worker's (cause not found yet).
+# The tasks run here (eager) even where the run has a broker: these tests wait for them. They run
+# after test_projections.py (hence the rebuild endpoint's test here too): an eager rebuild in a
+# process with a real broker, run before its RabbitMQ real-worker test, left that test's
+# catch-ups unprocessed (cause not found yet).
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 
@@ -275,3 +276,40 @@ def test_an_audit_rebuild_builds_its_timeline_indexes_again_and_a_failed_one_kee
     with pytest.raises(RuntimeError, match="third batch"):
         rebuilds.rebuild_run(name="audit", batch=100)
     assert _audit_indexes() == indexes and snapshot() == before
+
+
+@pytest.mark.django_db
+def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(table, django_capture_on_commit_callbacks):
+    """Through ``POST /api/projections/rebuild`` (an administrator's; the other roles' 403 and the
+    bad names are in tests/api/test_projection_api.py), after one coup at R1."""
+    from games.services.bets import bet_place
+    from games.services.rounds import round_close_bets, round_open, round_record_result
+    from tests.conftest import ACTOR
+
+    code = make_patron(100_000)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    projections.catch_up_all()
+    admin = APIClient()
+    admin.force_authenticate(staff_user("admin1", "admin"))
+    with django_capture_on_commit_callbacks(execute=True):  # no broker: the tasks run at the commit
+        response = admin.post("/api/projections/rebuild", {"projections": ["ratings", "audit"]}, format="json")
+    assert response.status_code == 202
+    assert response.json() == {"queued": ["ratings", "audit"]}
+    rows = {r["projection"]: r for r in admin.get("/api/projections/").json()["projections"]}
+    head = rows["audit"]["head"]
+    for name in ("ratings", "audit"):
+        rebuild = rows[name]["rebuild"]
+        assert (rebuild["state"], rebuild["events_done"], rebuild["events_total"], rebuild["percent"]) == (
+            "succeeded",
+            head,
+            head,
+            100.0,
+        )
+        assert rebuild["requested_by"] == "admin1" and rebuild["error"] == "" and rebuild["seconds_left"] is None
+        assert rows[name]["lag"] == 0
+    assert rows["balances"]["rebuild"] is None and rows["table_stats"]["rebuild"] is None  # never rebuilt by a task
