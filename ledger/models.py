@@ -146,7 +146,8 @@ class ProjectionRebuild(models.Model):
 class AuditEntry(models.Model):
     """Projection: one event's line in the readable timelines of the patron, the table and the
     round its data names (``patron``, ``table``, ``round``: codes or round id; NULL for a
-    timeline it is not in), with its position and hash.
+    timeline it is not in), with its position and hash. Its words are not stored: they are
+    made from the event when the line is read (``ledger.projections.audit.timeline``).
 
     A timeline is read by one of the three columns in position order, through a partial index
     on it. One row an event, where a row per timeline wrote most events' summary, hash and
@@ -162,7 +163,6 @@ class AuditEntry(models.Model):
     table = models.CharField(max_length=64, null=True, help_text="table code")  # noqa: DJ001
     round = models.CharField(max_length=64, null=True, help_text="round id")  # noqa: DJ001
     type = models.CharField(max_length=80)
-    summary = models.CharField(max_length=500)
     hash = models.CharField(max_length=64)
     occurred_at = models.DateTimeField()
     gaming_day = models.DateField()
@@ -178,7 +178,7 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         named = " ".join(f"{scope}:{key}" for scope in self.SCOPES if (key := getattr(self, scope)))
-        return f"#{self.position} {named} {self.summary}"
+        return f"#{self.position} {named} {self.type}"
 
 
 class TableDayStats(models.Model):

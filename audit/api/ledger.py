@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from core.pagination import StrictCursorPagination
 from games.theory import table_house_edge
 from ledger import health, projections, rebuilds
+from ledger.projections import audit as audit_trails
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
 from staff.roles import Role
@@ -188,9 +189,14 @@ class ProjectionRebuildStart(APIView):
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):
+    summary = serializers.SerializerMethodField(help_text="the event in words")
+
     class Meta:
         model = AuditEntry
         fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
+
+    def get_summary(self, line) -> str:
+        return audit_trails.summary(line.type, line.data if isinstance(line.data, dict) else {})
 
 
 class AuditTrail(generics.ListAPIView):
@@ -204,7 +210,7 @@ class AuditTrail(generics.ListAPIView):
         scope = self.kwargs["scope"]
         if scope not in AuditEntry.SCOPES:
             raise NotFound(f"no audit trail kind {scope!r}")
-        return AuditEntry.objects.filter(**{scope: self.kwargs["key"]}).order_by("position")
+        return audit_trails.timeline(scope, self.kwargs["key"])
 
 
 class DayFilter(serializers.Serializer):

@@ -139,29 +139,18 @@ def _sums(batch: Batch) -> list[tuple]:
         return cursor.fetchall()
 
 
-def _decoded(batch: Batch) -> bool:
-    """Whether another projector of this rebuild (the audit) has decoded the batch's events:
-    then they are folded here in Python (decoded once for all), else summed in SQL."""
-    return "events" in batch.__dict__ and "ratings.sums" not in batch._memo
-
-
 class _SummedFold(_Fold):
     """A rebuild's fold on PostgreSQL: the batch's sums per patron-day and edge (``_SUMS``, read
-    ahead on the second connection) added up; a rebuild of the ratings alone (a task) spent most
-    of its time decoding events and folding them one by one (issue 27). When the batch's events
-    are decoded anyway (``_decoded``), they are folded as ``_Fold`` does."""
+    ahead on the second connection) added up; a rebuild of the ratings spent most of its time
+    decoding events and folding them one by one (issue 27)."""
 
     def __init__(self) -> None:
         super().__init__(stored=False)
 
     def read(self, batch: Batch) -> None:
-        if not _decoded(batch):
-            batch.memo("ratings.sums", _sums)
+        batch.memo("ratings.sums", _sums)
 
     def feed(self, batch: Batch) -> None:
-        if _decoded(batch):
-            super().feed(batch)
-            return
         rows, stakes = self.rows, self.stakes
         for patron, day, edge, bets, staked, won, first, last in batch.memo("ratings.sums", _sums):
             key = (patron, day)

@@ -218,30 +218,17 @@ def _sums(batch: Batch) -> list[tuple]:
         return cursor.fetchall()
 
 
-def _decoded(batch: Batch) -> bool:
-    """Whether another projector of this rebuild (the audit) has decoded the batch's events:
-    then they are folded here in Python (decoded once for all), else summed in SQL."""
-    return "events" in batch.__dict__ and "table_stats.sums" not in batch._memo
-
-
 class _SummedFold(_Fold):
     """A rebuild's fold on PostgreSQL: the batch's sums per table-day (``_SUMS``, read ahead on
-    the second connection) added up, when it rebuilds alone (a task); when the batch's events
-    are decoded anyway (``_decoded``), they are folded as ``_Fold`` does."""
+    the second connection) added up, instead of decoding every event in Python (issue 27)."""
 
     def __init__(self) -> None:
         super().__init__(stored=False)
 
     def read(self, batch: Batch) -> None:
-        if _decoded(batch):
-            super().read(batch)
-        else:
-            batch.memo("table_stats.sums", _sums)
+        batch.memo("table_stats.sums", _sums)
 
     def feed(self, batch: Batch) -> None:
-        if _decoded(batch):
-            super().feed(batch)
-            return
         row, players = self.row, []
         for kind, table, day, event_type, edge, patron, count, staked, amount, first_at, first, last in batch.memo(
             "table_stats.sums", _sums

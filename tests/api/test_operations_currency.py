@@ -5,7 +5,7 @@ import pytest
 from dashboard.templatetags.dashboard_tags import eur
 from games.rules import money
 from ledger import projections
-from ledger.models import AuditEntry
+from ledger.projections import audit
 from patrons.services.self_limit import self_limit_set
 from tests.conftest import ACTOR
 
@@ -28,8 +28,10 @@ def test_the_configured_currency_names_every_amount_shown(settings, patron, api,
         assert money.format_cents(1_000) == "10.00 CHF"
         assert eur(250_000) == "2,500.00 CHF"  # the dashboard's filter
         projections.catch_up("audit")
-        bought = AuditEntry.objects.filter(type="ChipsPurchased").values_list("summary", flat=True).get()
-        assert bought == f"{patron} bought 1,000.00 CHF of chips at the cage"
+        lines = audit.timeline("patron", patron).filter(type="ChipsPurchased")
+        assert [audit.summary(line.type, line.data) for line in lines] == [
+            f"{patron} bought 1,000.00 CHF of chips at the cage"
+        ]
         self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
         coup = api.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
         bet = {"patron": patron, "stake_cents": 15_000, "bet": {"type": "chance_simple", "chance": "rouge"}}

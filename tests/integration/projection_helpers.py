@@ -8,7 +8,8 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.db.models import Sum
 
-from ledger.models import AccountBalance, AuditEntry, PatronDayRating, Posting, TableDayStats
+from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
+from ledger.projections.audit import summary
 from ledger.store import Leg, NewEvent, append
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,13 +45,21 @@ def ledger_balances(upto: int | None = None) -> dict:
     }
 
 
+def _words(lines: list[tuple]) -> dict[int, str]:
+    """Each line's words, made from its event as the audit trail makes them when read."""
+    positions = [line[0] for line in lines]
+    events = Event.objects.filter(position__in=positions).values_list("position", "type", "data")
+    return {position: summary(type_, data if isinstance(data, dict) else {}) for position, type_, data in events}
+
+
 def audit_lines() -> list[tuple]:
-    """The audit timelines' lines, ``(scope, key, position, summary, hash)``, sorted: a row
+    """The audit timelines' lines, ``(scope, key, position, words, hash)``, sorted: a row
     names up to three timelines (``AuditEntry``)."""
-    rows = AuditEntry.objects.values_list("position", *AuditEntry.SCOPES, "summary", "hash")
+    rows = list(AuditEntry.objects.values_list("position", *AuditEntry.SCOPES, "hash"))
+    words = _words(rows)
     return sorted(
-        (scope, key, position, summary, hash_)
-        for position, *keys, summary, hash_ in rows
+        (scope, key, position, words[position], hash_)
+        for position, *keys, hash_ in rows
         for scope, key in zip(AuditEntry.SCOPES, keys, strict=True)
         if key is not None
     )
@@ -141,16 +150,16 @@ def append_audited(stream: str, patron: str = "P1") -> None:
 
 
 def audit_rows() -> list[tuple]:
-    """The audit projection's rows in position order, ``(position, patron, table, round, type, summary)``."""
-    return list(
-        AuditEntry.objects.order_by("position").values_list("position", "patron", "table", "round", "type", "summary")
-    )
+    """The audit projection's rows in position order, ``(position, patron, table, round, type, words)``."""
+    rows = list(AuditEntry.objects.order_by("position").values_list("position", "patron", "table", "round", "type"))
+    words = _words(rows)
+    return [(*row, words[row[0]]) for row in rows]
 
 
 def audit_rows_by_sql() -> list[tuple]:
     """The audit rows with their hash, read by SQL (whatever shape the model has), sorted."""
     with connection.cursor() as cursor:
-        cursor.execute('SELECT position, patron, "table", round, type, summary, hash FROM ledger_auditentry')
+        cursor.execute('SELECT position, patron, "table", round, type, hash FROM ledger_auditentry')
         return sorted(cursor.fetchall())
 
 

@@ -80,7 +80,7 @@ def test_a_second_line_for_the_same_event_is_refused():
     from django.db import IntegrityError
     from django.utils import timezone
 
-    line = dict(position=1, patron="P1", type="T", summary="s", hash="h", occurred_at=timezone.now())
+    line = dict(position=1, patron="P1", type="T", hash="h", occurred_at=timezone.now())
     AuditEntry.objects.create(**line, gaming_day=timezone.now().date())
     with pytest.raises(IntegrityError), transaction.atomic():
         AuditEntry.objects.create(**{**line, "patron": None, "table": "T1"}, gaming_day=timezone.now().date())

@@ -21,6 +21,7 @@ from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from ledger import accounts, projections
 from ledger.models import AuditEntry, Event, PatronDayRating, ProjectionCheckpoint, TableDayStats
+from ledger.projections import audit
 from ledger.replay import replay_check
 from ledger.store import Leg, NewEvent, append
 from tests.conftest import ACTOR, make_patron
@@ -82,7 +83,7 @@ def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
     round_close_bets(round_id=coup, actor=ACTOR)
     round_record_result(round_id=coup, number=17, actor=ACTOR)
     projections.catch_up("audit")
-    trail = list(AuditEntry.objects.filter(round=coup).values_list("type", "summary"))
+    trail = [(line.type, audit.summary(line.type, line.data)) for line in audit.timeline("round", coup)]
     assert trail == [
         ("RoundOpened", "coup 1 of R1 open for bets"),
         ("BetPlaced", f"{colour_patron} bets 4.00 EUR on plein 17 (colour chips)"),
