@@ -74,28 +74,33 @@ def main() -> None:
     baselines.create_raw_tables(conn)
     raw = _RawWriter(conn)
 
-    def commands_run() -> None:
+    def commands_run() -> tuple[float, float]:
         coup = round_open(table="RB", actor=actor)["round"]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for code in codes:
             bet_place(round_id=coup, patron=code, stake_cents=STAKE_CENTS, bet=ROUGE, actor=actor)
-        took = time.perf_counter() - started
+        took, cpu = time.perf_counter() - started, time.process_time() - cpu
         round_void(round_id=coup, reason="benchmark coup", actor=actor)
-        return took
+        return took, cpu
 
-    def raw_run() -> float:
-        started = time.perf_counter()
+    def raw_run() -> tuple[float, float]:
+        started, cpu = time.perf_counter(), time.process_time()
         for _ in codes:
             raw.executemany(1)
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
     seconds: dict[str, list[float]] = {"bet_place": [], "raw": []}
+    cpu_ms: dict[str, list[float]] = {"bet_place": [], "raw": []}  # this process's CPU a transaction
     for r in range(args.rounds):
         order = [("bet_place", commands_run), ("raw", raw_run)]
         for name, run in order if r % 2 == 0 else order[::-1]:
-            took = run()
+            took, cpu = run()
             seconds[name].append(took)
-            log(f"round {r + 1}: {name:9} {len(codes)} transactions in {took:.3f} s ({len(codes) / took:,.0f}/s)")
+            cpu_ms[name].append(1000 * cpu / len(codes))
+            log(
+                f"round {r + 1}: {name:9} {len(codes)} transactions in {took:.3f} s ({len(codes) / took:,.0f}/s),"
+                f" {cpu_ms[name][-1]:.2f} ms of client CPU each"
+            )
     conn.close()
     load = os.getloadavg()
     rates = {name: [len(codes) / s for s in values] for name, values in seconds.items()}
@@ -104,6 +109,9 @@ def main() -> None:
     print(f"  bet_place, one command a transaction: median {statistics.median(rates['bet_place']):,.0f}/s")
     print(f"  raw one-event transactions:           median {statistics.median(rates['raw']):,.0f}/s")
     print(f"  ratio per round: {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
+    for name in ("bet_place", "raw"):
+        wall = 1000 * statistics.median(seconds[name]) / len(codes)
+        print(f"  {name}: median {wall:.2f} ms a transaction, of which {statistics.median(cpu_ms[name]):.2f} ms client CPU")
 
 
 if __name__ == "__main__":
