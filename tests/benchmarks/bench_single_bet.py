@@ -111,7 +111,8 @@ def main() -> None:
     print(f"  ratio per round: {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
     for name in ("bet_place", "raw"):
         wall = 1000 * statistics.median(seconds[name]) / len(codes)
-        print(f"  {name}: median {wall:.2f} ms a transaction, of which {statistics.median(cpu_ms[name]):.2f} ms client CPU")
+        cpu = statistics.median(cpu_ms[name])
+        print(f"  {name}: median {wall:.2f} ms a transaction, of which {cpu:.2f} ms client CPU")
 
 
 if __name__ == "__main__":
