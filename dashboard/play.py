@@ -28,6 +28,15 @@ def _card(d: dict) -> str:
     return f"card {card_text(d.get('card', '?'))}" + (f" to {where}" if where else "") + face + total
 
 
+def _card_burnt(d: dict) -> str:
+    """A Caribbean card exposed by mistake (sheet 001): burnt, and the next card of the deck
+    takes its place, as ``card burnt: 9♦ from box 1 (exposed by mistake), replaced``."""
+    whose = "dealer" if d.get("box") is None else f"box {d['box']}"
+    where = f"off the deck for {whose}" if d.get("from") == "deck" else f"from {whose}"
+    reason = f" ({d['reason']})" if d.get("reason") else ""
+    return f"card burnt: {card_text(d['card'])} {where}{reason}, replaced"
+
+
 def _decision(d: dict) -> str:
     added = d.get("stake_added_cents")
     extra = f", adds {eur(added)}" if isinstance(added, int) and added else ""
@@ -81,6 +90,7 @@ LINES: dict[str, Callable[[dict], str]] = {
     "DealingStarted": lambda d: "dealing",
     "CardDealt": _card,
     "CardsBurned": lambda d: f"{d.get('count', 0)} card(s) burned",
+    "CardBurnt": _card_burnt,
     "PlayerDecided": _decision,
     "InsuranceDecided": _decision,
     "EvenMoneyDecided": _decision,

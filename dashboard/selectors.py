@@ -31,6 +31,7 @@ from games.names import game_name
 from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge
 from games.rules.money import currency, format_amount
+from games.rules.stud_table import ClassicStudTableRules
 from ledger import accounts, projections, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
@@ -77,7 +78,7 @@ def _limits(table: Table) -> dict:
     (the main bet's; either may be ``None``) and ``"kinds"``: ``[{"kind", "min_cents",
     "max_cents", "note"}]``, one line per kind of bet that has limits of its own (English
     roulette's even chances, the value-chip minimum standing; black jack's box; the Caribbean
-    ante and its raise; classic stud's base stake)."""
+    ante and its raise; classic stud's bets in a round, capped round by round)."""
     rules = table.rules or {}
 
     def get(key: str) -> int | None:
@@ -110,15 +111,7 @@ def _limits(table: Table) -> dict:
             }
         )
     elif table.game == Table.Game.CLASSIC_STUD:
-        base = get("base_stake_cents")
-        kinds.append(
-            {
-                "kind": "base stake",
-                "min_cents": base,
-                "max_cents": None,
-                "note": "bets up to 10, 20, 40 and 80 × the base stake by round",
-            }
-        )
+        kinds.append(_classic_stud_limits(rules))
     else:
         kinds.append({"kind": "every bet", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")})
     for kind in kinds:
@@ -128,6 +121,26 @@ def _limits(table: Table) -> dict:
         "max_cents": kinds[0]["max_cents"],
         "kinds": kinds,
         "options": _betting_options(table.game, rules),
+    }
+
+
+def _classic_stud_limits(rules: dict) -> dict:
+    """Classic stud's limits as the engine applies them (``StudRules``, RULES.md §Classic
+    five-card stud, defaults for options the table left out): from the base stake to the most a
+    player puts in during the last round, each round's cap in the note. A rule set the engine
+    refuses shows no limits (the table cannot deal either)."""
+    try:
+        game = ClassicStudTableRules.from_dict(rules).game
+    except RuleError:
+        return {"kind": "bets in a round", "min_cents": None, "max_cents": None, "note": "rule set not readable"}
+    caps = [game.cap_cents(n) for n in range(1, len(game.caps) + 1)]
+    by_round = ", ".join(f"round {n} up to {checks.eur(cap)}" for n, cap in enumerate(caps, start=1))
+    ante = f"; ante {checks.eur(game.base_stake_cents)}" if game.ante else ""
+    return {
+        "kind": "bets in a round",
+        "min_cents": game.base_stake_cents,
+        "max_cents": max(caps),
+        "note": by_round + ante,
     }
 
 

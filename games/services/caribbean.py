@@ -66,7 +66,7 @@ def _check_ante(coup: Round, player: str, box: int, ante_cents: int, rules: Cari
 
 def _coup_deck(coup: Round) -> Shoe | None:
     """The deck this coup is dealt from (its ``DealingStarted`` names it), once dealing started;
-    not any deck in play at the table: a coup voided mid-deal leaves its deck behind."""
+    not any deck in play at the table (each coup has its own; ``void_decks`` closes a voided one's)."""
     started = ct.coup_events(coup, ["DealingStarted"])
     return Shoe.objects.filter(pk=started[-1][1]["shoe"]).first() if started else None
 
@@ -77,6 +77,21 @@ def _changed_deck(coup: Round) -> Shoe | None:
     if not changes:
         return None
     return Shoe.objects.filter(pk=changes[-1][1]["shoe"], state=Shoe.State.IN_PLAY, drawn=[]).first()
+
+
+def void_decks(cmd: Command, coup: Round) -> list[str]:
+    """Take a voided coup's decks out of play: the one it was being dealt from and one a deck
+    change made for it, each closed and revealed (``ShoeClosed``, ``reason`` "coup voided",
+    with the ``round``) as a settled coup's deck is, so the next coup has a fresh deck and the
+    voided deck's commitment can be checked. Returns the ids of the decks closed."""
+    named = [data["shoe"] for _, data in ct.coup_events(coup, ["DealingStarted", "DeckChanged"])]
+    decks = {str(d.id): d for d in Shoe.objects.select_for_update().filter(pk__in=named, state=Shoe.State.IN_PLAY)}
+    closed = []
+    for key in dict.fromkeys(named):  # in the order the coup named them, each once
+        if key in decks:
+            close_shoe(cmd, decks[key], reason="coup voided", round=str(coup.id))
+            closed.append(key)
+    return closed
 
 
 def _replay(coup: Round, rules: CaribbeanTableRules) -> cs.CaribbeanCoup:

@@ -22,7 +22,7 @@ from ledger.store import NewEvent, collector_paused
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
-from . import classic_stud, prison
+from . import caribbean, classic_stud, prison
 from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe
 
@@ -325,7 +325,8 @@ def _settle_bet(
 
 
 def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """Void a coup in play: every stake goes back untouched. Returns the round summary plus
+    """Void a coup in play: every stake goes back untouched; at Caribbean stud the coup's own
+    deck is closed and revealed (``caribbean.void_decks``). Returns the round summary plus
     ``{"bets_returned"}``. ``InvalidInput`` without a reason; ``StateConflict`` once settled."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the coup is void", field="reason")
@@ -383,4 +384,7 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         _save_bets(bets, ("state", "return_cents"))
         coup.version = saved[-1].version
         coup.save()
+        if table.game == Table.Game.CARIBBEAN_STUD:
+            # Each Caribbean coup has a deck of its own (sheet 001): a void spends it as settling would.
+            caribbean.void_decks(cmd, coup)
         return cmd.finish({**_summary(coup), "bets_returned": len(bets)})

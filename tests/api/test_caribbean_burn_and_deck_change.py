@@ -157,3 +157,52 @@ def test_after_a_coup_voided_mid_deal_the_next_coup_burns_and_settles_on_its_own
     ]
     assert chips(p) == 9_000
     assert verify_chain().ok and replay_check() == []
+
+
+def test_a_voided_coups_deck_is_closed_and_revealed_and_the_next_coup_deals_from_a_fresh_one(api, cage):
+    stud = StudTable(api, rules={"card_source": "shuffled"})
+    p = make_patron(10_000)
+    stud.coup([(p, 1, 1_000)])  # dealt at once: the box's five cards and the dealer's
+    voided = stud.round
+    deck = Event.objects.get(type="DealingStarted", data__round=voided).data["shoe"]
+    dealt = [e.data["card"] for e in Event.objects.filter(type="CardDealt", data__round=voided).order_by("position")]
+    assert len(dealt) == 10 and Shoe.objects.get(pk=deck).state == Shoe.State.IN_PLAY
+    void = api.post(f"/api/rounds/{voided}/void", {"reason": "misdeal"}, format="json")
+    assert void.status_code == 200, void.json()
+
+    closed = Shoe.objects.get(pk=deck)
+    assert closed.state == Shoe.State.CLOSED
+    (event,) = Event.objects.filter(stream=f"shoe/{deck}", type="ShoeClosed")
+    assert (event.data["reason"], event.data["round"], event.data["cards_drawn"]) == ("coup voided", voided, 10)
+    assert event.data["order"][:10] == dealt  # revealed: the cards dealt are the order's first ten
+    assert verify_shoe(deck) == []
+    returned = Event.objects.get(type="RoundVoided", data__round=voided)
+    assert event.position == returned.position + 1  # the void's own command closes it, right after RoundVoided
+    assert not Shoe.objects.filter(table__code="C1", state=Shoe.State.IN_PLAY).exists()
+
+    stud.coup([(p, 1, 1_000)])
+    fresh = Event.objects.get(type="DealingStarted", data__round=stud.round).data["shoe"]
+    assert fresh != deck
+    assert set(Event.objects.filter(type="CardDealt", data__round=stud.round).values_list("data__shoe", flat=True)) == {
+        fresh
+    }
+    assert list(Shoe.objects.filter(table__code="C1", state=Shoe.State.IN_PLAY).values_list("id", flat=True)) == [
+        Shoe.objects.get(pk=fresh).id
+    ]
+    stud.decide(p, "fold")
+    assert chips(p) == 9_000  # the voided coup's ante came back; the second one is lost
+    assert verify_chain().ok and replay_check() == []
+
+
+def test_a_deck_changed_for_a_coup_voided_before_the_deal_is_closed_with_it(stud):
+    p = make_patron(10_000)
+    stud.round = stud.api.post("/api/tables/C1/rounds", {}, format="json").json()["round"]
+    changed = stud.api.post(f"/api/rounds/{stud.round}/deck-changes", {"patron": p}, format="json").json()["shoe"]
+    void = stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "table closes early"}, format="json")
+    assert void.status_code == 200, void.json()
+    assert Shoe.objects.get(pk=changed).state == Shoe.State.CLOSED
+    closing = Event.objects.get(stream=f"shoe/{changed}", type="ShoeClosed").data
+    assert (closing["reason"], closing["round"], closing["cards_drawn"]) == ("coup voided", stud.round, 0)
+    stud.coup([(p, 1, 1_000)])
+    assert Event.objects.get(type="DealingStarted", data__round=stud.round).data["shoe"] != changed
+    assert verify_chain().ok and replay_check() == []

@@ -1,6 +1,7 @@
 """A Caribbean stud coup with a card burnt, exposed by mistake (sheet 001), as the pit boss reads
-it on the table page: the box's hand holds the replacement and the coup's line names the burnt
-cards. Screenshot to var/artifacts/ (not committed)."""
+it on the table page: while the coup is in play its feed says each card burnt and replaced; once
+settled, the box's hand holds the replacement and the coup's line names the burnt cards.
+Screenshots to var/artifacts/ (not committed)."""
 
 import re
 
@@ -35,12 +36,21 @@ def test_pit_boss_reads_a_burnt_card_in_the_last_coups(browser_page, dashboard_s
         post("cards", {"card": card})
     post("burnt-cards", {"card": "9D"})  # the dealer flips the player's fourth card by mistake
     post("cards", {"card": "JH"})  # its replacement, the next card of the deck
-    post("caribbean-decisions", {"patron": p, "box": 1, "action": "raise"})
 
     page.goto(f"{dashboard_server.url}/dashboard/")
     page.get_by_label("User name").fill("boss")
     page.get_by_label("Password").fill("floor-secret")
     page.get_by_role("button", name="Log in").click()
+    page.goto(f"{dashboard_server.url}/dashboard/tables/C1/")
+    # The coup in play, before the box decides: the feed says which card was burnt and that it was replaced.
+    feed = page.locator('[data-section="play"]')
+    expect(feed).to_contain_text("card burnt: Q♦ off the deck for dealer (exposed by mistake), replaced")
+    expect(feed).to_contain_text("card burnt: 9♦ from box 1 (exposed by mistake), replaced")
+    expect(feed.locator("li", has_text="card burnt")).to_have_count(2)
+    feed.locator("li", has_text="9♦ from box 1").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "dashboard-caribbean-burnt-card-in-play-1280x800.png"), full_page=False)
+
+    post("caribbean-decisions", {"patron": p, "box": 1, "action": "raise"})
     page.goto(f"{dashboard_server.url}/dashboard/tables/C1/")
     last = page.locator('[data-section="last-coups"] tr[data-coup="1"]')
     expect(last).to_contain_text("burnt, exposed by mistake: Q♦ (off the deck, for the dealer), 9♦ (from box 1)")

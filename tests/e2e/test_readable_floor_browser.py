@@ -94,6 +94,12 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_serve
         "rake 5 % of each pot, at most 5.00 EUR a hand"
     )
     expect(page.locator('article[data-table="S1"] [data-figure="theory-basis"]')).to_have_text("the rake")
+    # Its bets are capped round by round (10, 20, 40, 80 × the 2.00 EUR base stake), shown in money.
+    expect(page.locator('article[data-table="S1"]')).to_contain_text(
+        "bets in a round: 2.00 EUR – 160.00 EUR (round 1 up to 20.00 EUR, round 2 up to 40.00 EUR,"
+        " round 3 up to 80.00 EUR, round 4 up to 160.00 EUR; ante 2.00 EUR)"
+    )
+    expect(page.locator('article[data-table="S1"]')).not_to_contain_text("no maximum")
     assert_readable(page)
     shot(page, "floor-demo-day")
 

@@ -175,6 +175,40 @@ def test_english_roulette_card_shows_the_even_chances_limits_apart(pit_boss, cag
     assert "even chances: 10.00 EUR – 1,000.00 EUR" in limits
 
 
+def _limits_text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_classic_stud_limits_show_each_rounds_cap_in_money_on_the_floor_and_the_table_page(pit_boss, cage):
+    table_open(
+        code="S1",
+        game="classic_stud",
+        opener_cents=500_000,
+        actor=ACTOR,
+        rules={"base_stake_cents": 250, "caps": [5, 10, 20, 40]},
+    )
+    expected = (
+        "bets in a round: 2.50 EUR – 100.00 EUR (round 1 up to 12.50 EUR, round 2 up to 25.00 EUR,"
+        " round 3 up to 50.00 EUR, round 4 up to 100.00 EUR; ante 2.50 EUR)"
+    )
+    floor = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    on_floor = _limits_text(card_of(floor, "S1").split("<dt>Limits</dt>")[1].split("</dd>")[0])
+    assert on_floor == expected
+    page = pit_boss.get(reverse("dashboard:table", args=["S1"])).content.decode()
+    on_page = _limits_text(page.split('data-section="limits">')[1].split("</p>")[0])
+    assert on_page == f"Limits: {expected}"
+    assert "no maximum" not in on_floor + on_page
+
+
+def test_classic_stud_limits_left_to_the_defaults_are_the_rule_sheets_caps(pit_boss, cage):
+    table_open(code="S2", game="classic_stud", opener_cents=500_000, actor=ACTOR, rules={"ante": False})
+    floor = pit_boss.get(reverse("dashboard:floor")).content.decode()
+    assert _limits_text(card_of(floor, "S2").split("<dt>Limits</dt>")[1].split("</dd>")[0]) == (
+        "bets in a round: 1.00 EUR – 80.00 EUR (round 1 up to 10.00 EUR, round 2 up to 20.00 EUR,"
+        " round 3 up to 40.00 EUR, round 4 up to 80.00 EUR)"
+    )
+
+
 def _open_tables(count: int, start: int) -> None:
     """``count`` roulette tables, each with a buy-in and one settled coup."""
     patron = make_patron()

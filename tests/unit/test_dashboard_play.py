@@ -39,6 +39,14 @@ def test_caribbean_stud_boxes_and_the_dealer_hand():
     assert line("DealerRevealed", cards=["2S"], category="high card", qualifies=False).endswith("does not qualify")
 
 
+def test_a_caribbean_card_burnt_by_mistake_reads_with_whose_it_was_and_that_it_is_replaced():
+    from_hand = {"shoe": "s", "card": "7H", "box": 2, "from": "hand", "place": 3, "reason": "exposed by mistake"}
+    assert line("CardBurnt", **from_hand) == "card burnt: 7♥ from box 2 (exposed by mistake), replaced"
+    off_deck = {"card": "TD", "box": None, "from": "deck", "index": 1, "reason": "exposed by mistake"}
+    assert line("CardBurnt", **off_deck) == "card burnt: 10♦ off the deck for dealer (exposed by mistake), replaced"
+    assert line("CardBurnt", card="QS", box=None, **{"from": "hand"}) == "card burnt: Q♠ from dealer, replaced"
+
+
 def test_baccarat_and_trente_et_quarante_results():
     baccarat = {
         "player_cards": ["9D", "QS"],
