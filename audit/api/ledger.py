@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 from core.pagination import StrictCursorPagination
 from games.theory import table_house_edge
 from ledger import health, projections, rebuilds
-from ledger.projections import audit as audit_trails
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
+from ledger.projections import audit as audit_trails
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
 from staff.roles import Role
 
