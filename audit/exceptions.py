@@ -14,8 +14,9 @@ An entry (``exception_log(...)["rows"]``)::
      None), "person" (who acted: user, device or "system"), "approver" (second signer, verifier
      or None), "subject" (what it is about, in words), "subject_person" (the staff user or
      patron code it concerns, or None), "what" (one line in words), "before", "after" (JSON
-     objects or None), "amount_cents" (int or None), "event" (ledger position or None),
-     "source" ("ledger", "bet_refusals", "variance_list", "aml_structuring")}
+     objects or None; roles by their labels, ``{"roles": ["Cage supervisor"]}``), "amount_cents"
+     (int or None), "event" (ledger position or None), "source" ("ledger", "bet_refusals",
+     "variance_list", "aml_structuring")}
 
 Oldest first (then by ledger position). Amounts are integer cents of ``CASINO_CURRENCY``.
 """
@@ -271,7 +272,9 @@ def _role(event: Event, kind: str) -> dict:
         what = f"account {user} " + ("created" if data.get("before") is None else "changed")
     before, after = data.get("before"), data.get("after")
     if event.type == "StaffRolesChanged":
-        before, after = {"roles": before}, {"roles": after}
+        # In words, as "what" says them: ``{"roles": ["Cage supervisor"]}``, not the codes
+        # (the event, at its position, keeps those).
+        before, after = {"roles": _role_labels(before)}, {"roles": _role_labels(after)}
     return _entry(kind, event, subject=f"user {user}", subject_person=user, what=what, before=before, after=after)
 
 
@@ -290,8 +293,16 @@ def _recount(event: Event, kind: str) -> dict:
     )
 
 
+def _role_labels(codes: object) -> list[str]:
+    """Role codes → their labels (``cage_supervisor`` → ``Cage supervisor``); a code no role
+    has any more as it is."""
+    if not isinstance(codes, list):
+        return [] if codes is None else [str(codes)]
+    return [Role(code).label if code in Role.values else str(code) for code in codes]
+
+
 def _roles(codes: list[str]) -> str:
-    return ", ".join(Role(code).label if code in Role.values else code for code in codes) or "none"
+    return ", ".join(_role_labels(codes)) or "none"
 
 
 def _words(key: str) -> str:

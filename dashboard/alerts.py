@@ -28,12 +28,14 @@ CUT_CARD_WARNING_CARDS = 20
 
 @dataclass(frozen=True)
 class Alert:
-    """One line on the floor: ``level`` is ``"warning"`` or ``"info"``; ``kind`` a stable slug."""
+    """One line on the floor: ``level`` is ``"warning"`` or ``"info"``; ``kind`` a stable slug;
+    ``link`` the URL of a page that tells more (the coup's audit trail), or empty."""
 
     table: str
     kind: str
     level: str
     message: str
+    link: str = ""
 
 
 def eur(cents: int) -> str:
@@ -60,14 +62,17 @@ def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win
 
 
 def payout_alerts(table: str, payouts: list[dict]) -> list[Alert]:
-    """``payouts``: ``[{"patron", "won_cents", "position"}]`` of the gaming day; one alert per
-    payout whose winnings reach ``LARGE_PAYOUT_CENTS``."""
+    """``payouts``: ``[{"patron", "won_cents", "local_time"?, "link"?}]`` of the gaming day
+    (``local_time`` when it was paid in the casino's zone, ``"14:03 CET"``; ``link`` its coup's
+    audit trail); one alert per payout whose winnings reach ``LARGE_PAYOUT_CENTS``."""
     return [
         Alert(
             table,
             "payout",
             "warning",
-            f"{p['patron']} won {eur(p['won_cents'])} in one payout (ledger event #{p['position']})",
+            f"{p['patron']} won {eur(p['won_cents'])} in one payout"
+            + (f" at {p['local_time']}" if p.get("local_time") else ""),
+            p.get("link") or "",
         )
         for p in payouts
         if p["won_cents"] >= LARGE_PAYOUT_CENTS
@@ -144,20 +149,43 @@ def refused_alert(table: str, refusals: list[dict]) -> Alert | None:
     )
 
 
+# What a variance's count was, by the variance list's kind: "opener variance of ...: table
+# opened at 14:03 CET by pit2", where the ledger's position would tell a pit boss nothing.
+VARIANCE_COUNTS = {
+    "drop": "drop box counted",
+    "opener": "table opened",
+    "closer": "table closed",
+    "cage_shift": "cage shift counted",
+    "cage_handover": "cage handed over",
+}
+
+
 def variance_alerts(rows: list[dict]) -> list[Alert]:
     """Count variances (``cashier.reports.variance_report`` rows: ``{"kind", "subject", "event",
-    "variance_cents", "investigate"}``): a warning when the variance reaches the casino's
-    investigation threshold, information otherwise; ``subject`` is the table (or the cage)."""
+    "actor", "variance_cents", "investigate"}``, plus ``local_time``: when the count was made, in
+    the casino's zone, ``"14:03 CET"``): a warning when the variance reaches the casino's
+    investigation threshold, information otherwise; ``subject`` is the table (or the cage).
+    The message says what was counted, when and by whom, never the ledger's position."""
     return [
         Alert(
             row["subject"],
             "variance",
             "warning" if row.get("investigate") else "info",
-            f"{row['kind'].replace('_', ' ')} variance of {eur(row['variance_cents'])} (ledger event #{row['event']})",
+            f"{row['kind'].replace('_', ' ')} variance of {eur(row['variance_cents'])}: {variance_count(row)}",
         )
         for row in rows
         if row.get("variance_cents")
     ]
+
+
+def variance_count(row: dict) -> str:
+    """The count a variance row comes from, in words: ``table opened at 14:03 CET by pit2``
+    (its time and actor left out when the row has none)."""
+    kind = str(row.get("kind", ""))
+    what = VARIANCE_COUNTS.get(kind, f"{kind.replace('_', ' ')} counted")
+    when = f" at {row['local_time']}" if row.get("local_time") else ""
+    who = f" by {row['actor']}" if row.get("actor") else ""
+    return f"{what}{when}{who}"
 
 
 def export_alerts(rows: list[dict]) -> list[Alert]:

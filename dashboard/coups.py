@@ -18,30 +18,6 @@ RED_NUMBERS = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 
 SUITS = {"H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black"), "S": ("♠", "black")}
 
 
-def bet_spot(position: object) -> str:
-    """A bet's place on the layout, in words: ``plein 17``, ``cheval 0-3``, ``rouge (even
-    chance)``, ``banker``, ``box 2``, ``box 3 (behind)``; anything else as it is."""
-    if not isinstance(position, dict):
-        return str(position)
-    if "game" in position:  # a card game's position: its bet, box or seat
-        if "bet" in position:
-            return str(position["bet"])
-        if "box" in position:
-            return f"box {position['box']}" + ("" if position.get("seated", True) else " (behind)")
-        if "seat" in position:
-            return f"seat {position['seat']}"
-    kind = position.get("type") or position.get("bet") or ""
-    if kind == "chance_simple":  # the even chances are named by their chance
-        chance = position.get("chance")
-        return f"{chance} (even chance)" if chance else "even chance"
-    spot = position.get("which")
-    if spot is None and position.get("numbers"):
-        spot = "-".join(str(n) for n in position["numbers"])
-    if spot is None and position.get("box") is not None:
-        spot = f"box {position['box']}"
-    return f"{kind} {spot if spot is not None else ''}".strip() or str(position)
-
-
 def roulette_colour(number: int) -> str:
     if number == 0:
         return "green"

@@ -239,7 +239,7 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
     ``{code: {"stats": TableDayStats | None, "count_room": count_room_figures row, "in_play":
     {"id", "number", "state"} | None, "seated": [patron codes], "dealer": str | None,
     "colour_stacks": int, "prison_bets": int, "shoe": {"id", "state", "drawn", "cut_position"}
-    | None, "coups_this_hour": int, "large_payouts": [{"patron", "won_cents", "position"}],
+    | None, "coups_this_hour": int, "large_payouts": [{"patron", "won_cents", "position", "at", "round"}],
     }}``.
 
     ``seated``: the patrons of the table's last two coups opened this gaming day and of its
@@ -359,7 +359,8 @@ class _Tail:
     """What the floor keeps of a gaming day's events as it tails them: ``position``, ``hash``:
     the last event read (the ledger's head then); ``settled``: ``[(table, occurred_at)]`` of
     the coups settled in the last hour or so; ``payouts``: ``[(table, {"patron", "won_cents",
-    "position"})]``, every decision of the day whose winnings reach the alert's threshold."""
+    "position", "at" (aware datetime), "round" (its id, or None)})]``, every decision of the
+    day whose winnings reach the alert's threshold."""
 
     day: date
     position: int = 0
@@ -409,13 +410,14 @@ def _day_tail(day: date, now: datetime) -> _Tail:
                 .annotate(won=_data_int("return_cents") - _data_int("stake_cents"), t=_table_key())
                 .filter(Q(type="RoundSettled") | Q(won__gte=LARGE_PAYOUT_CENTS))
                 .order_by("position")
-                .values_list("position", "type", "t", "won", "data__patron", "occurred_at")
+                .values_list("position", "type", "t", "won", "data__patron", "occurred_at", "data__round")
             )
-            for position, kind, table, won, patron, at in rows:
+            for position, kind, table, won, patron, at, round_id in rows:
                 if kind == "RoundSettled":
                     tail.settled.append((table, at))
                 else:
-                    tail.payouts.append((table, {"patron": patron, "won_cents": won, "position": position}))
+                    payout = {"patron": patron, "won_cents": won, "position": position, "at": at, "round": round_id}
+                    tail.payouts.append((table, payout))
             tail.position, tail.hash = head
         hour_ago = now - timedelta(hours=1)
         tail.settled = [(table, at) for table, at in tail.settled if at >= hour_ago]

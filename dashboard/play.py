@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from .alerts import eur
-from .coups import bet_spot, card_face, card_text, cards_text, roulette_colour
+from .coups import card_face, card_text, cards_text, roulette_colour
 
 HIDDEN = frozenset({"BetResolved"})
 
@@ -107,15 +107,6 @@ LINES: dict[str, Callable[[dict], str]] = {
     "CoupResult": _coup_result,
     "ResultRecorded": lambda d: (
         f"the ball lands on {d['number']} {roulette_colour(d['number'])}" if isinstance(d.get("number"), int) else ""
-    ),
-    # The bets in the table view's words (``rouge (even chance)``), not the audit API's.
-    "BetPlaced": lambda d: (
-        f"{d['patron']} bets {eur(d['stake_cents'])} on {bet_spot(d['position'])} ({d['chips']} chips)"
-        + (f", part of {d['announce']}" if d.get("announce") else "")
-    ),
-    "BetSettled": lambda d: (
-        f"{d['patron']}'s {eur(d['stake_cents'])} on {bet_spot(d['position'])}: {d['outcome']},"
-        f" returns {eur(d['return_cents'])}"
     ),
     "BetImprisoned": lambda d: (
         f"{d.get('patron', '?')}'s {eur(d['stake_cents'])} goes to prison (level {d.get('level', 1)})"

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from cashier.models import Cage
@@ -284,7 +285,26 @@ def _day_events(day: date) -> dict:
     rows = BetRefusal.objects.filter(gaming_day=day).order_by("created_at", "id").values(*REFUSAL_FIELDS)
     for row in rows:
         refused.setdefault(row["table_code"], []).append(_refusal(row))
-    return {"variances": variance_report(day)["rows"], "refused": refused}
+    return {"variances": [_with_local_time(row) for row in variance_report(day)["rows"]], "refused": refused}
+
+
+def _payout(payout: dict) -> dict:
+    """A large payout as its alert says it: when, in the casino's zone (``"14:03 CET"``), and a
+    link to its coup's audit trail (none for a decision outside a coup)."""
+    at = payout.get("at")
+    local = at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%H:%M %Z") if at else ""
+    try:
+        link = reverse("dashboard:coup-audit", args=[payout.get("round")])
+    except NoReverseMatch:  # no round, or not an id: no page to link
+        link = ""
+    return payout | {"local_time": local, "link": link}
+
+
+def _with_local_time(row: dict) -> dict:
+    """A variance row with ``local_time``: its count's moment (``occurred_at``, ISO 8601 UTC) in
+    the casino's zone, ``"14:03 CET"``, as the floor's alert says it."""
+    moment = datetime.fromisoformat(row["occurred_at"]).astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    return row | {"local_time": moment.strftime("%H:%M %Z")}
 
 
 def _count_room(figures: dict) -> dict:
@@ -358,7 +378,7 @@ def table_cards(
         shoe = read["shoe"]
         found = [
             checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
-            *checks.payout_alerts(code, read["large_payouts"]),
+            *checks.payout_alerts(code, [_payout(p) for p in read["large_payouts"]]),
             *checks.outstanding_alerts(code, colour_chips=read["colour_stacks"], prison_bets=read["prison_bets"]),
             checks.refused_alert(code, refused),
             *checks.variance_alerts([row for row in variances if row["subject"] == code]),
@@ -873,7 +893,8 @@ def cage_summary(*, day: date | None = None) -> dict:
     still pending (requested or issued, oldest first), the slips of the day by kind and state,
     each active table's count-room figures for the day (``cashier.reports.table_figures``: drop
     counted or, until the count, the recorded buy-ins; fills, credits, opener, closer, win) and
-    the day's variance list."""
+    the day's variance list (``variances``: its rows with ``kind_words`` and ``count``, the
+    count in words with its local time, ``dashboard.alerts.variance_count``)."""
     day = day or current_gaming_day()
     cage = Cage.objects.filter(code="main").first()
     pending = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
@@ -904,5 +925,8 @@ def cage_summary(*, day: date | None = None) -> dict:
         ],
         "slips_of_day": list(of_day),
         "tables": [{"table": t.code, **table_figures(t.code, day, day)} for t in tables_active(day, day)],
-        "variances": variance_report(day)["rows"],
+        "variances": [
+            row | {"kind_words": row["kind"].replace("_", " "), "count": checks.variance_count(row)}
+            for row in map(_with_local_time, variance_report(day)["rows"])
+        ],
     }

@@ -6,9 +6,10 @@ from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from games.rules.bet_words import bet_spot as words_for_bet_spot
+
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
-from ..coups import bet_spot as coup_bet_spot
 from ..coups import card_face
 
 register = template.Library()
@@ -52,8 +53,8 @@ def colour_word(number) -> str:
 
 @register.filter
 def bet_spot(position) -> str:
-    """A bet's place on the layout, in words (``dashboard.coups.bet_spot``)."""
-    return coup_bet_spot(position)
+    """A bet's place on the layout, in words (``games.rules.bet_words.bet_spot``)."""
+    return words_for_bet_spot(position)
 
 
 @register.filter

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from django.db import connection, models
 from django.db.models import OuterRef, QuerySet, Subquery
 
+from games.rules.bet_words import bet_spot, chips_words
 from games.rules.money import currency, format_cents
 
 from ..models import AuditEntry, Event
@@ -37,22 +38,8 @@ def eur(cents: int) -> str:
 
 
 def _position(data: dict) -> str:
-    """Where a bet lies: a roulette spot (``straight 17``, ``even_chance red``), a card game's
-    bet (``banker``, ``rouge``) or its box / seat (``box 3``, ``box 3 (behind)``, ``seat 2``)."""
-    position = data.get("position") or {}
-    if type(position) is not dict:  # written by another writer, or a future schema: as it is
-        return str(position)
-    if "game" in position:
-        if "bet" in position:
-            return str(position["bet"])
-        if "box" in position:
-            return f"box {position['box']}" + ("" if position.get("seated", True) else " (behind)")
-        if "seat" in position:
-            return f"seat {position['seat']}"
-    spot = position.get("chance") or position.get("which")
-    if spot is None:
-        spot = "-".join(map(str, position.get("numbers", [])))
-    return f"{position.get('type', '?')} {spot}".strip()
+    """Where a bet lies, in the table page's words (``games.rules.bet_words.bet_spot``)."""
+    return bet_spot(data.get("position") or {})
 
 
 SUMMARIES: dict[str, Callable[[dict], str]] = {
@@ -73,7 +60,7 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "BettingClosed": lambda d: "rien ne va plus",
     "ResultRecorded": lambda d: f"result: {d.get('number', d)}",
     "BetPlaced": lambda d: (
-        f"{d['patron']} bets {eur(d['stake_cents'])} on {_position(d)} ({d['chips']} chips)"
+        f"{d['patron']} bets {eur(d['stake_cents'])} on {_position(d)} ({chips_words(d['chips'])})"
         + (f", part of {d['announce']}" if d.get("announce") else "")
     ),
     "BetSettled": lambda d: (

@@ -5,6 +5,7 @@ import re
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from dashboard.urls import PROTECTED
@@ -182,7 +183,19 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
     )
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') :]
-    assert re.search(r'data-alert="variance">opener variance of -1,000\.00 EUR \(ledger event #\d+\)<', card)
+    # What was counted, when (local time with its zone) and by whom; never the ledger's position.
+    opened = Event.objects.filter(type="TableOpened").latest("position")
+    local = opened.occurred_at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    assert (
+        f'data-alert="variance">opener variance of -1,000.00 EUR: table opened at {local:%H:%M} {local.tzname()}'
+        " by pit2</li>" in card
+    )
+    assert f"#{opened.position}" not in card
+    cage = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    assert (
+        f'<tr data-variance="opener"><td>opener</td><td>R1</td><td>table opened at {local:%H:%M} {local.tzname()}'
+        ' by pit2</td><td class="num">-1,000.00 EUR</td><td>yes</td></tr>' in cage
+    )
 
 
 def grid(html: str, caption: str) -> list[list[str]]:
@@ -292,9 +305,14 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') :]
     # 30.00 EUR en plein at 35:1: 1,050.00 EUR of winnings, over the 1,000.00 EUR alert line.
-    assert re.search(
-        rf'data-alert="payout">{colour_patron} won 1,050\.00 EUR in one payout \(ledger event #\d+\)<', card
+    paid = Event.objects.filter(type="BetSettled").latest("position")
+    local = paid.occurred_at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    audit = reverse("dashboard:coup-audit", args=[coup])
+    assert (
+        f'data-alert="payout">{colour_patron} won 1,050.00 EUR in one payout at {local:%H:%M} {local.tzname()}'
+        f' (<a href="{audit}">audit trail</a>)</li>' in card
     )
+    assert pit_boss.get(audit).status_code == 200
     # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
     assert 'data-figure="win-on-handle">-3500.00 % · theory 2.70 %<' in card
     assert 'data-figure="handle">30.00 EUR<' in card

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import yaml
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -96,7 +97,7 @@ def test_the_days_log_lists_each_exception_with_who_when_before_and_after(audito
     assert void["what"].endswith("voided: ball left the wheel") and void["after"] == {"state": "voided"}
     roles = rows["StaffRolesChanged"]
     assert (roles["person"], roles["subject"]) == ("adm1", "user sam")
-    assert roles["before"] == {"roles": ["cashier"]} and roles["after"] == {"roles": ["cage_supervisor"]}
+    assert roles["before"] == {"roles": ["Cashier (cage)"]} and roles["after"] == {"roles": ["Cage supervisor"]}
     assert rows["AmlTransactionLogged"]["amount_cents"] == 350_000
     assert "cash transaction logged, cash in 3,500.00 EUR (day's total" in rows["AmlTransactionLogged"]["what"]
     variance = rows["CageShiftClosed"]
@@ -253,6 +254,31 @@ def test_the_schema_documents_the_logs_filters(api):
     kind = next(p for p in operation["parameters"] if p["name"] == "kind")
     assert "refused_bet" in kind["schema"]["enum"] and "aml_flag" in kind["schema"]["enum"]
     assert {"400", "401", "403"} <= set(operation["responses"])
+
+
+def test_a_role_change_reads_before_and_after_by_the_roles_labels_in_json_csv_and_page(auditor, day, client):
+    """The "what" column says "Cage supervisor": before and after say it the same way, never
+    the role's code (``cage_supervisor``)."""
+    (row,) = auditor.get(URL, {"gaming_day": day, "kind": "role_change"}).json()["rows"]
+    assert row["what"] == "roles of sam: Cashier (cage) → Cage supervisor"
+    assert (row["before"], row["after"]) == ({"roles": ["Cashier (cage)"]}, {"roles": ["Cage supervisor"]})
+    response = auditor.get("/api/audit/exceptions.csv", {"gaming_day": day, "kind": "role_change"})
+    lines = list(csv.reader(io.StringIO(response.content.decode())))
+    (cells,) = [dict(zip(lines[0], line, strict=True)) for line in lines[1:]]
+    assert (cells["before"], cells["after"]) == ("roles: Cashier (cage)", "roles: Cage supervisor")
+    client.force_login(staff_user("aud2", "auditor"))
+    page = client.get(reverse("workstations:audit-exceptions"), {"day": day, "kind": "role_change"}).content.decode()
+    line = page[page.index('<tr data-kind="role_change">') :]
+    line = line[: line.index("</tr>")]
+    assert "<td>roles: Cashier (cage)</td><td>roles: Cage supervisor</td>" in line
+    assert "cage_supervisor" not in line and "cashier</td>" not in line
+
+
+def test_a_role_no_longer_known_reads_as_its_code_and_no_roles_as_none():
+    from audit.exceptions import _role_labels, _roles
+
+    assert _role_labels(["pit_boss", "croupier_retired"]) == ["Pit boss", "croupier_retired"]
+    assert (_role_labels(None), _roles([])) == ([], "none")
 
 
 def test_the_csvs_before_and_after_read_in_words_with_amounts_in_currency_units():

@@ -38,8 +38,8 @@ def test_audit_trail_of_a_patron(api, played):
     assert summaries == [
         f"patron {code} registered (identified)",
         f"{code} bought 1,000.00 EUR of chips at the cage",
-        f"{code} bets 20.00 EUR on chance_simple noir (value chips)",
-        f"{code}'s 20.00 EUR on chance_simple noir: won, returns 40.00 EUR",
+        f"{code} bets 20.00 EUR on noir (even chance) (value chips)",
+        f"{code}'s 20.00 EUR on noir (even chance): won, returns 40.00 EUR",
     ]
     assert all(len(row["hash"]) == 64 and row["position"] > 0 for row in response.json()["results"])
     assert api.get("/api/audit/dealer/x/").status_code == 404

@@ -95,6 +95,13 @@ def test_pit_boss_watches_a_coup_live_and_audits_it(
     page.get_by_role("link", name="Floor").click()
     expect(card.locator('[data-figure="win"]')).to_have_text("-1,750.00 EUR")
     screenshots(page, "floor")
+    # The large payout's alert says when, and links to its coup's audit trail (no ledger position).
+    payout = page.locator('[aria-labelledby="alerts-title"] li', has_text="won 1,750.00 EUR in one payout at")
+    said = r"R1: P\d+ won 1,750\.00 EUR in one payout at \d\d:\d\d CES?T \(audit trail\)$"
+    expect(payout).to_have_text(re.compile(said))
+    payout.get_by_role("link", name="audit trail").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 at R1")
+    page.get_by_role("link", name="Floor").click()
 
     # --- keyboard focus survives the refresh (htmx refocuses the element with the same id) ----
     stamp = page.locator("#floor-live > p.meta")

@@ -71,6 +71,8 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     expect(rules.locator("td").first).to_have_text(re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (CET|CEST)$"))
     roles = page.locator('tr[data-kind="role_change"]')
     expect(roles).to_contain_text("roles of sam: Cashier (cage) → Cage supervisor")
+    expect(roles.locator("td").nth(4)).to_have_text("roles: Cashier (cage)")  # before, by the role's label
+    expect(roles.locator("td").nth(5)).to_have_text("roles: Cage supervisor")  # after, not "cage_supervisor"
     expect(page.locator('tr[data-kind="refused_bet"]')).to_contain_text("300.00 EUR")
     screenshots(page, "day")
 

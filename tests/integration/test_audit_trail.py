@@ -104,7 +104,7 @@ def test_a_known_event_type_whose_position_is_not_an_object_still_gets_its_line(
     projections.catch_up("audit")
     assert [row[:3] for row in audit_rows()] == [(1, "P1", "T1"), (2, "P1", "T1")]
     if not isinstance(position, int):
-        assert audit_rows()[0][5] == f"P1 bets 1.00 EUR on {position} (1 chips)"
+        assert audit_rows()[0][5] == f"P1 bets 1.00 EUR on {position} (1 chip)"
 
 
 # ledger/projections/audit.py, _key: on PostgreSQL the binary COPY into the varchar(64) column

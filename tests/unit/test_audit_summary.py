@@ -1,28 +1,52 @@
-"""The audit trail's one-line summaries name where each bet lies, for every game."""
+"""The audit trail's one-line summaries name where each bet lies, for every game, in the table
+page's words (``games.rules.bet_words``): one wording for both."""
 
 import pytest
 
+from games.rules.bet_words import bet_spot
 from ledger.projections.audit import summary
 
 BET = {"patron": "P00001", "stake_cents": 2_500, "chips": "value"}
+ROUGE = {"type": "chance_simple", "numbers": [1, 3, 5], "chance": "rouge"}
 
 
 @pytest.mark.parametrize(
     ("position", "where"),
     [
-        ({"type": "straight", "numbers": [17]}, "straight 17"),
-        ({"type": "split", "numbers": [17, 20]}, "split 17-20"),
-        ({"type": "even_chance", "chance": "red"}, "even_chance red"),
+        ({"type": "plein", "numbers": [17]}, "plein 17"),
+        ({"type": "cheval", "numbers": [17, 20]}, "cheval 17-20"),
+        (ROUGE, "rouge (even chance)"),
+        ({"type": "chance_simple"}, "even chance"),
+        ({"type": "douzaine", "numbers": [13, 14], "which": 1}, "douzaine 1"),
         ({"game": "blackjack", "box": 3, "seated": True}, "box 3"),
         ({"game": "blackjack", "box": 3, "seated": False}, "box 3 (behind)"),
         ({"game": "baccarat", "bet": "banker"}, "banker"),
         ({"game": "trente_quarante", "bet": "rouge"}, "rouge"),
         ({"game": "caribbean_stud", "box": 5}, "box 5"),
         ({"game": "classic_stud", "seat": 2}, "seat 2"),
+        # Odd data still reads: a type this code does not know as it is, unknown keys as pairs.
+        ({"type": "even_chance", "chance": "red"}, "even_chance red"),
+        ({"colour": "red"}, "colour=red"),
+        ({}, "?"),
     ],
 )
 def test_a_bet_placed_says_where_it_lies(position, where):
     assert summary("BetPlaced", {**BET, "position": position}) == f"P00001 bets 25.00 EUR on {where} (value chips)"
+
+
+def test_a_bet_placed_without_a_position_says_so_with_a_question_mark():
+    assert summary("BetPlaced", BET) == "P00001 bets 25.00 EUR on ? (value chips)"
+
+
+def test_the_audit_line_and_the_table_page_name_a_bet_alike():
+    line = summary("BetPlaced", {**BET, "position": ROUGE})
+    assert f"on {bet_spot(ROUGE)} (" in line and "chance_simple" not in line
+
+
+@pytest.mark.parametrize(("chips", "words"), [(1, "1 chip"), (3, "3 chips"), ("colour", "colour chips")])
+def test_a_bet_placed_counts_its_chips_in_the_singular_for_one(chips, words):
+    line = summary("BetPlaced", {**BET, "chips": chips, "position": {"type": "plein", "numbers": [17]}})
+    assert line == f"P00001 bets 25.00 EUR on plein 17 ({words})"
 
 
 def test_a_settled_card_game_bet_names_its_bet():
@@ -31,3 +55,8 @@ def test_a_settled_card_game_bet_names_its_bet():
         {**BET, "position": {"game": "baccarat", "bet": "tie"}, "outcome": "won", "return_cents": 22_500},
     )
     assert line == "P00001's 25.00 EUR on tie: won, returns 225.00 EUR"
+
+
+def test_a_settled_even_chance_names_its_chance_in_words():
+    line = summary("BetSettled", {**BET, "position": ROUGE, "outcome": "lost", "return_cents": 0})
+    assert line == "P00001's 25.00 EUR on rouge (even chance): lost, returns 0.00 EUR"

@@ -26,13 +26,16 @@ def test_hold_alert_is_silent_when_theory_is_unknown():
     assert alerts.hold_alert("S1", win_cents=90_000, handle_cents=100_000, theoretical_win=None) is None
 
 
-def test_large_payout_counts_winnings_not_the_stake():
+def test_large_payout_counts_winnings_not_the_stake_and_says_when_with_a_link_to_its_coup():
+    link = "/dashboard/coups/0b6f3c1e-2f7a-4d1e-9a51-1f0c2b3d4e5f/audit/"
     payouts = [
-        {"patron": "P00001", "won_cents": 99_999, "position": 10},
-        {"patron": "P00002", "won_cents": 100_000, "position": 11},
+        {"patron": "P00001", "won_cents": 99_999, "position": 10, "local_time": "14:02 CET", "link": link},
+        {"patron": "P00002", "won_cents": 100_000, "position": 11, "local_time": "14:03 CET", "link": link},
+        {"patron": "P00003", "won_cents": 200_000, "position": 12},
     ]
     assert alerts.payout_alerts("R1", payouts) == [
-        Alert("R1", "payout", "warning", "P00002 won 1,000.00 EUR in one payout (ledger event #11)")
+        Alert("R1", "payout", "warning", "P00002 won 1,000.00 EUR in one payout at 14:03 CET", link),
+        Alert("R1", "payout", "warning", "P00003 won 2,000.00 EUR in one payout", ""),
     ]
 
 
@@ -90,16 +93,20 @@ def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
     )
 
 
-def test_count_variances_warn_from_the_investigation_threshold():
+def test_count_variances_warn_from_the_investigation_threshold_and_say_which_count_when_and_by_whom():
+    seen = {"actor": "count1", "local_time": "06:40 CET"}
     rows = [
-        {"kind": "drop", "subject": "R1", "event": 40, "variance_cents": -2_500, "investigate": True},
-        {"kind": "opener", "subject": "B1", "event": 41, "variance_cents": 100, "investigate": False},
+        {"kind": "drop", "subject": "R1", "event": 40, "variance_cents": -2_500, "investigate": True, **seen},
+        {"kind": "opener", "subject": "B1", "event": 41, "variance_cents": 100, "investigate": False, "actor": "pit2"},
         {"kind": "cage_shift", "subject": "main", "event": 42, "variance_cents": 0, "investigate": False},
+        {"kind": "cage_handover", "subject": "main", "event": 43, "variance_cents": -500, "investigate": False},
     ]
     assert alerts.variance_alerts(rows) == [
-        Alert("R1", "variance", "warning", "drop variance of -25.00 EUR (ledger event #40)"),
-        Alert("B1", "variance", "info", "opener variance of 1.00 EUR (ledger event #41)"),
+        Alert("R1", "variance", "warning", "drop variance of -25.00 EUR: drop box counted at 06:40 CET by count1"),
+        Alert("B1", "variance", "info", "opener variance of 1.00 EUR: table opened by pit2"),
+        Alert("main", "variance", "info", "cage handover variance of -5.00 EUR: cage handed over"),
     ]
+    assert not any("#4" in alert.message for alert in alerts.variance_alerts(rows))
 
 
 def test_eur_formats_cents():
