@@ -21,7 +21,7 @@ from patrons.models import Patron
 from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 
-from .day import CASHIER, COUNTERS, DEALER, PIT_BOSS, SUPERVISOR
+from .day import CASHIER, COUNTERS, DEALER, PIT_BOSS, SUPERVISOR, demo_cage_shift_open
 
 DROP_TEAM = ("demo-drop1", "demo-drop2")
 VERIFIER = "demo-count3"
@@ -67,6 +67,7 @@ def demo_credit(day: date) -> None:
         return
     if not CreditLine.objects.filter(patron__code=code).exists():
         credit_line_set(patron=code, limit_cents=500_000, actor=SUPERVISOR)
+    demo_cage_shift_open()  # the marker and the front money cross the counter in the cashier's own shift
     serial = marker_issue(patron=code, amount_cents=100_000, actor=CASHIER)["serial"]
     marker_pay(serial=serial, amount_cents=100_000, method="cash", actor=CASHIER)
     front_money_deposit(patron=code, amount_cents=200_000, actor=CASHIER)

@@ -114,7 +114,8 @@ def marker_issue(
     Returns ``{"serial", "patron", "amount_cents", "table", "remaining_credit_cents", "event"}``.
     Raises ``RoleRequired`` (403), ``InvalidInput`` (400: bad amount or patron, above the
     buy-in ceiling), ``NotFound`` (404: no such table), ``StateConflict`` (409: no credit line,
-    the amount over the remaining credit, the table or the cage closed),
+    the amount over the remaining credit, the table or the cage closed; field ``shift``: at
+    the cage, no cashier shift open or another cashier's, as for a chip sale),
     ``InsufficientChips`` (400: the cage lacks the chips)."""
     require_role(actor, *(TABLE_ISSUERS if table else CAGE_DESK), step="issuing a marker")
     amount = _cents(amount_cents, "amount_cents")
@@ -140,7 +141,7 @@ def marker_issue(
             if found.state != Table.State.OPEN:
                 raise StateConflict(f"table {table} is not open", field="table")
         else:
-            _open_cage()
+            _open_cage(actor=actor)  # the chips leave the open shift's bank: its cashier's only
             if store.balance(accounts.CAGE_CHIPS) < amount:
                 raise InsufficientChips("the cage has not enough chips; request a chip fill", field="amount_cents")
         now, day = timezone.now(), current_gaming_day()
@@ -217,7 +218,8 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
     Raises ``RoleRequired`` (403: not a cashier or cage supervisor), ``InvalidInput`` (400:
     bad amount or method, more than owed), ``InsufficientChips`` (400: the patron lacks the
     chips or the front money), ``NotFound`` (404), ``StateConflict`` (409: still at its
-    table, already paid, the cage closed)."""
+    table, already paid, the cage closed; field ``shift``: no cashier shift open or another
+    cashier's, as for a chip redemption)."""
     require_role(actor, *CAGE_DESK, step="taking a marker payment")
     amount = _cents(amount_cents, "amount_cents")
     if method not in PAYMENT_METHODS:
@@ -237,7 +239,7 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
             raise InvalidInput(
                 f"marker {serial} has {marker.outstanding_cents} cents outstanding", field="amount_cents"
             )
-        _open_cage()
+        _open_cage(actor=actor)  # the payment enters the open shift's bank: its cashier's only
         code = marker.patron.code
         source = {"chips": accounts.patron_chips(code), "front_money": accounts.patron_deposit(code)}.get(method)
         if source and store.balance(source) < amount:
@@ -284,7 +286,7 @@ def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, 
         if cmd.replayed:
             return cmd.result
         who = _identified(patron)
-        _open_cage()
+        _open_cage(actor=actor)  # the cash crosses the open shift's counter: its cashier's only
         held = front_money_cents(who.code)
         if withdraw and amount > held:
             raise InsufficientChips(f"{who.code} has {held} cents of front money", field="amount_cents")
@@ -307,7 +309,8 @@ def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, 
 def front_money_deposit(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """A patron leaves ``amount_cents`` of cash at the cage (safekeeping). Returns ``{"patron",
     "amount_cents", "balance_cents", "event"}``. Raises ``RoleRequired`` (403: not a cashier or
-    cage supervisor), ``InvalidInput`` (400), ``StateConflict`` (409: the cage closed)."""
+    cage supervisor), ``InvalidInput`` (400), ``StateConflict`` (409: the cage closed; field
+    ``shift``: no cashier shift open or another cashier's, as for a chip sale)."""
     return _front_money(patron, amount_cents, actor, withdraw=False, idempotency_key=idempotency_key)
 
 

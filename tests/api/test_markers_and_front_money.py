@@ -12,7 +12,7 @@ from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING
 from patrons.services.patrons import patron_register
 from staff.roles import RoleRequired
-from tests.conftest import ACTOR, staff_user
+from tests.conftest import ACTOR, hand_cage_to, open_cage_shift, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -25,13 +25,18 @@ def _as(user) -> APIClient:
 
 @pytest.fixture
 def desk(table):
+    """A patron, and the clients of a cage supervisor, a pit boss, ``cash1`` (whose cashier
+    shift is open: the cage's credit steps are his) and ``cash2`` (another cashier)."""
     patron = patron_register(kind="identified", name="High Roller", document="ID-HR-0001", actor=ACTOR)["patron"]
-    return {
+    clients = {
         "patron": patron,
         "super": _as(staff_user("super1", "cage_supervisor")),
         "cashier": _as(staff_user("cash1", "cashier")),
+        "other_cashier": _as(staff_user("cash2", "cashier")),
         "pit": _as(staff_user("pit1", "pit_boss")),
     }
+    hand_cage_to("cash1")
+    return clients
 
 
 def _legs(event_type: str) -> set[tuple[str, int]]:
@@ -181,3 +186,64 @@ def test_credit_lines_and_markers_replay_from_their_events(desk):
     assert replay_check() == []
     Marker.objects.filter(serial=serial).update(paid_cents=20_000)  # a row edited behind the ledger
     assert [str(d) for d in replay_check()] == [f"marker {serial}: paid_cents is 20000 live but 5000 from the events"]
+
+
+def _credit_steps_at_the_cage(desk) -> dict:
+    """Each credit step that moves the cage's bank, as ``name: (url, body, status on success)``;
+    a credit line, a marker to pay and front money to withdraw made first by the shift's cashier."""
+    p = desk["patron"]
+    credit_line_set(patron=p, limit_cents=500_000, actor="super1")
+    serial = marker_issue(patron=p, amount_cents=100_000, actor="cash1")["serial"]
+    front_money_deposit(patron=p, amount_cents=100_000, actor="cash1")
+    return {
+        "marker issue": (f"/api/patrons/{p}/markers", {"amount_cents": 10_000}, 201),
+        "marker payment": (f"/api/markers/{serial}/payments", {"amount_cents": 10_000, "method": "cash"}, 200),
+        "front money deposit": (f"/api/patrons/{p}/front-money/deposits", {"amount_cents": 10_000}, 201),
+        "front money withdrawal": (f"/api/patrons/{p}/front-money/withdrawals", {"amount_cents": 10_000}, 201),
+    }
+
+
+@pytest.mark.parametrize("step", ["marker issue", "marker payment", "front money deposit", "front money withdrawal"])
+def test_a_credit_step_at_the_cage_is_the_open_shifts_cashiers_only(desk, step):
+    """As a chip sale (``cage_shifts.require_open_shift``): the shift is cash1's bank, so another
+    cashier, and a cage supervisor (who may only close it), get 409 naming its cashier in words
+    and the ledger gets nothing; cash1 makes the step."""
+    url, body, done = _credit_steps_at_the_cage(desk)[step]
+    events = Event.objects.count()
+    for who, name in (("other_cashier", "cash2"), ("super", "super1")):
+        refused = desk[who].post(url, body, format="json")
+        assert (refused.status_code, refused.json()["field"]) == (409, "shift"), refused.content
+        assert refused.json()["detail"] == (
+            f"the cage's shift is cash1's: only cash1 sells, redeems and issues in it; "
+            f"{name} opens his own shift once cash1 has closed it (a cage supervisor may close it)"
+        )
+        assert Event.objects.count() == events
+    made = desk["cashier"].post(url, body, format="json")
+    assert made.status_code == done, made.content
+    assert Event.objects.count() == events + 1
+    assert Event.objects.order_by("-position").first().actor == "cash1"
+
+
+def test_a_cage_supervisor_makes_credit_steps_in_the_shift_he_opened(desk):
+    """The supervisor closes cash1's shift (recorded as closed by a cage supervisor), opens his
+    own, and issues and is paid a marker in it."""
+    from cashier.services.cage_shifts import cage_shift_close
+    from core.denominations import cash_denominations, chip_denominations, decompose
+
+    p = desk["patron"]
+    credit_line_set(patron=p, limit_cents=500_000, actor="super1")
+    cage_shift_close(
+        cash=decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
+        chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+        actor="super1",
+    )
+    closed = Event.objects.get(type="CageShiftClosed", actor="super1")
+    assert (closed.data["opened_by"], closed.data["closed_by_supervisor"]) == ("cash1", True)
+    open_cage_shift("super1")
+    issued = desk["super"].post(f"/api/patrons/{p}/markers", {"amount_cents": 10_000}, format="json")
+    assert issued.status_code == 201, issued.content
+    paid = desk["super"].post(
+        f"/api/markers/{issued.json()['serial']}/payments", {"amount_cents": 10_000, "method": "cash"}, format="json"
+    )
+    assert (paid.status_code, paid.json()["state"]) == (200, "paid")
+    assert [e.actor for e in Event.objects.filter(type__in=["MarkerIssued", "MarkerPaid"])] == ["super1", "super1"]

@@ -25,7 +25,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.verify import verify_chain
 from staff.services import device_token_issue
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, SHIFT_CASHIER, make_patron, staff_user
 from tests.integration.concurrency import run_concurrently
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ def one_of_each(table, colour_patron):
     debtor = make_patron()
     staff_user("super-credit", "cage_supervisor")
     credit_line_set(patron=debtor, limit_cents=100_000, actor="super-credit")
-    marker = marker_issue(patron=debtor, amount_cents=50_000, actor="super-credit")["serial"]
+    marker = marker_issue(patron=debtor, amount_cents=50_000, actor=SHIFT_CASHIER)["serial"]  # the open shift's
     return {
         Marker: Marker.objects.get(serial=marker),
         Slip: Slip.objects.get(serial=serial),

@@ -168,3 +168,28 @@ def test_the_demo_days_daily_report_shows_its_tips_marker_and_front_money(demo_d
     subprocess.run(
         ["pdftoppm", "-png", "-r", "80", str(pdf_file), str(ARTIFACTS / "report-table-games-demo")], check=True
     )
+
+
+def test_the_demos_credit_steps_run_in_the_demo_cashiers_own_shift(cage):
+    """Another cashier's shift is open (``cage``: shift-cashier's): the demo's cage supervisor
+    closes it (recorded as a supervisor's close) and hands the cage to the demo cashier, who
+    issues and is paid the demo's marker and takes its front money in his own shift."""
+    from cashier.services.cage_shifts import last_shift_event
+    from demo.backoffice import demo_credit
+    from demo.day import CASHIER, SUPERVISOR, ensure_demo_staff
+
+    ensure_demo_staff()
+    demo_credit(current_gaming_day())
+    closed = Event.objects.get(type="CageShiftClosed")
+    assert (closed.actor, closed.data["opened_by"], closed.data["closed_by_supervisor"]) == (
+        SUPERVISOR,
+        "shift-cashier",
+        True,
+    )
+    assert closed.data["handover_to"] == last_shift_event().actor == CASHIER
+    steps = Event.objects.filter(type__in=["MarkerIssued", "MarkerPaid", "FrontMoneyDeposited"]).order_by("position")
+    assert [(e.type, e.actor, e.data["amount_cents"]) for e in steps] == [
+        ("MarkerIssued", CASHIER, 100_000),
+        ("MarkerPaid", CASHIER, 100_000),
+        ("FrontMoneyDeposited", CASHIER, 200_000),
+    ]
