@@ -21,6 +21,7 @@ from django_fsm import TransitionNotAllowed
 
 from core.ceilings import check_ceiling
 from games.models import Table
+from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
@@ -81,7 +82,7 @@ def credit_line_set(*, patron: str, limit_cents: int, actor: str, idempotency_ke
         line = CreditLine.objects.select_for_update().filter(patron=who).first()
         before = line.limit_cents if line else None
         if before == limit:
-            raise StateConflict(f"the credit line of {who.code} is already {limit} cents", field="limit_cents")
+            raise StateConflict(f"the credit line of {who.code} is already {format_cents(limit)}", field="limit_cents")
         stream = f"credit/{who.code}"
         data = {"patron": who.code, "limit_cents": limit, "before": before, "after": limit}
         (event,) = cmd.append(
@@ -131,7 +132,7 @@ def marker_issue(
         remaining = line.limit_cents - markers_outstanding_cents(who.code)
         if amount > remaining:
             raise StateConflict(
-                f"a marker of {amount} cents is over the remaining credit of {max(remaining, 0)} cents",
+                f"a marker of {format_cents(amount)} is over the remaining credit of {format_cents(max(remaining, 0))}",
                 field="amount_cents",
             )
         if table:
@@ -237,14 +238,14 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
             raise StateConflict(f"marker {serial} is paid", field="serial")
         if amount > marker.outstanding_cents:
             raise InvalidInput(
-                f"marker {serial} has {marker.outstanding_cents} cents outstanding", field="amount_cents"
+                f"marker {serial} has {format_cents(marker.outstanding_cents)} outstanding", field="amount_cents"
             )
         _open_cage(actor=actor)  # the payment enters the open shift's bank: its cashier's only
         code = marker.patron.code
         source = {"chips": accounts.patron_chips(code), "front_money": accounts.patron_deposit(code)}.get(method)
         if source and store.balance(source) < amount:
             raise InsufficientChips(
-                f"{code} has not {amount} cents of {method.replace('_', ' ')}", field="amount_cents"
+                f"{code} has not {format_cents(amount)} of {method.replace('_', ' ')}", field="amount_cents"
             )
         marker.paid_cents += amount
         if marker.paid_cents == marker.amount_cents:
@@ -289,7 +290,7 @@ def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, 
         _open_cage(actor=actor)  # the cash crosses the open shift's counter: its cashier's only
         held = front_money_cents(who.code)
         if withdraw and amount > held:
-            raise InsufficientChips(f"{who.code} has {held} cents of front money", field="amount_cents")
+            raise InsufficientChips(f"{who.code} has {format_cents(held)} of front money", field="amount_cents")
         if withdraw and store.balance(accounts.CAGE_CASH) < amount:
             raise InsufficientChips("the cage has not enough cash", field="amount_cents")
         rule = posting_rules.front_money_withdrawal if withdraw else posting_rules.front_money_deposit

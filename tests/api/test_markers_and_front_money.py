@@ -76,7 +76,7 @@ def test_markers_are_issued_against_the_remaining_credit_numbered_and_paid_at_th
 
     over = desk["pit"].post(f"/api/patrons/{p}/markers", {"amount_cents": 200_001, "table": "R1"}, format="json")
     assert over.status_code == 409 and over.json()["field"] == "amount_cents"
-    assert "remaining credit of 200000" in over.json()["detail"]
+    assert "remaining credit of 2,000.00 EUR" in over.json()["detail"]
 
     at_table = desk["pit"].post(f"/api/patrons/{p}/markers", {"amount_cents": 200_000, "table": "R1"}, format="json")
     assert at_table.status_code == 201, at_table.content
