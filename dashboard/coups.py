@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from games.rules.blackjack import hand_value
 from games.rules.errors import RuleError
+from games.rules.roulette import RED
 
-# RULES.md §Roulette: the red numbers; 0 is green, the rest black.
-RED_NUMBERS = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
 SUITS = {"H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black"), "S": ("♠", "black")}
 
 
 def roulette_colour(number: int) -> str:
+    """A pocket's colour in words: ``green`` for 0, ``red`` for the rules' red numbers
+    (``games.rules.roulette.RED``), else ``black``."""
     if number == 0:
         return "green"
-    return "red" if number in RED_NUMBERS else "black"
+    return "red" if number in RED else "black"
 
 
 def card_face(code: object) -> tuple[str, str, str] | None:

@@ -798,11 +798,12 @@ def coup_audit(round_id: str) -> dict:
 def _aml_flags(code: str) -> list[dict]:
     """The patron's AML decisions, newest first (at most 50): the events of stream ``aml/<code>``
     and any ``Aml…`` event naming him (identity checked, transaction logged or refused,
-    aggregate flagged; ``patrons.services.aml``): ``[{"position", "type", "summary", "gaming_day"}]``."""
+    aggregate flagged; ``patrons.services.aml``): ``[{"position", "type", "summary", "gaming_day",
+    "occurred_at" (UTC), "actor"}]``. ``position`` is for a link to the event, never for reading."""
     rows = (
         Event.objects.filter(Q(stream=f"aml/{code}") | Q(type__startswith="Aml", data__patron=code))
         .order_by("-position")
-        .values("position", "type", "data", "gaming_day")[:50]
+        .values("position", "type", "data", "gaming_day", "occurred_at", "actor")[:50]
     )
     return [{**r, "summary": _aml_line(r["type"], r["data"] if isinstance(r["data"], dict) else {})} for r in rows]
 
@@ -813,6 +814,12 @@ AML_LABELS = {
     "AmlAggregateFlagged": "day's total flagged for a report",
     "AmlTransactionRefused": "transaction refused",
 }
+# The cash transaction an AML decision is about (``patrons.visits.CASH_EVENTS``' channels).
+AML_CHANNELS = {
+    "cage_purchase": "chips bought at the cage",
+    "table_buy_in": "cash buy-in at a table",
+    "cage_redemption": "chips redeemed at the cage",
+}
 
 
 def _aml_line(event_type: str, data: dict) -> str:
@@ -822,8 +829,11 @@ def _aml_line(event_type: str, data: dict) -> str:
         return _readable(event_type, data)
     amount, total, threshold = amounts
     what = AML_LABELS.get(event_type, event_type)
+    channel = data.get("channel", "?")
+    how = f"cash buy-in at table {data['table']}" if channel == "table_buy_in" and data.get("table") else None
     line = (
-        f"{what}: cash {data.get('direction', '?')} {checks.eur(amount)} ({data.get('channel', '?')}), "
+        f"{what}: cash {data.get('direction', '?')} {checks.eur(amount)} "
+        f"({how or AML_CHANNELS.get(channel, channel)}), "
         f"day's total {checks.eur(total)}, threshold {checks.eur(threshold)}"
     )
     return f"{line}: {data['reason']}" if data.get("reason") else line

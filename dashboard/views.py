@@ -121,9 +121,16 @@ def coup_audit(request, round_id: str):
     return render(request, "dashboard/audit.html", {"audit": selectors.coup_audit(round_id)})
 
 
+# Who may open one ledger event's page (``workstations:audit-event``, the audit workstation's
+# AUDIT_ROLES; the workstations sit above the dashboard, so the role is named here).
+EVENT_PAGE_ROLES = (Role.AUDITOR,)
+
+
 @pit_boss_required
 def patron(request, code: str):
-    return render(request, "dashboard/patron.html", {"detail": selectors.patron_detail(code)})
+    """A patron's day; each AML flag links to its ledger event only for a viewer who may open it."""
+    context = {"detail": selectors.patron_detail(code), "opens_events": has_role(request.user, *EVENT_PAGE_ROLES)}
+    return render(request, "dashboard/patron.html", context)
 
 
 @pit_boss_required

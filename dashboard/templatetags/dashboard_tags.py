@@ -11,11 +11,9 @@ from games.rules.bet_words import bet_spot as words_for_bet_spot
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
 from ..coups import card_face
+from ..coups import roulette_colour as colour_in_words
 
 register = template.Library()
-
-# RULES.md §Roulette: the red numbers; 0 is green, the rest black.
-RED = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
 
 
 @register.filter
@@ -40,15 +38,14 @@ def sign_class(cents) -> str:
 
 @register.filter
 def roulette_colour(number) -> str:
-    if number == 0:
-        return "zero"
-    return "red" if number in RED else "black"
+    """The CSS colour class of a pocket: ``zero`` for 0, else ``red`` or ``black``."""
+    return "zero" if number == 0 else colour_in_words(number)
 
 
 @register.filter
 def colour_word(number) -> str:
     """Roulette's colour of ``number`` in words: ``green`` for 0, ``red``, ``black``."""
-    return "green" if number == 0 else roulette_colour(number)
+    return colour_in_words(number)
 
 
 @register.filter

@@ -4,10 +4,44 @@ ledger, below ``games`` in the layers, may use it too."""
 
 from __future__ import annotations
 
+from .errors import RuleError
+from .roulette import BetType, make_bet
+
+# Column and dozen bets are named by ``which``, counted from 0 (``roulette.make_bet``); a pit boss
+# counts from the first: "first column", "second dozen".
+_ORDINALS = ("first", "second", "third")
+_ROWS = {
+    BetType.COLONNE: ("column", False),
+    BetType.DOUZAINE: ("dozen", False),
+    BetType.COLONNE_A_CHEVAL: ("column", True),
+    BetType.DOUZAINE_A_CHEVAL: ("dozen", True),
+}
+
+
+def _row_bet(kind: str, which: object) -> str | None:
+    """A column, a dozen or an à cheval pair of them in a pit boss's words, with the numbers it
+    covers as the rules compute them: ``first column (1, 4 … 34)``, ``second dozen (13-24)``,
+    ``second and third dozens (13-36)``, ``first and second columns``. None when ``kind`` is not
+    one of these or ``which`` is not one of its places."""
+    if kind not in _ROWS:
+        return None
+    try:
+        numbers = make_bet(kind, which=which).numbers
+    except RuleError:  # a which the layout does not have: the caller shows it as it is
+        return None
+    noun, pair = _ROWS[BetType(kind)]
+    if pair:
+        names = f"{_ORDINALS[which]} and {_ORDINALS[which + 1]} {noun}s"
+        # Two dozens side by side are one run; two columns are not, and 24 numbers do not list.
+        return f"{names} ({numbers[0]}-{numbers[-1]})" if noun == "dozen" else names
+    covers = f"{numbers[0]}-{numbers[-1]}" if noun == "dozen" else f"{numbers[0]}, {numbers[1]} … {numbers[-1]}"
+    return f"{_ORDINALS[which]} {noun} ({covers})"
+
 
 def bet_spot(position: object) -> str:
     """A bet's place on the layout, in words: ``plein 17``, ``cheval 0-3``, ``rouge (even
-    chance)``, ``banker``, ``box 2``, ``box 3 (behind)``, ``seat 2``. Odd data still reads: a
+    chance)``, ``first column (1, 4 … 34)``, ``second dozen (13-24)``, ``first and second dozens
+    (1-24)``, ``banker``, ``box 2``, ``box 3 (behind)``, ``seat 2``. Odd data still reads: a
     position that is not an object as it is, an object of unknown keys as ``key=value`` pairs,
     an empty one as ``?``."""
     if not isinstance(position, dict):  # written by another writer, or a future schema
@@ -23,6 +57,8 @@ def bet_spot(position: object) -> str:
     chance = position.get("chance")
     if kind == "chance_simple":  # the even chances are named by their chance
         return f"{chance} (even chance)" if chance else "even chance"
+    if isinstance(kind, str) and chance is None and (row := _row_bet(kind, position.get("which"))):
+        return row
     spot = chance if chance is not None else position.get("which")
     if spot is None and position.get("numbers"):
         numbers = position["numbers"]

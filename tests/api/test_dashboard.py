@@ -2,6 +2,7 @@
 after one coup at English roulette R1 (20.00 EUR on noir, ball on 2: the patron wins 20.00)."""
 
 import re
+from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -131,6 +132,32 @@ def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
     assert re.search(r'data-figure="actual-win"[^>]*>-20\.00 EUR<', html)  # the house lost 20.00 to him
     assert re.search(r'data-figure="cash-in">1,000\.00 EUR<', html)  # chips bought at the cage
     assert re.search(r'data-figure="cash-out">0\.00 EUR<', html)
+
+
+def test_an_aml_flag_reads_when_and_what_happened_and_links_its_event_only_for_an_auditor(
+    client, django_user_model, cage
+):
+    code = make_patron(350_000)  # 3,500.00 EUR of chips: identity checked (2,000), transaction logged (3,000)
+    logged = Event.objects.get(stream=f"aml/{code}", type="AmlTransactionLogged")
+    at = logged.occurred_at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    boss = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(boss, Role.PIT_BOSS)
+    client.force_login(boss)
+    html = client.get(reverse("dashboard:patron", args=[code])).content.decode()
+    flags = html[html.index('data-section="aml-flags"') : html.index("</ul>", html.index('data-section="aml-flags"'))]
+    line = unescape(re.sub(r"<[^>]+>", "", flags.split('data-flag="AmlTransactionLogged">', 1)[1].split("</li>", 1)[0]))
+    assert line == (
+        f"{at:%Y-%m-%d %H:%M %Z} · transaction logged: cash in 3,500.00 EUR (chips bought at the cage), "
+        f"day's total 3,500.00 EUR, threshold 3,000.00 EUR · by {ACTOR}"
+    )
+    assert 'data-flag="AmlIdentityChecked"' in flags and "identity checked: cash in 3,500.00 EUR" in flags
+    assert "ledger entry" not in html and f">{logged.position}<" not in html and "/workstations/" not in html
+    # A pit boss who is also an auditor may open the event's page: the flag links to it.
+    grant(boss, Role.AUDITOR)
+    html = client.get(reverse("dashboard:patron", args=[code])).content.decode()
+    link = reverse("workstations:audit-event", args=[logged.position])
+    assert f'<a href="{link}">its ledger event</a>' in html
+    assert client.get(link).status_code == 200
 
 
 def test_unknown_table_round_or_patron_is_404_for_a_pit_boss(pit_boss, played):
@@ -265,8 +292,11 @@ def test_aml_decisions_read_as_one_line_each():
         "threshold_cents": 200_000,
     }
     assert _aml_line("AmlIdentityChecked", data) == (
-        "identity checked: cash in 2,000.00 EUR (cage_purchase), day's total 3,500.00 EUR, threshold 2,000.00 EUR"
+        "identity checked: cash in 2,000.00 EUR (chips bought at the cage), day's total 3,500.00 EUR, "
+        "threshold 2,000.00 EUR"
     )
+    buy_in = {**data, "channel": "table_buy_in", "table": "R1"}
+    assert "cash in 2,000.00 EUR (cash buy-in at table R1)," in _aml_line("AmlTransactionLogged", buy_in)
     refused = {**data, "reason": "no identity on file"}
     assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
     assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "aml something new: patron P00018"

@@ -38,9 +38,9 @@ def section(html: str, name: str) -> str:
     return html[start : html.index("</section>", start)]
 
 
-def spin(patron: str, number: int, bet: dict, stake: int = 1_000) -> str:
+def spin(patron: str, number: int, bet: dict, stake: int = 1_000, chips: str = "value") -> str:
     coup = round_open(table="R1", actor=ACTOR)["round"]
-    bet_place(round_id=coup, patron=patron, stake_cents=stake, bet=bet, actor=ACTOR)
+    bet_place(round_id=coup, patron=patron, stake_cents=stake, bet=bet, chips=chips, actor=ACTOR)
     round_close_bets(round_id=coup, actor=ACTOR)
     round_record_result(round_id=coup, number=number, actor=ACTOR)
     return coup
@@ -83,6 +83,21 @@ def test_the_audit_trail_and_the_coup_in_play_name_the_even_chances_in_words(pit
     positions = Event.objects.filter(stream=f"round/{in_play}").values_list("position", flat=True)
     assert positions and not any(f"#{p}" in page for p in positions)
     assert re.search(r'<li data-position="\d+"><span class="meta">\d\d:\d\d:\d\d</span>', play)
+
+
+def test_the_table_page_and_the_audit_trail_name_columns_and_dozens_from_the_first(pit_boss, colour_patron):
+    patron = colour_patron  # inside bets take colour chips at English roulette
+    settled = spin(patron, 14, {"type": "douzaine", "which": 1}, chips="colour")  # 13-24: the second dozen wins
+    in_play = round_open(table="R1", actor=ACTOR)["round"]
+    for bet in ({"type": "colonne", "which": 0}, {"type": "douzaine_a_cheval", "which": 0}):
+        bet_place(round_id=in_play, patron=patron, stake_cents=1_000, bet=bet, chips="colour", actor=ACTOR)
+    audit = pit_boss.get(reverse("dashboard:coup-audit", args=[settled])).content.decode()
+    assert "on second dozen (13-24) (colour chips)" in audit and "second dozen (13-24): won" in audit
+    page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    play = section(page, "in-play")
+    assert "on first column (1, 4 … 34) (colour chips)" in play  # the play feed
+    assert "<td>first column (1, 4 … 34)</td>" in play and "<td>first and second dozens (1-24)</td>" in play
+    assert not re.search(r"(colonne|douzaine)(_a_cheval)? \d", page + audit)
 
 
 def test_a_tie_with_every_bet_pushed_is_a_house_win_of_nil_and_the_shoe_has_its_number(api, cage, pit_boss):

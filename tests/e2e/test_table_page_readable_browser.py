@@ -1,9 +1,9 @@
 """The pit boss reads a table page, a patron and the refusals in a real browser: R1 with colour
 chips out shows its count-room win equal to the ledger's, today's coups only and the chart from
-0; P1's pushed tie is a house win of 0.00 EUR and its shoe has a number, not an id; the audit
-trail names the bets in words; the patron's labels stand clear of their values at 1280 and
-1024 px; a refused and an unknown page keep the site's header and say why. Screenshots go to
-var/artifacts/ (not committed)."""
+0; P1's pushed tie is a house win of 0.00 EUR and its shoe has a number, not an id; the coup in
+play and the audit trail name the bets in words (a dozen counted from the first); the patron's
+labels stand clear of their values at 1280 and 1024 px; a refused and an unknown page keep the
+site's header and say why. Screenshots go to var/artifacts/ (not committed)."""
 
 import re
 
@@ -66,6 +66,8 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
         "bet": {"type": "chance_simple", "chance": "rouge"},
     }
     ok(api.post(f"/api/rounds/{in_play}/bets", rouge, format="json"))
+    dozen = {**rouge, "bet": {"type": "douzaine", "which": 1}}  # which counts from 0: the second dozen
+    ok(api.post(f"/api/rounds/{in_play}/bets", dozen, format="json"))
     # P1: a natural tie (9 against 9), the player and banker bets pushed.
     ok(api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}, format="json"))
     ok(api.post("/api/tables/P1/shoes", {"mode": "reader"}, format="json"))
@@ -94,6 +96,7 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     expect(figures.locator('[data-figure="win"]')).to_have_text("-340.00 EUR")
     expect(page.locator('[data-section="last-coups"] tr[data-coup]')).to_have_count(2)
     expect(page.locator('[data-section="play"]')).to_contain_text("on rouge (even chance)")
+    expect(page.locator('[data-section="play"]')).to_contain_text("on second dozen (13-24)")
     expect(page.locator('[data-section="play"]')).not_to_contain_text("#")
     expect(page.locator("figure.chart svg")).to_be_visible()
     shot(page, "table-R1")
@@ -109,6 +112,7 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
 
     page.goto(f"{url}/dashboard/coups/{in_play}/audit/")
     expect(page.locator('[data-section="audit"]')).to_contain_text("on rouge (even chance) (colour chips)")
+    expect(page.locator('[data-section="audit"]')).to_contain_text("on second dozen (13-24) (colour chips)")
     shot(page, "coup-audit")
 
     page.goto(f"{url}/dashboard/patrons/{patron}/")

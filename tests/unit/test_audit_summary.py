@@ -17,7 +17,7 @@ ROUGE = {"type": "chance_simple", "numbers": [1, 3, 5], "chance": "rouge"}
         ({"type": "cheval", "numbers": [17, 20]}, "cheval 17-20"),
         (ROUGE, "rouge (even chance)"),
         ({"type": "chance_simple"}, "even chance"),
-        ({"type": "douzaine", "numbers": [13, 14], "which": 1}, "douzaine 1"),
+        ({"type": "douzaine", "numbers": [13, 14], "which": 1}, "second dozen (13-24)"),
         ({"game": "blackjack", "box": 3, "seated": True}, "box 3"),
         ({"game": "blackjack", "box": 3, "seated": False}, "box 3 (behind)"),
         ({"game": "baccarat", "bet": "banker"}, "banker"),
@@ -32,6 +32,40 @@ ROUGE = {"type": "chance_simple", "numbers": [1, 3, 5], "chance": "rouge"}
 )
 def test_a_bet_placed_says_where_it_lies(position, where):
     assert summary("BetPlaced", {**BET, "position": position}) == f"P00001 bets 25.00 EUR on {where} (value chips)"
+
+
+# ``which`` counts from 0 (``roulette.make_bet``); a pit boss counts from the first column or dozen.
+@pytest.mark.parametrize(
+    ("position", "where"),
+    [
+        ({"type": "colonne", "which": 0}, "first column (1, 4 … 34)"),
+        ({"type": "colonne", "which": 1}, "second column (2, 5 … 35)"),
+        ({"type": "colonne", "which": 2}, "third column (3, 6 … 36)"),
+        ({"type": "douzaine", "which": 0}, "first dozen (1-12)"),
+        ({"type": "douzaine", "which": 2}, "third dozen (25-36)"),
+        ({"type": "colonne_a_cheval", "which": 0}, "first and second columns"),
+        ({"type": "colonne_a_cheval", "which": 1}, "second and third columns"),
+        ({"type": "douzaine_a_cheval", "which": 0}, "first and second dozens (1-24)"),
+        ({"type": "douzaine_a_cheval", "which": 1}, "second and third dozens (13-36)"),
+    ],
+)
+def test_a_column_or_dozen_bet_is_named_by_its_place_counted_from_the_first(position, where):
+    assert bet_spot(position) == where
+    line = summary("BetPlaced", {**BET, "position": position})
+    assert line == f"P00001 bets 25.00 EUR on {where} (value chips)"
+
+
+@pytest.mark.parametrize(
+    ("position", "where"),
+    [
+        ({"type": "colonne", "which": 3}, "colonne 3"),  # the layout has three columns
+        ({"type": "douzaine_a_cheval", "which": 2}, "douzaine_a_cheval 2"),  # and two pairs of dozens
+        ({"type": "douzaine", "which": True}, "douzaine True"),  # a bool is not the second dozen
+        ({"type": "colonne"}, "colonne"),
+    ],
+)
+def test_a_column_or_dozen_bet_off_the_layout_still_reads_as_it_was_written(position, where):
+    assert bet_spot(position) == where
 
 
 def test_a_bet_placed_without_a_position_says_so_with_a_question_mark():

@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 
 from dashboard.charts import time_labels, win_chart
 from dashboard.coups import card_text, describe
+from dashboard.templatetags.dashboard_tags import colour_word, roulette_colour
 
 
 def dealt(box, card, hand_index=0):
@@ -120,6 +121,18 @@ def test_caribbean_stud_shows_a_burnt_card_and_the_hand_with_its_replacement():
 def test_roulette_shows_the_number_and_its_colour():
     assert describe("english_roulette", {"number": 0}, [])["verdict"] == "0 green"
     assert describe("english_roulette", {"number": 17}, [])["verdict"] == "17 black"
+
+
+# RULES.md §Roulette, written out here so that a change to the rules' own set is caught.
+RULES_RED = {1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36}
+
+
+def test_the_coup_and_the_page_colour_every_pocket_as_the_rules_do():
+    for number in range(1, 37):
+        colour = "red" if number in RULES_RED else "black"
+        assert describe("english_roulette", {"number": number}, [])["verdict"] == f"{number} {colour}"
+        assert roulette_colour(number) == colour_word(number) == colour
+    assert (roulette_colour(0), colour_word(0)) == ("zero", "green")  # a CSS class, and words
 
 
 def test_chart_time_labels_are_distinct_and_in_the_casinos_zone():
