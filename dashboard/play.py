@@ -113,6 +113,37 @@ LINES: dict[str, Callable[[dict], str]] = {
     ),
 }
 
+# Acronyms an event type spells as a word (``AmlTransactionLogged``): read in capitals.
+ACRONYMS = {"aml": "AML"}
+
+
+def event_words(event_type: str) -> str:
+    """An event type in words: ``"BetSettled"`` → ``"bet settled"``, ``"AmlTransactionLogged"``
+    → ``"AML transaction logged"``."""
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", str(event_type)).lower().split(" ")
+    return " ".join(ACRONYMS.get(word, word) for word in words)
+
+
+# Code values of event data in words, by data key: the AML channel of a cash transaction
+# (``patrons.visits.CASH_EVENTS``), its direction, and the basis of the AML totals.
+AML_CHANNELS = {
+    "cage_purchase": "chips bought at the cage",
+    "table_buy_in": "cash buy-in at a table",
+    "cage_redemption": "chips redeemed at the cage",
+}
+CODE_WORDS: dict[str, dict[str, str]] = {
+    "channel": AML_CHANNELS,
+    "direction": {"in": "cash in", "out": "cash out"},
+    "basis": {"gaming_day": "the gaming day's total", "visit": "the visit's total"},
+}
+
+
+def code_words(key: str, value: object) -> str | None:
+    """A known code value of data ``key`` in words (``channel`` ``cage_purchase`` → ``chips
+    bought at the cage``), ``None`` for a value without words."""
+    return CODE_WORDS.get(key, {}).get(value) if isinstance(value, str) else None
+
+
 # Keys that are ids or internal plumbing: the audit line leaves them out (the row names the
 # event's stream and hash; the API gives the full data).
 QUIET_KEYS = frozenset({"table", "round", "bet", "shoe", "call", "lines", "announce_group", "position", "to", "index"})
@@ -121,6 +152,8 @@ QUIET_KEYS = frozenset({"table", "round", "bet", "shoe", "call", "lines", "annou
 def _value(key: str, value: object) -> str | None:
     if value is None or value == "" or isinstance(value, dict):
         return None
+    if (said := code_words(key, value)) is not None:
+        return said
     if key.endswith("_cents") and isinstance(value, int) and not isinstance(value, bool):
         return eur(value)
     if isinstance(value, bool):
@@ -140,7 +173,7 @@ def readable(event_type: str, data: dict, summary: Callable[[str, dict], str] | 
         line = summary(event_type, data)
         if not line.startswith(f"{event_type} ") and line != event_type:
             return line
-    words = re.sub(r"(?<!^)(?=[A-Z])", " ", event_type).lower()
+    words = event_words(event_type)
     parts = []
     for key, value in data.items():
         if key in QUIET_KEYS:

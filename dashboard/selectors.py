@@ -45,7 +45,7 @@ from patrons.models import Patron
 from . import alerts as checks
 from . import floor_reads
 from .coups import describe
-from .play import HIDDEN, play_line, readable
+from .play import AML_CHANNELS, HIDDEN, play_line, readable
 
 
 def _readable(event_type: str, data: dict) -> str:
@@ -811,32 +811,40 @@ def _aml_flags(code: str) -> list[dict]:
 AML_LABELS = {
     "AmlIdentityChecked": "identity checked",
     "AmlTransactionLogged": "transaction logged",
-    "AmlAggregateFlagged": "day's total flagged for a report",
+    "AmlAggregateFlagged": "total flagged for a report",
     "AmlTransactionRefused": "transaction refused",
-}
-# The cash transaction an AML decision is about (``patrons.visits.CASH_EVENTS``' channels).
-AML_CHANNELS = {
-    "cage_purchase": "chips bought at the cage",
-    "table_buy_in": "cash buy-in at a table",
-    "cage_redemption": "chips redeemed at the cage",
 }
 
 
 def _aml_line(event_type: str, data: dict) -> str:
-    """One readable line for an AML decision: what, which way, how much against which threshold."""
+    """One readable line for an AML decision: what, which way, how much against which threshold.
+    The total is the one the decision was taken on (its ``basis``): the visit's under ``visit``
+    (``visit_total_cents``), else the gaming day's."""
     amounts = [data.get(k) for k in ("amount_cents", "day_total_cents", "threshold_cents")]
     if not all(isinstance(a, int) for a in amounts):
         return _readable(event_type, data)
     amount, total, threshold = amounts
+    span = "day"
+    if data.get("basis") == "visit" and isinstance(data.get("visit_total_cents"), int):
+        span, total = "visit", data["visit_total_cents"]
     what = AML_LABELS.get(event_type, event_type)
     channel = data.get("channel", "?")
     how = f"cash buy-in at table {data['table']}" if channel == "table_buy_in" and data.get("table") else None
     line = (
         f"{what}: cash {data.get('direction', '?')} {checks.eur(amount)} "
         f"({how or AML_CHANNELS.get(channel, channel)}), "
-        f"day's total {checks.eur(total)}, threshold {checks.eur(threshold)}"
+        f"{span}'s total {checks.eur(total)}, threshold {checks.eur(threshold)}"
     )
     return f"{line}: {data['reason']}" if data.get("reason") else line
+
+
+def event_line(event_type: str, data: dict) -> str:
+    """One line in words for any event, as the dashboard says it: an AML decision as on the
+    patron page, another event as in the play feed or the audit trail."""
+    data = data if isinstance(data, dict) else {}
+    if event_type in AML_LABELS:
+        return _aml_line(event_type, data)
+    return play_line(event_type, data, _readable) or _readable(event_type, data)
 
 
 def patron_detail(code: str, *, day: date | None = None) -> dict:
@@ -868,7 +876,7 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
 
     history = PatronDayRating.objects.filter(patron=code).order_by("-gaming_day")[:7]
     return {
-        "patron": {"code": patron.code, "kind": patron.kind},
+        "patron": {"code": patron.code, "kind": patron.kind, "kind_label": patron.get_kind_display()},
         "gaming_day": day,
         "rating": rated(rating) if rating else None,
         "cash_in_cents": cash_in,

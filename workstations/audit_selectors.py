@@ -10,6 +10,7 @@ from datetime import date
 from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
+from dashboard.selectors import event_line
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.models import Event
@@ -92,7 +93,8 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
 
 def event_trail(position: int) -> dict:
     """An event and its trail: the event (all fields), the events of its stream, those of its
-    correlation, and what caused it / what it caused. ``NotFound`` for an unknown position."""
+    correlation, and what caused it / what it caused, and ``line``: what the event says, in
+    words (``dashboard.selectors.event_line``). ``NotFound`` for an unknown position."""
     event = Event.objects.filter(position=position).prefetch_related("postings").first()
     if event is None:
         raise NotFound(f"no event at position {position}", field="position")
@@ -103,4 +105,9 @@ def event_trail(position: int) -> dict:
     if event.causation_id and event.causation_id.isdigit():
         related |= Q(position=int(event.causation_id))
     trail = Event.objects.filter(related).order_by("position")[:200]
-    return {"event": event, "postings": list(event.postings.all()), "trail": list(trail)}
+    return {
+        "event": event,
+        "line": event_line(event.type, event.data),
+        "postings": list(event.postings.all()),
+        "trail": list(trail),
+    }

@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 
 from games.rules.bet_words import bet_spot as words_for_bet_spot
 
+from .. import play
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
 from ..coups import card_face
@@ -20,6 +21,18 @@ register = template.Library()
 def eur(cents) -> str:
     """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash."""
     return "—" if cents is None else eur_text(int(cents))
+
+
+@register.filter
+def time_played(seconds) -> str:
+    """Seconds as a person reads a length of play: ``30`` → ``under a minute``, ``720`` →
+    ``12 min``, ``3900`` → ``1 h 05 min`` (whole minutes, rounded down)."""
+    minutes = int(seconds or 0) // 60
+    if minutes == 0:
+        return "under a minute"
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 @register.filter
@@ -95,8 +108,8 @@ def suited(text) -> str:
 
 @register.filter
 def event_words(event_type) -> str:
-    """``"BetSettled"`` → ``"bet settled"``."""
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", str(event_type)).lower()
+    """``"BetSettled"`` → ``"bet settled"`` (``dashboard.play.event_words``)."""
+    return play.event_words(event_type)
 
 
 @register.filter

@@ -124,10 +124,32 @@ def test_the_exception_view_lists_the_aml_events_and_filters_them(auditor, seale
 def test_an_events_trail_shows_it_and_its_correlated_events(auditor, sealed_day):
     purchase = Event.objects.get(type="ChipsPurchased", data__amount_cents=350_000)
     html = auditor.get(reverse("workstations:audit-event", args=[purchase.position])).content.decode()
-    assert "<h1>ChipsPurchased on cage/main</h1>" in html
-    assert "AmlTransactionLogged" in html  # the AML decision shares the purchase's correlation
+    assert '<h1>Chips purchased <span class="meta">on cage/main</span></h1>' in html
+    assert f'<p data-section="what">{purchase.data["patron"]} bought 3,500.00 EUR of chips at the cage</p>' in html
+    assert '<dt>Event type (code)</dt><dd><code data-figure="type">ChipsPurchased</code></dd>' in html
+    logged = Event.objects.get(type="AmlTransactionLogged")  # it shares the purchase's correlation
+    assert 'title="AmlTransactionLogged">AML transaction logged</a>' in html
+    assert reverse("workstations:audit-event", args=[logged.position]) in html
     assert purchase.hash in html
     assert auditor.get(reverse("workstations:audit-event", args=[10**9])).status_code == 404
+
+
+def test_an_aml_decisions_page_reads_in_words_with_its_type_code_aside(auditor, sealed_day):
+    logged = Event.objects.get(type="AmlTransactionLogged")
+    patron = logged.data["patron"]
+    html = auditor.get(reverse("workstations:audit-event", args=[logged.position])).content.decode()
+    assert f'<h1>AML transaction logged <span class="meta">on aml/{patron}</span></h1>' in html
+    assert (
+        '<p data-section="what">transaction logged: cash in 3,500.00 EUR (chips bought at the cage), '
+        "day&#x27;s total 3,500.00 EUR, threshold 3,000.00 EUR</p>"
+    ) in html
+    assert '<dt>Event type (code)</dt><dd><code data-figure="type">AmlTransactionLogged</code></dd>' in html
+    # Codes of the data in words: the channel, the direction, the basis of the totals.
+    assert '<th scope="row">channel</th><td>chips bought at the cage</td>' in html
+    assert '<th scope="row">direction</th><td>cash in</td>' in html
+    assert '<th scope="row">basis</th><td>the gaming day&#x27;s total</td>' in html
+    assert "cage_purchase" not in html and "gaming_day<" not in html
+    assert "<h1>AmlTransactionLogged" not in html
 
 
 def test_an_events_nested_amounts_read_in_currency_units(auditor, sealed_day):

@@ -132,6 +132,31 @@ def test_patron_view_shows_the_rating_and_cash(pit_boss, played):
     assert re.search(r'data-figure="actual-win"[^>]*>-20\.00 EUR<', html)  # the house lost 20.00 to him
     assert re.search(r'data-figure="cash-in">1,000\.00 EUR<', html)  # chips bought at the cage
     assert re.search(r'data-figure="cash-out">0\.00 EUR<', html)
+    # One bet: no time between his first and last bet.
+    assert re.search(r'data-figure="time-played"[^>]*>under a minute<', html)
+    # The kind in the model's words; the audit timeline's link is labelled, not its raw URL.
+    assert '<span class="meta" data-section="patron-kind">· Identified</span></h1>' in html
+    assert f'<a href="/api/audit/patron/{code}/">audit timeline (API)</a>' in html
+    assert f">/api/audit/patron/{code}/<" not in html
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (0, "under a minute"),
+        (59, "under a minute"),
+        (60, "1 min"),
+        (720, "12 min"),
+        (3_600, "1 h 00 min"),
+        (3_900, "1 h 05 min"),
+        (3_959, "1 h 05 min"),
+        (37_800, "10 h 30 min"),
+    ],
+)
+def test_time_played_reads_in_hours_and_minutes(seconds, words):
+    from dashboard.templatetags.dashboard_tags import time_played
+
+    assert time_played(seconds) == words
 
 
 def test_an_aml_flag_reads_when_and_what_happened_and_links_its_event_only_for_an_auditor(
@@ -299,7 +324,39 @@ def test_aml_decisions_read_as_one_line_each():
     assert "cash in 2,000.00 EUR (cash buy-in at table R1)," in _aml_line("AmlTransactionLogged", buy_in)
     refused = {**data, "reason": "no identity on file"}
     assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
-    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "aml something new: patron P00018"
+    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "AML something new: patron P00018"
+
+
+def test_an_aml_decision_taken_per_visit_names_the_visits_total():
+    """Under ``AML_BASIS = "visit"`` the threshold applies to the visit's total, which the
+    decision records beside the day's: the line names the visit's."""
+    from dashboard.selectors import _aml_line
+
+    data = {
+        "patron": "P00018",
+        "direction": "in",
+        "channel": "cage_purchase",
+        "amount_cents": 200_000,
+        "day_total_cents": 200_000,
+        "basis": "visit",
+        "visit_total_cents": 1_100_000,
+        "threshold_cents": 1_000_000,
+    }
+    assert _aml_line("AmlAggregateFlagged", data) == (
+        "total flagged for a report: cash in 2,000.00 EUR (chips bought at the cage), "
+        "visit's total 11,000.00 EUR, threshold 10,000.00 EUR"
+    )
+    per_day = {**data, "basis": "gaming_day", "day_total_cents": 1_100_000}
+    del per_day["visit_total_cents"]
+    assert "day's total 11,000.00 EUR, threshold 10,000.00 EUR" in _aml_line("AmlAggregateFlagged", per_day)
+
+
+def test_the_patron_page_says_visits_total_when_the_basis_is_the_visit(settings, pit_boss, cage):
+    settings.AML_BASIS = "visit"
+    code = make_patron(350_000)
+    html = unescape(pit_boss.get(reverse("dashboard:patron", args=[code])).content.decode())
+    assert "transaction logged: cash in 3,500.00 EUR (chips bought at the cage), visit's total 3,500.00 EUR, " in html
+    assert "day's total" not in html
 
 
 def test_floor_alerts_for_a_shoe_near_its_cut_card_and_colour_chips_outstanding(pit_boss, colour_patron):

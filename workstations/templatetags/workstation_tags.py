@@ -6,7 +6,9 @@ from zoneinfo import ZoneInfo
 from django import template
 from django.conf import settings
 
+from dashboard import play
 from dashboard.alerts import eur as eur_text
+from games.rules.bet_words import bet_spot
 
 register = template.Library()
 
@@ -46,6 +48,13 @@ def prefilled(values, prefix, denomination) -> str:
 
 
 @register.filter
+def event_words(event_type) -> str:
+    """An event type in words: ``AmlTransactionLogged`` → ``AML transaction logged``
+    (``dashboard.play.event_words``)."""
+    return play.event_words(event_type)
+
+
+@register.filter
 def field_label(key) -> str:
     """An event's data key in words: ``day_total_cents`` → ``day total`` (the value is shown
     in currency units, so the unit suffix goes)."""
@@ -68,9 +77,15 @@ def local_iso(text) -> str:
 
 @register.filter
 def data_value(value, key) -> str:
-    """An event's data value in words: amounts (keys ending ``_cents``) in currency units, nested
-    objects as ``name: value`` pairs, lists joined, never a Python repr."""
+    """An event's data value in words: amounts (keys ending ``_cents``) in currency units, known
+    codes in words (``dashboard.play.code_words``: ``cage_purchase`` → ``chips bought at the
+    cage``), a bet's ``position`` as the table names it, nested objects as ``name: value``
+    pairs, lists joined, never a Python repr."""
     money = str(key).endswith("_cents")
+    if (said := play.code_words(str(key), value)) is not None:
+        return said
+    if key == "position" and isinstance(value, dict):
+        return bet_spot(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and money:
