@@ -134,7 +134,7 @@ AML_CHANNELS = {
 CODE_WORDS: dict[str, dict[str, str]] = {
     "channel": AML_CHANNELS,
     "direction": {"in": "cash in", "out": "cash out"},
-    "basis": {"gaming_day": "the gaming day's total", "visit": "the visit's total"},
+    "basis": {"gaming_day": "per gaming day", "visit": "per visit"},
 }
 
 

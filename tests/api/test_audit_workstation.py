@@ -140,14 +140,14 @@ def test_an_aml_decisions_page_reads_in_words_with_its_type_code_aside(auditor, 
     html = auditor.get(reverse("workstations:audit-event", args=[logged.position])).content.decode()
     assert f'<h1>AML transaction logged <span class="meta">on aml/{patron}</span></h1>' in html
     assert (
-        '<p data-section="what">transaction logged: cash in 3,500.00 EUR (chips bought at the cage), '
+        '<p data-section="what">Transaction logged: cash in 3,500.00 EUR (chips bought at the cage), '
         "day&#x27;s total 3,500.00 EUR, threshold 3,000.00 EUR</p>"
     ) in html
     assert '<dt>Event type (code)</dt><dd><code data-figure="type">AmlTransactionLogged</code></dd>' in html
     # Codes of the data in words: the channel, the direction, the basis of the totals.
     assert '<th scope="row">channel</th><td>chips bought at the cage</td>' in html
     assert '<th scope="row">direction</th><td>cash in</td>' in html
-    assert '<th scope="row">basis</th><td>the gaming day&#x27;s total</td>' in html
+    assert '<th scope="row">basis</th><td>per gaming day</td>' in html
     assert "cage_purchase" not in html and "gaming_day<" not in html
     assert "<h1>AmlTransactionLogged" not in html
 

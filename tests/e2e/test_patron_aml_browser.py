@@ -37,6 +37,10 @@ def test_a_pit_boss_reads_a_patrons_aml_flags_by_time_and_what_happened(
 
     log_in(page, url, "boss")
     page.goto(f"{url}/dashboard/patrons/{patron}/")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Patron {patron} · Identified")
+    expect(page.get_by_role("link", name="audit timeline (API)")).to_have_attribute(
+        "href", f"/api/audit/patron/{patron}/"
+    )
     flags = page.locator('[data-section="aml-flags"] li')
     expect(flags).to_have_count(2)
     cash = r"cash in 3,500\.00 EUR \(chips bought at the cage\), day's total 3,500\.00 EUR"
@@ -59,4 +63,13 @@ def test_a_pit_boss_reads_a_patrons_aml_flags_by_time_and_what_happened(
     page.screenshot(path=str(ARTIFACTS / "patron-aml-flags-auditor-1280x800.png"), full_page=True)
     logged.get_by_role("link", name="its ledger event").click()
     expect(page).to_have_url(re.compile(rf"/workstations/audit/events/{max(positions)}/$"))
-    expect(page.get_by_role("heading", level=1)).to_contain_text(f"AmlTransactionLogged on aml/{patron}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"AML transaction logged on aml/{patron}")
+    expect(page.locator('[data-section="what"]')).to_have_text(
+        "Transaction logged: cash in 3,500.00 EUR (chips bought at the cage), day's total 3,500.00 EUR, "
+        "threshold 3,000.00 EUR"
+    )
+    expect(page.locator('[data-section="event"] [data-figure="type"]')).to_have_text("AmlTransactionLogged")
+    data = page.get_by_role("table", name="Event data")
+    expect(data.locator("tr", has_text="channel").locator("td")).to_have_text("chips bought at the cage")
+    expect(data).not_to_contain_text("cage_purchase")
+    page.screenshot(path=str(ARTIFACTS / "audit-event-aml-1280x800.png"), full_page=True)

@@ -118,6 +118,7 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     page.goto(f"{url}/dashboard/patrons/{patron}/")
     rating = page.locator('[data-section="rating"]')
     expect(rating).to_contain_text("Theoretical win (house)")
+    expect(rating.locator('[data-figure="time-played"]')).to_have_text("under a minute")  # bets seconds apart
     for width in (1280, 1024):
         page.set_viewport_size({"width": width, "height": 800})
         for label in ("Actual win (house)", "Theoretical win (house)"):
