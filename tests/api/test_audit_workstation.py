@@ -162,3 +162,24 @@ def test_an_events_nested_amounts_read_in_currency_units(auditor, sealed_day):
     # The first opening stocks the cage: count − book = the whole float, per account.
     assert '<th scope="row">variance</th><td>cage:cash: 100,000.00 EUR; cage:chips: 100,000.00 EUR</td>' in html
     assert '<th scope="row">counted cash</th><td>100,000.00 EUR</td>' in html
+
+
+def test_a_bets_page_names_its_place_on_the_layout_in_words(auditor, table, colour_patron):
+    from games.services.bets import bet_place
+    from games.services.rounds import round_open
+
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup,
+        patron=colour_patron,
+        stake_cents=200,
+        chips="colour",
+        bet={"type": "plein", "numbers": [17]},
+        actor=ACTOR,
+    )
+    placed = Event.objects.get(type="BetPlaced")
+    html = auditor.get(reverse("workstations:audit-event", args=[placed.position])).content.decode()
+    assert '<h1>Bet placed <span class="meta">on round/' in html
+    assert f'<p data-section="what">{colour_patron} bets 2.00 EUR on plein 17 (colour chips)</p>' in html
+    assert '<th scope="row">position</th><td>plein 17</td>' in html
+    assert '<th scope="row">chips</th><td>colour chips</td>' in html

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from dashboard import play
 from dashboard.alerts import eur as eur_text
-from games.rules.bet_words import bet_spot
+from games.rules.bet_words import bet_spot, chips_words
 
 register = template.Library()
 
@@ -79,13 +79,15 @@ def local_iso(text) -> str:
 def data_value(value, key) -> str:
     """An event's data value in words: amounts (keys ending ``_cents``) in currency units, known
     codes in words (``dashboard.play.code_words``: ``cage_purchase`` → ``chips bought at the
-    cage``), a bet's ``position`` as the table names it, nested objects as ``name: value``
+    cage``), a bet's ``position`` and ``chips`` as the table names them, nested objects as ``name: value``
     pairs, lists joined, never a Python repr."""
     money = str(key).endswith("_cents")
     if (said := play.code_words(str(key), value)) is not None:
         return said
     if key == "position" and isinstance(value, dict):
         return bet_spot(value)
+    if key == "chips" and type(value) in (str, int):
+        return chips_words(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and money:
