@@ -46,29 +46,18 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.test import override_settings
 
-    from cashier.services.cage import cage_open, chips_purchase
     from games.models import Bet
     from games.services.bet_batches import bet_batch_place
     from games.services.bets import bet_place
     from games.services.rounds import round_open, round_void
-    from games.services.tables import table_open
-    from ledger import commands
-    from patrons.services.patrons import patron_register
+    from tests.benchmarks.common import roulette_table_with_patrons
 
     call_command("migrate", verbosity=0)
-    commands._schedule_projections = lambda: None  # no Celery here: projections are not measured
     actor = "bench"
-    log(f"set-up: cage, table RB, {args.bets} patrons with chips")
-    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-    with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
-    codes = []
-    for p in range(args.bets):
-        code = patron_register(kind="identified", name=f"Batch Patron {p}", document=f"BENCH-B{p}", actor=actor)
-        chips_purchase(patron=code["patron"], amount_cents=190_000, actor=actor)
-        codes.append(code["patron"])
+    codes = roulette_table_with_patrons(
+        patrons=args.bets, chips_cents=190_000, name="Batch Patron", document="BENCH-B", actor=actor
+    )
 
     def single(coup: str) -> None:
         for code in codes:

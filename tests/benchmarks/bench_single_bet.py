@@ -45,31 +45,22 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.test import override_settings
 
-    from cashier.services.cage import cage_open, chips_purchase
     from games.services.bets import bet_place
     from games.services.rounds import round_open, round_void
-    from games.services.tables import table_open
-    from ledger import commands
-    from patrons.services.patrons import patron_register
     from tests.benchmarks import baselines
-    from tests.benchmarks.common import raw_connection
-    from tests.benchmarks.suite_ledger import _RawWriter, ensure_cage_shift
+    from tests.benchmarks.common import raw_connection, roulette_table_with_patrons
+    from tests.benchmarks.suite_ledger import _RawWriter
 
     call_command("migrate", verbosity=0)
-    commands._schedule_projections = lambda: None  # no Celery here: projections are not measured
     actor = "bench"
-    log(f"set-up: cage, table RB, {args.bets} patrons with chips")
-    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-    ensure_cage_shift()
-    with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
-    codes = []
-    for p in range(args.bets):
-        code = patron_register(kind="identified", name=f"Single Patron {p}", document=f"BENCH-1-{p}", actor=actor)
-        chips_purchase(patron=code["patron"], amount_cents=10 * STAKE_CENTS * (args.rounds + 1), actor=actor)
-        codes.append(code["patron"])
+    codes = roulette_table_with_patrons(
+        patrons=args.bets,
+        chips_cents=10 * STAKE_CENTS * (args.rounds + 1),
+        name="Single Patron",
+        document="BENCH-1-",
+        actor=actor,
+    )
     conn = raw_connection()
     baselines.create_raw_tables(conn)
     raw = _RawWriter(conn)
@@ -111,7 +102,8 @@ def main() -> None:
     print(f"  ratio per round: {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
     for name in ("bet_place", "raw"):
         wall = 1000 * statistics.median(seconds[name]) / len(codes)
-        print(f"  {name}: median {wall:.2f} ms a transaction, of which {statistics.median(cpu_ms[name]):.2f} ms client CPU")
+        cpu = statistics.median(cpu_ms[name])
+        print(f"  {name}: median {wall:.2f} ms a transaction, of which {cpu:.2f} ms client CPU")
 
 
 if __name__ == "__main__":
