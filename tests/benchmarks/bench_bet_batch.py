@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 
-from tests.benchmarks.common import database_url, log, recreate_database
+from tests.benchmarks.common import django_on, log, recreate_database
 
 ROUGE = {"type": "chance_simple", "chance": "rouge"}
 STAKE_CENTS = 1_000
@@ -38,13 +38,7 @@ def main() -> None:
     if not 1 <= args.bets <= 1_000:
         sys.exit("--bets is 1 to 1,000 (a batch's limit)")
     recreate_database(args.database)
-    os.environ["DATABASE_URL"] = database_url(args.database)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ["CELERY_BROKER_URL"] = ""
-
-    import django
-
-    django.setup()
+    django_on(args.database)
     from django.core.management import call_command
 
     from games.models import Bet

@@ -24,7 +24,7 @@ import os
 import statistics
 import time
 
-from tests.benchmarks.common import database_url, log, recreate_database
+from tests.benchmarks.common import django_on, log, recreate_database
 
 ROUGE = {"type": "chance_simple", "chance": "rouge"}
 STAKE_CENTS = 1_000
@@ -37,13 +37,7 @@ def main() -> None:
     parser.add_argument("--database", default="casino_bench_single")
     args = parser.parse_args()
     recreate_database(args.database)
-    os.environ["DATABASE_URL"] = database_url(args.database)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ["CELERY_BROKER_URL"] = ""
-
-    import django
-
-    django.setup()
+    django_on(args.database)
     from django.core.management import call_command
 
     from games.services.bets import bet_place
