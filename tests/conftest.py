@@ -13,6 +13,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from games.services.tables import table_open
 from ledger import projections
 from patrons.services.patrons import patron_register
+from staff.roles import Role
 
 ACTOR = "tester"
 
@@ -142,6 +143,29 @@ def played(table):
     round_record_result(round_id=coup, number=2, actor=ACTOR)
     projections.catch_up_all()
     return code, coup
+
+
+# The people of the cage accounting tests: pit bosses who count openers and ask for slips, a
+# dealer who confirms, the issuing cashier, the cage supervisor, the runner, two counters.
+CAGE_STAFF = {
+    "pit1": Role.PIT_BOSS,
+    "pit2": Role.PIT_BOSS,
+    "dealer1": Role.DEALER,
+    "cash1": Role.CASHIER,
+    "super1": Role.CAGE_SUPERVISOR,
+    "run1": Role.RUNNER,
+    "count1": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+}
+OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR: chips by denomination in cents
+
+
+def open_counted_table(clients: dict, code: str = "T1"):
+    """Open English roulette ``code`` through the API with ``OPENER`` counted: asked by ``pit1``
+    (pit boss ``pit1``, dealer ``dealer1``) and confirmed by ``dealer1``; ``clients`` as
+    ``staff_clients`` makes them. Returns the confirming response."""
+    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
+    return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
 
 
 # The roles the existing whole-flow API tests need (issue #10): a pit boss runs every table
