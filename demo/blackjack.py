@@ -10,38 +10,29 @@ commitment — and a new one starts. At the end every chip is redeemed and the t
 import random
 from dataclasses import dataclass, field
 
-from cashier.services.cage import chips_redeem
 from games.models import Round, Shoe, Table
 from games.rules.basic_strategy import basic_decision
-from games.selectors import settlements_net_cents, table_win_cents
 from games.services.blackjack import blackjack_bet_place, blackjack_deal, blackjack_decide
 from games.services.rounds import round_close_bets, round_open
 from games.services.shoes import active_shoe, shoe_close, shoe_start, verify_shoe
-from games.services.tables import table_buy_in
-from ledger import accounts
 from ledger.errors import DomainError
 from ledger.progress import Progress, counting
-from ledger.selectors import head_position, movement_cents
+from ledger.selectors import head_position
 from patrons.selectors import patron_chips_cents
 
-from .day import demo_table_close, demo_table_open, record_refusal
+from .day import DEALER, demo_table_open, record_refusal
 from .players import demo_players
 from .roulette import _ensure_cage, void_leftover_coup
+from .sessions import TableSessionReport, buy_in_short, session_end
 
-DEALER = "demo-dealer"
-CASHIER = "demo-cashier"
 TABLE = "B1"
 
 
 @dataclass
-class BlackjackReport:
-    coups: int = 0
+class BlackjackReport(TableSessionReport):
     hands: int = 0
     shoes_verified: int = 0
     shoe_faults: list[str] = field(default_factory=list)
-    table_win_cents: int = 0
-    settlements: dict = field(default_factory=dict)
-    drop_cents: int = 0
     refused: int = 0  # decisions refused (a double he cannot cover), recorded for the floor
 
 
@@ -89,9 +80,7 @@ def play_blackjack_session(
     void_leftover_coup(TABLE)
     _ensure_table_and_shoe()
     codes = demo_players("black jack", players)
-    for code in codes:
-        if patron_chips_cents(code) < 20_000:
-            table_buy_in(code=TABLE, patron=code, amount_cents=50_000, actor=DEALER)
+    buy_in_short(TABLE, codes, below_cents=20_000, amount_cents=50_000)
     report = BlackjackReport()
     stake_of = {code: rng.choice([1_000, 2_000, 2_500, 5_000]) for code in codes}
 
@@ -141,12 +130,5 @@ def play_blackjack_session(
         faults = verify_shoe(str(shoe.id))
         report.shoe_faults += faults
         report.shoes_verified += not faults
-    for code in codes:
-        held = patron_chips_cents(code)
-        if held:
-            chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    demo_table_close(TABLE)
-    report.table_win_cents = table_win_cents(TABLE, after=first_position)
-    report.settlements = settlements_net_cents(TABLE, after=first_position)
-    report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)
+    session_end(report, TABLE, codes, first_position)
     return report

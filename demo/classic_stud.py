@@ -5,25 +5,20 @@ table option RULES.md §Classic five-card stud leaves to the casino, default 0),
 table's whole win. Every chip is redeemed at the end and the table closes."""
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cashier.services.cage import chips_redeem
 from games.models import Table
 from games.rules.poker_hands import evaluate
-from games.selectors import settlements_net_cents, table_win_cents
 from games.services.classic_stud import classic_stud_act, classic_stud_sit
 from games.services.dealing import deal
 from games.services.rounds import round_close_bets, round_open
-from games.services.tables import table_buy_in
-from ledger import accounts
 from ledger.models import Event
 from ledger.progress import Progress, counting
-from ledger.selectors import head_position, movement_cents
 from patrons.selectors import patron_chips_cents
 
-from .day import CASHIER, DEALER, demo_table_close, demo_table_open
+from .day import DEALER
 from .players import demo_players
-from .roulette import _ensure_cage, void_leftover_coup
+from .sessions import TableSessionReport, buy_in_short, session_end, session_start
 
 TABLE = "S1"
 OPENER_CENTS = 1_000_000
@@ -36,14 +31,10 @@ STACK_CENTS = 10_000  # what each player puts in play a hand (table stakes)
 
 
 @dataclass
-class ClassicStudReport:
-    coups: int = 0
+class ClassicStudReport(TableSessionReport):
     showdowns: int = 0
     actions: int = 0
     rake_cents: int = 0
-    table_win_cents: int = 0
-    settlements: dict = field(default_factory=dict)
-    drop_cents: int = 0
 
 
 def _cards(coup: str) -> dict[int, list[str]]:
@@ -85,16 +76,9 @@ def play_classic_stud_session(
 ) -> ClassicStudReport:
     """Play ``coups`` hands of classic stud at S1 with ``players`` regulars; ``progress``: one a hand."""
     rng = rng or random.Random()
-    first_position = head_position()
-    _ensure_cage()
-    void_leftover_coup(TABLE)
-    table = Table.objects.filter(code=TABLE).first()
-    if table is None or table.state != Table.State.OPEN:
-        demo_table_open(TABLE, Table.Game.CLASSIC_STUD, OPENER_CENTS, RULES)
+    first_position = session_start(TABLE, Table.Game.CLASSIC_STUD, OPENER_CENTS, RULES)
     codes = demo_players("classic stud", players)
-    for code in codes:
-        if patron_chips_cents(code) < STACK_CENTS:
-            table_buy_in(code=TABLE, patron=code, amount_cents=BUY_IN_CENTS, actor=DEALER)
+    buy_in_short(TABLE, codes, below_cents=STACK_CENTS, amount_cents=BUY_IN_CENTS)
     report = ClassicStudReport()
     for _ in counting(range(coups), progress):
         seated = [c for c in codes if patron_chips_cents(c) >= RULES["base_stake_cents"]]
@@ -114,12 +98,5 @@ def play_classic_stud_session(
         report.coups += 1
         report.showdowns += state["result"]["showdown"]
         report.rake_cents += state["result"]["rake_cents"]
-    for code in codes:
-        held = patron_chips_cents(code)
-        if held:
-            chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    demo_table_close(TABLE)
-    report.table_win_cents = table_win_cents(TABLE, after=first_position)
-    report.settlements = settlements_net_cents(TABLE, after=first_position)
-    report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)
+    session_end(report, TABLE, codes, first_position)
     return report

@@ -2,37 +2,28 @@
 regular players ante each coup on a fresh shuffled deck and raise with a pair or better (or
 ace-king), fold otherwise; every chip is redeemed at the end and the table closes."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cashier.services.cage import chips_redeem
 from games.models import Table
 from games.rules.poker_hands import evaluate
-from games.selectors import settlements_net_cents, table_win_cents
 from games.services.caribbean import caribbean_ante, caribbean_decide
 from games.services.dealing import deal
 from games.services.rounds import round_close_bets, round_open
-from games.services.tables import table_buy_in
-from ledger import accounts
 from ledger.models import Event
 from ledger.progress import Progress, counting
-from ledger.selectors import head_position, movement_cents
 from patrons.selectors import patron_chips_cents
 
-from .day import demo_table_close, demo_table_open
+from .day import DEALER
 from .players import demo_players
-from .roulette import _ensure_cage, void_leftover_coup
+from .sessions import TableSessionReport, buy_in_short, session_end, session_start
 
-DEALER, CASHIER, TABLE = "demo-dealer", "demo-cashier", "C1"
+TABLE = "C1"
 
 
 @dataclass
-class StudReport:
-    coups: int = 0
+class StudReport(TableSessionReport):
     raises: int = 0
     folds: int = 0
-    table_win_cents: int = 0
-    settlements: dict = field(default_factory=dict)
-    drop_cents: int = 0
 
 
 def _raises(cards: list[str]) -> bool:
@@ -44,16 +35,9 @@ def play_caribbean_session(
     *, coups: int = 50, players: int = 4, ante_cents: int = 1_000, progress: Progress | None = None
 ) -> StudReport:
     """Play ``coups`` coups of Caribbean stud; ``progress``: advanced by one a coup."""
-    first_position = head_position()
-    _ensure_cage()
-    void_leftover_coup(TABLE)
-    table = Table.objects.filter(code=TABLE).first()
-    if table is None or table.state != Table.State.OPEN:
-        demo_table_open(TABLE, Table.Game.CARIBBEAN_STUD, 2_000_000)
+    first_position = session_start(TABLE, Table.Game.CARIBBEAN_STUD, 2_000_000)
     codes = demo_players("stud", players)
-    for code in codes:
-        if patron_chips_cents(code) < 20 * ante_cents:
-            table_buy_in(code=TABLE, patron=code, amount_cents=40 * ante_cents, actor=DEALER)
+    buy_in_short(TABLE, codes, below_cents=20 * ante_cents, amount_cents=40 * ante_cents)
     report = StudReport()
     for _ in counting(range(coups), progress):
         seated = [c for c in codes if patron_chips_cents(c) >= 3 * ante_cents]
@@ -74,12 +58,5 @@ def play_caribbean_session(
             report.folds += action == "fold"
             caribbean_decide(round_id=coup, patron=code, box=box, action=action, actor=DEALER)
         report.coups += 1
-    for code in codes:
-        held = patron_chips_cents(code)
-        if held:
-            chips_redeem(patron=code, amount_cents=held, actor=CASHIER)
-    demo_table_close(TABLE)
-    report.table_win_cents = table_win_cents(TABLE, after=first_position)
-    report.settlements = settlements_net_cents(TABLE, after=first_position)
-    report.drop_cents = movement_cents([accounts.table_drop(TABLE)], after=first_position)
+    session_end(report, TABLE, codes, first_position)
     return report

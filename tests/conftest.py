@@ -7,9 +7,13 @@ from rest_framework.test import APIClient
 
 from cashier.services.cage import cage_open, chips_purchase
 from cashier.services.cage_shifts import cage_shift_open
+from games.services.bets import bet_place
 from games.services.colour_chips import colour_chips_buy
+from games.services.rounds import round_close_bets, round_open, round_record_result
 from games.services.tables import table_open
+from ledger import projections
 from patrons.services.patrons import patron_register
+from staff.roles import Role
 
 ACTOR = "tester"
 
@@ -126,6 +130,44 @@ def colour_patron(table) -> str:
     return code
 
 
+@pytest.fixture
+def played(table):
+    """One coup at R1: 20 EUR on noir (value chips), ball on 2 (black): the patron wins 20;
+    projections caught up. Returns ``(patron code, coup id)``."""
+    code = make_patron(100_000)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    projections.catch_up_all()
+    return code, coup
+
+
+# The people of the cage accounting tests: pit bosses who count openers and ask for slips, a
+# dealer who confirms, the issuing cashier, the cage supervisor, the runner, two counters.
+CAGE_STAFF = {
+    "pit1": Role.PIT_BOSS,
+    "pit2": Role.PIT_BOSS,
+    "dealer1": Role.DEALER,
+    "cash1": Role.CASHIER,
+    "super1": Role.CAGE_SUPERVISOR,
+    "run1": Role.RUNNER,
+    "count1": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+}
+OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR: chips by denomination in cents
+
+
+def open_counted_table(clients: dict, code: str = "T1"):
+    """Open English roulette ``code`` through the API with ``OPENER`` counted: asked by ``pit1``
+    (pit boss ``pit1``, dealer ``dealer1``) and confirmed by ``dealer1``; ``clients`` as
+    ``staff_clients`` makes them. Returns the confirming response."""
+    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
+    return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
+
+
 # The roles the existing whole-flow API tests need (issue #10): a pit boss runs every table
 # endpoint without a dealer assignment (opening tables, coups, voids), a cashier the cage and
 # patron endpoints. One user holds both only because these tests drive a whole flow from one
@@ -144,14 +186,17 @@ def staff_user(username: str, *roles: str):
     return user
 
 
+def client_as(user) -> APIClient:
+    """An API client authenticated as ``user`` (no password checked)."""
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
 def staff_clients(staff: dict) -> dict:
     """An authenticated API client for each ``{username: role}`` of ``staff`` (users made by
     ``staff_user``), by username."""
-    clients = {}
-    for name, role in staff.items():
-        clients[name] = APIClient()
-        clients[name].force_authenticate(staff_user(name, role))
-    return clients
+    return {name: client_as(staff_user(name, role)) for name, role in staff.items()}
 
 
 @pytest.fixture
@@ -161,8 +206,7 @@ def api(request):
     own cashier sells, redeems and issues in it."""
     if "cage" in request.fixturenames:
         request.getfixturevalue("cage")
-    client = APIClient()
-    client.force_authenticate(staff_user("dealer1", *API_TEST_ROLES))
+    client = client_as(staff_user("dealer1", *API_TEST_ROLES))
     if "cage" in request.fixturenames:
         hand_cage_to("dealer1")
     return client

@@ -11,22 +11,11 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
-from tests.conftest import approve, hand_cage_to, staff_clients, staff_user
+from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, staff_clients, staff_user
 
 pytestmark = pytest.mark.django_db
 
-STAFF = {
-    "pit1": Role.PIT_BOSS,
-    "pit2": Role.PIT_BOSS,
-    "dealer1": Role.DEALER,
-    "cash1": Role.CASHIER,
-    "super1": Role.CAGE_SUPERVISOR,
-    "run1": Role.RUNNER,
-    "count1": Role.COUNT_TEAM,
-    "count2": Role.COUNT_TEAM,
-    "aud1": Role.AUDITOR,
-}
-OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
+STAFF = {**CAGE_STAFF, "aud1": Role.AUDITOR}
 
 
 @pytest.fixture
@@ -38,8 +27,7 @@ def clients(cage):
 
 @pytest.fixture
 def opened(clients):
-    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    response = approve(clients["pit1"].post("/api/tables/T1/opener", body, format="json"), clients["dealer1"])
+    response = open_counted_table(clients)
     assert response.status_code == 201, response.json()
     return clients
 

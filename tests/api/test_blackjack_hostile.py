@@ -21,6 +21,8 @@ from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
 
+from .card_table_client import CardTableClient
+
 
 @pytest.fixture(autouse=True)
 def _database(request):
@@ -62,7 +64,7 @@ class Frozen:
         assert self._snap() == self.before
 
 
-class Table:
+class Table(CardTableClient):
     """A black jack table B1 driven through the API; calls return the response (status checked by
     the test), so a 500 shows as a status, not an exception."""
 
@@ -77,45 +79,13 @@ class Table:
         assert r.status_code == 201, r.json()
         self.shoe = r.json()["shoe"]
 
-    def post(self, path, body=None):
-        return self.api.post(path, body or {}, format="json")
-
-    def open(self):
-        r = self.post(f"/api/tables/{self.code}/rounds")
-        assert r.status_code == 201, r.json()
-        self.round = r.json()["round"]
-        return self.round
-
     def bet(self, patron, box, stake, seated=True):
         body = {"patron": patron, "box": box, "stake_cents": stake, "seated": seated}
         return self.post(f"/api/rounds/{self.round}/blackjack-bets", body)
 
-    def close(self):
-        return self.post(f"/api/rounds/{self.round}/close-bets")
-
-    def deal(self):
-        return self.post(f"/api/rounds/{self.round}/deal")
-
     def coup(self, bets):
-        self.open()
-        for patron, box, stake, seated in bets:
-            r = self.bet(patron, box, stake, seated)
-            assert r.status_code == 201, r.json()
-        assert self.close().status_code == 200
-        r = self.deal()
-        assert r.status_code == 200, r.json()
-        return r.json()
-
-    def card(self, card):
-        return self.post(f"/api/rounds/{self.round}/cards", {"card": card})
-
-    def cards(self, *cards):
-        body = None
-        for card in cards:
-            r = self.card(card)
-            assert r.status_code == 200, (card, r.json())
-            body = r.json()
-        return body
+        """Open a coup, place ``(patron, box, stake, seated)`` bets, close the bets and deal."""
+        return self.dealt(self.bet, bets)
 
     def decide(self, patron, action, box=1, **extra):
         body = {"patron": patron, "box": box, "action": action, **extra}

@@ -10,21 +10,11 @@ from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import approve, hand_cage_to, staff_clients
+from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, staff_clients
 
 pytestmark = pytest.mark.django_db
 
-STAFF = {
-    "pit1": Role.PIT_BOSS,
-    "pit2": Role.PIT_BOSS,
-    "dealer1": Role.DEALER,
-    "cash1": Role.CASHIER,
-    "super1": Role.CAGE_SUPERVISOR,
-    "run1": Role.RUNNER,
-    "count1": Role.COUNT_TEAM,
-    "count2": Role.COUNT_TEAM,
-}
-OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
+STAFF = CAGE_STAFF
 
 
 @pytest.fixture
@@ -32,16 +22,11 @@ def clients(cage_float):
     return staff_clients(STAFF)
 
 
-def open_table(clients, code="T1"):
-    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
-
-
 def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     hand_cage_to("cash1")  # the issuing cashier's own shift
     day = current_gaming_day().isoformat()
     pit, cash, count = clients["pit1"], clients["cash1"], clients["count1"]
-    opened = open_table(clients)
+    opened = open_counted_table(clients)
     assert opened.status_code == 201, opened.json()
     assert opened.json()["opener_cents"] == 5_000_000
     buy_in = pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 30_000}, format="json")
@@ -134,7 +119,7 @@ def test_reports_say_no_activity_when_empty(clients):
     [({"10000": -2}, "denominations"), ({"10000": 2.0}, "denominations"), ({"777": 1}, "denominations")],
 )
 def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     before = store.head()
     response = clients["pit1"].post("/api/tables/T1/slips", {"kind": "fill", "denominations": count}, format="json")
     assert response.status_code == 400 and response.json()["field"] == field
@@ -144,7 +129,7 @@ def test_bad_slip_counts_are_400_and_append_nothing(clients, count, field):
 def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, cage, django_user_model):
     hand_cage_to("cash1")  # the issuing cashier's own shift
     grant(django_user_model.objects.get(username="cash1"), Role.PIT_BOSS)
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     serial = clients["pit1"].post(
         "/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json"
     )
@@ -162,7 +147,7 @@ def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, c
 
 
 def test_a_count_needs_two_distinct_counters(clients):
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
     same = clients["count1"].post(
@@ -218,7 +203,7 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
     unknown = clients["pit1"].post("/api/tables/T1/opener", body, format="json")
     assert unknown.status_code == 400 and unknown.json()["field"] == "opener"
     assert "unknown denomination" in unknown.json()["detail"] and store.head() == before
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     assert clients["pit1"].post("/api/tables/T1/rounds", {}, format="json").status_code == 201
     before = store.head()
     closing = clients["pit1"].post(
@@ -230,7 +215,7 @@ def test_bad_opener_and_closing_with_a_coup_in_play_append_nothing(clients):
 
 def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patron):
     hand_cage_to("cash1")  # the issuing cashier's own shift
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
     pit, cash, supervisor = clients["pit1"], clients["cash1"], clients["super1"]
     first = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json").json()
@@ -286,7 +271,7 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patro
 
 
 def test_a_coup_reversal_needs_a_settled_coup(clients):
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     body = {"reason": "wrong number", "approver": "super1"}
     missing = clients["pit1"].post("/api/rounds/00000000-0000-0000-0000-000000000000/reversal", body, format="json")
     assert missing.status_code == 404
@@ -305,7 +290,7 @@ def test_a_coup_reversal_needs_a_settled_coup(clients):
     ],
 )
 def test_a_lone_surrogate_in_a_count_is_400(clients, path, text, field):
-    assert open_table(clients).status_code == 201
+    assert open_counted_table(clients).status_code == 201
     user = "cash1" if "shifts" in path else "pit1"
     before = store.head()
     response = clients[user].generic("POST", path, text, content_type="application/json")

@@ -29,6 +29,8 @@ from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from tests.conftest import ACTOR, make_patron
 
+from .card_table_client import CardTableClient
+
 pytestmark = pytest.mark.django_db
 
 
@@ -76,7 +78,7 @@ class Frozen:
         assert self._snap() == self.before
 
 
-class StudTable:
+class StudTable(CardTableClient):
     """A classic stud table driven through the API; calls return the response, so a 500 would
     show as a status, not an exception."""
 
@@ -87,48 +89,15 @@ class StudTable:
         r = self.post(f"/api/tables/{code}/open", body)
         assert r.status_code == 201, r.json()
 
-    def post(self, path, body=None, **headers):
-        return self.api.post(path, body or {}, format="json", **headers)
-
-    def open(self):
-        r = self.post(f"/api/tables/{self.code}/rounds")
-        assert r.status_code == 201, r.json()
-        self.round = r.json()["round"]
-        return self.round
-
     def sit(self, patron, seat, stack=None):
         body = {"patron": patron, "seat": seat}
         if stack is not None:
             body["stack_cents"] = stack
         return self.post(f"/api/rounds/{self.round}/stud-seats", body)
 
-    def close(self):
-        return self.post(f"/api/rounds/{self.round}/close-bets")
-
-    def deal(self):
-        return self.post(f"/api/rounds/{self.round}/deal")
-
     def hand(self, *players):
         """Open a coup, seat ``(patron, seat)`` pairs, close the bets and deal."""
-        self.open()
-        for patron, seat in players:
-            r = self.sit(patron, seat)
-            assert r.status_code == 201, r.json()
-        assert self.close().status_code == 200
-        r = self.deal()
-        assert r.status_code == 200, r.json()
-        return r.json()
-
-    def card(self, card):
-        return self.post(f"/api/rounds/{self.round}/cards", {"card": card})
-
-    def cards(self, *cards):
-        body = None
-        for card in cards:
-            r = self.card(card)
-            assert r.status_code == 200, (card, r.json())
-            body = r.json()
-        return body
+        return self.dealt(self.sit, players)
 
     def act(self, seat, action, amount=None, expect=200, **extra):
         body = {"seat": seat, "action": action, **extra}

@@ -20,19 +20,6 @@ from tests.conftest import ACTOR, make_patron
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def played(table):
-    code = make_patron(100_000)
-    coup = round_open(table="R1", actor=ACTOR)["round"]
-    bet_place(
-        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
-    )
-    round_close_bets(round_id=coup, actor=ACTOR)
-    round_record_result(round_id=coup, number=2, actor=ACTOR)
-    projections.catch_up_all()
-    return code, coup
-
-
 def urls(patron: str, round_id: str) -> dict[str, str]:
     """One URL for every protected dashboard page (``dashboard.urls.PROTECTED``)."""
     args = {"table": ["R1"], "table-live": ["R1"], "coup-audit": [round_id], "patron": [patron]}

@@ -16,7 +16,7 @@ from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role
-from tests.conftest import approve, staff_clients
+from tests.conftest import open_counted_table, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -28,15 +28,13 @@ STAFF = {
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
 }
-OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture
 def clients(cage_float):
     # The cage without a cashier shift: the shift-count tests open one themselves.
     made = staff_clients(STAFF)
-    body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
-    opened = approve(made["pit1"].post("/api/tables/T1/opener", body, format="json"), made["dealer1"])
+    opened = open_counted_table(made)
     assert opened.status_code == 201, opened.json()
     return made
 

@@ -3,7 +3,6 @@ table against the remaining credit (409 over it), numbered per year, transferred
 the cage; front money deposited and withdrawn; the outstanding report; all on the ledger."""
 
 import pytest
-from rest_framework.test import APIClient
 
 from cashier.credit_models import Marker
 from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue
@@ -12,15 +11,9 @@ from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING
 from patrons.services.patrons import patron_register
 from staff.roles import RoleRequired
-from tests.conftest import ACTOR, hand_cage_to, open_cage_shift, staff_user
+from tests.conftest import ACTOR, client_as, hand_cage_to, open_cage_shift, staff_user
 
 pytestmark = pytest.mark.django_db
-
-
-def _as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -30,10 +23,10 @@ def desk(table):
     patron = patron_register(kind="identified", name="High Roller", document="ID-HR-0001", actor=ACTOR)["patron"]
     clients = {
         "patron": patron,
-        "super": _as(staff_user("super1", "cage_supervisor")),
-        "cashier": _as(staff_user("cash1", "cashier")),
-        "other_cashier": _as(staff_user("cash2", "cashier")),
-        "pit": _as(staff_user("pit1", "pit_boss")),
+        "super": client_as(staff_user("super1", "cage_supervisor")),
+        "cashier": client_as(staff_user("cash1", "cashier")),
+        "other_cashier": client_as(staff_user("cash2", "cashier")),
+        "pit": client_as(staff_user("pit1", "pit_boss")),
     }
     hand_cage_to("cash1")
     return clients

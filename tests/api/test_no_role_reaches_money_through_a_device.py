@@ -17,15 +17,9 @@ from ledger.models import Event
 from staff.models import DeviceToken
 from staff.roles import RoleRequired
 from staff.services import device_token_issue
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, client_as, make_patron, staff_user
 
 pytestmark = pytest.mark.django_db
-
-
-def _as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def _device(token: str) -> APIClient:
@@ -45,7 +39,7 @@ def floor(table):
 
 
 def test_the_admin_cannot_issue_a_device_and_so_cannot_buy_in_through_one(floor):
-    admin = _as(floor["admin"])
+    admin = client_as(floor["admin"])
     buy_in = {"patron": floor["patron"], "amount_cents": 50_000}
     assert admin.post("/api/tables/R2/buy-ins", buy_in, format="json").status_code == 403  # directly: refused
     before = store.head()
@@ -60,7 +54,7 @@ def test_the_admin_cannot_issue_a_device_and_so_cannot_buy_in_through_one(floor)
 
 
 def test_the_pit_boss_issues_a_terminal_that_buys_in_at_its_table(floor):
-    pit = _as(floor["pit"])
+    pit = client_as(floor["pit"])
     issued = pit.post("/api/staff/devices", {"name": "terminal-R2", "kind": "terminal", "table": "R2"}, format="json")
     assert issued.status_code == 201, issued.content
     terminal = _device(issued.json()["token"])
@@ -71,7 +65,7 @@ def test_the_pit_boss_issues_a_terminal_that_buys_in_at_its_table(floor):
 
 def test_the_admin_still_revokes_a_device(floor):
     device_token_issue(name="terminal-R2", kind="terminal", table="R2", actor="pit1")
-    revoked = _as(floor["admin"]).post("/api/staff/devices/terminal-R2/revoke", {}, format="json")
+    revoked = client_as(floor["admin"]).post("/api/staff/devices/terminal-R2/revoke", {}, format="json")
     assert revoked.status_code == 200, revoked.content
     assert DeviceToken.objects.get(name="terminal-R2").revoked_at is not None
 

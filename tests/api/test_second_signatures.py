@@ -20,7 +20,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from staff.roles import Role, RoleRequired, grant
-from tests.conftest import approve, hand_cage_to, staff_clients
+from tests.conftest import OPENER, approve, hand_cage_to, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,6 @@ STAFF = {
     "count3": Role.COUNT_TEAM,
     "run1": Role.RUNNER,
 }
-OPENER = {"100000": 40, "10000": 100}  # 50,000 EUR
 
 
 @pytest.fixture

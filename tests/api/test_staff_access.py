@@ -12,15 +12,9 @@ from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from staff.models import DeviceToken
 from staff.services import token_digest
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, client_as, make_patron, staff_user
 
 pytestmark = pytest.mark.django_db
-
-
-def _as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -35,7 +29,7 @@ def _last(type_: str) -> Event:
 
 
 def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor):
-    dealer, pit = _as(floor["dealer"]), _as(floor["pit"])
+    dealer, pit = client_as(floor["dealer"]), client_as(floor["pit"])
     assert dealer.post("/api/tables/R1/rounds", {}, format="json").status_code == 403  # not assigned yet
 
     response = pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R1"}, format="json")
@@ -63,11 +57,11 @@ def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor)
 
 
 def test_only_a_pit_boss_or_admin_assigns_and_only_dealers_are_assigned(floor):
-    cashier = _as(staff_user("cage1", "cashier"))
+    cashier = client_as(staff_user("cage1", "cashier"))
     assert (
         cashier.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R1"}, format="json").status_code == 403
     )
-    pit = _as(floor["pit"])
+    pit = client_as(floor["pit"])
     not_a_dealer = pit.post("/api/staff/assignments", {"dealer": "cage1", "table": "R1"}, format="json")
     assert not_a_dealer.status_code == 403
     assert pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "X9"}, format="json").status_code == 404
@@ -75,7 +69,7 @@ def test_only_a_pit_boss_or_admin_assigns_and_only_dealers_are_assigned(floor):
 
 
 def test_a_device_token_is_hashed_at_rest_and_binds_the_device_to_its_table(floor):
-    pit = _as(floor["pit"])
+    pit = client_as(floor["pit"])
     issued = pit.post("/api/staff/devices", {"name": "terminal-R1", "kind": "terminal", "table": "R1"}, format="json")
     assert issued.status_code == 201, issued.content
     token = issued.json()["token"]
@@ -139,7 +133,7 @@ def test_http_basic_failures_are_events_and_lock_the_account_out(floor, settings
 
 
 def test_role_changes_are_events_with_before_and_after(floor):
-    admin = _as(staff_user("root1", "admin"))
+    admin = client_as(staff_user("root1", "admin"))
     changed = admin.post("/api/staff/users/dealer7/roles", {"roles": ["dealer", "runner"]}, format="json")
     assert changed.status_code == 200, changed.content
     event = _last("StaffRolesChanged")
@@ -149,13 +143,13 @@ def test_role_changes_are_events_with_before_and_after(floor):
     )
     assert admin.post("/api/staff/users/root1/roles", {"roles": []}, format="json").status_code == 403
     assert admin.post("/api/staff/users/dealer7/roles", {"roles": ["king"]}, format="json").status_code == 400
-    pit = _as(floor["pit"])
+    pit = client_as(floor["pit"])
     assert pit.post("/api/staff/users/dealer7/roles", {"roles": ["pit_boss"]}, format="json").status_code == 403
     assert Event.objects.filter(type="StaffRolesChanged").count() == 1
 
 
 def test_a_table_rules_change_is_an_event_with_before_and_after(floor):
-    pit = _as(floor["pit"])
+    pit = client_as(floor["pit"])
     before = pit.get("/api/tables/R2/").json()["rules"]
     response = pit.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 20_000}}, format="json")
     assert response.status_code == 200, response.content
@@ -172,7 +166,7 @@ def test_a_table_rules_change_is_an_event_with_before_and_after(floor):
     coup = pit.post("/api/tables/R2/rounds", {}, format="json")
     assert coup.status_code == 201
     assert pit.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 30_000}}, format="json").status_code == 409
-    dealer = _as(floor["dealer"])
+    dealer = client_as(floor["dealer"])
     assert dealer.post("/api/tables/R2/rules", {"rules": {"max_bet_cents": 30_000}}, format="json").status_code == 403
     assert Event.objects.filter(type="TableRulesChanged").count() == 1
     assert replay_check() == []  # the table's rules replay from its events

@@ -5,22 +5,15 @@ import csv
 import io
 
 import pytest
-from rest_framework.test import APIClient
 
 from cashier.services.tronc import tips_count, tronc_share
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from staff.roles import RoleRequired
-from tests.conftest import staff_user
+from tests.conftest import client_as, staff_user
 
 pytestmark = pytest.mark.django_db
-
-
-def _as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -48,7 +41,7 @@ def _count(**overrides) -> dict:
 
 
 def test_a_tip_box_counted_by_two_with_a_manager_goes_to_the_tronc_and_the_book(people):
-    response = _as(people["count1"]).post("/api/tronc/counts", _count(), format="json")
+    response = client_as(people["count1"]).post("/api/tronc/counts", _count(), format="json")
     assert response.status_code == 201, response.content
     assert response.json()["total_cents"] == 2_700
     event = Event.objects.get(type="TipsCounted")
@@ -60,7 +53,7 @@ def test_a_tip_box_counted_by_two_with_a_manager_goes_to_the_tronc_and_the_book(
     }
     assert store.balance(accounts.TRONC) == 2_700
 
-    book = _as(people["super"]).get("/api/reports/tips-book").json()
+    book = client_as(people["super"]).get("/api/reports/tips-book").json()
     assert [(r["box"], r["total_cents"], r["counters"], r["manager"]) for r in book["rows"]] == [
         ("table R1", 2_700, "count1;count2", "pit1")
     ]
@@ -84,7 +77,7 @@ def test_a_tip_box_counted_by_two_with_a_manager_goes_to_the_tronc_and_the_book(
 )
 def test_a_tips_count_that_breaks_the_rules_is_refused(people, change, status, field_or_words):
     before = store.head()
-    response = _as(people["count1"]).post("/api/tronc/counts", _count(**change), format="json")
+    response = client_as(people["count1"]).post("/api/tronc/counts", _count(**change), format="json")
     assert response.status_code == status, response.content
     body = response.json()
     if field_or_words and status == 400:
@@ -95,7 +88,7 @@ def test_a_tips_count_that_breaks_the_rules_is_refused(people, change, status, f
 
 
 def test_a_box_is_counted_once_a_gaming_day(people):
-    client = _as(people["pit"])
+    client = client_as(people["pit"])
     assert client.post("/api/tronc/counts", _count(), format="json").status_code == 201
     again = client.post("/api/tronc/counts", _count(), format="json")
     assert again.status_code == 409 and again.json()["field"] == "box"
@@ -107,7 +100,7 @@ def test_a_box_is_counted_once_a_gaming_day(people):
 def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people, settings):
     settings.CASINO_TRONC_POINTS_BY_ROLE = {"dealer": 10, "pit_boss": 12}
     tips_count(**_count(cash={"1000": 10}, chips={}), actor="count1")  # 100.00 EUR
-    response = _as(people["super"]).post(
+    response = client_as(people["super"]).post(
         "/api/tronc/shares",
         {
             "staff": [
@@ -132,15 +125,15 @@ def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people,
     assert (body["shared_cents"], body["carried_cents"]) == (9_999, 1)
     assert store.balance(accounts.TRONC) == 1
 
-    shares = _as(people["count1"]).get("/api/reports/tronc-shares.csv")
+    shares = client_as(people["count1"]).get("/api/reports/tronc-shares.csv")
     assert shares.status_code == 200
     lines = list(csv.reader(io.StringIO(shares.content.decode())))
     # Spreadsheet-ready (issue 24): the share in currency units, the currency named.
     assert lines[0] == ["period", "from", "to", "username", "points", "share", "currency"]
     assert ["day", "dealer7", "10", "28.57", "EUR"] in [[r[0], r[3], r[4], r[5], r[6]] for r in lines[1:]]
-    book = _as(people["count1"]).get("/api/reports/tips-book").json()
+    book = client_as(people["count1"]).get("/api/reports/tips-book").json()
     assert book["totals"]["day"] == {**book["totals"]["day"], "counted_cents": 10_000, "shared_cents": 9_999}
-    tronc = _as(people["count1"]).get("/api/reports/tronc").json()
+    tronc = client_as(people["count1"]).get("/api/reports/tronc").json()
     day = next(row for row in tronc["rows"] if row["period"] == "day")
     assert (day["tronc_cents"], day["shared_cents"]) == (10_000, 9_999)
 
@@ -148,12 +141,12 @@ def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people,
 def test_only_a_cage_supervisor_shares_the_tronc_and_never_an_empty_one(people):
     with pytest.raises(RoleRequired):
         tronc_share(staff=[{"username": "dealer7"}], actor="pit1")
-    empty = _as(people["super"]).post("/api/tronc/shares", {"staff": [{"username": "dealer7"}]}, format="json")
+    empty = client_as(people["super"]).post("/api/tronc/shares", {"staff": [{"username": "dealer7"}]}, format="json")
     assert empty.status_code == 409
     tips_count(**_count(), actor="count1")
-    nobody = _as(people["super"]).post("/api/tronc/shares", {"staff": [{"username": "ghost"}]}, format="json")
+    nobody = client_as(people["super"]).post("/api/tronc/shares", {"staff": [{"username": "ghost"}]}, format="json")
     assert nobody.status_code == 404
-    zero = _as(people["super"]).post(
+    zero = client_as(people["super"]).post(
         "/api/tronc/shares", {"staff": [{"username": "dealer7", "points": 0}]}, format="json"
     )
     assert zero.status_code == 400 and zero.json()["field"] == "staff"

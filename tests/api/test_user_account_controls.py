@@ -10,27 +10,20 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.test import Client
-from rest_framework.test import APIClient
 
 from ledger import store
 from ledger.models import Event
 from staff.models import DealerAssignment
 from staff.roles import IncompatibleRoles, roles_of
 from staff.services import dealer_assign, record_roles_change, staff_leave, staff_roles_set
-from tests.conftest import ACTOR, staff_user
+from tests.conftest import ACTOR, client_as, staff_user
 
 pytestmark = pytest.mark.django_db
 
 
-def _as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 @pytest.fixture
 def admin_api():
-    return _as(staff_user("boss", "admin"))
+    return client_as(staff_user("boss", "admin"))
 
 
 @pytest.mark.parametrize(
@@ -105,7 +98,7 @@ def test_the_access_review_lists_roles_since_when_and_last_login(admin_api, djan
     staff_leave(username="old", actor="boss", reason="resigned")
     left = Event.objects.get(type="StaffLeft")
 
-    auditor = _as(staff_user("aud", "auditor"))
+    auditor = client_as(staff_user("aud", "auditor"))
     report = auditor.get("/api/staff/access-review")
     assert report.status_code == 200, report.content
     rows = {(row["username"], row["role"]): row for row in report.json()["rows"]}
@@ -128,8 +121,8 @@ def test_the_access_review_lists_roles_since_when_and_last_login(admin_api, djan
 
 def test_only_the_auditor_and_the_admin_read_the_access_review():
     for role in ("cashier", "pit_boss", "count_team"):
-        assert _as(staff_user(f"u-{role}", role)).get("/api/staff/access-review").status_code == 403
-    assert _as(staff_user("root2", "admin")).get("/api/staff/access-review.csv").status_code == 200
+        assert client_as(staff_user(f"u-{role}", role)).get("/api/staff/access-review").status_code == 403
+    assert client_as(staff_user("root2", "admin")).get("/api/staff/access-review.csv").status_code == 200
 
 
 def test_a_leaver_is_deactivated_with_the_time_recorded(admin_api, table):
@@ -156,7 +149,7 @@ def test_a_leaver_is_deactivated_with_the_time_recorded(admin_api, table):
     assert again.status_code == 409
     assert admin_api.post("/api/staff/users/boss/leave", {}, format="json").status_code == 403
     assert admin_api.post("/api/staff/users/nobody/leave", {}, format="json").status_code == 404
-    assert _as(staff_user("pit8", "pit_boss")).post("/api/staff/users/pit9/leave", {}).status_code == 403
+    assert client_as(staff_user("pit8", "pit_boss")).post("/api/staff/users/pit9/leave", {}).status_code == 403
 
 
 @pytest.mark.parametrize("password", ["short1!", "123456789012345", "password1234", "samuel-casino"])

@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 
-from tests.benchmarks.common import database_url, log, recreate_database
+from tests.benchmarks.common import django_on, log, recreate_database
 
 ROUGE = {"type": "chance_simple", "chance": "rouge"}
 STAKE_CENTS = 1_000
@@ -38,37 +38,20 @@ def main() -> None:
     if not 1 <= args.bets <= 1_000:
         sys.exit("--bets is 1 to 1,000 (a batch's limit)")
     recreate_database(args.database)
-    os.environ["DATABASE_URL"] = database_url(args.database)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ["CELERY_BROKER_URL"] = ""
-
-    import django
-
-    django.setup()
+    django_on(args.database)
     from django.core.management import call_command
-    from django.test import override_settings
 
-    from cashier.services.cage import cage_open, chips_purchase
     from games.models import Bet
     from games.services.bet_batches import bet_batch_place
     from games.services.bets import bet_place
     from games.services.rounds import round_open, round_void
-    from games.services.tables import table_open
-    from ledger import commands
-    from patrons.services.patrons import patron_register
+    from tests.benchmarks.common import roulette_table_with_patrons
 
     call_command("migrate", verbosity=0)
-    commands._schedule_projections = lambda: None  # no Celery here: projections are not measured
     actor = "bench"
-    log(f"set-up: cage, table RB, {args.bets} patrons with chips")
-    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-    with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
-    codes = []
-    for p in range(args.bets):
-        code = patron_register(kind="identified", name=f"Batch Patron {p}", document=f"BENCH-B{p}", actor=actor)
-        chips_purchase(patron=code["patron"], amount_cents=190_000, actor=actor)
-        codes.append(code["patron"])
+    codes = roulette_table_with_patrons(
+        patrons=args.bets, chips_cents=190_000, name="Batch Patron", document="BENCH-B", actor=actor
+    )
 
     def single(coup: str) -> None:
         for code in codes:

@@ -30,49 +30,26 @@ import os
 import sys
 import time
 
-from tests.benchmarks.common import PG_ADMIN, database_url, log, recreate_database
+from tests.benchmarks.common import PG_ADMIN, django_on, log, recreate_database
 
 EVEN_CHANCES = tuple({"type": "chance_simple", "chance": chance} for chance in ("rouge", "impair", "manque"))
 STAKE_CENTS = 1_000
 
 
-def _django(dbname: str) -> None:
-    os.environ["DATABASE_URL"] = database_url(dbname)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ["CELERY_BROKER_URL"] = ""
-    import django
-
-    django.setup()
-    from ledger import commands
-
-    commands._schedule_projections = lambda: None  # projections are not measured here
-
-
 def setup(patrons: int, dbname: str) -> None:
     recreate_database(dbname)
-    _django(dbname)
+    django_on(dbname)
     from django.core.management import call_command
-    from django.test import override_settings
 
-    from cashier.services.cage import cage_open, chips_purchase
     from games.services.bet_batches import bet_batch_place
     from games.services.rounds import round_close_bets, round_open
-    from games.services.tables import table_open
-    from patrons.services.patrons import patron_register
-    from tests.benchmarks.suite_ledger import ensure_cage_shift
+    from tests.benchmarks.common import roulette_table_with_patrons
 
     call_command("migrate", verbosity=0)
     actor = "bench"
-    log(f"set-up: cage, table RB, {patrons:,} patrons with chips")
-    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-    ensure_cage_shift()
-    with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
-    codes = []
-    for p in range(patrons):
-        code = patron_register(kind="identified", name=f"Settle Patron {p}", document=f"BENCH-S{p}", actor=actor)
-        chips_purchase(patron=code["patron"], amount_cents=10_000, actor=actor)
-        codes.append(code["patron"])
+    codes = roulette_table_with_patrons(
+        patrons=patrons, chips_cents=10_000, name="Settle Patron", document="BENCH-S", actor=actor
+    )
     coup = round_open(table="RB", actor=actor)["round"]
     bets = [{"patron": code, "stake_cents": STAKE_CENTS, "bet": bet} for code in codes for bet in EVEN_CHANCES]
     log(f"placing {len(bets):,} bets in batches of 1,000")
@@ -91,7 +68,7 @@ def run(template: str, dbname: str, profile: str | None) -> None:
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{dbname}" TEMPLATE "{template}"')
-    _django(dbname)
+    django_on(dbname)
     from django.core.management import call_command
     from django.db import connection
 

@@ -99,3 +99,45 @@ def log(message: str) -> None:
 
 def env_int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
+
+
+def django_on(database: str) -> None:
+    """Point Django at the benchmark database ``database`` with no Celery broker, set it up, and
+    switch projection tasks off for the process (no Celery here: projections are not measured)."""
+    os.environ["DATABASE_URL"] = database_url(database)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+    os.environ["CELERY_BROKER_URL"] = ""
+    import django
+
+    django.setup()
+    from ledger import commands
+
+    commands._schedule_projections = lambda: None
+
+
+def roulette_table_with_patrons(
+    *, patrons: int, chips_cents: int, name: str, document: str, actor: str = "bench", section: str = ""
+) -> list[str]:
+    """On a migrated benchmark database (Django set up): the cage open with a cashier shift,
+    roulette table RB open, and ``patrons`` identified patrons each holding ``chips_cents`` of
+    chips, named ``f"{name} {i}"`` with document ``f"{document}{i}"``. ``section`` prefixes the
+    log line. Returns the patrons' codes, in order."""
+    from django.test import override_settings
+
+    from cashier.services.cage import cage_open, chips_purchase
+    from games.services.tables import table_open
+    from patrons.services.patrons import patron_register
+    from tests.benchmarks.suite_ledger import ensure_cage_shift
+
+    log(f"{section}set-up: cage, table RB, {patrons:,} patrons with chips")
+    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
+    ensure_cage_shift()
+    # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
+    with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
+        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+    codes = []
+    for p in range(patrons):
+        code = patron_register(kind="identified", name=f"{name} {p}", document=f"{document}{p}", actor=actor)
+        chips_purchase(patron=code["patron"], amount_cents=chips_cents, actor=actor)
+        codes.append(code["patron"])
+    return codes

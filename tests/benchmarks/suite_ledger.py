@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from . import baselines
-from .common import Figure, compare, interleaved, log, raw_connection, timed
+from .common import Figure, compare, interleaved, log, raw_connection, roulette_table_with_patrons, timed
 
 SECTION_APPEND = "ledger append"
 SECTION_SPIN = "roulette spin"
@@ -214,31 +214,16 @@ SPIN_BETS = tuple(({"type": "chance_simple", "chance": chance}, 1_000) for chanc
 def bench_roulette_spin(*, patrons: int) -> list[Figure]:
     """``patrons`` patrons × 3 bets placed through ``bet_place``, then ``round_record_result``
     timed; its rows written against a raw COPY of the same rows."""
-    from django.test import override_settings
-
-    from cashier.services.cage import cage_open, chips_purchase
     from games.models import Bet
     from games.services.bets import bet_place
     from games.services.rounds import round_close_bets, round_open, round_record_result
-    from games.services.tables import table_open
     from ledger.models import Event, Posting
-    from patrons.services.patrons import patron_register
 
     actor = "bench"
     with no_projection_tasks():
-        log(f"spin: set-up: cage, table RB, {patrons:,} patrons with chips")
-        cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
-        ensure_cage_shift()
-        # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
-        with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-            table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
-        codes = []
-        for p in range(patrons):
-            code = patron_register(kind="identified", name=f"Bench Patron {p}", document=f"BENCH-R{p}", actor=actor)[
-                "patron"
-            ]
-            chips_purchase(patron=code, amount_cents=10_000, actor=actor)
-            codes.append(code)
+        codes = roulette_table_with_patrons(
+            patrons=patrons, chips_cents=10_000, name="Bench Patron", document="BENCH-R", actor=actor, section="spin: "
+        )
         coup = round_open(table="RB", actor=actor)["round"]
         log(f"spin: placing {3 * patrons:,} bets")
 

@@ -13,6 +13,8 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
+from staff.roles import Role, grant
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
 
@@ -58,3 +60,26 @@ def browser_page(dashboard_server):
             connections.close_all()
             browser.close()
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def log_in(page, url: str, username: str, password: str = "floor-secret", *, app: str = "dashboard") -> None:
+    """Log ``page`` in as ``username`` through the login page of ``app`` ("dashboard" or
+    "workstations") on the live server at ``url``."""
+    page.goto(f"{url}/{app}/login/")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+
+
+@pytest.fixture
+def log_in_pit_boss(browser_page, dashboard_server, django_user_model):
+    """A function: makes the pit boss ``boss`` and logs ``browser_page`` in to the dashboard as
+    him, landing on the floor; returns the page. The test calls it once its floor is set up, so
+    that the first page it reads already shows it."""
+
+    def logged_in():
+        grant(django_user_model.objects.create_user(username="boss", password="floor-secret"), Role.PIT_BOSS)
+        log_in(browser_page, dashboard_server.url, "boss")
+        return browser_page
+
+    return logged_in

@@ -16,7 +16,7 @@ from ledger.seal import seal_gaming_day
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
@@ -26,13 +26,6 @@ def screenshots(page, name: str) -> None:
         page.set_viewport_size({"width": width, "height": height})
         page.screenshot(path=str(ARTIFACTS / f"audit-{name}-{width}x{height}.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
-
-
-def log_in(page, url: str, user: str) -> None:
-    page.goto(f"{url}/workstations/login/")
-    page.get_by_label("User name").fill(user)
-    page.get_by_label("Password").fill("audit-secret")
-    page.get_by_role("button", name="Log in").click()
 
 
 def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
@@ -47,13 +40,13 @@ def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
     seal = Event.objects.get(type="GamingDaySealed")
 
     # --- a cashier may not enter ----------------------------------------------------------
-    log_in(page, dashboard_server.url, "cash1")
+    log_in(page, dashboard_server.url, "cash1", "audit-secret", app="workstations")
     response = page.goto(f"{dashboard_server.url}/workstations/audit/")
     assert response.status == 403
     page.context.clear_cookies()
 
     # --- the auditor lands on the gaming days ---------------------------------------------
-    log_in(page, dashboard_server.url, "aud1")
+    log_in(page, dashboard_server.url, "aud1", "audit-secret", app="workstations")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Gaming days")
     row = page.locator(f'[data-section="days"] tr[data-day="{day}"]')
     expect(row.locator('[data-figure="state"]')).to_have_text("sealed")

@@ -22,7 +22,7 @@ from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, SHIFT_CASHIER, make_patron, open_cage_shift
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
@@ -156,10 +156,7 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 5}, actor="pit1")["serial"]
     buyer = make_patron()
     before = Event.objects.exclude(type="StaffLoggedIn").count()
-    page.goto(f"{dashboard_server.url}/workstations/login/")
-    page.get_by_label("User name").fill("cashier")
-    page.get_by_label("Password").fill("cage-secret")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, dashboard_server.url, "cashier", "cage-secret", app="workstations")
     expect(page.locator('[data-figure="shift"]')).to_contain_text(f"open, by {SHIFT_CASHIER} since")
     notice = page.locator('[data-figure="not-my-shift"]')
     expect(notice).to_contain_text(f"The cage's shift is {SHIFT_CASHIER}'s")

@@ -19,7 +19,7 @@ from staff.roles import Role, grant
 from staff.services import staff_roles_set
 from tests.conftest import ACTOR, make_patron
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
@@ -54,10 +54,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     chips_purchase(patron=patron, amount_cents=350_000, actor=ACTOR)
     day = current_gaming_day().isoformat()
 
-    page.goto(f"{dashboard_server.url}/workstations/login/")
-    page.get_by_label("User name").fill("aud1")
-    page.get_by_label("Password").fill("audit-secret")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, dashboard_server.url, "aud1", "audit-secret", app="workstations")
     page.get_by_role("link", name="Exceptions", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text(f"Exception log of gaming day {day}")
     rows = page.locator('[data-section="exceptions"] tbody tr')

@@ -12,7 +12,6 @@ from playwright.sync_api import expect
 from demo.day import demo_table_close
 from demo.floor import FloorSimulator
 from ledger import projections
-from staff.roles import Role, grant
 
 from .conftest import ARTIFACTS
 from .test_readable_floor_browser import assert_readable
@@ -27,20 +26,12 @@ def cents(text: str) -> int:
     return (-1 if sign else 1) * (int(units.replace(",", "")) * 100 + int(hundredths))
 
 
-def test_pit_boss_reads_the_totals_and_filters_the_floor(
-    browser_page, dashboard_server, django_user_model, committed_db
-):
+def test_pit_boss_reads_the_totals_and_filters_the_floor(log_in_pit_boss, dashboard_server, committed_db):
     floor = FloorSimulator(pace=0, rng=random.Random(23), out=lambda line: None)
     floor.run(coups=18)  # every table opens and plays three coups
     demo_table_close("T1")
     projections.catch_up_all()
-    page = browser_page
-    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
-    grant(boss, Role.PIT_BOSS)
-    page.goto(f"{dashboard_server.url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+    page = log_in_pit_boss()
 
     # --- the totals: one row per game, the pit's row, each money figure the cards' sum ------
     totals = page.locator('[data-section="totals"]')

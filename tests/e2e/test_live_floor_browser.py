@@ -11,7 +11,6 @@ from playwright.sync_api import expect
 from demo.floor import FloorSimulator
 from games.models import Round
 from ledger import projections
-from staff.roles import Role, grant
 
 from .conftest import ARTIFACTS
 
@@ -19,18 +18,12 @@ pytestmark = pytest.mark.postgres
 
 
 def test_the_floor_shows_a_coup_of_the_background_player_within_five_seconds(
-    browser_page, dashboard_server, django_user_model, committed_db
+    log_in_pit_boss, dashboard_server, committed_db
 ):
     floor = FloorSimulator(pace=0, rng=random.Random(8), out=lambda line: None)
     floor.run(coups=6)  # the floor opens: every table, one coup each
     projections.catch_up_all()
-    page = browser_page
-    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
-    grant(boss, Role.PIT_BOSS)
-    page.goto(f"{dashboard_server.url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+    page = log_in_pit_boss()
     b1 = page.locator('article[data-table="B1"]')
     expect(b1.locator('[data-figure="coups-today"]')).to_have_text("1")
 

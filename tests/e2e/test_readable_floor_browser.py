@@ -13,7 +13,6 @@ from playwright.sync_api import expect
 
 from games.models import Bet, Round
 from ledger import projections
-from staff.roles import Role, grant
 
 from .conftest import ARTIFACTS
 
@@ -69,14 +68,8 @@ def demo_day(committed_db):
     projections.catch_up_all()
 
 
-def test_a_pit_boss_reads_every_game_of_a_demo_day(browser_page, dashboard_server, django_user_model, demo_day):
-    page = browser_page
-    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
-    grant(boss, Role.PIT_BOSS)
-    page.goto(f"{dashboard_server.url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+def test_a_pit_boss_reads_every_game_of_a_demo_day(log_in_pit_boss, dashboard_server, demo_day):
+    page = log_in_pit_boss()
 
     # --- the floor: every figure names its basis; times in the casino's zone -----------------
     expect(page.locator('[data-figure="time-zone"]')).to_have_text("times in Europe/Paris")

@@ -6,7 +6,6 @@ import pytest
 from playwright.sync_api import expect
 
 from games.services.tables import table_open
-from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
 from .conftest import ARTIFACTS
@@ -15,7 +14,7 @@ pytestmark = pytest.mark.postgres
 
 
 def test_the_table_page_lists_bets_refused_for_chips_and_after_betting_closed_in_words(
-    browser_page, dashboard_server, django_user_model, cage, api
+    log_in_pit_boss, dashboard_server, cage, api
 ):
     table_open(code="R2", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     broke, rich = make_patron(0), make_patron(100_000)
@@ -25,13 +24,7 @@ def test_the_table_page_lists_bets_refused_for_chips_and_after_betting_closed_in
     assert api.post(f"/api/rounds/{coup}/close-bets", {}, format="json").status_code == 200
     assert api.post(f"/api/rounds/{coup}/bets", {**rouge, "patron": rich}, format="json").status_code == 409
 
-    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
-    grant(boss, Role.PIT_BOSS)
-    page = browser_page
-    page.goto(f"{dashboard_server.url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+    page = log_in_pit_boss()
     page.goto(f"{dashboard_server.url}/dashboard/tables/R2/")
     expect(page.get_by_text("Bets refused today (2)")).to_be_visible()
     chips = page.locator("tr", has_text=broke)

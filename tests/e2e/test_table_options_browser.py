@@ -8,7 +8,6 @@ import pytest
 from playwright.sync_api import expect
 
 from games.services.tables import table_open
-from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
 from .conftest import ARTIFACTS
@@ -17,19 +16,13 @@ pytestmark = pytest.mark.postgres
 
 
 def test_the_floor_and_the_table_page_show_the_chips_and_the_even_chance_variant(
-    browser_page, dashboard_server, django_user_model, cage, api
+    log_in_pit_boss, dashboard_server, cage, api
 ):
     rules = {"even_chances": "with_other_bets", "chip_cents": [200, 1_000, 5_000], "off_chips": "adjust"}
     table_open(code="R2", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules=rules)
     table_open(code="P1", game="baccarat", opener_cents=5_000_000, actor=ACTOR, rules={})
     table_open(code="T1", game="trente_quarante", opener_cents=5_000_000, actor=ACTOR, rules={})
-    page = browser_page
-    boss = django_user_model.objects.create_user(username="boss", password="floor-secret")
-    grant(boss, Role.PIT_BOSS)
-    page.goto(f"{dashboard_server.url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+    page = log_in_pit_boss()
 
     r2 = page.locator('article[data-table="R2"]')
     options = r2.locator("[data-option]")

@@ -16,7 +16,7 @@ from ledger import projections
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
@@ -32,13 +32,6 @@ def shot(page, name: str, widths=(1280,)) -> None:
         page.set_viewport_size({"width": width, "height": 800 if width == 1280 else 768})
         page.screenshot(path=str(ARTIFACTS / f"pages-{name}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
-
-
-def log_in(page, url: str, username: str) -> None:
-    page.goto(f"{url}/dashboard/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
 
 
 def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(

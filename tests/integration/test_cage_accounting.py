@@ -18,20 +18,11 @@ from ledger.models import Event
 from ledger.replay import replay_check
 from staff.roles import Role, RoleRequired, grant
 
-from ..conftest import ACTOR, hand_cage_to
+from ..conftest import ACTOR, CAGE_STAFF, hand_cage_to
 
 pytestmark = pytest.mark.django_db
 
-STAFF = {
-    "pit1": Role.PIT_BOSS,
-    "pit2": Role.PIT_BOSS,
-    "dealer1": Role.DEALER,
-    "cash1": Role.CASHIER,
-    "super1": Role.CAGE_SUPERVISOR,
-    "run1": Role.RUNNER,
-    "count1": Role.COUNT_TEAM,
-    "count2": Role.COUNT_TEAM,
-}
+STAFF = CAGE_STAFF
 
 
 @pytest.fixture

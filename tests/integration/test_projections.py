@@ -8,6 +8,7 @@ import tempfile
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from fractions import Fraction
 
 import pytest
@@ -244,18 +245,9 @@ def test_a_real_celery_worker_process_catches_up_after_a_burst_over_redis(commit
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
     except redis.exceptions.ConnectionError:
         pytest.skip(f"needs Redis at {REDIS_URL}")
-    from casino.celery import app
-
-    previous = app.conf.broker_url
-    # Celery reads CELERY_BROKER_URL from the environment before its configuration.
-    monkeypatch.setenv("CELERY_BROKER_URL", REDIS_URL)
-    _use_broker(app, REDIS_URL)
-    try:
+    with _on_broker(REDIS_URL, monkeypatch) as app:
         assert app.connection_for_write().transport_cls == "redis"
         _worker_catches_up_after_a_burst(REDIS_URL)
-    finally:
-        monkeypatch.undo()
-        _use_broker(app, previous)
 
 
 def _use_broker(app, url: str) -> None:
@@ -264,6 +256,23 @@ def _use_broker(app, url: str) -> None:
     app._pool = None
     app.amqp._producer_pool = None
     app.conf.broker_url = url
+
+
+@contextmanager
+def _on_broker(url: str, monkeypatch):
+    """This process's Celery app publishing to ``url`` inside the block (yielded), the run's own
+    broker again after it."""
+    from casino.celery import app
+
+    previous = app.conf.broker_url
+    # Celery reads CELERY_BROKER_URL from the environment before its configuration.
+    monkeypatch.setenv("CELERY_BROKER_URL", url)
+    _use_broker(app, url)
+    try:
+        yield app
+    finally:
+        monkeypatch.undo()
+        _use_broker(app, previous)
 
 
 BURST = """
@@ -275,7 +284,12 @@ for i in range(50):
 """
 
 
-def _worker_catches_up_after_a_burst(broker: str) -> None:
+@contextmanager
+def _real_worker(broker: str, *pool: str):
+    """A Celery worker process (``pool``: its pool options) consuming a queue of its own on
+    ``broker``, this process publishing to that queue (not eager) meanwhile. Yields a dict whose
+    ``"queue"`` is the queue's name and whose ``"output"`` is the worker's log once the block
+    ends; then the worker is stopped and this process is eager again on the default queue."""
     from casino.celery import app
 
     queue = f"casino-test-{uuid.uuid4().hex[:8]}"
@@ -291,7 +305,7 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
             "worker",
             "-Q",
             queue,
-            "--pool=solo",
+            *pool,
             "--without-mingle",
             "--without-gossip",
             "--without-heartbeat",
@@ -301,16 +315,30 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
         output=log,
         CELERY_BROKER_URL=broker,
     )
+    ran = {"queue": queue, "output": ""}
     try:
+        yield ran
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+        log.seek(0)
+        ran["output"] = log.read()
+        log.close()
+        app.conf.task_always_eager = True
+        app.conf.task_default_queue = "casino"
+
+
+def _worker_catches_up_after_a_burst(broker: str) -> None:
+    with _real_worker(broker, "--pool=solo") as worker:
         codes = [make_patron() for _ in range(5)]
         # The burst of committed commands, each enqueuing a catch-up, comes from a process of its
-        # own publishing to ``queue``: in this test process an eager task run earlier by another
-        # test (a rebuild, the scheduled export) left the publishing unable to reach the worker
-        # (cause not found yet).
+        # own publishing to the worker's queue: in this test process an eager task run earlier by
+        # another test (a rebuild, the scheduled export) left the publishing unable to reach the
+        # worker (cause not found yet).
         burst = spawn(
             ["manage.py", "shell", "-c", BURST],
             CELERY_BROKER_URL=broker,
-            CELERY_QUEUE=queue,
+            CELERY_QUEUE=worker["queue"],
             BURST_PATRONS=",".join(codes),
             BURST_ACTOR=ACTOR,
         )
@@ -320,14 +348,7 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
         while time.monotonic() < deadline and any(row["lag"] for row in projections.lag()):
             time.sleep(0.25)
         lags = {row["lag"] for row in projections.lag()}
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        log.seek(0)
-        output = log.read()
-        log.close()
-        app.conf.task_always_eager = True
-        app.conf.task_default_queue = "casino"
+    output = worker["output"]
     assert lags == {0}, output
     assert "Traceback" not in output, output
     balances = snapshot()["balances"]
@@ -344,7 +365,6 @@ def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed
     after the catch-up's real-worker tests above (see tests/integration/test_rebuild_tasks.py)."""
     import redis
 
-    from casino.celery import app
     from ledger import rebuilds
 
     from .test_projection_rebuild import _play_coups, _replay_incrementally
@@ -359,32 +379,8 @@ def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed
     _play_coups(4)
     _replay_incrementally(batch=7)
     incremental, head = snapshot(), Event.objects.count()
-    previous, queue = app.conf.broker_url, f"casino-test-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("CELERY_BROKER_URL", broker)
-    _use_broker(app, broker)
-    app.conf.task_always_eager, app.conf.task_default_queue = False, queue
-    log = tempfile.TemporaryFile(mode="w+")
-    worker = spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            queue,
-            "-c",
-            "4",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        output=log,
-        CELERY_BROKER_URL=broker,
-    )
-    try:
+    # eager_tasks restores the run's own eager setting after the test
+    with _on_broker(broker, monkeypatch), _real_worker(broker, "-c", "4") as worker:
         assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
         deadline = time.monotonic() + 180  # a worker starting on a busy machine
         while time.monotonic() < deadline:
@@ -392,16 +388,7 @@ def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed
             if all(row["state"] in ("succeeded", "failed") for row in status.values()):
                 break
             time.sleep(0.25)
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        log.seek(0)
-        output = log.read()
-        log.close()
-        app.conf.task_default_queue = "casino"  # eager again; eager_tasks restores the run's own setting
-        app.conf.task_always_eager = True
-        monkeypatch.undo()
-        _use_broker(app, previous)
+    output = worker["output"]
     assert {name: row["state"] for name, row in status.items()} == dict.fromkeys(projections.names(), "succeeded"), (
         output
     )

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from ledger import projections, rebuilds
 from ledger.models import Event, ProjectionCheckpoint, ProjectionRebuild, TableDayStats
 from ledger.store import Leg, NewEvent
-from tests.conftest import make_patron, staff_user
+from tests.conftest import client_as, make_patron, staff_user
 
 from .projection_helpers import append_events, burst, snapshot
 from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_incrementally
@@ -25,9 +25,7 @@ pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 
 def _auditor() -> APIClient:
-    client = APIClient()
-    client.force_authenticate(staff_user("auditor1", "auditor"))
-    return client
+    return client_as(staff_user("auditor1", "auditor"))
 
 
 def _pausing_at_batch(monkeypatch, name: str, batch: int) -> tuple[threading.Event, threading.Event]:
@@ -279,23 +277,10 @@ def test_an_audit_rebuild_builds_its_timeline_indexes_again_and_a_failed_one_kee
 
 
 @pytest.mark.django_db
-def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(table, django_capture_on_commit_callbacks):
+def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(played, django_capture_on_commit_callbacks):
     """Through ``POST /api/projections/rebuild`` (an administrator's; the other roles' 403 and the
-    bad names are in tests/api/test_projection_api.py), after one coup at R1."""
-    from games.services.bets import bet_place
-    from games.services.rounds import round_close_bets, round_open, round_record_result
-    from tests.conftest import ACTOR
-
-    code = make_patron(100_000)
-    coup = round_open(table="R1", actor=ACTOR)["round"]
-    bet_place(
-        round_id=coup, patron=code, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
-    )
-    round_close_bets(round_id=coup, actor=ACTOR)
-    round_record_result(round_id=coup, number=2, actor=ACTOR)
-    projections.catch_up_all()
-    admin = APIClient()
-    admin.force_authenticate(staff_user("admin1", "admin"))
+    bad names are in tests/api/test_projection_api.py), after one coup at R1 (``played``)."""
+    admin = client_as(staff_user("admin1", "admin"))
     with django_capture_on_commit_callbacks(execute=True):  # no broker: the tasks run at the commit
         response = admin.post("/api/projections/rebuild", {"projections": ["ratings", "audit"]}, format="json")
     assert response.status_code == 202
