@@ -205,7 +205,12 @@ def _schedule_projections() -> None:
     if not eager and now < _publishing.covered_until:
         return
     try:
-        if eager or now - _publishing.last_sent >= _WINDOW_SECONDS:
+        if eager:
+            # ``apply()``, not ``delay()``: an eager ``delay()`` sets Celery's process-wide "a join
+            # would block" flag while the task runs and puts back what it found, so two threads
+            # committing at once left it set and every later ``result.get()`` raised.
+            catch_up_projections.apply()
+        elif now - _publishing.last_sent >= _WINDOW_SECONDS:
             catch_up_projections.delay()
             _publishing.last_sent = now
         else:

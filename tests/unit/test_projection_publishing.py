@@ -55,6 +55,7 @@ def test_a_burst_publishes_a_few_delayed_tasks_each_starting_after_the_commits_i
 def test_eager_mode_runs_the_catch_up_for_every_commit(published, monkeypatch):
     sent, commit_at = published
     monkeypatch.setattr(commands, "_eager", lambda: True)
+    monkeypatch.setattr(catch_up_projections, "apply", lambda: sent.append((0.0, 0.0)))
     for t in (0.0, 0.001, 0.002):
         commit_at(t)
     assert len(sent) == 3
@@ -69,3 +70,46 @@ def test_a_broker_failure_is_logged_not_raised(published, monkeypatch, caplog):
     monkeypatch.setattr(catch_up_projections, "delay", down)
     commit_at(0.0)
     assert "could not enqueue the projection catch-up" in caplog.text
+
+
+def test_eager_catch_ups_committed_in_two_threads_at_once_leave_results_readable(monkeypatch, eager_tasks):
+    """Celery keeps "a join would block" in one flag for the whole process: an eager ``delay()``
+    sets it while its task runs and puts back what it found, so two threads committing at once
+    (a catch-up during a rebuild, a threaded server) left it set, and every later eager
+    ``result.get()`` in the process raised. The eager catch-up runs with ``apply()``, which
+    leaves the flag alone."""
+    import threading
+
+    from celery._state import task_join_will_block
+
+    from ledger import checkpoints, projections
+    from ledger.tasks import write_checkpoint
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    calls = []
+
+    def catch_up_all():
+        calls.append(threading.current_thread().name)
+        if threading.current_thread().name == "first":
+            first_in.set()
+            assert second_in.wait(5)
+        else:
+            second_in.set()
+            assert first_out.wait(5)
+        return {}
+
+    monkeypatch.setattr(projections, "catch_up_all", catch_up_all)
+    monkeypatch.setattr(checkpoints, "write_if_due", lambda: None)
+    monkeypatch.setattr(checkpoints, "write_checkpoint", lambda: None)
+    monkeypatch.setattr(commands, "_publishing", commands._Publishing())
+    first = threading.Thread(target=commands._schedule_projections, name="first")
+    second = threading.Thread(target=commands._schedule_projections, name="second")
+    first.start()
+    assert first_in.wait(5)
+    second.start()  # enters while the first one's task runs
+    first.join(5)
+    first_out.set()  # the first one ends before the second
+    second.join(5)
+    assert sorted(calls) == ["first", "second"]
+    assert task_join_will_block() is False
+    assert write_checkpoint.apply().get() is None
