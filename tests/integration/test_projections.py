@@ -26,7 +26,7 @@ from ledger.replay import replay_check
 from ledger.store import Leg, NewEvent, append
 from tests.conftest import ACTOR, make_patron
 
-from .projection_helpers import burst, ledger_balances, snapshot, spawn
+from .projection_helpers import burst, ledger_balances, publishing_to, snapshot, spawn
 
 
 @pytest.mark.django_db
@@ -276,58 +276,54 @@ for i in range(50):
 
 
 def _worker_catches_up_after_a_burst(broker: str) -> None:
-    from casino.celery import app
 
     queue = f"casino-test-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile(mode="w+")  # read at the end: a pipe nobody reads would stall the worker
-    app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
-    worker = spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            queue,
-            "--pool=solo",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        output=log,
-        CELERY_BROKER_URL=broker,
-    )
-    try:
-        codes = [make_patron() for _ in range(5)]
-        # The burst of committed commands, each enqueuing a catch-up, comes from a process of its
-        # own publishing to ``queue``: in this test process an eager task run earlier by another
-        # test (a rebuild, the scheduled export) left the publishing unable to reach the worker
-        # (cause not found yet).
-        burst = spawn(
-            ["manage.py", "shell", "-c", BURST],
+    with publishing_to(queue):
+        worker = spawn(
+            [
+                "-m",
+                "celery",
+                "-A",
+                "casino",
+                "worker",
+                "-Q",
+                queue,
+                "--pool=solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "warning",
+            ],
+            output=log,
             CELERY_BROKER_URL=broker,
-            CELERY_QUEUE=queue,
-            BURST_PATRONS=",".join(codes),
-            BURST_ACTOR=ACTOR,
         )
-        said = burst.communicate(timeout=240)[0]
-        assert burst.returncode == 0, said
-        deadline = time.monotonic() + 180  # a worker starting on a busy machine (CI runs two suites)
-        while time.monotonic() < deadline and any(row["lag"] for row in projections.lag()):
-            time.sleep(0.25)
-        lags = {row["lag"] for row in projections.lag()}
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        log.seek(0)
-        output = log.read()
-        log.close()
-        app.conf.task_always_eager = True
-        app.conf.task_default_queue = "casino"
+        try:
+            codes = [make_patron() for _ in range(5)]
+            # The burst of committed commands, each enqueuing a catch-up, comes from a process of its
+            # own publishing to ``queue``: in this test process an eager task run earlier by another
+            # test (a rebuild, the scheduled export) left the publishing unable to reach the worker
+            # (cause not found yet).
+            burst = spawn(
+                ["manage.py", "shell", "-c", BURST],
+                CELERY_BROKER_URL=broker,
+                CELERY_QUEUE=queue,
+                BURST_PATRONS=",".join(codes),
+                BURST_ACTOR=ACTOR,
+            )
+            said = burst.communicate(timeout=240)[0]
+            assert burst.returncode == 0, said
+            deadline = time.monotonic() + 180  # a worker starting on a busy machine (CI runs two suites)
+            while time.monotonic() < deadline and any(row["lag"] for row in projections.lag()):
+                time.sleep(0.25)
+            lags = {row["lag"] for row in projections.lag()}
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=30)
+            log.seek(0)
+            output = log.read()
+            log.close()
     assert lags == {0}, output
     assert "Traceback" not in output, output
     balances = snapshot()["balances"]
@@ -362,44 +358,42 @@ def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed
     previous, queue = app.conf.broker_url, f"casino-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("CELERY_BROKER_URL", broker)
     _use_broker(app, broker)
-    app.conf.task_always_eager, app.conf.task_default_queue = False, queue
-    log = tempfile.TemporaryFile(mode="w+")
-    worker = spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            queue,
-            "-c",
-            "4",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        output=log,
-        CELERY_BROKER_URL=broker,
-    )
-    try:
-        assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
-        deadline = time.monotonic() + 180  # a worker starting on a busy machine
-        while time.monotonic() < deadline:
-            status = rebuilds.rebuild_status()
-            if all(row["state"] in ("succeeded", "failed") for row in status.values()):
-                break
-            time.sleep(0.25)
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        log.seek(0)
-        output = log.read()
-        log.close()
-        app.conf.task_default_queue = "casino"  # eager again; eager_tasks restores the run's own setting
-        app.conf.task_always_eager = True
+    with publishing_to(queue):
+        log = tempfile.TemporaryFile(mode="w+")
+        worker = spawn(
+            [
+                "-m",
+                "celery",
+                "-A",
+                "casino",
+                "worker",
+                "-Q",
+                queue,
+                "-c",
+                "4",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "warning",
+            ],
+            output=log,
+            CELERY_BROKER_URL=broker,
+        )
+        try:
+            assert rebuilds.rebuild_request(actor="auditor1") == projections.names()
+            deadline = time.monotonic() + 180  # a worker starting on a busy machine
+            while time.monotonic() < deadline:
+                status = rebuilds.rebuild_status()
+                if all(row["state"] in ("succeeded", "failed") for row in status.values()):
+                    break
+                time.sleep(0.25)
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=30)
+            log.seek(0)
+            output = log.read()
+            log.close()
         monkeypatch.undo()
         _use_broker(app, previous)
     assert {name: row["state"] for name, row in status.items()} == dict.fromkeys(projections.names(), "succeeded"), (

@@ -113,3 +113,23 @@ def test_eager_catch_ups_committed_in_two_threads_at_once_leave_results_readable
     assert sorted(calls) == ["first", "second"]
     assert task_join_will_block() is False
     assert write_checkpoint.apply().get() is None
+
+
+def test_a_test_publishing_to_a_queue_of_its_own_gives_the_run_its_own_settings_back():
+    """The real-worker tests set the run back to eager and the queue ``casino`` after them, fixed
+    values: a run with a broker then ran every later test's tasks in the process."""
+    from casino.celery import app
+    from tests.integration.projection_helpers import publishing_to
+
+    before = app.conf.task_always_eager, app.conf.task_default_queue
+    app.conf.task_always_eager, app.conf.task_default_queue = False, "the-run-queue"  # a run with a broker
+    try:
+        with publishing_to("a-worker-queue"):
+            assert (app.conf.task_always_eager, app.conf.task_default_queue) == (False, "a-worker-queue")
+        assert (app.conf.task_always_eager, app.conf.task_default_queue) == (False, "the-run-queue")
+        app.conf.task_always_eager = True  # a run without one
+        with publishing_to("a-worker-queue"):
+            assert app.conf.task_always_eager is False
+        assert (app.conf.task_always_eager, app.conf.task_default_queue) == (True, "the-run-queue")
+    finally:
+        app.conf.task_always_eager, app.conf.task_default_queue = before
