@@ -98,9 +98,24 @@ def _burst_reaches_a_real_worker() -> None:
         CELERY_BROKER_URL=BROKER,
     )
     try:
+        from django.db import connection
+
+        from ledger import commands
+
+        print(
+            "\nBEFORE",
+            commands._publishing,
+            time.monotonic(),
+            commands._eager(),
+            connection.in_atomic_block,
+            len(connection.run_on_commit),
+        )
         codes = [make_patron() for _ in range(5)]
         for i in range(50):
             chips_purchase(patron=codes[i % 5], amount_cents=1_000 + i, actor=ACTOR)
+        print(
+            "AFTER", commands._publishing, time.monotonic(), connection.in_atomic_block, len(connection.run_on_commit)
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and any(row["lag"] for row in projections.lag()):
             time.sleep(0.25)

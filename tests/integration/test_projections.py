@@ -302,9 +302,9 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
         try:
             codes = [make_patron() for _ in range(5)]
             # The burst of committed commands, each enqueuing a catch-up, comes from a process of its
-            # own publishing to ``queue``: in this test process an eager task run earlier by another
-            # test (a rebuild, the scheduled export) left the publishing unable to reach the worker
-            # (cause not found yet).
+            # own publishing to ``queue``. Made here it once sent nothing to ``queue``: the fixtures'
+            # commits had just sent a delayed catch-up to the run's queue, and a burst quicker than
+            # the window counted on it (ledger/commands.py now forgets a task sent elsewhere).
             burst = spawn(
                 ["manage.py", "shell", "-c", BURST],
                 CELERY_BROKER_URL=broker,

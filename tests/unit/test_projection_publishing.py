@@ -133,3 +133,33 @@ def test_a_test_publishing_to_a_queue_of_its_own_gives_the_run_its_own_settings_
         assert (app.conf.task_always_eager, app.conf.task_default_queue) == (True, "the-run-queue")
     finally:
         app.conf.task_always_eager, app.conf.task_default_queue = before
+
+
+def test_a_commit_after_the_queue_changed_is_not_counted_as_covered_by_a_task_sent_to_the_old_one(
+    published, monkeypatch
+):
+    """A delayed catch-up covers the commits of its window only on the queue it went to: the
+    real-worker test points the default queue at its worker right after its fixtures' commits
+    (sent to the run's queue), and a burst quicker than the window then sent nothing at all."""
+    from casino.celery import app
+
+    sent, commit_at = published
+    queues = []
+    delay, apply_async = catch_up_projections.delay, catch_up_projections.apply_async
+    monkeypatch.setattr(catch_up_projections, "delay", lambda: (queues.append(app.conf.task_default_queue), delay()))
+    monkeypatch.setattr(
+        catch_up_projections,
+        "apply_async",
+        lambda countdown: (queues.append(app.conf.task_default_queue), apply_async(countdown)),
+    )
+    before, app.conf.task_default_queue = app.conf.task_default_queue, "the-run-queue"
+    try:
+        commit_at(0.0)  # at once
+        commit_at(0.1)  # delayed to 0.6: covers the commits until 0.55
+        app.conf.task_default_queue = "a-worker-queue"
+        for t in (0.2, 0.3, 0.4):
+            commit_at(t)
+    finally:
+        app.conf.task_default_queue = before
+    assert queues == ["the-run-queue", "the-run-queue", "a-worker-queue", "a-worker-queue"]
+    assert sent[2:] == [(1_000.2, 1_000.2), (1_000.3, 1_000.3 + WINDOW)]  # 0.4 covered by the second
