@@ -21,7 +21,8 @@ from .test_projection_rebuild import _patrons_in_order, _play_coups, _replay_inc
 # after test_projections.py (hence the rebuild endpoint's test here too), a precaution kept: the
 # RabbitMQ real-worker test's catch-ups went missing when its burst of commits was quicker than
 # the publishing window, counted as covered by a task its fixtures had sent to the run's queue
-# (fixed in ledger/commands.py); a rebuild run before it only made that burst quicker.
+# (fixed in ledger/commands.py); the order mattered only through the burst's timing (the failure
+# came and went between identical runs).
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 
