@@ -179,9 +179,18 @@ _MARGIN_SECONDS = 0.05
 class _Publishing:
     last_sent: float = float("-inf")  # time.monotonic() of the last publish
     covered_until: float = float("-inf")  # commits before this are covered by a delayed task
+    destination: tuple = ()  # (broker, default queue) those tasks went to
 
 
 _publishing = _Publishing()
+
+
+def _destination() -> tuple[str, str]:
+    """Where a catch-up sent now goes: the broker's URL and the default queue."""
+    from .tasks import catch_up_projections  # its app is the project's (the ledger never imports it)
+
+    conf = catch_up_projections.app.conf
+    return (conf.broker_url, conf.task_default_queue)
 
 
 def _eager() -> bool:
@@ -202,10 +211,22 @@ def _schedule_projections() -> None:
 
     now = time.monotonic()
     eager = _eager()
-    if not eager and now < _publishing.covered_until:
-        return
+    if not eager:
+        destination = _destination()
+        if destination != _publishing.destination:
+            # A task sent elsewhere (another broker or queue, e.g. a test's own worker queue) covers
+            # nothing here: counting on it left a quick burst of commits with no catch-up at all.
+            _publishing.last_sent = _publishing.covered_until = float("-inf")
+            _publishing.destination = destination
+        if now < _publishing.covered_until:
+            return
     try:
-        if eager or now - _publishing.last_sent >= _WINDOW_SECONDS:
+        if eager:
+            # ``apply()``, not ``delay()``: an eager ``delay()`` sets Celery's process-wide "a join
+            # would block" flag while the task runs and puts back what it found, so two threads
+            # committing at once left it set and every later ``result.get()`` raised.
+            catch_up_projections.apply()
+        elif now - _publishing.last_sent >= _WINDOW_SECONDS:
             catch_up_projections.delay()
             _publishing.last_sent = now
         else:

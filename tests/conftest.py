@@ -214,9 +214,11 @@ def api(request):
 
 @pytest.fixture(autouse=True)
 def _celery_may_wait_for_results():
-    """Celery keeps one process-wide flag, "a join would block" (set where a worker pool starts
-    in the process), that makes every later ``AsyncResult.get()`` raise; a test that waits for
-    an eager task's result must not depend on which test ran before it."""
+    """Celery keeps one process-wide flag, "a join would block", that makes every later
+    ``result.get()`` raise; a test that waits for an eager task's result must not depend on
+    which test ran before it. An eager ``delay()`` sets it while its task runs and puts back what
+    it found, so two threads doing so at once left it set: the eager catch-up now runs with
+    ``apply()`` (ledger/commands.py), which leaves it alone; this reset stays as a guard."""
     from celery.result import _set_task_join_will_block
 
     _set_task_join_will_block(False)

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -111,6 +112,22 @@ def worker_env(**extra) -> dict:
     env["DATABASE_URL"] = f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
     env.update(extra)
     return env
+
+
+@contextmanager
+def publishing_to(queue: str):
+    """Tasks sent from this process go through the broker (not eager) to ``queue`` inside the
+    block; after it, the run's own settings come back (eager or not, its ``CELERY_QUEUE``), not
+    fixed ones: a test setting them back to eager and ``casino`` left every later test of a run
+    with a broker running its tasks in the process."""
+    from casino.celery import app
+
+    eager, default_queue = app.conf.task_always_eager, app.conf.task_default_queue
+    app.conf.task_always_eager, app.conf.task_default_queue = False, queue
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.task_default_queue = eager, default_queue
 
 
 def spawn(args: list[str], *, output=None, **env) -> subprocess.Popen:

@@ -27,7 +27,7 @@ from ledger.replay import replay_check
 from ledger.store import Leg, NewEvent, append
 from tests.conftest import ACTOR, make_patron
 
-from .projection_helpers import burst, ledger_balances, snapshot, spawn
+from .projection_helpers import burst, ledger_balances, publishing_to, snapshot, spawn
 
 
 @pytest.mark.django_db
@@ -289,52 +289,48 @@ def _real_worker(broker: str, *pool: str):
     """A Celery worker process (``pool``: its pool options) consuming a queue of its own on
     ``broker``, this process publishing to that queue (not eager) meanwhile. Yields a dict whose
     ``"queue"`` is the queue's name and whose ``"output"`` is the worker's log once the block
-    ends; then the worker is stopped and this process is eager again on the default queue."""
-    from casino.celery import app
-
+    ends; then the worker is stopped and this process publishes as the run does again
+    (``publishing_to``)."""
     queue = f"casino-test-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile(mode="w+")  # read at the end: a pipe nobody reads would stall the worker
-    app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
-    worker = spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            queue,
-            *pool,
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        output=log,
-        CELERY_BROKER_URL=broker,
-    )
     ran = {"queue": queue, "output": ""}
-    try:
-        yield ran
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        log.seek(0)
-        ran["output"] = log.read()
-        log.close()
-        app.conf.task_always_eager = True
-        app.conf.task_default_queue = "casino"
+    with publishing_to(queue):
+        worker = spawn(
+            [
+                "-m",
+                "celery",
+                "-A",
+                "casino",
+                "worker",
+                "-Q",
+                queue,
+                *pool,
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "warning",
+            ],
+            output=log,
+            CELERY_BROKER_URL=broker,
+        )
+        try:
+            yield ran
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=30)
+            log.seek(0)
+            ran["output"] = log.read()
+            log.close()
 
 
 def _worker_catches_up_after_a_burst(broker: str) -> None:
     with _real_worker(broker, "--pool=solo") as worker:
         codes = [make_patron() for _ in range(5)]
         # The burst of committed commands, each enqueuing a catch-up, comes from a process of its
-        # own publishing to the worker's queue: in this test process an eager task run earlier by
-        # another test (a rebuild, the scheduled export) left the publishing unable to reach the
-        # worker (cause not found yet).
+        # own publishing to the worker's queue. Made here it once sent nothing to that queue: the
+        # fixtures' commits had just sent a delayed catch-up to the run's queue, and a burst
+        # quicker than the window counted on it (ledger/commands.py now forgets a task sent elsewhere).
         burst = spawn(
             ["manage.py", "shell", "-c", BURST],
             CELERY_BROKER_URL=broker,

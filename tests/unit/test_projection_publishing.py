@@ -55,6 +55,7 @@ def test_a_burst_publishes_a_few_delayed_tasks_each_starting_after_the_commits_i
 def test_eager_mode_runs_the_catch_up_for_every_commit(published, monkeypatch):
     sent, commit_at = published
     monkeypatch.setattr(commands, "_eager", lambda: True)
+    monkeypatch.setattr(catch_up_projections, "apply", lambda: sent.append((0.0, 0.0)))
     for t in (0.0, 0.001, 0.002):
         commit_at(t)
     assert len(sent) == 3
@@ -69,3 +70,96 @@ def test_a_broker_failure_is_logged_not_raised(published, monkeypatch, caplog):
     monkeypatch.setattr(catch_up_projections, "delay", down)
     commit_at(0.0)
     assert "could not enqueue the projection catch-up" in caplog.text
+
+
+def test_eager_catch_ups_committed_in_two_threads_at_once_leave_results_readable(monkeypatch, eager_tasks):
+    """Celery keeps "a join would block" in one flag for the whole process: an eager ``delay()``
+    sets it while its task runs and puts back what it found, so two threads committing at once
+    (a catch-up during a rebuild, a threaded server) left it set, and every later eager
+    ``result.get()`` in the process raised. The eager catch-up runs with ``apply()``, which
+    leaves the flag alone."""
+    import threading
+
+    from celery._state import task_join_will_block
+
+    from ledger import checkpoints, projections
+    from ledger.tasks import write_checkpoint
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    calls = []
+
+    def catch_up_all():
+        calls.append(threading.current_thread().name)
+        if threading.current_thread().name == "first":
+            first_in.set()
+            assert second_in.wait(5)
+        else:
+            second_in.set()
+            assert first_out.wait(5)
+        return {}
+
+    monkeypatch.setattr(projections, "catch_up_all", catch_up_all)
+    monkeypatch.setattr(checkpoints, "write_if_due", lambda: None)
+    monkeypatch.setattr(checkpoints, "write_checkpoint", lambda: None)
+    monkeypatch.setattr(commands, "_publishing", commands._Publishing())
+    first = threading.Thread(target=commands._schedule_projections, name="first")
+    second = threading.Thread(target=commands._schedule_projections, name="second")
+    first.start()
+    assert first_in.wait(5)
+    second.start()  # enters while the first one's task runs
+    first.join(5)
+    first_out.set()  # the first one ends before the second
+    second.join(5)
+    assert sorted(calls) == ["first", "second"]
+    assert task_join_will_block() is False
+    assert write_checkpoint.apply().get() is None
+
+
+def test_a_test_publishing_to_a_queue_of_its_own_gives_the_run_its_own_settings_back():
+    """The real-worker tests set the run back to eager and the queue ``casino`` after them, fixed
+    values: a run with a broker then ran every later test's tasks in the process."""
+    from casino.celery import app
+    from tests.integration.projection_helpers import publishing_to
+
+    before = app.conf.task_always_eager, app.conf.task_default_queue
+    app.conf.task_always_eager, app.conf.task_default_queue = False, "the-run-queue"  # a run with a broker
+    try:
+        with publishing_to("a-worker-queue"):
+            assert (app.conf.task_always_eager, app.conf.task_default_queue) == (False, "a-worker-queue")
+        assert (app.conf.task_always_eager, app.conf.task_default_queue) == (False, "the-run-queue")
+        app.conf.task_always_eager = True  # a run without one
+        with publishing_to("a-worker-queue"):
+            assert app.conf.task_always_eager is False
+        assert (app.conf.task_always_eager, app.conf.task_default_queue) == (True, "the-run-queue")
+    finally:
+        app.conf.task_always_eager, app.conf.task_default_queue = before
+
+
+def test_a_commit_after_the_queue_changed_is_not_counted_as_covered_by_a_task_sent_to_the_old_one(
+    published, monkeypatch
+):
+    """A delayed catch-up covers the commits of its window only on the queue it went to: the
+    real-worker test points the default queue at its worker right after its fixtures' commits
+    (sent to the run's queue), and a burst quicker than the window then sent nothing at all."""
+    from casino.celery import app
+
+    sent, commit_at = published
+    queues = []
+    delay, apply_async = catch_up_projections.delay, catch_up_projections.apply_async
+    monkeypatch.setattr(catch_up_projections, "delay", lambda: (queues.append(app.conf.task_default_queue), delay()))
+    monkeypatch.setattr(
+        catch_up_projections,
+        "apply_async",
+        lambda countdown: (queues.append(app.conf.task_default_queue), apply_async(countdown)),
+    )
+    before, app.conf.task_default_queue = app.conf.task_default_queue, "the-run-queue"
+    try:
+        commit_at(0.0)  # at once
+        commit_at(0.1)  # delayed to 0.6: covers the commits until 0.55
+        app.conf.task_default_queue = "a-worker-queue"
+        for t in (0.2, 0.3, 0.4):
+            commit_at(t)
+    finally:
+        app.conf.task_default_queue = before
+    assert queues == ["the-run-queue", "the-run-queue", "a-worker-queue", "a-worker-queue"]
+    assert sent[2:] == [(1_000.2, 1_000.2), (1_000.3, 1_000.3 + WINDOW)]  # 0.4 covered by the second
