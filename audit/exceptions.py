@@ -29,6 +29,7 @@ from datetime import date
 from approvals.models import Approval
 from cashier.reports import variance_report, variance_threshold_cents
 from games.models import BetRefusal, Round
+from games.rules.errors import refusal_line
 from games.rules.money import format_cents
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
@@ -341,7 +342,7 @@ def _refused_bets(day: date) -> list[dict]:
                 person=refusal.actor,
                 subject=f"patron {refusal.patron_code}" if refusal.patron_code else f"table {refusal.table_code}",
                 subject_person=refusal.patron_code or None,
-                what=f"table {refusal.table_code}, {refusal.get_kind_display()}: {refusal.message}",
+                what=f"table {refusal.table_code}, {refusal_line(refusal.get_kind_display(), refusal.message)}",
                 after={"refused": refusal.get_kind_display()},
                 amount_cents=refusal.stake_cents,
                 source="bet_refusals",

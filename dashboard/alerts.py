@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from games.rules.errors import refusal_line
 from games.rules.money import format_cents
 
 # A table's win on its handle drifts from the theoretical edge by chance: at black jack the
@@ -145,7 +146,7 @@ def refused_alert(table: str, refusals: list[dict]) -> Alert | None:
         "warning" if "self_limit" in counts else "info",
         f"{total} bet{'s' if total != 1 else ''} refused today ({by_kind}); "
         f"last: {last.get('patron') or 'patron not known'}, {eur(last['stake_cents'])}, "
-        f"{REFUSAL_KINDS.get(last['kind'], last['kind'])}: {last['message']}",
+        f"{refusal_line(REFUSAL_KINDS.get(last['kind'], last['kind']), last['message'])}",
     )
 
 

@@ -14,6 +14,7 @@ from approvals.models import Approval
 from cashier.models import Slip
 from cashier.services.cage_shifts import last_shift_event, shift_stream
 from core.denominations import cash_denominations, chip_denominations
+from dashboard.play import event_words
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.models import Event, Posting
@@ -30,7 +31,17 @@ MOVEMENT_NAMES = {
     "CreditReversed": "credits reversed",
     "DropCounted": "drop counts",
     "DropCountReversed": "drop counts reversed",
+    "FrontMoneyDeposited": "front money deposited",
+    "FrontMoneyWithdrawn": "front money withdrawn",
+    "MarkerIssued": "markers issued",
+    "MarkerPaid": "markers paid",
 }
+
+
+def movement_name(event_type: str) -> str:
+    """How ``event_type`` reads on the reconciliation: its name above, else its type in words
+    (``dashboard.play.event_words``), never the code."""
+    return MOVEMENT_NAMES.get(event_type) or event_words(event_type)
 
 
 def users_with(*roles: str) -> list[str]:
@@ -170,8 +181,8 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
         side = "cash_cents" if row["account"] == accounts.CAGE_CASH else "chips_cents"
         by_kind[row["event__type"]][side] += row["total"]
     movements = [
-        {"kind": MOVEMENT_NAMES.get(kind, kind), **sides, "total_cents": sides["cash_cents"] + sides["chips_cents"]}
-        for kind, sides in sorted(by_kind.items(), key=lambda item: MOVEMENT_NAMES.get(item[0], item[0]))
+        {"kind": movement_name(kind), **sides, "total_cents": sides["cash_cents"] + sides["chips_cents"]}
+        for kind, sides in sorted(by_kind.items(), key=lambda item: movement_name(item[0]))
     ]
     open_data = opened.data
     opening = {"cash_cents": open_data["expected_cash_cents"], "chips_cents": open_data["expected_chips_cents"]}

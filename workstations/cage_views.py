@@ -148,12 +148,16 @@ def chips_movement(request, operation: str):
             )
         result = service(patron=patron, amount_cents=cents, actor=user)
     except IdentityRequired as exc:
+        if not exc.recordable:  # the shared anonymous patron: no identity form, register him
+            _refused(request, exc)
+            return redirect("workstations:cage")
         context = {
             "desk": cage_selectors.cage_desk(user),
             "identity": {
                 "operation": operation,
                 "patron": patron,
-                "amount": request.POST.get("amount"),
+                "amount_cents": cents,
+                "typed": forms.typed(cents),  # sent again as typed, unambiguous
                 "why": exc.message,
             },
         }

@@ -291,7 +291,7 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
     if stake_cents > rules.max_bet_cents:
         raise LimitRefused(
             "stake_cents",
-            f"{_eur(stake_cents)} is over the table maximum of {_eur(rules.max_bet_cents)}",
+            f"over the table maximum: {_eur(stake_cents)}, the maximum is {_eur(rules.max_bet_cents)}",
             "table_maximum",
         )
     if stake_cents < rules.min_bet_cents:

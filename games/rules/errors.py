@@ -5,7 +5,7 @@ API's single exception handler can turn it into a 4xx body ``{"field": ..., "err
 (``roulette.InvalidBet`` is the roulette engine's subclass.)
 """
 
-__all__ = ["LimitRefused", "RuleError"]
+__all__ = ["LimitRefused", "RuleError", "refusal_line"]
 
 
 class RuleError(ValueError):
@@ -43,3 +43,11 @@ class LimitRefused(RuleError):
         super().__init__(field, message)
         self.args = (field, message, kind)  # pickles (Celery) with its kind
         self.kind = kind
+
+
+def refusal_line(kind_words: str, message: str) -> str:
+    """A refused bet's reason for people: ``message`` alone when it names its limit already
+    (``"over the table maximum: 5,000.00 EUR on this position, the maximum is 1,000.00 EUR"``),
+    else ``"<kind_words>: <message>"`` (``"table maximum: a bet is from 10.00 EUR to 1,000.00 EUR"``).
+    A prefix before a message that restates the limit read as if the stake were the limit."""
+    return message if kind_words in message else f"{kind_words}: {message}"

@@ -150,8 +150,8 @@ class RouletteTableRules:
         if already_cents + stake_cents > high:
             raise StakeOutsideLimits(
                 "stake_cents",
-                f"{format_cents(already_cents + stake_cents)} on this position "
-                f"is over the table maximum of {format_cents(high)}",
+                f"over the table maximum: {format_cents(already_cents + stake_cents)} on this position, "
+                f"the maximum is {format_cents(high)}",
                 "table_maximum",
             )
 

@@ -80,10 +80,13 @@ class IdentityRequired(Conflict):
 
     code = "aml_identity_required"
 
-    def __init__(self, message: str, *, decision: dict, actor: str):
+    def __init__(self, message: str, *, decision: dict, actor: str, recordable: bool = True):
         super().__init__(message, field="patron")
         self.decision = decision
         self.actor = actor
+        # False for the shared anonymous patron: no identity can be recorded for it, the person
+        # has to be registered as a patron of his own.
+        self.recordable = recordable
 
 
 def identity_on_file(patron: Patron) -> bool:
@@ -145,6 +148,18 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
     span = "in one visit" if visit is not None else "in one gaming day"
     decisions: list[NewEvent] = []
     if amount >= rules.identity_cents or total >= rules.identity_cents:
+        if anonymous:
+            # No identity can be recorded for the shared patron: the person must be registered.
+            verb = "buy chips" if direction == IN else "redeem chips"
+            raise IdentityRequired(
+                f"the shared anonymous patron {patron.code} cannot {verb} for {format_cents(amount)}: "
+                f"{format_cents(rules.identity_cents)} or more needs a registered patron (AML identity threshold, "
+                f"{rules.jurisdiction}). Register the person as a patron of his own with his name and identity "
+                "document, then use his own patron code.",
+                decision={**decision, "threshold_cents": rules.identity_cents},
+                actor=cmd.actor,
+                recordable=False,
+            )
         if not identity_on_file(patron):
             verb = "buy chips for" if direction == IN else "redeem chips for"
             raise IdentityRequired(

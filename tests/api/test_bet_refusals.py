@@ -80,13 +80,13 @@ def test_a_bet_over_the_table_maximum_is_the_same_400_and_one_refusal_row(api, r
     events, bets = Event.objects.count(), Bet.objects.count()
     response = bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
     assert response.status_code == 400
-    assert response.json() == invalid_body("200.00 EUR on this position is over the table maximum of 100.00 EUR")
+    assert response.json() == invalid_body("over the table maximum: 200.00 EUR on this position, the maximum is 100.00 EUR")
     assert (Event.objects.count(), Bet.objects.count()) == (events, bets)  # the ledger and the coup untouched
     assert Round.objects.get(pk=round_id).version == 1  # RoundOpened only
     row = only_refusal()
     assert (row.table_code, str(row.round_id), row.patron_code) == ("R1", round_id, colour_patron)
     assert (row.kind, row.stake_cents, row.actor) == ("table_maximum", 20_000, "dealer1")
-    assert row.message == "200.00 EUR on this position is over the table maximum of 100.00 EUR"
+    assert row.message == "over the table maximum: 200.00 EUR on this position, the maximum is 100.00 EUR"
     assert row.gaming_day == current_gaming_day(row.created_at)
     assert row.created_at.utcoffset().total_seconds() == 0
 
@@ -175,7 +175,7 @@ def test_a_baccarat_bet_over_the_table_maximum_is_recorded(api, cage):
     over = {"patron": code, "bet": "banker", "stake_cents": 30_001}  # the sheet's maximum: 300.00 EUR
     response = api.post(f"/api/rounds/{coup}/baccarat-bets", over, format="json")
     assert response.status_code == 400
-    assert response.json() == invalid_body("300.01 EUR is over the table maximum of 300.00 EUR")
+    assert response.json() == invalid_body("over the table maximum: 300.01 EUR, the maximum is 300.00 EUR")
     assert Event.objects.count() == events
     row = only_refusal()
     assert (row.table_code, str(row.round_id), row.kind, row.stake_cents) == ("P1", coup, "table_maximum", 30_001)
@@ -315,7 +315,7 @@ def test_the_floor_card_alerts_and_the_table_view_lists_the_refusals(api, round_
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
     assert re.search(
         r'class="alert alert-warning" data-alert="refused">2 bets refused today '
-        rf"\(1 table maximum, 1 self-limit\); last: {patron}, 150\.00 EUR, self-limit: a bet of 150\.00 EUR is over "
+        rf"\(1 table maximum, 1 self-limit\); last: {patron}, 150\.00 EUR, a bet of 150\.00 EUR is over "
         rf"patron {patron}&#x27;s own limit of 100\.00 EUR \(responsible gaming self-limit\)<",
         card,
     )

@@ -10,12 +10,16 @@ from rest_framework.test import APIClient
 
 from approvals.models import Approval
 from cashier.models import Slip
+from cashier.services.cage import chips_purchase
 from cashier.services.cage_shifts import last_shift_event
+from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue, marker_pay
 from cashier.services.slips import slip_request
+from ledger import accounts, store
 from ledger.models import Event
 from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, hand_cage_to
+from tests.conftest import ACTOR, hand_cage_to, make_patron
+from workstations.templatetags.workstation_tags import data_value
 
 pytestmark = pytest.mark.django_db
 
@@ -208,3 +212,124 @@ def test_a_refusal_names_the_fields_label_not_its_api_name(as_role, cage):
     html = page.content.decode()
     assert f"Refused. Amount: patron {patron} holds 0.00 EUR of chips" in html
     assert "amount_cents" not in html
+
+
+# --- amounts as a French cashier types them ---------------------------------------------------
+
+
+def test_a_sale_typed_with_a_decimal_comma_sells_that_many_euros_and_cents(as_role, cage):
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
+    sold = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "12,5"}, follow=True
+    )
+    assert f"Sold 12.50 EUR of chips, patron {patron} (now holds 12.50 EUR)." in sold.content.decode()
+    event = Event.objects.get(type="ChipsPurchased", actor="cash1")
+    assert event.data["amount_cents"] == 1250
+    assert store.balance(accounts.patron_chips(patron)) == 1250
+    redeemed = client.post(
+        reverse("workstations:cage-chips", args=["redemption"]), {"patron": patron, "amount": "2,50"}, follow=True
+    )
+    assert f"Redeemed 2.50 EUR of chips, patron {patron} (now holds 10.00 EUR)." in redeemed.content.decode()
+    assert store.balance(accounts.patron_chips(patron)) == 1000
+
+
+@pytest.mark.parametrize("operation", ["purchase", "redemption"])
+def test_an_ambiguous_amount_is_refused_on_the_page_saying_how_to_type_it_and_writes_nothing(as_role, cage, operation):
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    patron = make_patron(500_000)
+    before = Event.objects.count()
+    page = client.post(
+        reverse("workstations:cage-chips", args=[operation]), {"patron": patron, "amount": "1,000"}, follow=True
+    )
+    assert (
+        "Refused. Amount: &quot;1,000&quot; is ambiguous (is its comma a thousands separator or the decimal mark?): "
+        "type cents after a comma or a point, two digits at most (12,50 or 12.50), and thousands with a space or "
+        "nothing (1 000,50 or 1000.50)"
+    ) in page.content.decode()
+    assert Event.objects.count() == before
+
+
+# --- the AML identity threshold ---------------------------------------------------------------
+
+
+def test_the_identity_prompt_shows_the_amount_formatted_and_sends_it_back_unambiguous(as_role, cage):
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
+    asked = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]), {"patron": nameless, "amount": "2 500,5"}
+    )
+    html = asked.content.decode()
+    assert asked.status_code == 409
+    assert f"Patron <strong>{nameless}</strong>, chip sale of <strong>2,500.50 EUR</strong>." in html
+    assert '<input type="hidden" name="amount" value="2500.50">' in html
+    sold = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]),
+        {"patron": nameless, "amount": "2500.50", "identity_name": "Jeanne Martin", "identity_document": "FR 1"},
+        follow=True,
+    )
+    assert f"Sold 2,500.50 EUR of chips, patron {nameless}" in sold.content.decode()
+    assert store.balance(accounts.patron_chips(nameless)) == 250_050
+
+
+@pytest.mark.parametrize(("operation", "verb"), [("purchase", "buy chips"), ("redemption", "redeem chips")])
+def test_the_shared_anonymous_patron_over_the_threshold_is_told_to_register_the_person_with_no_identity_form(
+    as_role, cage, operation, verb
+):
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    anon = patron_register(kind="anonymous", actor=ACTOR)["patron"]
+    for _ in range(2):  # two strangers under the threshold each: 3,000.00 EUR of chips on anon
+        chips_purchase(patron=anon, amount_cents=150_000, actor="cash1")
+    page = client.post(
+        reverse("workstations:cage-chips", args=[operation]), {"patron": anon, "amount": "2,500.00"}, follow=True
+    )
+    html = page.content.decode()
+    assert page.redirect_chain and page.status_code == 200
+    assert (
+        f"Refused. Patron code: the shared anonymous patron anon cannot {verb} for 2,500.00 EUR: 2,000.00 EUR or "
+        "more needs a registered patron (AML identity threshold, FR). Register the person as a patron of his own "
+        "with his name and identity document, then use his own patron code."
+    ) in html
+    assert "Identity required" not in html and "identity_name" not in html
+    assert store.balance(accounts.patron_chips(anon)) == 300_000  # nothing sold nor redeemed
+
+
+# --- the shift report and the auditor's event page --------------------------------------------
+
+
+def test_the_shift_report_words_front_money_and_markers_like_the_other_lines(as_role, cage, django_user_model):
+    client = as_role("cash1", Role.CASHIER)
+    grant(django_user_model.objects.create_user(username="super1", password="x"), Role.CAGE_SUPERVISOR)
+    hand_cage_to("cash1")
+    opened = last_shift_event().position
+    patron = make_patron()
+    front_money_deposit(patron=patron, amount_cents=50_000, actor="cash1")
+    credit_line_set(patron=patron, limit_cents=100_000, actor="super1")
+    serial = marker_issue(patron=patron, amount_cents=20_000, actor="cash1")["serial"]
+    marker_pay(serial=serial, amount_cents=20_000, method="cash", actor="cash1")
+    html = client.get(reverse("workstations:cage-shift", args=[opened])).content.decode()
+    lines = re.findall(r"<tr><td>\+ ([^<]+)</td>", html)
+    assert lines == ["front money deposited", "markers issued", "markers paid"]
+    assert '<td>+ markers paid</td><td class="num">200.00 EUR</td><td class="num">0.00 EUR</td>' in html
+    assert "FrontMoney" not in html and "Marker" not in html
+
+
+def test_the_auditors_event_page_shows_a_count_by_denomination_in_currency_units(as_role, cage):
+    client = as_role("aud1", Role.AUDITOR)
+    event = Event.objects.get(type="CageShiftOpened")  # the float counted: 200 × 500 EUR, 10 × 10,000 EUR
+    html = client.get(reverse("workstations:audit-event", args=[event.position])).content.decode()
+    assert '<th scope="row">cash</th><td>200 × 500 EUR</td>' in html
+    assert '<th scope="row">chips</th><td>10 × 10,000 EUR</td>' in html
+
+
+def test_a_count_by_denomination_reads_in_currency_units_smallest_first():
+    count = {"50000": 111, "5": 1, "10": 1, "20": 1, "200": 1, "1000": 1, "5000": 1, "20000": 2}
+    assert data_value(count, "cash") == (
+        "1 × 0.05 EUR, 1 × 0.10 EUR, 1 × 0.20 EUR, 1 × 2 EUR, 1 × 10 EUR, 1 × 50 EUR, 2 × 200 EUR, 111 × 500 EUR"
+    )
+    assert data_value({"10000": 30}, "denominations") == "30 × 100 EUR"
+    assert data_value({"table": "R1"}, "cash") == "table: R1"  # not a count: name and value

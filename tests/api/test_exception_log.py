@@ -92,7 +92,7 @@ def test_the_days_log_lists_each_exception_with_who_when_before_and_after(audito
         "EUR",
     )
     assert refusal["event"] is None and refusal["source"] == "bet_refusals"
-    assert "over the table maximum of 200.00" in refusal["what"]
+    assert refusal["what"] == "table R1, over the table maximum: 300.00 EUR on this position, the maximum is 200.00 EUR"
     void = rows["RoundVoided"]
     assert void["what"].endswith("voided: ball left the wheel") and void["after"] == {"state": "voided"}
     roles = rows["StaffRolesChanged"]

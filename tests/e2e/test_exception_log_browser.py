@@ -41,7 +41,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     patron = make_patron(100_000)
     coup = round_open(table="R1", actor="pit1")["round"]
     refusal = BetRefused(
-        "300.00 EUR on this position is over the table maximum of 200.00 EUR",
+        "over the table maximum: 300.00 EUR on this position, the maximum is 200.00 EUR",
         kind="table_maximum",
         stake_cents=30_000,
         table="R1",
@@ -70,7 +70,9 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     expect(roles).to_contain_text("roles of sam: Cashier (cage) → Cage supervisor")
     expect(roles.locator("td").nth(4)).to_have_text("roles: Cashier (cage)")  # before, by the role's label
     expect(roles.locator("td").nth(5)).to_have_text("roles: Cage supervisor")  # after, not "cage_supervisor"
-    expect(page.locator('tr[data-kind="refused_bet"]')).to_contain_text("300.00 EUR")
+    expect(page.locator('tr[data-kind="refused_bet"]')).to_contain_text(
+        "table R1, over the table maximum: 300.00 EUR on this position, the maximum is 200.00 EUR"
+    )
     screenshots(page, "day")
 
     page.get_by_label("Kind").select_option("refused_bet")

@@ -249,7 +249,7 @@ def test_limits_are_inclusive_and_the_maximum_is_never_raised_past(below_minimum
     with pytest.raises(RuleError) as err:
         check_stake(rules, 30_001)
     assert err.value.field == "stake_cents"
-    assert "maximum of 300.00 EUR" in err.value.message
+    assert err.value.message == "over the table maximum: 300.01 EUR, the maximum is 300.00 EUR"
 
 
 @pytest.mark.parametrize("stake", [0, -500, True, 500.0, "500", None])

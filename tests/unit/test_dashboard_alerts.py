@@ -80,6 +80,22 @@ def test_refused_bets_at_table_limits_are_information_with_the_count_and_the_las
     assert one.message.endswith("last: patron not known, 1.00 EUR, table minimum: 1.00 is under the minimum")
 
 
+def test_the_last_refusal_naming_its_limit_reads_as_one_sentence_without_the_limits_name_before_it():
+    refusals = [
+        {
+            "kind": "table_maximum",
+            "patron": "P00042",
+            "stake_cents": 500_000,
+            "message": "over the table maximum: 5,000.00 EUR on this position, the maximum is 1,000.00 EUR",
+        }
+    ]
+    alert = alerts.refused_alert("R1", refusals)
+    assert alert is not None and alert.message == (
+        "1 bet refused today (1 table maximum); last: P00042, 5,000.00 EUR, "
+        "over the table maximum: 5,000.00 EUR on this position, the maximum is 1,000.00 EUR"
+    )
+
+
 def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
     refusals = [
         {"kind": "self_limit", "patron": "P00003", "stake_cents": 10_001, "message": "over his own limit"},
@@ -89,7 +105,7 @@ def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
     assert alert is not None and alert.level == "warning"
     assert alert.message == (
         "2 bets refused today (1 box maximum, 1 self-limit); "
-        "last: P00005, 500.00 EUR, box maximum: over the box maximum"
+        "last: P00005, 500.00 EUR, over the box maximum"
     )
 
 

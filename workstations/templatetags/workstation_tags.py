@@ -75,9 +75,25 @@ def local_iso(text) -> str:
     return local(datetime.fromisoformat(str(text).replace("Z", "+00:00"))) if text else "—"
 
 
+# Event data keys holding a count by denomination ``{"<cents>": pieces}`` (``core.denominations``):
+# a cage shift's ``cash`` and ``chips``, a slip's or a drop count's ``denominations``, a table's
+# counted ``opener`` and ``closer``.
+COUNT_KEYS = frozenset({"cash", "chips", "denominations", "opener", "closer"})
+
+
+def _is_count(value) -> bool:
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(k, str) and k.isascii() and k.isdigit() for k in value)
+        and all(type(n) is int for n in value.values())
+    )
+
+
 @register.filter
 def data_value(value, key) -> str:
-    """An event's data value in words: amounts (keys ending ``_cents``) in currency units, known
+    """An event's data value in words: amounts (keys ending ``_cents``) and counts by
+    denomination (``COUNT_KEYS``: ``{"50000": 2}`` → ``2 × 500 EUR``) in currency units, known
     codes in words (``dashboard.play.code_words``: ``cage_purchase`` → ``chips bought at the
     cage``), a bet's ``position`` and ``chips`` as the table names them, nested objects as ``name: value``
     pairs, lists joined, never a Python repr."""
@@ -88,6 +104,9 @@ def data_value(value, key) -> str:
         return bet_spot(value)
     if key == "chips" and type(value) in (str, int):
         return chips_words(value)
+    if key in COUNT_KEYS and _is_count(value):  # "1 × 0.05 EUR, …, 111 × 500 EUR", as the cage's queue
+        lines = sorted((int(d), n) for d, n in value.items())
+        return ", ".join(f"{n} × {denomination(d)}" for d, n in lines)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and money:
