@@ -264,7 +264,8 @@ def test_table_limits_hold_per_position_counting_what_the_patron_already_has_on_
         ("refused", "table_maximum"),
         ("refused", "table_minimum"),
     ]
-    assert "over the table maximum: 1,010.00 EUR on this position, the maximum is 1,000.00 EUR" in body["results"][1]["detail"]
+    over = "over the table maximum: 1,010.00 EUR on this position, the maximum is 1,000.00 EUR"
+    assert over in body["results"][1]["detail"]
     assert chips(patron) == 500_000 - 10_000 - 90_000 - 100_000
     refusals = sorted(BetRefusal.objects.filter(round_id=coup).values_list("kind", "stake_cents"))
     assert refusals == [("table_maximum", 1_000), ("table_maximum", 100_001), ("table_minimum", 500)]

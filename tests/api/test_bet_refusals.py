@@ -80,13 +80,14 @@ def test_a_bet_over_the_table_maximum_is_the_same_400_and_one_refusal_row(api, r
     events, bets = Event.objects.count(), Bet.objects.count()
     response = bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17)
     assert response.status_code == 400
-    assert response.json() == invalid_body("over the table maximum: 200.00 EUR on this position, the maximum is 100.00 EUR")
+    over = "over the table maximum: 200.00 EUR on this position, the maximum is 100.00 EUR"
+    assert response.json() == invalid_body(over)
     assert (Event.objects.count(), Bet.objects.count()) == (events, bets)  # the ledger and the coup untouched
     assert Round.objects.get(pk=round_id).version == 1  # RoundOpened only
     row = only_refusal()
     assert (row.table_code, str(row.round_id), row.patron_code) == ("R1", round_id, colour_patron)
     assert (row.kind, row.stake_cents, row.actor) == ("table_maximum", 20_000, "dealer1")
-    assert row.message == "over the table maximum: 200.00 EUR on this position, the maximum is 100.00 EUR"
+    assert row.message == over
     assert row.gaming_day == current_gaming_day(row.created_at)
     assert row.created_at.utcoffset().total_seconds() == 0
 

@@ -94,7 +94,7 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     page.get_by_role("button", name="Redeem chips").click()
     prompt = page.get_by_role("heading", name="Identity required (anti-money-laundering)")
     expect(prompt).to_be_visible()
-    expect(page.locator(".prompt [role=alert]")).to_contain_text(f"patron {nameless} has no identity on file")
+    expect(page.locator(".prompt [role=alert]")).to_contain_text(f"Patron {nameless} has no identity on file")
     screenshots(page, "identity-prompt")
     page.get_by_label("Full name (as on the document)").fill("Jeanne Martin")
     page.get_by_label("Identity document (type and number)").fill("FR-CNI 880492")
@@ -199,3 +199,56 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
     expect(page.locator(".signatures")).to_contain_text(f"Cashier: {SHIFT_CASHIER}")
     expect(page.locator(".signatures")).to_contain_text("Cage supervisor: cagesup (closed the shift)")
     screenshots(page, "closed-by-supervisor")
+
+
+def test_a_cashier_types_amounts_the_french_way_and_is_told_what_anon_cannot_do(
+    browser_page, dashboard_server, django_user_model, cage_float
+):
+    """ "12,5" sells 12.50 EUR; "1,000" is refused saying how to type it; 2,500.00 EUR for the
+    shared anonymous patron is refused with what to do, no identity form; the shift report
+    and the auditor's event page say the movements and the count in words and currency units."""
+    page = browser_page
+    grant(django_user_model.objects.create_user(username="cash1", password="cage-secret"), Role.CASHIER)
+    grant(django_user_model.objects.create_user(username="aud1", password="cage-secret"), Role.AUDITOR)
+    buyer = make_patron()
+    anon = patron_register(kind="anonymous", actor=ACTOR)["patron"]
+    log_in(page, dashboard_server.url, "cash1", "cage-secret", app="workstations")
+    type_count(page, "open", book_count())
+    page.get_by_role("button", name="Open shift").click()
+    expect(page.locator(".messages")).to_contain_text("variance 0.00 EUR")
+
+    page.locator("#sell-patron").fill(buyer)
+    page.locator("#sell-amount").fill("12,5")
+    page.get_by_role("button", name="Sell chips").click()
+    expect(page.locator(".messages")).to_have_text(f"Sold 12.50 EUR of chips, patron {buyer} (now holds 12.50 EUR).")
+    assert Event.objects.get(type="ChipsPurchased", actor="cash1").data["amount_cents"] == 1250
+
+    page.locator("#sell-patron").fill(buyer)
+    page.locator("#sell-amount").fill("1,000")
+    page.get_by_role("button", name="Sell chips").click()
+    expect(page.locator(".messages")).to_have_text(
+        'Refused. Amount: "1,000" is ambiguous (is its comma a thousands separator or the decimal mark?): '
+        "type cents after a comma or a point, two digits at most (12,50 or 12.50), and thousands with a space "
+        "or nothing (1 000,50 or 1000.50)"
+    )
+    screenshots(page, "ambiguous-amount")
+
+    page.locator("#sell-patron").fill(anon)
+    page.locator("#sell-amount").fill("2 500")
+    page.get_by_role("button", name="Sell chips").click()
+    expect(page.locator(".messages")).to_have_text(
+        "Refused. Patron code: the shared anonymous patron anon cannot buy chips for 2,500.00 EUR: 2,000.00 EUR "
+        "or more needs a registered patron (AML identity threshold, FR). Register the person as a patron of his "
+        "own with his name and identity document, then use his own patron code."
+    )
+    expect(page.get_by_role("heading", name="Identity required (anti-money-laundering)")).to_have_count(0)
+    screenshots(page, "anonymous-over-threshold")
+
+    opened = Event.objects.get(type="CageShiftOpened", actor="cash1")
+    page.get_by_role("button", name="Log out").click()
+    log_in(page, dashboard_server.url, "aud1", "cage-secret", app="workstations")
+    page.goto(f"{dashboard_server.url}/workstations/audit/events/{opened.position}/")
+    data = page.get_by_role("table", name="Event data")
+    row = data.locator("tr").filter(has=page.get_by_role("rowheader", name="cash", exact=True))
+    expect(row.locator("td")).to_have_text("200 × 500 EUR")
+    page.screenshot(path=str(ARTIFACTS / "audit-event-cage-count-1280x800.png"), full_page=True)
