@@ -104,8 +104,7 @@ def test_a_refusal_over_a_self_limit_makes_the_alert_a_warning():
     alert = alerts.refused_alert("B1", refusals)
     assert alert is not None and alert.level == "warning"
     assert alert.message == (
-        "2 bets refused today (1 box maximum, 1 self-limit); "
-        "last: P00005, 500.00 EUR, over the box maximum"
+        "2 bets refused today (1 box maximum, 1 self-limit); last: P00005, 500.00 EUR, over the box maximum"
     )
 
 
