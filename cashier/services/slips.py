@@ -105,7 +105,8 @@ def _check_tray_covers(table: Table, amount: int) -> None:
     tray = store.balance(accounts.table_tray(table.code), table.currency)
     if tray < amount:
         raise InsufficientChips(
-            f"{amount} cents is more than the tray of {table.code} holds ({tray} cents)", field="denominations"
+            f"{format_cents(amount)} is more than the tray of {table.code} holds ({format_cents(tray)})",
+            field="denominations",
         )
 
 

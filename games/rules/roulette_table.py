@@ -144,7 +144,8 @@ class RouletteTableRules:
         if stake_cents < low:
             raise StakeOutsideLimits(
                 "stake_cents",
-                f"{format_cents(stake_cents)} is under the table minimum of {format_cents(low)} for {bet.type}",
+                f"{format_cents(stake_cents)} is under the table minimum of {format_cents(low)} for"
+                f" {'an even chance' if bet.type == 'chance_simple' else f'a {bet.type}'}",
                 "table_minimum",
             )
         if already_cents + stake_cents > high:

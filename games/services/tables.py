@@ -24,6 +24,7 @@ from ..models import Table
 from ..rules.baccarat import BaccaratRules
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
+from ..rules.money import format_cents
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
 from ..rules.roulette_table import RouletteTableRules
@@ -96,7 +97,7 @@ def table_open(
     large = opener_cents > settings.CASINO_LARGE_OPENER_CENTS
     if large:
         require_second_signature(
-            f"an opener over {settings.CASINO_LARGE_OPENER_CENTS} cents", approver, actor, Role.CAGE_SUPERVISOR
+            f"an opener over {format_cents(settings.CASINO_LARGE_OPENER_CENTS)}", approver, actor, Role.CAGE_SUPERVISOR
         )
     rule_set = _validated_rules(game, rules)
     check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
@@ -247,7 +248,9 @@ def _counted_tray(
         return None
     denominations, counted = count_total(count, chip_denominations(), field=field)
     if total is not None and total != counted:
-        raise InvalidInput(f"the {field} count totals {counted} cents, not {total}", field=f"{field}_cents")
+        raise InvalidInput(
+            f"the {field} count totals {format_cents(counted)}, not {format_cents(total)}", field=f"{field}_cents"
+        )
     for who, role in ((dealer, Role.DEALER), (pit_boss, Role.PIT_BOSS)):
         if not isinstance(who, str) or not who:
             raise InvalidInput(f"the {field} count needs the {role.value}'s confirmation", field=role.value)

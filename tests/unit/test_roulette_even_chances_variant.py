@@ -54,3 +54,25 @@ def test_under_the_variant_an_even_chance_beside_any_other_kind_of_bet_is_accept
 def test_under_the_variant_the_other_positions_need_no_company():
     for bet in OTHER:
         VARIANT.check_even_chance_company(bet, others=[])
+
+
+@pytest.mark.parametrize(
+    ("bet", "stake", "words"),
+    [
+        (
+            next(b for b in EVEN if b.chance == "rouge"),
+            100,
+            "1.00 EUR is under the table minimum of 5.00 EUR for an even chance",
+        ),
+        (
+            next(b for b in OTHER if b.type == "plein"),
+            100,
+            "1.00 EUR is under the table minimum of 2.00 EUR for a plein",
+        ),
+    ],
+)
+def test_a_stake_under_the_minimum_is_refused_in_words(bet, stake, words):
+    rules = RouletteTableRules.from_dict({"min_bet_cents": 200, "even_chance_min_cents": 500})
+    with pytest.raises(LimitRefused) as refused:
+        rules.check_stake(bet, stake, colour_chips=True)
+    assert (refused.value.kind, refused.value.message) == ("table_minimum", words)
