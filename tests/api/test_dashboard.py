@@ -74,7 +74,8 @@ def test_root_shows_an_anonymous_visitor_the_two_logins_and_the_api_docs(client)
     html = response.content.decode()
     assert response.status_code == 200
     assert '<a id="dashboard-login" href="/dashboard/login/">Pit boss dashboard: log in</a>' in html
-    assert '<a id="workstations-login" href="/workstations/login/">Cage, audit and runner workstations: log in</a>' in html
+    workstations = "Cage, audit and runner workstations: log in"
+    assert f'<a id="workstations-login" href="/workstations/login/">{workstations}</a>' in html
     assert '<a id="docs" href="/api/docs/">API documentation</a>' in html
 
 

@@ -71,7 +71,8 @@ def test_each_demo_login_lands_on_its_own_page_whichever_form_it_used(cage_float
 def test_an_explicit_next_is_kept_after_the_login(cage_float):
     call_command("demo_user", stdout=StringIO())
     client = Client()
-    answer = client.post("/workstations/login/", {"username": "pitboss", "password": "pitboss", "next": "/dashboard/cage/"})
+    form = {"username": "pitboss", "password": "pitboss", "next": "/dashboard/cage/"}
+    answer = client.post("/workstations/login/", form)
     assert answer.status_code == 302 and answer["Location"] == "/dashboard/cage/"
 
 
@@ -81,7 +82,8 @@ def test_the_runner_lands_on_a_page_saying_what_he_does_and_where(cage_float):
     client.post("/workstations/login/", {"username": "runner", "password": "runner"})
     html = client.get("/workstations/runner/").content.decode()
     assert "You carry the chips of fills and credits between the cage and the tables." in html
-    assert '<a id="approvals" href="/api/approvals/?state=pending"><code>GET /api/approvals/?state=pending</code></a>' in html
+    pending = "/api/approvals/?state=pending"
+    assert f'<a id="approvals" href="{pending}"><code>GET {pending}</code></a>' in html
     assert "<code>POST /api/approvals/&lt;id&gt;/confirm</code>" in html
     # The runner's page is his alone: a cashier is refused it.
     client.force_login(get_user_model().objects.get(username="cashier"))
