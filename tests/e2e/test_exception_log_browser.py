@@ -87,3 +87,14 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     assert text.splitlines()[0].startswith("at,local time,gaming day,kind,type,table,person")
     assert ",refused_bet,BetRefused,R1,pit1," in text and text.rstrip().endswith(",EUR")
     assert (ARTIFACTS / "exception-log-day-1280x800.png").exists()
+
+    # The day as the API names it, ?gaming_day=; a date that is not one says so, with no rows.
+    page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day={day}")
+    expect(rows).to_have_count(6)
+    expect(page.locator('[data-figure="count"]')).to_have_text("6 exceptions")
+    page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day=2026-13-01")
+    expect(page.locator('[data-section="error"]')).to_have_text(
+        "Gaming day “2026-13-01” is not a date YYYY-MM-DD: no exception shown."
+    )
+    expect(page.locator('[data-section="exceptions"] tbody tr[data-kind]')).to_have_count(0)
+    screenshots(page, "bad-day")
