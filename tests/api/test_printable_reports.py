@@ -72,7 +72,8 @@ def test_the_daily_report_pdf_holds_the_json_totals_to_the_cent(supervisor, day_
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     day_section = text[text.index("Day") : text.index("Month to date")]
     (line,) = [line for line in day_section.splitlines() if line.strip().startswith("All tables")]
-    for figure in ("opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents", "win_cents"):
+    figures = ("opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents", "colour_out_cents")
+    for figure in (*figures, "win_cents"):
         assert eur(total[figure]) in line, (figure, line)
     assert total["fills_cents"] == 300_000 and total["drop_cents"] == 30_000
     assert f"{total['hold_pct']} %" in line
