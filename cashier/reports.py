@@ -47,6 +47,7 @@ FIGURES = [
     "credits_cents",
     "drop_cents",
     "closer_cents",
+    "colour_out_cents",
     "win_cents",
     "hold_pct",
     "ledger_win_cents",
@@ -143,8 +144,10 @@ def table_figures(table: str, start: date, end: date) -> dict:
     opener: the first ``TableOpened`` of the period (else the book tray before it); closer: the
     last ``TableClosed`` when the table is closed at the end, else the book tray (``open``: True);
     drop: the counted drop of each day, or the recorded buy-ins of a day not yet counted
-    (``drop_counted``: False); win = drop + credits − fills + (closer − opener) +
-    ``colour_change_cents`` (the colour chips still out, a liability: nil on a closed table).
+    (``drop_counted``: False); colour_out: the colour chips the period issued still out (minus
+    ``colour_change_cents``: owed to the patrons, a liability; nil on a closed table, negative
+    when the period took back more than it issued); win = drop + credits − fills + (closer −
+    opener) − colour_out.
     """
     sessions = list(
         Event.objects.filter(
@@ -173,7 +176,8 @@ def table_figures(table: str, start: date, end: date) -> dict:
     drop = sum(counted[day] + uncounted[day] if day in counted else amount for day, amount in expected.items())
     drop += sum(amount for day, amount in counted.items() if day not in expected)
     # Colour chips still out are the table's liability (nil once all are changed back).
-    win = drop + credits - fills + (closer - opener) + colour_change_cents(table, start, end)
+    colour_out = -colour_change_cents(table, start, end)
+    win = drop + credits - fills + (closer - opener) - colour_out
     ledger_win = ledger_win_cents(table, start, end)
     return {
         "opener_cents": opener,
@@ -181,6 +185,7 @@ def table_figures(table: str, start: date, end: date) -> dict:
         "credits_cents": credits,
         "drop_cents": drop,
         "closer_cents": closer,
+        "colour_out_cents": colour_out,
         "win_cents": win,
         "hold_pct": hold_pct(win, drop),
         "ledger_win_cents": ledger_win,

@@ -379,6 +379,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
+# After a login with no ``next`` (DRF's browsable API login among them): ``/``, each role's page.
+LOGIN_REDIRECT_URL = "home"
 # Passwords of people (25 CFR 543.16, issue 26 §5): at least 12 characters, not like the
 # username or name, not a common password, not all digits. Applied wherever Django sets a
 # password through a form (admin, changepassword), never by create_user in set-up scripts.

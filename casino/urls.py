@@ -24,7 +24,7 @@ handler403 = "dashboard.errors.permission_denied"
 handler400 = "core.errors.bad_request"
 
 urlpatterns = [
-    path("", dashboard_views.home),  # the floor for a pit boss, else the API docs
+    path("", dashboard_views.home, name="home"),  # each role's own page; the logins for a visitor
     path("dashboard/", include("dashboard.urls")),
     path("workstations/", include("workstations.urls")),  # the cage and the auditor (issue 24)
     path("api/", RedirectView.as_view(pattern_name="docs")),

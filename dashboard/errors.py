@@ -16,19 +16,29 @@ LANDINGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ((Role.PIT_BOSS,), "dashboard:floor", "the floor"),
     ((Role.CASHIER, Role.CAGE_SUPERVISOR), "workstations:cage", "the cage workstation"),
     ((Role.AUDITOR,), "workstations:audit-days", "the audit workstation"),
+    ((Role.RUNNER,), "workstations:runner", "the runner's page"),
 )
 
 
 def landing(user) -> dict:
     """``{"url", "name"}`` of ``user``'s own page: the floor for a pit boss, the cage
-    workstation for a cashier or cage supervisor, the audit workstation for an auditor, the API
-    documentation for anyone else (the dashboard's login page for an anonymous person)."""
+    workstation for a cashier or cage supervisor, the audit workstation for an auditor, the
+    runner's page for a runner, the API documentation for anyone else (the dashboard's login
+    page for an anonymous person)."""
     if not user.is_authenticated:
         return {"url": reverse("dashboard:login"), "name": "the login page"}
     for roles, url_name, name in LANDINGS:
         if has_role(user, *roles):
             return {"url": reverse(url_name), "name": name}
     return {"url": reverse("docs"), "name": "the API documentation"}
+
+
+class LandsOnOwnPage:
+    """A login view's mixin: with no safe ``next`` asked for, a person lands on his own page
+    (``landing``) whichever login form he used, never on another role's page and its 403."""
+
+    def get_default_redirect_url(self) -> str:
+        return landing(self.request.user)["url"]
 
 
 def _pages(user) -> list[dict]:

@@ -124,13 +124,15 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
         else:
             drop = expected.get(code, 0)
         # Colour chips still out are the table's liability (nil once all are changed back).
-        win = drop + credits[code] - fills[code] + (closer - opener) + colour.get(code, 0)
+        colour_out = -colour.get(code, 0)
+        win = drop + credits[code] - fills[code] + (closer - opener) - colour_out
         figures[code] = row = {
             "opener_cents": opener,
             "fills_cents": fills[code],
             "credits_cents": credits[code],
             "drop_cents": drop,
             "closer_cents": closer,
+            "colour_out_cents": colour_out,
             "win_cents": win,
             "hold_pct": hold_pct(win, drop),
             # vacuously true for a table without a buy-in, as the report has it

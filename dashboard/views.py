@@ -26,7 +26,7 @@ from ledger.errors import InvalidInput, NotFound
 from staff.roles import Role, has_role
 
 from . import charts, selectors
-from .errors import landing
+from .errors import LandsOnOwnPage, landing
 
 POLL_SECONDS = 3
 
@@ -54,9 +54,10 @@ def pit_boss_required(view):
     return guarded
 
 
-class Login(auth_views.LoginView):
+class Login(LandsOnOwnPage, auth_views.LoginView):
+    """The dashboard's login form; like the workstations' one, each role lands on its own page."""
+
     template_name = "dashboard/login.html"
-    next_page = reverse_lazy("dashboard:floor")
     redirect_authenticated_user = True
 
 
@@ -66,10 +67,11 @@ class Logout(auth_views.LogoutView):
 
 def home(request):
     """``/``: a logged-in person's own page (``errors.landing``: the floor, the cage or the audit
-    workstation, else the API docs); the API docs for an anonymous visitor."""
+    workstation, the runner's page, else the API docs); for an anonymous visitor, a page with
+    the two login forms and the API docs."""
     if request.user.is_authenticated:
         return redirect(landing(request.user)["url"])
-    return redirect("docs")
+    return render(request, "dashboard/home.html")
 
 
 def _floor(request, template: str):

@@ -239,17 +239,19 @@ def format_daily_report(closed: dict) -> str:
     else:
         lines.append(
             f"  {'table':<24}{'opener':>14}{'fills':>10}{'credits':>10}{'drop counted':>14}{'closer':>14}"
-            f"{'final win':>12}{'hold %':>8}{'est. win':>12}{'variance':>10}"
+            f"{'colour out':>12}{'final win':>12}{'hold %':>8}{'est. win':>12}{'variance':>10}"
         )
         lines.append(
-            "  (count-room basis: final win = counted drop + credits - fills + closer - opener, hold = final win /"
-            " counted drop; est. win: the ledger's estimated win, as the floor shows it)"
+            "  (count-room basis: final win = counted drop + credits - fills + closer - opener - colour out (the"
+            " colour chips still out), hold = final win / counted drop; est. win: the ledger's estimated win,"
+            " as the floor shows it)"
         )
         for r in day_rows:
             label = r["key"] if r["level"] == "table" else f"{r['level']}: {r['key']}"
             lines.append(
                 f"  {label:<24}{_eur(r['opener_cents']):>14}{_eur(r['fills_cents']):>10}{_eur(r['credits_cents']):>10}"
-                f"{_eur(r['drop_cents']):>14}{_eur(r['closer_cents']):>14}{_eur(r['win_cents']):>12}"
+                f"{_eur(r['drop_cents']):>14}{_eur(r['closer_cents']):>14}"
+                f"{_eur(r['colour_out_cents']):>12}{_eur(r['win_cents']):>12}"
                 f"{r['hold_pct'] or '-':>8}{_eur(r['ledger_win_cents']):>12}{_eur(r['variance_cents']):>10}"
             )
     variances = closed["reports"]["variances"]

@@ -36,6 +36,7 @@ trap 'kill "$player" 2>/dev/null || true' EXIT INT TERM
 port="${DEMO_PORT:-8000}"
 echo "Serving a live floor on http://127.0.0.1:$port/ (API docs: /api/docs/, pit boss dashboard: /dashboard/, logins: pitboss, pitboss2, cashier, cagesup, auditor, runner, password = login, README \"Demo logins\");"
 echo "a background player (manage.py simulate_floor, pid $player) plays coups at every table; Ctrl-C stops both."
-echo "Other shells: GAMING_DAY_START=$GAMING_DAY_START .venv/bin/python manage.py … (the default 06:00 stamps events"
-echo "with the demo day just closed, which the ledger refuses)."
+echo "Other shells: GAMING_DAY_START=$GAMING_DAY_START .venv/bin/python manage.py … (with the default 06:00, a command run"
+echo "between midnight and 06:00 today, the casino's time, stamps its events with the demo day just closed, which the"
+echo "ledger refuses with a 409; run later, it lands on the floor's day, but after the next midnight on the day before)."
 .venv/bin/python manage.py runserver "127.0.0.1:$port" --noreload

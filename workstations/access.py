@@ -11,11 +11,13 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.urls import reverse, reverse_lazy
 
+from dashboard.errors import LandsOnOwnPage
 from ledger.errors import NotFound
 from staff.roles import Role, has_role
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 AUDIT_ROLES = (Role.AUDITOR,)
+RUNNER_ROLES = (Role.RUNNER,)
 
 
 def roles_required(*roles: str, place: str):
@@ -38,16 +40,12 @@ def roles_required(*roles: str, place: str):
     return decorate
 
 
-class Login(auth_views.LoginView):
-    """One login for both workstations: a cashier lands at the cage, an auditor at the audit."""
+class Login(LandsOnOwnPage, auth_views.LoginView):
+    """One login for the workstations; like the dashboard's, each role lands on its own page
+    (a cashier at the cage, an auditor at the audit, a pit boss on the floor, a runner on his)."""
 
     template_name = "workstations/login.html"
     redirect_authenticated_user = True
-
-    def get_default_redirect_url(self):
-        if has_role(self.request.user, Role.AUDITOR) and not has_role(self.request.user, *CAGE_ROLES):
-            return reverse("workstations:audit-days")
-        return reverse("workstations:cage")
 
 
 class Logout(auth_views.LogoutView):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import urlencode
 
+from django.core.paginator import Paginator
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
@@ -76,34 +77,59 @@ def export(request, day: str):
     return response
 
 
+EXCEPTIONS_PER_PAGE = 100
+
+
+def _with_page(query: str, number: int) -> str:
+    return f"{query}&page={number}" if query else f"page={number}"
+
+
 @require_safe
 @audit_only
 def exceptions(request):
-    """The exception log of a day (``audit.exceptions``), filtered by kind, table and person;
-    the same filters give the CSV download of the API (``/api/audit/exceptions.csv``)."""
+    """The exception log of a day (``audit.exceptions``), filtered by kind, table and person,
+    ``EXCEPTIONS_PER_PAGE`` rows a page (``?page=N``); the same filters give the CSV download
+    of the API (``/api/audit/exceptions.csv``), the whole day. The day is ``?gaming_day=`` as
+    in the API (``?day=`` too, the name the form once had); one that is not a date
+    YYYY-MM-DD is a 400 that says so, with no rows."""
     days = audit_selectors.gaming_days()
-    chosen = request.GET.get("day") or (days[0]["day"].isoformat() if days else "")
+    asked = (request.GET.get("gaming_day") or request.GET.get("day") or "").strip()
+    chosen = asked or (days[0]["day"].isoformat() if days else "")
+    error = ""
+    try:
+        day = date.fromisoformat(chosen) if chosen else None
+    except ValueError:
+        day, error = None, f"Gaming day “{asked[:40]}” is not a date YYYY-MM-DD: no exception shown."
     kind = request.GET.get("kind") or None
     if kind not in audit_selectors.EXCEPTION_KINDS:
         kind = None
     table = (request.GET.get("table") or "").strip()[:20] or None
     person = (request.GET.get("person") or "").strip()[:150] or None
-    rows = audit_selectors.exceptions(_day(chosen), kind, table, person) if chosen else []
-    filters = {"gaming_day": chosen, "kind": kind, "table": table, "person": person}
+    rows = audit_selectors.exceptions(day, kind, table, person) if day else []
+    page = Paginator(rows, EXCEPTIONS_PER_PAGE).get_page(request.GET.get("page"))
+    filters = {"gaming_day": day.isoformat() if day else "", "kind": kind, "table": table, "person": person}
+    query = urlencode({k: v for k, v in filters.items() if v})
     return render(
         request,
         "workstations/audit_exceptions.html",
         {
-            "rows": rows,
+            "rows": page.object_list,
+            "page": page,
+            "pages": [{"number": n, "query": _with_page(query, n)} for n in page.paginator.page_range],
+            "previous_query": _with_page(query, page.number - 1),
+            "next_query": _with_page(query, page.number + 1),
             "days": days,
-            "chosen": chosen,
+            "chosen": day.isoformat() if day else "",
+            "unlisted": bool(day) and all(d["day"] != day for d in days),
+            "error": error,
             "kind": kind or "",
             "table": table or "",
             "person": person or "",
             "kinds": [(key, label) for key, (label, _) in audit_selectors.EXCEPTION_KINDS.items()],
             "threshold_cents": variance_threshold_cents(),
-            "csv_query": urlencode({k: v for k, v in filters.items() if v}),
+            "csv_query": query,
         },
+        status=400 if error else 200,
     )
 
 

@@ -24,6 +24,7 @@ TABLE_FIGURES = [
     ("credits_cents", "Credits"),
     ("drop_cents", "Drop"),
     ("closer_cents", "Closer"),
+    ("colour_out_cents", "Colour chips out"),
     ("win_cents", "Win"),
     ("hold_pct", "Hold %"),
     ("ledger_win_cents", "Ledger win"),

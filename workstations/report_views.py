@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_safe
 
+from dashboard.errors import landing
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role
 
@@ -34,7 +35,7 @@ def _context(request, slug: str) -> dict:
 @require_safe
 @readers
 def report(request, slug: str):
-    ctx = _context(request, slug)
+    ctx = _context(request, slug) | {"landing": landing(request.user)}  # the reader's own page
     return render(request, printable.REPORTS[slug].template, ctx)
 
 

@@ -183,3 +183,49 @@ def test_a_bets_page_names_its_place_on_the_layout_in_words(auditor, table, colo
     assert f'<p data-section="what">{colour_patron} bets 2.00 EUR on plein 17 (colour chips)</p>' in html
     assert '<th scope="row">position</th><td>plein 17</td>' in html
     assert '<th scope="row">chips</th><td>colour chips</td>' in html
+
+
+def test_the_exception_view_takes_the_day_as_gaming_day_like_the_api_and_as_day(auditor, sealed_day):
+    url = reverse("workstations:audit-exceptions")
+    for name in ("gaming_day", "day"):
+        html = auditor.get(url, {name: sealed_day}).content.decode()
+        assert f"<h1>Exception log of gaming day {sealed_day}</h1>" in html, name
+        assert re.findall(r'<tr data-kind="(\w+)">', html) == ["aml_flag", "aml_flag"], name
+    # Another day is that day's log, not the latest's rows: here a day without any event.
+    other = auditor.get(url, {"gaming_day": "2026-12-01"}).content.decode()
+    assert "<h1>Exception log of gaming day 2026-12-01</h1>" in other
+    assert '<option value="2026-12-01" selected>2026-12-01 (no event)</option>' in other
+    assert re.findall(r'<tr data-kind="(\w+)">', other) == [] and "No exception." in other
+    assert 'href="/api/audit/exceptions.csv?gaming_day=2026-12-01"' in other
+
+
+@pytest.mark.parametrize("name", ["gaming_day", "day"])
+def test_a_bad_day_on_the_exception_view_is_a_400_saying_so_with_no_rows(auditor, sealed_day, name):
+    response = auditor.get(reverse("workstations:audit-exceptions"), {name: "2026-13-01"})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert (
+        '<li class="error" role="alert" data-section="error">Gaming day “2026-13-01” is not a date YYYY-MM-DD:'
+        " no exception shown.</li>" in html
+    )
+    assert re.findall(r'<tr data-kind="(\w+)">', html) == [] and 'data-link="csv"' not in html
+
+
+def test_the_exception_view_pages_its_rows_with_the_count_and_the_csv_stays_whole(auditor, sealed_day, monkeypatch):
+    from workstations import audit_views
+
+    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 1)
+    url = reverse("workstations:audit-exceptions")
+    first = auditor.get(url, {"gaming_day": sealed_day}).content.decode()
+    assert '<span data-figure="count">2 exceptions, rows 1–1 (page 1 of 2)</span>' in first
+    assert first.count('<tr data-kind="aml_flag">') == 1
+    assert f'<a href="?gaming_day={sealed_day}&amp;page=2">2</a>' in first
+    assert f'<a href="?gaming_day={sealed_day}&amp;page=2" rel="next">Next</a>' in first
+    second = auditor.get(url, {"gaming_day": sealed_day, "page": "2"}).content.decode()
+    assert '<span data-figure="count">2 exceptions, rows 2–2 (page 2 of 2)</span>' in second
+    assert second.count('<tr data-kind="aml_flag">') == 1 and '<strong aria-current="page">2</strong>' in second
+    assert first.split('<tr data-kind="aml_flag">')[1] != second.split('<tr data-kind="aml_flag">')[1]
+    # The CSV link carries the filters, no page: the download is the whole day.
+    assert f'href="/api/audit/exceptions.csv?gaming_day={sealed_day}"' in second
+    csv = auditor.get("/api/audit/exceptions.csv", {"gaming_day": sealed_day}).content.decode()
+    assert len(csv.strip().splitlines()) == 1 + 2  # the header and both rows

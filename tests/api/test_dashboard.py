@@ -69,8 +69,14 @@ def test_login_page_logs_a_pit_boss_in_and_lands_on_the_floor(client, django_use
     assert client.get("/")["Location"] == reverse("dashboard:floor")
 
 
-def test_root_sends_anonymous_people_to_the_api_docs(client):
-    assert client.get("/")["Location"] == reverse("docs")
+def test_root_shows_an_anonymous_visitor_the_two_logins_and_the_api_docs(client):
+    response = client.get("/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<a id="dashboard-login" href="/dashboard/login/">Pit boss dashboard: log in</a>' in html
+    workstations = "Cage, audit and runner workstations: log in"
+    assert f'<a id="workstations-login" href="/workstations/login/">{workstations}</a>' in html
+    assert '<a id="docs" href="/api/docs/">API documentation</a>' in html
 
 
 def test_floor_card_shows_the_table_figures_of_the_projection(pit_boss, played):

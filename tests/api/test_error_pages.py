@@ -28,6 +28,7 @@ def login(client, django_user_model, *roles: str):
         ((Role.CASHIER,), "workstations:cage"),
         ((Role.CAGE_SUPERVISOR,), "workstations:cage"),
         ((Role.AUDITOR,), "workstations:audit-days"),
+        ((Role.RUNNER,), "workstations:runner"),
         ((Role.DEALER,), "docs"),
         ((), "docs"),
     ],

@@ -178,7 +178,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "rest_framework:logout": ({"POST": PUBLIC}, None),
     "dashboard:login": ({"GET": PUBLIC}, None),
     "dashboard:logout": ({"POST": PUBLIC}, None),
-    "": ({"GET": PUBLIC}, None),
+    "home": ({"GET": PUBLIC}, None),
+    "": ({"GET": PUBLIC}, None),  # /api/ → the API docs
     # the pit boss dashboard (issue #9): server-rendered, session login
     "dashboard:floor": ({"GET": DASHBOARD}, None),
     "dashboard:floor-live": ({"GET": DASHBOARD}, None),
@@ -202,6 +203,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:audit-export": ({"GET": AUDIT}, None),
     "workstations:audit-exceptions": ({"GET": AUDIT}, None),
     "workstations:audit-event": ({"GET": AUDIT}, None),
+    "workstations:runner": ({"GET": frozenset({"runner"})}, None),
     "workstations:report": ({"GET": REPORT_SIGNERS}, None),
     "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }

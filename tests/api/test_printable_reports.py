@@ -72,7 +72,8 @@ def test_the_daily_report_pdf_holds_the_json_totals_to_the_cent(supervisor, day_
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     day_section = text[text.index("Day") : text.index("Month to date")]
     (line,) = [line for line in day_section.splitlines() if line.strip().startswith("All tables")]
-    for figure in ("opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents", "win_cents"):
+    figures = ("opener_cents", "fills_cents", "credits_cents", "drop_cents", "closer_cents", "colour_out_cents")
+    for figure in (*figures, "win_cents"):
         assert eur(total[figure]) in line, (figure, line)
     assert total["fills_cents"] == 300_000 and total["drop_cents"] == 30_000
     assert f"{total['hold_pct']} %" in line
@@ -152,3 +153,21 @@ def test_roles_that_sign_nothing_get_403(client, django_user_model, cage_float, 
     client.force_login(user)
     assert client.get(reverse("workstations:report", args=["variances"])).status_code == 403
     assert client.get(reverse("workstations:report-pdf", args=["variances"])).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("role", "url", "name"),
+    [
+        (Role.PIT_BOSS, "/dashboard/", "the floor"),
+        (Role.CASHIER, "/workstations/cage/", "the cage workstation"),
+        (Role.CAGE_SUPERVISOR, "/workstations/cage/", "the cage workstation"),
+        (Role.AUDITOR, "/workstations/audit/", "the audit workstation"),
+    ],
+)
+def test_a_report_leads_back_to_its_readers_own_page(client, django_user_model, cage_float, role, url, name):
+    user = django_user_model.objects.create_user(username="reader", password="x")
+    grant(user, role)
+    client.force_login(user)
+    html = client.get(reverse("workstations:report", args=["table-games"])).content.decode()
+    assert f'<a id="landing" href="{url}">Back to {name}</a>' in html
+    assert client.get(url).status_code == 200  # the link opens, never a 403

@@ -18,6 +18,7 @@ from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
 from staff.services import staff_roles_set
 from tests.conftest import ACTOR, make_patron
+from workstations import audit_views
 
 from .conftest import ARTIFACTS, log_in
 
@@ -31,7 +32,9 @@ def screenshots(page, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashboard_server, django_user_model, cage):
+def test_an_auditor_reads_and_filters_the_days_exception_log(
+    browser_page, dashboard_server, django_user_model, cage, monkeypatch
+):
     page = browser_page
     users = {"aud1": Role.AUDITOR, "pit1": Role.PIT_BOSS, "adm1": Role.ADMIN, "sam": Role.CASHIER}
     for name, role in users.items():
@@ -89,3 +92,25 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(browser_page, dashb
     assert text.splitlines()[0].startswith("at,local time,gaming day,kind,type,table,person")
     assert ",refused_bet,BetRefused,R1,pit1," in text and text.rstrip().endswith(",EUR")
     assert (ARTIFACTS / "exception-log-day-1280x800.png").exists()
+
+    # The day as the API names it, ?gaming_day=; a date that is not one says so, with no rows.
+    page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day={day}")
+    expect(rows).to_have_count(6)
+    expect(page.locator('[data-figure="count"]')).to_have_text("6 exceptions")
+    page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day=2026-13-01")
+    expect(page.locator('[data-section="error"]')).to_have_text(
+        "Gaming day “2026-13-01” is not a date YYYY-MM-DD: no exception shown."
+    )
+    expect(page.locator('[data-section="exceptions"] tbody tr[data-kind]')).to_have_count(0)
+    screenshots(page, "bad-day")
+
+    # Pages of rows (100 a page; 4 here so that six rows make two), the count and page links.
+    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 4)
+    page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day={day}")
+    expect(rows).to_have_count(4)
+    expect(page.locator('[data-figure="count"]').first).to_have_text("6 exceptions, rows 1–4 (page 1 of 2)")
+    screenshots(page, "paged")
+    page.get_by_role("link", name="Next").first.click()
+    expect(rows).to_have_count(2)
+    expect(page.locator('[data-figure="count"]').first).to_have_text("6 exceptions, rows 5–6 (page 2 of 2)")
+    expect(page.locator('[data-link="csv"]')).to_have_attribute("href", f"/api/audit/exceptions.csv?gaming_day={day}")

@@ -45,18 +45,46 @@ def test_the_readme_table_lists_every_demo_login_with_its_password():
         assert re.search(rf"\| `{login}` \| `{login}` \|", readme), login
 
 
-@pytest.mark.parametrize(
-    ("login", "login_page", "lands"),
-    [
-        ("cashier", "/workstations/login/", "/workstations/cage/"),
-        ("cagesup", "/workstations/login/", "/workstations/cage/"),
-        ("auditor", "/workstations/login/", "/workstations/audit/"),
-        ("pitboss2", "/dashboard/login/", "/dashboard/"),
-    ],
-)
-def test_each_demo_login_lands_where_the_readme_says(cage_float, login, login_page, lands):
+LANDS = {
+    "pitboss": "/dashboard/",
+    "pitboss2": "/dashboard/",
+    "cashier": "/workstations/cage/",
+    "cagesup": "/workstations/cage/",
+    "auditor": "/workstations/audit/",
+    "runner": "/workstations/runner/",
+}
+LOGIN_PAGES = ("/dashboard/login/", "/workstations/login/", "/api/auth/login/")
+
+
+@pytest.mark.parametrize("login_page", LOGIN_PAGES)
+@pytest.mark.parametrize("login", sorted(LANDS))
+def test_each_demo_login_lands_on_its_own_page_whichever_form_it_used(cage_float, login, login_page):
     call_command("demo_user", stdout=StringIO())
     client = Client()
-    answer = client.post(login_page, {"username": login, "password": login})
-    assert answer.status_code == 302 and answer["Location"].startswith(lands), answer.get("Location")
-    assert client.get(answer["Location"]).status_code == 200
+    answer = client.post(login_page, {"username": login, "password": login}, follow=True)
+    assert answer.redirect_chain, answer.status_code
+    assert answer.redirect_chain[-1][0] == LANDS[login], answer.redirect_chain
+    assert answer.status_code == 200, answer.redirect_chain
+    assert b"Not allowed" not in answer.content
+
+
+def test_an_explicit_next_is_kept_after_the_login(cage_float):
+    call_command("demo_user", stdout=StringIO())
+    client = Client()
+    form = {"username": "pitboss", "password": "pitboss", "next": "/dashboard/cage/"}
+    answer = client.post("/workstations/login/", form)
+    assert answer.status_code == 302 and answer["Location"] == "/dashboard/cage/"
+
+
+def test_the_runner_lands_on_a_page_saying_what_he_does_and_where(cage_float):
+    call_command("demo_user", stdout=StringIO())
+    client = Client()
+    client.post("/workstations/login/", {"username": "runner", "password": "runner"})
+    html = client.get("/workstations/runner/").content.decode()
+    assert "You carry the chips of fills and credits between the cage and the tables." in html
+    pending = "/api/approvals/?state=pending"
+    assert f'<a id="approvals" href="{pending}"><code>GET {pending}</code></a>' in html
+    assert "<code>POST /api/approvals/&lt;id&gt;/confirm</code>" in html
+    # The runner's page is his alone: a cashier is refused it.
+    client.force_login(get_user_model().objects.get(username="cashier"))
+    assert client.get("/workstations/runner/").status_code == 403
