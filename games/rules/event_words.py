@@ -204,6 +204,28 @@ def _rake_taken(d: dict) -> str:
     return f"rake of {eur(d['rake_cents'])} taken from pot {d.get('pot', 0)} of {eur(d['pot_cents'])}"
 
 
+def _pot_awarded(d: dict) -> str:
+    winners = d.get("winners") or []
+    to = ("seat " if len(winners) == 1 else "seats ") + ", ".join(str(w) for w in winners) if winners else "nobody"
+    rake = f", rake {eur(d['rake_cents'])}" if type(d.get("rake_cents")) is int else ""
+    return f"pot {d.get('pot', 0)} of {eur(d['amount_cents'])} to {to}{rake}"
+
+
+def _hands_shown(d: dict) -> str:
+    hands = [
+        f"seat {h['seat']} ({h['player']}) {cards_text(h['cards'])}: {h['category']}"
+        for h in d["hands"]
+        if isinstance(h, dict)
+    ]
+    return "hands shown: " + "; ".join(hands) if hands else ""
+
+
+def _credit_line(d: dict) -> str:
+    before = d.get("before")
+    was = f" (was {eur(before)})" if type(before) is int else ""
+    return f"credit line of {d['patron']} approved: {eur(d['limit_cents'])}{was}"
+
+
 # --- AML decisions (patrons.services.aml) ---
 
 AML_CHANNELS = {
@@ -311,6 +333,9 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "CreditIssued": _slip("issued"),
     "CreditDelivered": _slip("delivered"),
     "RakeTaken": _rake_taken,
+    "PotAwarded": _pot_awarded,
+    "HandsShown": _hands_shown,
+    "CreditLineApproved": _credit_line,
     # Second signatures (approvals/): who asked, who signed, what became of it.
     "ApprovalRequested": lambda d: (
         f"{d['maker']} asked for {d['kind']}, waiting for "

@@ -51,9 +51,7 @@ def mid_coup(api):
     return stud, patron
 
 
-def test_a_face_down_card_is_not_shown_while_the_coup_is_in_play_and_shown_once_it_is_settled(
-    api, cage, pit_boss
-):
+def test_a_face_down_card_is_not_shown_while_the_coup_is_in_play_and_shown_once_it_is_settled(api, cage, pit_boss):
     stud, patron = mid_coup(api)
     boss_api = client_as(staff_user("boss2", Role.PIT_BOSS))
     cashier_api = client_as(staff_user("cashier2", Role.CASHIER))
