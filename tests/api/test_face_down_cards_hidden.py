@@ -94,3 +94,23 @@ def test_a_voided_coup_shows_its_face_down_cards_to_the_audit(api, cage, pit_bos
         "card A♠ to box 1, face down",
         "card K♦ to dealer, face down",
     ]
+
+
+def test_classic_stud_hole_cards_are_not_shown_while_the_hand_plays(api, cage, pit_boss):
+    from tests.api.test_classic_stud_api import StudTable as ClassicStud
+
+    s1 = ClassicStud(api, "S1", rake_pct=5)
+    p1, p2 = make_patron(10_000), make_patron(10_000)
+    s1.hand((p1, 1), (p2, 2))
+    s1.cards("KS", "3C", "9H", "QS")  # hole cards, then an up card each
+    feed = text(pit_boss.get("/dashboard/tables/S1/"))
+    assert f"card to seat 1 ({p1}), hole card, face down" in feed
+    assert f"card 9♥ to seat 1 ({p1}), face up" in feed
+    assert "K♠" not in feed and "3♣" not in feed
+    lines = api_lines(client_as(staff_user("cashier2", Role.CASHIER)), s1.round)
+    assert lines == [
+        f"card to seat 1 ({p1}), hole card, face down",
+        f"card to seat 2 ({p2}), hole card, face down",
+        f"card 9♥ to seat 1 ({p1}), face up",
+        f"card Q♠ to seat 2 ({p2}), face up",
+    ]
