@@ -229,7 +229,7 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 
     def get_summary(self, line) -> str:
         data = line.data if isinstance(line.data, dict) else {}
-        over = bool(line.round) and _uuid_text(line.round) in self.rounds_over
+        over = is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
         return audit_trails.summary(line.type, data, round_over=over)
 
 
