@@ -12,36 +12,7 @@ from __future__ import annotations
 
 from games.rules.blackjack import hand_value
 from games.rules.errors import RuleError
-from games.rules.roulette import RED
-
-SUITS = {"H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black"), "S": ("♠", "black")}
-
-
-def roulette_colour(number: int) -> str:
-    """A pocket's colour in words: ``green`` for 0, ``red`` for the rules' red numbers
-    (``games.rules.roulette.RED``), else ``black``."""
-    if number == 0:
-        return "green"
-    return "red" if number in RED else "black"
-
-
-def card_face(code: object) -> tuple[str, str, str] | None:
-    """``"TH"`` → ``("10", "♥", "red")``; ``None`` for anything not a card code."""
-    if not isinstance(code, str) or len(code) != 2 or code[1] not in SUITS:
-        return None
-    rank = "10" if code[0] == "T" else code[0]
-    symbol, colour = SUITS[code[1]]
-    return rank, symbol, colour
-
-
-def card_text(code: object) -> str:
-    """``"TH"`` → ``"10♥"``; anything else as it is."""
-    face = card_face(code)
-    return f"{face[0]}{face[1]}" if face else str(code)
-
-
-def cards_text(codes) -> str:
-    return " ".join(card_text(c) for c in codes or [])
+from games.rules.event_words import SUITS, card_face, card_text, cards_text, roulette_colour  # noqa: F401 (re-exported)
 
 
 def _blackjack_total(cards: list[str]) -> str:

@@ -30,6 +30,7 @@ from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
 from games.names import game_name
 from games.rules.errors import RuleError
+from games.rules.event_words import AML_LABELS, aml_line, is_face_down
 from games.rules.house_edges import house_edge
 from games.rules.money import currency, format_amount
 from games.rules.stud_table import ClassicStudTableRules
@@ -37,7 +38,6 @@ from ledger import accounts, projections, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
-from ledger.projections.audit import summary
 from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from ledger.scheduled_export import failed_exports
 from patrons.models import Patron
@@ -45,12 +45,13 @@ from patrons.models import Patron
 from . import alerts as checks
 from . import floor_reads
 from .coups import describe
-from .play import AML_CHANNELS, HIDDEN, play_line, readable
+from .play import HIDDEN, play_line, readable
 
 
 def _readable(event_type: str, data: dict) -> str:
-    """One readable line for an event (``dashboard.play.readable`` over the audit summaries)."""
-    return readable(event_type, data, summary)
+    """One readable line for an event (``dashboard.play.readable``, the audit summaries' words),
+    a face-down card without its value."""
+    return readable(event_type, data)
 
 
 LAST_COUPS = 10
@@ -622,10 +623,15 @@ def _described(code: str, game: str, coups: list[Round]) -> list[dict]:
     return [{**_coup(c, money[str(c.id)]), "shown": describe(game, c.result, events[str(c.id)])} for c in coups]
 
 
-def round_events(round_id: str) -> list[dict]:
+def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]:
     """A coup's events from the ledger, oldest first: ``[{"position", "stream", "version",
     "type", "data", "summary", "actor", "occurred_at", "prev_hash", "hash"}]`` (every event of
-    the round's stream and every event correlated with it; ``summary`` one readable line)."""
+    the round's stream and every event correlated with it; ``summary`` one readable line).
+    Game protection: while the coup is in play (``round_over`` False; ``None``: read from the
+    round's state) a face-down card's summary leaves its value out, and so does its ``data``."""
+    if round_over is None:
+        state = Round.objects.filter(pk=uuid_of(round_id)).values_list("state", flat=True).first()
+        round_over = state in (Round.State.SETTLED, Round.State.VOIDED)
     rows = (
         Event.objects.filter(Q(stream=f"round/{round_id}") | Q(correlation_id=round_id))
         .order_by("position")
@@ -634,7 +640,11 @@ def round_events(round_id: str) -> list[dict]:
     events = []
     for row in rows:
         data = row["data"] if isinstance(row["data"], dict) else {}
-        line = play_line(row["type"], data, _readable) or _readable(row["type"], data)
+        line = play_line(row["type"], data, _readable, round_over=round_over) or readable(
+            row["type"], data, round_over=round_over
+        )
+        if not round_over and is_face_down(row["type"], data):
+            row["data"] = {k: v for k, v in data.items() if k != "card"}
         events.append({**row, "summary": line})
     return events
 
@@ -644,7 +654,7 @@ def _play(round_id: str) -> list[dict]:
     (``dashboard.play``); the page shows the time, the ledger position only on the audit trail."""
     return [
         {"position": e["position"], "at": e["occurred_at"], "line": e["summary"]}
-        for e in round_events(round_id)
+        for e in round_events(round_id, round_over=False)
         if e["type"] not in HIDDEN
     ]
 
@@ -792,7 +802,8 @@ def coup_audit(round_id: str) -> dict:
     coup = Round.objects.select_related("table").prefetch_related("bets__patron").filter(pk=key).first()
     if coup is None:
         raise NotFound(f"no round {round_id}", field="round")
-    return {"round": _coup(coup), "table": coup.table.code, "events": round_events(str(coup.id))}
+    over = coup.state in (Round.State.SETTLED, Round.State.VOIDED)
+    return {"round": _coup(coup), "table": coup.table.code, "events": round_events(str(coup.id), round_over=over)}
 
 
 def _aml_flags(code: str) -> list[dict]:
@@ -808,43 +819,22 @@ def _aml_flags(code: str) -> list[dict]:
     return [{**r, "summary": _aml_line(r["type"], r["data"] if isinstance(r["data"], dict) else {})} for r in rows]
 
 
-AML_LABELS = {
-    "AmlIdentityChecked": "identity checked",
-    "AmlTransactionLogged": "transaction logged",
-    "AmlAggregateFlagged": "total flagged for a report",
-    "AmlTransactionRefused": "transaction refused",
-}
-
-
 def _aml_line(event_type: str, data: dict) -> str:
-    """One readable line for an AML decision: what, which way, how much against which threshold.
-    The total is the one the decision was taken on (its ``basis``): the visit's under ``visit``
-    (``visit_total_cents``), else the gaming day's."""
-    amounts = [data.get(k) for k in ("amount_cents", "day_total_cents", "threshold_cents")]
-    if not all(isinstance(a, int) for a in amounts):
-        return _readable(event_type, data)
-    amount, total, threshold = amounts
-    span = "day"
-    if data.get("basis") == "visit" and isinstance(data.get("visit_total_cents"), int):
-        span, total = "visit", data["visit_total_cents"]
-    what = AML_LABELS.get(event_type, event_type)
-    channel = data.get("channel", "?")
-    how = f"cash buy-in at table {data['table']}" if channel == "table_buy_in" and data.get("table") else None
-    line = (
-        f"{what}: cash {data.get('direction', '?')} {checks.eur(amount)} "
-        f"({how or AML_CHANNELS.get(channel, channel)}), "
-        f"{span}'s total {checks.eur(total)}, threshold {checks.eur(threshold)}"
-    )
-    return f"{line}: {data['reason']}" if data.get("reason") else line
+    """One readable line for an AML decision (``games.rules.event_words.aml_line``: what, which
+    way, how much against which threshold), any other shape as ``_readable`` says it."""
+    return aml_line(event_type, data) or _readable(event_type, data)
 
 
-def event_line(event_type: str, data: dict) -> str:
+def event_line(event_type: str, data: dict, *, round_over: bool = False) -> str:
     """One line in words for any event, as the dashboard says it: an AML decision as on the
-    patron page, another event as in the play feed or the audit trail."""
+    patron page, another event as in the play feed or the audit trail; a face-down card
+    without its value unless ``round_over``."""
     data = data if isinstance(data, dict) else {}
     if event_type in AML_LABELS:
         return _aml_line(event_type, data)
-    return play_line(event_type, data, _readable) or _readable(event_type, data)
+    return play_line(event_type, data, _readable, round_over=round_over) or readable(
+        event_type, data, round_over=round_over
+    )
 
 
 def patron_detail(code: str, *, day: date | None = None) -> dict:

@@ -10,7 +10,10 @@ from datetime import date
 from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
+from core.ids import uuid_of
 from dashboard.selectors import event_line
+from games.models import Round
+from games.rules.event_words import is_face_down
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.models import Event
@@ -91,6 +94,18 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
     return exception_log(day, kind=kind, table=table, person=person)["rows"]
 
 
+def _round_over(event: Event) -> bool:
+    """Whether the coup a face-down card was dealt in is settled or voided (its value may show)."""
+    round_id = event.data.get("round") if isinstance(event.data, dict) else None
+    if not is_face_down(event.type, event.data) or not isinstance(round_id, str):
+        return False
+    try:
+        key = uuid_of(round_id)
+    except ValueError:
+        return False
+    return Round.objects.filter(pk=key, state__in=[Round.State.SETTLED, Round.State.VOIDED]).exists()
+
+
 def event_trail(position: int) -> dict:
     """An event and its trail: the event (all fields), the events of its stream, those of its
     correlation, and what caused it / what it caused, and ``line``: what the event says, in
@@ -107,7 +122,7 @@ def event_trail(position: int) -> dict:
     trail = Event.objects.filter(related).order_by("position")[:200]
     return {
         "event": event,
-        "line": event_line(event.type, event.data),
+        "line": event_line(event.type, event.data, round_over=_round_over(event)),
         "postings": list(event.postings.all()),
         "trail": list(trail),
     }

@@ -11,7 +11,10 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.ids import uuid_of
 from core.pagination import StrictCursorPagination
+from games.models import Round
+from games.rules.event_words import is_face_down
 from games.theory import table_house_edge
 from ledger import health, projections, rebuilds
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
@@ -188,15 +191,53 @@ class ProjectionRebuildStart(APIView):
         return Response({"queued": queued}, status=202)
 
 
+def _rounds_over(lines) -> frozenset[str]:
+    """The ids of the coups, among those of ``lines``' face-down cards, that are settled or
+    voided: one query for a page of lines (none when it has no face-down card)."""
+    keys = set()
+    for line in lines:
+        if is_face_down(line.type, line.data) and line.round:
+            try:
+                keys.add(uuid_of(line.round))
+            except ValueError:
+                continue
+    if not keys:
+        return frozenset()
+    over = Round.objects.filter(pk__in=keys, state__in=[Round.State.SETTLED, Round.State.VOIDED])
+    return frozenset(str(key) for key in over.values_list("pk", flat=True))
+
+
+class AuditLines(serializers.ListSerializer):
+    """A page of audit lines: reads once which of its coups are over (``_rounds_over``)."""
+
+    def to_representation(self, data):
+        lines = list(data.all() if hasattr(data, "all") else data)
+        self.child.rounds_over = _rounds_over(lines)
+        return super().to_representation(lines)
+
+
 class AuditEntrySerializer(serializers.ModelSerializer):
-    summary = serializers.SerializerMethodField(help_text="the event in words")
+    summary = serializers.SerializerMethodField(
+        help_text="the event in words; a card dealt face down without its value until its coup is settled or voided"
+    )
+    rounds_over: frozenset[str] = frozenset()  # set per page by AuditLines: a lone line hides
 
     class Meta:
         model = AuditEntry
         fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
+        list_serializer_class = AuditLines
 
     def get_summary(self, line) -> str:
-        return audit_trails.summary(line.type, line.data if isinstance(line.data, dict) else {})
+        data = line.data if isinstance(line.data, dict) else {}
+        over = is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
+        return audit_trails.summary(line.type, data, round_over=over)
+
+
+def _uuid_text(value: str) -> str | None:
+    try:
+        return str(uuid_of(value))
+    except ValueError:
+        return None
 
 
 class AuditTrail(generics.ListAPIView):

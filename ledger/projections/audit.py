@@ -4,93 +4,24 @@ Every event that names a ``patron``, a ``table`` or a ``round`` in its data gets
 each of those timelines at once, with its position and hash so an auditor can go back to the ledger.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from django.db import connection, models
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from games.rules.bet_words import bet_spot, chips_words
-from games.rules.money import currency, format_cents
+from games.rules import event_words as words
 
 from ..models import AuditEntry, Event
 from . import Batch, register, truncate
 
-# Formatted amounts by currency: a day's lines repeat a few hundred stakes and returns, and
-# formatting was a fifth of an audit rebuild (issue 27). Emptied when it grows past _MEMO_SIZE.
-_FORMATTED: dict[str, dict[int, str]] = {}
-_MEMO_SIZE = 50_000
 
-
-def eur(cents: int) -> str:
-    """The amount with CASINO_CURRENCY (``games.rules.money.format_cents``; its TypeError for
-    anything but an int, a bool included)."""
-    if type(cents) is not int:
-        return format_cents(cents)
-    memo = _FORMATTED.get(currency())
-    if memo is None:
-        memo = _FORMATTED[currency()] = {}
-    text = memo.get(cents)
-    if text is None:
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        text = memo[cents] = format_cents(cents)
-    return text
-
-
-def _position(data: dict) -> str:
-    """Where a bet lies, in the table page's words (``games.rules.bet_words.bet_spot``)."""
-    return bet_spot(data.get("position") or {})
-
-
-SUMMARIES: dict[str, Callable[[dict], str]] = {
-    "PatronRegistered": lambda d: f"patron {d['patron']} registered ({d['kind']})",
-    "CageOpened": lambda d: f"cage opened: cash {eur(d['counted_cash_cents'])}, chips {eur(d['counted_chips_cents'])}",
-    "ChipsPurchased": lambda d: f"{d['patron']} bought {eur(d['amount_cents'])} of chips at the cage",
-    "ChipsRedeemed": lambda d: f"{d['patron']} redeemed {eur(d['amount_cents'])} of chips at the cage",
-    "TableOpened": lambda d: f"table {d['table']} opened ({d['game']}), opener {eur(d['opener_cents'])}",
-    "TableClosed": lambda d: f"table {d['table']} closed, closer {eur(d['closer_cents'])}",
-    "CashBuyIn": lambda d: f"{d['patron']} bought in for {eur(d['amount_cents'])} cash at {d['table']}",
-    "ColourChipsBought": lambda d: (
-        f"{d['patron']} bought {d['chips']} {d['colour']} chips of {eur(d['unit_value_cents'])} at {d['table']}"
-    ),
-    "ColourChipsChangedBack": lambda d: (
-        f"{d['patron']} changed {eur(d['amount_cents'])} of {d['colour']} chips back (change inverse)"
-    ),
-    "RoundOpened": lambda d: f"coup {d['number']} of {d['table']} open for bets",
-    "BettingClosed": lambda d: "rien ne va plus",
-    "ResultRecorded": lambda d: f"result: {d.get('number', d)}",
-    "BetPlaced": lambda d: (
-        f"{d['patron']} bets {eur(d['stake_cents'])} on {_position(d)} ({chips_words(d['chips'])})"
-        + (f", part of {d['announce']}" if d.get("announce") else "")
-    ),
-    "BetSettled": lambda d: (
-        f"{d['patron']}'s {eur(d['stake_cents'])} on {_position(d)}: {d['outcome']}, returns {eur(d['return_cents'])}"
-    ),
-    "BetReturned": lambda d: f"{d['patron']}'s {eur(d['stake_cents'])} returned (void coup)",
-    "RoundSettled": lambda d: (
-        f"coup settled: staked {eur(d['staked_cents'])}, returned {eur(d['returned_cents'])},"
-        f" house {eur(d['house_win_cents'])}"
-    ),
-    "RoundVoided": lambda d: f"coup void: {d['reason']}",
-    # Second signatures (approvals/): who asked, who signed, what became of it.
-    "ApprovalRequested": lambda d: (
-        f"{d['maker']} asked for {d['kind']}, waiting for "
-        + ", ".join(w["user"] or " or ".join(w["roles"]) for w in d["waiting_for"])
-    ),
-    "ApprovalSigned": lambda d: f"{d['by']} signed {d['kind']}",
-    "ApprovalConfirmed": lambda d: f"{d['by']} signed {d['kind']}: it ran",
-    "ApprovalRejected": lambda d: f"{d['by']} rejected {d['kind']}" + (f": {d['reason']}" if d.get("reason") else ""),
-    "ApprovalExpired": lambda d: f"{d['kind']} expired unsigned",
-}
-
-
-def summary(event_type: str, data: dict) -> str:
-    """One human line for an event (falls back to its type and data keys)."""
-    try:
-        return SUMMARIES[event_type](data)[:500]
-    except (KeyError, TypeError):
-        keys = ", ".join(f"{k}={v}" for k, v in sorted(data.items()) if not isinstance(v, (dict, list)))
-        return f"{event_type} {keys}"[:500]
+def summary(event_type: str, data: dict, *, round_over: bool = False) -> str:
+    """One human line for an event, at most 500 characters: the one wording of the audit
+    trail, the coup audit page and the play feed (``games.rules.event_words.line``; an event
+    without a wording of its own as its type in words and its data as ``name value`` pairs,
+    amounts through the money formatter). A card dealt face down reads without its value
+    unless ``round_over`` (its coup settled or voided): the default is the safe one."""
+    return words.line(event_type, data, round_over=round_over)
 
 
 _SCOPES = AuditEntry.SCOPES

@@ -47,6 +47,12 @@ def test_pit_boss_reads_a_burnt_card_in_the_last_coups(browser_page, dashboard_s
     expect(feed).to_contain_text("card burnt: Q♦ off the deck for dealer (exposed by mistake), replaced")
     expect(feed).to_contain_text("card burnt: 9♦ from box 1 (exposed by mistake), replaced")
     expect(feed.locator("li", has_text="card burnt")).to_have_count(2)
+    # Game protection: the face-down cards are dealt, their values not shown, while the coup is in play.
+    expect(feed.locator("li", has_text="card to dealer, face down")).to_have_count(4)
+    expect(feed.locator("li", has_text="card to box 1, face down")).to_have_count(6)  # 9♦ burnt, J♥ after it
+    for hidden in ("A♠", "K♥", "8♣", "5♦", "5♠", "5♥", "K♣", "7♠", "J♥"):
+        expect(feed).not_to_contain_text(hidden)
+    expect(feed).to_contain_text("dealer shows 3♣")
     feed.locator("li", has_text="9♦ from box 1").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "dashboard-caribbean-burnt-card-in-play-1280x800.png"), full_page=False)
 

@@ -89,7 +89,7 @@ def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
         ("RoundOpened", "coup 1 of R1 open for bets"),
         ("BetPlaced", f"{colour_patron} bets 4.00 EUR on plein 17 (colour chips)"),
         ("BettingClosed", "rien ne va plus"),
-        ("ResultRecorded", "result: 17"),
+        ("ResultRecorded", "the ball lands on 17 black"),  # the table page's words
         ("BetSettled", f"{colour_patron}'s 4.00 EUR on plein 17: won, returns 144.00 EUR"),
         ("RoundSettled", "coup settled: staked 4.00 EUR, returned 144.00 EUR, house -140.00 EUR"),
     ]

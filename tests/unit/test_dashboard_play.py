@@ -28,7 +28,10 @@ def test_black_jack_cards_decisions_and_the_dealer():
 
 def test_caribbean_stud_boxes_and_the_dealer_hand():
     assert line("CardDealt", box=None, card="9H", face="up") == "card 9♥ to dealer, face up"
-    assert line("CardDealt", box=2, card="KH", face="down") == "card K♥ to box 2, face down"
+    assert line("CardDealt", box=2, card="KH", face="down") == "card to box 2, face down"
+    assert play_line("CardDealt", {"box": None, "card": "5H", "face": "down"}, fallback) == "card to dealer, face down"
+    over = play_line("CardDealt", {"box": 2, "card": "KH", "face": "down"}, fallback, round_over=True)
+    assert over == "card K♥ to box 2, face down"
     assert line("BoxDecided", box=1, patron="P00005", action="raise", raise_cents=2_000) == (
         "box 1 (P00005): raise 20.00 EUR"
     )

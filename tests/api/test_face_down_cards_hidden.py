@@ -1,0 +1,116 @@
+"""Game protection: a card dealt face down is not shown to anyone while its coup is in play,
+on the pit boss's table page (the play feed), the coup audit page and the audit trail API (pit
+boss and cashier alike); once the coup is settled or voided the full card shows, for audit.
+The ledger's events keep the card as dealt."""
+
+import re
+from html import unescape
+
+import pytest
+
+from ledger import projections
+from ledger.models import Event
+from staff.roles import Role, grant
+from tests.api.test_caribbean_cases import StudTable
+from tests.conftest import client_as, make_patron, staff_user
+
+pytestmark = pytest.mark.django_db
+
+# Dealt in turn: box 1, dealer, box 1, dealer… (the dealer's last card, 3♣, is shown face up).
+PLAYER = ["2S", "7H", "9C", "JD", "4S"]
+DEALER = ["5H", "KH", "8C", "TD", "3C"]
+
+
+@pytest.fixture
+def pit_boss(client, django_user_model):
+    user = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(user, Role.PIT_BOSS)
+    client.force_login(user)
+    return client
+
+
+def text(response) -> str:
+    assert response.status_code == 200
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", response.content.decode())))
+
+
+def api_lines(client, round_id: str) -> list[str]:
+    projections.catch_up_all()
+    response = client.get(f"/api/audit/round/{round_id}/")
+    assert response.status_code == 200, response.json()
+    return [line["summary"] for line in response.json()["results"] if line["type"] == "CardDealt"]
+
+
+def mid_coup(api):
+    stud = StudTable(api)
+    patron = make_patron(10_000)
+    stud.coup([(patron, 1, 1_000)])
+    for mine, his in zip(PLAYER, DEALER, strict=True):
+        for card in (mine, his):
+            assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
+    return stud, patron
+
+
+def test_a_face_down_card_is_not_shown_while_the_coup_is_in_play_and_shown_once_it_is_settled(api, cage, pit_boss):
+    stud, patron = mid_coup(api)
+    boss_api = client_as(staff_user("boss2", Role.PIT_BOSS))
+    cashier_api = client_as(staff_user("cashier2", Role.CASHIER))
+
+    feed = text(pit_boss.get("/dashboard/tables/C1/"))
+    audit = text(pit_boss.get(f"/dashboard/coups/{stud.round}/audit/"))
+    for page in (feed, audit):
+        assert "card to dealer, face down" in page and "card to box 1, face down" in page
+        assert "card 3♣ to dealer, face up" in page  # the dealer's shown card
+        for hidden in ("5♥", "K♥", "8♣", "10♦", "2♠", "7♥", "9♣", "J♦", "4♠"):
+            assert hidden not in page, hidden
+    for reader in (boss_api, cashier_api):
+        lines = api_lines(reader, stud.round)
+        assert lines[:2] == ["card to box 1, face down", "card to dealer, face down"]
+        assert lines[-1] == "card 3♣ to dealer, face up"
+        assert not any(code in line for line in lines for code in ("5H", "TD", "5♥", "10♦", "card=", "face="))
+    # The ledger keeps what was dealt.
+    dealt = Event.objects.filter(type="CardDealt", data__round=stud.round).order_by("position")
+    assert [e.data["card"] for e in dealt][:2] == ["2S", "5H"]
+
+    stud.decide(patron, "raise")  # the showdown settles the coup
+
+    audit = text(pit_boss.get(f"/dashboard/coups/{stud.round}/audit/"))
+    assert "card 5♥ to dealer, face down" in audit and "card 10♦ to dealer, face down" in audit
+    assert "card 2♠ to box 1, face down" in audit
+    for reader in (boss_api, cashier_api):
+        lines = api_lines(reader, stud.round)
+        assert lines[:2] == ["card 2♠ to box 1, face down", "card 5♥ to dealer, face down"]
+
+
+def test_a_voided_coup_shows_its_face_down_cards_to_the_audit(api, cage, pit_boss):
+    stud = StudTable(api)
+    stud.coup([(make_patron(10_000), 1, 1_000)])
+    for card in ("AS", "KD"):
+        assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
+    assert api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json").status_code == 200
+    audit = text(pit_boss.get(f"/dashboard/coups/{stud.round}/audit/"))
+    assert "card K♦ to dealer, face down" in audit
+    assert api_lines(client_as(staff_user("boss2", Role.PIT_BOSS)), stud.round) == [
+        "card A♠ to box 1, face down",
+        "card K♦ to dealer, face down",
+    ]
+
+
+def test_classic_stud_hole_cards_are_not_shown_while_the_hand_plays(api, cage, pit_boss):
+    from tests.api.test_classic_stud_api import StudTable as ClassicStud
+
+    s1 = ClassicStud(api, "S1", rake_pct=5)
+    p1, p2 = make_patron(10_000), make_patron(10_000)
+    s1.hand((p1, 1), (p2, 2))
+    s1.cards("KS", "3C", "9H", "QS")  # hole cards, then an up card each
+    feed = text(pit_boss.get("/dashboard/tables/S1/"))
+    assert f"card to seat 1 ({p1}), hole card, face down" in feed
+    assert f"card 9♥ to seat 1 ({p1}), face up" in feed
+    assert "K♠" not in feed and "3♣" not in feed
+    lines = api_lines(client_as(staff_user("cashier2", Role.CASHIER)), s1.round)
+    assert lines == [
+        f"card to seat 1 ({p1}), hole card, face down",
+        f"card to seat 2 ({p2}), hole card, face down",
+        f"card 9♥ to seat 1 ({p1}), face up",
+        f"card Q♠ to seat 2 ({p2}), face up",
+    ]
