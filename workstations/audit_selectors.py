@@ -13,7 +13,7 @@ from audit.exceptions import KINDS, exception_log
 from core.ids import uuid_of
 from dashboard.selectors import event_line
 from games.models import Round
-from games.rules.event_words import is_face_down
+from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.models import Event
@@ -94,10 +94,14 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
     return exception_log(day, kind=kind, table=table, person=person)["rows"]
 
 
+# What the event page shows for the value of a card still face down in play.
+HIDDEN_ON_PAGE = "hidden until the coup is over"
+
+
 def _round_over(event: Event) -> bool:
     """Whether the coup a face-down card was dealt in is settled or voided (its value may show)."""
     round_id = event.data.get("round") if isinstance(event.data, dict) else None
-    if not is_face_down(event.type, event.data) or not isinstance(round_id, str):
+    if not (is_face_down(event.type, event.data) or hides_card(event.data)) or not isinstance(round_id, str):
         return False
     try:
         key = uuid_of(round_id)
@@ -109,7 +113,9 @@ def _round_over(event: Event) -> bool:
 def event_trail(position: int) -> dict:
     """An event and its trail: the event (all fields), the events of its stream, those of its
     correlation, and what caused it / what it caused, and ``line``: what the event says, in
-    words (``dashboard.selectors.event_line``). ``NotFound`` for an unknown position."""
+    words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
+    card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
+    its coup is in play (the stored event is untouched). ``NotFound`` for an unknown position."""
     event = Event.objects.filter(position=position).prefetch_related("postings").first()
     if event is None:
         raise NotFound(f"no event at position {position}", field="position")
@@ -120,9 +126,12 @@ def event_trail(position: int) -> dict:
     if event.causation_id and event.causation_id.isdigit():
         related |= Q(position=int(event.causation_id))
     trail = Event.objects.filter(related).order_by("position")[:200]
+    over = _round_over(event)
+    hidden = hides_card(event.data) and not over
     return {
         "event": event,
-        "line": event_line(event.type, event.data, round_over=_round_over(event)),
+        "data": without_card_value(event.data, HIDDEN_ON_PAGE) if hidden else event.data,
+        "line": event_line(event.type, event.data, round_over=over),
         "postings": list(event.postings.all()),
         "trail": list(trail),
     }

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from core.ids import uuid_of
 from core.pagination import StrictCursorPagination
 from games.models import Round
-from games.rules.event_words import is_face_down
+from games.rules.event_words import CARD_HIDDEN, hides_card, is_face_down, without_card_value
 from games.theory import table_house_edge
 from ledger import health, projections, rebuilds
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
@@ -29,8 +29,23 @@ class PostingSerializer(serializers.ModelSerializer):
         fields = ["account", "amount_cents", "currency"]
 
 
+class EventLines(serializers.ListSerializer):
+    """A page of events: reads once which coups of its face-down cards are over (``_coups_over``)."""
+
+    def to_representation(self, data):
+        events = list(data.all() if hasattr(data, "all") else data)
+        self.child.rounds_over = _coups_over(e.data.get("round") for e in events if hides_card(e.data))
+        return super().to_representation(events)
+
+
 class EventSerializer(serializers.ModelSerializer):
+    """An event as recorded, but for game protection: a card dealt face down (or a hole card)
+    of a coup not yet settled or voided reads ``"card": null`` (and ``total``/``soft`` null
+    when present) with ``"card_hidden": "face down until the coup is over"``. Its ``hash`` is
+    of the data as recorded: with ``card_hidden`` present the data shown does not verify."""
+
     postings = PostingSerializer(many=True, read_only=True)
+    rounds_over: frozenset[str] = frozenset()  # set per page by EventLines: a lone event hides
 
     class Meta:
         model = Event
@@ -52,6 +67,13 @@ class EventSerializer(serializers.ModelSerializer):
             "hash",
             "postings",
         ]
+        list_serializer_class = EventLines
+
+    def to_representation(self, event):
+        body = super().to_representation(event)
+        if hides_card(event.data) and _uuid_text(event.data.get("round")) not in self.rounds_over:
+            body["data"] = {**without_card_value(event.data), "card_hidden": CARD_HIDDEN}
+        return body
 
 
 class ByPosition(StrictCursorPagination):
@@ -194,13 +216,18 @@ class ProjectionRebuildStart(APIView):
 def _rounds_over(lines) -> frozenset[str]:
     """The ids of the coups, among those of ``lines``' face-down cards, that are settled or
     voided: one query for a page of lines (none when it has no face-down card)."""
+    return _coups_over(line.round for line in lines if is_face_down(line.type, line.data) and line.round)
+
+
+def _coups_over(round_ids) -> frozenset[str]:
+    """The ids (canonical text) of the coups among ``round_ids`` that are settled or voided:
+    one query (none for no valid id; an id that is no UUID is left out)."""
     keys = set()
-    for line in lines:
-        if is_face_down(line.type, line.data) and line.round:
-            try:
-                keys.add(uuid_of(line.round))
-            except ValueError:
-                continue
+    for round_id in round_ids:
+        try:
+            keys.add(uuid_of(round_id))
+        except ValueError:
+            continue
     if not keys:
         return frozenset()
     over = Round.objects.filter(pk__in=keys, state__in=[Round.State.SETTLED, Round.State.VOIDED])
@@ -233,7 +260,7 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         return audit_trails.summary(line.type, data, round_over=over)
 
 
-def _uuid_text(value: str) -> str | None:
+def _uuid_text(value: object) -> str | None:
     try:
         return str(uuid_of(value))
     except ValueError:

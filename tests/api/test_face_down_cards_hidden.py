@@ -7,6 +7,8 @@ import re
 from html import unescape
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from ledger import projections
 from ledger.models import Event
@@ -114,3 +116,102 @@ def test_classic_stud_hole_cards_are_not_shown_while_the_hand_plays(api, cage, p
         f"card 9♥ to seat 1 ({p1}), face up",
         f"card Q♠ to seat 2 ({p2}), face up",
     ]
+
+
+FACE_DOWN_CODES = ("5H", "KH", "8C", "TD", "2S", "7H", "9C", "JD", "4S")
+
+
+def raw_events(client, round_id: str) -> list[dict]:
+    response = client.get("/api/events/", {"correlation_id": round_id})
+    assert response.status_code == 200, response.json()
+    return response.json()["results"]
+
+
+def dealt(events: list[dict]) -> list[dict]:
+    return [e["data"] for e in events if e["type"] == "CardDealt"]
+
+
+@pytest.fixture
+def auditor() -> Client:
+    client = Client()
+    client.force_login(staff_user("aud2", Role.AUDITOR))
+    return client
+
+
+def event_page(auditor: Client, position: int) -> str:
+    return text(auditor.get(reverse("workstations:audit-event", args=[position])))
+
+
+def test_the_raw_events_api_hides_a_face_down_card_while_the_coup_is_in_play_and_shows_it_once_settled(api, cage):
+    stud, patron = mid_coup(api)
+    stored = {e.position: e.data for e in Event.objects.filter(type="CardDealt", data__round=stud.round)}
+    for reader in (client_as(staff_user("boss2", Role.PIT_BOSS)), client_as(staff_user("cashier2", Role.CASHIER))):
+        events = raw_events(reader, stud.round)
+        cards = dealt(events)
+        assert len(cards) == 10
+        assert [c["card"] for c in cards] == [None] * 9 + ["3C"]  # only the dealer's face-up card
+        assert [c.get("card_hidden") for c in cards[:2]] == ["face down until the coup is over"] * 2
+        assert "card_hidden" not in cards[-1]
+        assert cards[0]["face"] == "down" and cards[0]["box"] == 1 and cards[0]["round"] == stud.round
+        body = str(events)
+        assert not any(f"'{code}'" in body for code in FACE_DOWN_CODES)
+        # The hash is the recorded event's: the marker says the data shown is not all of it.
+        for event in events:
+            if event["type"] == "CardDealt":
+                assert event["hash"] == Event.objects.get(position=event["position"]).hash
+    # The ledger keeps the cards as dealt.
+    assert [stored[p]["card"] for p in sorted(stored)][:2] == ["2S", "5H"]
+
+    stud.decide(patron, "raise")  # the showdown settles the coup
+
+    for reader in (client_as(staff_user("boss3", Role.PIT_BOSS)), client_as(staff_user("cashier3", Role.CASHIER))):
+        cards = dealt(raw_events(reader, stud.round))
+        assert [c["card"] for c in cards] == [code for pair in zip(PLAYER, DEALER, strict=True) for code in pair]
+        assert not any("card_hidden" in c for c in cards)
+        assert cards[0] == stored[min(stored)]
+
+
+def test_the_raw_events_api_shows_a_voided_coups_face_down_cards(api, cage):
+    stud = StudTable(api)
+    stud.coup([(make_patron(10_000), 1, 1_000)])
+    for card in ("AS", "KD"):
+        assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
+    boss = client_as(staff_user("boss2", Role.PIT_BOSS))
+    assert [c["card"] for c in dealt(raw_events(boss, stud.round))] == [None, None]
+    assert api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json").status_code == 200
+    assert [c["card"] for c in dealt(raw_events(boss, stud.round))] == ["AS", "KD"]
+
+
+def test_the_raw_events_api_hides_classic_stud_hole_cards_while_the_hand_plays(api, cage):
+    from tests.api.test_classic_stud_api import StudTable as ClassicStud
+
+    s1 = ClassicStud(api, "S1", rake_pct=5)
+    s1.hand((make_patron(10_000), 1), (make_patron(10_000), 2))
+    s1.cards("KS", "3C", "9H", "QS")
+    cards = dealt(raw_events(client_as(staff_user("cashier2", Role.CASHIER)), s1.round))
+    assert [(c["face"], c["card"], c.get("card_hidden")) for c in cards] == [
+        ("hole", None, "face down until the coup is over"),
+        ("hole", None, "face down until the coup is over"),
+        ("up", "9H", None),
+        ("up", "QS", None),
+    ]
+
+
+def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_play_and_shows_it_once_settled(api, cage):
+    stud, patron = mid_coup(api)
+    down, up = (
+        Event.objects.filter(type="CardDealt", data__round=stud.round, data__card=code).get() for code in ("5H", "3C")
+    )
+
+    page = event_page(auditor, down.position)
+    assert "card hidden until the coup is over" in page  # the data table's card row
+    assert "Card to dealer, face down" in page  # what it says, in words
+    assert down.hash in page  # the hash as recorded
+    assert "5H" not in page and "5♥" not in page
+    assert "card 3C" in event_page(auditor, up.position)  # a face-up card shows as dealt
+
+    stud.decide(patron, "raise")  # the showdown settles the coup
+
+    page = event_page(auditor, down.position)
+    assert "card 5H" in page and "Card 5♥ to dealer, face down" in page
+    assert "hidden until the coup is over" not in page
