@@ -197,7 +197,9 @@ def test_the_raw_events_api_hides_classic_stud_hole_cards_while_the_hand_plays(a
     ]
 
 
-def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_play_and_shows_it_once_settled(api, cage):
+def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_play_and_shows_it_once_settled(
+    api, cage, auditor
+):
     stud, patron = mid_coup(api)
     down, up = (
         Event.objects.filter(type="CardDealt", data__round=stud.round, data__card=code).get() for code in ("5H", "3C")
