@@ -7,7 +7,9 @@ import re
 from html import unescape
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from ledger import projections
@@ -169,6 +171,14 @@ def test_the_raw_events_api_hides_a_face_down_card_while_the_coup_is_in_play_and
         assert [c["card"] for c in cards] == [code for pair in zip(PLAYER, DEALER, strict=True) for code in pair]
         assert not any("card_hidden" in c for c in cards)
         assert cards[0] == stored[min(stored)]
+
+
+def test_the_raw_events_api_reads_the_coups_states_once_a_page(api, cage):
+    stud, patron = mid_coup(api)
+    reader = client_as(staff_user("boss2", Role.PIT_BOSS))
+    with CaptureQueriesContext(connection) as queries:
+        assert len(dealt(raw_events(reader, stud.round))) == 10
+    assert sum('"games_round"' in q["sql"] for q in queries.captured_queries) == 1
 
 
 def test_the_raw_events_api_shows_a_voided_coups_face_down_cards(api, cage):
