@@ -101,3 +101,25 @@ def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
         expect(page.locator('[data-section="signatures"]')).to_contain_text("Auditor (review)")
         screenshots(page, f"report-{slug}")
         page.go_back()
+
+
+def test_an_auditor_reads_a_face_down_card_as_hidden_while_its_coup_is_in_play(
+    browser_page, dashboard_server, django_user_model, cage, api
+):
+    from tests.api.test_caribbean_cases import StudTable
+
+    page = browser_page
+    grant(django_user_model.objects.create_user(username="aud1", password="audit-secret"), Role.AUDITOR)
+    stud = StudTable(api)
+    stud.coup([(make_patron(10_000), 1, 1_000)])
+    for card in ("AS", "KD"):  # box 1, then the dealer: both face down
+        assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
+    dealer = Event.objects.get(type="CardDealt", data__round=stud.round, data__card="KD")
+
+    log_in(page, dashboard_server.url, "aud1", "audit-secret", app="workstations")
+    page.goto(f"{dashboard_server.url}/workstations/audit/events/{dealer.position}/")
+    expect(page.locator('[data-section="what"]')).to_have_text("Card to dealer, face down")
+    data = page.get_by_role("table", name="Event data")
+    expect(data).to_contain_text("hidden until the coup is over")
+    expect(data).not_to_contain_text("KD")
+    screenshots(page, "face-down-card-hidden")
