@@ -126,7 +126,9 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     shot(page, "404")
 
     page.get_by_role("button", name="Log out").click()
-    log_in(page, url, "till")  # the login lands on the floor, which is not the cashier's
+    log_in(page, url, "till")  # the cashier lands on his own page, whichever form he used
+    expect(page).to_have_url(re.compile(r"/workstations/cage/$"))
+    page.goto(f"{url}/dashboard/")  # the floor is not the cashier's
     expect(page.locator('[data-section="reason"]')).to_have_text("The dashboard is for the pit boss role.")
     expect(page.locator("header.top")).to_contain_text("Cage workstation")
     shot(page, "403")
