@@ -15,7 +15,7 @@ from cashier.models import Cage
 from cashier.selectors import cage_get
 from cashier.services.cage import cage_open, chips_purchase, chips_redeem
 from games.models import Table
-from games.rules.roulette import ANNOUNCED, BetType, bet_kinds
+from games.rules.roulette import ANNOUNCED, BetType, bet_kinds, expand_announced
 from games.rules.roulette_table import RouletteTableRules
 from games.selectors import patron_result_cents, round_in_play, settlements_net_cents, table_win_cents
 from games.services.bets import bet_place
@@ -119,6 +119,15 @@ def _random_bet(rng: random.Random, seat: Seat, rules: RouletteTableRules, insid
     return {"bet": position.to_dict(), "stake_cents": chips * seat.unit_cents}
 
 
+def _total_stake(bet: dict) -> int:
+    """What a bet takes from the patron's chips: an announced bet is a chip a component."""
+    announce = bet.get("announce")
+    if announce is None:
+        return bet["stake_cents"]
+    parts = expand_announced(announce["name"], chip_cents=bet["stake_cents"], number=announce.get("number"))
+    return sum(chips for _, chips in parts) * bet["stake_cents"]
+
+
 def play_demo_session(
     *, spins: int = 200, seated: int = 6, rng: random.Random | None = None, out=print, progress: Progress | None = None
 ) -> SessionReport:
@@ -157,6 +166,10 @@ def play_demo_session(
             _top_up_colour(seat)
             for _ in range(rng.randint(0, 3)):
                 bet = _random_bet(rng, seat, rules, inside, outside)
+                # A player bets what he has in front of him: one out of colour chips (and of
+                # value chips to change into them) sits the coup out rather than be refused.
+                if store.balance(accounts.patron_colour(seat.patron, TABLE)) < _total_stake(bet):
+                    break
                 _try(report, round_id=coup, patron=seat.patron, chips="colour", **bet)
         if rng.random() < 0.6:
             stake = rng.choice([1_000, 2_000, 5_000])
