@@ -1,4 +1,4 @@
-"""Hostile input through the API: junk bodies, extreme numbers, odd characters, state abuse
+"""Bad input through the API is refused cleanly: junk bodies, extreme numbers, odd characters, state abuse
 and races. Contract (core/errors.py, README §API): bad input is 400 naming the ``field`` at
 fault, an unknown resource 404, a state or version conflict 409, never a 500; a refusal
 appends nothing to the ledger; money is integer cents.

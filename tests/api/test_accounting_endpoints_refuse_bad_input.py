@@ -1,4 +1,4 @@
-"""Hostile input against the cage and table accounting, AML, export and dashboard endpoints
+"""Bad input against the cage and table accounting, AML, export and dashboard endpoints
 (issues #7, #8, #9): junk is 400 naming the field and appends nothing, a wrong state is 409,
 a wrong role or one user in two segregated steps is 403, an unknown id is 404; never a 500."""
 
