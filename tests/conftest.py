@@ -186,6 +186,18 @@ def staff_user(username: str, *roles: str):
     return user
 
 
+@pytest.fixture
+def pit_boss(client, django_user_model):
+    """Django's test ``client`` logged in (session cookie) as ``boss``, a pit boss: the
+    dashboard's pages."""
+    from staff.roles import grant
+
+    user = django_user_model.objects.create_user(username="boss", password="pw")
+    grant(user, Role.PIT_BOSS)
+    client.force_login(user)
+    return client
+
+
 def client_as(user) -> APIClient:
     """An API client authenticated as ``user`` (no password checked)."""
     client = APIClient()

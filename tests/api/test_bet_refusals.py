@@ -51,14 +51,6 @@ def round_id(api, table) -> str:
     return response.json()["round"]
 
 
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
-
-
 def bet(api, round_id: str, **body):
     return api.post(f"/api/rounds/{round_id}/bets", body, format="json")
 

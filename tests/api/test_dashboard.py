@@ -26,14 +26,6 @@ def urls(patron: str, round_id: str) -> dict[str, str]:
     return {name: reverse(f"dashboard:{name}", args=args.get(name, [])) for name in PROTECTED}
 
 
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
-
-
 def test_anonymous_is_sent_to_the_login_page_from_every_page(client, played):
     for name, url in urls(*played).items():
         response = client.get(url)

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from ledger import projections
 from ledger.models import Event
-from staff.roles import Role, grant
+from staff.roles import Role
 from tests.api.test_caribbean_cases import StudTable
 from tests.conftest import client_as, make_patron, staff_user
 
@@ -23,14 +23,6 @@ pytestmark = pytest.mark.django_db
 # Dealt in turn: box 1, dealer, box 1, dealer… (the dealer's last card, 3♣, is shown face up).
 PLAYER = ["2S", "7H", "9C", "JD", "4S"]
 DEALER = ["5H", "KH", "8C", "TD", "3C"]
-
-
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
 
 
 def text(response) -> str:

@@ -15,7 +15,6 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
 from .test_baccarat_table import coup as baccarat_coup
@@ -23,14 +22,6 @@ from .test_baccarat_table import open_table as open_baccarat
 from .test_baccarat_table import report as report_cards
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
 
 
 def section(html: str, name: str) -> str:

@@ -16,7 +16,6 @@ from games.services.tables import table_buy_in
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from ledger.models import TableDayStats
-from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 from tests.integration.demo_days import play_small_demo_day
 
@@ -52,14 +51,6 @@ def card_of(html: str, code: str) -> str:
 def section_of(html: str, name: str) -> str:
     start = html.index(f'data-section="{name}"')
     return html[start : html.index("</section>", start)]
-
-
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
 
 
 def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day(pit_boss):

@@ -21,7 +21,6 @@ from games.services.tables import table_buy_in, table_open
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, TableDayStats
-from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 from tests.integration.demo_days import play_small_demo_day
 
@@ -31,14 +30,6 @@ pytestmark = pytest.mark.django_db
 
 # The money figures a total sums: the cards' and the totals' data-figure names are the same.
 MONEY = ("drop", "win", "counted-drop", "final-win", "handle", "theoretical-win")
-
-
-@pytest.fixture
-def pit_boss(client, django_user_model):
-    user = django_user_model.objects.create_user(username="boss", password="pw")
-    grant(user, Role.PIT_BOSS)
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
