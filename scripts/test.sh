@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite. Installs the dev requirements, then runs pytest:
+# The whole test suite. Installs the dev requirements, then runs pytest, spread over the
+# machine's cores by pytest-xdist (TEST_WORKERS, default: every core; 1 runs it in one process):
 # - against DATABASE_URL when it is set (CI sets a fresh PostgreSQL database), otherwise
 #   against the local PostgreSQL at 127.0.0.1:5432 when one answers;
-# - and again against SQLite, so the ledger's contract (triggers, hash chain) is checked
-#   on both backends. Tests that need real concurrent transactions run on PostgreSQL only.
+# - then against SQLite, so the ledger's contract (triggers, hash chain) is checked on both
+#   backends. Tests that need real concurrent transactions, and the browser tests, run on
+#   PostgreSQL only (the SQLite run leaves tests/e2e out).
+# With CI=true a browser test that skips fails the run (tests/e2e/conftest.py).
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,37 +19,28 @@ if [ -z "$pg_url" ] && .venv/bin/python -c "import psycopg; psycopg.connect('hos
     pg_url="postgres://postgres@127.0.0.1:5432/casino"
 fi
 
-# With PostgreSQL, the two runs go side by side (one core each; TEST_SIDE_BY_SIDE=0 runs them
-# one after the other): the PostgreSQL run prints as it goes, the SQLite run's output follows
-# when both are done. Each has its own database, so they share nothing but the machine.
-sqlite_run() {
-    DATABASE_URL="sqlite:///$PWD/var/test-main.sqlite3" CELERY_BROKER_URL="" \
-        .venv/bin/python -m pytest --create-db "$@"
-}
+workers="${TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}"
+spread=()
+if [ "$workers" -gt 1 ]; then
+    # loadgroup: the tests that share the cluster's roles or the broker stay on one worker each
+    # (tests/conftest.py); every other test goes to whichever worker is free.
+    spread=(-n "$workers" --dist loadgroup)
+fi
 
 status=0
 if [ -n "$pg_url" ] && [[ "$pg_url" == postgres* ]]; then
-    sqlite_pid=""
-    if [ "${TEST_SIDE_BY_SIDE:-1}" != "0" ]; then
-        echo "== test suite on SQLite: started beside the PostgreSQL run, output in var/test-sqlite.log"
-        sqlite_run "$@" >var/test-sqlite.log 2>&1 &
-        sqlite_pid=$!
-        trap 'kill "$sqlite_pid" 2>/dev/null || true' EXIT
-    fi
-    echo "== test suite on PostgreSQL"
-    DATABASE_URL="$pg_url" .venv/bin/python -m pytest --create-db "$@" || status=$?
-    if [ -n "$sqlite_pid" ]; then
-        sqlite_status=0
-        wait "$sqlite_pid" || sqlite_status=$?
-        trap - EXIT
-        echo "== test suite on SQLite (ran beside the PostgreSQL run): var/test-sqlite.log"
-        cat var/test-sqlite.log
-        [ "$sqlite_status" = 0 ] || status=$sqlite_status
-        exit $status
-    fi
+    echo "== test suite on PostgreSQL ($workers workers)"
+    require_browser=""
+    [ "${CI:-}" = "true" ] && require_browser=1
+    DATABASE_URL="$pg_url" CASINO_REQUIRE_BROWSER_TESTS="$require_browser" \
+        .venv/bin/python -m pytest --create-db "${spread[@]}" "$@" || status=$?
 else
-    echo "== no PostgreSQL reachable: the concurrency tests will be skipped"
+    echo "== no PostgreSQL reachable: the concurrency and browser tests will be skipped"
 fi
-echo "== test suite on SQLite"
-sqlite_run "$@" || status=$?
+echo "== test suite on SQLite ($workers workers)"
+DATABASE_URL="sqlite:///$PWD/var/test-main.sqlite3" CELERY_BROKER_URL="" \
+    .venv/bin/python -m pytest --create-db --ignore=tests/e2e "${spread[@]}" "$@" || {
+    rc=$?
+    [ "$rc" = 5 ] || status=$rc  # 5: nothing left to run here (only browser tests were asked for)
+}
 exit $status

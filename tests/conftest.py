@@ -18,6 +18,26 @@ from staff.roles import Role
 ACTOR = "tester"
 
 
+# What some tests share beyond their own test database: the cluster's database roles (created
+# and altered by deploy/postgres_roles.sql, cluster-wide) and the broker's queues. Spread over
+# pytest-xdist's workers (scripts/test.sh), such tests run on one worker of their group, one
+# after the other (``--dist loadgroup``); the rest go wherever a worker is free.
+def _shared_resource(item) -> str | None:
+    module = getattr(item, "module", None)
+    if module is not None and hasattr(module, "roles_database"):
+        return "database-roles"
+    if item.get_closest_marker("broker") is not None:
+        return "broker"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = _shared_resource(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def _ledger_key_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("ledger-keys")

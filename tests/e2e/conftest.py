@@ -19,6 +19,22 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(settings.BASE_DIR) / "var" / "artifacts"
 
 
+# Where the browser tests must run (CI sets it for the PostgreSQL run: scripts/test.sh), a
+# browser test that skips fails instead: a missing chromium or database would otherwise pass
+# as a green run that drove no browser at all.
+REQUIRE_BROWSER_TESTS = os.environ.get("CASINO_REQUIRE_BROWSER_TESTS") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_BROWSER_TESTS and report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"a browser test skipped where browser tests must run ({reason})"
+
+
 @pytest.fixture
 def dashboard_server(committed_db):
     """A live server for this test only (``.url``), started after ``committed_db``.
