@@ -73,7 +73,7 @@ class Identity:
     """This database's ledger: ``ledger_id`` (32 hex), ``named_at`` (UTC), ``head_at_naming``."""
 
     ledger_id: str
-    named_at: datetime
+    named_at: datetime | None
     head_at_naming: int
 
 
@@ -102,10 +102,13 @@ def directory() -> Path:
     return Path(settings.LEDGER_CHECKPOINT_DIR)
 
 
-def identity() -> Identity:
+def identity(*, create: bool = True) -> Identity:
     """This database's ledger, named now (a random id, the head noted) if it has no name yet (a
-    database whose row was lost: migration 0013 names every database)."""
+    database whose row was lost: migration 0013 names every database). ``create=False`` (a
+    reader, perhaps a read-only role): an unnamed ledger is ``Identity("", None, <head>)``."""
     row = LedgerIdentity.objects.filter(one=1).first()
+    if row is None and not create:
+        return Identity("", None, head()[0])
     if row is None:
         try:
             with transaction.atomic():
@@ -226,7 +229,7 @@ def examine() -> Anchors:
     is not its content's, a predecessor missing, a checkpoint signing another first event.
     Raises ``CheckpointFault`` naming the first file that is not a valid checkpoint signed by a
     trusted key."""
-    ledger = identity()
+    ledger = identity(create=False)
     genesis = first_event_hash()
     trusted = signing.trusted_public_keys()
     found = Anchors(ledger)
@@ -234,7 +237,9 @@ def examine() -> Anchors:
     for path in _all_files():
         checkpoint = _read(path, trusted)
         if checkpoint.ledger:
-            mine = checkpoint.ledger == ledger.ledger_id or (genesis != "" and checkpoint.genesis == genesis)
+            mine = (ledger.ledger_id != "" and checkpoint.ledger == ledger.ledger_id) or (
+                genesis != "" and checkpoint.genesis == genesis
+            )
         else:
             mine = checkpoint.position <= ledger.head_at_naming
         if not mine:

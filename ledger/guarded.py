@@ -54,10 +54,14 @@ def _postgresql_faults() -> list[str]:
         if path != [schema]:
             found.append(f'search_path is "{search_path}", not pinned to {schema}')
         for table in APPEND_ONLY:
-            cursor.execute("SELECT to_regclass(%s)::text, to_regclass(%s)::text", [table, f"{schema}.{table}"])
-            resolved, guarded = cursor.fetchone()
-            if guarded is not None and resolved != guarded:
-                found.append(f"{table} resolves to {resolved or 'nothing'} on this connection, not {schema}.{table}")
+            cursor.execute(
+                "SELECT to_regclass(%s) = to_regclass(%s), (SELECT format('%%I.%%I', n.nspname, c.relname)"
+                " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(%s))",
+                [table, f"{schema}.{table}", table],
+            )
+            same, resolved = cursor.fetchone()
+            if same is False:
+                found.append(f"{table} resolves to {resolved} on this connection, not {schema}.{table}")
         # Relations elsewhere carrying a name of the schema's, and schemas named after a role.
         cursor.execute(
             """

@@ -74,8 +74,8 @@ class Command(BaseCommand):
         mine = anchors.mine
         if require_checkpoints and not mine:
             raise CommandError(
-                f"no checkpoint in {checkpoints.directory()} of this ledger ({anchors.ledger.ledger_id})"
-                f"{_foreign(anchors)} (--require-checkpoints)"
+                f"no checkpoint in {checkpoints.directory()} of this ledger "
+                f"({anchors.ledger.ledger_id or 'not named yet'}){_foreign(anchors)} (--require-checkpoints)"
             )
         unguarded = guarded.faults()
         with Progress("verify", _head(), stream=self.stderr) as shown:
@@ -100,7 +100,8 @@ class Command(BaseCommand):
         )
         self.stdout.write(
             f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
-            f"head hash {result.head_hash}; {anchored}; ledger {anchors.ledger.ledger_id}{_foreign(anchors)}"
+            f"head hash {result.head_hash}; {anchored}; ledger {anchors.ledger.ledger_id or '(not named yet)'}"
+            f"{_foreign(anchors)}"
         )
         if problems:
             raise CommandError("; ".join(problems))
