@@ -34,6 +34,12 @@
 --     dropping the tables, rewriting their rows (ALTER COLUMN … TYPE … USING) and granting
 --     UPDATE, DELETE, TRUNCATE or TRIGGER on them, to every role but a superuser. Installed
 --     by a superuser's run; every run fails if they are missing or disabled.
+--   * No shadow ledger: the three roles' search_path is pinned to public (a schema named after
+--     a role comes first on the default "$user", public); a fifth event trigger refuses every
+--     role but a superuser a schema (CREATE or ALTER SCHEMA) and anything outside public, and
+--     tables, views, functions… in public outside the migration window deploy/migrate opens
+--     (casino_guard.migration_window). Every run fails if a role is not pinned or a schema
+--     other than public holds a relation named like one of public's.
 -- Tables a migration creates later get SELECT, INSERT (app) and SELECT (auditor) at once
 -- through default privileges: a new table is append-only for the application until this
 -- script has run again.

@@ -255,13 +255,27 @@ def examine() -> Anchors:
     found.mine.sort(key=lambda c: (c.position, c.file))
     anchored = {(c.position, c.hash) for c in found.mine}
     held = {Path(c.file).relative_to(root).as_posix(): c for c in found.mine}
-    for record in CheckpointRecord.objects.order_by("position", "id"):
+    records = list(CheckpointRecord.objects.order_by("position", "id"))
+    gone = [record for record in records if record.file not in held]
+    if gone and len(gone) == len(records) and not found.mine:
+        found.faults.append(
+            f"none of the {len(records)} checkpoints this database recorded writing (positions "
+            f"{records[0].position} to {records[-1].position}) is in {root}: all deleted, or not this site's "
+            "checkpoint directory (LEDGER_CHECKPOINT_DIR)"
+        )
+        records = []
+    elif len(gone) > 10:
+        found.faults.append(f"{len(gone)} recorded checkpoint files are missing from {root}, the first ten:")
+    shown = 0
+    for record in records:
         there = held.get(record.file)
         if there is None:
-            found.faults.append(
-                f"checkpoint of position {record.position} written {iso_utc(record.written_at)}, file {record.file}: "
-                f"missing from {root} (deleted, renamed or moved)"
-            )
+            shown += 1
+            if shown <= 10:
+                found.faults.append(
+                    f"checkpoint of position {record.position} written {iso_utc(record.written_at)}, "
+                    f"file {record.file}: missing from {root} (deleted, renamed or moved)"
+                )
         elif (there.position, there.hash) != (record.position, record.hash):
             found.faults.append(
                 f"file {record.file} holds the checkpoint of position {there.position}, not the one of position "

@@ -167,3 +167,16 @@ def test_the_next_checkpoint_follows_the_records_not_the_file_names(played):
     assert record.file == Path(written.file).relative_to(checkpoints.directory()).as_posix()
     assert record.written_at <= datetime.now(UTC)
     assert checkpoints.latest_position() == written.position
+
+
+def test_a_checkpoint_directory_holding_none_of_the_recorded_ones_is_named(played, settings, tmp_path):
+    first = checkpoints.write_checkpoint()
+    _buy(played)
+    last = checkpoints.write_checkpoint()
+    settings.LEDGER_CHECKPOINT_DIR = str(tmp_path / "elsewhere")
+    message = _verify()
+    assert message.startswith(
+        f"BROKEN ledger checkpoints INCOMPLETE: none of the 2 checkpoints this database recorded writing "
+        f"(positions {first.position} to {last.position}) is in {tmp_path / 'elsewhere'}"
+    )
+    assert _missing_gauge() == 2
