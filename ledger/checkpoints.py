@@ -317,7 +317,11 @@ def missing_files() -> list[str]:
     """Files (relative to ``LEDGER_CHECKPOINT_DIR``) of recorded checkpoints that are not there."""
     key = (connection.alias, str(connection.settings_dict.get("NAME")), str(directory()))
     cache = _records.setdefault(key, {"last": 0, "files": []})
-    if cache["last"] and CheckpointRecord.objects.filter(id__lte=cache["last"]).count() != len(cache["files"]):
+    known = CheckpointRecord.objects.filter(id__lte=cache["last"])
+    if cache["last"] and (
+        known.count() != len(cache["files"])
+        or known.filter(id=cache["last"]).values_list("file", flat=True).first() != cache["files"][-1]
+    ):
         cache.update(last=0, files=[])  # another database under the same name: read again
     for record_id, file in (
         CheckpointRecord.objects.filter(id__gt=cache["last"]).order_by("id").values_list("id", "file")
