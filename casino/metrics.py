@@ -20,7 +20,7 @@ from django.http import HttpResponse, JsonResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from ledger import projections
+from ledger import checkpoints, projections
 
 
 class ProjectionLagCollector:
@@ -32,6 +32,20 @@ class ProjectionLagCollector:
         )
         for row in projections.lag():
             gauge.add_metric([row["projection"]], row["lag"])
+        yield gauge
+
+
+class CheckpointCollector:
+    """``casino_ledger_checkpoints_missing``: checkpoints the database recorded writing whose file
+    is no longer in ``LEDGER_CHECKPOINT_DIR`` (deleted, renamed or moved); 0 when all are there.
+    Read at each scrape (``ledger.checkpoints.missing_files``); alert on anything above 0."""
+
+    def collect(self):
+        gauge = GaugeMetricFamily(
+            "casino_ledger_checkpoints_missing",
+            "Recorded ledger checkpoints whose file is missing from the checkpoint directory",
+        )
+        gauge.add_metric([], len(checkpoints.missing_files()))
         yield gauge
 
 
@@ -58,4 +72,5 @@ def metrics_view(request):
         registry = REGISTRY
     lag = CollectorRegistry()
     lag.register(ProjectionLagCollector())
+    lag.register(CheckpointCollector())
     return HttpResponse(generate_latest(registry) + generate_latest(lag), content_type=CONTENT_TYPE_LATEST)

@@ -77,6 +77,9 @@ TEMPLATES = [
     }
 ]
 
+# The one schema the application's tables live in (PostgreSQL); deploy/postgres_roles.sql, the
+# migrations' trigger functions and `ledger verify` name it too.
+DATABASE_SCHEMA = "public"
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'casino.sqlite3'}"),
 }
@@ -90,6 +93,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # its own cursors bind client-side and never prepare, so this only lets core.rawsql's
     # few hot reads be parsed and planned once per connection (issue 11).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+    # Every table lives in the schema "public", and every connection looks only there: with
+    # PostgreSQL's default search path ("$user", public) a schema named after the connecting role
+    # (one the owner role made, say casino_app) would answer for the ledger with copies that have
+    # no triggers. libpq's `options` sets it at connection start; deploy/postgres_roles.sql pins
+    # it on the roles too (ALTER ROLE … SET search_path), and `ledger verify` checks it.
+    _options = DATABASES["default"]["OPTIONS"]
+    _options["options"] = f"{_options.get('options', '')} -c search_path={DATABASE_SCHEMA}".strip()
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes SQLite's write lock at BEGIN, so two writers queue instead of failing
     # with "database is locked" halfway through a coup.
@@ -176,6 +186,9 @@ LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
 LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
 LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
 LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# The role that must own the ledger tables (`ledger verify`, PostgreSQL); empty: the database's owner
+# (deploy/postgres_roles.sql hands both to casino_owner).
+LEDGER_TABLE_OWNER = env.str("LEDGER_TABLE_OWNER", default="")
 # The scheduled seal and export (ledger/scheduled_export.py; issue 26 §6): every
 # CASINO_EXPORT_INTERVAL_SECONDS beat seals each closed gaming day still unsealed and writes its
 # export to CASINO_EXPORT_DIR/gaming-day-YYYY-MM-DD.zip; a failure is an alert on the floor.

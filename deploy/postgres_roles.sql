@@ -34,6 +34,12 @@
 --     dropping the tables, rewriting their rows (ALTER COLUMN … TYPE … USING) and granting
 --     UPDATE, DELETE, TRUNCATE or TRIGGER on them, to every role but a superuser. Installed
 --     by a superuser's run; every run fails if they are missing or disabled.
+--   * No shadow ledger: the three roles' search_path is pinned to public (a schema named after
+--     a role comes first on the default "$user", public); a fifth event trigger refuses every
+--     role but a superuser a schema (CREATE or ALTER SCHEMA) and anything outside public, and
+--     tables, views, functions… in public outside the migration window deploy/migrate opens
+--     (casino_guard.migration_window). Every run fails if a role is not pinned or a schema
+--     other than public holds a relation named like one of public's.
 -- Tables a migration creates later get SELECT, INSERT (app) and SELECT (auditor) at once
 -- through default privileges: a new table is append-only for the application until this
 -- script has run again.
@@ -71,6 +77,21 @@ SELECT format('ALTER ROLE %I SET default_transaction_read_only = on', :'auditor_
      SELECT 1 FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
       WHERE r.rolname = :'auditor_role' AND s.setdatabase = 0
         AND 'default_transaction_read_only=on' = ANY (s.setconfig)) \gexec
+-- The search path of all three is pinned to the schema the tables live in. PostgreSQL's default,
+-- "$user", public, would put a schema named after the role first: one called casino_app, made
+-- by whoever could create schemas, with trigger-free copies of the ledger tables, would take the
+-- application's reads and writes (and a schema of views, the auditor's). The settings pin it on
+-- each connection as well (casino/settings.py); a per-database setting for one of the roles
+-- would override this one, so none is kept.
+SELECT format('ALTER ROLE %I SET search_path = public', r)
+  FROM unnest(ARRAY[:'owner_role', :'app_role', :'auditor_role']) AS r
+ WHERE NOT EXISTS (
+     SELECT 1 FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole
+      WHERE o.rolname = r AND s.setdatabase = 0 AND 'search_path=public' = ANY (s.setconfig)) \gexec
+SELECT format('ALTER ROLE %I IN DATABASE %I RESET search_path', o.rolname, d.datname)
+  FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole JOIN pg_database d ON d.oid = s.setdatabase
+ WHERE o.rolname IN (:'owner_role', :'app_role', :'auditor_role')
+   AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'search\_path=%') \gexec
 \if :{?owner_password}
   SELECT format('ALTER ROLE %I PASSWORD %L', :'owner_role', :'owner_password') \gexec
 \endif
@@ -390,6 +411,58 @@ BEGIN
     END IF;
 END $guard$;
 
+-- The schema is closed to every role but a superuser: no schema may be created, renamed or
+-- handed over (a schema named casino_app would shadow the ledger on the default search path),
+-- nothing may be put in a schema but public, and tables, views, functions, types, rules and
+-- triggers are created in public only while deploy/migrate holds the migration window open
+-- (a superuser's row in casino_guard.migration_window, which only a superuser writes). Indexes,
+-- new columns and temporary tables need no window.
+CREATE TABLE IF NOT EXISTS casino_guard.migration_window (
+    opened_at timestamptz NOT NULL DEFAULT now(),
+    open_until timestamptz NOT NULL
+);
+REVOKE ALL ON casino_guard.migration_window FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION casino_guard.migration_window_open() RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $guard$
+    SELECT EXISTS (SELECT 1 FROM casino_guard.migration_window WHERE open_until > now())
+$guard$;
+
+CREATE OR REPLACE FUNCTION casino_guard.on_create() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $guard$
+DECLARE
+    why text;
+BEGIN
+    IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        RETURN;
+    END IF;
+    SELECT string_agg(format('%s %s', cmd.command_tag, coalesce(cmd.object_identity, '')), ', ') INTO why
+      FROM pg_event_trigger_ddl_commands() cmd
+     WHERE cmd.command_tag IN ('CREATE SCHEMA', 'ALTER SCHEMA')
+        OR (cmd.schema_name IS NOT NULL AND cmd.schema_name <> 'public' AND cmd.schema_name NOT LIKE 'pg\_temp%');
+    IF why IS NOT NULL THEN
+        RAISE EXCEPTION 'the database''s schemas are closed: % (only public holds the application''s tables)', why
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'casino_guard (deploy/postgres_roles.sql) refuses schemas to every role but a superuser.';
+    END IF;
+    IF casino_guard.migration_window_open() THEN
+        RETURN;
+    END IF;
+    SELECT string_agg(format('%s %s', cmd.command_tag, coalesce(cmd.object_identity, '')), ', ') INTO why
+      FROM pg_event_trigger_ddl_commands() cmd
+     WHERE cmd.command_tag IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'CREATE VIEW',
+                               'CREATE MATERIALIZED VIEW', 'CREATE FOREIGN TABLE', 'CREATE FUNCTION',
+                               'CREATE PROCEDURE', 'CREATE AGGREGATE', 'CREATE OPERATOR', 'CREATE TYPE',
+                               'CREATE DOMAIN', 'CREATE SEQUENCE', 'CREATE RULE', 'CREATE TRIGGER',
+                               'CREATE EXTENSION', 'CREATE CAST', 'CREATE SERVER', 'CREATE FOREIGN DATA WRAPPER')
+       AND (cmd.schema_name IS NULL OR cmd.schema_name NOT LIKE 'pg\_temp%');
+    IF why IS NOT NULL THEN
+        RAISE EXCEPTION 'the database''s schema is closed outside a migration: %', why
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'deploy/migrate opens the migration window (as the superuser of CASINO_DB_ADMIN_URL) while the migrations run.';
+    END IF;
+END $guard$;
+
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA casino_guard FROM PUBLIC;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA casino_guard TO PUBLIC;
 DROP EVENT TRIGGER IF EXISTS casino_guard_before_ddl;
@@ -399,15 +472,18 @@ DROP EVENT TRIGGER IF EXISTS casino_guard_on_rewrite;
 CREATE EVENT TRIGGER casino_guard_before_ddl ON ddl_command_start EXECUTE FUNCTION casino_guard.before_ddl();
 CREATE EVENT TRIGGER casino_guard_after_ddl ON ddl_command_end EXECUTE FUNCTION casino_guard.after_ddl();
 CREATE EVENT TRIGGER casino_guard_on_drop ON sql_drop EXECUTE FUNCTION casino_guard.on_drop();
+DROP EVENT TRIGGER IF EXISTS casino_guard_on_create;
 CREATE EVENT TRIGGER casino_guard_on_rewrite ON table_rewrite EXECUTE FUNCTION casino_guard.on_rewrite();
+CREATE EVENT TRIGGER casino_guard_on_create ON ddl_command_end EXECUTE FUNCTION casino_guard.on_create();
 SELECT casino_guard.ledger_begun() AS casino_guard_armed \gset
 \endif
 -- The guard is in place (whoever runs this): its four event triggers enabled, owned by a
 -- superuser, and the owner role cannot change their schema.
-SELECT count(*) <> 4 AS casino_guard_missing
+SELECT count(*) <> 5 AS casino_guard_missing
   FROM pg_event_trigger e JOIN pg_roles r ON r.oid = e.evtowner JOIN pg_proc p ON p.oid = e.evtfoid
   JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles o ON o.oid = n.nspowner
- WHERE e.evtname IN ('casino_guard_before_ddl', 'casino_guard_after_ddl', 'casino_guard_on_drop', 'casino_guard_on_rewrite')
+ WHERE e.evtname IN ('casino_guard_before_ddl', 'casino_guard_after_ddl', 'casino_guard_on_drop', 'casino_guard_on_rewrite',
+                     'casino_guard_on_create')
    AND e.evtenabled IN ('O', 'A') AND r.rolsuper AND o.rolsuper AND n.nspname = 'casino_guard'
    AND NOT has_schema_privilege(:'owner_role', n.oid, 'CREATE') \gset
 \if :casino_guard_missing
@@ -437,6 +513,35 @@ SELECT count(*) > 0 AS casino_violations
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1;
   DO $$ BEGIN RAISE EXCEPTION 'postgres_roles.sql: privilege check failed'; END $$;
+\endif
+-- 8. Nothing answers for the application's tables but public: each role's search path is
+--    pinned (step 1, a superuser's run), and no other schema holds a relation named like one of
+--    public's, nor is named after one of the roles ("$user" on an unpinned search path).
+SELECT string_agg(r, ', ') AS casino_unpinned
+  FROM unnest(ARRAY[:'owner_role', :'app_role', :'auditor_role']) AS r
+ WHERE NOT EXISTS (
+     SELECT 1 FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole
+      WHERE o.rolname = r AND s.setdatabase = 0 AND 'search_path=public' = ANY (s.setconfig)) \gset
+\if :{?casino_unpinned}
+  SELECT :'casino_unpinned' <> '' AS casino_unpinned_found \gset
+  \if :casino_unpinned_found
+    \echo 'postgres_roles.sql: search_path is not pinned to public for' :casino_unpinned
+    DO $$ BEGIN RAISE EXCEPTION 'postgres_roles.sql: run this script once as a superuser (deploy/migrate with CASINO_DB_ADMIN_URL) to pin the roles'' search_path'; END $$;
+  \endif
+\endif
+SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ' ORDER BY n.nspname, c.relname) AS casino_shadows
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname NOT IN ('public', 'pg_catalog', 'information_schema', 'pg_toast', 'casino_guard')
+   AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
+   AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+   AND (c.relname IN (SELECT p.relname FROM pg_class p WHERE p.relnamespace = 'public'::regnamespace)
+        OR n.nspname IN (:'owner_role', :'app_role', :'auditor_role')) \gset
+\if :{?casino_shadows}
+  SELECT :'casino_shadows' <> '' AS casino_shadows_found \gset
+  \if :casino_shadows_found
+    \echo 'postgres_roles.sql: relations outside public that could answer for the application''s tables:' :casino_shadows
+    DO $$ BEGIN RAISE EXCEPTION 'postgres_roles.sql: a schema other than public holds a copy of an application table (see above): drop it'; END $$;
+  \endif
 \endif
 SELECT count(*) AS casino_append_only_count FROM casino_append_only \gset
 COMMIT;

@@ -259,3 +259,42 @@ class GamingDayExport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.gaming_day} {self.state}"
+
+
+class LedgerIdentity(models.Model):
+    """The one row naming this database's ledger (migration 0013): ``ledger_id`` (32 hex, random),
+    ``named_at`` (UTC) and ``head_at_naming``, the ledger's head position when it was named (0 for
+    a database named at its first migration). Signed checkpoints carry the id: a checkpoint of
+    another ledger in the same directory is ignored, not failed (``ledger.checkpoints``).
+
+    Append-only (triggers, as the ledger's), and a single row: ``one`` is always 1."""
+
+    one = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    ledger_id = models.CharField(max_length=32)
+    named_at = models.DateTimeField(help_text="UTC")
+    head_at_naming = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(one=1), name="ledger_identity_single_row")]
+
+    def __str__(self) -> str:
+        return self.ledger_id
+
+
+class CheckpointRecord(models.Model):
+    """A checkpoint file written (``ledger.checkpoints.write_checkpoint``): ``position``, ``hash``
+    of the head it signed, ``file`` (its path under ``LEDGER_CHECKPOINT_DIR``), ``written_at``
+    (UTC). The database's side of the anchor: a checkpoint file deleted or renamed is one whose
+    record finds no file (``ledger verify``, the ``casino_ledger_checkpoints_missing`` gauge).
+    Append-only (triggers, as the ledger's)."""
+
+    position = models.BigIntegerField()
+    hash = models.CharField(max_length=64)
+    file = models.CharField(max_length=300)
+    written_at = models.DateTimeField(help_text="UTC")
+
+    class Meta:
+        indexes = [models.Index(fields=["position"], name="ledger_checkpointrec_pos")]
+
+    def __str__(self) -> str:
+        return f"{self.position} {self.file}"

@@ -24,8 +24,17 @@ def catch_up_projections() -> dict[str, int]:
 @shared_task(name="ledger.tasks.write_checkpoint")
 def write_checkpoint() -> int | None:
     """Sign the ledger's head into LEDGER_CHECKPOINT_DIR if it moved (beat: every
-    LEDGER_CHECKPOINT_INTERVAL_SECONDS). Returns the position anchored, or None."""
+    LEDGER_CHECKPOINT_INTERVAL_SECONDS), then log an ERROR naming recorded checkpoint files
+    that are gone. Returns the position anchored, or None."""
     written = checkpoints.write_checkpoint()
+    missing = checkpoints.missing_files()
+    if missing:  # checkpointing carries on; the gap is said each time, never silently
+        logger.error(
+            "%d ledger checkpoint file(s) recorded as written are missing from %s (deleted, renamed or moved): %s",
+            len(missing),
+            checkpoints.directory(),
+            ", ".join(missing[:5]),
+        )
     return written.position if written else None
 
 

@@ -121,8 +121,15 @@ def _tail(checked: int, last_position: int, last_hash: str, matched: int, anchor
 
 # Plain SQL into tuples, not the ORM: building model instances was a third of verify, and the
 # ORM's per-row converters another tenth (issue 11). Only the JSON text is decoded here.
-_EVENT_SQL = f"SELECT {', '.join(_Stored._fields)} FROM ledger_event WHERE position > %s ORDER BY position LIMIT %s"
-_POSTING_SQL = "SELECT event_id, account, amount_cents, currency FROM ledger_posting WHERE event_id BETWEEN %s AND %s"
+# PostgreSQL: the tables named with their schema, whatever the connection's search path (a
+# schema of look-alike views ahead of public must not answer for the ledger; ``ledger.guarded``
+# reports one). SQLite has one schema.
+_EVENT_SQL = (
+    f"SELECT {', '.join(_Stored._fields)} FROM public.ledger_event WHERE position > %s ORDER BY position LIMIT %s"
+)
+_POSTING_SQL = (
+    "SELECT event_id, account, amount_cents, currency FROM {schema}ledger_posting WHERE event_id BETWEEN %s AND %s"
+)
 
 
 def _events_after(position: int, batch: int) -> list[_Stored]:
@@ -154,7 +161,8 @@ def _json(value: object) -> object:
 def _legs_between(first: int, last: int) -> dict[int, list[tuple[str, int, str]]]:
     legs: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
     with connection.cursor() as cursor:
-        cursor.execute(_POSTING_SQL, [first, last])
+        schema = "public." if connection.vendor == "postgresql" else ""
+        cursor.execute(_POSTING_SQL.format(schema=schema), [first, last])
         for event_id, account, amount, currency in cursor.fetchall():
             legs[event_id].append((account, amount, currency))
     return legs

@@ -54,3 +54,15 @@ def roles_database(suffix: str) -> Iterator[dict]:
 def connect_as(db: dict, role: str) -> psycopg.Connection:
     """An autocommit connection to ``db`` as ``role``."""
     return psycopg.connect(host=db["host"], port=db["port"], dbname=db["dbname"], user=role, autocommit=True)
+
+
+@contextmanager
+def migration_window(db: dict) -> Iterator[None]:
+    """The window deploy/migrate holds open (as the superuser) while the owner role migrates."""
+    with connect_as(db, db["user"]) as superuser:
+        superuser.execute("INSERT INTO casino_guard.migration_window (open_until) VALUES (now() + interval '1 hour')")
+    try:
+        yield
+    finally:
+        with connect_as(db, db["user"]) as superuser:
+            superuser.execute("DELETE FROM casino_guard.migration_window")

@@ -163,14 +163,17 @@ def test_verify_reports_the_checkpoints_it_matched(busy_ledger):
 def test_a_checkpoint_file_is_added_once_and_read_only(busy_ledger):
     written = checkpoints.write_checkpoint()
     path = Path(written.file)
-    assert path.parent.parent == Path(checkpoints.directory())
+    ledger = checkpoints.identity().ledger_id
+    assert path.parent.parent == Path(checkpoints.directory()) / ledger
     assert path.name == f"{written.position:015d}-{written.hash[:16]}.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o444
     document = json.loads(path.read_text())
     assert document["position"] == written.position and document["hash"] == Event.objects.last().hash
     assert document["algorithm"] == "Ed25519" and document["public_key"] == signing.signing_key().public_key
+    assert document["ledger"] == ledger and document["genesis"] == Event.objects.get(position=1).hash
+    assert document["previous"] is None  # the first of this ledger
     assert checkpoints.write_checkpoint() is None  # the head did not move: nothing new
-    assert len(list(Path(checkpoints.directory()).glob("*/*.json"))) == 1
+    assert len(list(Path(checkpoints.directory()).glob("*/*/*.json"))) == 1
 
 
 def test_a_checkpoint_follows_every_n_events(busy_ledger, settings):

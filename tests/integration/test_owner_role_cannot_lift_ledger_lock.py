@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from psycopg import errors
 
-from .roles_database import connect_as, roles_database
+from .roles_database import connect_as, migration_window, roles_database
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -75,9 +75,11 @@ def test_the_owner_role_cannot_lift_the_append_only_lock(guarded_db, attack):
 
 
 def test_the_owner_role_still_runs_ordinary_migrations(guarded_db):
+    """An index at any time; a new table inside the migration window deploy/migrate opens."""
     with connect_as(guarded_db, "casino_owner") as owner:
         owner.execute("CREATE INDEX ledger_event_actor_probe ON ledger_event (actor)")
         owner.execute("DROP INDEX ledger_event_actor_probe")
+    with migration_window(guarded_db), connect_as(guarded_db, "casino_owner") as owner:
         owner.execute("CREATE TABLE public.probe_table (id int)")
         owner.execute("GRANT SELECT, INSERT ON public.probe_table TO casino_app")
         owner.execute("DROP TABLE public.probe_table")

@@ -22,7 +22,7 @@ as it was for the next.
 import pytest
 from psycopg import errors
 
-from tests.integration.roles_database import connect_as
+from tests.integration.roles_database import connect_as, migration_window
 from tests.integration.test_owner_role_cannot_lift_ledger_lock import guarded_db  # noqa: F401
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -52,7 +52,8 @@ ATTACKS = {
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_owner_role_is_refused_ddl_that_reshapes_the_ledger(guarded_db, attack):  # noqa: F811
-    with connect_as(guarded_db, "casino_owner") as owner:
+    """Even inside the migration window (new tables and functions allowed), the lock holds."""
+    with migration_window(guarded_db), connect_as(guarded_db, "casino_owner") as owner:
         with pytest.raises(errors.InsufficientPrivilege, match="append-only"):
             with owner.transaction(force_rollback=True):
                 for statement in ATTACKS[attack]:

@@ -1,9 +1,12 @@
 """``manage.py ledger verify | checkpoint | public-key | rebuild [--projection X] | catch-up | replay-check | lag``.
 
-verify       — recompute the hash chain and check it against the signed checkpoints of
-               LEDGER_CHECKPOINT_DIR (a rewritten chain, a cut tail); exit 0 when intact, 1
-               naming the first bad position or checkpoint file. --require-checkpoints: also
-               exit 1 when there is none.
+verify       — recompute the hash chain and check it against the signed checkpoints of this
+               ledger in LEDGER_CHECKPOINT_DIR (a rewritten chain, a cut tail); other ledgers'
+               checkpoints are counted and ignored. Exit 0 when intact, 1 naming the first bad
+               position or checkpoint file, a recorded checkpoint file missing or renamed, or
+               a fault of the tables' guard (``ledger.guarded``: search path not pinned, a
+               shadowing relation, a trigger missing, another owner). --require-checkpoints:
+               also exit 1 when this ledger has none.
 checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
 public-key   — print the public key (hex) of the signing key, to give to auditors.
 rebuild      — replay projections from position 0 (all, or those named with --projection), in
@@ -23,7 +26,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import checkpoints, projections, rebuilds, signing
+from ledger import checkpoints, guarded, projections, rebuilds, signing
 from ledger.errors import DomainError
 from ledger.models import Event
 from ledger.progress import Progress
@@ -65,28 +68,43 @@ class Command(BaseCommand):
 
     def verify(self, require_checkpoints: bool = False, **options):
         try:
-            anchors = checkpoints.load_checkpoints()
+            anchors = checkpoints.examine()
         except checkpoints.CheckpointFault as fault:
             raise CommandError(f"ledger checkpoints UNTRUSTED: {fault}") from None
-        if require_checkpoints and not anchors:
-            raise CommandError(f"no checkpoint in {checkpoints.directory()} (--require-checkpoints)")
+        mine = anchors.mine
+        if require_checkpoints and not mine:
+            raise CommandError(
+                f"no checkpoint in {checkpoints.directory()} of this ledger "
+                f"({anchors.ledger.ledger_id or 'not named yet'}){_foreign(anchors)} (--require-checkpoints)"
+            )
+        unguarded = guarded.faults()
         with Progress("verify", _head(), stream=self.stderr) as shown:
-            result = verify_chain(checkpoints=anchors, on_batch=shown.advance)
+            result = verify_chain(checkpoints=mine, on_batch=shown.advance)
+        problems = [f"ledger tables UNGUARDED: {fault}" for fault in unguarded]
+        problems += [f"ledger checkpoints INCOMPLETE: {fault}" for fault in anchors.faults]
         if not result.ok:
             raise CommandError(
-                f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
-                f"({result.checked} events verified before it)"
+                "; ".join(
+                    [
+                        f"ledger chain BROKEN at position {result.first_bad_position}: {result.reason} "
+                        f"({result.checked} events verified before it)",
+                        *problems,
+                    ]
+                )
             )
         anchored = (
-            f"{result.checkpoints} signed checkpoints match, the last at position {anchors[-1].position} "
-            f"({anchors[-1].written_at})"
-            if anchors
+            f"{result.checkpoints} signed checkpoints match, the last at position {mine[-1].position} "
+            f"({mine[-1].written_at})"
+            if mine
             else f"no checkpoint in {checkpoints.directory()}: a rewritten chain or a cut tail would pass"
         )
         self.stdout.write(
             f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
-            f"head hash {result.head_hash}; {anchored}"
+            f"head hash {result.head_hash}; {anchored}; ledger {anchors.ledger.ledger_id or '(not named yet)'}"
+            f"{_foreign(anchors)}"
         )
+        if problems:
+            raise CommandError("; ".join(problems))
 
     def checkpoint(self, **options):
         written = checkpoints.write_checkpoint()
@@ -185,6 +203,17 @@ def _follow(names: list[str], stream, *, every: float = 0.5) -> dict:
                 return status
             time.sleep(every)
             status = rebuilds.rebuild_status()
+
+
+def _foreign(anchors) -> str:
+    """ "; N checkpoints of other ledgers ignored (…)", or "" when there are none."""
+    if not anchors.foreign:
+        return ""
+    named = [
+        f"{count} of ledger {ledger}" if ledger else f"{count} of before checkpoints named their ledger"
+        for ledger, count in sorted(anchors.foreign.items())
+    ]
+    return f"; {sum(anchors.foreign.values())} checkpoints of other ledgers ignored ({', '.join(named)})"
 
 
 def _head() -> int:
