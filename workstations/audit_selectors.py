@@ -146,7 +146,7 @@ def event_list(filters: dict[str, str]):
     """The ledger's events matching ``filters`` (``EVENT_FILTERS``; already checked: days are
     dates YYYY-MM-DD, ``from``/``to`` positions), oldest first, as a queryset of ``Event``.
     ``since``/``until``: a range of gaming days (a month to date); ``table``: events whose data
-    names the table (the audit projection's table timeline)."""
+    names the table, or whose coup was played at it (the audit projection's table timeline)."""
     events = Event.objects.all()
     if filters.get("gaming_day"):
         events = events.filter(gaming_day=filters["gaming_day"])
@@ -164,7 +164,11 @@ def event_list(filters: dict[str, str]):
         events = events.filter(type__in=filters["type"].split(","))
     if filters.get("table"):
         tables = filters["table"].split(",")
-        events = events.filter(position__in=AuditEntry.objects.filter(table__in=tables).values("position"))
+        # The event's own data names the table (a table's, slip's or count's event); the audit
+        # projection adds those that name it only through their coup (bets, cards, results).
+        events = events.filter(
+            Q(data__table__in=tables) | Q(position__in=AuditEntry.objects.filter(table__in=tables).values("position"))
+        )
     if account := filters.get("account"):
         by = {"account__startswith": account} if account.endswith(":") else {"account": account}
         postings = Posting.objects.filter(**by)

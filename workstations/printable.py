@@ -251,7 +251,8 @@ def context(slug: str, day: date, *, links: bool = False) -> dict:
 
 def counts_of_the_day(day: date) -> dict:
     """The counts against the book that the variance list of ``day`` checks, whether or not they
-    show a variance: ``{"openers", "closers", "cage", "drop", "total"}`` (numbers of counts).
+    show a variance: ``{"openers", "closers", "cage", "drop", "total"}`` (numbers of counts), and
+    ``any``: whether anything at all was recorded on the day.
     ``drop``: drop boxes of the day counted (their count events; a reversed count and its
     recount are both counted)."""
     on_day = Event.objects.filter(gaming_day=day)

@@ -79,9 +79,7 @@ class Command(BaseCommand):
         if gaming_day_closed(day) is not None:
             self.stdout.write(
                 f"Gaming day {day} was closed by an earlier run: a closed day keeps its figures and nothing more is"
-                " played on it (ledger.closed_days). Its reports follow. The next session can be played"
-                " from the next gaming day (GAMING_DAY_START, CASINO_TIMEZONE), or now on a new database"
-                " (delete var/casino.sqlite3)."
+                " played on it (ledger.closed_days). Its reports follow; scripts/demo.sh serves today's floor."
             )
             self.stdout.write(format_daily_report(demo_day_reports(day, closed=False)))
             return
