@@ -28,7 +28,7 @@ readers = roles_required(Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS, Role
 REPORT_NAMES = {"table-games": "Daily report", "cage-accountability": "Cage report", "variances": "Variances"}
 
 
-def _context(request, slug: str) -> dict:
+def _context(request, slug: str, *, paper: bool = False) -> dict:
     if slug not in printable.REPORTS:
         raise Http404(f"no report {slug!r}")
     raw = request.GET.get("gaming_day") or ""
@@ -38,7 +38,7 @@ def _context(request, slug: str) -> dict:
         raise Http404("a gaming day is a date YYYY-MM-DD") from None
     days = audit_selectors.day_states()
     state = next((d for d in days if d["day"] == day), None) or {"day": day, "state": "none", "seal": None}
-    auditor = has_role(request.user, *AUDIT_ROLES)
+    auditor = has_role(request.user, *AUDIT_ROLES) and not paper  # paper carries no links
     return printable.context(slug, day, links=auditor) | {
         "days": days,
         "day_state": state,
@@ -57,7 +57,7 @@ def report(request, slug: str):
 @require_safe
 @readers
 def report_pdf(request, slug: str):
-    ctx = _context(request, slug) | {"auditor": False}  # paper carries no links
+    ctx = _context(request, slug, paper=True)
     html = render_to_string(printable.REPORTS[slug].template, ctx | {"for_pdf": True}, request=request)
     response = HttpResponse(printable.pdf(html, request.build_absolute_uri("/")), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{slug}-{ctx["head"]["gaming_day"].isoformat()}.pdf"'
