@@ -65,7 +65,7 @@ def gaming_days(limit: int = 60) -> list[dict]:
             "seal": None,
             "head_hash": head,
             "exportable": seal is not None,
-            "export_why": "" if seal else "no export yet: the day is open and not sealed (it is sealed when it closes)",
+            "export_why": "" if seal else "the day is open and not sealed (a day is sealed when it closes)",
         }
         if seal is not None:
             first, last = seal.data["first_position"], seal.data["last_position"]

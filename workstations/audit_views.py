@@ -69,10 +69,14 @@ def day(request, day: str):
 @audit_only
 def export(request, day: str):
     """The day's export zip, as ``GET /api/exports/gaming-days/<day>.zip`` gives it an auditor
-    (identity columns filled: the auditor is entitled to them)."""
+    (identity columns filled: the auditor is entitled to them). Only a sealed day has one: for a
+    day not sealed, 409 and the day's page, which says why."""
     gaming_day = _day(day)
-    if audit_selectors.gaming_day(gaming_day) is None:
+    found = audit_selectors.gaming_day(gaming_day)
+    if found is None:
         raise Http404(f"no event on gaming day {day}")
+    if not found["exportable"]:  # the verifier would refuse it as not sealed: say why, on the day's page
+        return render(request, "workstations/audit_day.html", {"day": found}, status=409)
     chunks = export_zip_stream(gaming_day, include_identity=True)
     response = StreamingHttpResponse(chunks, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="gaming-day-{gaming_day.isoformat()}.zip"'

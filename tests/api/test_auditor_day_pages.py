@@ -61,10 +61,13 @@ def test_an_open_day_offers_no_export_and_says_why(auditor, busy_day):
     assert "none yet: open, not sealed" in _text(days)
     page = auditor.get(reverse("workstations:audit-day", args=[day]))
     assert "Download the day's export" not in _text(page)
-    assert "No export to download: no export yet: the day is open and not sealed" in _text(page)
+    assert "No export to download: the day is open and not sealed" in _text(page)
     report = auditor.get(reverse("workstations:report", args=["table-games"]), {"gaming_day": day})
     assert "No export of this day to download: it is open and not sealed" in _text(report)
     assert "provisional : the gaming day is still open" in _text(report)
+    asked_anyway = auditor.get(reverse("workstations:audit-export", args=[day]))
+    assert asked_anyway.status_code == 409
+    assert "No export to download: the day is open and not sealed" in _text(asked_anyway)
 
 
 def test_the_event_count_of_a_sealed_day_is_its_sealed_range_on_every_page(auditor, busy_day):
