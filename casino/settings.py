@@ -8,6 +8,8 @@ from pathlib import Path
 
 import environ
 
+from demo.day_start import served_day_start
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -116,7 +118,11 @@ TIME_ZONE = "UTC"  # storage and API are UTC; the casino's zone only shapes the 
 
 # The casino's local zone and the hour its gaming day starts (DESIGN.md §The ledger).
 CASINO_TIMEZONE = env.str("CASINO_TIMEZONE", default="Europe/Paris")
-GAMING_DAY_START = env.str("GAMING_DAY_START", default="06:00")
+# On the demo's database the day start the served floor plays with (demo/day_start.py, written
+# by scripts/demo.sh), so that a command typed by hand lands on the floor's day; else 06:00.
+GAMING_DAY_START = env.str(
+    "GAMING_DAY_START", default=served_day_start(VAR_DIR, DATABASES["default"]["NAME"]) or "06:00"
+)
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
 CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports (issue 24)
 # Cage and table accounting (issue #7), in cents: the chips a tray is counted in (value chips

@@ -73,8 +73,9 @@ class FloorSimulator:
     """One background player for the whole floor. ``pace``: seconds between two steps (a coup
     takes two: bets, then the deal); ``rng``: the patrons' choices (balls and shoes stay random)."""
 
-    def __init__(self, *, pace: float = 3.0, rng: random.Random | None = None, out=print, tables=None):
+    def __init__(self, *, pace: float = 3.0, rng: random.Random | None = None, out=print, tables=None, beat=None):
         self.pace = pace
+        self.beat = beat or (lambda stats: None)  # called after each step: the player's heartbeat
         self.rng = rng or random.Random()
         self.out = out
         self.tables = list(tables or TABLES)
@@ -374,6 +375,7 @@ class FloorSimulator:
         """Open the floor, then play coup after coup round the tables until ``coups`` coups are
         played or ``seconds`` have passed (neither: until interrupted)."""
         self.open_floor()
+        self.beat(self.stats)
         started = time.monotonic()
         turn = 0
         while (coups is None or self.stats.coups < coups) and (seconds is None or time.monotonic() - started < seconds):
@@ -389,5 +391,6 @@ class FloorSimulator:
                 self._reopen(code)
                 continue
             self.out(f"coup at {code} ({self.stats.coups} played, {self.stats.refused} bets refused)")
+            self.beat(self.stats)
             self.sleep()
         return self.stats

@@ -16,7 +16,7 @@ from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger.errors import NotFound
 from ledger.export import verify_export
-from ledger.models import Event
+from ledger.models import AuditEntry, Event, Posting
 from ledger.seal import SEAL_EVENT, seal_key
 
 # The exception view's kinds: the exception log's (``audit.exceptions``), label and event types.
@@ -24,10 +24,18 @@ EXCEPTION_KINDS = KINDS
 
 
 def gaming_days(limit: int = 60) -> list[dict]:
-    """The latest ``limit`` gaming days, newest first: ``{"day", "events", "first", "last",
-    "state": "open" | "closed" | "sealed", "closed_at", "seal": {...} | None, "head_hash"}``.
+    """The latest ``limit`` gaming days, newest first: ``{"day", "events", "events_query",
+    "later", "later_query", "first", "last", "state": "open" | "closed" | "sealed", "closed_at",
+    "seal": {...} | None, "head_hash", "exportable", "export_why"}``.
+
+    ``events``: the events of the day as every page counts them, the one figure: for a sealed
+    day, the events of its sealed range (what its export holds and its seal signs, ``last −
+    first + 1``); for a day not sealed, the events stamped with it so far. ``later``: events
+    stamped with a sealed day after its range (the seal itself, sign-ins): they fall in the next
+    day's range. ``*_query``: the filters of the event list that shows exactly those events.
     ``sealed``: sealed on demand while still open; a closed day is sealed at its close.
-    ``head_hash``: the seal's last hash, or the hash of the day's last event while unsealed."""
+    ``head_hash``: the seal's last hash, or the hash of the day's last event while unsealed.
+    ``exportable``: only a sealed day has an export; ``export_why`` says why not."""
     rows = list(
         Event.objects.values("gaming_day")
         .annotate(events=Count("position"), first=Min("position"), last=Max("position"))
@@ -43,34 +51,129 @@ def gaming_days(limit: int = 60) -> list[dict]:
         seal = seals.get(day.isoformat())
         closed = closes.get(day)
         head = seal.data["last_hash"] if seal else Event.objects.only("hash").get(position=row["last"]).hash
-        days.append(
+        entry = {
+            "day": day,
+            "events": row["events"],
+            "events_query": {"gaming_day": day.isoformat()},
+            "later": 0,
+            "later_query": None,
+            "first": row["first"],
+            "last": row["last"],
+            "state": "closed" if closed else ("sealed" if seal else "open"),
+            "closed_at": closed.occurred_at if closed else None,
+            "closed_by": closed.actor if closed else None,
+            "seal": None,
+            "head_hash": head,
+            "exportable": seal is not None,
+            "export_why": "" if seal else "the day is open and not sealed (a day is sealed when it closes)",
+        }
+        if seal is not None:
+            first, last = seal.data["first_position"], seal.data["last_position"]
+            entry["seal"] = {
+                "at": seal.occurred_at,
+                "by": seal.actor,
+                "first_position": first,
+                "last_position": last,
+                "last_hash": seal.data["last_hash"],
+                "signature": seal.data["signature"],
+                "key_id": seal.data.get("key_id"),
+            }
+            entry["events"] = last - first + 1
+            entry["events_query"] = {"from": first, "to": last}
+            entry["later"] = Event.objects.filter(gaming_day=day, position__gt=last).count()
+            entry["later_query"] = {"gaming_day": day.isoformat(), "from": last + 1}
+        days.append(entry)
+    return days
+
+
+def gaming_day(day: date) -> dict | None:
+    return next((d for d in gaming_days(limit=10_000) if d["day"] == day), None)
+
+
+def day_states(limit: int = 60) -> list[dict]:
+    """The latest ``limit`` gaming days for a day picker, newest first (three queries):
+    ``{"day", "state": "open" | "sealed" | "closed", "closed_at", "closed_by", "seal":
+    {"first_position", "last_position", "at"} | None}``."""
+    days = list(Event.objects.values_list("gaming_day", flat=True).distinct().order_by("-gaming_day")[:limit])
+    closes = {
+        e.gaming_day: e
+        for e in Event.objects.filter(type="GamingDayClosed", stream__startswith="gamingday/", gaming_day__in=days)
+    }
+    seals = {}
+    for seal in Event.objects.filter(type=SEAL_EVENT).order_by("position"):
+        seals[seal.data["day"]] = seal  # the latest seal of a day counts
+    rows = []
+    for day in days:
+        closed, seal = closes.get(day), seals.get(day.isoformat())
+        rows.append(
             {
                 "day": day,
-                "events": row["events"],
-                "first": row["first"],
-                "last": row["last"],
                 "state": "closed" if closed else ("sealed" if seal else "open"),
                 "closed_at": closed.occurred_at if closed else None,
                 "closed_by": closed.actor if closed else None,
                 "seal": None
                 if seal is None
                 else {
-                    "at": seal.occurred_at,
-                    "by": seal.actor,
                     "first_position": seal.data["first_position"],
                     "last_position": seal.data["last_position"],
-                    "last_hash": seal.data["last_hash"],
-                    "signature": seal.data["signature"],
-                    "key_id": seal.data.get("key_id"),
+                    "at": seal.occurred_at,
                 },
-                "head_hash": head,
             }
         )
-    return days
+    return rows
 
 
-def gaming_day(day: date) -> dict | None:
-    return next((d for d in gaming_days(limit=10_000) if d["day"] == day), None)
+def default_day() -> date | None:
+    """The day a report or list opens on: the last closed gaming day (its figures are final),
+    else the latest day with an event, else None (an empty ledger)."""
+    closed = (
+        Event.objects.filter(type="GamingDayClosed", stream__startswith="gamingday/")
+        .order_by("-gaming_day")
+        .values_list("gaming_day", flat=True)
+        .first()
+    )
+    if closed is not None:
+        return closed
+    return Event.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+
+
+# The event list's filters (``?name=value``), each an exact match but ``type``, ``table`` (comma
+# lists) and ``account`` (an account, or every account under ``prefix:`` when it ends so).
+EVENT_FILTERS = ("gaming_day", "since", "until", "from", "to", "table", "type", "account", "stream")
+
+
+def event_list(filters: dict[str, str]):
+    """The ledger's events matching ``filters`` (``EVENT_FILTERS``; already checked: days are
+    dates YYYY-MM-DD, ``from``/``to`` positions), oldest first, as a queryset of ``Event``.
+    ``since``/``until``: a range of gaming days (a month to date); ``table``: events whose data
+    names the table, or whose coup was played at it (the audit projection's table timeline)."""
+    events = Event.objects.all()
+    if filters.get("gaming_day"):
+        events = events.filter(gaming_day=filters["gaming_day"])
+    if filters.get("since"):
+        events = events.filter(gaming_day__gte=filters["since"])
+    if filters.get("until"):
+        events = events.filter(gaming_day__lte=filters["until"])
+    if filters.get("from"):
+        events = events.filter(position__gte=int(filters["from"]))
+    if filters.get("to"):
+        events = events.filter(position__lte=int(filters["to"]))
+    if filters.get("stream"):
+        events = events.filter(stream=filters["stream"])
+    if filters.get("type"):
+        events = events.filter(type__in=filters["type"].split(","))
+    if filters.get("table"):
+        tables = filters["table"].split(",")
+        # The event's own data names the table (a table's, slip's or count's event); the audit
+        # projection adds those that name it only through their coup (bets, cards, results).
+        events = events.filter(
+            Q(data__table__in=tables) | Q(position__in=AuditEntry.objects.filter(table__in=tables).values("position"))
+        )
+    if account := filters.get("account"):
+        by = {"account__startswith": account} if account.endswith(":") else {"account": account}
+        postings = Posting.objects.filter(**by)
+        events = events.filter(position__in=postings.values("event_id"))
+    return events.order_by("position").prefetch_related("postings")
 
 
 def verify_upload(upload) -> verify_export.Report:
@@ -92,6 +195,22 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
     its rows, with who, when, before and after). ``kind`` one of ``EXCEPTION_KINDS`` (None:
     all), ``table`` a table code, ``person`` a username or patron code."""
     return exception_log(day, kind=kind, table=table, person=person)["rows"]
+
+
+def event_row(event: Event) -> dict:
+    """One line of the event list: ``{"position", "at", "day", "type", "line", "stream", "actor",
+    "amount_cents"}`` (``amount_cents``: the event's debits, the money it moved; None when none)."""
+    debits = [p.amount_cents for p in event.postings.all() if p.amount_cents > 0]
+    return {
+        "position": event.position,
+        "at": event.occurred_at,
+        "day": event.gaming_day,
+        "type": event.type,
+        "line": event_line(event.type, event.data),
+        "stream": event.stream,
+        "actor": event.actor,
+        "amount_cents": sum(debits) if debits else None,
+    }
 
 
 # What the event page shows for the value of a card still face down in play.

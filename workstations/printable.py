@@ -16,6 +16,7 @@ from django.conf import settings
 from cashier import reports
 from games.names import game_name
 from ledger import accounts
+from ledger.models import Event
 
 PERIOD_NAMES = {"day": "Day", "month_to_date": "Month to date", "year_to_date": "Year to date"}
 TABLE_FIGURES = [
@@ -60,6 +61,33 @@ CAGE_MOVEMENT_NAMES = {
     "marker_payments": "Marker payments in cash",
     "marker_chips": "Markers issued in chips less paid in chips",
 }
+# The ledger events behind each figure of the table games report (the event list's ``type``
+# filter; with the table or tables of the row). Win, ledger win and variance: all the table's events.
+FIGURE_EVENTS = {
+    "opener_cents": "TableOpened",
+    "fills_cents": "FillDelivered,FillReversed",
+    "credits_cents": "CreditDelivered,CreditReversed",
+    "drop_cents": "DropCounted,DropCountReversed",
+    "closer_cents": "TableClosed",
+    "colour_out_cents": "ColourChipsBought,ColourChipsChangedBack",
+}
+# The events behind the back office's lines, and the account behind its balances.
+BACK_OFFICE_EVENTS = {
+    "tips_counted_cents": "TipsCounted",
+    "tronc_shared_cents": "TroncShared",
+    "markers_issued": "MarkerIssued",
+    "markers_issued_cents": "MarkerIssued",
+    "markers_paid_cents": "MarkerPaid",
+    "front_money_deposited_cents": "FrontMoneyDeposited",
+    "front_money_withdrawn_cents": "FrontMoneyWithdrawn",
+}
+BACK_OFFICE_ACCOUNTS = {
+    "tronc_pool_cents": accounts.TRONC,
+    "markers_outstanding_cents": accounts.CAGE_MARKERS,
+    "front_money_held_cents": accounts.CAGE_DEPOSITS,
+}
+# The counts the variance list checks: each is a count against the book, with or without a variance.
+COUNT_EVENTS = ("TableOpened", "TableClosed", "CageShiftOpened", "CageShiftClosed")
 VARIANCE_KINDS = {
     "drop": "drop count",
     "opener": "table opener",
@@ -102,10 +130,26 @@ REPORTS = {
 }
 
 
-def context(slug: str, day: date) -> dict:
+def _span(period: str, day: date) -> dict:
+    """The event list's day filter of a report period: the day itself, or a range of days."""
+    start, end = reports.period_bounds(day)[period]
+    return {"gaming_day": day.isoformat()} if start == end else {"since": start.isoformat(), "until": end.isoformat()}
+
+
+def _figure_links(row: dict, tables: list[str], day: date) -> dict:
+    """``{figure: event list filters}`` for one row of the table games report."""
+    base = _span(row["period"], day) | {"table": ",".join(tables)}
+    links = {key: base | {"type": types} for key, types in FIGURE_EVENTS.items()}
+    for key in ("win_cents", "ledger_win_cents", "variance_cents", "hold_pct", "label"):
+        links[key] = base
+    return links
+
+
+def context(slug: str, day: date, *, links: bool = False) -> dict:
     """The template context of report ``slug`` for gaming ``day``: the report as built, its
     header (casino, version, period, generation time as an aware UTC datetime) and the
-    sections the template lays out."""
+    sections the template lays out. ``links``: each figure carries the event list's filters
+    of the events behind it (``links`` of a row, ``*_query`` of a line; for the auditor)."""
     printable = REPORTS[slug]
     report = printable.build(day)
     head = {
@@ -119,40 +163,110 @@ def context(slug: str, day: date) -> dict:
     ctx = {"report": report, "head": head, "signatures": printable.signatures, "slug": slug}
     if slug == "table-games":
         ctx["figures"] = TABLE_FIGURES
-        ctx["periods"] = [
-            {
-                "name": PERIOD_NAMES[period],
-                "rows": [row | {"label": _row_label(row)} for row in report["rows"] if row["period"] == period],
+        ctx["periods"] = []
+        for period in reports.PERIODS:
+            rows = [row for row in report["rows"] if row["period"] == period]
+            tables = {r["key"]: [r["key"]] for r in rows if r["level"] == "table"}
+            by_game = {
+                r["key"]: [t["key"] for t in rows if t["level"] == "table" and t["game"] == r["key"]] for r in rows
             }
-            for period in reports.PERIODS
-        ]
+            every = [t["key"] for t in rows if t["level"] == "table"]
+            shown = []
+            for row in rows:
+                which = (
+                    tables.get(row["key"])
+                    if row["level"] == "table"
+                    else every
+                    if row["level"] == "total"
+                    else by_game[row["key"]]
+                )
+                shown.append(row | {"label": _row_label(row), "links": _figure_links(row, which, day) if links else {}})
+            ctx["periods"].append({"name": PERIOD_NAMES[period], "rows": shown})
         back_office = report["back_office"]
         ctx["back_office_periods"] = [PERIOD_NAMES[row["period"]] for row in back_office["rows"]]
         ctx["back_office_lines"] = [
-            {"label": label, "count": key == "markers_issued", "values": [row[key] for row in back_office["rows"]]}
+            {
+                "label": label,
+                "count": key == "markers_issued",
+                "values": [
+                    (row[key], _span(row["period"], day) | {"type": BACK_OFFICE_EVENTS[key]} if links else None)
+                    for row in back_office["rows"]
+                ],
+            }
             for key, label in BACK_OFFICE_LINES
         ]
-        ctx["back_office_balances"] = [(label, back_office["end_of_day"][key]) for key, label in BACK_OFFICE_BALANCES]
-        ctx["back_office_any"] = any(any(line["values"]) for line in ctx["back_office_lines"]) or any(
-            value for _, value in ctx["back_office_balances"]
+        ctx["back_office_balances"] = [
+            (
+                label,
+                back_office["end_of_day"][key],
+                {"account": BACK_OFFICE_ACCOUNTS[key], "until": day.isoformat()} if links else None,
+            )
+            for key, label in BACK_OFFICE_BALANCES
+        ]
+        ctx["back_office_any"] = any(any(v for v, _ in line["values"]) for line in ctx["back_office_lines"]) or any(
+            value for _, value, _ in ctx["back_office_balances"]
         )
     elif slug == "cage-accountability":
         ctx["shifts"] = [row for row in report["rows"] if row["line"] != "movements"]
+        ctx["shifts_query"] = (
+            {"gaming_day": day.isoformat(), "type": "CageShiftOpened,CageShiftClosed"} if links else None
+        )
         moved = next((row for row in report["rows"] if row["line"] == "movements"), None) or {}
+        the_day = {"gaming_day": day.isoformat()}
+        ctx["book_queries"] = (
+            {
+                side: {"account": account, "until": day.isoformat()}
+                for side, account in (("cash", accounts.CAGE_CASH), ("chips", accounts.CAGE_CHIPS))
+            }
+            if links
+            else {}
+        )
         ctx["movements"] = [
-            {"title": title, "lines": lines, "total_cents": sum(value for _, value in lines)}
+            {
+                "title": title,
+                "lines": lines,
+                "total_cents": sum(value for _, value, _ in lines),
+                "query": the_day | {"account": account} if links else None,
+            }
             for title, account in (("Cash movements", accounts.CAGE_CASH), ("Chip movements", accounts.CAGE_CHIPS))
             if (
                 lines := [
-                    (CAGE_MOVEMENT_NAMES.get(name, name), moved[f"{name}_cents"])
-                    for name, on, _ in reports.CAGE_MOVEMENTS
+                    (
+                        CAGE_MOVEMENT_NAMES.get(name, name),
+                        moved[f"{name}_cents"],
+                        the_day | {"account": account, "type": ",".join(types)} if links else None,
+                    )
+                    for name, on, types in reports.CAGE_MOVEMENTS
                     if on == account and moved.get(f"{name}_cents")
                 ]
             )
         ]
     else:
         ctx["rows"] = [row | {"kind_name": VARIANCE_KINDS.get(row["kind"], row["kind"])} for row in report["rows"]]
+        ctx["counts"] = counts_of_the_day(day)
+        ctx["counts_query"] = {"gaming_day": day.isoformat(), "type": ",".join(COUNT_EVENTS)} if links else None
+        ctx["drop_counts_query"] = {"gaming_day": day.isoformat(), "type": "DropCounted"} if links else None
     return ctx
+
+
+def counts_of_the_day(day: date) -> dict:
+    """The counts against the book that the variance list of ``day`` checks, whether or not they
+    show a variance: ``{"openers", "closers", "cage", "drop", "total"}`` (numbers of counts), and
+    ``any``: whether anything at all was recorded on the day.
+    ``drop``: drop boxes of the day counted (their count events; a reversed count and its
+    recount are both counted)."""
+    on_day = Event.objects.filter(gaming_day=day)
+    openers = on_day.filter(type="TableOpened", stream__startswith="table/").count()
+    closers = on_day.filter(type="TableClosed", stream__startswith="table/").count()
+    cage = on_day.filter(type__in=["CageShiftOpened", "CageShiftClosed"]).count()
+    drop = Event.objects.filter(type="DropCounted", data__gaming_day=day.isoformat()).count()
+    return {
+        "openers": openers,
+        "closers": closers,
+        "cage": cage,
+        "drop": drop,
+        "total": openers + closers + cage + drop,
+    }
 
 
 def _row_label(row: dict) -> str:

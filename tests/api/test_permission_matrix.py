@@ -203,6 +203,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:audit-export": ({"GET": AUDIT}, None),
     "workstations:audit-exceptions": ({"GET": AUDIT}, None),
     "workstations:audit-event": ({"GET": AUDIT}, None),
+    "workstations:audit-events": ({"GET": AUDIT}, None),
     "workstations:runner": ({"GET": frozenset({"runner"})}, None),
     "workstations:report": ({"GET": REPORT_SIGNERS}, None),
     "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),

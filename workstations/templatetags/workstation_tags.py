@@ -1,10 +1,13 @@
 """Display filters of the workstations: money stays in integer cents until here, times in UTC
 until here (shown in the casino's zone, with the zone's name)."""
 
+from datetime import datetime
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from django import template
 from django.conf import settings
+from django.urls import reverse
 
 from dashboard import play
 from dashboard.alerts import eur as eur_text
@@ -21,10 +24,30 @@ def eur(cents) -> str:
 
 @register.filter
 def local(moment) -> str:
-    """A UTC datetime in the casino's zone (``CASINO_TIMEZONE``): ``2026-12-01 23:45:10 CET``."""
+    """The one way a moment is shown on the workstations: in the casino's zone
+    (``CASINO_TIMEZONE``) with the zone's name, ``2026-12-01 23:45:10 CET``. Takes an aware
+    datetime or an ISO 8601 text (as the reports carry times); nothing → an em dash."""
     if not moment:
         return "—"
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+        except ValueError:
+            return moment
     return moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+@register.filter
+def count(number) -> str:
+    """A count of things with thousands separated: ``15330`` → ``15,330``."""
+    return "—" if number is None or number == "" else f"{int(number):,}"
+
+
+@register.filter
+def events_url(query) -> str:
+    """The auditor's event list filtered by ``query`` (a dict of ``audit_selectors.EVENT_FILTERS``)."""
+    given = {k: v for k, v in (query or {}).items() if v not in (None, "")}
+    return f"{reverse('workstations:audit-events')}?{urlencode(given)}"
 
 
 @register.filter
@@ -69,10 +92,8 @@ def pick(mapping, key):
 
 @register.filter
 def local_iso(text) -> str:
-    """An ISO 8601 UTC time (as the reports carry it) in the casino's zone."""
-    from datetime import datetime
-
-    return local(datetime.fromisoformat(str(text).replace("Z", "+00:00"))) if text else "—"
+    """An ISO 8601 UTC time (as the reports carry it) in the casino's zone: ``local``."""
+    return local(text)
 
 
 # Event data keys holding a count by denomination ``{"<cents>": pieces}`` (``core.denominations``):

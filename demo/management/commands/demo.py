@@ -3,14 +3,18 @@ stud, baccarat, trente-et-quarante, English roulette) through the services, prin
 gaming day. Run again on a later gaming day, it adds a session; on a day it already closed, it
 plays nothing (a closed day keeps its figures) and prints that day's reports."""
 
+import os
 import random
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from demo.blackjack import play_blackjack_session
 from demo.classic_stud import RULES as CLASSIC_STUD_RULES
 from demo.classic_stud import play_classic_stud_session
 from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_close, format_daily_report
+from demo.day_start import DEMO_DAY_START, served_day_start
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
 from demo.tables import play_baccarat_session, play_trente_quarante_session
@@ -47,7 +51,16 @@ class Command(BaseCommand):
         parser.add_argument("--tq-coups", type=int, default=60, help="coups at trente-et-quarante table T1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
-    def handle(
+    def handle(self, *args, **options):
+        database = settings.DATABASES["default"]["NAME"]
+        if "GAMING_DAY_START" not in os.environ and served_day_start(settings.VAR_DIR, database) is not None:
+            # A database that served a live floor: today's gaming day is the floor's, and the demo
+            # day is yesterday's (demo.day_start), so a demo run by hand never closes the floor's day.
+            with override_settings(GAMING_DAY_START=DEMO_DAY_START):
+                return self._play(*args, **options)
+        return self._play(*args, **options)
+
+    def _play(
         self,
         *args,
         spins: int,
@@ -66,9 +79,7 @@ class Command(BaseCommand):
         if gaming_day_closed(day) is not None:
             self.stdout.write(
                 f"Gaming day {day} was closed by an earlier run: a closed day keeps its figures and nothing more is"
-                " played on it (ledger.closed_days). Its reports follow. The next session can be played"
-                " from the next gaming day (GAMING_DAY_START, CASINO_TIMEZONE), or now on a new database"
-                " (delete var/casino.sqlite3)."
+                " played on it (ledger.closed_days). Its reports follow; scripts/demo.sh serves today's floor."
             )
             self.stdout.write(format_daily_report(demo_day_reports(day, closed=False)))
             return

@@ -5,9 +5,11 @@ buying in and leaving, and a fill or a credit now and then (``demo.floor``). Ctr
 the next run voids a coup it left half-played."""
 
 import random
+import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
+from demo import heartbeat
 from demo.floor import TABLES, FloorSimulator
 from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day
@@ -35,16 +37,39 @@ class Command(BaseCommand):
             raise CommandError("--pace must be 0 or more seconds")
         day = current_gaming_day()
         if gaming_day_closed(day) is not None:
-            raise CommandError(
+            why = (
                 f"gaming day {day} is closed: no coup can be played on it. The floor opens on the next gaming day"
                 " (GAMING_DAY_START, CASINO_TIMEZONE); scripts/demo.sh serves it on a day of its own."
             )
+            heartbeat.beat(state="stopped", gaming_day=day, pace=pace, coups=0, why=why)
+            raise CommandError(why)
         out = (lambda line: None) if quiet else self.stdout.write
-        floor = FloorSimulator(pace=pace, rng=random.Random(seed), out=out, tables=chosen)
+
+        def beat(stats) -> None:
+            heartbeat.beat(state="playing", gaming_day=current_gaming_day(), pace=pace, coups=stats.coups)
+
+        def stop(signum, frame):  # scripts/demo.sh ends the player with SIGTERM: say so in the heartbeat
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, stop)
+        floor = FloorSimulator(pace=pace, rng=random.Random(seed), out=out, tables=chosen, beat=beat)
+        why = "the player finished the coups or the time it was given"
         try:
             stats = floor.run(coups=coups, seconds=seconds)
         except KeyboardInterrupt:
-            stats = floor.stats
+            stats, why = floor.stats, "the player was stopped (Ctrl-C or the end of scripts/demo.sh)"
+        except Exception as exc:
+            heartbeat.beat(
+                state="stopped",
+                gaming_day=current_gaming_day(),
+                pace=pace,
+                coups=floor.stats.coups,
+                why=f"the player failed: {exc.__class__.__name__}: {exc}",
+            )
+            raise
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        heartbeat.beat(state="stopped", gaming_day=current_gaming_day(), pace=pace, coups=stats.coups, why=why)
         self.stdout.write(
             f"Floor simulator: {stats.coups} coups, {stats.bets} bets, {stats.refused} refused and recorded,"
             f" {stats.arrivals} arrivals, {stats.departures} departures, {stats.slips} fills or credits."
