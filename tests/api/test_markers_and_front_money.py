@@ -198,8 +198,8 @@ def _credit_steps_at_the_cage(desk) -> dict:
 
 @pytest.mark.parametrize("step", ["marker issue", "marker payment", "front money deposit", "front money withdrawal"])
 def test_a_credit_step_at_the_cage_is_the_open_shifts_cashiers_only(desk, step):
-    """As a chip sale (``cage_shifts.require_open_shift``): the shift is cash1's bank, so another
-    cashier, and a cage supervisor (who may only close it), get 409 naming its cashier in words
+    """As a chip sale (``cage_shifts.require_open_shift``): the open window is cash1's bank, so
+    another cashier, and a cage supervisor, without a window of their own get 409 in words
     and the ledger gets nothing; cash1 makes the step."""
     url, body, done = _credit_steps_at_the_cage(desk)[step]
     events = Event.objects.count()
@@ -207,8 +207,8 @@ def test_a_credit_step_at_the_cage_is_the_open_shifts_cashiers_only(desk, step):
         refused = desk[who].post(url, body, format="json")
         assert (refused.status_code, refused.json()["field"]) == (409, "shift"), refused.content
         assert refused.json()["detail"] == (
-            f"the cage's shift is cash1's: only cash1 sells, redeems and issues in it; "
-            f"{name} opens his own shift once cash1 has closed it (a cage supervisor may close it)"
+            f"{name} has no window open (open: cash1's): open your own window with its count first; "
+            "only a window's cashier sells, redeems and issues in it"
         )
         assert Event.objects.count() == events
     made = desk["cashier"].post(url, body, format="json")
