@@ -114,6 +114,10 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
     for row in desk["approvals"]:
         row["key"] = _key()
     row_failure = None
+    shown = {"sell", "redeem", "close"} if desk["window"] else {"open"}
+    shown |= {"register", "identity"} | ({"close_other"} if desk["supervises"] and desk["windows"] else set())
+    if failed is not None and failed["form"] in FORMS and failed["form"] not in shown:
+        messages.error(request, f"Not recorded. {_words(failed['error'])}")  # its form is not on the page
     if failed is not None:
         if failed["form"] in form_states:
             form_states[failed["form"]] = failed
