@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.count_room import drop_count, drop_count_reverse
 from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
 from core.denominations import chip_denominations, count_total
@@ -103,6 +104,17 @@ ACTS: dict[str, Act] = {
             subject=("kind", "serial"),
         ),
         _approved("slip_void", "voiding a slip", 200, slip_void, "kind", "serial", "reason"),
+        # A window's line corrected: any cage supervisor but the cashier signs, from his own session.
+        Act(
+            "cage_transaction_reverse",
+            "reversing a cage transaction",
+            200,
+            lambda p: [slot("approver", TREASURY)],
+            lambda p, maker, s, k=None: cage_transaction_reverse(
+                event=p["event"], reason=p["reason"], approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            subject=("event",),
+        ),
         _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),
         _approved(
             "drop_count_reverse", "reversing a drop count", 201, drop_count_reverse, "table", "gaming_day", "reason"

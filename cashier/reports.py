@@ -372,13 +372,21 @@ CAGE_MOVEMENTS = [
     ("drop_counted", accounts.CAGE_CASH, ["DropCounted", "DropCountReversed"]),
     ("chips_sold", accounts.CAGE_CHIPS, ["ChipsPurchased"]),
     ("chips_redeemed", accounts.CAGE_CHIPS, ["ChipsRedeemed"]),
-    ("fills", accounts.CAGE_CHIPS, ["FillDelivered", "FillReversed"]),
+    # A fill leaves the cage when it is issued (chips in transit); one issued before that rule,
+    # when it is delivered; a voided one comes back.
+    ("fills", accounts.CAGE_CHIPS, ["FillIssued", "FillVoided", "FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
     # Casino credit and front money (issue 26): cash into the cage on deposits and marker
     # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
     ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
     ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
     ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
+    # A cashier window's count against its drawer at its closing (to over/short), and the
+    # corrections of a window's lines (supervisor-approved reversals).
+    ("window_cash_variances", accounts.CAGE_CASH, ["CageShiftClosed"]),
+    ("window_chip_variances", accounts.CAGE_CHIPS, ["CageShiftClosed"]),
+    ("reversals_cash", accounts.CAGE_CASH, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
+    ("reversals_chips", accounts.CAGE_CHIPS, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
 ]
 
 

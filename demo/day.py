@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from audit.exceptions import KINDS, exception_log
 from cashier import reports
-from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event
+from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, main_bank, open_windows, window_book
 from cashier.services.count_room import drop_count, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
@@ -123,27 +123,42 @@ def demo_table_close(code: str) -> dict:
     return table_close(code=code, closer=closer, dealer=DEALER, pit_boss=PIT_BOSS, actor=PIT_BOSS)
 
 
-def demo_cage_shift_open() -> dict | None:
-    """Open the demo cashier's shift with the cage counted (the book, by denomination), unless
-    his is open. Another cashier's open shift (only its cashier sells in it) is first closed by
-    the demo's cage supervisor, counted as the book, and handed over to the demo cashier."""
+def demo_cage_shift_open(*, share: int = 1) -> dict | None:
+    """Open the demo cashier's window, unless his is open, with 1/``share`` of the cage's main
+    bank as its imprest (counted by denomination; whole hundreds of euros when shared): the live
+    floor takes half, so that the ``cashier`` login opens a window of her own beside his."""
     ensure_demo_staff()
-    last = last_shift_event()
-    if last is not None and last.type == "CageShiftOpened":
-        if last.actor == CASHIER:
-            return None
-        cage_shift_close(
-            cash=_cage_count(accounts.CAGE_CASH),
-            chips=_cage_count(accounts.CAGE_CHIPS),
-            actor=SUPERVISOR,
-            handover_to=CASHIER,
+    if CASHIER in open_windows():
+        return None
+    bank = main_bank()
+    cash, chips = (
+        (bank["cash_cents"], bank["chips_cents"])
+        if share == 1
+        else (
+            bank["cash_cents"] // share // 10_000 * 10_000,
+            bank["chips_cents"] // share // 10_000 * 10_000,
         )
-    return cage_shift_open(cash=_cage_count(accounts.CAGE_CASH), chips=_cage_count(accounts.CAGE_CHIPS), actor=CASHIER)
+    )
+    return cage_shift_open(
+        cash=decompose(max(cash, 0), cash_denominations()),
+        chips=decompose(max(chips, 0), chip_denominations()),
+        actor=CASHIER,
+    )
 
 
-def _cage_count(account: str) -> dict:
-    allowed = cash_denominations() if account == accounts.CAGE_CASH else chip_denominations()
-    return decompose(max(store.balance(account), 0), allowed)
+def demo_windows_close() -> None:
+    """Close every window still open, each counted as its drawer says (the demo cashier his
+    own, the demo's cage supervisor any other): the gaming day closes with no window open."""
+    for cashier, opened in open_windows().items():
+        book = window_book(opened.data["window"]) if opened.data.get("window") else None
+        if book is None:  # a shift of the single-shift cage of old: counted as the cage's book
+            book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
+        cage_shift_close(
+            cash=decompose(max(book["cash_cents"], 0), cash_denominations()),
+            chips=decompose(max(book["chips_cents"], 0), chip_denominations()),
+            actor=CASHIER if cashier == CASHIER else SUPERVISOR,
+            cashier=cashier,
+        )
 
 
 def demo_gaming_day_close(*, out=print) -> dict:
@@ -185,8 +200,8 @@ def demo_gaming_day_close(*, out=print) -> dict:
         )
         demo_recount(table.code, day)
     demo_master_game_signatures(day)
-    demo_cage_shift_open()  # a cage that had no shift open today still closes with a count
-    cage_shift_close(cash=_cage_count(accounts.CAGE_CASH), chips=_cage_count(accounts.CAGE_CHIPS), actor=CASHIER)
+    demo_cage_shift_open()  # a cage that had no window open today still closes with a count
+    demo_windows_close()
     closed = False
     if gaming_day_closed(day) is None:
         gaming_day_close(gaming_day=day, actor=PIT_BOSS)

@@ -88,7 +88,7 @@ class FloorSimulator:
     def open_floor(self) -> None:
         """The cage's float and a cashier shift, then every table open (opener counted)."""
         _ensure_cage()
-        demo_cage_shift_open()
+        demo_cage_shift_open(share=2)  # half the main bank: the other half for the cashier's own window
         for code in self.tables:
             game, opener, rules = TABLES[code]
             void_leftover_coup(code)

@@ -11,6 +11,13 @@ CAGE_CHIPS = "cage:chips"
 CAGE_OVER_SHORT = "cage:over_short"
 HOUSE_BANKROLL = "house:bankroll"
 TRONC = "tronc"
+# A fill's chips between the cage and the table: out of the cage when it is issued, onto the
+# tray when the table accepts it (docs/chart_of_accounts.md, "Windows and chips in transit").
+CHIPS_IN_TRANSIT = "chips:in_transit"
+# Contra of the cashiers' windows: minus what the open windows hold. The cage's main bank is
+# ``cage:cash`` + ``cage:windows:cash`` (the same for chips).
+CAGE_WINDOWS_CASH = "cage:windows:cash"
+CAGE_WINDOWS_CHIPS = "cage:windows:chips"
 ANONYMOUS_PATRON = "anon"
 
 
@@ -57,3 +64,14 @@ def patron_credit(patron: str) -> str:
 def patron_deposit(patron: str) -> str:
     """Front money a patron has deposited at the cage (safekeeping), which he may withdraw."""
     return f"patron:{patron}:deposit"
+
+
+def window_cash(window: str) -> str:
+    """The cash drawer of cashier window ``window`` (its number): a subsidiary account of
+    ``cage:cash``, the cage's control account (docs/chart_of_accounts.md)."""
+    return f"cage:window:{window}:cash"
+
+
+def window_chips(window: str) -> str:
+    """The value-chip drawer of cashier window ``window``: a subsidiary account of ``cage:chips``."""
+    return f"cage:window:{window}:chips"

@@ -89,6 +89,25 @@ def idempotency_key_valid(key: object) -> bool:
     return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
 
 
+# The idempotency keys answered from their record while ``replays_noted`` watches (a form's page
+# says "already recorded" instead of pretending it recorded it again).
+_replays: ContextVar[set[str] | None] = ContextVar("ledger_replays", default=None)
+
+
+@contextmanager
+def replays_noted() -> Iterator[set[str]]:
+    """Collect, in the set it yields, the idempotency keys of the commands run in this block
+    that were answered from their record (a retry, a double click, a resent form) rather than
+    run again. Safe under a race: the key is noted under the writer lock, where a retry waiting
+    for the first request finds its record."""
+    seen: set[str] = set()
+    token = _replays.set(seen)
+    try:
+        yield seen
+    finally:
+        _replays.reset(token)
+
+
 # The command an inner command may run inside (``within``), for this thread or task only.
 _outer: ContextVar[Command | None] = ContextVar("ledger_outer_command", default=None)
 
@@ -156,6 +175,9 @@ def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Itera
                         field="idempotency_key",
                     )
                 cmd.replayed, cmd.result = True, previous.result
+                noted = _replays.get()
+                if noted is not None:
+                    noted.add(idempotency_key)
         yield cmd
         if cmd.appended:
             transaction.on_commit(_schedule_projections)

@@ -142,3 +142,19 @@ def front_money_deposit(patron: str, amount: int) -> list[Leg]:
 def front_money_withdrawal(patron: str, amount: int) -> list[Leg]:
     """Front money withdrawn in cash: the deposit's legs reversed."""
     return [Leg(leg.account, -leg.amount_cents) for leg in front_money_deposit(patron, amount)]
+
+
+def window_share(window: str, *, cash: int = 0, chips: int = 0) -> list[Leg]:
+    """The window's side of a cage movement made at window ``window``: its drawer moves by
+    ``cash`` and ``chips`` (cents, + into the drawer), the windows' contra the other way.
+
+    ``cage:cash`` and ``cage:chips`` stay the cage's control accounts (its whole book, read by
+    every report and export); these legs say which window's drawer the movement went through,
+    so the main bank (``cage:cash`` + ``cage:windows:cash``) moves only when money moves
+    between it and the outside, or between it and a window (opening, closing)."""
+    legs: list[Leg] = []
+    if cash:
+        legs += [Leg(acc.window_cash(window), cash), Leg(acc.CAGE_WINDOWS_CASH, -cash)]
+    if chips:
+        legs += [Leg(acc.window_chips(window), chips), Leg(acc.CAGE_WINDOWS_CHIPS, -chips)]
+    return legs

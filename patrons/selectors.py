@@ -18,3 +18,16 @@ def patron_get(code: str, *, field: str = "patron") -> Patron:
 def patron_chips_cents(code: str, currency: str = "EUR") -> int:
     """Value chips the patron holds, in cents, from the ledger itself (never stale)."""
     return store.balance(accounts.patron_chips(code), currency)
+
+
+def patron_search(query: object, *, limit: int = 20) -> list[Patron]:
+    """Registered patrons (never the shared ``anon``) whose code is ``query``, or whose name or
+    identity document contains it (case-insensitive), by code; at most ``limit``. A query of
+    fewer than two characters (after trimming) finds nobody: it would list the whole registry."""
+    from django.db.models import Q
+
+    text = query.strip() if isinstance(query, str) else ""
+    if len(text) < 2 or "\x00" in text:
+        return []
+    found = Patron.objects.filter(Q(code__iexact=text) | Q(name__icontains=text) | Q(document__icontains=text))
+    return list(found.exclude(code=accounts.ANONYMOUS_PATRON).order_by("code")[:limit])

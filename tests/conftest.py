@@ -85,34 +85,43 @@ def cage_float():
 
 
 def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
-    """Open a cashier shift counting the cage as its book says (no variance); creates ``actor``
-    as a cashier when no such user exists."""
+    """Open ``actor``'s window with the whole main bank as its imprest (counted as the book: no
+    variance); creates ``actor`` as a cashier when no such user exists."""
     from django.contrib.auth import get_user_model
 
+    from cashier.services.cage_shifts import main_bank
     from core.denominations import cash_denominations, chip_denominations, decompose
-    from ledger import accounts, store
 
     if not get_user_model().objects.filter(username=actor).exists():
         staff_user(actor, "cashier")
+    bank = main_bank()
     return cage_shift_open(
-        cash=decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
-        chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+        cash=decompose(bank["cash_cents"], cash_denominations()),
+        chips=decompose(bank["chips_cents"], chip_denominations()),
         actor=actor,
     )
 
 
-def hand_cage_to(cashier: str) -> dict:
-    """The open shift closed by its cashier (counted as the book) and handed over to
-    ``cashier``, who opens his own: only a shift's cashier sells, redeems and issues in it."""
-    from cashier.services.cage_shifts import cage_shift_close, last_shift_event
+def drawer_count(window: str) -> dict:
+    """A window's drawer counted as its book says: ``{"cash", "chips"}`` by denomination."""
+    from cashier.services.cage_shifts import window_book
     from core.denominations import cash_denominations, chip_denominations, decompose
-    from ledger import accounts, store
 
-    count = {
-        "cash": decompose(store.balance(accounts.CAGE_CASH), cash_denominations()),
-        "chips": decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+    book = window_book(window)
+    return {
+        "cash": decompose(book["cash_cents"], cash_denominations()),
+        "chips": decompose(book["chips_cents"], chip_denominations()),
     }
-    cage_shift_close(**count, actor=last_shift_event().actor, handover_to=cashier)
+
+
+def hand_cage_to(cashier: str) -> dict:
+    """The open window closed by its cashier (its drawer counted as the book) and handed over
+    to ``cashier``, who opens his own with the whole main bank: only a window's cashier sells,
+    redeems and issues in it."""
+    from cashier.services.cage_shifts import cage_shift_close, open_windows
+
+    for actor, opened in open_windows().items():
+        cage_shift_close(**drawer_count(opened.data["window"]), actor=actor, handover_to=cashier)
     return open_cage_shift(cashier)
 
 

@@ -12,12 +12,14 @@ from django.utils import timezone
 
 from approvals.models import Approval
 from cashier.models import Slip
-from cashier.services.cage_shifts import last_shift_event, shift_stream
+from cashier.services.cage_corrections import REVERSALS, REVERSIBLE
+from cashier.services.cage_shifts import last_shift_event, main_bank, open_windows, shift_stream, window_book, window_of
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.models import Event, Posting
+from patrons.selectors import patron_chips_cents, patron_search
 from staff.roles import Role, has_role
 
 # How each event type reads on the reconciliation (the cage's movements).
@@ -26,7 +28,12 @@ MOVEMENT_NAMES = {
     "ChipsPurchased": "chip sales",
     "ChipsRedeemed": "chip redemptions",
     "FillDelivered": "fills delivered",
-    "CreditDelivered": "credits delivered",
+    "CreditDelivered": "credits received",
+    "FillIssued": "fills issued",
+    "FillVoided": "fills voided (chips back)",
+    "ChipsPurchaseReversed": "chip sales reversed",
+    "ChipsRedemptionReversed": "chip redemptions reversed",
+    "CageShiftClosed": "window closing (count back to the main bank)",
     "FillReversed": "fills reversed",
     "CreditReversed": "credits reversed",
     "DropCounted": "drop counts",
@@ -93,25 +100,155 @@ def issues_waiting() -> dict[tuple[str, str], dict]:
     }
 
 
-def cage_desk(user: str, code: str = "main") -> dict:
-    """Everything the cage's main screen shows."""
-    shift = shift_state(code)
-    last = last_shift_event(code)
+def _sides(cash: int, chips: int) -> dict:
+    return {"cash_cents": cash, "chips_cents": chips, "total_cents": cash + chips}
+
+
+def window_summary(opened: Event) -> dict:
+    """An open window (its ``CageShiftOpened``): number, cashier, since, imprest and drawer now."""
+    window = window_of(opened)
+    book = window_book(window) if window else {"cash_cents": 0, "chips_cents": 0}
+    return {
+        "number": window,
+        "by": opened.actor,
+        "since": opened.occurred_at,
+        "opened_event": opened.position,
+        "imprest": _sides(opened.data["counted_cash_cents"], opened.data["counted_chips_cents"]),
+        "book": _sides(book["cash_cents"], book["chips_cents"]),
+    }
+
+
+# A window's lines as people read them: what it was, and whether a reversal can be asked.
+LINE_WORDS = {
+    "ChipsPurchased": "Chip sale",
+    "ChipsRedeemed": "Chip redemption",
+    "ChipsPurchaseReversed": "Chip sale reversed",
+    "ChipsRedemptionReversed": "Chip redemption reversed",
+    "FillIssued": "Fill issued",
+    "CreditDelivered": "Credit received",
+    "CageShiftOpened": "Window opened (imprest counted in)",
+    "CageShiftClosed": "Window closed (count back to the main bank)",
+}
+
+
+def reversal_requests(user: str | None = None) -> dict[int, dict]:
+    """Pending reversal approvals by the position of the line they reverse:
+    ``{position: {"id", "maker", "reason", "asked_at"}}``."""
+    pending = Approval.objects.filter(
+        kind="cage_transaction_reverse", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    )
+    return {
+        a.payload.get("event"): {
+            "id": str(a.id),
+            "maker": a.maker,
+            "reason": a.payload.get("reason", ""),
+            "asked_at": a.requested_at,
+        }
+        for a in pending.order_by("requested_at")
+    }
+
+
+def window_lines(window: str) -> list[dict]:
+    """Every movement of window ``window``'s drawer, oldest first: ``{"event", "what", "at", "by",
+    "patron", "slip", "table", "cash_cents", "chips_cents", "reversed_by" (an event's words),
+    "asked" (a pending reversal), "reversible"}`` (cents: + into the drawer)."""
+    legs = (
+        Posting.objects.filter(account__in=[accounts.window_cash(window), accounts.window_chips(window)])
+        .order_by("event_id", "id")
+        .values_list("event_id", "account", "amount_cents")
+    )
+    sums: dict[int, dict[str, int]] = defaultdict(lambda: {"cash_cents": 0, "chips_cents": 0})
+    for position, account, amount in legs:
+        sums[position]["cash_cents" if account.endswith(":cash") else "chips_cents"] += amount
+    events = Event.objects.in_bulk(list(sums))
+    reversals = {
+        e.data.get("reverses"): e
+        for e in Event.objects.filter(type__in=REVERSALS, data__window=window).only("data", "actor", "occurred_at")
+    }
+    asked = reversal_requests()
+    lines = []
+    for position in sorted(sums):
+        event = events[position]
+        data = event.data
+        reversal = reversals.get(position)
+        lines.append(
+            {
+                "event": position,
+                "what": LINE_WORDS.get(event.type) or event_words(event.type),
+                "at": event.occurred_at,
+                "by": event.actor,
+                "patron": data.get("patron", ""),
+                "slip": data.get("slip", ""),
+                "table": data.get("table", ""),
+                "reason": data.get("reason", ""),
+                **sums[position],
+                "total_cents": sums[position]["cash_cents"] + sums[position]["chips_cents"],
+                "reversed": None
+                if reversal is None
+                else {"at": reversal.occurred_at, "approved_by": reversal.data.get("approved_by")},
+                "asked": asked.get(position),
+                "reversible": event.type in REVERSIBLE and reversal is None and position not in asked,
+            }
+        )
+    return lines
+
+
+def approvals_waiting(user: str) -> list[dict]:
+    """Reversals asked at the cage and waiting: ``{"id", "maker", "reason", "asked_at", "line"}``
+    (the line: what, patron, amount), with ``"mine"`` when ``user`` asked it and ``"signable"``
+    when he is a cage supervisor who may sign it (never its maker)."""
+    supervisor = has_role(user, Role.CAGE_SUPERVISOR)
+    rows = []
+    for position, asked in reversal_requests().items():
+        event = Event.objects.filter(position=position).first()
+        if event is None:
+            continue
+        rows.append(
+            asked
+            | {
+                "line": {
+                    "what": LINE_WORDS.get(event.type) or event_words(event.type),
+                    "patron": event.data.get("patron", ""),
+                    "amount_cents": event.data.get("amount_cents"),
+                    "at": event.occurred_at,
+                    "window": event.data.get("window"),
+                },
+                "mine": asked["maker"] == user,
+                "signable": supervisor and asked["maker"] != user,
+            }
+        )
+    return rows
+
+
+def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
+    """Everything the cage's main screen shows ``user``: his window (or the form to open one),
+    its running drawer and lines, the other windows open, the cage's book (main bank + windows),
+    the slip queue, reversals waiting, a patron search's results, recent window reports."""
+    windows = open_windows(code)
+    mine = windows.get(user)
+    window = window_of(mine)
     queue = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
     waiting = issues_waiting()
+    bank = main_bank()
+    book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
+    last = last_shift_event(code)
     return {
-        "shift": shift,
-        # The open shift is its cashier's bank: only he sells, redeems and issues in it; a cage
-        # supervisor may close it (cashier.services.cage_shifts).
-        "mine": shift["state"] == "open" and shift["by"] == user,
+        "window": None if mine is None else window_summary(mine),
+        "lines": window_lines(window) if window else [],
+        "windows": [window_summary(e) for a, e in windows.items() if a != user],
+        "shift": shift_state(code),
+        # Kept for the pages and tests that read the cage's single shift of old.
+        "mine": mine is not None,
         "supervises": has_role(user, Role.CAGE_SUPERVISOR),
-        "book": {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)},
+        "book": book | {"total_cents": book["cash_cents"] + book["chips_cents"]},
+        "main_bank": bank | {"total_cents": bank["cash_cents"] + bank["chips_cents"]},
+        "in_transit_cents": store.balance(accounts.CHIPS_IN_TRANSIT),
         "last_count": None
         if last is None
         else {
             "at": last.occurred_at,
             "by": last.actor,
-            "what": "shift opening" if last.type == "CageShiftOpened" else "shift closing",
+            "what": "window opening" if last.type == "CageShiftOpened" else "window closing",
             "cash": count_lines(last.data["cash"], cash_denominations()),
             "chips": count_lines(last.data["chips"], chip_denominations()),
             "cash_cents": last.data["counted_cash_cents"],
@@ -132,6 +269,14 @@ def cage_desk(user: str, code: str = "main") -> dict:
                 "waiting": waiting.get((s.kind, s.serial)) if s.state == Slip.State.REQUESTED else None,
             }
             for s in queue.order_by("created_at", "id")
+        ],
+        "approvals": approvals_waiting(user),
+        "query": (query or "").strip(),
+        "found": None
+        if query is None
+        else [
+            {"code": p.code, "name": p.name, "document": p.document, "chips_cents": patron_chips_cents(p.code)}
+            for p in patron_search(query)
         ],
         "runners": users_with(Role.RUNNER),
         "successors": [u for u in users_with(Role.CASHIER, Role.CAGE_SUPERVISOR) if u != user],
@@ -158,27 +303,33 @@ def recent_shifts(code: str = "main", limit: int = 10) -> list[dict]:
 
 
 def shift_report(opened_event: int, code: str = "main") -> dict:
-    """The reconciliation of one cashier shift (cents): opening book + movements = closing book,
-    counted against the closing book, the variance and its reason.
+    """The reconciliation of one cashier window (cents): imprest + movements = closing drawer,
+    counted against the drawer, the variance and its reason.
 
-    ``opening_book``: the book read when the shift opened; ``movements``: the postings on
-    ``cage:cash`` and ``cage:chips`` after the opening up to the closing (or now, while open),
-    by kind; ``closing_book`` = opening book + movements (``book_agrees``: it equals the book
-    the closing read, or today's book while open). Raises ``NotFound`` for an unknown shift."""
+    ``opening_book``: the imprest counted in (a shift of the single-shift cage of old: the
+    cage's book when it opened); ``movements``: the postings on the window's drawer
+    (``cage:window:<n>:cash`` / ``:chips``; of old ``cage:cash`` and ``cage:chips``) after the
+    opening up to the closing (or now, while open), by kind; ``closing_book`` = opening book +
+    movements (``book_agrees``: it equals the drawer the closing read, or the drawer now while
+    open). Raises ``NotFound`` for an unknown window."""
     opened = Event.objects.filter(stream=shift_stream(code), type="CageShiftOpened", position=opened_event).first()
     if opened is None:
         raise NotFound(f"no cashier shift opened at event {opened_event}", field="shift")
     closed = Event.objects.filter(
         stream=shift_stream(code), type="CageShiftClosed", data__opened_event=opened.position
     ).first()
-    postings = Posting.objects.filter(
-        account__in=[accounts.CAGE_CASH, accounts.CAGE_CHIPS], event__position__gt=opened.position
+    window = window_of(opened)
+    cash_account, chips_account = (
+        (accounts.window_cash(window), accounts.window_chips(window))
+        if window
+        else (accounts.CAGE_CASH, accounts.CAGE_CHIPS)
     )
+    postings = Posting.objects.filter(account__in=[cash_account, chips_account], event__position__gt=opened.position)
     if closed is not None:
         postings = postings.filter(event__position__lt=closed.position)
     by_kind: dict[str, dict[str, int]] = defaultdict(lambda: {"cash_cents": 0, "chips_cents": 0})
     for row in postings.values("event__type", "account").annotate(total=Sum("amount_cents")):
-        side = "cash_cents" if row["account"] == accounts.CAGE_CASH else "chips_cents"
+        side = "cash_cents" if row["account"] == cash_account else "chips_cents"
         by_kind[row["event__type"]][side] += row["total"]
     movements = [
         {"kind": movement_name(kind), **sides, "total_cents": sides["cash_cents"] + sides["chips_cents"]}
@@ -192,9 +343,10 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
         read = {"cash_cents": closed.data["expected_cash_cents"], "chips_cents": closed.data["expected_chips_cents"]}
         counted = {"cash_cents": closed.data["counted_cash_cents"], "chips_cents": closed.data["counted_chips_cents"]}
     else:
-        read = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
+        read = {"cash_cents": store.balance(cash_account), "chips_cents": store.balance(chips_account)}
         counted = None
     return {
+        "window": window,
         "opened": {
             "event": opened.position,
             "by": opened.actor,

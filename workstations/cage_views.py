@@ -1,22 +1,34 @@
-"""The cage workstation (issue 24): the cashier's and the cage supervisor's screens.
+"""The cage workstation: the cashier's and the cage supervisor's screens.
 
-Each form posts to a view that calls the same ``cashier`` / ``patrons`` service as the API,
-as the logged-in user; a refusal (``DomainError``) is shown on the page with the field at
-fault, nothing is written. Post/redirect/get: a reload never repeats a sale.
+Each form posts to a view that calls the same ``cashier`` / ``patrons`` / ``approvals`` service
+as the API, as the logged-in user. A refusal (``DomainError``) renders the page again with what
+was typed still in the form and the field at fault named beside it; nothing is written.
+
+Each rendered form carries its own idempotency key (hidden ``idempotency_key``), used as the
+ledger command's key as the API uses ``Idempotency-Key``: a double click or a form sent again
+records one transaction, and the page says it was already recorded. Post/redirect/get after a
+success: a reload never repeats a sale.
 """
 
 from __future__ import annotations
 
-from django.contrib import messages
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+import uuid
+from urllib.parse import urlencode
 
-from approvals.services import approval_request
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
-from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, last_shift_event, require_shift_closer
+from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows, window_book, window_of
 from core.denominations import cash_denominations, chip_denominations
-from ledger.errors import DomainError
+from ledger.commands import replays_noted
+from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
 from patrons.services.aml import IdentityRequired, patron_identity_record
+from patrons.services.patrons import patron_register_identified
 from staff.roles import RoleRequired
 
 from . import cage_selectors, forms
@@ -25,13 +37,15 @@ from .templatetags.workstation_tags import eur
 
 cage_only = roles_required(*CAGE_ROLES, place="cage")
 
+# The page's forms that carry a key and keep their values on a refusal.
+FORMS = ("open", "close", "close_other", "sell", "redeem", "register", "identity")
 
 # The form's own words for a refusal's field (the service names it as the API does).
 FIELD_LABELS = {
     "amount_cents": "Amount",
     "amount": "Amount",
     "patron": "Patron code",
-    "shift": "Cashier shift",
+    "shift": "Cashier window",
     "cage": "Cage",
     "cash": "Cash count",
     "chips": "Chip count",
@@ -40,167 +54,340 @@ FIELD_LABELS = {
     "kind": "Slip",
     "variance_reason": "Reason for a variance",
     "handover_to": "Hand over to",
+    "cashier": "Cashier",
     "name": "Full name",
     "document": "Identity document",
+    "reason": "Reason",
+    "event": "Transaction",
+    "approval": "Approval",
+    "idempotency_key": "Form",
 }
+
+# Where a service's field is typed on the page: the input (or count table) to mark.
+INPUTS = {"amount_cents": "amount", "identity_name": "name", "identity_document": "document"}
 
 
 def field_label(field: str) -> str:
     return FIELD_LABELS.get(field) or field.replace("_", " ").capitalize()
 
 
-def _refused(request, exc: DomainError) -> None:
+def _key() -> str:
+    return f"cage-{uuid.uuid4()}"
+
+
+def _posted_key(request) -> str | None:
+    return (request.POST.get("idempotency_key") or "").strip() or None
+
+
+def _refusal(exc: DomainError) -> dict:
+    """``{"field": the input at fault or None, "label", "message"}`` for the page."""
     field = getattr(exc, "field", None)
     if isinstance(exc, RoleRequired) or not field:
-        messages.error(request, f"Refused: {exc.message}")
+        return {"field": None, "label": "", "message": f"Refused: {exc.message}"}
+    return {"field": INPUTS.get(field, field), "label": field_label(field), "message": exc.message}
+
+
+def _failed(request, form: str, exc: DomainError) -> dict:
+    """The form ``form`` as it was sent, with the refusal: the page renders it again."""
+    values = {k: v for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "idempotency_key")}
+    key = _posted_key(request)
+    if isinstance(exc, IdempotencyKeyReused) or key is None:
+        key = _key()  # this form's key already recorded other values: a new one for the corrected form
+    error = _refusal(exc)
+    if isinstance(exc, IdempotencyKeyReused):
+        error = {
+            "field": None,
+            "label": "",
+            "message": "This form was already sent and recorded with other values; check the figures and send it again.",
+        }
+    return {"form": form, "key": key, "values": values, "error": error}
+
+
+def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
+    """The cage page for the logged-in user; ``failed``: the refused form to show again."""
+    desk = cage_selectors.cage_desk(request.user.get_username(), query=request.GET.get("q"))
+    form_states = {name: {"key": _key(), "values": {}, "error": None} for name in FORMS}
+    for row in desk["queue"]:
+        row["key"] = _key()
+    for line in desk["lines"]:
+        line["key"] = _key()
+    for row in desk["approvals"]:
+        row["key"] = _key()
+    row_failure = None
+    shown = {"sell", "redeem", "close"} if desk["window"] else {"open"}
+    shown |= {"register", "identity"} | ({"close_other"} if desk["supervises"] and desk["windows"] else set())
+    if failed is not None and failed["form"] in FORMS and failed["form"] not in shown:
+        messages.error(request, f"Not recorded. {_words(failed['error'])}")  # its form is not on the page
+    if failed is not None:
+        if failed["form"] in form_states:
+            form_states[failed["form"]] = failed
+        else:
+            row_failure = failed  # a line's or a slip's own form
+    context = {"desk": desk, "forms": form_states, "row_failure": row_failure, **extra}
+    return render(request, "workstations/cage.html", context, status=status)
+
+
+def _done(request, message: str, *, key: str | None, replayed: set[str], again: str) -> None:
+    """Say what was recorded, or that the form had already been recorded (``again``)."""
+    if key is not None and key in replayed:
+        messages.info(request, f"Already recorded: {again}. The form was sent more than once; it counts once.")
     else:
-        messages.error(request, f"Refused. {field_label(field)}: {exc.message}")
+        messages.success(request, message)
 
 
 @require_safe
 @cage_only
 def cage(request):
-    desk = cage_selectors.cage_desk(request.user.get_username())
-    return render(request, "workstations/cage.html", {"desk": desk})
+    return _page(request)
 
 
 @require_POST
 @cage_only
 def shift_open(request):
+    """Open the cashier's own window with its imprest counted (cash and chips by denomination)."""
+    key = _posted_key(request)
     try:
         cash = forms.count(request.POST, "cash", cash_denominations())
         chips = forms.count(request.POST, "chips", chip_denominations())
-        result = cage_shift_open(cash=cash, chips=chips, actor=request.user.get_username())
+        with replays_noted() as replayed:
+            result = cage_shift_open(cash=cash, chips=chips, actor=request.user.get_username(), idempotency_key=key)
     except DomainError as exc:
-        _refused(request, exc)
-        return redirect("workstations:cage")
-    note = f"Shift opened: counted {eur(result['counted_cents'])}, book {eur(result['expected_cents'])}"
-    messages.success(request, f"{note}, variance {eur(result['variance_cents'])}.")
+        return _page(request, status=exc.status, failed=_failed(request, "open", exc))
+    _done(
+        request,
+        f"Window {result['window']} opened: imprest counted in {eur(result['counted_cents'])}.",
+        key=key,
+        replayed=replayed,
+        again=f"window {result['window']} opened with {eur(result['counted_cents'])}",
+    )
     return redirect("workstations:cage")
 
 
 @require_POST
 @cage_only
 def shift_close(request):
-    """Close the shift with its count. A count that differs from the book needs a reason: the
-    form is sent back (nothing written) until the cashier gives one."""
+    """Close a window with its drawer counted: the cashier's own, or (a cage supervisor) the
+    window of the cashier named in ``cashier``. A count that differs from the drawer needs a
+    reason: the form comes back with the count kept (nothing written) until one is given."""
     user = request.user.get_username()
+    cashier = (request.POST.get("cashier") or "").strip() or None
+    form = "close_other" if cashier and cashier != user else "close"
+    key = _posted_key(request)
     try:
         cash = forms.count(request.POST, "cash", cash_denominations())
         chips = forms.count(request.POST, "chips", chip_denominations())
         reason = (request.POST.get("variance_reason") or "").strip()
-        opened = last_shift_event()
-        if opened is not None and opened.type == "CageShiftOpened":
-            require_shift_closer(opened, user)  # before asking for a variance reason
-        desk = cage_selectors.cage_desk(user)
-        counted = sum(int(d) * n for d, n in cash.items()) + sum(int(d) * n for d, n in chips.items())
-        book = desk["book"]["cash_cents"] + desk["book"]["chips_cents"]
-        if counted != book and not reason:
-            messages.error(
-                request,
-                f"The count ({eur(counted)}) differs from the book ({eur(book)}) by {eur(counted - book)}: "
-                "give the reason for the variance, then close again.",
-            )
-            return render(
-                request,
-                "workstations/cage.html",
-                {"desk": desk, "close_count": {**_prefixed("cash", cash), **_prefixed("chips", chips)}},
-                status=409,
-            )
+        opened = open_windows().get(cashier or user)
+        window = window_of(opened)
+        if opened is not None and window is not None:
+            counted = sum(int(d) * n for d, n in cash.items()) + sum(int(d) * n for d, n in chips.items())
+            book = window_book(window)
+            drawer = book["cash_cents"] + book["chips_cents"]
+            if counted != drawer and not reason:
+                raise InvalidInput(
+                    f"the count ({eur(counted)}) differs from the drawer ({eur(drawer)}) by "
+                    f"{eur(counted - drawer)}: give the reason for the variance, then close again",
+                    field="variance_reason",
+                )
         handover = request.POST.get("handover_to") or None
-        result = cage_shift_close(
-            cash=cash, chips=chips, actor=user, handover_to=handover, variance_reason=reason or None
-        )
+        with replays_noted() as replayed:
+            result = cage_shift_close(
+                cash=cash,
+                chips=chips,
+                actor=user,
+                cashier=cashier,
+                handover_to=handover,
+                variance_reason=reason or None,
+                idempotency_key=key,
+            )
     except DomainError as exc:
-        _refused(request, exc)
-        return redirect("workstations:cage")
-    messages.success(
+        return _page(request, status=exc.status, failed=_failed(request, form, exc))
+    _done(
         request,
-        f"Shift closed: counted {eur(result['counted_cents'])}, book {eur(result['expected_cents'])}, "
-        f"variance {eur(result['variance_cents'])}.",
+        f"Window {result['window'] or 'of the cage'} closed: counted {eur(result['counted_cents'])}, drawer "
+        f"{eur(result['expected_cents'])}, variance {eur(result['variance_cents'])}.",
+        key=key,
+        replayed=replayed,
+        again=f"the window was closed, counted {eur(result['counted_cents'])}",
     )
-    return redirect("workstations:cage-shift", opened_event=cage_selectors.shift_state()["opened_event"])
+    return redirect("workstations:cage-shift", opened_event=result["opened_event"])
 
 
-def _prefixed(prefix: str, count: dict) -> dict:
-    return {f"{prefix}-{d}": n for d, n in count.items()}
-
-
-@require_http_methods(["POST"])
+@require_POST
 @cage_only
 def chips_movement(request, operation: str):
-    """Sell (``purchase``) or redeem (``redemption``) value chips. At the AML identity threshold
-    the service refuses (409); the page then asks for the patron's identity and, once it is
-    recorded, makes the same movement."""
+    """Sell (``purchase``: a cash buy-in at the cage) or redeem (``redemption``) value chips at
+    the cashier's window. At the AML identity threshold the service refuses (409); the page then
+    asks for the patron's identity and, once it is recorded, makes the same movement."""
     service = {"purchase": chips_purchase, "redemption": chips_redeem}.get(operation)
     if service is None:
         return redirect("workstations:cage")
+    form = "sell" if operation == "purchase" else "redeem"
     user = request.user.get_username()
     patron = (request.POST.get("patron") or "").strip()[:20]
+    key = _posted_key(request)
+    with_identity = bool(request.POST.get("identity_name") or request.POST.get("identity_document"))
     try:
         cents = forms.amount_cents(request.POST.get("amount"))
-        if request.POST.get("identity_name") or request.POST.get("identity_document"):
+        if with_identity:
             patron_identity_record(
                 patron=patron,
                 name=request.POST.get("identity_name", ""),
                 document=request.POST.get("identity_document", ""),
                 actor=user,
             )
-        result = service(patron=patron, amount_cents=cents, actor=user)
+        with replays_noted() as replayed:
+            result = service(patron=patron, amount_cents=cents, actor=user, idempotency_key=key)
     except IdentityRequired as exc:
         if not exc.recordable:  # the shared anonymous patron: no identity form, register him
-            _refused(request, exc)
-            return redirect("workstations:cage")
-        context = {
-            "desk": cage_selectors.cage_desk(user),
-            "identity": {
-                "operation": operation,
-                "patron": patron,
-                "amount_cents": cents,
-                "typed": forms.typed(cents),  # sent again as typed, unambiguous
-                "why": exc.message,
-            },
+            return _page(request, status=exc.status, failed=_failed(request, form, exc))
+        identity = {
+            "operation": operation,
+            "patron": patron,
+            "amount_cents": cents,
+            "typed": forms.typed(cents),  # sent again as typed, unambiguous
+            "why": exc.message,
+            "key": key or _key(),
         }
-        return render(request, "workstations/cage.html", context, status=409)
+        return _page(request, status=409, identity=identity)
     except DomainError as exc:
-        _refused(request, exc)
-        return redirect("workstations:cage")
+        return _page(request, status=exc.status, failed=_failed(request, "identity" if with_identity else form, exc))
     what = "Sold" if operation == "purchase" else "Redeemed"
-    messages.success(
+    noun = "sale" if operation == "purchase" else "redemption"
+    _done(
         request,
         f"{what} {eur(result['amount_cents'])} of chips, patron {result['patron']} "
         f"(now holds {eur(result['chips_cents'])}).",
+        key=key,
+        replayed=replayed,
+        again=f"the {noun} of {eur(result['amount_cents'])} of chips, patron {result['patron']}",
     )
     return redirect("workstations:cage")
 
 
 @require_POST
 @cage_only
+def patron_register(request):
+    """Register a patron with the identity the AML rules ask for (name, identity document); the
+    page then shows him found, ready for a sale."""
+    key = _posted_key(request)
+    try:
+        with replays_noted() as replayed:
+            result = patron_register_identified(
+                name=request.POST.get("name", ""),
+                document=request.POST.get("document", ""),
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "register", exc))
+    name = request.POST.get("name", "").strip()
+    _done(
+        request,
+        f"Patron {result['patron']} registered: {name}, identity document on file.",
+        key=key,
+        replayed=replayed,
+        again=f"patron {result['patron']} was registered",
+    )
+    return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': result['patron']})}#patrons")
+
+
+@require_POST
+@cage_only
 def issue(request, kind: str, serial: str):
     """Ask to issue a slip to a runner: the same approval as the API's (``approvals`` act
-    ``slip_issue``), so the slip stays requested until the runner signs that he carries it."""
+    ``slip_issue``), so the slip stays requested until the runner signs that he carries it;
+    the chips of a fill then leave the window for "in transit"."""
     runner = request.POST.get("runner", "")
+    key = _posted_key(request)
     try:
-        result = approval_request(
-            kind="slip_issue",
-            payload={"kind": kind, "serial": serial, "runner": runner},
-            actor=request.user.get_username(),
-        )
+        with replays_noted() as replayed:
+            result = approval_request(
+                kind="slip_issue",
+                payload={"kind": kind, "serial": serial, "runner": runner},
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
     except DomainError as exc:
-        _refused(request, exc)
-        return redirect("workstations:cage")
+        failed = _failed(request, f"issue-{kind}-{serial}", exc)
+        messages.error(request, f"{kind.capitalize()} {serial} not issued. {_words(failed['error'])}")
+        return _page(request, status=exc.status, failed=failed)
     if result.get("approval", {}).get("state") == "pending":
-        messages.success(
-            request,
-            f"{kind.capitalize()} {serial}: waiting for the runner {runner} to confirm he carries it; "
-            "it is issued when he does.",
+        message = (
+            f"{kind.capitalize()} {serial} prepared: waiting for the runner {runner} to confirm he carries it; "
+            "it is issued when he does."
         )
     else:
-        messages.success(
-            request,
+        message = (
             f"{result['kind'].capitalize()} {result['serial']} issued to {runner} "
-            f"for table {result['table']}: {eur(result['amount_cents'])}.",
+            f"for table {result['table']}: {eur(result['amount_cents'])}."
         )
+    _done(request, message, key=key, replayed=replayed, again=f"the {kind} {serial} was already prepared")
+    return redirect("workstations:cage")
+
+
+def _words(error: dict) -> str:
+    return f"{error['label']}: {error['message']}" if error.get("label") else error["message"]
+
+
+@require_POST
+@cage_only
+def reverse_line(request, event: int):
+    """Ask for the reversal of a line of the cashier's window: a cage supervisor approves it from
+    his own login (``approvals`` act ``cage_transaction_reverse``)."""
+    key = _posted_key(request)
+    reason = (request.POST.get("reason") or "").strip()
+    try:
+        if not reason:
+            raise InvalidInput("say why the line is wrong", field="reason")
+        with replays_noted() as replayed:
+            approval_request(
+                kind="cage_transaction_reverse",
+                payload={"event": event, "reason": reason},
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        failed = _failed(request, f"reverse-{event}", exc) | {"event": event}
+        return _page(request, status=exc.status, failed=failed)
+    _done(
+        request,
+        "Reversal asked: a cage supervisor approves it from his own login; the line is reversed when he does.",
+        key=key,
+        replayed=replayed,
+        again="the reversal was already asked",
+    )
+    return redirect("workstations:cage")
+
+
+@require_POST
+@cage_only
+def decide(request, approval: str, decision: str):
+    """A cage supervisor approves (``confirm``) or rejects a reversal another user asked."""
+    if decision not in ("confirm", "reject"):
+        raise Http404("an approval is confirmed or rejected")
+    key = _posted_key(request)
+    user = request.user.get_username()
+    try:
+        with replays_noted() as replayed:
+            if decision == "confirm":
+                result = approval_confirm(approval=approval, actor=user, idempotency_key=key)
+            else:
+                result = approval_reject(
+                    approval=approval, actor=user, reason=request.POST.get("reason", ""), idempotency_key=key
+                )
+    except DomainError as exc:
+        messages.error(request, f"Not {'approved' if decision == 'confirm' else 'rejected'}. {_words(_refusal(exc))}")
+        return _page(request, status=exc.status)
+    if decision == "confirm" and "amount_cents" in result:
+        what = "sale" if result["type"] == "ChipsPurchaseReversed" else "redemption"
+        message = (
+            f"Approved: the {what} of {eur(result['amount_cents'])}, patron {result['patron']}, "
+            f"is reversed in window {result['window']}."
+        )
+    else:
+        message = "Rejected: the line stands." if decision != "confirm" else "Signed."
+    _done(request, message, key=key, replayed=replayed, again="this approval was already decided")
     return redirect("workstations:cage")
 
 

@@ -133,7 +133,8 @@ class ShiftCount(serializers.Serializer):
 
 
 class CageShiftOpen(CommandView):
-    """Open a cage shift with its count of cash and chips by denomination."""
+    """Open the caller's own cashier window with its imprest counted (cash and chips by
+    denomination), moved out of the cage's main bank."""
 
     permission_classes = [roles_allowed(write=CAGE)]
     input_serializer = ShiftCount
@@ -143,7 +144,8 @@ class CageShiftOpen(CommandView):
 
 
 class CageShiftClose(CommandView):
-    """Close the cage shift with its count, handing over to the next cashier."""
+    """Close a cashier window with its drawer counted: the caller's own, or (a cage supervisor)
+    ``cashier``'s; the count goes back to the main bank, the variance to over/short."""
 
     permission_classes = [roles_allowed(write=CAGE)]
     success_status = 200
@@ -153,6 +155,7 @@ class CageShiftClose(CommandView):
         variance_reason = serializers.CharField(
             max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
         )
+        cashier = UsernameField(required=False, help_text="whose window (default: the caller's own)")
 
     input_serializer = Input
 

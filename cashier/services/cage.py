@@ -3,6 +3,9 @@
 Posting rules are DESIGN.md's, line for line:
 - chip purchase: external:cash −X, cage:cash +X; cage:chips −X, patron +X
 - redemption:    patron −X, cage:chips +X; cage:cash −X, external:cash +X
+
+made at the cashier's own window: its drawer moves too (``posting_rules.window_share``: the
+window's cash +X and chips −X for a sale), and the drawer, not the whole cage, must cover it.
 """
 
 import uuid
@@ -20,7 +23,7 @@ from patrons.services import aml
 
 from ..models import Cage
 from ..selectors import cage_get
-from .cage_shifts import require_open_shift
+from .cage_shifts import require_open_shift, window_book, window_of
 
 
 def _positive_cents(value: object, field: str) -> int:
@@ -29,12 +32,21 @@ def _positive_cents(value: object, field: str) -> int:
     return value
 
 
-def _open_cage(code: str = "main", actor: str | None = None) -> Cage:
+def _open_cage(code: str = "main", actor: str | None = None) -> tuple[Cage, str | None]:
+    """The cage (locked) and the actor's open window number (None: the main bank, for the
+    system's own steps). ``StateConflict`` when the cage is closed or he has no window open."""
     cage = Cage.objects.select_for_update().get(pk=cage_get(code).pk)
     if cage.state != Cage.State.OPEN:
         raise StateConflict(f"the cage {code} is closed", field="cage")
-    require_open_shift(code, actor)
-    return cage
+    return cage, window_of(require_open_shift(code, actor))
+
+
+def _holds(window: str | None, side: str) -> int:
+    """What the window's drawer holds (``side``: ``cash_cents`` or ``chips_cents``), or the
+    whole cage's book for a movement through the main bank."""
+    if window is not None:
+        return window_book(window)[side]
+    return store.balance(accounts.CAGE_CASH if side == "cash_cents" else accounts.CAGE_CHIPS)
 
 
 def cage_open(
@@ -94,9 +106,9 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
 
     Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
     (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
-    ``StateConflict`` (cage closed, or no cashier shift open, or the open shift is another
-    cashier's: field ``shift``),
-    ``InsufficientChips`` (the cage has not enough chips),
+    ``StateConflict`` (cage closed, or no window open, or the actor has none of his own open:
+    field ``shift``),
+    ``InsufficientChips`` (the actor's window has not enough chips),
     ``aml.IdentityRequired`` (409: AML identity threshold, ``patrons.services.aml``).
     """
     amount = _positive_cents(amount_cents, "amount_cents")
@@ -106,12 +118,14 @@ def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_ke
         if cmd.replayed:
             return cmd.result
         who = patron_get(patron)
-        cage = _open_cage(actor=actor)
-        if store.balance(accounts.CAGE_CHIPS) < amount:
+        cage, window = _open_cage(actor=actor)
+        if _holds(window, "chips_cents") < amount:
+            where = f"window {window}" if window else "the cage"
             raise InsufficientChips(
-                "the cage has not enough chips for this sale; request a chip fill", field="amount_cents"
+                f"{where} holds {format_cents(_holds(window, 'chips_cents'))} of chips, not enough for this sale",
+                field="amount_cents",
             )
-        return _cage_exchange(cmd, cage, who, "ChipsPurchased", amount, posting_rules.chip_purchase)
+        return _cage_exchange(cmd, cage, window, who, "ChipsPurchased", amount)
 
 
 @aml.records_refusals
@@ -119,9 +133,9 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
     """Redeem ``amount_cents`` of the patron's value chips for cash at the cage.
 
     Same result shape as ``chips_purchase``. Raises ``InsufficientChips`` (field
-    ``amount_cents``) when the patron holds less, or the cage has less cash; the check and the
+    ``amount_cents``) when the patron holds less, or his window has less cash; the check and the
     posting happen under the ledger writer lock, so two redemptions at once cannot both pass
-    (case C13). ``StateConflict`` (cage closed, no cashier shift open or another cashier's).
+    (case C13). ``StateConflict`` (cage closed, no window open or none of the actor's own).
     ``aml.IdentityRequired`` (409) under the AML identity threshold.
     """
     amount = _positive_cents(amount_cents, "amount_cents")
@@ -131,7 +145,7 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
         if cmd.replayed:
             return cmd.result
         who = patron_get(patron)
-        cage = _open_cage(actor=actor)
+        cage, window = _open_cage(actor=actor)
         held = store.balance(who.chips_account)
         if held < amount:
             raise InsufficientChips(
@@ -139,26 +153,31 @@ def chips_redeem(*, patron: str, amount_cents: int, actor: str, idempotency_key:
                 f"less than the {format_cents(amount)} to redeem",
                 field="amount_cents",
             )
-        if store.balance(accounts.CAGE_CASH) < amount:
-            raise InsufficientChips("the cage has not enough cash for this redemption", field="amount_cents")
-        return _cage_exchange(cmd, cage, who, "ChipsRedeemed", amount, posting_rules.redemption)
+        if _holds(window, "cash_cents") < amount:
+            where = f"window {window}" if window else "the cage"
+            raise InsufficientChips(
+                f"{where} holds {format_cents(_holds(window, 'cash_cents'))} of cash, not enough for this redemption",
+                field="amount_cents",
+            )
+        return _cage_exchange(cmd, cage, window, who, "ChipsRedeemed", amount)
 
 
-def _cage_exchange(cmd, cage: Cage, who, event_type: str, amount: int, postings) -> dict:
-    """Append a patron's cash-for-chips exchange at the cage (``event_type`` with the legs of
-    ``postings(chips_account, amount)``), screen it for AML and give the exchange's result."""
+def _cage_exchange(cmd, cage: Cage, window: str | None, who, event_type: str, amount: int) -> dict:
+    """Append a patron's cash-for-chips exchange at ``window`` (None: the main bank), screen it
+    for AML and give the exchange's result."""
+    sale = event_type == "ChipsPurchased"
+    legs = (posting_rules.chip_purchase if sale else posting_rules.redemption)(who.chips_account, amount)
+    data = {"patron": who.code, "amount_cents": amount}
+    if window is not None:
+        sign = 1 if sale else -1
+        legs += posting_rules.window_share(window, cash=sign * amount, chips=-sign * amount)
+        data["window"] = window
     txn = str(uuid.uuid4())
     (event,) = cmd.append(
         stream=cage.stream,
         expected_version=cage.version,
         correlation_id=txn,
-        events=[
-            NewEvent(
-                event_type,
-                {"patron": who.code, "amount_cents": amount, "transaction": txn},
-                postings(who.chips_account, amount),
-            )
-        ],
+        events=[NewEvent(event_type, data | {"transaction": txn}, legs)],
     )
     aml.screen_cash(cmd, patron=who, event=event)
     cage.version = event.version

@@ -1,20 +1,28 @@
-"""Cage shifts (issue #7): each cashier shift opens and closes with a count by denomination.
+"""Cashier windows (cage shifts): each cashier works her own window, opened and closed with a
+count by denomination, beside the other cashiers' windows at the same cage.
 
-The count is cash (banknotes) and value chips, by denomination. The cage's expected
-accountability is the ledger's: the balances of ``cage:cash`` and ``cage:chips`` (every chip
-sale, redemption, fill, credit and drop count posts there). A close compares the count with
-the book and hands the cage over to the next shift's cashier, who opens by counting again;
-a difference between the two counts is a handover variance. Counts are recorded, not
-posted: the cage's books move only with money (a cage over/short adjustment is a
-supervisor's decision, not a count's). Stream: ``cageshift/<cage code>``.
+A window is an imprest bank: opening it moves the counted cash and value chips out of the
+cage's main bank into the window's drawer (``cage:window:<n>:cash`` / ``:chips``); every chip
+sale, redemption, fill issued and credit received at the window moves its drawer; closing it
+counts the drawer and moves the count back to the main bank, the difference between count and
+drawer (the variance) going to ``cage:over_short``. ``cage:cash`` and ``cage:chips`` stay the
+cage's whole book (main bank + windows): the drawers are subsidiary accounts against the contra
+``cage:windows:cash`` / ``:chips`` (docs/chart_of_accounts.md, "Windows and chips in transit").
+
+Each cashier has at most one window open per cage; only she sells, redeems and issues in it;
+she or a cage supervisor closes it. Window numbers are sequential per cage (1, 2, ...), taken
+under the ledger writer lock. Stream: ``cageshift/<cage code>`` (every window's opening and
+closing, in order). A shift opened before windows existed (no ``window`` in its event) is the
+cage's single shift of old: its movements post to the cage's book only.
 """
 
 from core.denominations import cash_denominations, chip_denominations, count_total
-from ledger import accounts, store
+from games.rules.money import format_cents
+from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
-from ledger.errors import InvalidInput, StateConflict
+from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event
-from ledger.store import NewEvent
+from ledger.store import Leg, NewEvent
 from staff.roles import Role, has_role, require_distinct, require_role
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
@@ -28,40 +36,75 @@ def last_shift_event(code: str = "main") -> Event | None:
     return Event.objects.filter(stream=shift_stream(code)).order_by("-version").first()
 
 
-def require_open_shift(code: str = "main", actor: str | None = None) -> Event:
-    """The open shift's ``CageShiftOpened`` event; ``StateConflict`` (409, field ``shift``) when
-    no cashier shift of cage ``code`` is open. Cash and chips cross the cage counter only inside
-    a shift, so that each movement belongs to a count (issue 24). Call it under the writer lock.
+def open_windows(code: str = "main") -> dict[str, Event]:
+    """The windows open at cage ``code``: ``{cashier: her CageShiftOpened event}``, oldest first."""
+    opened: dict[int, Event] = {}
+    for event in Event.objects.filter(stream=shift_stream(code)).order_by("version"):
+        if event.type == "CageShiftOpened":
+            opened[event.position] = event
+        else:
+            opened.pop(event.data.get("opened_event"), None)
+    return {event.actor: event for event in opened.values()}
 
-    With ``actor``: the shift is its cashier's bank, counted in by him and answered for by him
-    at the close. A cage has one shift open at a time, so another cashier or cage supervisor
-    gets ``StateConflict`` (409, field ``shift``) naming the shift's cashier. (Actors without a
-    cage role reach the counter only as the system's own steps, never through the API.)"""
-    last = last_shift_event(code)
-    if last is None or last.type != "CageShiftOpened":
+
+def window_of(opened: Event | None) -> str | None:
+    """The window number of a ``CageShiftOpened`` event (None: a shift of the single-shift cage)."""
+    return None if opened is None else opened.data.get("window")
+
+
+def window_book(window: str) -> dict:
+    """``{"cash_cents", "chips_cents"}``: what window ``window``'s drawer holds by the ledger."""
+    return {
+        "cash_cents": store.balance(accounts.window_cash(window)),
+        "chips_cents": store.balance(accounts.window_chips(window)),
+    }
+
+
+def main_bank() -> dict:
+    """``{"cash_cents", "chips_cents"}``: the cage's book outside the open windows."""
+    return {
+        "cash_cents": store.balance(accounts.CAGE_CASH) + store.balance(accounts.CAGE_WINDOWS_CASH),
+        "chips_cents": store.balance(accounts.CAGE_CHIPS) + store.balance(accounts.CAGE_WINDOWS_CHIPS),
+    }
+
+
+def require_open_shift(code: str = "main", actor: str | None = None) -> Event | None:
+    """The ``CageShiftOpened`` event of ``actor``'s open window, which a movement he makes goes
+    through. Call it under the writer lock. Cash and chips cross the cage counter only while a
+    window is open, so that each movement belongs to a count.
+
+    Raises ``StateConflict`` (409, field ``shift``) when no window is open at cage ``code``, or
+    when ``actor`` (a cashier or cage supervisor) has none open: each works her own window, counted
+    in by her and answered for by her at the close. ``None`` for an actor without a cage role
+    (the system's own steps, never through the API): his movements go through the main bank."""
+    windows = open_windows(code)
+    if not windows:
         raise StateConflict(
-            f"no cashier shift is open at cage {code}: open a shift with its count first", field="shift"
+            f"no cashier window is open at cage {code}: open a window with its count first", field="shift"
         )
-    if actor is not None and actor != last.actor and has_role(actor, *CAGE_ROLES):
+    if actor is None or not has_role(actor, *CAGE_ROLES):
+        return None
+    mine = windows.get(actor)
+    if mine is None:
+        others = ", ".join(sorted(windows))
         raise StateConflict(
-            f"the cage's shift is {last.actor}'s: only {last.actor} sells, redeems and issues in it; "
-            f"{actor} opens his own shift once {last.actor} has closed it (a cage supervisor may close it)",
+            f"{actor} has no window open (open: {others}'s): open your own window with its count first; "
+            "only a window's cashier sells, redeems and issues in it",
             field="shift",
         )
-    return last
+    return mine
 
 
 def require_shift_closer(opened: Event, actor: str) -> bool:
-    """Who may close the shift ``opened`` (its ``CageShiftOpened``): its own cashier, or a cage
+    """Who may close the window ``opened`` (its ``CageShiftOpened``): its own cashier, or a cage
     supervisor (then True: recorded as ``closed_by_supervisor``). Anyone else:
-    ``StateConflict`` (409, field ``shift``) naming the shift's cashier."""
+    ``StateConflict`` (409, field ``shift``) naming the window's cashier."""
     if actor == opened.actor:
         return False
     if has_role(actor, Role.CAGE_SUPERVISOR):
         return True
     raise StateConflict(
-        f"the cage's shift is {opened.actor}'s: only {opened.actor} or a cage supervisor closes it",
-        field="shift",
+        f"the window is {opened.actor}'s: only {opened.actor} or a cage supervisor closes it", field="shift"
     )
 
 
@@ -77,51 +120,78 @@ def _validated(cash: object, chips: object) -> dict:
     }
 
 
-def _against_the_book(counts: dict) -> dict:
-    """The counts with the book (read under the writer lock) and the variance = count − book."""
-    expected_cash, expected_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
+def _against(counts: dict, book: dict) -> dict:
+    """The counts with the book they answer for and the variance = count − book (cents)."""
     counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
     return counts | {
-        "expected_cash_cents": expected_cash,
-        "expected_chips_cents": expected_chips,
-        "variance_cents": counted - expected_cash - expected_chips,
+        "expected_cash_cents": book["cash_cents"],
+        "expected_chips_cents": book["chips_cents"],
+        "variance_cents": counted - book["cash_cents"] - book["chips_cents"],
     }
+
+
+def _window_number(code: str) -> str:
+    """The next window number of cage ``code`` (under the writer lock: never taken twice)."""
+    n = Event.objects.filter(stream=shift_stream(code), type="CageShiftOpened").count() + 1
+    return str(n) if code == "main" else f"{code}-{n}"
 
 
 def cage_shift_open(
     *, cash: dict, chips: dict, actor: str, code: str = "main", idempotency_key: str | None = None
 ) -> dict:
-    """Open a cage shift with its count: ``cash`` and ``chips`` as ``{"<cents>": pieces}``.
+    """Open the actor's window with its imprest counted: ``cash`` and ``chips`` as
+    ``{"<cents>": pieces}``, moved out of the cage's main bank into the window's drawer.
 
-    The actor (cashier or cage supervisor) must be the one the last shift handed over to, if it
-    named one. Returns ``{"cage", "event", "counted_cents", "expected_cents", "variance_cents",
-    "handover_variance_cents"}`` (variance: count − book; handover: count − the last close's
-    count). Raises ``InvalidInput`` (bad count), ``RoleRequired`` (403), ``StateConflict``
-    (a shift is already open).
+    Returns ``{"cage", "window", "event", "counted_cents", "expected_cents", "variance_cents",
+    "handover_variance_cents"}`` (cents; the imprest is what was counted: variance 0). Raises
+    ``InvalidInput`` (bad count), ``RoleRequired`` (403), ``StateConflict`` (the actor's window is
+    already open: field ``shift``), ``InsufficientChips`` (the main bank holds less than counted:
+    field ``cash`` or ``chips``).
     """
-    require_role(actor, *CAGE_ROLES, step="opening a cage shift")
+    require_role(actor, *CAGE_ROLES, step="opening a cashier window")
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_open", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        data = _against_the_book(counts)
+        mine = open_windows(code).get(actor)
+        if mine is not None:
+            raise StateConflict(
+                f"{actor}'s window is already open: close it with its count before opening another", field="shift"
+            )
+        bank = main_bank()
+        for field, side, what in (("cash", "cash_cents", "cash"), ("chips", "chips_cents", "value chips")):
+            if counts[f"counted_{side}"] > bank[side]:
+                raise InsufficientChips(
+                    f"the main bank holds {format_cents(bank[side])} of {what}, less than the "
+                    f"{format_cents(counts[f'counted_{side}'])} counted into the window",
+                    field=field,
+                )
+        window = _window_number(code)
+        imprest = {"cash_cents": counts["counted_cash_cents"], "chips_cents": counts["counted_chips_cents"]}
+        data = _against(counts, imprest) | {"cage": code, "window": window, "handover_variance_cents": None}
+        legs = posting_rules.window_share(window, cash=imprest["cash_cents"], chips=imprest["chips_cents"])
         last = last_shift_event(code)
-        if last is not None and last.type == "CageShiftOpened":
-            raise StateConflict(f"a shift of cage {code} is already open (by {last.actor})", field="cage")
-        handover = None
-        if last is not None:
-            if last.data.get("handover_to") and last.data["handover_to"] != actor:
-                raise StateConflict(f"the last shift was handed over to {last.data['handover_to']}", field="cage")
-            previous = last.data["counted_cash_cents"] + last.data["counted_chips_cents"]
-            handover = data["counted_cash_cents"] + data["counted_chips_cents"] - previous
-        data |= {"cage": code, "handover_variance_cents": handover}
         (event,) = cmd.append(
             stream=shift_stream(code),
             expected_version=last.version if last else 0,
-            events=[NewEvent("CageShiftOpened", data)],
+            events=[NewEvent("CageShiftOpened", data, legs)],
         )
         return cmd.finish(_result(code, event))
+
+
+def _window_to_close(code: str, actor: str, cashier: str | None) -> Event:
+    """The open window ``cashier``'s (default: the actor's own; a cage supervisor without a
+    window of his own closes the only one open)."""
+    windows = open_windows(code)
+    if cashier is None:
+        cashier = actor
+        if actor not in windows and len(windows) == 1 and has_role(actor, Role.CAGE_SUPERVISOR):
+            cashier = next(iter(windows))
+    opened = windows.get(cashier)
+    if opened is None:
+        raise StateConflict(f"{cashier} has no window open at cage {code}", field="shift")
+    return opened
 
 
 def cage_shift_close(
@@ -131,22 +201,22 @@ def cage_shift_close(
     actor: str,
     handover_to: str | None = None,
     variance_reason: str | None = None,
+    cashier: str | None = None,
     code: str = "main",
     idempotency_key: str | None = None,
 ) -> dict:
-    """Close the open cage shift with its count, handing over to ``handover_to`` (a cashier or
-    cage supervisor other than the actor), or to nobody at the end of the day.
-    ``variance_reason`` (up to 500 characters) is the cashier's explanation of a count that
-    differs from the book; it is kept on the ``CageShiftClosed`` event when given.
+    """Close ``cashier``'s window (default: the actor's own) with its drawer counted: the count
+    goes back to the main bank, the variance (count − drawer, per side) to ``cage:over_short``.
+    ``handover_to`` (a cashier or cage supervisor other than the actor) is the incoming cashier
+    who counted with her, or nobody at the end of the day. ``variance_reason`` (up to 500
+    characters) is kept on the ``CageShiftClosed`` event when given.
 
-    Only the shift's own cashier closes it, or a cage supervisor (recorded as
-    ``closed_by_supervisor``): the closing count answers for the opener's bank.
-
+    Only the window's own cashier closes it, or a cage supervisor (``closed_by_supervisor``).
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count),
-    ``RoleRequired`` (403), ``StateConflict`` (no open shift; field ``shift``: another
-    cashier's shift).
+    ``RoleRequired`` (403), ``StateConflict`` (no such window open, or another cashier's: field
+    ``shift``).
     """
-    require_role(actor, *CAGE_ROLES, step="closing a cage shift")
+    require_role(actor, *CAGE_ROLES, step="closing a cashier window")
     if handover_to is not None:
         if not isinstance(handover_to, str) or not handover_to:
             raise InvalidInput("handover_to names the next shift's cashier", field="handover_to")
@@ -154,35 +224,52 @@ def cage_shift_close(
         require_distinct("handing over the cage", handover_to, [("closing cashier", actor)])
     if variance_reason is not None and (not isinstance(variance_reason, str) or len(variance_reason) > 500):
         raise InvalidInput("the variance reason is a text of up to 500 characters", field="variance_reason")
+    if cashier is not None and not isinstance(cashier, str):
+        raise InvalidInput("name the cashier whose window closes", field="cashier")
     reason = (variance_reason or "").strip()
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_close", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
-    request["handover_to"] = handover_to
+    request |= {"handover_to": handover_to, "cashier": cashier}
     if reason:
         request["variance_reason"] = reason
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        data = _against_the_book(counts)
-        last = last_shift_event(code)
-        if last is None or last.type != "CageShiftOpened":
-            raise StateConflict(f"cage {code} has no open shift", field="cage")
+        last = _window_to_close(code, actor, cashier)
         by_supervisor = require_shift_closer(last, actor)
+        window = window_of(last)
+        legs: list[Leg] = []
+        if window is None:  # the single shift of old: its book is the cage's, counts are recorded
+            data = _against(
+                counts,
+                {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)},
+            )
+        else:
+            book = window_book(window)
+            data = _against(counts, book) | {"window": window}
+            # The drawer goes back to the main bank as counted; what the count lacks (or has in
+            # excess) is the window's variance, to over/short: the cage's book then holds the count.
+            legs = posting_rules.window_share(window, cash=-book["cash_cents"], chips=-book["chips_cents"])
+            for control, side in ((accounts.CAGE_CASH, "cash_cents"), (accounts.CAGE_CHIPS, "chips_cents")):
+                legs += posting_rules.stock(control, accounts.CAGE_OVER_SHORT, counts[f"counted_{side}"] - book[side])
         data |= {"cage": code, "handover_to": handover_to, "opened_by": last.actor, "opened_event": last.position}
         if by_supervisor:
             data["closed_by_supervisor"] = True
         if reason:
             data["variance_reason"] = reason
         (event,) = cmd.append(
-            stream=shift_stream(code), expected_version=last.version, events=[NewEvent("CageShiftClosed", data)]
+            stream=shift_stream(code),
+            expected_version=last_shift_event(code).version,
+            events=[NewEvent("CageShiftClosed", data, legs)],
         )
-        return cmd.finish(_result(code, event))
+        return cmd.finish(_result(code, event) | {"opened_event": last.position})
 
 
 def _result(code: str, event: Event) -> dict:
     data = event.data
     return {
         "cage": code,
+        "window": data.get("window"),
         "event": event.position,
         "counted_cents": data["counted_cash_cents"] + data["counted_chips_cents"],
         "expected_cents": data["expected_cash_cents"] + data["expected_chips_cents"],

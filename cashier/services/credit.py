@@ -32,7 +32,7 @@ from patrons.selectors import patron_get
 from staff.roles import Role, require_role
 
 from ..credit_models import CreditLine, Marker
-from .cage import _open_cage
+from .cage import _holds, _open_cage
 
 CREDIT_APPROVERS = (Role.CAGE_SUPERVISOR,)
 CAGE_DESK = (Role.CASHIER, Role.CAGE_SUPERVISOR)
@@ -142,15 +142,18 @@ def marker_issue(
             if found.state != Table.State.OPEN:
                 raise StateConflict(f"table {table} is not open", field="table")
         else:
-            _open_cage(actor=actor)  # the chips leave the open shift's bank: its cashier's only
-            if store.balance(accounts.CAGE_CHIPS) < amount:
-                raise InsufficientChips("the cage has not enough chips; request a chip fill", field="amount_cents")
+            _, window = _open_cage(actor=actor)  # the chips leave the cashier's own window
+            if _holds(window, "chips_cents") < amount:
+                raise InsufficientChips("the window has not enough chips; request a chip fill", field="amount_cents")
         now, day = timezone.now(), current_gaming_day()
         year = now.year
         number = (Marker.objects.filter(year=year).aggregate(n=Max("number"))["n"] or 0) + 1
         serial = f"{year}-{number:06d}"
         data = {"serial": serial, "patron": who.code, "amount_cents": amount, "table": table or None}
         legs = posting_rules.marker_issued(who.code, amount, table=table)
+        if not table and window is not None:
+            legs += posting_rules.window_share(window, chips=-amount)
+            data["window"] = window
         (event,) = cmd.append(
             stream=f"marker/{serial}", expected_version=0, events=[NewEvent("MarkerIssued", data, legs)]
         )
@@ -240,7 +243,7 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
             raise InvalidInput(
                 f"marker {serial} has {format_cents(marker.outstanding_cents)} outstanding", field="amount_cents"
             )
-        _open_cage(actor=actor)  # the payment enters the open shift's bank: its cashier's only
+        _, window = _open_cage(actor=actor)  # the payment enters the cashier's own window
         code = marker.patron.code
         source = {"chips": accounts.patron_chips(code), "front_money": accounts.patron_deposit(code)}.get(method)
         if source and store.balance(source) < amount:
@@ -259,6 +262,9 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
             "outstanding_cents": marker.outstanding_cents,
         }
         legs = posting_rules.marker_paid(code, amount, method=method)
+        if window is not None and method != "front_money":  # front money stays the patron's, off the drawer
+            legs += posting_rules.window_share(window, **{"cash" if method == "cash" else "chips": amount})
+            data["window"] = window
         (event,) = cmd.append(
             stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaid", data, legs)]
         )
@@ -287,22 +293,24 @@ def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, 
         if cmd.replayed:
             return cmd.result
         who = _identified(patron)
-        _open_cage(actor=actor)  # the cash crosses the open shift's counter: its cashier's only
+        _, window = _open_cage(actor=actor)  # the cash crosses the cashier's own window
         held = front_money_cents(who.code)
         if withdraw and amount > held:
             raise InsufficientChips(f"{who.code} has {format_cents(held)} of front money", field="amount_cents")
-        if withdraw and store.balance(accounts.CAGE_CASH) < amount:
-            raise InsufficientChips("the cage has not enough cash", field="amount_cents")
+        if withdraw and _holds(window, "cash_cents") < amount:
+            raise InsufficientChips("the window has not enough cash", field="amount_cents")
         rule = posting_rules.front_money_withdrawal if withdraw else posting_rules.front_money_deposit
         after = held - amount if withdraw else held + amount
         data = {"patron": who.code, "amount_cents": amount, "balance_cents": after}
+        legs = rule(who.code, amount)
+        if window is not None:
+            legs += posting_rules.window_share(window, cash=-amount if withdraw else amount)
+            data["window"] = window
         stream = f"frontmoney/{who.code}"
         (event,) = cmd.append(
             stream=stream,
             expected_version=store.stream_version(stream),
-            events=[
-                NewEvent("FrontMoneyWithdrawn" if withdraw else "FrontMoneyDeposited", data, rule(who.code, amount))
-            ],
+            events=[NewEvent("FrontMoneyWithdrawn" if withdraw else "FrontMoneyDeposited", data, legs)],
         )
         return cmd.finish({**data, "event": event.position})
 

@@ -2,11 +2,17 @@
 
 ``requested`` (pit boss, at the table) → ``issued`` (cashier or cage supervisor, who names
 the runner) → ``delivered`` (accepted at the table by a pit boss or dealer); or ``voided``
-(reason, two signatures). Each step is an event on ``slip/<kind>/<serial>``; money moves
-only at delivery, by DESIGN.md's rule:
+(reason, two signatures). Each step is an event on ``slip/<kind>/<serial>``. The chips move
+as they do (docs/chart_of_accounts.md, "Windows and chips in transit"):
 
-- fill:   cage:chips −X, table:<T>:tray +X
-- credit: table:<T>:tray −X, cage:chips +X
+- fill issued:      cage:chips −X, chips:in_transit +X (out of the issuing window's drawer)
+- fill delivered:   chips:in_transit −X, table:<T>:tray +X
+- fill voided once issued: chips:in_transit −X, cage:chips +X (back to the main bank)
+- credit delivered: table:<T>:tray −X, cage:chips +X (into the issuing window's drawer while
+  it is open, else the main bank)
+
+A fill issued before chips in transit existed (its ``FillIssued`` without ``in_transit``)
+moves at delivery by DESIGN.md's first rule: cage:chips −X, table:<T>:tray +X.
 
 Segregation of duties: the issuer is not the requester; the runner (role runner) is neither
 the requester nor the issuer; the acceptor is none of the requester, the issuer and the runner
@@ -28,7 +34,7 @@ from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
 from games.rules.money import format_cents
-from ledger import accounts, store
+from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
@@ -38,7 +44,7 @@ from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Cage, Slip
-from .cage_shifts import require_open_shift
+from .cage_shifts import open_windows, require_open_shift, window_book, window_of
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
@@ -110,12 +116,24 @@ def _check_tray_covers(table: Table, amount: int) -> None:
         )
 
 
-def _check_cage_covers(amount: int) -> None:
-    held = store.balance(accounts.CAGE_CHIPS)
+def _check_cage_covers(amount: int, window: str | None = None) -> None:
+    held = window_book(window)["chips_cents"] if window else store.balance(accounts.CAGE_CHIPS)
     if held < amount:
+        where = f"window {window}" if window else "the cage"
         raise InsufficientChips(
-            f"the cage holds {format_cents(held)} of chips, less than {format_cents(amount)}", field="denominations"
+            f"{where} holds {format_cents(held)} of chips, less than {format_cents(amount)}", field="denominations"
         )
+
+
+def _issued(slip: Slip) -> Event | None:
+    return Event.objects.filter(stream=slip.stream, type=f"{EVENT_PREFIX[slip.kind]}Issued").first()
+
+
+def _window_still_open(window: str | None) -> str | None:
+    """``window`` if it is still open (a credit comes back into it), else None (the main bank)."""
+    if window is None:
+        return None
+    return window if window in {window_of(e) for e in open_windows().values()} else None
 
 
 def slip_request(
@@ -205,17 +223,27 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         cage = Cage.objects.filter(code="main").first()
         if cage is None or cage.state != Cage.State.OPEN:
             raise StateConflict("the cage is closed", field="cage")
-        require_open_shift(cage.code, actor)
+        window = window_of(require_open_shift(cage.code, actor))
+        data = {"issued_by": actor, "runner": runner}
+        legs: list[Leg] = []
+        if window is not None:
+            data["window"] = window
         if kind == Slip.Kind.FILL:
-            _check_cage_covers(slip.amount_cents)
+            _check_cage_covers(slip.amount_cents, window)
+            # The chips leave the cage (and the issuing window's drawer) with the runner.
+            legs = [Leg(accounts.CAGE_CHIPS, -slip.amount_cents), Leg(accounts.CHIPS_IN_TRANSIT, slip.amount_cents)]
+            if window is not None:
+                legs += posting_rules.window_share(window, chips=-slip.amount_cents)
+            data |= {"amount_cents": slip.amount_cents, "in_transit": True}
         _transition(slip, "issue")
         slip.issued_by, slip.runner = actor, runner
-        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Issued", {"issued_by": actor, "runner": runner})
+        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Issued", data, legs)
         return cmd.finish(_result(slip, event))
 
 
 def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """The table accepts the delivered slip; the chips move (fill: cage → tray; credit: tray → cage).
+    """The table accepts the delivered slip; the chips move (fill: in transit → tray; credit:
+    tray → the issuing window, or the main bank once that window is closed).
 
     Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings.
     Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: not a pit boss or
@@ -239,10 +267,23 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
         if slip.state == Slip.State.ISSUED and table.state != Table.State.OPEN:
             raise StateConflict(f"table {table.code} is closed", field="table")
         _transition(slip, "deliver")
+        issued = _issued(slip)
+        in_transit = issued is not None and bool(issued.data.get("in_transit"))
+        window = None
         if kind == Slip.Kind.CREDIT:
             _check_tray_covers(table, slip.amount_cents)
+            window = _window_still_open(issued.data.get("window") if issued else None)
+            legs = slip_legs(kind, table.code, slip.amount_cents)
+            if window is not None:
+                legs += posting_rules.window_share(window, chips=slip.amount_cents)
+        elif in_transit:
+            legs = [
+                Leg(accounts.CHIPS_IN_TRANSIT, -slip.amount_cents),
+                Leg(accounts.table_tray(table.code), slip.amount_cents),
+            ]
         else:
             _check_cage_covers(slip.amount_cents)
+            legs = slip_legs(kind, table.code, slip.amount_cents)
         slip.accepted_by = actor
         event = _append(
             cmd,
@@ -255,8 +296,9 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
                 "issued_by": slip.issued_by,
                 "runner": slip.runner,
                 "accepted_by": actor,
+                **({"window": window} if window else {}),
             },
-            slip_legs(kind, table.code, slip.amount_cents),
+            legs,
         )
         return cmd.finish(_result(slip, event))
 
@@ -287,9 +329,15 @@ def slip_void(
         if cmd.replayed:
             return cmd.result
         slip = _slip_for_update(kind, serial)
+        was_issued = slip.state == Slip.State.ISSUED
         _transition(slip, "void")
         slip.void_reason, slip.voided_by, slip.void_approved_by = why, actor, approver
-        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Voided", {"reason": why, "approved_by": approver})
+        issued = _issued(slip) if was_issued else None
+        legs: list[Leg] = []
+        if issued is not None and issued.data.get("in_transit"):
+            # The runner brings the chips back: into the main bank (the window may be closed).
+            legs = [Leg(accounts.CHIPS_IN_TRANSIT, -slip.amount_cents), Leg(accounts.CAGE_CHIPS, slip.amount_cents)]
+        event = _append(cmd, slip, f"{EVENT_PREFIX[kind]}Voided", {"reason": why, "approved_by": approver}, legs)
         return cmd.finish(_result(slip, event))
 
 

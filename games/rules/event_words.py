@@ -315,6 +315,14 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "CageOpened": lambda d: f"cage opened: cash {eur(d['counted_cash_cents'])}, chips {eur(d['counted_chips_cents'])}",
     "ChipsPurchased": lambda d: f"{d['patron']} bought {eur(d['amount_cents'])} of chips at the cage",
     "ChipsRedeemed": lambda d: f"{d['patron']} redeemed {eur(d['amount_cents'])} of chips at the cage",
+    "ChipsPurchaseReversed": lambda d: (
+        f"sale of {eur(d['amount_cents'])} of chips to {d['patron']} reversed ({d.get('reason', '')}), "
+        f"approved by {d.get('approved_by', '?')}"
+    ),
+    "ChipsRedemptionReversed": lambda d: (
+        f"redemption of {eur(d['amount_cents'])} of chips by {d['patron']} reversed ({d.get('reason', '')}), "
+        f"approved by {d.get('approved_by', '?')}"
+    ),
     "TableOpened": lambda d: f"table {d['table']} opened ({game_words(d['game'])}), opener {eur(d['opener_cents'])}",
     "TableClosed": lambda d: f"table {d['table']} closed, closer {eur(d['closer_cents'])}",
     "CashBuyIn": lambda d: f"{d['patron']} bought in for {eur(d['amount_cents'])} cash at {d['table']}",

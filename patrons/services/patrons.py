@@ -40,3 +40,30 @@ def patron_register(
             events=[NewEvent("PatronRegistered", {"patron": patron.code, "kind": patron.kind})],
         )
         return cmd.finish({"patron": patron.code, "kind": patron.kind})
+
+
+def patron_register_identified(
+    *, name: object, document: object, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Register a patron at the cage with the identity the AML rules ask for (``aml.identity_on_file``:
+    a name and an identity document, type and number), so that he may exchange over the identity
+    threshold at once. Returns ``{"patron": code, "kind": "identified"}``. Raises ``InvalidInput``
+    (field ``name`` or ``document``: blank or too long), ``RoleRequired`` (403: a cashier or cage
+    supervisor registers)."""
+    from staff.roles import Role, require_role
+
+    require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="registering a patron")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 200:
+        raise InvalidInput("the patron's full name, as on his document (1 to 200 characters)", field="name")
+    if not isinstance(document, str) or not document.strip() or len(document.strip()) > 100:
+        raise InvalidInput(
+            "the identity document's type and number (1 to 100 characters) are required by the AML rules",
+            field="document",
+        )
+    return patron_register(
+        kind=Patron.Kind.IDENTIFIED,
+        name=name.strip(),
+        document=document.strip(),
+        actor=actor,
+        idempotency_key=idempotency_key,
+    )

@@ -6,7 +6,7 @@ import io
 import pytest
 
 from cashier.reports import hold_pct
-from ledger import store
+from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
@@ -162,11 +162,15 @@ def test_a_count_needs_two_distinct_counters(clients):
     assert one.status_code == 400 and one.json()["field"] == "counters"
 
 
-def test_cage_shift_close_and_handover(clients):
+def test_a_window_closes_short_to_over_short_and_the_main_bank_gives_only_what_it_holds(clients):
+    """A window is an imprest out of the main bank: cash1 counts the whole float in, closes
+    500 EUR short (the variance goes to over/short, the main bank gets the count back), then
+    cannot count 100,000 EUR of cash in again (400, field ``cash``: the main bank holds 99,500);
+    super1 opens window 2 with what is there."""
     chips = {"1000000": 10}  # the cage fixture: 100,000 EUR of chips and of cash
     cash = {"50000": 200}
     opened = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
-    assert opened.status_code == 201 and opened.json()["variance_cents"] == 0
+    assert opened.status_code == 201 and (opened.json()["window"], opened.json()["variance_cents"]) == ("1", 0)
     closed = clients["cash1"].post(
         "/api/cage/shifts/close",
         {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1", "variance_reason": "a 500 note short"},
@@ -174,19 +178,21 @@ def test_cage_shift_close_and_handover(clients):
     )
     assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
     assert Event.objects.get(position=closed.json()["event"]).data["variance_reason"] == "a 500 note short"
-    wrong = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
-    assert wrong.status_code == 409
+    assert store.balance(accounts.CAGE_CASH) == 9_950_000 and store.balance(accounts.CAGE_OVER_SHORT) == 50_000
+    short = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
+    assert (short.status_code, short.json()["field"]) == (400, "cash")
     taken = clients["super1"].post("/api/cage/shifts/open", {"cash": {"50000": 199}, "chips": chips}, format="json")
-    assert taken.status_code == 201 and taken.json()["handover_variance_cents"] == 0
+    assert taken.status_code == 201 and (taken.json()["window"], taken.json()["variance_cents"]) == ("2", 0)
     report = clients["super1"].get("/api/reports/cage-accountability").json()
     assert [r["line"] for r in report["rows"]] == ["shift_open", "shift_close", "shift_open", "movements"]
-    # The day's movements: the cage's stocking from the bankroll (the fixture's float), nothing else.
+    # The day's movements: the cage's stocking from the bankroll (the fixture's float) and the variance.
     moved = report["rows"][-1]
     assert (moved["bankroll_cash_cents"], moved["bankroll_chips_cents"], moved["chip_sales_cents"]) == (
         10_000_000,
         10_000_000,
         0,
     )
+    assert (moved["window_cash_variances_cents"], moved["window_chip_variances_cents"]) == (-50_000, 0)
 
 
 def test_hold_percentage_is_exact_to_the_hundredth():

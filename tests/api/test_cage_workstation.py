@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from approvals.models import Approval
 from cashier.models import Slip
 from cashier.services.cage import chips_purchase
-from cashier.services.cage_shifts import last_shift_event
+from cashier.services.cage_shifts import cage_shift_open, last_shift_event
 from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue, marker_pay
 from cashier.services.slips import slip_request
 from ledger import accounts, store
@@ -58,37 +58,46 @@ def test_roles_outside_the_cage_get_403_on_its_pages_and_forms(as_role, cage_flo
     assert Event.objects.count() == before
 
 
-def test_a_sale_with_no_shift_open_is_refused_on_the_page_and_writes_nothing(as_role, cage_float):
+def test_a_sale_with_no_window_open_is_refused_on_the_page_and_writes_nothing(as_role, cage_float):
     client = as_role("cash1", Role.CASHIER)
     patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
     before = Event.objects.count()
-    page = client.post(
-        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
-    )
-    assert "Refused. Cashier shift: no cashier shift is open at cage main" in page.content.decode()
+    page = client.post(reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"})
+    assert page.status_code == 409
+    assert "Not recorded. Cashier window: no cashier window is open at cage main" in page.content.decode()
     assert Event.objects.count() == before
 
 
-def test_a_count_off_the_book_asks_for_a_reason_then_the_shift_report_reconciles(as_role, cage_float):
+def test_a_count_off_the_drawer_asks_for_a_reason_keeping_the_count_then_the_window_report_reconciles(
+    as_role, cage_float
+):
     client = as_role("cash1", Role.CASHIER)
-    # The float: 100,000.00 EUR of cash (200 × 500) and of chips (10 × 10,000).
+    # The float: 100,000.00 EUR of cash (200 × 500) and of chips (10 × 10,000), all counted in.
     opened = client.post(
         reverse("workstations:cage-shift-open"), {"cash-50000": "200", "chips-1000000": "10"}, follow=True
     )
-    assert "Shift opened: counted 200,000.00 EUR, book 200,000.00 EUR, variance 0.00 EUR." in opened.content.decode()
+    assert "Window 1 opened: imprest counted in 200,000.00 EUR." in opened.content.decode()
     patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
     sold = client.post(
         reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "1,250.50"}, follow=True
     )
     assert f"Sold 1,250.50 EUR of chips, patron {patron}" in sold.content.decode()
-    # Closing 50.00 EUR short without a reason: sent back (409), nothing written.
-    # Book: cash 101,250.50, chips 98,749.50. Counted: cash 101,200.50, chips 98,749.50.
+    assert figure(sold.content.decode(), "drawer-total") == "200,000.00 EUR"
+    # Closing 50.00 EUR short without a reason: the form comes back with its count, nothing written.
+    # Drawer: cash 101,250.50, chips 98,749.50. Counted: cash 101,200.50, chips 98,749.50.
     short = {"cash-50000": "202", "cash-20000": "1", "cash-50": "1", "chips-1000000": "9", "chips-500000": "1"}
     short |= {"chips-100000": "3", "chips-10000": "7", "chips-2500": "1", "chips-500": "4"}
     short |= {"chips-250": "1", "chips-100": "2"}
     before = Event.objects.count()
     asked = client.post(reverse("workstations:cage-shift-close"), short)
-    assert asked.status_code == 409 and "give the reason for the variance" in asked.content.decode()
+    html = asked.content.decode()
+    assert asked.status_code == 400 and "give the reason for the variance, then close again" in html
+    assert "<strong>Reason for a variance</strong>: The count (199,950.00 EUR) differs from the drawer" in html
+    assert (
+        'id="close-cash-50000" name="cash-50000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="202"'
+        in html
+    )
+    assert 'name="variance_reason" rows="2" maxlength="500" aria-invalid="true"' in html
     assert Event.objects.count() == before
     closed = client.post(
         reverse("workstations:cage-shift-close"), short | {"variance_reason": "50 EUR note missing"}, follow=True
@@ -101,6 +110,9 @@ def test_a_count_off_the_book_asks_for_a_reason_then_the_shift_report_reconciles
     assert '<td>+ chip sales</td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>' in html
     assert figure(html, "reason") == "50 EUR note missing"
     assert "Opening book plus movements agrees with the ledger's book at closing." in html
+    # The count went back to the main bank, the 50.00 EUR short to over/short.
+    assert store.balance(accounts.CAGE_CASH) == 10_000_000 + 125_050 - 5_000
+    assert store.balance(accounts.CAGE_OVER_SHORT) == 5_000
 
 
 def _staff(django_user_model, **roles):
@@ -108,24 +120,31 @@ def _staff(django_user_model, **roles):
         grant(django_user_model.objects.create_user(username=name, password="x"), role)
 
 
-def test_a_fill_issued_on_the_page_waits_for_the_runner_and_is_issued_when_he_signs(as_role, table, django_user_model):
-    """The page asks the same approval as the API: no FillIssued until the runner confirms."""
-    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
+def test_a_fill_prepared_on_the_page_waits_for_the_runner_then_leaves_the_window_in_transit(
+    as_role, table, django_user_model
+):
+    """The page asks the same approval as the API: no FillIssued until the runner confirms; then
+    the chips leave the cashier's drawer (and the cage) for "in transit", and reach the tray when
+    the table accepts them."""
+    from cashier.services.slips import slip_accept
+
+    _staff(django_user_model, pit1=Role.PIT_BOSS, pit2=Role.PIT_BOSS, run1=Role.RUNNER)
     client = as_role("cash1", Role.CASHIER)
-    hand_cage_to("cash1")
+    window = hand_cage_to("cash1")["window"]
+    drawer, cage_chips = store.balance(accounts.window_chips(window)), store.balance(accounts.CAGE_CHIPS)
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 30}, actor="pit1")["serial"]
     page = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"}, follow=True)
     html = page.content.decode()
-    assert f"Fill {serial}: waiting for the runner run1 to confirm he carries it" in html
+    assert f"Fill {serial} prepared: waiting for the runner run1 to confirm he carries it" in html
     assert Slip.objects.get(serial=serial).state == Slip.State.REQUESTED
     assert not Event.objects.filter(type="FillIssued").exists()
     row = re.search(rf'<tr data-serial="{serial}">(.*?)</tr>', html, re.S).group(1)
-    assert "waiting for the runner run1 (asked by cash1" in row and "Issue fill" not in row
+    assert "waiting for the runner run1 (asked by cash1" in row and "Prepare fill" not in row
     # Asking again (the page reloaded, or through the API) is refused: one issue per slip.
-    again = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"}, follow=True)
-    assert "Refused. Slip: carrying a slip&#x27;s chips was already asked by cash1 and waits for run1" in (
-        again.content.decode()
-    )
+    again = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"})
+    assert (
+        f"Fill {serial} not issued. Slip: carrying a slip&#x27;s chips was already asked by cash1 and waits for run1"
+    ) in again.content.decode()
     api = APIClient()
     api.force_authenticate(django_user_model.objects.get(username="cash1"))
     assert api.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json").status_code == 409
@@ -136,9 +155,18 @@ def test_a_fill_issued_on_the_page_waits_for_the_runner_and_is_issued_when_he_si
     signed = runner.post(f"/api/approvals/{approval.id}/confirm", {}, format="json")
     assert signed.status_code == 200 and signed.json()["state"] == "issued"
     issued = Event.objects.get(type="FillIssued")
-    assert (issued.actor, issued.data["runner"]) == ("cash1", "run1")
+    assert (issued.actor, issued.data["runner"], issued.data["window"]) == ("cash1", "run1", window)
+    assert store.balance(accounts.window_chips(window)) == drawer - 300_000
+    assert store.balance(accounts.CAGE_CHIPS) == cage_chips - 300_000
+    assert store.balance(accounts.CHIPS_IN_TRANSIT) == 300_000
     html = client.get(reverse("workstations:cage")).content.decode()
-    assert "issued by cash1, with run1" in html
+    assert "issued by cash1, with run1 (chips in transit)" in html
+    assert re.search(r"<td>Fill issued</td>\s*<td>slip ", html)
+    tray = store.balance(accounts.table_tray("R1"))
+    slip_accept(kind="fill", serial=serial, actor="pit2")
+    assert store.balance(accounts.CHIPS_IN_TRANSIT) == 0
+    assert store.balance(accounts.table_tray("R1")) == tray + 300_000
+    assert store.balance(accounts.window_chips(window)) == drawer - 300_000  # the drawer moved once
 
 
 def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, table, django_user_model):
@@ -154,41 +182,50 @@ def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, tab
     assert "waiting for the runner run1" in row and "<form" not in row
 
 
-def test_another_cashier_cannot_sell_redeem_or_close_in_the_open_shift(as_role, cage, django_user_model):
-    """The shift is shift-cashier's bank: the API and the page refuse a second cashier (409,
-    field shift), and the desk offers him no sale and no close."""
+def test_a_second_cashier_opens_her_own_window_beside_the_first_and_works_only_in_hers(
+    as_role, cage_float, django_user_model
+):
+    """Two windows at once, each its own imprest out of the main bank: cashier's sale moves her
+    drawer only, and she may not close shift-cashier's window (409, field shift)."""
+    from tests.conftest import staff_user
+
+    staff_user("shift-cashier", "cashier")
+    first = cage_shift_open(cash={"50000": 100}, chips={"1000000": 5}, actor="shift-cashier")
     patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
     client = as_role("cashier", Role.CASHIER)
+    desk = client.get(reverse("workstations:cage")).content.decode()
+    assert "My window: not open" in desk and "Window 1 (shift-cashier)" in desk and "Sell chips" not in desk
+    opened = client.post(
+        reverse("workstations:cage-shift-open"), {"cash-50000": "100", "chips-1000000": "5"}, follow=True
+    )
+    assert "Window 2 opened: imprest counted in 100,000.00 EUR." in opened.content.decode()
+    sold = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
+    )
+    html = sold.content.decode()
+    assert f"Sold 100.00 EUR of chips, patron {patron}" in html
+    assert (figure(html, "drawer-cash"), figure(html, "drawer-chips")) == ("50,100.00 EUR", "49,900.00 EUR")
+    assert store.balance(accounts.window_cash(first["window"])) == 5_000_000  # the other drawer untouched
+    assert figure(html, "main-bank") == "0.00 EUR" and figure(html, "book-total") == "200,000.00 EUR"
     api = APIClient()
     api.force_authenticate(django_user_model.objects.get(username="cashier"))
     before = Event.objects.count()
-    for operation in ("purchase", "redemption"):  # /api/cage/purchases, /api/cage/redemptions
-        refused = api.post(f"/api/cage/{operation}s", {"patron": patron, "amount_cents": 10_000}, format="json")
-        assert refused.status_code == 409, refused.json()
-        assert "the cage's shift is shift-cashier's" in str(refused.json()) and refused.json()["field"] == "shift"
-    book = {"cash": {"50000": 200}, "chips": {"1000000": 10}}
-    closed = api.post("/api/cage/shifts/close", book, format="json")
-    assert closed.status_code == 409 and closed.json()["field"] == "shift"
+    count = {"cash": {"50000": 100}, "chips": {"1000000": 5}, "cashier": "shift-cashier"}
+    closed = api.post("/api/cage/shifts/close", count, format="json")
+    assert closed.status_code == 409 and closed.json()["field"] == "shift", closed.content
     assert "only shift-cashier or a cage supervisor closes it" in closed.json()["detail"]
-    page = client.post(
-        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "100"}, follow=True
-    )
-    assert "Refused. Cashier shift: the cage&#x27;s shift is shift-cashier&#x27;s" in page.content.decode()
-    page = client.post(reverse("workstations:cage-shift-close"), {"cash-50000": "1"}, follow=True)
-    assert "only shift-cashier or a cage supervisor closes it" in page.content.decode()
     assert Event.objects.count() == before
-    desk = client.get(reverse("workstations:cage")).content.decode()
-    assert "<h2>The cage's shift is shift-cashier's</h2>" in desk
-    assert "Sell chips" not in desk and "Close shift" not in desk
 
 
-def test_a_cage_supervisor_closes_a_cashiers_shift_recorded_as_such(as_role, cage):
+def test_a_cage_supervisor_closes_a_cashiers_window_recorded_as_such(as_role, cage):
     client = as_role("cagesup", Role.CAGE_SUPERVISOR)
     desk = client.get(reverse("workstations:cage")).content.decode()
-    assert "Close shift-cashier's shift as cage supervisor" in desk and "Sell chips" not in desk
-    # The fixture's float, counted as the book: 100,000.00 EUR of cash and of chips.
+    assert "Close another cashier's window as cage supervisor" in desk and "Sell chips" not in desk
+    # The fixture's float, counted as the drawer: 100,000.00 EUR of cash and of chips.
     closed = client.post(
-        reverse("workstations:cage-shift-close"), {"cash-50000": "200", "chips-1000000": "10"}, follow=True
+        reverse("workstations:cage-shift-close"),
+        {"cashier": "shift-cashier", "cash-50000": "200", "chips-1000000": "10"},
+        follow=True,
     )
     html = closed.content.decode()
     event = last_shift_event()
@@ -206,12 +243,15 @@ def test_a_refusal_names_the_fields_label_not_its_api_name(as_role, cage):
     client = as_role("cash1", Role.CASHIER)
     hand_cage_to("cash1")
     patron = patron_register(kind="identified", name="A B", document="ID-1", actor=ACTOR)["patron"]
-    page = client.post(
-        reverse("workstations:cage-chips", args=["redemption"]), {"patron": patron, "amount": "100"}, follow=True
-    )
+    page = client.post(reverse("workstations:cage-chips", args=["redemption"]), {"patron": patron, "amount": "100"})
     html = page.content.decode()
-    assert f"Refused. Amount: patron {patron} holds 0.00 EUR of chips" in html
+    assert page.status_code == 400
+    assert f"<strong>Amount</strong>: Patron {patron} holds 0.00 EUR of chips" in html
     assert "amount_cents" not in html
+    # What was typed stays in the form, the amount marked as the field at fault.
+    form = re.search(r'<form[^>]*data-form="redeem">(.*?)</form>', html, re.S).group(1)
+    assert f'placeholder="P00001" required autocomplete="off" value="{patron}">' in form
+    assert 'placeholder="1,500.00" required autocomplete="off" value="100" aria-invalid="true">' in form
 
 
 # --- amounts as a French cashier types them ---------------------------------------------------
@@ -241,11 +281,11 @@ def test_an_ambiguous_amount_is_refused_on_the_page_saying_how_to_type_it_and_wr
     hand_cage_to("cash1")
     patron = make_patron(500_000)
     before = Event.objects.count()
-    page = client.post(
-        reverse("workstations:cage-chips", args=[operation]), {"patron": patron, "amount": "1,000"}, follow=True
-    )
+    page = client.post(reverse("workstations:cage-chips", args=[operation]), {"patron": patron, "amount": "1,000"})
+    assert page.status_code == 400 and 'value="1,000" aria-invalid="true"' in page.content.decode()
     assert (
-        "Refused. Amount: &quot;1,000&quot; is ambiguous (is its comma a thousands separator or the decimal mark?): "
+        "<strong>Amount</strong>: &quot;1,000&quot; is ambiguous "
+        "(is its comma a thousands separator or the decimal mark?): "
         "type cents after a comma or a point, two digits at most (12,50 or 12.50), and thousands with a space or "
         "nothing (1 000,50 or 1000.50)"
     ) in page.content.decode()
@@ -284,15 +324,13 @@ def test_the_shared_anonymous_patron_over_the_threshold_is_told_to_register_the_
     anon = patron_register(kind="anonymous", actor=ACTOR)["patron"]
     for _ in range(2):  # two strangers under the threshold each: 3,000.00 EUR of chips on anon
         chips_purchase(patron=anon, amount_cents=150_000, actor="cash1")
-    page = client.post(
-        reverse("workstations:cage-chips", args=[operation]), {"patron": anon, "amount": "2,500.00"}, follow=True
-    )
+    page = client.post(reverse("workstations:cage-chips", args=[operation]), {"patron": anon, "amount": "2,500.00"})
     html = page.content.decode()
-    assert page.redirect_chain and page.status_code == 200
+    assert page.status_code == 409
     assert (
-        f"Refused. Patron code: the shared anonymous patron anon cannot {verb} for 2,500.00 EUR: 2,000.00 EUR or "
-        "more needs a registered patron (AML identity threshold, FR). Register the person as a patron of his own "
-        "with his name and identity document, then use his own patron code."
+        f"<strong>Patron code</strong>: The shared anonymous patron anon cannot {verb} for 2,500.00 EUR: "
+        "2,000.00 EUR or more needs a registered patron (AML identity threshold, FR). "
+        "Register the person as a patron of his own with his name and identity document, then use his own patron code."
     ) in html
     assert "Identity required" not in html and "identity_name" not in html
     assert store.balance(accounts.patron_chips(anon)) == 300_000  # nothing sold nor redeemed

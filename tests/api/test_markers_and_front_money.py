@@ -6,7 +6,7 @@ import pytest
 
 from cashier.credit_models import Marker
 from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue
-from ledger import accounts, store
+from ledger import accounts, posting_rules, store
 from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING
 from patrons.services.patrons import patron_register
@@ -37,6 +37,12 @@ def _legs(event_type: str) -> set[tuple[str, int]]:
     return {(p.account, p.amount_cents) for p in Posting.objects.filter(event=event)}
 
 
+def _drawer(event_type: str, **moved: int) -> set[tuple[str, int]]:
+    """The legs moving the cashier's drawer in the last ``event_type`` (made at her window)."""
+    window = Event.objects.filter(type=event_type).order_by("-position").first().data["window"]
+    return {(leg.account, leg.amount_cents) for leg in posting_rules.window_share(window, **moved)}
+
+
 def test_a_credit_line_is_approved_by_a_cage_supervisor_only(desk):
     p = desk["patron"]
     assert (
@@ -65,7 +71,7 @@ def test_markers_are_issued_against_the_remaining_credit_numbered_and_paid_at_th
         ("cage:markers", 300_000),
         ("cage:chips", -300_000),
         (f"patron:{p}:chips", 300_000),
-    }
+    } | _drawer("MarkerIssued", chips=-300_000)
 
     over = desk["pit"].post(f"/api/patrons/{p}/markers", {"amount_cents": 200_001, "table": "R1"}, format="json")
     assert over.status_code == 409 and over.json()["field"] == "amount_cents"
@@ -105,7 +111,7 @@ def test_markers_are_issued_against_the_remaining_credit_numbered_and_paid_at_th
         (f"patron:{p}:credit", 150_000),
         (f"patron:{p}:chips", -150_000),
         ("cage:chips", 150_000),
-    }
+    } | _drawer("MarkerPaid", chips=150_000)
     again = desk["cashier"].post(
         f"/api/markers/{second}/payments", {"amount_cents": 1, "method": "cash"}, format="json"
     )
@@ -143,7 +149,7 @@ def test_front_money_is_deposited_withdrawn_and_pays_a_marker(desk):
         ("cage:cash", 1_000_000),
         ("cage:deposits", -1_000_000),
         (f"patron:{p}:deposit", 1_000_000),
-    }
+    } | _drawer("FrontMoneyDeposited", cash=1_000_000)
     out = desk["cashier"].post(f"/api/patrons/{p}/front-money/withdrawals", {"amount_cents": 400_000}, format="json")
     assert out.status_code == 201 and out.json()["balance_cents"] == 600_000
     too_much = desk["cashier"].post(
@@ -198,8 +204,8 @@ def _credit_steps_at_the_cage(desk) -> dict:
 
 @pytest.mark.parametrize("step", ["marker issue", "marker payment", "front money deposit", "front money withdrawal"])
 def test_a_credit_step_at_the_cage_is_the_open_shifts_cashiers_only(desk, step):
-    """As a chip sale (``cage_shifts.require_open_shift``): the shift is cash1's bank, so another
-    cashier, and a cage supervisor (who may only close it), get 409 naming its cashier in words
+    """As a chip sale (``cage_shifts.require_open_shift``): the open window is cash1's bank, so
+    another cashier, and a cage supervisor, without a window of their own get 409 in words
     and the ledger gets nothing; cash1 makes the step."""
     url, body, done = _credit_steps_at_the_cage(desk)[step]
     events = Event.objects.count()
@@ -207,8 +213,8 @@ def test_a_credit_step_at_the_cage_is_the_open_shifts_cashiers_only(desk, step):
         refused = desk[who].post(url, body, format="json")
         assert (refused.status_code, refused.json()["field"]) == (409, "shift"), refused.content
         assert refused.json()["detail"] == (
-            f"the cage's shift is cash1's: only cash1 sells, redeems and issues in it; "
-            f"{name} opens his own shift once cash1 has closed it (a cage supervisor may close it)"
+            f"{name} has no window open (open: cash1's): open your own window with its count first; "
+            "only a window's cashier sells, redeems and issues in it"
         )
         assert Event.objects.count() == events
     made = desk["cashier"].post(url, body, format="json")

@@ -72,15 +72,15 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     page.get_by_label("Password").fill("cage-secret")
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Cage workstation")
-    expect(page.locator('[data-figure="shift"]')).to_contain_text("handed over to nobody (end of day)")
-    expect(page.locator('[data-section="queue"]')).to_contain_text("open a shift first")
+    expect(page.locator("#window-title")).to_have_text("My window: not open")
+    expect(page.locator('[data-section="queue"]')).to_contain_text("open your window first")
 
     # --- open: the cage counted by denomination -----------------------------------------------
     type_count(page, "open", book_count())
     screenshots(page, "open-count")
-    page.get_by_role("button", name="Open shift").click()
-    expect(page.locator(".messages")).to_contain_text("variance 0.00 EUR")
-    expect(page.locator('[data-figure="shift"]')).to_contain_text("open, by cash1 since")
+    page.get_by_role("button", name="Open my window").click()
+    expect(page.locator(".messages")).to_contain_text("Window 2 opened: imprest counted in")
+    expect(page.locator("#window-title")).to_have_text("My window 2")
 
     # --- sell 300.00 EUR of chips -----------------------------------------------------------
     page.locator("#sell-patron").fill(buyer)
@@ -105,11 +105,11 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     row = page.locator(f'[data-section="queue"] tr[data-serial="{serial}"]')
     expect(row).to_contain_text("30 × 100 EUR")
     row.get_by_label(f"Runner for fill {serial}").select_option("run1")
-    row.get_by_role("button", name="Issue fill").click()
+    row.get_by_role("button", name="Prepare fill").click()
     # Not issued yet: the runner signs that he carries it (the approval the API asks too).
-    expect(page.locator(".messages")).to_contain_text(f"Fill {serial}: waiting for the runner run1 to confirm")
+    expect(page.locator(".messages")).to_contain_text(f"Fill {serial} prepared: waiting for the runner run1 to confirm")
     expect(row).to_contain_text("waiting for the runner run1 (asked by cash1")
-    expect(row.get_by_role("button", name="Issue fill")).to_have_count(0)
+    expect(row.get_by_role("button", name="Prepare fill")).to_have_count(0)
     assert not Event.objects.filter(type="FillIssued").exists()
     screenshots(page, "fill-waiting")
     runner = APIClient()
@@ -121,9 +121,9 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     screenshots(page, "desk")
 
     # --- count out and close: the shift report reconciles -------------------------------------
-    type_count(page, "close", book_count())
-    page.get_by_role("button", name="Close shift").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Cashier shift report: cash1")
+    type_count(page, "close", book_count())  # her window holds the whole cage: the count is the book
+    page.get_by_role("button", name="Close my window").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Window 2 report: cash1")
     expect(page.locator('[data-figure="variance"]')).to_have_text("0.00 EUR")
     expect(page.locator('[data-figure="book-agrees"]')).to_contain_text("agrees with the ledger's book at closing")
     screenshots(page, "shift-report")
@@ -144,9 +144,12 @@ def test_a_cashier_does_a_whole_shift(browser_page, dashboard_server, django_use
     assert store.balance(accounts.patron_chips(nameless)) == 0
 
 
-def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_server, django_user_model, cage_float):
-    """The open shift is SHIFT_CASHIER's bank: a second cashier sees whose it is, gets no sale,
-    redemption, issue or close, and a sale he forces is refused in words."""
+def test_another_cashier_finds_the_open_window_is_not_hers(
+    browser_page, dashboard_server, django_user_model, cage_float
+):
+    """The open window is SHIFT_CASHIER's bank: a second cashier sees whose it is, gets no sale,
+    redemption, issue or close in it, and a sale she forces is refused in words; a cage
+    supervisor closes that window, recorded as his close."""
     page = browser_page
     grant(django_user_model.objects.create_user(username="cashier", password="cage-secret"), Role.CASHIER)
     grant(django_user_model.objects.create_user(username="cagesup", password="cage-secret"), Role.CAGE_SUPERVISOR)
@@ -157,14 +160,12 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
     buyer = make_patron()
     before = Event.objects.exclude(type="StaffLoggedIn").count()
     log_in(page, dashboard_server.url, "cashier", "cage-secret", app="workstations")
-    expect(page.locator('[data-figure="shift"]')).to_contain_text(f"open, by {SHIFT_CASHIER} since")
-    notice = page.locator('[data-figure="not-my-shift"]')
-    expect(notice).to_contain_text(f"The cage's shift is {SHIFT_CASHIER}'s")
-    expect(notice).to_contain_text("or a cage supervisor closes it")
+    expect(page.locator("#window-title")).to_have_text("My window: not open")
+    expect(page.locator('[data-section="cage-book"]')).to_contain_text(f"Window 1 ({SHIFT_CASHIER})")
     expect(page.get_by_role("button", name="Sell chips")).to_have_count(0)
-    expect(page.get_by_role("button", name="Close shift")).to_have_count(0)
-    expect(page.locator(f'tr[data-serial="{serial}"]')).to_contain_text(f"{SHIFT_CASHIER} issues it (his shift)")
-    screenshots(page, "not-my-shift")
+    expect(page.get_by_role("button", name="Close my window")).to_have_count(0)
+    expect(page.locator(f'tr[data-serial="{serial}"]')).to_contain_text("open your window first")
+    screenshots(page, "not-my-window")
     # A sale posted anyway (an old form, a second tab) is refused, the field named in words.
     page.evaluate(
         """(buyer) => { const f = document.createElement('form'); f.method = 'post';
@@ -176,26 +177,25 @@ def test_another_cashier_finds_the_shift_is_not_his(browser_page, dashboard_serv
         buyer,
     )
     expect(page.locator(".messages")).to_contain_text(
-        f"Refused. Cashier shift: the cage's shift is {SHIFT_CASHIER}'s: only {SHIFT_CASHIER} sells"
+        f"Not recorded. Cashier window: cashier has no window open (open: {SHIFT_CASHIER}'s)"
     )
-    screenshots(page, "not-my-shift-refused")
+    screenshots(page, "not-my-window-refused")
     assert Event.objects.exclude(type="StaffLoggedIn").count() == before
 
-    # --- a cage supervisor closes the shift, handing it over: recorded as his close -----------
+    # --- a cage supervisor closes that window: recorded as his close --------------------------
     page.get_by_role("button", name="Log out").click()
     page.get_by_label("User name").fill("cagesup")
     page.get_by_label("Password").fill("cage-secret")
     page.get_by_role("button", name="Log in").click()
-    expect(
-        page.get_by_role("heading", name=f"Close {SHIFT_CASHIER}'s shift as cage supervisor: count the cage")
-    ).to_be_visible()
-    type_count(page, "close", book_count())
-    page.locator("#close-handover").select_option("cashier")
-    page.get_by_role("button", name="Close shift").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Cashier shift report: {SHIFT_CASHIER}")
+    expect(page.get_by_role("heading", name="Close another cashier's window as cage supervisor")).to_be_visible()
+    page.locator("#close-other-cashier").select_option(SHIFT_CASHIER)
+    type_count(page, "close-other", book_count())
+    page.get_by_role("button", name="Close that window").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Window 1 report: {SHIFT_CASHIER}")
     expect(page.locator('[data-figure="closed"]')).to_contain_text(
-        f"by cagesup (cage supervisor, closing {SHIFT_CASHIER}'s shift), handed over to cashier"
+        f"by cagesup (cage supervisor, closing {SHIFT_CASHIER}'s shift)"
     )
+    expect(page.locator('[data-figure="variance"]')).to_have_text("0.00 EUR")
     expect(page.locator(".signatures")).to_contain_text(f"Cashier: {SHIFT_CASHIER}")
     expect(page.locator(".signatures")).to_contain_text("Cage supervisor: cagesup (closed the shift)")
     screenshots(page, "closed-by-supervisor")
@@ -214,8 +214,8 @@ def test_a_cashier_types_amounts_the_french_way_and_is_told_what_anon_cannot_do(
     anon = patron_register(kind="anonymous", actor=ACTOR)["patron"]
     log_in(page, dashboard_server.url, "cash1", "cage-secret", app="workstations")
     type_count(page, "open", book_count())
-    page.get_by_role("button", name="Open shift").click()
-    expect(page.locator(".messages")).to_contain_text("variance 0.00 EUR")
+    page.get_by_role("button", name="Open my window").click()
+    expect(page.locator(".messages")).to_contain_text("Window 1 opened")
 
     page.locator("#sell-patron").fill(buyer)
     page.locator("#sell-amount").fill("12,5")
@@ -226,8 +226,8 @@ def test_a_cashier_types_amounts_the_french_way_and_is_told_what_anon_cannot_do(
     page.locator("#sell-patron").fill(buyer)
     page.locator("#sell-amount").fill("1,000")
     page.get_by_role("button", name="Sell chips").click()
-    expect(page.locator(".messages")).to_have_text(
-        'Refused. Amount: "1,000" is ambiguous (is its comma a thousands separator or the decimal mark?): '
+    expect(page.locator('[data-form="sell"] .field-error')).to_have_text(
+        'Amount: "1,000" is ambiguous (is its comma a thousands separator or the decimal mark?): '
         "type cents after a comma or a point, two digits at most (12,50 or 12.50), and thousands with a space "
         "or nothing (1 000,50 or 1000.50)"
     )
@@ -236,8 +236,8 @@ def test_a_cashier_types_amounts_the_french_way_and_is_told_what_anon_cannot_do(
     page.locator("#sell-patron").fill(anon)
     page.locator("#sell-amount").fill("2 500")
     page.get_by_role("button", name="Sell chips").click()
-    expect(page.locator(".messages")).to_have_text(
-        "Refused. Patron code: the shared anonymous patron anon cannot buy chips for 2,500.00 EUR: 2,000.00 EUR "
+    expect(page.locator('[data-form="sell"] .field-error')).to_have_text(
+        "Patron code: The shared anonymous patron anon cannot buy chips for 2,500.00 EUR: 2,000.00 EUR "
         "or more needs a registered patron (AML identity threshold, FR). Register the person as a patron of his "
         "own with his name and identity document, then use his own patron code."
     )

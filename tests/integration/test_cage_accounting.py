@@ -282,16 +282,15 @@ def test_cash_and_chip_movements_are_refused_while_no_cashier_shift_is_open(cage
     from cashier.services.cage import chips_purchase, chips_redeem
     from cashier.services.cage_shifts import cage_shift_close
 
-    from ..conftest import make_patron, open_cage_shift
+    from ..conftest import drawer_count, make_patron, open_cage_shift
 
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 5}, actor="pit1")["serial"]
-    with pytest.raises(StateConflict, match="no cashier shift is open"):
-        make_patron(50_000)  # before the first shift
-    open_cage_shift("cash1")
-    patron = make_patron(50_000)  # bought inside the shift
-    count = {"cash": {"50000": 201}, "chips": {"1000000": 9, "500000": 1, "100000": 4, "50000": 1}}
-    cage_shift_close(**count, actor="cash1")
+    with pytest.raises(StateConflict, match="no cashier window is open"):
+        make_patron(50_000)  # before the first window
+    window = open_cage_shift("cash1")["window"]
+    patron = make_patron(50_000)  # bought while a window is open (the system's step: the main bank)
+    cage_shift_close(**drawer_count(window), actor="cash1")
     for attempt in (
         lambda: chips_purchase(patron=patron, amount_cents=10_000, actor="cash1"),
         lambda: chips_redeem(patron=patron, amount_cents=10_000, actor="cash1"),
@@ -300,6 +299,6 @@ def test_cash_and_chip_movements_are_refused_while_no_cashier_shift_is_open(cage
         before = Event.objects.count()
         with pytest.raises(StateConflict) as refused:
             attempt()
-        assert refused.value.field == "shift" and "no cashier shift is open" in refused.value.message
+        assert refused.value.field == "shift" and "no cashier window is open" in refused.value.message
         assert Event.objects.count() == before
     assert store.balance(accounts.CAGE_CASH) == 10_050_000 and Slip.objects.get(serial=serial).state == "requested"

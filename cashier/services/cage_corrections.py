@@ -1,0 +1,111 @@
+"""Correcting a window's chip sale or redemption: a reversing event, approved by a cage
+supervisor from his own session (``approvals`` act ``cage_transaction_reverse``).
+
+The ledger is never edited: ``ChipsPurchaseReversed`` / ``ChipsRedemptionReversed`` names the
+transaction it corrects (``reverses``: its position, also the causation) and posts its legs the
+other way round, through the same window's drawer. The reversed line stays in the window's list.
+"""
+
+from games.rules.money import format_cents
+from ledger import store
+from ledger.closed_days import refuse_if_closed
+from ledger.commands import ledger_command
+from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.models import Event
+from ledger.store import Leg, NewEvent
+from staff.roles import Role, require_role, require_second_signature
+
+from ..models import Cage
+from .cage_shifts import CAGE_ROLES, open_windows
+
+REVERSIBLE = {"ChipsPurchased": "ChipsPurchaseReversed", "ChipsRedeemed": "ChipsRedemptionReversed"}
+REVERSALS = tuple(REVERSIBLE.values())
+
+
+def reversal_of(position: int) -> Event | None:
+    """The event reversing the cage transaction at ``position``, if any."""
+    return Event.objects.filter(type__in=REVERSALS, causation_id=str(position)).first()
+
+
+def _transaction(position: object) -> Event:
+    if type(position) is not int or position <= 0:
+        raise InvalidInput("name the transaction by its ledger position", field="event")
+    found = Event.objects.filter(position=position, type__in=list(REVERSIBLE)).first()
+    if found is None:
+        raise NotFound(f"no chip sale or redemption at position {position}", field="event")
+    return found
+
+
+def _covered(legs: list[Leg]) -> None:
+    """Each holder the reversal takes from (the patron's chips, the window's drawer) holds it."""
+    for leg in legs:
+        holder = leg.account.startswith("patron:") or leg.account.startswith("cage:window:")
+        if holder and leg.amount_cents < 0 and store.balance(leg.account) < -leg.amount_cents:
+            who = "the patron" if leg.account.startswith("patron:") else "the window"
+            raise InsufficientChips(
+                f"{who} holds {format_cents(store.balance(leg.account))}, less than the "
+                f"{format_cents(-leg.amount_cents)} the reversal gives back",
+                field="event",
+            )
+
+
+def cage_transaction_reverse(
+    *, event: int, reason: str, approver: str, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Reverse the chip sale or redemption at ledger position ``event`` (storno), made at a window
+    still open, with ``reason`` and a cage supervisor's second signature (``approver``, not the
+    actor: given only through an approval he confirmed himself).
+
+    Returns ``{"event", "reverses", "type", "patron", "amount_cents", "window"}`` (cents).
+    Raises ``InvalidInput`` (no reason, bad position), ``NotFound``, ``RoleRequired`` (403),
+    ``StateConflict`` (already reversed, its window closed, its gaming day closed: field
+    ``event``), ``InsufficientChips`` (the patron or the drawer no longer holds what goes back).
+    """
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
+        raise InvalidInput("a reversal needs its reason (up to 500 characters)", field="reason")
+    require_role(actor, *CAGE_ROLES, step="reversing a cage transaction")
+    require_second_signature("reversing a cage transaction", approver, actor, Role.CAGE_SUPERVISOR)
+    why = reason.strip()
+    request = {"op": "cage_transaction_reverse", "event": event, "reason": why, "approver": approver}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        original = _transaction(event)
+        window = original.data.get("window")
+        if reversal_of(original.position) is not None:
+            raise StateConflict("this transaction is already reversed", field="event")
+        cage = original.stream.removeprefix("cage/")
+        if window is None or window not in {w.data.get("window") for w in open_windows(cage).values()}:
+            raise StateConflict("its window is closed: only a line of an open window is reversed here", field="event")
+        refuse_if_closed(original.gaming_day, what="its transactions stand", field="event")
+        legs = [Leg(p.account, -p.amount_cents, p.currency) for p in original.postings.all()]
+        _covered(legs)
+        reversal_type = REVERSIBLE[original.type]
+        data = {
+            "patron": original.data["patron"],
+            "amount_cents": original.data["amount_cents"],
+            "window": window,
+            "reverses": original.position,
+            "transaction": original.data.get("transaction", ""),
+            "reason": why,
+            "approved_by": approver,
+        }
+        (appended,) = cmd.append(
+            stream=original.stream,
+            expected_version=store.stream_version(original.stream),
+            correlation_id=original.correlation_id,
+            causation_id=str(original.position),
+            events=[NewEvent(reversal_type, data, legs)],
+        )
+        # The cage row mirrors its stream's version: the next sale appends with it.
+        Cage.objects.filter(code=cage).update(version=appended.version)
+        return cmd.finish(
+            {
+                "event": appended.position,
+                "reverses": original.position,
+                "type": reversal_type,
+                "patron": data["patron"],
+                "amount_cents": data["amount_cents"],
+                "window": window,
+            }
+        )
