@@ -354,6 +354,11 @@ API_THROTTLE_RATES = {
         ("anon", env.str("API_THROTTLE_ANON", default="120/minute")),
     )
 }
+# How many reverse proxies of ours stand in front of the application (nginx alone: 1). Only the
+# X-Forwarded-For entries they append are believed (core.throttling.client_address); 0, the
+# default: the header is ignored and the address is REMOTE_ADDR, as a client can write the header.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
     "core.throttling.DeviceRateThrottle",
     "core.throttling.PersonRateThrottle",
@@ -367,8 +372,10 @@ CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
-# failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's
-# password) and per client address (trying many accounts from one place), as axes recommends.
+# failures, refuses logins for AXES_COOLOFF_MINUTES to that username from that address: the
+# combination, so that nobody can lock a colleague out from elsewhere, nor one address (a proxy,
+# the cage's NAT) lock out everyone behind it. Guessing many accounts from one place is slowed by
+# the anonymous rate limit. The address is core.throttling.client_address (NUM_PROXIES).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "staff.backends.StaffBackend",  # ModelBackend, the user's roles read with him
@@ -376,7 +383,8 @@ AUTHENTICATION_BACKENDS = [
 SESSION_ENGINE = "staff.sessions"  # database sessions, read by a prepared statement
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "core.throttling.client_address"
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
 # After a login with no ``next`` (DRF's browsable API login among them): ``/``, each role's page.
