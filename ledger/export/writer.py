@@ -32,6 +32,7 @@ from .. import signing, withheld
 from ..errors import NotFound
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
+from ..spreadsheet_cells import safe_row
 from ..store import head
 from . import registry
 from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
@@ -177,13 +178,14 @@ def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
 
 
 def csv_lines(rows: Iterable[Iterable[object]]) -> Iterator[str]:
-    """CSV text lines, without their newline (see module docstring)."""
+    """CSV text lines, without their newline (see module docstring); a text a spreadsheet would
+    run as a formula is written as text (``ledger.spreadsheet_cells``)."""
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="")
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
-        out.writerow(row)
+        out.writerow(safe_row(row))
         yield buffer.getvalue()
 
 
