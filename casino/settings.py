@@ -222,6 +222,11 @@ STORAGES = {
 # password with every request and costs a password hash (PBKDF2, about 0.47 s of CPU) each time,
 # so 4 requests a second would fill 2 cores. The demo, the tests and the smoke test keep it.
 HTTP_BASIC = not HTTPS
+# The largest request body read, in bytes: a form, ``request.body`` and the API's JSON
+# (core.parsers: 413 beyond). A batch of 1,000 bets is about 150 kB. Uploaded files (the
+# auditor's export to verify) are streamed to disk and not counted.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1_048_576)
+
 REST_FRAMEWORK = {
     # The first class answers the challenge: an unauthenticated request gets 401 with a
     # WWW-Authenticate header (Basic in the demo, Device in production); 403 is kept for
