@@ -18,6 +18,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from games.names import game_name
+from ledger.spreadsheet_cells import safe_row
 
 from .reports import PERIODS
 
@@ -97,7 +98,7 @@ def metadata(report: dict) -> list[tuple[str, object]]:
 def _csv(rows: list[list[object]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerows(rows)
+    writer.writerows(safe_row(row) for row in rows)
     return out.getvalue()
 
 
@@ -110,6 +111,15 @@ def report_csv(report: dict) -> str:
 def metadata_csv(report: dict) -> str:
     """The report's metadata as CSV: ``name,value`` then one line per item."""
     return _csv([["name", "value"], *metadata(report)])
+
+
+def _as_text(sheet) -> None:
+    """openpyxl stores a text starting with ``=`` as a formula: every cell is stored as the
+    value it was given, a formula never (``ledger.spreadsheet_cells``)."""
+    for row in sheet.iter_rows():
+        for cell in row:
+            if cell.data_type == "f":
+                cell.data_type = "s"
 
 
 def report_xlsx(report: dict) -> bytes:
@@ -132,6 +142,8 @@ def report_xlsx(report: dict) -> bytes:
     about.append(["name", "value"])
     for name, value in metadata(report):
         about.append([name, value])
+    for worksheet in (sheet, about):
+        _as_text(worksheet)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

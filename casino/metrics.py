@@ -4,7 +4,9 @@ Who may read it: a client whose address is in ``METRICS_ALLOWED_IPS`` (default l
 Prometheus on the same host, or scraping through an SSH tunnel), or one sending
 ``Authorization: Bearer <METRICS_TOKEN>`` when that token is set. Anyone else gets 403. Behind
 a load balancer every request comes from the balancer's address: scrape each node directly,
-or use the token (deploy/README.md "Metrics").
+or use the token (deploy/README.md "Metrics"). A request that carries a proxy's header
+(``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) came through a proxy — one on this host
+makes anyone look like 127.0.0.1 — so it needs the token whatever its address.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set, the counts of every process on the host that writes
 there (gunicorn workers, Celery workers) are summed; without it, this process's own.
@@ -49,19 +51,27 @@ class CheckpointCollector:
         yield gauge
 
 
+PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
 def allowed(request) -> bool:
+    """The token when it is set and offered; else an address of ``METRICS_ALLOWED_IPS`` on a
+    request that no proxy relayed."""
     token = settings.METRICS_TOKEN
     if token:
         offered = request.headers.get("Authorization", "")
         if hmac.compare_digest(offered.encode(), f"Bearer {token}".encode()):
             return True
+    if any(header in request.META for header in PROXY_HEADERS):
+        return False
     return request.META.get("REMOTE_ADDR") in settings.METRICS_ALLOWED_IPS
 
 
 def metrics_view(request):
     if not allowed(request):
         return JsonResponse(
-            {"error": "permission_denied", "detail": "metrics are for the monitoring's address or token"}, status=403
+            {"error": "permission_denied", "detail": "metrics are for the monitoring's address or token"},
+            status=403,
         )
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess

@@ -241,6 +241,11 @@ STORAGES = {
 # password with every request and costs a password hash (PBKDF2, about 0.47 s of CPU) each time,
 # so 4 requests a second would fill 2 cores. The demo, the tests and the smoke test keep it.
 HTTP_BASIC = not HTTPS
+# The largest request body read, in bytes: a form, ``request.body`` and the API's JSON
+# (core.parsers: 413 beyond). A batch of 1,000 bets is about 150 kB. Uploaded files (the
+# auditor's export to verify) are streamed to disk and not counted.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1_048_576)
+
 REST_FRAMEWORK = {
     # The first class answers the challenge: an unauthenticated request gets 401 with a
     # WWW-Authenticate header (Basic in the demo, Device in production); 403 is kept for
@@ -373,6 +378,11 @@ API_THROTTLE_RATES = {
         ("anon", env.str("API_THROTTLE_ANON", default="120/minute")),
     )
 }
+# How many reverse proxies of ours stand in front of the application (nginx alone: 1). Only the
+# X-Forwarded-For entries they append are believed (core.throttling.client_address); 0, the
+# default: the header is ignored and the address is REMOTE_ADDR, as a client can write the header.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
     "core.throttling.DeviceRateThrottle",
     "core.throttling.PersonRateThrottle",
@@ -386,8 +396,10 @@ CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
 
 # --- Authentication and lockout (issue #10) ---------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
-# failures, refuses logins for AXES_COOLOFF_MINUTES: per username (guessing one account's
-# password) and per client address (trying many accounts from one place), as axes recommends.
+# failures, refuses logins for AXES_COOLOFF_MINUTES to that username from that address: the
+# combination, so that nobody can lock a colleague out from elsewhere, nor one address (a proxy,
+# the cage's NAT) lock out everyone behind it. Guessing many accounts from one place is slowed by
+# the anonymous rate limit. The address is core.throttling.client_address (NUM_PROXIES).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "staff.backends.StaffBackend",  # ModelBackend, the user's roles read with him
@@ -395,7 +407,8 @@ AUTHENTICATION_BACKENDS = [
 SESSION_ENGINE = "staff.sessions"  # database sessions, read by a prepared statement
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "core.throttling.client_address"
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
 # After a login with no ``next`` (DRF's browsable API login among them): ``/``, each role's page.

@@ -6,7 +6,9 @@ or None: no limit), read at each request so a change of settings applies at once
 
 - ``device``: a device token (``Authorization: Device …``), per device;
 - ``user``: a person logged in (session or Basic), per user;
-- ``anon``: no login (the health, schema and docs pages), per client address.
+- ``anon``: no login (the health, schema and docs pages), per client address
+  (``client_address``: ``X-Forwarded-For`` is believed only as far as ``NUM_PROXIES`` proxies
+  of ours wrote it; a client writes whatever it likes there).
 
 Counts live in Django's default cache (``DJANGO_CACHE_URL``): per process with the default
 local-memory cache, so with several gunicorn workers or nodes the limit is per process unless
@@ -50,5 +52,23 @@ class PersonRateThrottle(_Configured, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
+def client_address(request) -> str:
+    """The client's address: ``REMOTE_ADDR``, or with ``settings.NUM_PROXIES`` = n > 0 (n
+    reverse proxies of ours in front, each appending the address it saw to
+    ``X-Forwarded-For``) the n-th address from the header's end. Entries to the left of it
+    were written by the client and are never read. Also django-axes's address
+    (``AXES_CLIENT_IP_CALLABLE``)."""
+    remote = request.META.get("REMOTE_ADDR", "") or ""
+    proxies = getattr(settings, "NUM_PROXIES", 0) or 0
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies <= 0 or not forwarded:
+        return remote
+    addresses = [address.strip() for address in forwarded.split(",") if address.strip()]
+    return addresses[-min(proxies, len(addresses))] if addresses else remote
+
+
 class AnonymousRateThrottle(_Configured, AnonRateThrottle):
     scope = "anon"
+
+    def get_ident(self, request) -> str:
+        return client_address(request)

@@ -1,7 +1,10 @@
 """Read-only admin: the admin bypasses the services, so it may look but never write."""
 
+import json
+
 from django.contrib import admin
 
+from . import withheld
 from .models import AccountBalance, Event, Posting
 
 
@@ -30,10 +33,43 @@ class PostingInline(admin.TabularInline):
 
 @admin.register(Event)
 class EventAdmin(ReadOnlyAdmin):
+    """The event page shows a face-down card of a coup in play without its value, hash or the
+    next event's prev_hash (``ledger.withheld``): a superuser is a reader like any other."""
+
     list_display = ["position", "stream", "version", "type", "gaming_day", "actor", "occurred_at"]
     list_filter = ["type", "gaming_day"]
     search_fields = ["stream", "correlation_id"]
     inlines = [PostingInline]
+    fields = [
+        "position",
+        "stream",
+        "version",
+        "type",
+        "schema_version",
+        "shown_data",
+        "occurred_at",
+        "recorded_at",
+        "gaming_day",
+        "actor",
+        "correlation_id",
+        "causation_id",
+        "idempotency_key",
+        "shown_prev_hash",
+        "shown_hash",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="data")
+    def shown_data(self, event: Event) -> str:
+        return json.dumps(withheld.shown_data(event), ensure_ascii=False, sort_keys=True, indent=1)
+
+    @admin.display(description="prev hash")
+    def shown_prev_hash(self, event: Event) -> str:
+        return withheld.shown_prev_hash(event)
+
+    @admin.display(description="hash")
+    def shown_hash(self, event: Event) -> str:
+        return withheld.shown_hash(event)
 
 
 @admin.register(AccountBalance)

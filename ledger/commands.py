@@ -85,8 +85,14 @@ class Command:
 
 def idempotency_key_valid(key: object) -> bool:
     """Whether ``key`` can be an idempotency key: a string of 1 to 200 characters without NUL
-    (PostgreSQL refuses NUL in a text value: it would be a 500, on any command)."""
-    return isinstance(key, str) and 1 <= len(key) <= 200 and "\x00" not in key
+    or a lone surrogate (PostgreSQL refuses NUL in a text value, UTF-8 cannot encode a lone
+    surrogate: either would be a 500, on any command)."""
+    return (
+        isinstance(key, str)
+        and 1 <= len(key) <= 200
+        and "\x00" not in key
+        and not any("\ud800" <= c <= "\udfff" for c in key)
+    )
 
 
 # The idempotency keys answered from their record while ``replays_noted`` watches (a form's page

@@ -12,11 +12,14 @@
   end (0 turns the check off). The oldest unsealed day is the gaming day of the first event
   after the latest seal's range (positions follow time, so that is the oldest one).
 
-A check that raises is failing, with the error's class and message (never a 500).
+A check that raises is failing (never a 500) with a fixed word of what failed ("database
+unavailable", "broker unavailable", …): the probe answers anyone, and a driver's message names
+hosts, ports and users. The error itself goes to the log (``ledger.health``).
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -27,6 +30,15 @@ from . import projections
 from .gaming_day import current_gaming_day
 from .models import Event
 from .seal import SEAL_EVENT, latest_seal
+
+log = logging.getLogger(__name__)
+# What a failing check says to the caller; the error's own message stays in the log.
+UNAVAILABLE = {
+    "database": "database unavailable",
+    "broker": "broker unavailable",
+    "projections": "projection lag unreadable",
+    "seal": "seal state unreadable",
+}
 
 
 def database() -> dict:
@@ -92,16 +104,18 @@ def seal(now: datetime | None = None) -> dict:
 
 
 def readiness() -> dict:
-    checks = {"database": _safe(database), "broker": _safe(broker)}
+    checks = {"database": _safe("database", database), "broker": _safe("broker", broker)}
     for name, check in (("projections", projection_lag), ("seal", seal)):
         # Both read the database: when it is down, say so rather than wait for it again.
-        checks[name] = _safe(check) if checks["database"]["ok"] else {"ok": False, "error": "database unavailable"}
+        down = {"ok": False, "error": UNAVAILABLE["database"]}
+        checks[name] = _safe(name, check) if checks["database"]["ok"] else down
     failing = [name for name, result in checks.items() if not result["ok"]]
     return {"ready": not failing, "failing": failing, "checks": checks}
 
 
-def _safe(check) -> dict:
+def _safe(name: str, check) -> dict:
     try:
         return check()
-    except Exception as error:  # a readiness probe reports what is wrong, it does not crash
-        return {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}
+    except Exception:  # a readiness probe reports what is wrong, it does not crash
+        log.warning("readiness check %s failed", name, exc_info=True)
+        return {"ok": False, "error": UNAVAILABLE[name]}

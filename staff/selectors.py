@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from ledger.models import Event
+from ledger.spreadsheet_cells import safe_cell
 
 from .roles import ALL_ROLES, incompatible_pairs
 from .services import ROLES_STREAM
@@ -94,9 +95,8 @@ def access_review() -> dict:
 
 
 def _cell(value) -> str:
-    # A spreadsheet runs a cell that starts with = + - @ as a formula: quote it as text.
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    # A spreadsheet runs a cell that starts with = + - @, tab or CR as a formula: quote it as text.
+    return str(safe_cell("" if value is None else str(value)))
 
 
 def access_review_csv(report: dict) -> str:

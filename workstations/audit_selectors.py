@@ -5,6 +5,7 @@ the standalone verifier (``ledger/export/verify_export.py``, the regulator's own
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from datetime import date
 
 from django.db.models import Count, Max, Min, Q
@@ -14,6 +15,7 @@ from core.ids import uuid_of
 from dashboard.selectors import event_line
 from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
+from ledger import signing
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.models import AuditEntry, Event, Posting
@@ -176,18 +178,59 @@ def event_list(filters: dict[str, str]):
     return events.order_by("position").prefetch_related("postings")
 
 
-def verify_upload(upload) -> verify_export.Report:
-    """Verify an uploaded export zip with the standalone verifier, the seal key as the verifier
-    would be given it (``--key``); the file is spooled to a temporary file, never kept."""
+@dataclass(frozen=True)
+class Verdict:
+    """What the page says of an uploaded export: ``state`` "verified" (intact and signed by this
+    casino's key), "foreign" (intact as far as checked, but signed by a key not this casino's:
+    anyone can make one) or "refused" (altered, not an export, …); ``message`` the verifier's."""
+
+    state: str
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "verified"
+
+
+def verify_upload(upload) -> Verdict:
+    """Verify an uploaded export zip with the standalone verifier in strict mode, trusting only
+    this site's keys (``ledger.signing``: its signing key, as ``manage.py ledger public-key``
+    prints it, and the keys of before a rotation, ``LEDGER_TRUSTED_PUBLIC_KEYS``) and the HMAC
+    seal key of older exports. A valid signature by any other key is "foreign": an attacker can
+    sign a forged day with a key of his own. A site still on its development key verifies its
+    own exports with the verifier's warning that such a key proves nothing. The file is spooled
+    to a temporary file, never kept."""
+    site = signing.signing_key()
+    trusted = tuple(signing.trusted_public_keys() | {site.public_key})
     key_id, key = seal_key()
+    hmac_key = key if key_id == "configured" else None
     with tempfile.NamedTemporaryFile(suffix=".zip") as spool:
         for chunk in upload.chunks():
             spool.write(chunk)
         spool.flush()
         try:
-            return verify_export.verify(spool.name, key if key_id == "configured" else None)
+            report = verify_export.verify(spool.name, hmac_key, strict=True, trusted=trusted)
+            fault = report.fault
+            own_development = isinstance(fault, verify_export.UntrustedKey) and fault.development
+            if own_development and _own_development_key(fault, site):
+                report = verify_export.verify(spool.name, hmac_key, trusted=trusted)
+                fault = report.fault
         except Exception as exc:  # not a zip at all, a zip bomb's error, …: a refusal, never a 500
-            return verify_export.Report(False, f"FAIL the file is not a readable export: {exc.__class__.__name__}")
+            return Verdict("refused", f"FAIL the file is not a readable export: {exc.__class__.__name__}")
+    if report.ok:
+        return Verdict("verified", report.message)
+    if isinstance(fault, verify_export.UntrustedKey):
+        signer = verify_export.key_fingerprint(fault.public_key) if fault.public_key else "an HMAC development key"
+        return Verdict("foreign", f"signed by an unknown key — not this casino’s ({signer})")
+    return Verdict("refused", report.message)
+
+
+def _own_development_key(fault: verify_export.UntrustedKey, site: signing.SigningKey) -> bool:
+    """Whether a development-key signature is this site's own: its Ed25519 development key, or
+    (an export of before issue 21) the HMAC development key of a site with no seal key set."""
+    if fault.public_key is not None:
+        return site.kind == "development" and fault.public_key.lower() == site.public_key
+    return seal_key()[0] == "development"
 
 
 def exceptions(day: date, kind: str | None = None, table: str | None = None, person: str | None = None) -> list[dict]:

@@ -59,9 +59,14 @@ def day(request, day: str):
             context["verdict"] = {"ok": False, "message": too_big, "name": upload.name}
             status = 400
         else:
-            report = audit_selectors.verify_upload(upload)
-            context["verdict"] = {"ok": report.ok, "message": report.message, "name": upload.name}
-            status = 200 if report.ok else 422
+            verdict = audit_selectors.verify_upload(upload)
+            context["verdict"] = {
+                "ok": verdict.ok,
+                "foreign": verdict.state == "foreign",
+                "message": verdict.message,
+                "name": upload.name,
+            }
+            status = 200 if verdict.ok else 422
     return render(request, "workstations/audit_day.html", context, status=status)
 
 

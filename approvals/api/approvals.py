@@ -24,6 +24,7 @@ from staff.roles import STAFF_ROLES
 
 from ..acts import ACTS
 from ..models import Approval
+from ..selectors import readable_by
 from ..services import approval_confirm, approval_reject, summary
 
 
@@ -34,7 +35,8 @@ class ApprovalSerializer(serializers.Serializer):
 
 class ApprovalList(generics.ListAPIView):
     """The approvals, newest first (``?state=pending`` for those still waiting; one past its
-    time is listed as ``expired``)."""
+    time is listed as ``expired``); a dealer's: his table's and those he takes part in
+    (``approvals.selectors.readable_by``)."""
 
     permission_classes = [roles_allowed(read=STAFF_ROLES)]
     serializer_class = ApprovalSerializer
@@ -49,7 +51,7 @@ class ApprovalList(generics.ListAPIView):
             approvals = approvals.filter(Q(state=state) | lapsed)
         elif state:
             approvals = approvals.filter(state=state)
-        return approvals
+        return readable_by(self.request.user, approvals)
 
 
 class ApprovalDetail(generics.RetrieveAPIView):
@@ -61,8 +63,8 @@ class ApprovalDetail(generics.RetrieveAPIView):
             key = uuid_of(self.kwargs["approval"])
         except ValueError:
             raise Http404 from None
-        found = Approval.objects.filter(id=key).first()
-        if found is None:
+        found = readable_by(self.request.user, Approval.objects.filter(id=key)).first()
+        if found is None:  # none, or not one this person reads (a dealer's other tables)
             raise Http404
         return found
 

@@ -17,6 +17,7 @@ from patrons.selectors import patron_get
 from ..models import Round, Shoe, Table
 from ..rules import baccarat as bac
 from . import card_table as ct
+from .bet_keys import bet_key
 from .shoes import close_shoe, save_after_coup
 
 
@@ -47,7 +48,8 @@ def baccarat_bet(
         )
 
     request = {"round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
-    return ct.card_command("baccarat_bet", run, actor=actor, idempotency_key=idempotency_key, **request)
+    key = bet_key(round_id, idempotency_key)
+    return ct.card_command("baccarat_bet", run, actor=actor, idempotency_key=key, **request)
 
 
 def _settle(cmd: Command, coup: Round, shoe: Shoe, result: bac.BaccaratCoup, events: list[NewEvent]) -> None:

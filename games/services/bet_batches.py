@@ -47,6 +47,7 @@ from ..models import Bet, Round, Table
 from ..rules.errors import RuleError
 from ..selectors import batch_placement_reads, bet_placement_reads, roulette_rules
 from .baccarat import baccarat_bet
+from .bet_keys import KEY_MAX
 from .bets import bet_check, betting_open_check
 from .blackjack import blackjack_bet_place
 from .caribbean import caribbean_ante
@@ -55,7 +56,6 @@ from .trente_quarante import tq_bet
 
 MAX_BETS = 1_000
 BET_FIELDS = frozenset({"patron", "stake_cents", "chips", "bet", "announce", "key"})
-KEY_MAX = 150  # the stored key adds "bet:" and the round id (36) within the ledger's 200
 
 
 def bet_batch_place(*, round_id: str, bets: object, actor: str, idempotency_key: str | None = None) -> dict:
@@ -249,7 +249,7 @@ class _KeyReused(InvalidInput):
 
 
 def _stored(round_id: object, key: str) -> str:
-    return f"bet:{round_id}:{key}"
+    return f"bet:{round_id}:{key}"  # bet_keys.bet_key's form, the key already checked
 
 
 def _stored_keys(round_id: object, bets: list) -> dict[str, tuple[str, dict]]:

@@ -25,6 +25,7 @@ from ..rules.money import format_cents
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules
+from .bet_keys import bet_key
 from .card_table import betting_open
 from .refusals import refused
 
@@ -113,7 +114,7 @@ def bet_place(
         "chips": chips,
         "expected_version": expected_version,
     }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+    with ledger_command(actor=actor, request=request, idempotency_key=bet_key(round_id, idempotency_key)) as cmd:
         if cmd.replayed:
             return cmd.result
         reads = bet_placement_reads(round_id, patron)

@@ -27,6 +27,7 @@ from ..rules import blackjack as bj
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.money import format_cents
 from . import card_table as ct
+from .bet_keys import bet_key
 from .shoes import active_shoe, save_after_coup
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
@@ -109,7 +110,8 @@ def blackjack_bet_place(
         return ct.bet_summary(coup, bet, {"box": box}, seated=seated, stake_cents=stake, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "stake": stake_cents, "seated": seated}
-    return ct.card_command("blackjack_bet_place", run, actor=actor, idempotency_key=idempotency_key, **request)
+    key = bet_key(round_id, idempotency_key)
+    return ct.card_command("blackjack_bet_place", run, actor=actor, idempotency_key=key, **request)
 
 
 # --- replay and drive ------------------------------------------------------------------

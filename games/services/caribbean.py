@@ -19,6 +19,7 @@ from ..rules.house_edges import settled_line_edge
 from ..rules.money import format_cents
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
+from .bet_keys import bet_key
 from .shoes import close_shoe, draw_reported
 
 
@@ -52,7 +53,8 @@ def caribbean_ante(
         return ct.bet_summary(coup, bet, {"box": box}, ante_cents=ante, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "ante": ante_cents}
-    return ct.card_command("caribbean_ante", run, actor=actor, idempotency_key=idempotency_key, **request)
+    key = bet_key(round_id, idempotency_key)
+    return ct.card_command("caribbean_ante", run, actor=actor, idempotency_key=key, **request)
 
 
 def _check_ante(coup: Round, player: str, box: int, ante_cents: int, rules: CaribbeanTableRules) -> None:

@@ -17,6 +17,7 @@ from ..rules.house_edges import settled_line_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from . import card_table as ct
 from . import prison
+from .bet_keys import bet_key
 from .shoes import save_after_coup
 
 
@@ -38,7 +39,8 @@ def tq_bet(
         return ct.bet_summary(coup, row, {"on": on}, stake_cents=stake, **lowered)
 
     request = {"round": str(round_id), "patron": patron, "bet": bet, "stake": stake_cents}
-    return ct.card_command("tq_bet", run, actor=actor, idempotency_key=idempotency_key, **request)
+    key = bet_key(round_id, idempotency_key)
+    return ct.card_command("tq_bet", run, actor=actor, idempotency_key=key, **request)
 
 
 def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: list[NewEvent]) -> None:

@@ -278,6 +278,16 @@ class Fault(Exception):
         self.file, self.line, self.what = file, line, what
 
 
+class UntrustedKey(Fault):
+    """A signature that holds under a key not to rely on (``--strict``): ``public_key`` the
+    export's Ed25519 key (hex; None for an HMAC export), ``development`` whether it is a
+    development key."""
+
+    def __init__(self, file: str, line: int, what: str, *, public_key: str | None, development: bool):
+        super().__init__(file, line, what)
+        self.public_key, self.development = public_key, development
+
+
 @dataclass
 class Report:
     ok: bool
@@ -417,7 +427,13 @@ def _check_manifest(export: Export, trust: Trust, warnings: list[str]) -> dict:
         raise Fault(name, line_of("signature_algorithm"), f"unknown signature algorithm {algorithm!r}")
     if problem:
         if trust.strict:
-            raise Fault(name, line_of("public_key") or line_of("key_id"), f"{problem} (--strict)")
+            raise UntrustedKey(
+                name,
+                line_of("public_key") or line_of("key_id"),
+                f"{problem} (--strict)",
+                public_key=document["public_key"][0] if algorithm == ED25519 else None,
+                development=key_id == "development" or document.get("key_kind", [None])[0] == "development",
+            )
         warnings.append(problem)
     if document.get("~lines", [None])[0] != len(entries) - 1:
         raise Fault(name, len(entries) + 1, "entries are missing")

@@ -28,10 +28,11 @@ from pathlib import Path
 from django.db.models import Count, Q, Sum
 
 from .. import seal as seals
-from .. import signing
+from .. import signing, withheld
 from ..errors import NotFound
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
+from ..spreadsheet_cells import safe_row
 from ..store import head
 from . import registry
 from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
@@ -52,7 +53,8 @@ class Plan:
 
 
 def plan_export(day: date, *, include_identity: bool) -> Plan:
-    """The range to export: the latest seal's of ``day``, else the day's partition so far.
+    """The range to export: the latest seal's of ``day``, else the day's partition so far up
+    to the event before the first face-down card of a coup still in play (none such: all).
 
     Raises ``NotFound`` when the day has no event.
     """
@@ -63,6 +65,12 @@ def plan_export(day: date, *, include_identity: bool) -> Plan:
         previous = Event.objects.get(position=linked["position"]) if linked else None
     else:
         first, last, previous = seals.day_range(day)
+        # An open day's export stops before the first card still face down in play: the
+        # card, its hash and every later prev_hash would give it away (``ledger.withheld``).
+        # The sealed export carries the whole range.
+        hidden = withheld.first_withheld(first, last)
+        if hidden is not None:
+            last = hidden - 1
     before = Event.objects.filter(position=first - 1).values_list("hash", flat=True).first()
     last_hash = Event.objects.filter(position=last).values_list("hash", flat=True).first()
     if last_hash is None:
@@ -170,13 +178,14 @@ def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
 
 
 def csv_lines(rows: Iterable[Iterable[object]]) -> Iterator[str]:
-    """CSV text lines, without their newline (see module docstring)."""
+    """CSV text lines, without their newline (see module docstring); a text a spreadsheet would
+    run as a formula is written as text (``ledger.spreadsheet_cells``)."""
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="")
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
-        out.writerow(row)
+        out.writerow(safe_row(row))
         yield buffer.getvalue()
 
 

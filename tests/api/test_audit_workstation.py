@@ -103,6 +103,66 @@ def test_the_export_verifies_on_the_page_and_a_tampered_copy_is_refused(auditor,
     assert auditor.post(url, {}).status_code == 400
 
 
+def _attacker_key(tmp_path) -> str:
+    """A fresh Ed25519 private key of the attacker's own making (PEM file path)."""
+    from ledger.signing import new_private_key_pem
+
+    pem = tmp_path / "attacker.pem"
+    pem.write_bytes(new_private_key_pem())
+    return str(pem)
+
+
+def _export_signed_with(auditor, settings, day: str, key_file: str) -> bytes:
+    """The day sealed again and exported while ``key_file`` signs: a whole, self-consistent
+    export (every signature valid) under a key that is not the casino's."""
+    site_key = settings.LEDGER_SIGNING_KEY_FILE
+    settings.LEDGER_SIGNING_KEY_FILE = key_file
+    try:
+        seal_gaming_day(day=current_gaming_day(), actor=ACTOR)
+        return _download(auditor, day)
+    finally:
+        settings.LEDGER_SIGNING_KEY_FILE = site_key
+
+
+def test_an_export_signed_by_an_attackers_key_is_refused_as_not_this_casinos(auditor, sealed_day, settings, tmp_path):
+    from ledger.export.verify_export import verify
+
+    forged = _export_signed_with(auditor, settings, sealed_day, _attacker_key(tmp_path))
+    forged_file = tmp_path / "forged.zip"
+    forged_file.write_bytes(forged)
+    assert verify(str(forged_file)).ok  # every signature holds: only the key gives it away
+    url = reverse("workstations:audit-day", args=[sealed_day])
+    response = auditor.post(url, {"export": SimpleUploadedFile("day.zip", forged, "application/zip")})
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Verified" not in html
+    assert re.search(
+        r'class="verdict verdict-bad" role="status" data-figure="verdict">Refused \(day.zip\): '
+        r"signed by an unknown key — not this casino’s \(ed25519:[0-9a-f]{16}\)<",
+        html,
+    )
+
+
+def test_an_export_signed_by_the_sites_configured_key_is_verified(auditor, sealed_day, settings, tmp_path):
+    """A production site (its key in LEDGER_SIGNING_KEY_FILE): its own export is verified in
+    strict mode, with no development-key warning; the development key's is not its own."""
+    settings.LEDGER_SIGNING_KEY_FILE = _attacker_key(tmp_path)  # the site's own key, this time
+    seal_gaming_day(day=current_gaming_day(), actor=ACTOR)
+    own = _download(auditor, sealed_day)
+    url = reverse("workstations:audit-day", args=[sealed_day])
+    response = auditor.post(url, {"export": SimpleUploadedFile("day.zip", own, "application/zip")})
+    assert response.status_code == 200
+    assert re.search(
+        r'class="verdict verdict-ok" role="status" data-figure="verdict">'
+        r"Verified \(day.zip\): OK: \d+ events verified<",
+        response.content.decode(),
+    )
+    development = _export_signed_with(auditor, settings, sealed_day, "")
+    refused = auditor.post(url, {"export": SimpleUploadedFile("day.zip", development, "application/zip")})
+    assert refused.status_code == 422
+    assert "Refused (day.zip): signed by an unknown key — not this casino’s (ed25519:" in refused.content.decode()
+
+
 def test_the_exception_view_lists_the_aml_events_and_filters_them(auditor, sealed_day):
     url = reverse("workstations:audit-exceptions")
     everything = auditor.get(url, {"day": sealed_day}).content.decode()

@@ -102,3 +102,16 @@ def test_the_grafana_dashboard_queries_only_metrics_that_metrics_exposes(api, ta
     exposed = {name for name, _ in scrape()}
     assert len(dashboard["panels"]) == 9  # the last: checkpoint files missing
     assert queried - exposed == set()
+
+
+def test_metrics_relayed_by_a_proxy_on_the_same_host_need_the_token(db, settings):
+    """A reverse proxy on the node makes every visitor's request come from 127.0.0.1: a request
+    carrying a proxy's header is not the local Prometheus, whatever its address."""
+    settings.METRICS_ALLOWED_IPS = ["127.0.0.1"]
+    settings.METRICS_TOKEN = "s3cret-scrape-token"
+    local = Client(REMOTE_ADDR="127.0.0.1")
+    for header in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP"):
+        assert local.get("/metrics", **{header: "203.0.113.9"}).status_code == 403, header
+    relayed = local.get("/metrics", HTTP_X_FORWARDED_FOR="203.0.113.9", HTTP_AUTHORIZATION="Bearer s3cret-scrape-token")
+    assert relayed.status_code == 200
+    assert local.get("/metrics").status_code == 200  # the local scrape, no proxy between

@@ -56,3 +56,19 @@ def test_a_rate_of_none_is_no_limit(table, rates, settings):
     client = APIClient()
     client.force_authenticate(staff_user("pit1", "pit_boss"))
     assert {client.get("/api/tables/").status_code for _ in range(10)} == {200}
+
+
+def test_a_forged_x_forwarded_for_does_not_buy_a_fresh_anonymous_allowance(db, rates, settings):
+    """No proxy configured (NUM_PROXIES 0): the header is the client's own writing, ignored."""
+    settings.NUM_PROXIES = 0
+    client = Client(REMOTE_ADDR="198.51.100.4")
+    codes = [client.get("/api/schema/", HTTP_X_FORWARDED_FOR=f"10.9.8.{n}").status_code for n in range(3)]
+    assert codes == [200, 200, 429]
+
+
+def test_behind_one_proxy_the_address_it_saw_counts_not_what_the_client_wrote(db, rates, settings):
+    settings.NUM_PROXIES = 1
+    proxy = Client(REMOTE_ADDR="10.0.0.2")  # nginx: appends the address it saw
+    codes = [proxy.get("/api/schema/", HTTP_X_FORWARDED_FOR=f"10.9.8.{n}, 198.51.100.4").status_code for n in range(3)]
+    assert codes == [200, 200, 429]
+    assert proxy.get("/api/schema/", HTTP_X_FORWARDED_FOR="198.51.100.5").status_code == 200  # another client
