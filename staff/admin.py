@@ -18,7 +18,6 @@ the role groups cannot be renamed, re-permissioned or deleted.
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
-from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
@@ -62,25 +61,37 @@ if admin.site.is_registered(Group):
     admin.site.unregister(Group)
 
 
-class StaffUserChangeForm(UserChangeForm):
-    """Django's user form, its password field without the link to a change form."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        password = self.fields.get("password")
-        if password is not None:
-            password.help_text = f"Read-only here: a password reset {SERVICES}."
-
-
 @admin.register(User)
 class StaffUserAdmin(UserAdmin):
-    form = StaffUserChangeForm
-
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None:
-            fields += [name for name in (*ACCESS_FIELDS, "last_login", "date_joined") if name not in fields]
+            extra = (*ACCESS_FIELDS, "last_login", "date_joined", "password_state", "how_to_change")
+            fields += [name for name in extra if name not in fields]
         return fields
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        # No password field at all (neither its hash nor the link to Django's change form).
+        shown = [
+            (name, {**options, "fields": [f for f in options["fields"] if f != "password"]})
+            for name, options in fieldsets
+        ]
+        return [*shown, ("Password, roles, active", {"fields": ["password_state", "how_to_change"]})]
+
+    @admin.display(description="Password")
+    def password_state(self, obj) -> str:
+        if not obj.has_usable_password():
+            return "none (cannot log in with a password)"
+        if PasswordChangeDue.objects.filter(user=obj).exists():
+            return "set by someone else: its owner must choose a new one at his next login"
+        return "chosen by its owner"
+
+    @admin.display(description="How to change them")
+    def how_to_change(self, obj) -> str:
+        return f"Read-only here: the password, the roles and the active flag {SERVICES}."
 
     def get_urls(self):
         # Django's "change password" page is gone: a password is never set here.
