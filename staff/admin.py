@@ -87,15 +87,11 @@ class StaffUserAdmin(UserAdmin):
             return "none (cannot log in with a password)"
         if PasswordChangeDue.objects.filter(user=obj).exists():
             return "set by someone else: its owner must choose a new one at his next login"
-        return "chosen by its owner"
+        return "set, no change pending"
 
     @admin.display(description="How to change them")
     def how_to_change(self, obj) -> str:
         return f"Read-only here: the password, the roles and the active flag {SERVICES}."
-
-    def get_urls(self):
-        # Django's "change password" page is gone: a password is never set here.
-        return [url for url in super().get_urls() if getattr(url, "name", None) != "auth_user_password_change"]
 
     def user_change_password(self, request, id, form_url=""):
         raise PermissionDenied(f"a password is not set in the admin: it {SERVICES}")
