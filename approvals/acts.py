@@ -236,7 +236,11 @@ ACTS: dict[str, Act] = {
         Act("tips_count", "counting a tip box into the tronc", 201, _tips_signers, _tips_run, ("box", "gaming_day")),
         Act("drop_box_remove", "removing a drop box", 201, _removers, _removal_run, ("table", "gaming_day")),
         _account_act(
-            "staff_password_reset", "resetting a password", staff_password_reset, "username", secret=(TEMPORARY_PASSWORD,)
+            "staff_password_reset",
+            "resetting a password",
+            staff_password_reset,
+            "username",
+            secret=(TEMPORARY_PASSWORD,),
         ),
         _account_act("staff_roles_set", "changing roles", staff_roles_set, "username", "roles"),
         _account_act("staff_reactivate", "reactivating an account", staff_reactivate, "username"),

@@ -124,9 +124,7 @@ def staff_password_reset(*, username: str, actor: str, approver: object, idempot
             },
         )
         _append_one(cmd, ROLES_STREAM, event)
-        result = cmd.finish(
-            {"username": username, "must_change_password": True, "position": cmd.appended[0].position}
-        )
+        result = cmd.finish({"username": username, "must_change_password": True, "position": cmd.appended[0].position})
     return {**result, TEMPORARY_PASSWORD: temporary}
 
 

@@ -87,7 +87,9 @@ def test_a_second_remover_named_in_the_request_records_nothing_until_he_confirms
     asked = floor["drop1"].post("/api/tables/T1/drop-removal", body, format="json")
     assert asked.status_code == 202, asked.content
     approval = asked.json()["approval"]
-    assert approval["waiting_for"] == [{"slot": "second_remover", "roles": ["pit_boss", "count_team", "drop_team"], "user": "drop2"}]
+    assert approval["waiting_for"] == [
+        {"slot": "second_remover", "roles": ["pit_boss", "count_team", "drop_team"], "user": "drop2"}
+    ]
     assert not Event.objects.filter(type="DropBoxRemoved").exists()
     for other in ("drop1", "count3", "pit2"):  # the maker, and people not named: 403
         assert floor[other].post(f"/api/approvals/{approval['id']}/confirm").status_code == 403

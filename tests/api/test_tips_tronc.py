@@ -119,7 +119,9 @@ def test_a_box_is_counted_once_a_gaming_day(people):
     waiting = client.post("/api/tronc/counts", _count(), format="json")
     assert waiting.status_code == 409 and "already asked by pit1" in waiting.json()["detail"]
     client_as(people["count1"]).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm")
-    assert client_as(people["count2"]).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm").status_code == 201
+    assert (
+        client_as(people["count2"]).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm").status_code == 201
+    )
     again = client.post("/api/tronc/counts", _count(), format="json")
     assert again.status_code == 409 and again.json()["field"] == "box"
     toke = _counted(people, "pit1", box={"dealer": "dealer7"})
@@ -194,7 +196,9 @@ def test_a_phantom_co_counter_named_in_the_request_records_nothing_until_he_conf
     assert client_as(people["super"]).post(f"/api/approvals/{approval}/confirm").status_code == 403  # not named
     assert client_as(people["dealer2"]).post(f"/api/approvals/{approval}/confirm").status_code == 403
     assert not Event.objects.filter(type="TipsCounted").exists() and store.balance(accounts.TRONC) == 0
-    refused = client_as(people["pit"]).post(f"/api/approvals/{approval}/reject", {"reason": "no such count"}, format="json")
+    refused = client_as(people["pit"]).post(
+        f"/api/approvals/{approval}/reject", {"reason": "no such count"}, format="json"
+    )
     assert refused.status_code == 200 and refused.json()["approval"]["state"] == "rejected"
     assert not Event.objects.filter(type="TipsCounted").exists() and store.balance(accounts.TRONC) == 0
     assert set(Event.objects.filter(position__gt=before[0]).values_list("type", flat=True)) == {

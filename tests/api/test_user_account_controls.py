@@ -13,9 +13,9 @@ from django.test import Client
 
 from ledger import store
 from ledger.models import Event
+from staff.accounts import staff_roles_set
 from staff.models import DealerAssignment
 from staff.roles import IncompatibleRoles, roles_of
-from staff.accounts import staff_roles_set
 from staff.services import dealer_assign, record_roles_change, staff_leave
 from tests.conftest import ACTOR, client_as, staff_user
 
