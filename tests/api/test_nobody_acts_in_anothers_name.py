@@ -252,3 +252,12 @@ def test_an_account_created_in_the_admin_must_choose_its_own_password(client, pe
     assert created.status_code == 302, created.content[:1000]
     assert PasswordChangeDue.objects.filter(user__username="newbie").exists()
     assert Event.objects.get(type="StaffUserChanged").data["user"] == "newbie"
+
+
+def test_the_exception_log_lists_a_reset_with_both_admins(people):
+    _reset(people)
+    auditor = client_as(staff_user("aud1", "auditor"))
+    rows = auditor.get("/api/audit/exceptions/", {"kind": "role_change"}).json()["rows"]
+    (row,) = [r for r in rows if r["type"] == "StaffPasswordReset"]
+    assert (row["person"], row["approver"], row["subject"]) == ("adm1", "adm2", "user cash1")
+    assert row["what"] == "password of cash1 reset: he chooses a new one at his next login"
