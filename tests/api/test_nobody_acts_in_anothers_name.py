@@ -261,3 +261,20 @@ def test_the_exception_log_lists_a_reset_with_both_admins(people):
     (row,) = [r for r in rows if r["type"] == "StaffPasswordReset"]
     assert (row["person"], row["approver"], row["subject"]) == ("adm1", "adm2", "user cash1")
     assert row["what"] == "password of cash1 reset: he chooses a new one at his next login"
+
+
+def test_a_patrons_identity_changes_only_through_the_service_and_each_change_is_an_event(people):
+    code = patron_register(kind="identified", name="Anne Martin", document="FR-123", actor="cash1")["patron"]
+    cashier = client_as(people["cash1"])
+    corrected = cashier.post(
+        f"/api/patrons/{code}/identity", {"name": "Anne Martin", "document": "FR-124"}, format="json"
+    )
+    assert corrected.status_code == 201, corrected.content
+    event = Event.objects.get(type="PatronIdentityRecorded")
+    assert (event.actor, event.data) == ("cash1", {"patron": code, "replaced": True})  # no name, no document
+    assert (
+        client_as(people["adm1"])
+        .post(f"/api/patrons/{code}/identity", {"name": "X", "document": "Y"}, format="json")
+        .status_code
+        == 403
+    )
