@@ -11,7 +11,8 @@ deactivated by ``POST /api/staff/users/<name>/leave``.
 
 Here an admin may still create an account (its name and first password: ``StaffUserChanged``,
 and its owner must choose his own password at his first login: the creator knew the first
-one) and edit its owner's name and e-mail. Assignments and device tokens are read-only too;
+one) and edit its owner's first and last name and e-mail; the username (the ledger names
+people by it) is read-only once created. Assignments and device tokens are read-only too;
 the role groups cannot be renamed, re-permissioned or deleted.
 """
 
@@ -66,7 +67,8 @@ class StaffUserAdmin(UserAdmin):
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None:
-            extra = (*ACCESS_FIELDS, "last_login", "date_joined", "password_state", "how_to_change")
+            # The username too: the ledger names people by it; a rename could hand one's name on.
+            extra = ("username", *ACCESS_FIELDS, "last_login", "date_joined", "password_state", "how_to_change")
             fields += [name for name in extra if name not in fields]
         return fields
 
