@@ -14,17 +14,24 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+<<<<<<< HEAD
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.count_room import drop_count, drop_count_reverse
+=======
+from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
+>>>>>>> identity
 from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
+from cashier.services.tronc import MANAGERS, tips_count
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
 from ledger.errors import InvalidInput
-from staff.roles import Role
+from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
+from staff.roles import ALL_ROLES, Role
 
 SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]
 TREASURY = [Role.CAGE_SUPERVISOR.value]
+ADMINS = [Role.ADMIN.value]
 
 
 def slot(name: str, roles: list[str], user: object = None) -> dict:
@@ -42,6 +49,15 @@ class Act:
     # The payload's keys naming what the act is about (a slip: kind and serial): one pending
     # approval at a time per subject, so a slip cannot be asked to be issued twice.
     subject: tuple[str, ...] = ()
+    # Keys of the result given to the last signer only, stored nowhere (a temporary password).
+    secret: tuple[str, ...] = ()
+
+    def field_of(self, slot_name: str) -> str:
+        """The request's field that names the signer of slot ``slot_name`` (400s name it)."""
+        for part, field in (("counter", "counters"), ("remover", "removers")):
+            if part in slot_name:
+                return field
+        return slot_name
 
 
 def _opener_total(payload: dict) -> int:
@@ -69,6 +85,67 @@ def _counters(payload: dict) -> list[dict]:
         slot("first_counter", [Role.COUNT_TEAM.value], counters[0]),
         slot("second_counter", [Role.COUNT_TEAM.value], counters[1]),
     ]
+
+
+def _usernames(payload: dict, field: str) -> list[str]:
+    names = payload.get(field)
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise InvalidInput("a list of usernames", field=field)
+    return names
+
+
+def _tips_signers(payload: dict) -> list[dict]:
+    """Each counter and the manager of a tips count sign, each from his own session."""
+    manager = payload.get("manager")
+    if not isinstance(manager, str) or not manager:
+        raise InvalidInput("the manager's username", field="manager")
+    counters = _usernames(payload, "counters")
+    return [
+        *(slot(f"counter_{n}", sorted(ALL_ROLES), name) for n, name in enumerate(counters, 1)),
+        slot("manager", [str(r) for r in MANAGERS], manager),
+    ]
+
+
+def _tips_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
+    counters = [s[f"counter_{n}"] for n in range(1, len(p["counters"]) + 1)]
+    return tips_count(
+        **_without(p, "counters", "manager"), counters=counters, manager=s["manager"], actor=maker, idempotency_key=k
+    )
+
+
+def _removers(payload: dict) -> list[dict]:
+    """The two who removed a drop box each sign (none named: the maker alone removed it)."""
+    if payload.get("removers") is None:
+        return []
+    removers = _usernames(payload, "removers")
+    if len(removers) != 2:
+        raise InvalidInput("a drop box is removed by two people", field="removers")
+    roles = [str(r) for r in REMOVERS]
+    return [slot("first_remover", roles, removers[0]), slot("second_remover", roles, removers[1])]
+
+
+def _removal_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
+    removers = [s["first_remover"], s["second_remover"]] if p.get("removers") is not None else None
+    return drop_box_remove(**_without(p, "removers"), removers=removers, actor=maker, idempotency_key=k)
+
+
+def _admin_signature(payload: dict) -> list[dict]:
+    """Another admin signs a change to someone's account (the named one, or any other admin)."""
+    return [slot("approver", ADMINS, payload.get("approver"))]
+
+
+def _account_act(kind: str, what: str, service: Callable[..., dict], *fields: str, secret=()) -> Act:
+    return Act(
+        kind,
+        what,
+        200,
+        _admin_signature,
+        lambda p, maker, s, k=None: service(
+            **{name: p[name] for name in fields}, approver=s["approver"], actor=maker, idempotency_key=k
+        ),
+        subject=("username",),
+        secret=secret,
+    )
 
 
 def _without(payload: dict, *names: str) -> dict:
@@ -172,6 +249,17 @@ ACTS: dict[str, Act] = {
             _large_opener,
             lambda p, maker, s, k=None: table_open(**p, approver=s.get("approver"), actor=maker, idempotency_key=k),
         ),
+        Act("tips_count", "counting a tip box into the tronc", 201, _tips_signers, _tips_run, ("box", "gaming_day")),
+        Act("drop_box_remove", "removing a drop box", 201, _removers, _removal_run, ("table", "gaming_day")),
+        _account_act(
+            "staff_password_reset",
+            "resetting a password",
+            staff_password_reset,
+            "username",
+            secret=(TEMPORARY_PASSWORD,),
+        ),
+        _account_act("staff_roles_set", "changing roles", staff_roles_set, "username", "roles"),
+        _account_act("staff_reactivate", "reactivating an account", staff_reactivate, "username"),
         Act(
             "slip_request",
             "requesting a large fill",

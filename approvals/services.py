@@ -106,7 +106,7 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
     asked_at = timezone.now().isoformat()
     for each in slots:
         if each["user"] == PENDING_SIGNATURE:  # never a signer: it passes the trial run's checks
-            raise InvalidInput("not a user", field="counters" if "counter" in each["slot"] else each["slot"])
+            raise InvalidInput("not a user", field=act.field_of(each["slot"]))
         each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
         return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
@@ -219,7 +219,8 @@ def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None =
     summary}`` still pending (another signature missing). Raises ``NotFound``,
     ``RoleRequired`` (403: the maker, a user the approval does not wait for, or one without
     the role), ``StateConflict`` (409: already confirmed, rejected or expired), and whatever
-    the act's service raises (then nothing is written and the approval stays pending).
+    the act's service raises (then nothing is written and the approval stays pending). The
+    act's secret keys (``Act.secret``) are in this answer only, not in a retry's.
     """
     lapsed = False
     request = {"op": "approval_confirm", "approval": str(approval)}
@@ -236,12 +237,17 @@ def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None =
                 _append(cmd, found, "ApprovalSigned", {"slot": signature["slot"], "by": actor})
                 return cmd.finish({"approval": summary(found)})
             signers = {each["slot"]: each["by"] for each in found.signatures}
+            act = ACTS[found.kind]
             with within(cmd):
-                result = ACTS[found.kind].run(found.payload, found.maker, signers)
+                result = act.run(found.payload, found.maker, signers)
+            # A secret of the result (a reset's temporary password) goes to this signer's answer
+            # only: never into the approval, the ledger or the idempotency record.
+            secret = {key: result[key] for key in act.secret if key in result}
+            result = {key: value for key, value in result.items() if key not in secret}
             found.state, found.decided_by, found.decided_at = Approval.State.CONFIRMED, actor, timezone.now()
             found.result = result
             _append(cmd, found, "ApprovalConfirmed", {"slot": signature["slot"], "by": actor, "result": result})
-            return cmd.finish({**result, "approval": summary(found)})
+            return {**cmd.finish({**result, "approval": summary(found)}), **secret}
     raise StateConflict("this approval has expired: ask again", field="approval")
 
 

@@ -51,7 +51,10 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "reversal": ("reversals", ("FillReversed", "CreditReversed")),
     "refused_bet": ("refused bets", ()),
     "aml_flag": ("AML flags", (*DECISION_EVENTS, FLAG_TYPE)),
-    "role_change": ("role and account changes", ("StaffRolesChanged", "StaffUserChanged", "StaffLeft")),
+    "role_change": (
+        "role and account changes",
+        ("StaffRolesChanged", "StaffUserChanged", "StaffLeft", "StaffPasswordReset"),
+    ),
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
 }
 COLUMNS = [
@@ -269,6 +272,8 @@ def _role(event: Event, kind: str) -> dict:
         what = f"{user} left: account deactivated" + (f" ({data['reason']})" if data.get("reason") else "")
     elif event.type == "StaffRolesChanged":
         what = f"roles of {user}: {_roles(data['before'])} → {_roles(data['after'])}"
+    elif event.type == "StaffPasswordReset":
+        what = f"password of {user} reset: he chooses a new one at his next login"
     else:
         what = f"account {user} " + ("created" if data.get("before") is None else "changed")
     before, after = data.get("before"), data.get("after")
@@ -276,7 +281,16 @@ def _role(event: Event, kind: str) -> dict:
         # In words, as "what" says them: ``{"roles": ["Cage supervisor"]}``, not the codes
         # (the event, at its position, keeps those).
         before, after = {"roles": _role_labels(before)}, {"roles": _role_labels(after)}
-    return _entry(kind, event, subject=f"user {user}", subject_person=user, what=what, before=before, after=after)
+    return _entry(
+        kind,
+        event,
+        approver=data.get("approver"),  # the second admin who signed (staff.accounts)
+        subject=f"user {user}",
+        subject_person=user,
+        what=what,
+        before=before,
+        after=after,
+    )
 
 
 def _recount(event: Event, kind: str) -> dict:

@@ -28,6 +28,7 @@ urlpatterns = [
     path("dashboard/", include("dashboard.urls")),
     path("workstations/", include("workstations.urls")),  # the cage and the auditor (issue 24)
     path("api/", RedirectView.as_view(pattern_name="docs")),
+    path("accounts/", include("staff.urls")),  # one's own password (after a change by two admins)
     path("admin/", admin.site.urls),
     path("api/", include(api)),
     path("api/staff/", include("staff.api.urls")),  # assignments, device tokens, role changes (issue #10)

@@ -1,29 +1,41 @@
-"""Admin for staff: assignments and device tokens are read-only here (they change through
-``staff.services``, which records the events); a user's role groups changed in the user form
-are recorded as a ``StaffRolesChanged`` event, and an account created, renamed, deactivated or
-made staff as ``StaffUserChanged``, each with before and after.
+"""Admin for staff: read-only for everything that lets one person act in another's name.
 
-Roles and permissions change here under the API's rule (``staff.services.check_role_change``):
-only a user holding the admin role, and never on his own account: a superuser cannot give
-himself the cashier role and sell chips (issue 21). The role groups themselves (their names
-are the roles) cannot be renamed, re-permissioned or deleted here.
+An admin who could set a cashier's password here could log in as that cashier (and delete
+the ``django_admin_log`` row saying so). So on a user's page the password (no change form),
+the roles (groups), model permissions, the active, staff and superuser flags are read-only;
+they change through ``staff.accounts``, each a ledger event signed by a second admin from his
+own session (``POST /api/staff/users/<name>/password-reset``, ``/roles``, ``/reactivate``, or
+``manage.py account_change``; the other admin confirms with ``POST /api/approvals/<id>/confirm``),
+and the account's owner then chooses a new password at his next login. A leaver is
+deactivated by ``POST /api/staff/users/<name>/leave``.
+
+Here an admin may still create an account (its name and first password: ``StaffUserChanged``,
+and its owner must choose his own password at his first login: the creator knew the first
+one) and edit its owner's first and last name and e-mail; the username (the ledger names
+people by it) is read-only once created. Assignments and device tokens are read-only too;
+the role groups cannot be renamed, re-permissioned or deleted.
 """
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
-from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 
 from ledger.admin import ReadOnlyAdmin
 
-from .models import DealerAssignment, DeviceToken
-from .roles import ALL_ROLES, IncompatibleRoles, Role, RoleRequired, check_compatible, has_role
-from .services import check_role_change, record_roles_change, record_user_change, user_snapshot
+from .accounts import mark_password_change_due
+from .models import DealerAssignment, DeviceToken, PasswordChangeDue
+from .roles import ALL_ROLES
+from .services import record_user_change, user_snapshot
 
-# The user form's fields that give access: roles (groups), model permissions, the admin site.
-ACCESS_FIELDS = ("groups", "user_permissions", "is_superuser", "is_staff")
+# The user form's fields that give access or let someone log in as the account's owner.
+ACCESS_FIELDS = ("password", "groups", "user_permissions", "is_active", "is_staff", "is_superuser")
+SERVICES = (
+    "changes through the staff services, signed by a second admin from his own session: "
+    "POST /api/staff/users/<name>/password-reset, /roles or /reactivate (or manage.py account_change), "
+    "then POST /api/approvals/<id>/confirm by the other admin"
+)
 
 
 @admin.register(DealerAssignment)
@@ -38,6 +50,11 @@ class DeviceTokenAdmin(ReadOnlyAdmin):
     exclude = ["digest"]
 
 
+@admin.register(PasswordChangeDue)
+class PasswordChangeDueAdmin(ReadOnlyAdmin):
+    list_display = ["user", "reason", "set_by", "since"]
+
+
 User = get_user_model()
 if admin.site.is_registered(User):
     admin.site.unregister(User)
@@ -45,54 +62,60 @@ if admin.site.is_registered(Group):
     admin.site.unregister(Group)
 
 
-def _may_change_access(request, obj) -> bool:
-    if not has_role(request.user, Role.ADMIN):
-        return False
-    return obj is None or obj.pk != request.user.pk
-
-
-class StaffUserChangeForm(UserChangeForm):
-    """Django's user form, refusing roles one account may not hold together (the rule of
-    ``staff.roles.check_compatible``, which ``record_roles_change`` enforces again)."""
-
-    def clean_groups(self):
-        groups = self.cleaned_data.get("groups")
-        if groups is not None:
-            try:
-                check_compatible(g.name for g in groups)
-            except IncompatibleRoles as exc:
-                raise ValidationError(exc.message, code=exc.code) from None
-        return groups
-
-
 @admin.register(User)
 class StaffUserAdmin(UserAdmin):
-    form = StaffUserChangeForm
-
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
-        if not _may_change_access(request, obj):
-            fields += [name for name in ACCESS_FIELDS if name not in fields]
+        if obj is not None:
+            # The username too: the ledger names people by it; a rename could hand one's name on.
+            extra = ("username", *ACCESS_FIELDS, "last_login", "date_joined", "password_state", "how_to_change")
+            fields += [name for name in extra if name not in fields]
         return fields
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        # No password field at all (neither its hash nor the link to Django's change form).
+        shown = [
+            (name, {**options, "fields": [f for f in options["fields"] if f != "password"]})
+            for name, options in fieldsets
+        ]
+        return [*shown, ("Password, roles, active", {"fields": ["password_state", "how_to_change"]})]
+
+    @admin.display(description="Password")
+    def password_state(self, obj) -> str:
+        if not obj.has_usable_password():
+            return "none (cannot log in with a password)"
+        if PasswordChangeDue.objects.filter(user=obj).exists():
+            return "set by someone else: its owner must choose a new one at his next login"
+        return "set, no change pending"
+
+    @admin.display(description="How to change them")
+    def how_to_change(self, obj) -> str:
+        return f"Read-only here: the password, the roles and the active flag {SERVICES}."
+
+    def user_change_password(self, request, id, form_url=""):
+        raise PermissionDenied(f"a password is not set in the admin: it {SERVICES}")
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a leaver is deactivated (POST /api/staff/users/<name>/leave), his history kept
 
     def save_model(self, request, obj, form, change):
         before = user_snapshot(type(obj).objects.get(pk=obj.pk)) if change else None
         super().save_model(request, obj, form, change)
-        record_user_change(before=before, user=obj, actor=request.user.get_username())
+        actor = request.user.get_username()
+        if not change:  # its creator knows the first password: the owner chooses his own
+            mark_password_change_due(obj, reason="account created in the admin", set_by=actor)
+        record_user_change(before=before, user=obj, actor=actor)
 
     def save_related(self, request, form, formsets, change):
         user = form.instance
-        before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True)) if change else set()
-        wanted = form.cleaned_data.get("groups")
-        if wanted is not None and {g.name for g in wanted if g.name in ALL_ROLES} != before:
-            try:  # the form shows these fields read-only already; a forged post stops here
-                check_role_change(actor=request.user, username=user.get_username())
-            except RoleRequired as exc:
-                raise PermissionDenied(exc.message) from None
+        before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
         super().save_related(request, form, formsets, change)
         after = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
-        if before != after:
-            record_roles_change(user=user, after=after, before=before, actor=request.user.get_username())
+        if before != after:  # the fields are read-only: a forged post never gets here; be sure
+            raise PermissionDenied(f"roles are not changed in the admin: a role change {SERVICES}")
 
 
 @admin.register(Group)

@@ -1,6 +1,6 @@
 """The login backend: Django's ``ModelBackend``, whose per-request ``get_user`` also loads the
-user's role names, in one prepared statement on PostgreSQL (three ORM queries per API request
-were a sixth of a bet placement's time; issue 11)."""
+user's role names and whether he must change his password, in one prepared statement on
+PostgreSQL (three ORM queries per API request were a sixth of a bet placement's time; issue 11)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.db import connection
 
 from core.rawsql import columns, fetch_prepared, instance
 
+from .models import PasswordChangeDue
 from .roles import remember_roles
 
 
@@ -20,9 +21,11 @@ from .roles import remember_roles
 def _user_with_roles_sql() -> str:
     model = get_user_model()
     groups = model.groups.through._meta
+    due = PasswordChangeDue._meta
     return (
         f"SELECT {columns(model, 'u')}, ARRAY(SELECT g.name FROM auth_group g "
-        f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id) '
+        f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id), '
+        f'EXISTS(SELECT 1 FROM "{due.db_table}" d WHERE d."{due.pk.column}" = u.id) '
         f'FROM "{model._meta.db_table}" u WHERE u."{model._meta.pk.column}" = %s'
     )
 
@@ -30,7 +33,8 @@ def _user_with_roles_sql() -> str:
 class StaffBackend(ModelBackend):
     def get_user(self, user_id):
         """The active user with primary key ``user_id`` (from the session), his roles loaded
-        (``staff.roles.roles_of`` reads them from him); None when there is none."""
+        (``staff.roles.roles_of`` reads them from him) and whether his password must change
+        (``staff.accounts.password_change_due``); None when there is none."""
         model = get_user_model()
         try:
             key = model._meta.pk.to_python(user_id)
@@ -41,6 +45,7 @@ class StaffBackend(ModelBackend):
         rows = fetch_prepared(_user_with_roles_sql(), [key])
         if not rows:
             return None
-        user = instance(model, rows[0][:-1])
-        remember_roles(user, rows[0][-1])
+        user = instance(model, rows[0][:-2])
+        remember_roles(user, rows[0][-2])
+        user._casino_password_due = bool(rows[0][-1])
         return user if self.user_can_authenticate(user) else None

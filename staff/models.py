@@ -57,3 +57,23 @@ class DeviceToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind}, {self.table_code})"
+
+
+class PasswordChangeDue(models.Model):
+    """An account whose owner must choose a new password before anything else.
+
+    Set when someone else changed the account (a password reset, roles, a reactivation, an
+    account created in the admin: ``staff.accounts``); removed when the owner sets his own new
+    password (``staff_password_change``). While it exists the pages send him to the password
+    page and the API answers 403 (``staff.middleware``, ``staff.permissions``). Both changes are
+    ledger events on ``staff/roles``, so the row is what the ledger says, kept for a cheap read."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="password_change_due"
+    )
+    since = models.DateTimeField(auto_now_add=True)
+    reason = models.CharField(max_length=200, help_text="the change that requires it, in words")
+    set_by = models.CharField(max_length=150)
+
+    def __str__(self) -> str:
+        return f"{self.user} must change his password ({self.reason})"

@@ -1,4 +1,5 @@
-"""DRF permissions by role (403 for a logged-in user without the role, 401 when anonymous).
+"""DRF permissions by role (403 for a logged-in user without the role, 401 when anonymous;
+403 naming the password page for a person who must choose a new password first).
 
 Usage on a view::
 
@@ -85,6 +86,12 @@ def roles_allowed(
                 return True
             held = roles_of(request.user) & allowed
             if not held:
+                return False
+            from .accounts import PASSWORD_CHANGE_MESSAGE, password_change_due
+
+            if password_change_due(request.user):
+                # Someone else changed his account: nothing until he has chosen his own password.
+                self.message = PASSWORD_CHANGE_MESSAGE
                 return False
             if table is not None and held == {Role.DEALER}:
                 from .services import dealer_table

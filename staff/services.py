@@ -191,42 +191,24 @@ def device_token_revoke(*, name: str, actor: str) -> dict:
         return cmd.finish({"name": name, "revoked_at": device.revoked_at.isoformat()})
 
 
-def staff_roles_set(*, username: str, roles: list[str], actor: str) -> dict:
-    """Make ``username`` hold exactly ``roles``. Returns ``{"username", "before", "after", "position"}``.
-
-    A user/role change is a parameter change: event ``StaffRolesChanged`` with the sorted role
-    lists before and after. Raises ``RoleRequired`` (403) unless ``actor`` is an admin or when an
-    admin changes his own roles; ``InvalidInput`` (400) for an unknown role;
-    ``IncompatibleRoles`` (400, field ``roles``, naming the pair) for roles one account may not
-    hold together (``staff.roles.INCOMPATIBLE_ROLES``); ``NotFound`` (404)."""
-    check_role_change(actor=actor, username=username)
-    unknown = [r for r in roles if r not in ALL_ROLES]
-    if unknown:
-        raise InvalidInput(f"unknown role {unknown[0]!r}", field="roles")
-    check_compatible(roles)
-    with ledger_command(
-        actor=actor, request={"op": "staff_roles_set", "user": username, "roles": sorted(roles)}
-    ) as cmd:
-        user = _user(username)
-        result = record_roles_change(user=user, after=set(roles), actor=actor, cmd=cmd)
-        return cmd.finish(result)
-
-
 def check_role_change(*, actor, username: str) -> None:
-    """Whether ``actor`` (a username or ``User``) may change ``username``'s roles or permissions:
-    an admin, and never his own (a superuser neither). One rule for the API and the Django
-    admin's user form. Raises ``RoleRequired`` (403)."""
+    """Whether ``actor`` (a username or ``User``) may change ``username``'s account (roles,
+    password, active flag): an admin, and never his own (a superuser neither). Raises
+    ``RoleRequired`` (403)."""
     require_role(actor, *ROLE_MANAGERS, step="changing roles")
     name = actor if isinstance(actor, str) else actor.get_username()
     if name == username:
         raise RoleRequired("changing one's own roles needs another admin")
 
 
-def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: set[str] | None = None) -> dict:
+def record_roles_change(
+    *, user, after: set[str], actor: str, cmd=None, before: set[str] | None = None, approver: str | None = None
+) -> dict:
     """Set ``user``'s role groups to ``after`` and append ``StaffRolesChanged`` (used by
-    ``staff_roles_set``, the ``staff_roles`` command and the admin's user form, which computes
-    ``before`` itself). Raises ``IncompatibleRoles`` (400) before changing anything when
-    ``after`` holds two roles one account may not hold together: every path refuses them."""
+    ``staff.accounts.staff_roles_set``, which passes the second admin as ``approver``, and by
+    the console's set-up path ``manage.py staff_roles``). Raises ``IncompatibleRoles`` (400)
+    before changing anything when ``after`` holds two roles one account may not hold together:
+    every path refuses them."""
     check_compatible(after)
     if before is None:
         before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
@@ -234,10 +216,10 @@ def record_roles_change(*, user, after: set[str], actor: str, cmd=None, before: 
         user.groups.add(*Group.objects.filter(name__in=after - before))
     if hasattr(user, "_casino_roles"):
         del user._casino_roles
-    event = NewEvent(
-        type="StaffRolesChanged",
-        data={"user": user.get_username(), "before": sorted(before), "after": sorted(after)},
-    )
+    data = {"user": user.get_username(), "before": sorted(before), "after": sorted(after)}
+    if approver is not None:
+        data["approver"] = approver
+    event = NewEvent(type="StaffRolesChanged", data=data)
     if cmd is not None:
         _append_one(cmd, ROLES_STREAM, event)
         position = cmd.appended[-1].position

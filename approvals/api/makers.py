@@ -13,6 +13,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/cage/slips/<kind>/<serial>/void`` and ``/reverse`` (the named approver)
 - ``POST /api/rounds/<round_id>/reversal`` (the named approver)
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
+- ``POST /api/tables/<code>/drop-removal`` (the two named removers)
+- ``POST /api/tronc/counts`` (each named counter and the manager)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -21,10 +23,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, Signed
+from cashier.api.tronc import TIPS_COUNTERS, TipBox
 from core.ids import UsernameField
 from core.views import CentsField, CommandSchema, CommandView
 from games.models import Table
 from staff.permissions import roles_allowed
+from staff.roles import Role
 
 from ..acts import ACTS
 from ..services import approval_request
@@ -197,3 +201,38 @@ class DropCountReversal(ActView):
 
     def payload(self, data, *, code):
         return data | {"table": code}
+
+
+class DropRemoval(ActView):
+    """Record the removal of the table's drop box for a gaming day, by people independent of the
+    table's pit shift: ``removers`` names the two who removed it (the user one of them): 202 until
+    the other confirms from his own session. Without ``removers`` the user alone removed it."""
+
+    permission_classes = [roles_allowed(write=PIT | COUNT_ROOM | {Role.DROP_TEAM})]
+    act = "drop_box_remove"
+
+    class Input(GamingDayInput):
+        removers = serializers.ListField(child=UsernameField(), min_length=2, max_length=2, required=False)
+
+    input_serializer = Input
+
+    def payload(self, data, *, code):
+        return data | {"table": code}
+
+
+class TipsCount(ActView):
+    """Count a tip box (a table's, or a dealer's toke) into the tronc: two counters or more and a
+    manager, the user asking one of them: 202 until every other one confirms from his own session
+    (naming a colleague is not his signature). Then ``TipsCounted``: tronc +total."""
+
+    permission_classes = [roles_allowed(write=TIPS_COUNTERS)]
+    act = "tips_count"
+
+    class Input(GamingDayInput):
+        box = TipBox()
+        chips = Count(required=False, default=dict)
+        cash = Count(required=False, default=dict)
+        counters = serializers.ListField(child=UsernameField(), min_length=2, max_length=20)
+        manager = UsernameField()
+
+    input_serializer = Input

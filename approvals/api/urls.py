@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import approvals, makers
+from . import accounts, approvals, makers
 
 urlpatterns = [
     path("approvals/", approvals.ApprovalList.as_view(), name="approval-list"),
@@ -16,6 +16,11 @@ urlpatterns = [
     path("tables/<code:code>/opener", makers.TableOpenCounted.as_view(), name="table-open-counted"),
     path("tables/<code:code>/closer", makers.TableCloseCounted.as_view(), name="table-close-counted"),
     path("tables/<code:code>/slips", makers.SlipRequest.as_view(), name="slip-request"),
+    path("tables/<code:code>/drop-removal", makers.DropRemoval.as_view(), name="drop-removal"),
+    path("tronc/counts", makers.TipsCount.as_view(), name="tips-count"),
+    path("staff/users/<name:username>/roles", accounts.RolesSet.as_view(), name="staff-user-roles"),
+    path("staff/users/<name:username>/password-reset", accounts.PasswordReset.as_view(), name="staff-password-reset"),
+    path("staff/users/<name:username>/reactivate", accounts.Reactivate.as_view(), name="staff-reactivate"),
     path("tables/<code:code>/drop-count", makers.DropCount.as_view(), name="drop-count"),
     path("tables/<code:code>/drop-count-reversal", makers.DropCountReversal.as_view(), name="drop-count-reversal"),
     path("rounds/<id:round_id>/reversal", makers.RoundReverse.as_view(), name="round-reversal"),

@@ -2,12 +2,12 @@
 
 Writes (``CommandView``: 201 with the service's JSON; errors from ``core.errors``):
 - ``POST /api/cage/slips/<kind>/<serial>/accept``
-- ``POST /api/tables/<code>/drop-removal``
 - ``POST /api/cage/shifts/open | close``, ``POST /api/cage/gaming-days/close``
 
 The writes that need a second signature (counted opener and closer, slip request, issue to a
-runner, void and reversal, coup reversal, drop count and its reversal) are the approvals app's
-(``approvals/api/makers.py``): the signers confirm them from their own sessions.
+runner, void and reversal, coup reversal, drop box removal, drop count and its reversal, a tip
+box's count) are the approvals app's (``approvals/api/makers.py``): the signers confirm them
+from their own sessions.
 
 Reads: ``GET /api/cage/slips/``, and the reports ``GET /api/reports/<name>`` (JSON) or
 ``/api/reports/<name>.csv`` (CSV download) with ``?gaming_day=YYYY-MM-DD`` (default: the
@@ -23,7 +23,6 @@ from staff.roles import ALL_ROLES, Role
 
 from ..models import Slip
 from ..services.cage_shifts import cage_shift_close, cage_shift_open
-from ..services.count_room import drop_box_remove
 from ..services.gaming_day import gaming_day_close
 from ..services.slips import slip_accept
 
@@ -110,21 +109,6 @@ class SlipList(generics.ListAPIView):
 
 class GamingDayInput(serializers.Serializer):
     gaming_day = serializers.DateField()
-
-
-class DropRemoval(CommandView):
-    """Record the removal of the table's drop box for a gaming day, by people independent of the
-    table's pit shift (``removers``: the two who removed it, the user one of them)."""
-
-    permission_classes = [roles_allowed(write=PIT | COUNT_ROOM | {Role.DROP_TEAM})]
-
-    class Input(GamingDayInput):
-        removers = serializers.ListField(child=UsernameField(), min_length=2, max_length=2, required=False)
-
-    input_serializer = Input
-
-    def perform(self, data, *, code, **ctx):
-        return drop_box_remove(table=code, **data, **ctx)
 
 
 class ShiftCount(serializers.Serializer):

@@ -15,7 +15,6 @@ REPORTS = [
 ]
 
 urlpatterns = [
-    path("tronc/counts", tronc.TipsCount.as_view(), name="tips-count"),
     path("tronc/shares", tronc.TroncShare.as_view(), name="tronc-share"),
     path("tables/<code:code>/drop-recount", custody.DropRecount.as_view(), name="drop-recount"),
     path("count-room/master-game/signatures", custody.MasterGameSign.as_view(), name="master-game-sign"),

@@ -1,4 +1,6 @@
-"""Tips (tronc) endpoints: a tip box's count, the share-out, the tips book and the shares."""
+"""Tips (tronc) endpoints: the share-out, the tips book and the shares. A tip box's count
+(``POST /api/tronc/counts``) is signed by each counter and the manager from his own session:
+its endpoint is the approvals app's (``approvals/api/makers.py``)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -9,15 +11,17 @@ from staff.permissions import roles_allowed
 from staff.roles import Role
 
 from .. import tronc_reports
-from ..services.tronc import tips_count, tronc_share
-from .accounting import Count, GamingDayInput
+from ..services.tronc import tronc_share
 from .reports import GAMING_DAY, ReportView
 
-# Who enters a tips count: the people who count tip boxes and the managers who witness it.
+# Who asks for a tips count (``approvals``): the people who count tip boxes and the managers
+# who witness it.
 TIPS_COUNTERS = frozenset({Role.COUNT_TEAM, Role.CASHIER, Role.CAGE_SUPERVISOR, Role.PIT_BOSS})
 
 
 class TipBox(serializers.Serializer):
+    """A tip box: ``{"table": "<code>"}`` or ``{"dealer": "<username>"}`` (his toke box)."""
+
     table = CodeField(required=False)
     dealer = UsernameField(required=False)
 
@@ -25,25 +29,6 @@ class TipBox(serializers.Serializer):
         if len(attrs) != 1:
             raise serializers.ValidationError('a tip box is {"table": "<code>"} or {"dealer": "<username>"}')
         return attrs
-
-
-class TipsCount(CommandView):
-    """Count a tip box (a table's, or a dealer's toke) into the tronc: two counters or more and
-    a manager, the user entering it one of them. Event ``TipsCounted``: tronc +total."""
-
-    permission_classes = [roles_allowed(write=TIPS_COUNTERS)]
-
-    class Input(GamingDayInput):
-        box = TipBox()
-        chips = Count(required=False, default=dict)
-        cash = Count(required=False, default=dict)
-        counters = serializers.ListField(child=UsernameField(), min_length=2, max_length=20)
-        manager = UsernameField()
-
-    input_serializer = Input
-
-    def perform(self, data, **ctx):
-        return tips_count(**data, **ctx)
 
 
 class ShareLine(serializers.Serializer):

@@ -19,7 +19,6 @@ urlpatterns = [
     path("cage/open", cage.CageOpen.as_view(), name="cage-open"),
     path("cage/purchases", cage.ChipsPurchase.as_view(), name="chips-purchase"),
     path("cage/redemptions", cage.ChipsRedeem.as_view(), name="chips-redeem"),
-    path("tables/<code:code>/drop-removal", views.DropRemoval.as_view(), name="drop-removal"),
     path("cage/slips/", views.SlipList.as_view(), name="slip-list"),
     path("cage/slips/<name:kind>/<serial:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),
     path("cage/shifts/open", views.CageShiftOpen.as_view(), name="cage-shift-open"),

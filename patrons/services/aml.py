@@ -215,7 +215,9 @@ def records_refusals(service):
 def patron_identity_record(*, patron: str, name: str, document: str, actor: str) -> dict:
     """Record a patron's identity (name and identity document) in the registry, off the ledger.
 
-    Appends ``PatronIdentityRecorded`` (the patron's code only) on ``aml/<code>``. Returns
+    The one way a patron's identity changes after registration (the Django admin shows it
+    read-only). Appends ``PatronIdentityRecorded`` on ``aml/<code>``: the patron's code and
+    ``replaced`` (an identity was on file: a correction), never the name or document. Returns
     ``{"patron", "event"}``. Raises ``InvalidInput`` (blank name or document, or the shared
     ``anon`` patron: register the person instead), ``NotFound``, ``RoleRequired`` (403: needs
     cashier or cage supervisor).
@@ -229,12 +231,13 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
         who = _patron_named(patron)
         if who.code == ANONYMOUS_PATRON:
             raise InvalidInput("the shared anonymous patron has no identity: register the patron", field="patron")
+        replaced = bool(who.name.strip() or who.document.strip())  # a correction, not a first record
         Patron.objects.filter(pk=who.pk).update(kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document)
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
             stream=stream,
             expected_version=stream_version(stream),
-            events=[NewEvent("PatronIdentityRecorded", {"patron": who.code})],
+            events=[NewEvent("PatronIdentityRecorded", {"patron": who.code, "replaced": replaced})],
         )
         return cmd.finish({"patron": who.code, "event": event.position})
 

@@ -37,9 +37,11 @@ def floor(cage, patron):
 
 
 def _remove(floor, who="drop1", removers=("drop1", "drop2")):
-    return floor[who].post(
+    """``who`` asks; the other remover confirms from his own session (``approvals``)."""
+    asked = floor[who].post(
         "/api/tables/T1/drop-removal", {"gaming_day": floor["day"], "removers": list(removers)}, format="json"
     )
+    return approve(asked, *(floor[name] for name in removers if name != who and name in floor))
 
 
 def _count(floor):
@@ -78,6 +80,24 @@ def test_a_drop_box_is_removed_by_two_independent_people(floor):
     assert event.data["removers"] == ["drop1", "drop2"] and event.actor == "drop1"
     # An independent pit boss (of another pit) may still remove alone, as before.
     assert table_shift("T1", current_gaming_day()).get("pit2") is None
+
+
+def test_a_second_remover_named_in_the_request_records_nothing_until_he_confirms_himself(floor):
+    body = {"gaming_day": floor["day"], "removers": ["drop1", "drop2"]}
+    asked = floor["drop1"].post("/api/tables/T1/drop-removal", body, format="json")
+    assert asked.status_code == 202, asked.content
+    approval = asked.json()["approval"]
+    assert approval["waiting_for"] == [
+        {"slot": "second_remover", "roles": ["pit_boss", "count_team", "drop_team"], "user": "drop2"}
+    ]
+    assert not Event.objects.filter(type="DropBoxRemoved").exists()
+    for other in ("drop1", "count3", "pit2"):  # the maker, and people not named: 403
+        assert floor[other].post(f"/api/approvals/{approval['id']}/confirm").status_code == 403
+    assert not Event.objects.filter(type="DropBoxRemoved").exists()
+    confirmed = floor["drop2"].post(f"/api/approvals/{approval['id']}/confirm")
+    assert confirmed.status_code == 201, confirmed.content
+    event = Event.objects.get(type="DropBoxRemoved")
+    assert (event.actor, event.data["removers"]) == ("drop1", ["drop1", "drop2"])
 
 
 def test_an_agreeing_blind_recount_verifies_the_count(floor):

@@ -21,7 +21,7 @@ from core.denominations import cash_denominations, chip_denominations, decompose
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, approve, make_patron, staff_user
 from tests.integration.test_aml_visits import past_purchase
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +56,8 @@ def day(api, table, colour_patron) -> str:
     assert api.post(f"/api/rounds/{coup}/void", {"reason": "ball left the wheel"}, format="json").status_code == 200
     staff_user("sam", "cashier")
     admin = _client("adm1", "admin")
-    assert admin.post("/api/staff/users/sam/roles", {"roles": ["cage_supervisor"]}, format="json").status_code == 200
+    asked = admin.post("/api/staff/users/sam/roles", {"roles": ["cage_supervisor"]}, format="json")
+    assert approve(asked, _client("adm2", "admin")).status_code == 200
     chips_purchase(patron=make_patron(), amount_cents=350_000, actor=ACTOR)
     cash = decompose(store.balance(accounts.CAGE_CASH) - 20_000, cash_denominations())
     cage_shift_close(

@@ -170,6 +170,10 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
+    "staff-password-reset": ({"POST": frozenset({"admin"})}, None),
+    "staff-reactivate": ({"POST": frozenset({"admin"})}, None),
+    "staff-password": ({"POST": EVERY}, None),  # one's own password: any person, never a device
+    "staff:password-change": ({"GET": EVERY}, None),  # the page of the same
     "staff-user-leave": ({"POST": frozenset({"admin"})}, None),
     "staff-access-review": ({"GET": EXPORTS}, None),
     "staff-access-review-csv": ({"GET": EXPORTS}, None),

@@ -132,14 +132,16 @@ def test_http_basic_failures_are_events_and_lock_the_account_out(floor, settings
     assert basic("right") == 401  # locked out (django-axes): the right password is refused now
 
 
-def test_role_changes_are_events_with_before_and_after(floor):
+def test_role_changes_are_events_with_before_and_after_and_the_second_admin(floor):
     admin = client_as(staff_user("root1", "admin"))
-    changed = admin.post("/api/staff/users/dealer7/roles", {"roles": ["dealer", "runner"]}, format="json")
+    asked = admin.post("/api/staff/users/dealer7/roles", {"roles": ["dealer", "runner"]}, format="json")
+    assert asked.status_code == 202, asked.content
+    changed = client_as(staff_user("root2", "admin")).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm")
     assert changed.status_code == 200, changed.content
     event = _last("StaffRolesChanged")
     assert (event.actor, event.data) == (
         "root1",
-        {"user": "dealer7", "before": ["dealer"], "after": ["dealer", "runner"]},
+        {"user": "dealer7", "before": ["dealer"], "after": ["dealer", "runner"], "approver": "root2"},
     )
     assert admin.post("/api/staff/users/root1/roles", {"roles": []}, format="json").status_code == 403
     assert admin.post("/api/staff/users/dealer7/roles", {"roles": ["king"]}, format="json").status_code == 400

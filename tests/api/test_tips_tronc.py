@@ -1,5 +1,8 @@
 """Issue 26 §1: tip boxes counted by two employees or more with a manager into the tronc and
-the tips book, the pool shared out by points, the book and the shares by day and month."""
+the tips book, the pool shared out by points, the book and the shares by day and month.
+
+Each counter and the manager sign from his own session (``approvals``): a name in the request
+is who is to sign, not a signature; the count is recorded when the last one confirms."""
 
 import csv
 import io
@@ -40,8 +43,31 @@ def _count(**overrides) -> dict:
     return {**body, **overrides}
 
 
+def _counted(people: dict, maker: str, **overrides):
+    """``maker`` asks for the count; every other named person confirms. The last answer."""
+    body = _count(**overrides)
+    response = client_as(staff_user_of(people, maker)).post("/api/tronc/counts", body, format="json")
+    assert response.status_code == 202, response.content
+    approval = response.json()["approval"]["id"]
+    for name in [*body["counters"], body["manager"]]:
+        if name != maker:
+            response = client_as(staff_user_of(people, name)).post(f"/api/approvals/{approval}/confirm")
+    return response
+
+
+def staff_user_of(people: dict, username: str):
+    return next(user for user in people.values() if user.username == username)
+
+
 def test_a_tip_box_counted_by_two_with_a_manager_goes_to_the_tronc_and_the_book(people):
-    response = client_as(people["count1"]).post("/api/tronc/counts", _count(), format="json")
+    asked = client_as(people["count1"]).post("/api/tronc/counts", _count(), format="json")
+    assert asked.status_code == 202, asked.content
+    approval = asked.json()["approval"]
+    assert [(w["slot"], w["user"]) for w in approval["waiting_for"]] == [("counter_2", "count2"), ("manager", "pit1")]
+    assert not Event.objects.filter(type="TipsCounted").exists()
+    signed = client_as(people["count2"]).post(f"/api/approvals/{approval['id']}/confirm")
+    assert signed.status_code == 202 and not Event.objects.filter(type="TipsCounted").exists()
+    response = client_as(people["pit"]).post(f"/api/approvals/{approval['id']}/confirm")
     assert response.status_code == 201, response.content
     assert response.json()["total_cents"] == 2_700
     event = Event.objects.get(type="TipsCounted")
@@ -89,10 +115,16 @@ def test_a_tips_count_that_breaks_the_rules_is_refused(people, change, status, f
 
 def test_a_box_is_counted_once_a_gaming_day(people):
     client = client_as(people["pit"])
-    assert client.post("/api/tronc/counts", _count(), format="json").status_code == 201
+    asked = client.post("/api/tronc/counts", _count(), format="json")
+    waiting = client.post("/api/tronc/counts", _count(), format="json")
+    assert waiting.status_code == 409 and "already asked by pit1" in waiting.json()["detail"]
+    client_as(people["count1"]).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm")
+    assert (
+        client_as(people["count2"]).post(f"/api/approvals/{asked.json()['approval']['id']}/confirm").status_code == 201
+    )
     again = client.post("/api/tronc/counts", _count(), format="json")
     assert again.status_code == 409 and again.json()["field"] == "box"
-    toke = client.post("/api/tronc/counts", _count(box={"dealer": "dealer7"}), format="json")
+    toke = _counted(people, "pit1", box={"dealer": "dealer7"})
     assert toke.status_code == 201, toke.content
     assert store.balance(accounts.TRONC) == 5_400
 
@@ -150,3 +182,46 @@ def test_only_a_cage_supervisor_shares_the_tronc_and_never_an_empty_one(people):
         "/api/tronc/shares", {"staff": [{"username": "dealer7", "points": 0}]}, format="json"
     )
     assert zero.status_code == 400 and zero.json()["field"] == "staff"
+
+
+def test_a_phantom_co_counter_named_in_the_request_records_nothing_until_he_confirms_himself(people):
+    """The 500 EUR tronc paid out on a count its second counter never made: count1 names count2
+    and the manager; nothing is recorded, nobody else can sign in their place, and the manager
+    refusing ends it."""
+    before = store.head()
+    asked = client_as(people["count1"]).post("/api/tronc/counts", _count(cash={"50000": 1}, chips={}), format="json")
+    assert asked.status_code == 202, asked.content
+    approval = asked.json()["approval"]["id"]
+    assert client_as(people["count1"]).post(f"/api/approvals/{approval}/confirm").status_code == 403  # the maker
+    assert client_as(people["super"]).post(f"/api/approvals/{approval}/confirm").status_code == 403  # not named
+    assert client_as(people["dealer2"]).post(f"/api/approvals/{approval}/confirm").status_code == 403
+    assert not Event.objects.filter(type="TipsCounted").exists() and store.balance(accounts.TRONC) == 0
+    refused = client_as(people["pit"]).post(
+        f"/api/approvals/{approval}/reject", {"reason": "no such count"}, format="json"
+    )
+    assert refused.status_code == 200 and refused.json()["approval"]["state"] == "rejected"
+    assert not Event.objects.filter(type="TipsCounted").exists() and store.balance(accounts.TRONC) == 0
+    assert set(Event.objects.filter(position__gt=before[0]).values_list("type", flat=True)) == {
+        "ApprovalRequested",
+        "ApprovalRejected",
+    }
+
+
+def test_a_counter_who_does_not_exist_is_refused_at_once(people):
+    before = store.head()
+    response = client_as(people["count1"]).post(
+        "/api/tronc/counts", _count(counters=["count1", "ghost"]), format="json"
+    )
+    assert response.status_code == 403 and "ghost holds no role" in response.json()["detail"]
+    assert store.head() == before
+
+
+def test_the_real_co_counters_confirming_from_their_own_sessions_record_the_count(people):
+    response = _counted(people, "count2", cash={"50000": 1}, chips={})
+    assert response.status_code == 201, response.content
+    event = Event.objects.get(type="TipsCounted")
+    assert (event.actor, event.data["counters"], event.data["manager"]) == ("count2", ["count1", "count2"], "pit1")
+    confirmed = Event.objects.get(type="ApprovalConfirmed")
+    signed = Event.objects.filter(type="ApprovalSigned").values_list("data__by", flat=True)
+    assert (confirmed.actor, sorted([*signed, confirmed.data["by"]])) == ("pit1", ["count1", "pit1"])
+    assert store.balance(accounts.TRONC) == 50_000

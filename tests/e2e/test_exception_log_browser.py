@@ -15,8 +15,8 @@ from games.services.table_rules import table_rules_change
 from games.services.tables import table_open
 from ledger.errors import BetRefused
 from ledger.gaming_day import current_gaming_day
+from staff.accounts import staff_roles_set
 from staff.roles import Role, grant
-from staff.services import staff_roles_set
 from tests.conftest import ACTOR, make_patron
 from workstations import audit_views
 
@@ -36,7 +36,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
     browser_page, dashboard_server, django_user_model, cage, monkeypatch
 ):
     page = browser_page
-    users = {"aud1": Role.AUDITOR, "pit1": Role.PIT_BOSS, "adm1": Role.ADMIN, "sam": Role.CASHIER}
+    users = {"aud1": Role.AUDITOR, "pit1": Role.PIT_BOSS, "adm1": Role.ADMIN, "adm2": Role.ADMIN, "sam": Role.CASHIER}
     for name, role in users.items():
         grant(django_user_model.objects.create_user(username=name, password="audit-secret"), role)
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor="pit1", rules={})
@@ -53,7 +53,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
     )
     bet_refusal_record(refusal, actor="pit1")
     round_void(round_id=coup, reason="ball left the wheel", actor="pit1")
-    staff_roles_set(username="sam", roles=["cage_supervisor"], actor="adm1")
+    staff_roles_set(username="sam", roles=["cage_supervisor"], actor="adm1", approver="adm2")
     chips_purchase(patron=patron, amount_cents=350_000, actor=ACTOR)
     day = current_gaming_day().isoformat()
 

@@ -1,0 +1,41 @@
+"""``POST /api/staff/password`` ``{old_password, new_password}``: a person chooses his own new
+password (after a change by two admins, before any other call: ``staff.middleware``)."""
+
+from rest_framework import serializers
+from rest_framework.permissions import BasePermission
+
+from core.views import CommandView
+
+from ..accounts import staff_password_change
+from ..models import DeviceToken
+
+
+class PersonOnly(BasePermission):
+    """Any logged-in person, whatever his roles (not a device: it has a token, no password)."""
+
+    message = "a device has no password"
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated) and not isinstance(request.auth, DeviceToken)
+
+
+class PasswordChange(CommandView):
+    """Change one's own password: 200 ``{"username", "must_change_password": false, "position"}``;
+    400 naming ``old_password`` (not the current one) or ``new_password`` (too weak, or the same)."""
+
+    permission_classes = [PersonOnly]
+    success_status = 200
+
+    class Input(serializers.Serializer):
+        old_password = serializers.CharField(max_length=128, trim_whitespace=False)
+        new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+    input_serializer = Input
+
+    def post(self, request, **kwargs):
+        self.request_user = request.user
+        return super().post(request, **kwargs)
+
+    def perform(self, data, **ctx):
+        return staff_password_change(user=self.request_user, **data)
