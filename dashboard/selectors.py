@@ -18,13 +18,14 @@ from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
+from cashier.services.pit_shift import gaming_day_bounds
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
@@ -45,6 +46,7 @@ from patrons.models import Patron
 from . import alerts as checks
 from . import floor_reads
 from .coups import describe
+from .figures import figures as one_set
 from .play import HIDDEN, play_line, readable
 
 
@@ -423,7 +425,49 @@ def table_cards(
                 "alerts": [a for a in found if a is not None],
             }
         )
+        card = cards[-1]
+        card["figures"] = one_set(
+            drop_cents=card["count_room"]["drop_cents"],
+            win_cents=card["count_room"]["win_cents"],
+            handle_cents=handle,
+            theoretical_win_cents=card["theoretical_win_cents"],
+            final=card["count_room"]["final"],
+        )
+    _number_by_day([c["coup_in_play"] for c in cards if c["coup_in_play"]], {t.code: t.id for t in tables}, cards, day)
+    seated = {code for c in cards for code in c["seated"]}
+    names = dict(Patron.objects.filter(code__in=seated).exclude(name="").values_list("code", "name")) if seated else {}
+    for card in cards:
+        # A patron by his name, his code second (the code alone when he has no name on file).
+        card["seated_names"] = {code: f"{names[code]} ({code})" for code in card["seated"] if code in names}
     return cards
+
+
+def first_numbers_of_day(table_ids: list, day: date) -> dict:
+    """``{table id: the number of its first coup of gaming day day}`` (tables with a coup that
+    day): a table's coup counter runs on across days; the pit counts from each day's first."""
+    start = gaming_day_bounds(day)[0]
+    rows = (
+        Round.objects.filter(table_id__in=table_ids, opened_at__gte=start)
+        .values("table_id")
+        .annotate(first=Min("number"))
+        .values_list("table_id", "first")
+    )
+    return dict(rows)
+
+
+def day_number(number: int, first: int | None) -> int:
+    """A coup's number within its table's gaming day (``first``: the day's first coup's number)."""
+    return number - first + 1 if first is not None and number >= first else number
+
+
+def _number_by_day(in_play: list[dict], ids: dict, cards: list[dict], day: date) -> None:
+    if not in_play:
+        return
+    firsts = first_numbers_of_day(list(ids.values()), day)
+    for card in cards:
+        coup = card["coup_in_play"]
+        if coup:
+            coup["number"] = day_number(coup["number"], firsts.get(ids[card["code"]]))
 
 
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
@@ -456,6 +500,13 @@ def _totals(cards: list[dict]) -> dict:
     sums["final_hold_pct"] = hold_pct(sums["final_win_cents"], sums["counted_drop_cents"])
     sums["win_on_handle_pct"] = _pct(sums["win_cents"], sums["handle_cents"])
     sums["theoretical_edge_pct"] = _pct(sum(theory), sums["handle_cents"]) if theory else None
+    sums["figures"] = one_set(
+        drop_cents=sums["counted_drop_cents"],
+        win_cents=sums["final_win_cents"],
+        handle_cents=sums["handle_cents"],
+        theoretical_win_cents=sums["theoretical_win_cents"],
+        final=bool(cards) and sums["final_tables"] == len(cards),
+    )
     return sums
 
 
@@ -585,6 +636,7 @@ def _coup(coup: Round, money: tuple[int, int | None] | None = None) -> dict:
     bets = [
         {
             "patron": bet.patron.code,
+            "patron_name": bet.patron.name,
             "position": bet.position,
             "stake_cents": bet.stake_cents,
             "chips": bet.chips,
@@ -779,11 +831,18 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         if shoe_id is not None:
             history = shoe_history(str(shoe_id)) | _shoe_name(table, str(shoe_id))
             history["big_road_rows"] = max((len(column) for column in history["big_road"]), default=0)
+    first = first_numbers_of_day([table.id], day).get(table.id)
+    last_coups = _described(table.code, table.game, last)
+    for coup in last_coups:
+        coup["number"] = day_number(coup["number"], first)
+    in_play_coup = {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None
+    if in_play_coup:
+        in_play_coup["number"] = day_number(in_play_coup["number"], first)
     return {
         "table": card,
         "gaming_day": day,
-        "in_play": {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None,
-        "last_coups": _described(table.code, table.game, last),
+        "in_play": in_play_coup,
+        "last_coups": last_coups,
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),
@@ -803,7 +862,12 @@ def coup_audit(round_id: str) -> dict:
     if coup is None:
         raise NotFound(f"no round {round_id}", field="round")
     over = coup.state in (Round.State.SETTLED, Round.State.VOIDED)
-    return {"round": _coup(coup), "table": coup.table.code, "events": round_events(str(coup.id), round_over=over)}
+    described = _coup(coup)
+    opened = Event.objects.filter(stream=f"round/{coup.id}", version=1).values_list("gaming_day", flat=True).first()
+    if opened is not None:
+        described["number"] = day_number(coup.number, first_numbers_of_day([coup.table_id], opened).get(coup.table_id))
+        described["gaming_day"] = opened
+    return {"round": described, "table": coup.table.code, "events": round_events(str(coup.id), round_over=over)}
 
 
 def _aml_flags(code: str) -> list[dict]:
@@ -866,7 +930,18 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
 
     history = PatronDayRating.objects.filter(patron=code).order_by("-gaming_day")[:7]
     return {
-        "patron": {"code": patron.code, "kind": patron.kind, "kind_label": patron.get_kind_display()},
+        "patron": {
+            "code": patron.code,
+            "name": patron.name,
+            "kind": patron.kind,
+            "kind_label": patron.get_kind_display(),
+        },
+        "manual_ratings": [
+            {**e["data"], "time_in": datetime.fromisoformat(e["data"]["time_in"]), "by": e["actor"]}
+            for e in Event.objects.filter(type="PatronRatedManually", data__patron=code, gaming_day=day)
+            .order_by("-position")
+            .values("data", "actor")[:20]
+        ],
         "gaming_day": day,
         "rating": rated(rating) if rating else None,
         "cash_in_cents": cash_in,
