@@ -98,10 +98,12 @@ pit_boss_only = _guard((Role.PIT_BOSS,), "this form")
 signers_only = _guard(SIGNERS, "the approvals page")
 
 
-def _refused(exc: DomainError, form: str) -> dict:
-    """A refusal as the page shows it: ``{"form", "field", "label", "message", "status"}``."""
+def _refused(exc: DomainError, form: str, labels: dict | None = None) -> dict:
+    """A refusal as the page shows it: ``{"form", "field", "label", "message", "status"}``
+    (``labels``: the form's own words for its fields, before ``FIELD_LABELS``)."""
     field = None if isinstance(exc, RoleRequired) else exc.field
-    return {"form": form, "field": field, "label": field_label(field), "message": exc.message, "status": exc.status}
+    label = (labels or {}).get(field) or field_label(field)
+    return {"form": form, "field": field, "label": label, "message": exc.message, "status": exc.status}
 
 
 def _typed(request) -> dict:
@@ -181,13 +183,13 @@ def _table_page(request, code: str, *, typed: dict | None = None, refused: dict 
     return render(request, "dashboard/table.html", context, status=refused["status"] if refused else 200)
 
 
-def _act(request, code: str, form: str, run, success) -> object:
+def _act(request, code: str, form: str, run, success, labels: dict | None = None) -> object:
     """Run ``run()`` (a service call); on success a message and back to the table page (its
     ``form`` section), on a refusal the page again with what was typed."""
     try:
         result = run()
     except DomainError as exc:
-        return _table_page(request, code, typed=_typed(request), refused=_refused(exc, form))
+        return _table_page(request, code, typed=_typed(request), refused=_refused(exc, form, labels))
     messages.success(request, success(result))
     return redirect(reverse("dashboard:table", kwargs={"code": code}) + f"#{form}")
 
@@ -198,6 +200,7 @@ def limits_change(request, code: str):
     """New limits within the game's rule set (``table_rules_change``: recorded as
     ``TableRulesChanged`` with before and after)."""
     table = shift_selectors.table_of(code)
+    labels = {f["option"]: f["label"] for f in shift_selectors.limit_fields(table)}
 
     def run():
         rules = {}
@@ -213,12 +216,12 @@ def limits_change(request, code: str):
 
     def said(result):
         changed = ", ".join(
-            f"{field_label(o)} {eur(result['before'].get(o))} → {eur(result['after'].get(o))}"
+            f"{labels.get(o) or field_label(o)} {eur(result['before'].get(o))} → {eur(result['after'].get(o))}"
             for o in result["changed"]
         )
         return f"Limits of {code} changed and recorded: {changed}."
 
-    return _act(request, code, "limits", run, said)
+    return _act(request, code, "limits", run, said, labels)
 
 
 @require_POST
