@@ -47,6 +47,7 @@ from . import alerts as checks
 from . import floor_reads
 from .coups import describe
 from .figures import figures as one_set
+from .figures import hold as hold_of
 from .play import HIDDEN, play_line, readable
 
 
@@ -969,6 +970,17 @@ def cage_shift(code: str = "main") -> dict:
     }
 
 
+def _cage_row(code: str, figures: dict) -> dict:
+    """A table's row of the cage summary: the daily report's figures with ``hold`` (the hold, or
+    why it is not shown: ``dashboard.figures.hold``) and ``final`` (counted and closed)."""
+    return {
+        "table": code,
+        **figures,
+        "hold": hold_of(figures["win_cents"], figures["drop_cents"]),
+        "final": figures["drop_counted"] and not figures["open"],
+    }
+
+
 def cage_summary(*, day: date | None = None) -> dict:
     """The cage for the pit boss, read-only (cents): its cashier shift (``cage_shift``: open or
     closed, by whom, when), whether its books are open (``cage.state``: the float was counted
@@ -1007,7 +1019,7 @@ def cage_summary(*, day: date | None = None) -> dict:
             for slip in pending.order_by("created_at", "id")
         ],
         "slips_of_day": list(of_day),
-        "tables": [{"table": t.code, **table_figures(t.code, day, day)} for t in tables_active(day, day)],
+        "tables": [_cage_row(t.code, table_figures(t.code, day, day)) for t in tables_active(day, day)],
         "variances": [
             row | {"kind_words": row["kind"].replace("_", " "), "count": checks.variance_count(row)}
             for row in map(_with_local_time, variance_report(day)["rows"])
