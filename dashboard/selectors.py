@@ -12,6 +12,7 @@ house's side.
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from fractions import Fraction
@@ -702,12 +703,24 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
     return events
 
 
+def with_patron_names(events: list[dict]) -> list[dict]:
+    """``events`` with each patron code in a ``summary`` written as ``Name (code)``: a pit boss
+    knows his patrons by name, the code second (a patron with no name on file keeps his code)."""
+    codes = {e["data"].get("patron") for e in events if isinstance(e.get("data"), dict)} - {None}
+    names = dict(Patron.objects.filter(code__in=codes).exclude(name="").values_list("code", "name")) if codes else {}
+    for event in events:
+        code = event["data"].get("patron") if isinstance(event.get("data"), dict) else None
+        if code in names and isinstance(event.get("summary"), str):
+            event["summary"] = re.sub(rf"\b{re.escape(code)}\b", f"{names[code]} ({code})", event["summary"], count=1)
+    return events
+
+
 def _play(round_id: str) -> list[dict]:
     """The coup in play as the table view tells it: ``[{"position", "at" (UTC), "line"}]``
     (``dashboard.play``); the page shows the time, the ledger position only on the audit trail."""
     return [
         {"position": e["position"], "at": e["occurred_at"], "line": e["summary"]}
-        for e in round_events(round_id, round_over=False)
+        for e in with_patron_names(round_events(round_id, round_over=False))
         if e["type"] not in HIDDEN
     ]
 
@@ -868,7 +881,11 @@ def coup_audit(round_id: str) -> dict:
     if opened is not None:
         described["number"] = day_number(coup.number, first_numbers_of_day([coup.table_id], opened).get(coup.table_id))
         described["gaming_day"] = opened
-    return {"round": described, "table": coup.table.code, "events": round_events(str(coup.id), round_over=over)}
+    return {
+        "round": described,
+        "table": coup.table.code,
+        "events": with_patron_names(round_events(str(coup.id), round_over=over)),
+    }
 
 
 def _aml_flags(code: str) -> list[dict]:
