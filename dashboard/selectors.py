@@ -780,7 +780,11 @@ def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list
     refusals = [_refusal(row) for row in rows.values(*REFUSAL_FIELDS)[:limit]]
     ids = {r["round"] for r in refusals if r["round"]}
     numbers = {str(key): n for key, n in Round.objects.filter(id__in=ids).values_list("id", "number")}
-    return [{**r, "coup": numbers.get(r["round"]) if r["round"] else None} for r in refusals]
+    first = first_numbers_of_day(list(Table.objects.filter(code=code).values_list("id", flat=True)), day)
+    first_today = next(iter(first.values()), None)
+    return [
+        {**r, "coup": day_number(numbers[r["round"]], first_today) if r["round"] in numbers else None} for r in refusals
+    ]
 
 
 def _shoe_name(table: Table, shoe_id: str) -> dict:
@@ -881,11 +885,19 @@ def coup_audit(round_id: str) -> dict:
     if opened is not None:
         described["number"] = day_number(coup.number, first_numbers_of_day([coup.table_id], opened).get(coup.table_id))
         described["gaming_day"] = opened
-    return {
-        "round": described,
-        "table": coup.table.code,
-        "events": with_patron_names(round_events(str(coup.id), round_over=over)),
-    }
+    events = with_patron_names(round_events(str(coup.id), round_over=over))
+    _coup_of_day(events, coup.number, described["number"], coup.table.code)
+    return {"round": described, "table": coup.table.code, "events": events}
+
+
+def _coup_of_day(events: list[dict], number: int, of_day: int, table: str) -> None:
+    """The events' lines say the coup's number of the day ("coup 3 of R1"), as the page does,
+    not the table's running counter."""
+    if number == of_day:
+        return
+    for event in events:
+        if isinstance(event.get("summary"), str):
+            event["summary"] = event["summary"].replace(f"coup {number} of {table}", f"coup {of_day} of {table}")
 
 
 def _aml_flags(code: str) -> list[dict]:

@@ -35,8 +35,9 @@ from . import forms, shift_selectors
 from .alerts import eur
 from .views import _table_context
 
-# Who signs from the approvals page: the pit boss, and the dealer confirming a count.
-SIGNERS = (Role.PIT_BOSS, Role.DEALER)
+# Who signs from the approvals page: the pit boss, the dealer confirming a count, the cage
+# supervisor a large opener or a large fill.
+SIGNERS = (Role.PIT_BOSS, Role.DEALER, Role.CAGE_SUPERVISOR)
 
 # The forms' own words for the field a service names.
 FIELD_LABELS = {

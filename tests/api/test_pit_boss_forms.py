@@ -161,3 +161,12 @@ def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
     assert Table.objects.get(code="R5").state == "closed"
     page = text(boss.get(reverse("dashboard:table", args=["R5"])))
     assert "Drop box: locked, left on the table for the drop team." in page
+
+
+def test_the_approvals_page_is_for_signers_and_a_form_for_the_pit_boss(people):
+    cashier = logged_in("cash9", Role.CASHIER)
+    assert cashier.get(reverse("dashboard:approvals")).status_code == 403
+    assert people["dealer"].get(reverse("dashboard:approvals")).status_code == 200
+    assert people["dealer"].post(reverse("dashboard:open"), {"code": "R7"}).status_code == 403
+    assert Client().post(reverse("dashboard:open"), {"code": "R7"}).status_code == 302  # to the login page
+    assert people["boss"].get(reverse("dashboard:limits", args=["R1"])).status_code == 405
