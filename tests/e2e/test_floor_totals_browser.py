@@ -20,7 +20,7 @@ pytestmark = pytest.mark.postgres
 
 
 def cents(text: str) -> int:
-    match = re.fullmatch(r"(-?)([\d,]+)\.(\d\d) EUR", text.strip())
+    match = re.match(r"(-?)([\d,]+)\.(\d\d) EUR\b", text.strip())  # "1,200.00 EUR recorded": the amount
     assert match, text
     sign, units, hundredths = match.groups()
     return (-1 if sign else 1) * (int(units.replace(",", "")) * 100 + int(hundredths))

@@ -139,6 +139,6 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(log_in_pit_boss, dashboard_se
     # --- a patron page ----------------------------------------------------------------------
     patron = Bet.objects.filter(round__table__code="B1").values_list("patron__code", flat=True).first()
     page.goto(f"{dashboard_server.url}/dashboard/patrons/{patron}/")
-    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Patron {patron}")
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"({patron})")  # by name, the code second
     assert_readable(page)
     shot(page, "patron")

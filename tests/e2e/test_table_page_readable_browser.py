@@ -98,7 +98,9 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     expect(page.locator('[data-section="shoe-name"]')).to_have_text(
         re.compile(r"^Shoe 1 of the day \(opened \d\d:\d\d CET\): 1 coup$")
     )
-    expect(page.locator('[data-section="figures"]')).to_contain_text("from the composition of the shoe (8 decks)")
+    expect(page.locator('[data-section="figures"] [data-figure="edge"]')).to_have_attribute(
+        "title", re.compile(r"from the composition of the shoe \(8 decks\)")
+    )
     shot(page, "table-P1")
 
     page.goto(f"{url}/dashboard/coups/{in_play}/audit/")
