@@ -290,7 +290,7 @@ def patron_label(code: str) -> str:
 
 def table_choices() -> dict:
     """The open form's choices: ``{"closed": [{"code", "game", "game_label"}], "games":
-    [{"game", "label"}], "dealers": [name], "has_role"}``."""
+    [{"game", "label"}], "dealers": [user name]}``."""
     return {
         "closed": [
             {"code": t.code, "game": t.game, "game_label": game_name(t.game)}

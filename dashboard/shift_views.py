@@ -33,6 +33,7 @@ from staff.roles import Role, RoleRequired, has_role
 
 from . import forms, shift_selectors
 from .alerts import eur
+from .selectors import coup_audit
 from .views import _table_context
 
 # Who signs from the approvals page: the pit boss, the dealer confirming a count, the cage
@@ -365,8 +366,6 @@ def rating_record(request, code: str):
 def coup_reversal(request, round_id: str):
     """Ask to reverse a settled coup (a correction as reversing entries, ``round_reverse``): a
     reason and the second supervisor who signs it from his approvals page."""
-    from .selectors import coup_audit
-
     try:
         result = approval_request(
             kind="round_reverse",
@@ -423,7 +422,10 @@ def approval_decide(request, approval: str, decision: str):
     summary = result["approval"]
     what = shift_selectors.approval_words_of(summary["id"])
     if summary["state"] == "confirmed":
-        messages.success(request, f"Approved and done: {what}.")
+        variance = result.get("variance_cents")
+        # An opener or closer that differs from the last closer or the book is reported at once.
+        differs = f" The count differs by {eur(variance)}: reported as a variance." if variance else ""
+        messages.success(request, f"Approved and done: {what}.{differs}")
     elif summary["state"] == "rejected":
         messages.success(request, f"Refused: {what}.")
     else:

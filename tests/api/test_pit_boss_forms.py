@@ -154,10 +154,11 @@ def test_a_patron_is_rated_by_hand_at_the_table(people, played):
 def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
     open_r5(people)
     boss, dealer = people["boss"], people["dealer"]
-    sent = {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "100"}
+    sent = {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"}  # 100.00 EUR short of the book
     assert boss.post(reverse("dashboard:close", args=["R5"]), sent).status_code == 302
     approval = Approval.objects.get(kind="table_close_counted")
-    dealer.post(reverse("dashboard:approve", args=[approval.id]))
+    done = dealer.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    assert "The count differs by -100.00 EUR: reported as a variance." in text(done)
     assert Table.objects.get(code="R5").state == "closed"
     page = text(boss.get(reverse("dashboard:table", args=["R5"])))
     assert "Drop box: locked, left on the table for the drop team." in page
