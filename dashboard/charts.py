@@ -25,27 +25,20 @@ MAX_X_LABELS = 6
 
 
 def time_labels(moments: list[datetime], *, most: int = MAX_X_LABELS) -> tuple[list[datetime], str]:
-    """At most ``most`` moments spread over ``moments`` (first and last included) and the
-    ``strftime`` format that tells them apart: ``%H:%M`` when they fall in distinct minutes,
-    else ``%H:%M:%S``. A label never repeats."""
+    """At most ``most`` moments evenly spaced in time from the first of ``moments`` (oldest
+    first) to the last, and the ``strftime`` format that tells them apart: ``%H:%M`` when they
+    fall in distinct minutes, else ``%H:%M:%S``. The chart's axis places a label at its moment,
+    so labels spaced in time never overlap (picked by rank, a burst of coups after a quiet
+    opening would pile them up); a label never repeats."""
     if not moments:
         return [], "%H:%M"
-    if len(moments) <= most:
-        picked = list(moments)
-    else:
-        step = (len(moments) - 1) / (most - 1)
-        picked = [moments[round(i * step)] for i in range(most)]
-    for fmt in ("%H:%M", "%H:%M:%S"):
-        texts = [m.strftime(fmt) for m in picked]
-        if len(set(texts)) == len(texts):
-            return picked, fmt
-    # Several coups in one second: keep the first moment of each distinct second.
-    seen, unique = set(), []
-    for moment in picked:
-        if moment.strftime("%H:%M:%S") not in seen:
-            seen.add(moment.strftime("%H:%M:%S"))
-            unique.append(moment)
-    return unique, "%H:%M:%S"
+    first, last = moments[0], moments[-1]
+    for count in range(min(most, len(moments)), 0, -1):
+        picked = [first] if count == 1 else [first + (last - first) * i / (count - 1) for i in range(count)]
+        for fmt in ("%H:%M", "%H:%M:%S"):
+            if len({m.strftime(fmt) for m in picked}) == len(picked):
+                return picked, fmt
+    return [first], "%H:%M:%S"
 
 
 def _local(moment: datetime, zone: tzinfo) -> datetime:

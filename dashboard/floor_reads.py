@@ -318,11 +318,21 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
         .values("table_code", "dealer__username"),
         key="table_code",
     )
+    # The dealer who signed the opener counts until an assignment or a coup says otherwise.
+    signed_opener: dict[str, str] = {}
+    openings = Event.objects.filter(stream__in=[f"table/{c}" for c in codes], type="TableOpened").order_by("position")
+    for stream, dealer in openings.values_list("stream", "data__dealer"):
+        if isinstance(dealer, str) and dealer:
+            signed_opener[stream.removeprefix("table/")] = dealer
+        else:
+            signed_opener.pop(stream.removeprefix("table/"), None)
     for table in tables:
         if table.state == Table.State.OPEN:
             reads[table.code]["seated"] = sorted(seated[table.code])
             row = assigned.get(table.code)
-            reads[table.code]["dealer"] = row["dealer__username"] if row else last_opener.get(table.code)
+            reads[table.code]["dealer"] = (
+                row["dealer__username"] if row else signed_opener.get(table.code) or last_opener.get(table.code)
+            )
 
     prison = Bet.objects.in_prison().filter(round__table_id__in=ids).values("round__table_id").annotate(n=Count("id"))
     for row in prison.order_by():

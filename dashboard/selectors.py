@@ -12,19 +12,21 @@ house's side.
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event
+from cashier.services.pit_shift import gaming_day_bounds
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
@@ -45,6 +47,8 @@ from patrons.models import Patron
 from . import alerts as checks
 from . import floor_reads
 from .coups import describe
+from .figures import figures as one_set
+from .figures import hold as hold_of
 from .play import HIDDEN, play_line, readable
 
 
@@ -423,7 +427,49 @@ def table_cards(
                 "alerts": [a for a in found if a is not None],
             }
         )
+        card = cards[-1]
+        card["figures"] = one_set(
+            drop_cents=card["count_room"]["drop_cents"],
+            win_cents=card["count_room"]["win_cents"],
+            handle_cents=handle,
+            theoretical_win_cents=card["theoretical_win_cents"],
+            final=card["count_room"]["final"],
+        )
+    _number_by_day([c["coup_in_play"] for c in cards if c["coup_in_play"]], {t.code: t.id for t in tables}, cards, day)
+    seated = {code for c in cards for code in c["seated"]}
+    names = dict(Patron.objects.filter(code__in=seated).exclude(name="").values_list("code", "name")) if seated else {}
+    for card in cards:
+        # A patron by his name, his code second (the code alone when he has no name on file).
+        card["seated_names"] = {code: f"{names[code]} ({code})" for code in card["seated"] if code in names}
     return cards
+
+
+def first_numbers_of_day(table_ids: list, day: date) -> dict:
+    """``{table id: the number of its first coup of gaming day day}`` (tables with a coup that
+    day): a table's coup counter runs on across days; the pit counts from each day's first."""
+    start = gaming_day_bounds(day)[0]
+    rows = (
+        Round.objects.filter(table_id__in=table_ids, opened_at__gte=start)
+        .values("table_id")
+        .annotate(first=Min("number"))
+        .values_list("table_id", "first")
+    )
+    return dict(rows)
+
+
+def day_number(number: int, first: int | None) -> int:
+    """A coup's number within its table's gaming day (``first``: the day's first coup's number)."""
+    return number - first + 1 if first is not None and number >= first else number
+
+
+def _number_by_day(in_play: list[dict], ids: dict, cards: list[dict], day: date) -> None:
+    if not in_play:
+        return
+    firsts = first_numbers_of_day(list(ids.values()), day)
+    for card in cards:
+        coup = card["coup_in_play"]
+        if coup:
+            coup["number"] = day_number(coup["number"], firsts.get(ids[card["code"]]))
 
 
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
@@ -456,6 +502,13 @@ def _totals(cards: list[dict]) -> dict:
     sums["final_hold_pct"] = hold_pct(sums["final_win_cents"], sums["counted_drop_cents"])
     sums["win_on_handle_pct"] = _pct(sums["win_cents"], sums["handle_cents"])
     sums["theoretical_edge_pct"] = _pct(sum(theory), sums["handle_cents"]) if theory else None
+    sums["figures"] = one_set(
+        drop_cents=sums["counted_drop_cents"],
+        win_cents=sums["final_win_cents"],
+        handle_cents=sums["handle_cents"],
+        theoretical_win_cents=sums["theoretical_win_cents"],
+        final=bool(cards) and sums["final_tables"] == len(cards),
+    )
     return sums
 
 
@@ -585,6 +638,7 @@ def _coup(coup: Round, money: tuple[int, int | None] | None = None) -> dict:
     bets = [
         {
             "patron": bet.patron.code,
+            "patron_name": bet.patron.name,
             "position": bet.position,
             "stake_cents": bet.stake_cents,
             "chips": bet.chips,
@@ -649,12 +703,24 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
     return events
 
 
+def with_patron_names(events: list[dict]) -> list[dict]:
+    """``events`` with each patron code in a ``summary`` written as ``Name (code)``: a pit boss
+    knows his patrons by name, the code second (a patron with no name on file keeps his code)."""
+    codes = {e["data"].get("patron") for e in events if isinstance(e.get("data"), dict)} - {None}
+    names = dict(Patron.objects.filter(code__in=codes).exclude(name="").values_list("code", "name")) if codes else {}
+    for event in events:
+        code = event["data"].get("patron") if isinstance(event.get("data"), dict) else None
+        if code in names and isinstance(event.get("summary"), str):
+            event["summary"] = re.sub(rf"\b{re.escape(code)}\b", f"{names[code]} ({code})", event["summary"], count=1)
+    return events
+
+
 def _play(round_id: str) -> list[dict]:
     """The coup in play as the table view tells it: ``[{"position", "at" (UTC), "line"}]``
     (``dashboard.play``); the page shows the time, the ledger position only on the audit trail."""
     return [
         {"position": e["position"], "at": e["occurred_at"], "line": e["summary"]}
-        for e in round_events(round_id, round_over=False)
+        for e in with_patron_names(round_events(round_id, round_over=False))
         if e["type"] not in HIDDEN
     ]
 
@@ -714,7 +780,11 @@ def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list
     refusals = [_refusal(row) for row in rows.values(*REFUSAL_FIELDS)[:limit]]
     ids = {r["round"] for r in refusals if r["round"]}
     numbers = {str(key): n for key, n in Round.objects.filter(id__in=ids).values_list("id", "number")}
-    return [{**r, "coup": numbers.get(r["round"]) if r["round"] else None} for r in refusals]
+    first = first_numbers_of_day(list(Table.objects.filter(code=code).values_list("id", flat=True)), day)
+    first_today = next(iter(first.values()), None)
+    return [
+        {**r, "coup": day_number(numbers[r["round"]], first_today) if r["round"] in numbers else None} for r in refusals
+    ]
 
 
 def _shoe_name(table: Table, shoe_id: str) -> dict:
@@ -779,11 +849,18 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         if shoe_id is not None:
             history = shoe_history(str(shoe_id)) | _shoe_name(table, str(shoe_id))
             history["big_road_rows"] = max((len(column) for column in history["big_road"]), default=0)
+    first = first_numbers_of_day([table.id], day).get(table.id)
+    last_coups = _described(table.code, table.game, last)
+    for coup in last_coups:
+        coup["number"] = day_number(coup["number"], first)
+    in_play_coup = {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None
+    if in_play_coup:
+        in_play_coup["number"] = day_number(in_play_coup["number"], first)
     return {
         "table": card,
         "gaming_day": day,
-        "in_play": {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None,
-        "last_coups": _described(table.code, table.game, last),
+        "in_play": in_play_coup,
+        "last_coups": last_coups,
         "last_numbers": numbers,
         "baccarat": history,
         "win_series": win_series(code, day=day),
@@ -803,7 +880,24 @@ def coup_audit(round_id: str) -> dict:
     if coup is None:
         raise NotFound(f"no round {round_id}", field="round")
     over = coup.state in (Round.State.SETTLED, Round.State.VOIDED)
-    return {"round": _coup(coup), "table": coup.table.code, "events": round_events(str(coup.id), round_over=over)}
+    described = _coup(coup)
+    opened = Event.objects.filter(stream=f"round/{coup.id}", version=1).values_list("gaming_day", flat=True).first()
+    if opened is not None:
+        described["number"] = day_number(coup.number, first_numbers_of_day([coup.table_id], opened).get(coup.table_id))
+        described["gaming_day"] = opened
+    events = with_patron_names(round_events(str(coup.id), round_over=over))
+    _coup_of_day(events, coup.number, described["number"], coup.table.code)
+    return {"round": described, "table": coup.table.code, "events": events}
+
+
+def _coup_of_day(events: list[dict], number: int, of_day: int, table: str) -> None:
+    """The events' lines say the coup's number of the day ("coup 3 of R1"), as the page does,
+    not the table's running counter."""
+    if number == of_day:
+        return
+    for event in events:
+        if isinstance(event.get("summary"), str):
+            event["summary"] = event["summary"].replace(f"coup {number} of {table}", f"coup {of_day} of {table}")
 
 
 def _aml_flags(code: str) -> list[dict]:
@@ -866,7 +960,18 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
 
     history = PatronDayRating.objects.filter(patron=code).order_by("-gaming_day")[:7]
     return {
-        "patron": {"code": patron.code, "kind": patron.kind, "kind_label": patron.get_kind_display()},
+        "patron": {
+            "code": patron.code,
+            "name": patron.name,
+            "kind": patron.kind,
+            "kind_label": patron.get_kind_display(),
+        },
+        "manual_ratings": [
+            {**e["data"], "time_in": datetime.fromisoformat(e["data"]["time_in"]), "by": e["actor"]}
+            for e in Event.objects.filter(type="PatronRatedManually", data__patron=code, gaming_day=day)
+            .order_by("-position")
+            .values("data", "actor")[:20]
+        ],
         "gaming_day": day,
         "rating": rated(rating) if rating else None,
         "cash_in_cents": cash_in,
@@ -891,6 +996,17 @@ def cage_shift(code: str = "main") -> dict:
         "by": last.actor,
         "at": last.occurred_at,
         "handover_to": last.data.get("handover_to") if closed else None,
+    }
+
+
+def _cage_row(code: str, figures: dict) -> dict:
+    """A table's row of the cage summary: the daily report's figures with ``hold`` (the hold, or
+    why it is not shown: ``dashboard.figures.hold``) and ``final`` (counted and closed)."""
+    return {
+        "table": code,
+        **figures,
+        "hold": hold_of(figures["win_cents"], figures["drop_cents"]),
+        "final": figures["drop_counted"] and not figures["open"],
     }
 
 
@@ -932,7 +1048,7 @@ def cage_summary(*, day: date | None = None) -> dict:
             for slip in pending.order_by("created_at", "id")
         ],
         "slips_of_day": list(of_day),
-        "tables": [{"table": t.code, **table_figures(t.code, day, day)} for t in tables_active(day, day)],
+        "tables": [_cage_row(t.code, table_figures(t.code, day, day)) for t in tables_active(day, day)],
         "variances": [
             row | {"kind_words": row["kind"].replace("_", " "), "count": checks.variance_count(row)}
             for row in map(_with_local_time, variance_report(day)["rows"])

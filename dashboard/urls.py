@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import views
+from . import shift_views, views
 
 app_name = "dashboard"
 
@@ -19,7 +19,20 @@ urlpatterns = [
     path("patrons/", views.patron_lookup, name="patron-lookup"),
     path("patrons/<code:code>/", views.patron, name="patron"),
     path("cage/", views.cage, name="cage"),
+    # The pit boss's forms (dashboard.shift_views): each posts, then redirects back.
+    path("open/", shift_views.table_open, name="open"),
+    path("tables/<code:code>/limits", shift_views.limits_change, name="limits"),
+    path("tables/<code:code>/slips", shift_views.slip_request, name="slip-request"),
+    path("tables/<code:code>/slips/<name:kind>/<serial:serial>/accept", shift_views.slip_accept, name="slip-accept"),
+    path("tables/<code:code>/slips/<name:kind>/<serial:serial>/refuse", shift_views.slip_refuse, name="slip-refuse"),
+    path("tables/<code:code>/close", shift_views.table_close, name="close"),
+    path("tables/<code:code>/ratings", shift_views.rating_record, name="rating"),
+    path("coups/<id:round_id>/reversal", shift_views.coup_reversal, name="coup-reversal"),
+    # The pit boss's and the dealer's signatures, each from his own login.
+    path("approvals/", shift_views.approvals, name="approvals"),
+    path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),
+    path("approvals/<id:approval>/refuse", shift_views.approval_decide, {"decision": "refuse"}, name="refuse"),
 ]
 
 # Every page that needs the pit boss role (the access tests walk this list).
-PROTECTED = ["floor", "floor-live", "table", "table-live", "coup-audit", "patron-lookup", "patron", "cage"]
+PROTECTED = ["floor", "floor-live", "table", "table-live", "coup-audit", "patron-lookup", "patron", "cage", "open"]

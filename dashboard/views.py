@@ -27,6 +27,7 @@ from staff.roles import Role, has_role
 
 from . import charts, selectors
 from .errors import LandsOnOwnPage, landing
+from .shift_selectors import table_page, users_with
 
 POLL_SECONDS = 3
 
@@ -110,7 +111,9 @@ def _table_context(code: str) -> dict:
 
 @pit_boss_required
 def table(request, code: str):
-    return render(request, "dashboard/table.html", _table_context(code))
+    """The table's live figures and, below them, the pit boss's forms (``shift_views``)."""
+    context = _table_context(code) | table_page(code, request.user.get_username())
+    return render(request, "dashboard/table.html", context | {"typed": {}, "refused": None})
 
 
 @pit_boss_required
@@ -120,7 +123,8 @@ def table_live(request, code: str):
 
 @pit_boss_required
 def coup_audit(request, round_id: str):
-    return render(request, "dashboard/audit.html", {"audit": selectors.coup_audit(round_id)})
+    approvers = [u for u in users_with(Role.PIT_BOSS) if u != request.user.get_username()]
+    return render(request, "dashboard/audit.html", {"audit": selectors.coup_audit(round_id), "approvers": approvers})
 
 
 # Who may open one ledger event's page (``workstations:audit-event``, the audit workstation's

@@ -1,16 +1,57 @@
-"""The runner's page: what a runner does and where he does it. He carries fills and credits;
-his one act, signing for the chips the cage issued to him, is an approval signed through the
-API, so the page says so in words and links there (no screen of his own to work from)."""
+"""The runner's page: the fills and credits the cage issued to him, each waiting for his
+signature that he carries it (``approvals`` act ``slip_issue``: a Confirm button signs it as
+the logged-in runner, a Refuse button sends it back), and those he carries to their table.
+
+Post/redirect/get: a reload never signs twice. A refusal (``DomainError``) is shown on the
+page with its reason; nothing is written."""
 
 from __future__ import annotations
 
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST, require_safe
+
+from approvals.services import approval_confirm, approval_reject
+from dashboard.alerts import eur
+from dashboard.shift_selectors import runner_slips
+from ledger.errors import DomainError
 
 from .access import RUNNER_ROLES, roles_required
 
+runner_only = roles_required(*RUNNER_ROLES, place="runner's")
+
 
 @require_safe
-@roles_required(*RUNNER_ROLES, place="runner's")
+@runner_only
 def runner(request):
-    return render(request, "workstations/runner.html")
+    with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
+        return render(request, "workstations/runner.html", {"slips": runner_slips(request.user.get_username())})
+
+
+@require_POST
+@runner_only
+def sign(request, approval: str, decision: str):
+    """Confirm (``approval_confirm``: the slip is issued to him, he carries it) or refuse
+    (``approval_reject``) the slip the cage issued to this runner."""
+    me = request.user.get_username()
+    try:
+        if decision == "confirm":
+            result = approval_confirm(approval=approval, actor=me)
+        else:
+            result = approval_reject(approval=approval, actor=me, reason=(request.POST.get("reason") or "").strip())
+    except DomainError as exc:
+        messages.error(request, f"Refused: {exc.message}. Nothing was recorded.")
+        return redirect("workstations:runner")
+    if decision == "confirm":
+        messages.success(
+            request,
+            f"You carry {result['kind']} {result['serial']} of {eur(result['amount_cents'])} "
+            f"to table {result['table']}: the table accepts it there.",
+        )
+    else:
+        messages.success(request, "Refused: the slip goes back to the cage.")
+    return redirect("workstations:runner")

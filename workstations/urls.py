@@ -27,6 +27,8 @@ urlpatterns = [
     path("audit/events/", audit_views.events, name="audit-events"),
     path("audit/events/<pos:position>/", audit_views.event, name="audit-event"),
     path("runner/", runner_views.runner, name="runner"),
+    path("runner/<id:approval>/confirm", runner_views.sign, {"decision": "confirm"}, name="runner-confirm"),
+    path("runner/<id:approval>/refuse", runner_views.sign, {"decision": "refuse"}, name="runner-refuse"),
     path("reports/<name:slug>/", report_views.report, name="report"),
     path("reports/<name:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

@@ -7,12 +7,15 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from games.rules.bet_words import bet_spot as words_for_bet_spot
+from games.rules.money import currency, format_amount
+from staff.roles import has_role
 
 from .. import play
 from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
 from ..coups import card_face
 from ..coups import roulette_colour as colour_in_words
+from ..figures import HOW
 
 register = template.Library()
 
@@ -122,3 +125,41 @@ def stream_kind(stream) -> str:
 def words(slug) -> str:
     """A state slug in words: ``"closed_for_bets"`` → ``"closed for bets"``."""
     return str(slug).replace("_", " ")
+
+
+@register.filter
+def typed(values, name) -> str:
+    """What the person typed in field ``name`` of a form sent back (``""`` when nothing)."""
+    return (values or {}).get(str(name), "") if hasattr(values, "get") else ""
+
+
+@register.filter
+def holds(user, role) -> bool:
+    """Whether ``user`` holds ``role`` (``pit_boss``, ``dealer``...): which links his header shows."""
+    return has_role(user, role) if getattr(user, "is_authenticated", False) else False
+
+
+@register.filter
+def denomination(cents) -> str:
+    """A chip's value: ``50000`` → ``500 EUR``, ``250`` → ``2.50 EUR``."""
+    cents = int(cents)
+    return f"{format_amount(cents)} {currency()}" if cents % 100 else f"{cents // 100:,} {currency()}"
+
+
+@register.simple_tag
+def typed_piece(values, prefix, denomination_cents) -> str:
+    """The pieces typed for ``denomination_cents`` in count ``prefix`` of a form sent back."""
+    return typed(values, f"{prefix}-{denomination_cents}")
+
+
+@register.filter
+def amount_typed(cents) -> str:
+    """Cents as a form shows them to be typed again: ``25000`` → ``250``, ``1250`` → ``12.50``."""
+    cents = int(cents)
+    return f"{cents // 100}" if cents % 100 == 0 else f"{cents // 100}.{cents % 100:02d}"
+
+
+@register.simple_tag
+def how_computed() -> dict:
+    """``dashboard.figures.HOW``: each figure's formula in words, for its tooltip."""
+    return HOW

@@ -385,9 +385,10 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
         f' (<a href="{audit}">audit trail</a>)</li>' in card
     )
     assert pit_boss.get(audit).status_code == 200
-    # Win on handle -3500.00% against roulette's 1/37 = 2.70% (the hold alert waits for 10,000 EUR of handle).
-    assert 'data-figure="win-on-handle">-3500.00 % · theory 2.70 %<' in card
-    assert 'data-figure="handle">30.00 EUR<' in card
+    # The edge on what was played: theoretical win ÷ handle, roulette's 1/37 = 2.70% en plein
+    # (the hold alert waits for 10,000 EUR of handle).
+    assert re.search(r'data-figure="edge"[^>]*>2\.70 %<', card)
+    assert re.search(r'data-figure="handle"[^>]*>30\.00 EUR<', card)
     assert 'data-alert="hold"' not in card
 
 
@@ -443,7 +444,7 @@ def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played,
     dealer_assign(dealer="dealer3", table="R1", actor="pit1")
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
-    assert (figure(card, "dealer"), figure(card, "seated")) == ("dealer3", patron)
+    assert (figure(card, "dealer"), figure(card, "seated")) == ("dealer3", f"Test Patron ({patron})")
 
     table_close(code="R1", closer={"1000000": 5}, dealer="dealer2", pit_boss="pit1", actor="pit1")
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
@@ -456,7 +457,7 @@ def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played,
     assert "dealer none (table closed)" in table_page and "dealer3" not in table_page
 
 
-def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, played, cage_staff):
+def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_boss, played, cage_staff):
     from cashier.reports import table_games_daily_report
     from cashier.services.count_room import drop_box_remove, drop_count
     from games.services.tables import table_buy_in
@@ -468,10 +469,10 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     projections.catch_up_all()
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
-    assert 'data-figure="drop">300.00 EUR<' in card
-    # Not counted yet: the count-room drop is the recorded buy-ins, and says so.
-    assert 'data-figure="counted-drop">300.00 EUR<' in card and "Drop box not counted yet" in card
-    assert 'data-basis="provisional"' in card and 'data-basis="final"' not in card
+    # Not counted yet: the drop is the recorded buy-ins, and says so; one drop on the card.
+    assert figure(card, "drop") == "300.00 EUR recorded" and card.count('data-figure="drop"') == 1
+    # Under the meaningful drop (1,000.00 EUR) the hold is withheld, with the reason.
+    assert figure(card, "hold") == "— (drop under 1,000.00 EUR)"
 
     drop_box_remove(table="R1", gaming_day=day, actor="count1")
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
@@ -481,5 +482,6 @@ def test_the_ledger_drop_and_the_counted_drop_are_labelled_apart(pit_boss, playe
     assert (r1["drop_cents"], r1["drop_counted"]) == (25_000, True)  # the daily report's drop: the count
     for page in (reverse("dashboard:floor"), reverse("dashboard:table", args=["R1"])):
         html = pit_boss.get(page).content.decode()
-        assert 'data-figure="drop">300.00 EUR<' in html, page
-        assert 'data-figure="counted-drop">250.00 EUR<' in html and "Drop box counted." in html, page
+        money = html[html.index('data-section="money"') :]  # R1's figures (the floor's totals come first)
+        assert figure(money, "drop") == "250.00 EUR", page
+        assert figure(money, "win") == f"{r1['win_cents'] / 100:,.2f} EUR", page

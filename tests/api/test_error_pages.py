@@ -29,7 +29,7 @@ def login(client, django_user_model, *roles: str):
         ((Role.CAGE_SUPERVISOR,), "workstations:cage"),
         ((Role.AUDITOR,), "workstations:audit-days"),
         ((Role.RUNNER,), "workstations:runner"),
-        ((Role.DEALER,), "docs"),
+        ((Role.DEALER,), "dashboard:approvals"),
         ((), "docs"),
     ],
 )

@@ -83,7 +83,7 @@ def test_pit_boss_watches_a_coup_live_and_audits_it(
 
     # --- the coup's audit trail, one click away ---------------------------------------------
     last.get_by_role("link", name=re.compile("audit trail")).click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 at R1")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 of the day at R1")
     events = ok(api.get("/api/events/", {"stream": f"round/{coup}"}), 200)["results"]
     assert [e["type"] for e in events][:2] == ["RoundOpened", "BetPlaced"]
     for event in events:
@@ -100,7 +100,7 @@ def test_pit_boss_watches_a_coup_live_and_audits_it(
     said = r"R1: P\d+ won 1,750\.00 EUR in one payout at \d\d:\d\d CES?T \(audit trail\)$"
     expect(payout).to_have_text(re.compile(said))
     payout.get_by_role("link", name="audit trail").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 at R1")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Audit trail: coup 1 of the day at R1")
     page.get_by_role("link", name="Floor").click()
 
     # --- keyboard focus survives the refresh (htmx refocuses the element with the same id) ----

@@ -1,5 +1,5 @@
 """Logging in through either form in a real browser: each role lands on its own page (the
-runner on a page saying what he does and where); ``/`` shows a visitor the two logins and the
+runner on the page listing the slips issued to him); ``/`` shows a visitor the two logins and the
 API docs; a printed report leads back to its reader's page; the cage page and the daily report
 show the colour chips still out, so each table's figures add up. Screenshots in var/artifacts/."""
 
@@ -50,9 +50,8 @@ def test_each_role_lands_on_its_own_page_from_either_login_form(
 
     log_in(page, dashboard_server.url, "run1", app="dashboard")
     page.wait_for_url(f"{dashboard_server.url}/workstations/runner/")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Runner")
-    expect(page.locator('[data-section="what"]')).to_contain_text("You carry the chips of fills and credits")
-    expect(page.locator("#approvals")).to_have_text("GET /api/approvals/?state=pending")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Runner: fills and credits")
+    expect(page.locator('[data-section="to-sign"]')).to_contain_text("Nothing waits for you.")
     shot(page, "runner")
 
 

@@ -22,6 +22,7 @@ LOGINS = {
     "cagesup": Role.CAGE_SUPERVISOR,
     "auditor": Role.AUDITOR,
     "runner": Role.RUNNER,
+    "dealer": Role.DEALER,
 }
 
 
@@ -52,6 +53,7 @@ LANDS = {
     "cagesup": "/workstations/cage/",
     "auditor": "/workstations/audit/",
     "runner": "/workstations/runner/",
+    "dealer": "/dashboard/approvals/",
 }
 LOGIN_PAGES = ("/dashboard/login/", "/workstations/login/", "/api/auth/login/")
 
@@ -76,15 +78,12 @@ def test_an_explicit_next_is_kept_after_the_login(cage_float):
     assert answer.status_code == 302 and answer["Location"] == "/dashboard/cage/"
 
 
-def test_the_runner_lands_on_a_page_saying_what_he_does_and_where(cage_float):
+def test_the_runner_lands_on_the_slips_issued_to_him(cage_float):
     call_command("demo_user", stdout=StringIO())
     client = Client()
     client.post("/workstations/login/", {"username": "runner", "password": "runner"})
     html = client.get("/workstations/runner/").content.decode()
-    assert "You carry the chips of fills and credits between the cage and the tables." in html
-    pending = "/api/approvals/?state=pending"
-    assert f'<a id="approvals" href="{pending}"><code>GET {pending}</code></a>' in html
-    assert "<code>POST /api/approvals/&lt;id&gt;/confirm</code>" in html
+    assert "Issued to you: confirm you carry it (0)" in html and "Nothing waits for you." in html
     # The runner's page is his alone: a cashier is refused it.
     client.force_login(get_user_model().objects.get(username="cashier"))
     assert client.get("/workstations/runner/").status_code == 403

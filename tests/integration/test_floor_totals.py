@@ -6,6 +6,7 @@ stud's theory is its edge per ante times the antes."""
 import math
 import re
 from fractions import Fraction
+from html import unescape
 
 import pytest
 from django.urls import reverse
@@ -29,7 +30,7 @@ from .test_dashboard_figures import card_of, cents, figures
 pytestmark = pytest.mark.django_db
 
 # The money figures a total sums: the cards' and the totals' data-figure names are the same.
-MONEY = ("drop", "win", "counted-drop", "final-win", "handle", "theoretical-win")
+MONEY = ("drop", "win", "handle", "theoretical-win")
 
 
 @pytest.fixture
@@ -84,13 +85,13 @@ def test_pit_totals_are_the_sums_of_the_table_cards_to_the_cent_per_game_and_in_
     pit = selectors.floor()["totals"]["all"]
     row = total_row(html, "all")
     assert row["hold"] == f"{selectors.hold_pct(expected['all']['win'], expected['all']['drop'])} %"
-    assert row["final-hold"] == f"{selectors.hold_pct(expected['all']['final-win'], expected['all']['counted-drop'])} %"
+    assert row["edge"] == f"{selectors.hold_pct(expected['all']['theoretical-win'], expected['all']['handle'])} %"
     assert (
-        pit["win_cents"] == expected["all"]["win"]
+        pit["figures"]["win_cents"] == expected["all"]["win"]
         and pit["theoretical_win_cents"] == expected["all"]["theoretical-win"]
     )
-    # The count-room basis: final only where counted and closed (the demo's six), not R2, R3.
-    assert "provisional, 6 of 8 final" in html
+    # Final only where counted and closed (the demo's six), not R2, R3.
+    assert "6 of 8 tables final; the others' wins still move." in html
 
 
 def test_batched_count_room_figures_are_the_daily_reports_for_every_table(demo_day):
@@ -143,7 +144,8 @@ def test_caribbean_theory_is_the_edge_per_ante_on_the_antes_and_labelled_so(pit_
     assert 0 < ante_cents < card["handle_cents"]  # the raises are in the handle, not in the edge's base
     assert card["theoretical_win_cents"] == math.floor(Fraction(edge) * ante_cents + Fraction(1, 2))
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
-    assert figures(card_of(html, "C1"))["theory-edge"].endswith("of the ante")
+    edge_title = re.search(r'data-figure="edge" title="([^"]*)"', card_of(html, "C1")).group(1)
+    assert "of the ante" in unescape(edge_title)
 
 
 def test_english_roulette_card_shows_the_even_chances_limits_apart(pit_boss, cage):

@@ -18,12 +18,13 @@ DEMO_LOGINS = (
     ("cashier", Role.CASHIER, "/workstations/cage/"),
     ("cagesup", Role.CAGE_SUPERVISOR, "/workstations/cage/"),
     ("auditor", Role.AUDITOR, "/workstations/audit/"),
-    ("runner", Role.RUNNER, "the API: /api/approvals/ (confirms carrying a fill)"),
+    ("runner", Role.RUNNER, "/workstations/runner/ (confirms carrying a fill)"),
+    ("dealer", Role.DEALER, "/dashboard/approvals/ (confirms the openers and closers he counts)"),
 )
 
 
 class Command(BaseCommand):
-    help = "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner; password = login)."
+    help = "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner, dealer; password = login)."
 
     def handle(self, *args, **options):
         for login, role, lands in DEMO_LOGINS:

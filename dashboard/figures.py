@@ -1,0 +1,68 @@
+"""The pit boss's figures of a table (or of a group of tables): one drop, one win, one hold %,
+one theoretical win and one edge, each with how it is computed (SHIFTS.md §Words).
+
+- Drop: cash and markers in the drop box — the count room's count once the box is counted,
+  until then the buy-ins recorded at the table.
+- Win = drop + credits − fills + closer − opener − colour chips still out (the daily report's
+  figure, ``cashier.reports``); until the table closes the tray by the book stands in for the
+  closer.
+- Hold % = win ÷ drop, shown only once the drop makes it meaningful (``HOLD_MIN_DROP_CENTS``):
+  a hold on a drop of a few euros says nothing.
+- Theoretical win = Σ stake × the game's exact edge on the day's decided bets.
+- Edge (effective) = theoretical win ÷ handle (everything staked on decided bets).
+"""
+
+from __future__ import annotations
+
+from cashier.reports import hold_pct
+
+from .alerts import eur
+
+# Below this drop (cents) a hold % means nothing: a few buy-ins swing it by hundreds of points.
+HOLD_MIN_DROP_CENTS = 100_000
+
+HOW = {
+    "drop": "Cash and markers in the drop box: the count room's count once the box is counted; "
+    "until then the buy-ins recorded at the table",
+    "win": "Drop + credits − fills + closer − opener − colour chips still out; until the table "
+    "closes, the tray by the book stands in for the closer",
+    "hold": f"Win ÷ drop; shown once the drop reaches {eur(HOLD_MIN_DROP_CENTS)}",
+    "handle": "Everything staked on the bets decided today",
+    "theoretical_win": "Σ stake × the game's exact house edge, on the bets decided today",
+    "edge": "Theoretical win ÷ handle: the house's edge on what was actually played",
+}
+
+
+def hold(win_cents: int, drop_cents: int) -> dict:
+    """``{"pct": "12.34" | None, "reason": None | words}``: the hold, or why it is not shown."""
+    if drop_cents <= 0:
+        return {"pct": None, "reason": "no drop yet"}
+    if drop_cents < HOLD_MIN_DROP_CENTS:
+        return {"pct": None, "reason": f"drop under {eur(HOLD_MIN_DROP_CENTS)}"}
+    return {"pct": hold_pct(win_cents, drop_cents), "reason": None}
+
+
+def edge_pct(theoretical_win_cents: int | None, handle_cents: int) -> dict:
+    """``{"pct": "2.70" | None, "reason"}``: theoretical win ÷ handle, or why it is not shown."""
+    if theoretical_win_cents is None:
+        return {"pct": None, "reason": "no edge known for this rule set"}
+    if handle_cents <= 0:
+        return {"pct": None, "reason": "no bet decided yet"}
+    return {"pct": hold_pct(theoretical_win_cents, handle_cents), "reason": None}
+
+
+def figures(
+    *, drop_cents: int, win_cents: int, handle_cents: int, theoretical_win_cents: int | None, final: bool
+) -> dict:
+    """The one set of figures: ``{"drop_cents", "win_cents", "hold", "handle_cents",
+    "theoretical_win_cents", "edge", "final"}`` (``final``: the drop counted and the table
+    closed; otherwise the win is still moving)."""
+    return {
+        "drop_cents": drop_cents,
+        "win_cents": win_cents,
+        "hold": hold(win_cents, drop_cents),
+        "handle_cents": handle_cents,
+        "theoretical_win_cents": theoretical_win_cents,
+        "edge": edge_pct(theoretical_win_cents, handle_cents),
+        "final": final,
+    }

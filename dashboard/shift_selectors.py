@@ -1,0 +1,367 @@
+"""Reads behind the pit boss's forms: who may sign, the approvals waiting for a person, a
+table's slips of the day, the limits a form may change. Plain dicts, never a write; amounts
+in integer cents, times UTC (the templates show them in the casino's zone)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from approvals.acts import ACTS
+from approvals.models import Approval
+from cashier.services.count_room import box_removal
+from cashier.slip_models import Slip
+from core.denominations import chip_denominations
+from core.ids import uuid_of
+from games.models import Round, Table
+from games.names import game_name
+from games.rules.money import currency
+from ledger.errors import NotFound
+from ledger.gaming_day import current_gaming_day, gaming_day_of
+from ledger.models import Event
+from patrons.models import Patron
+from staff.roles import Role, has_role
+
+from . import selectors
+from .alerts import eur
+
+# The limits a pit boss changes from his table page, per game: (rule option, label). Classic
+# stud's caps are a schedule of rounds, changed through the API only.
+LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    Table.Game.ENGLISH_ROULETTE: (
+        ("min_bet_cents", "Minimum, numbers"),
+        ("max_bet_cents", "Maximum, numbers"),
+        ("even_chance_min_cents", "Minimum, even chances"),
+        ("even_chance_max_cents", "Maximum, even chances"),
+    ),
+    Table.Game.BLACKJACK: (("min_bet_cents", "Minimum, box"), ("max_box_cents", "Maximum, box")),
+    Table.Game.CARIBBEAN_STUD: (("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
+    Table.Game.BACCARAT: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
+    Table.Game.TRENTE_QUARANTE: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
+}
+
+
+def users_with(*roles: str) -> list[str]:
+    """The active users holding one of ``roles``, by user name."""
+    return list(
+        get_user_model()
+        .objects.filter(groups__name__in=roles, is_active=True)
+        .order_by("username")
+        .values_list("username", flat=True)
+        .distinct()
+    )
+
+
+def limit_fields(table: Table) -> list[dict]:
+    """``[{"option", "label", "cents"}]``: the table's limits its page lets the pit boss change,
+    with the value in force (``None`` when the rule set leaves it out)."""
+    rules = table.rules or {}
+    return [
+        {"option": option, "label": label, "cents": rules.get(option) if isinstance(rules.get(option), int) else None}
+        for option, label in LIMIT_FIELDS.get(table.game, ())
+    ]
+
+
+def denominations() -> list[int]:
+    """The chip denominations a count form offers, largest first (cents)."""
+    return sorted(chip_denominations(), reverse=True)
+
+
+def _count_words(count: dict) -> str:
+    lines = sorted(((int(d), n) for d, n in (count or {}).items()), reverse=True)
+    return ", ".join(f"{n} × {eur(d)}" for d, n in lines)
+
+
+def _total(count: dict) -> int:
+    return sum(int(d) * n for d, n in (count or {}).items())
+
+
+def approval_words(approval: Approval) -> str:
+    """What an approval asks, in the pit boss's words (never its id or its payload's keys)."""
+    p = approval.payload
+    kind = approval.kind
+    if kind == "table_open_counted":
+        return (
+            f"Open table {p.get('code')} ({game_name(p.get('game', ''))}) with an opener of "
+            f"{eur(_total(p.get('opener')))}: {_count_words(p.get('opener'))}"
+        )
+    if kind == "table_close_counted":
+        closer = p.get("closer")
+        return f"Close table {p.get('code')} with a closer of {eur(_total(closer))}: {_count_words(closer)}"
+    if kind == "slip_request":
+        return f"A {p.get('kind')} of {eur(_total(p.get('denominations')))} for table {p.get('table')}"
+    if kind == "slip_issue":
+        return f"Carry {p.get('kind')} {p.get('serial')}{_slip_place(p)}"
+    if kind in ("slip_void", "slip_reverse"):
+        verb = "Void" if kind == "slip_void" else "Reverse"
+        return f"{verb} {p.get('kind')} {p.get('serial')}{_slip_place(p)}: “{p.get('reason')}”"
+    if kind == "round_reverse":
+        return f"Reverse {_coup_words(p.get('round_id'))}: “{p.get('reason')}”"
+    if kind == "drop_count_reverse":
+        return (
+            f"Reverse the drop count of table {p.get('table')}, gaming day {p.get('gaming_day')}: “{p.get('reason')}”"
+        )
+    if kind == "drop_count":
+        return f"Drop count of table {p.get('table')}"
+    return ACTS[kind].what.capitalize() if kind in ACTS else kind
+
+
+def _slip_place(payload: dict) -> str:
+    slip = Slip.objects.filter(kind=payload.get("kind"), serial=payload.get("serial")).select_related("table").first()
+    if slip is None:
+        return ""
+    return f" ({eur(slip.amount_cents)}, table {slip.table.code})"
+
+
+def _coup_words(round_id: object) -> str:
+    try:
+        key = uuid_of(round_id) if isinstance(round_id, str) else None
+    except ValueError:
+        key = None
+    coup = Round.objects.filter(id=key).select_related("table").first() if key is not None else None
+    if coup is None:
+        return "a coup"
+    return f"coup {day_number(coup)} at table {coup.table.code}"
+
+
+def day_number(coup: Round) -> int:
+    """The coup's number within its table's gaming day (1 for the day's first coup)."""
+    day = gaming_day_of(coup.opened_at, tz_name=settings.CASINO_TIMEZONE, start=settings.GAMING_DAY_START)
+    return selectors.day_number(coup.number, selectors.first_numbers_of_day([coup.table_id], day).get(coup.table_id))
+
+
+def _signable_by(approval: Approval, user: str) -> bool:
+    """Whether ``user`` may sign ``approval`` now (as ``approvals.services`` decides it)."""
+    if user == approval.maker or any(s.get("by") == user for s in approval.signatures):
+        return False
+    pending = [s for s in approval.signatures if not s.get("by")]
+    if any(s.get("user") == user for s in pending):
+        return True
+    named = {s.get("user") for s in approval.signatures if s.get("user")}
+    return user not in named and any(s.get("user") is None and has_role(user, *s["roles"]) for s in pending)
+
+
+def _waiting_words(approval: Approval) -> str:
+    return "; ".join(s["user"] or " or ".join(r.replace("_", " ") for r in s["roles"]) for s in approval.waiting_for())
+
+
+def _row(approval: Approval) -> dict:
+    return {
+        "id": str(approval.id),
+        "kind": approval.kind,
+        "what": approval_words(approval),
+        "maker": approval.maker,
+        "requested_at": approval.requested_at,
+        "expires_at": approval.expires_at,
+        "waiting_for": _waiting_words(approval),
+        "signed": [s["by"] for s in approval.signatures if s.get("by")],
+    }
+
+
+def _pending() -> list[Approval]:
+    return list(
+        Approval.objects.filter(state=Approval.State.PENDING, expires_at__gt=timezone.now()).order_by("requested_at")
+    )
+
+
+def approvals_for(user: str) -> dict:
+    """``{"to_sign": [row], "asked": [row], "decided": [row]}``: the pending approvals ``user``
+    may sign, those he asked that wait for someone else, and the last ten decided ones he took
+    part in. A row: ``{"id", "kind", "what", "maker", "requested_at", "expires_at",
+    "waiting_for", "signed"}`` (``decided`` rows add ``state``, ``decided_by``, ``reason``)."""
+    pending = _pending()
+    to_sign = [_row(a) for a in pending if _signable_by(a, user)]
+    asked = [_row(a) for a in pending if a.maker == user]
+    decided = []
+    for approval in Approval.objects.exclude(state=Approval.State.PENDING).order_by("-decided_at")[:40]:
+        if approval.maker == user or approval.decided_by == user:
+            decided.append(
+                _row(approval) | {"state": approval.state, "decided_by": approval.decided_by, "reason": approval.reason}
+            )
+        if len(decided) == 10:
+            break
+    return {"to_sign": to_sign, "asked": asked, "decided": decided}
+
+
+def table_approvals(code: str) -> list[dict]:
+    """The pending approvals about table ``code`` (its opener, closer, slips): ``[row]``."""
+    rows = []
+    for approval in _pending():
+        p = approval.payload
+        about = p.get("code") or p.get("table")
+        if about is None and approval.kind in ("slip_issue", "slip_void", "slip_reverse"):
+            slip = Slip.objects.filter(kind=p.get("kind"), serial=p.get("serial")).select_related("table").first()
+            about = slip.table.code if slip else None
+        if about == code:
+            rows.append(_row(approval))
+    return rows
+
+
+SLIP_STEPS = {
+    Slip.State.REQUESTED: "requested, waiting for the cage to prepare it",
+    Slip.State.ISSUED: "prepared at the cage, carried by the runner",
+    Slip.State.DELIVERED: "accepted at the table",
+    Slip.State.VOIDED: "voided",
+    Slip.State.REVERSED: "reversed",
+}
+
+
+def table_slips(code: str) -> list[dict]:
+    """Table ``code``'s fills and credits of the gaming day, oldest first: ``[{"kind", "serial",
+    "state", "step"`` (in words), ``"amount_cents", "count"`` (in words), ``"requested_by",
+    "issued_by", "runner", "accepted_by", "carrying"`` (the runner asked to sign, while the
+    cage's issue waits for him)``}]``."""
+    slips = Slip.objects.filter(table__code=code, gaming_day=current_gaming_day()).order_by("kind", "number")
+    waiting = {
+        (a.payload.get("kind"), a.payload.get("serial")): a.payload.get("runner")
+        for a in _pending()
+        if a.kind == "slip_issue"
+    }
+    rows = []
+    for slip in slips:
+        carrying = waiting.get((slip.kind, slip.serial))
+        step = SLIP_STEPS.get(slip.state, slip.state)
+        if slip.state == Slip.State.REQUESTED and carrying:
+            step = f"prepared at the cage, waiting for the runner {carrying} to sign for it"
+        rows.append(
+            {
+                "kind": slip.kind,
+                "serial": slip.serial,
+                "state": slip.state,
+                "step": step,
+                "amount_cents": slip.amount_cents,
+                "count": _count_words(slip.denominations),
+                "requested_by": slip.requested_by,
+                "issued_by": slip.issued_by,
+                "runner": slip.runner,
+                "accepted_by": slip.accepted_by,
+                "carrying": carrying,
+            }
+        )
+    return rows
+
+
+def runner_slips(runner: str) -> dict:
+    """``{"to_sign": [{"approval", "kind", "serial", "table", "amount_cents", "count",
+    "issued_by", "asked_at"}], "carrying": [same without "approval"]}``: the slips the cage
+    issued to ``runner`` that wait for his signature, and those he carries (issued, not yet
+    accepted at the table)."""
+    to_sign = []
+    for approval in _pending():
+        p = approval.payload
+        if approval.kind != "slip_issue" or p.get("runner") != runner:
+            continue
+        slip = Slip.objects.filter(kind=p.get("kind"), serial=p.get("serial")).select_related("table").first()
+        if slip is None:
+            continue
+        to_sign.append(
+            {
+                "approval": str(approval.id),
+                **_slip_row(slip),
+                "issued_by": approval.maker,
+                "asked_at": approval.requested_at,
+            }
+        )
+    carrying = [
+        _slip_row(slip) | {"issued_by": slip.issued_by}
+        for slip in Slip.objects.filter(runner=runner, state=Slip.State.ISSUED).select_related("table")
+    ]
+    return {"to_sign": to_sign, "carrying": carrying}
+
+
+def _slip_row(slip: Slip) -> dict:
+    return {
+        "kind": slip.kind,
+        "serial": slip.serial,
+        "table": slip.table.code,
+        "amount_cents": slip.amount_cents,
+        "count": _count_words(slip.denominations),
+    }
+
+
+def patron_label(code: str) -> str:
+    """``"Jeanne Martin (P00012)"``: a patron by name, his code second; the code alone without a name."""
+    name = Patron.objects.filter(code=code).values_list("name", flat=True).first()
+    return f"{name} ({code})" if name else code
+
+
+def table_choices() -> dict:
+    """The open form's choices: ``{"closed": [{"code", "game", "game_label"}], "games":
+    [{"game", "label"}], "dealers": [user name]}``."""
+    return {
+        "closed": [
+            {"code": t.code, "game": t.game, "game_label": game_name(t.game)}
+            for t in Table.objects.filter(state=Table.State.CLOSED).order_by("code")
+        ],
+        "games": [{"game": g, "label": game_name(g)} for g in Table.Game.values],
+        "dealers": users_with(Role.DEALER),
+    }
+
+
+def table_of(code: str) -> Table:
+    """The table ``code``; ``NotFound`` (404) when there is none."""
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        raise NotFound(f"no table {code}", field="table")
+    return table
+
+
+def approval_words_of(approval_id: str) -> str:
+    """``approval_words`` of the approval with this id (``""`` when there is none)."""
+    found = Approval.objects.filter(id=approval_id).first()
+    return approval_words(found) if found is not None else ""
+
+
+def manual_ratings(code: str) -> list[dict]:
+    """The patrons rated by hand at table ``code`` this gaming day, newest first: ``[{"patron",
+    "label"`` (name, code second), ``"time_in", "minutes", "average_bet_cents", "buy_in_cents",
+    "by", "at"}]``."""
+    events = Event.objects.filter(
+        stream=f"table/{code}", type="PatronRatedManually", gaming_day=current_gaming_day()
+    ).order_by("-position")
+    return [
+        {
+            "patron": e.data["patron"],
+            "label": patron_label(e.data["patron"]),
+            "time_in": datetime.fromisoformat(e.data["time_in"]),
+            "minutes": e.data["minutes"],
+            "average_bet_cents": e.data["average_bet_cents"],
+            "buy_in_cents": e.data["buy_in_cents"],
+            "by": e.actor,
+            "at": e.occurred_at,
+        }
+        for e in events[:20]
+    ]
+
+
+def drop_box(code: str) -> dict:
+    """Where table ``code``'s drop box of the gaming day is: ``{"state": "on_table" |
+    "left_for_drop_team" | "removed", "words"}``."""
+    if box_removal(code, current_gaming_day()) is not None:
+        return {"state": "removed", "words": "removed by the drop team, on its way to the count room"}
+    closed = Table.objects.filter(code=code, state=Table.State.CLOSED).exists()
+    if closed:
+        return {"state": "left_for_drop_team", "words": "locked, left on the table for the drop team"}
+    return {"state": "on_table", "words": "locked on the table, taking the drop"}
+
+
+def table_page(code: str, me: str) -> dict:
+    """What the table page's forms need beside its live figures, for the pit boss ``me``:
+    ``{"limit_fields", "denominations", "slips", "waiting", "dealers", "approvers"`` (the other
+    supervisors who may sign a void), ``"ratings", "drop_box", "currency", "me"}``."""
+    table = table_of(code)
+    return {
+        "limit_fields": limit_fields(table),
+        "denominations": denominations(),
+        "slips": table_slips(code),
+        "waiting": table_approvals(code),
+        "dealers": users_with(Role.DEALER),
+        "approvers": [u for u in users_with(Role.PIT_BOSS, Role.CAGE_SUPERVISOR) if u != me],
+        "ratings": manual_ratings(code),
+        "drop_box": drop_box(code),
+        "currency": currency(),
+        "me": me,
+    }

@@ -1,0 +1,433 @@
+"""The pit boss's forms: open and close a table, change its limits, request a fill or a credit
+and accept or refuse it, reverse a coup, rate a patron, sign the approvals waiting for him.
+
+Each form posts to a view that calls the same service as the API (``approvals``, ``games``,
+``cashier``), as the logged-in user: a second signature is asked through ``approvals`` and
+given by the signer from his own session (the approvals page), never typed. A success
+redirects (post/redirect/get: a reload never repeats an act) with a message saying what
+happened; a refusal (``DomainError``) renders the same page again with what was typed and the
+field at fault named, nothing written, with the refusal's status (400, 403, 404, 409).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from approvals.services import approval_confirm, approval_reject, approval_request
+from cashier.services import slips
+from games.services.ratings import patron_rating_record
+from games.services.table_rules import table_rules_change
+from ledger.errors import DomainError, InvalidInput, NotFound
+from staff.roles import Role, RoleRequired, has_role
+
+from . import forms, shift_selectors
+from .alerts import eur
+from .selectors import coup_audit
+from .views import _table_context
+
+# Who signs from the approvals page: the pit boss, the dealer confirming a count, the cage
+# supervisor a large opener or a large fill.
+SIGNERS = (Role.PIT_BOSS, Role.DEALER, Role.CAGE_SUPERVISOR)
+
+# The forms' own words for the field a service names.
+FIELD_LABELS = {
+    "code": "Table",
+    "table": "Table",
+    "game": "Game",
+    "dealer": "Dealer",
+    "pit_boss": "Pit boss",
+    "opener": "Opener count",
+    "opener_cents": "Opener count",
+    "closer": "Closer count",
+    "rules": "Limits",
+    "kind": "Fill or credit",
+    "denominations": "Chips by denomination",
+    "serial": "Slip",
+    "reason": "Reason",
+    "approver": "Second signature",
+    "approval": "Approval",
+    "patron": "Patron",
+    "average_bet_cents": "Average bet",
+    "buy_in_cents": "Buy-in",
+    "minutes": "Time played",
+    "time_in": "Time in",
+    "round_id": "Coup",
+}
+
+
+def field_label(field: str | None) -> str:
+    if not field:
+        return ""
+    if field.endswith("_cents") and field not in FIELD_LABELS:
+        field = field.removesuffix("_cents")
+    return FIELD_LABELS.get(field) or field.replace("_", " ").capitalize()
+
+
+def _guard(roles: tuple[str, ...], what: str):
+    """A form's view: anonymous → the login page, without one of ``roles`` → 403 naming them;
+    times in the casino's zone; a ``NotFound`` before the service → 404."""
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path(), login_url=reverse("dashboard:login"))
+            if not has_role(request.user, *roles):
+                raise PermissionDenied(f"{what} is for the roles {', '.join(roles)}")
+            try:
+                with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
+                    return view(request, *args, **kwargs)
+            except NotFound as exc:
+                raise Http404(str(exc)) from exc
+
+        return guarded
+
+    return decorate
+
+
+pit_boss_only = _guard((Role.PIT_BOSS,), "this form")
+signers_only = _guard(SIGNERS, "the approvals page")
+
+
+def _refused(exc: DomainError, form: str, labels: dict | None = None) -> dict:
+    """A refusal as the page shows it: ``{"form", "field", "label", "message", "status"}``
+    (``labels``: the form's own words for its fields, before ``FIELD_LABELS``)."""
+    field = None if isinstance(exc, RoleRequired) else exc.field
+    label = (labels or {}).get(field) or field_label(field)
+    return {"form": form, "field": field, "label": label, "message": exc.message, "status": exc.status}
+
+
+def _typed(request) -> dict:
+    return {key: value for key, value in request.POST.items() if key != "csrfmiddlewaretoken"}
+
+
+def _actor(request) -> str:
+    return request.user.get_username()
+
+
+def _pending_note(result: dict) -> str | None:
+    approval = result.get("approval") or {}
+    if approval.get("state") != "pending":
+        return None
+    wanted = "; ".join(
+        w["user"] or " or ".join(r.replace("_", " ") for r in w["roles"]) for w in approval["waiting_for"]
+    )
+    return f"waiting for {wanted} to sign from his own login"
+
+
+# --- opening a table ------------------------------------------------------------------------
+
+
+def _open_page(request, *, typed: dict | None = None, refused: dict | None = None):
+    context = {
+        "choices": shift_selectors.table_choices(),
+        "denominations": shift_selectors.denominations(),
+        "typed": typed or {"code": request.GET.get("table", "")},
+        "refused": refused,
+        "pending": [
+            a for a in shift_selectors.approvals_for(_actor(request))["asked"] if a["kind"] == "table_open_counted"
+        ],
+    }
+    return render(request, "dashboard/open.html", context, status=refused["status"] if refused else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@pit_boss_only
+def table_open(request):
+    """GET: the form. POST: the opener counted by chip denomination, signed by this pit boss;
+    the named dealer confirms it from his own login (``approvals`` act ``table_open_counted``)."""
+    if request.method != "POST":
+        return _open_page(request)
+    typed = _typed(request)
+    code = typed.get("code", "").strip()
+    try:
+        opener = forms.count(request.POST, "opener", shift_selectors.denominations())
+        if not opener:
+            raise InvalidInput("count the chips of the tray, by denomination", field="opener")
+        result = approval_request(
+            kind="table_open_counted",
+            payload={
+                "code": code,
+                "game": typed.get("game", ""),
+                "opener": opener,
+                "dealer": typed.get("dealer", ""),
+                "pit_boss": _actor(request),
+            },
+            actor=_actor(request),
+        )
+    except DomainError as exc:
+        return _open_page(request, typed=typed, refused=_refused(exc, "open"))
+    waiting = _pending_note(result)
+    if waiting:
+        messages.success(request, f"Opening of table {code} signed by you, {waiting}.")
+        return redirect("dashboard:open")
+    messages.success(request, f"Table {code} opened with {eur(result['opener_cents'])}.")
+    return redirect("dashboard:table", code=code)
+
+
+# --- the table page's forms -----------------------------------------------------------------
+
+
+def _table_page(request, code: str, *, typed: dict | None = None, refused: dict | None = None):
+    context = _table_context(code) | shift_selectors.table_page(code, _actor(request))
+    context |= {"typed": typed or {}, "refused": refused}
+    return render(request, "dashboard/table.html", context, status=refused["status"] if refused else 200)
+
+
+def _act(request, code: str, form: str, run, success, labels: dict | None = None) -> object:
+    """Run ``run()`` (a service call); on success a message and back to the table page (its
+    ``form`` section), on a refusal the page again with what was typed."""
+    try:
+        result = run()
+    except DomainError as exc:
+        return _table_page(request, code, typed=_typed(request), refused=_refused(exc, form, labels))
+    messages.success(request, success(result))
+    return redirect(reverse("dashboard:table", kwargs={"code": code}) + f"#{form}")
+
+
+@require_POST
+@pit_boss_only
+def limits_change(request, code: str):
+    """New limits within the game's rule set (``table_rules_change``: recorded as
+    ``TableRulesChanged`` with before and after)."""
+    table = shift_selectors.table_of(code)
+    labels = {f["option"]: f["label"] for f in shift_selectors.limit_fields(table)}
+
+    def run():
+        rules = {}
+        for field in shift_selectors.limit_fields(table):
+            text = (request.POST.get(field["option"]) or "").strip()
+            if text:
+                cents = forms.amount_cents(text, field=field["option"])
+                if cents != field["cents"]:
+                    rules[field["option"]] = cents
+        if not rules:
+            raise InvalidInput("type the limits to change (they are already in force)", field="rules")
+        return table_rules_change(code=code, rules=rules, actor=_actor(request))
+
+    def said(result):
+        changed = ", ".join(
+            f"{labels.get(o) or field_label(o)} {eur(result['before'].get(o))} → {eur(result['after'].get(o))}"
+            for o in result["changed"]
+        )
+        return f"Limits of {code} changed and recorded: {changed}."
+
+    return _act(request, code, "limits", run, said, labels)
+
+
+@require_POST
+@pit_boss_only
+def slip_request(request, code: str):
+    """A fill or a credit for the table, by chip denomination (``approvals`` act ``slip_request``:
+    a large fill waits for a cage supervisor)."""
+
+    def run():
+        count = forms.count(request.POST, "slip", shift_selectors.denominations(), field="denominations")
+        kind = request.POST.get("kind", "")
+        return approval_request(
+            kind="slip_request",
+            payload={"kind": kind, "table": code, "denominations": count},
+            actor=_actor(request),
+        )
+
+    def said(result):
+        waiting = _pending_note(result)
+        if waiting:
+            return f"The fill is asked, {waiting}."
+        return (
+            f"{result['kind'].capitalize()} {result['serial']} of {eur(result['amount_cents'])} requested: "
+            "the cage prepares it and gives it to a runner."
+        )
+
+    return _act(request, code, "slips", run, said)
+
+
+@require_POST
+@pit_boss_only
+def slip_accept(request, code: str, kind: str, serial: str):
+    """Accept the slip the runner brought: this pit boss's own login is the table's signature
+    (``slip_accept``: never the requester, the issuer or the runner)."""
+    return _act(
+        request,
+        code,
+        "slips",
+        lambda: slips.slip_accept(kind=kind, serial=serial, actor=_actor(request)),
+        lambda r: (
+            f"{r['kind'].capitalize()} {r['serial']} of {eur(r['amount_cents'])} accepted at table {code}: "
+            f"the chips are in the tray."
+        ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def slip_refuse(request, code: str, kind: str, serial: str):
+    """Refuse a slip not yet accepted: void it with a reason and a second supervisor's signature
+    (``approvals`` act ``slip_void``)."""
+
+    def run():
+        return approval_request(
+            kind="slip_void",
+            payload={
+                "kind": kind,
+                "serial": serial,
+                "reason": (request.POST.get("reason") or "").strip(),
+                "approver": request.POST.get("approver", ""),
+            },
+            actor=_actor(request),
+        )
+
+    def said(result):
+        waiting = _pending_note(result)
+        return f"Voiding {kind} {serial}: {waiting}." if waiting else f"{kind.capitalize()} {serial} voided."
+
+    return _act(request, code, "slips", run, said)
+
+
+@require_POST
+@pit_boss_only
+def table_close(request, code: str):
+    """Close the table with its closer counted by chip denomination, signed by this pit boss;
+    the named dealer confirms from his own login (``approvals`` act ``table_close_counted``).
+    The drop box stays locked on the table for the drop team."""
+
+    def run():
+        closer = forms.count(request.POST, "closer", shift_selectors.denominations())
+        if not closer:
+            raise InvalidInput("count the chips of the tray, by denomination", field="closer")
+        return approval_request(
+            kind="table_close_counted",
+            payload={
+                "code": code,
+                "closer": closer,
+                "dealer": request.POST.get("dealer", ""),
+                "pit_boss": _actor(request),
+            },
+            actor=_actor(request),
+        )
+
+    def said(result):
+        waiting = _pending_note(result)
+        if waiting:
+            return f"Closing of table {code} signed by you, {waiting}."
+        return f"Table {code} closed with {eur(result['closer_cents'])}."
+
+    return _act(request, code, "close", run, said)
+
+
+@require_POST
+@pit_boss_only
+def rating_record(request, code: str):
+    """Rate a patron by hand (no card read him): time in, minutes played, average bet, buy-in
+    (``games.services.ratings.patron_rating_record``)."""
+
+    def run():
+        average = forms.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
+        buy_in_text = (request.POST.get("buy_in") or "").strip()
+        buy_in = forms.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        return patron_rating_record(
+            table=code,
+            patron=(request.POST.get("patron") or "").strip(),
+            time_in=forms.local_time(request.POST.get("time_in"), field="time_in"),
+            minutes=forms.whole_number(request.POST.get("minutes"), field="minutes"),
+            average_bet_cents=average,
+            buy_in_cents=buy_in,
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        code,
+        "rating",
+        run,
+        lambda r: (
+            f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min, "
+            f"average bet {eur(r['average_bet_cents'])}."
+        ),
+    )
+
+
+# --- a coup's correction --------------------------------------------------------------------
+
+
+@require_POST
+@pit_boss_only
+def coup_reversal(request, round_id: str):
+    """Ask to reverse a settled coup (a correction as reversing entries, ``round_reverse``): a
+    reason and the second supervisor who signs it from his approvals page."""
+    try:
+        result = approval_request(
+            kind="round_reverse",
+            payload={
+                "round_id": round_id,
+                "reason": (request.POST.get("reason") or "").strip(),
+                "approver": request.POST.get("approver", ""),
+            },
+            actor=_actor(request),
+        )
+    except DomainError as exc:
+        context = {
+            "audit": coup_audit(round_id),
+            "approvers": [u for u in shift_selectors.users_with(Role.PIT_BOSS) if u != _actor(request)],
+            "typed": _typed(request),
+            "refused": _refused(exc, "reversal"),
+        }
+        return render(request, "dashboard/audit.html", context, status=exc.status)
+    waiting = _pending_note(result)
+    messages.success(request, f"Reversal of the coup asked, {waiting}." if waiting else "Coup reversed.")
+    return redirect("dashboard:coup-audit", round_id=round_id)
+
+
+# --- the approvals page ---------------------------------------------------------------------
+
+
+def _approvals_page(request, refused: dict | None = None):
+    context = {"queue": shift_selectors.approvals_for(_actor(request)), "refused": refused, "typed": _typed(request)}
+    return render(request, "dashboard/approvals.html", context, status=refused["status"] if refused else 200)
+
+
+@require_http_methods(["GET", "HEAD"])
+@signers_only
+def approvals(request):
+    """What waits for this person's signature (the pit boss: corrections, voids, large fills,
+    counts; the dealer: the openers and closers he counted), and what he asked."""
+    return _approvals_page(request)
+
+
+@require_POST
+@signers_only
+def approval_decide(request, approval: str, decision: str):
+    """Approve (``approval_confirm``: the last signature runs the act) or refuse
+    (``approval_reject``, with a reason) as the logged-in user."""
+    try:
+        if decision == "approve":
+            result = approval_confirm(approval=approval, actor=_actor(request))
+        else:
+            result = approval_reject(
+                approval=approval, actor=_actor(request), reason=(request.POST.get("reason") or "").strip()
+            )
+    except DomainError as exc:
+        return _approvals_page(request, _refused(exc, f"approval-{approval}"))
+    summary = result["approval"]
+    what = shift_selectors.approval_words_of(summary["id"])
+    if summary["state"] == "confirmed":
+        variance = result.get("variance_cents")
+        # An opener or closer that differs from the last closer or the book is reported at once.
+        differs = f" The count differs by {eur(variance)}: reported as a variance." if variance else ""
+        messages.success(request, f"Approved and done: {what}.{differs}")
+    elif summary["state"] == "rejected":
+        messages.success(request, f"Refused: {what}.")
+    else:
+        messages.success(request, f"Signed: {what}; {_pending_note(result)}.")
+    return redirect("dashboard:approvals")

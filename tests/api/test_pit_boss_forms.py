@@ -1,0 +1,173 @@
+"""The pit boss's forms through Django's test client, each person logged in as himself: a table
+opened by a counted opener the dealer confirms from his own session, limits changed and
+recorded, a fill requested → issued by the cashier → confirmed by the runner on his page →
+accepted by a second pit boss, a coup reversed once the second pit boss approves it, a patron
+rated by hand, the table closed. A refused entry keeps what was typed and names the field."""
+
+import re
+from html import unescape
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from approvals.models import Approval
+from approvals.services import approval_request
+from cashier.slip_models import Slip
+from games.models import Table
+from ledger.models import Event
+from staff.roles import Role
+from tests.conftest import SHIFT_CASHIER, staff_user
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(username: str, *roles: str) -> Client:
+    client = Client()
+    client.force_login(staff_user(username, *roles))
+    return client
+
+
+def text(response) -> str:
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode())))
+
+
+@pytest.fixture
+def people(cage):
+    return {
+        "boss": logged_in("boss", Role.PIT_BOSS),
+        "boss2": logged_in("boss2", Role.PIT_BOSS),
+        "dealer": logged_in("dealer1", Role.DEALER),
+        "runner": logged_in("run1", Role.RUNNER),
+    }
+
+
+def open_r5(people) -> None:
+    boss, dealer = people["boss"], people["dealer"]
+    sent = boss.post(
+        reverse("dashboard:open"),
+        {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"},
+    )
+    assert sent.status_code == 302
+    assert not Table.objects.filter(code="R5", state="open").exists()  # the dealer has not confirmed yet
+    queue = dealer.get(reverse("dashboard:approvals"))
+    assert "Open table R5 (English roulette) with an opener of 50,000.00 EUR" in text(queue)
+    approval = Approval.objects.get(kind="table_open_counted", state="pending")
+    assert dealer.post(reverse("dashboard:approve", args=[approval.id])).status_code == 302
+    assert Table.objects.get(code="R5").state == "open"
+
+
+def test_a_table_opens_once_the_dealer_confirms_from_his_own_login(people):
+    open_r5(people)
+    opened = Event.objects.get(type="TableOpened", data__table="R5")
+    assert opened.data["opener_cents"] == 5_000_000
+    assert (opened.data["dealer"], opened.data["pit_boss"], opened.actor) == ("dealer1", "boss", "boss")
+
+
+def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
+    sent = {"code": "R6", "game": "english_roulette", "dealer": "dealer1", "opener-10000": "x3"}
+    page = people["boss"].post(reverse("dashboard:open"), sent)
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert "Refused — <strong>Opener count</strong>: pieces of 100.00 EUR are a whole number" in html
+    assert 'name="opener-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="x3"' in html
+    assert 'value="R6"' in html and '<option value="english_roulette" selected>' in html
+    assert not Approval.objects.exists()
+
+
+def test_limits_change_within_the_rule_set_and_are_recorded(people):
+    open_r5(people)
+    boss = people["boss"]
+    response = boss.post(reverse("dashboard:limits", args=["R5"]), {"max_bet_cents": "250"}, follow=True)
+    changed = Event.objects.get(type="TableRulesChanged")
+    before = f"{changed.data['before']['max_bet_cents'] // 100:,}.00 EUR"
+    assert f"Limits of R5 changed and recorded: Maximum, numbers {before} → 250.00 EUR." in text(response)
+    assert changed.data["after"]["max_bet_cents"] == 25_000 and changed.actor == "boss"
+    refused = boss.post(reverse("dashboard:limits", args=["R5"]), {"min_bet_cents": "1,5,0"})
+    assert refused.status_code == 400
+    assert "Refused — <strong>Minimum, numbers</strong>: &quot;1,5,0&quot; is not an amount" in refused.content.decode()
+    assert 'value="1,5,0"' in refused.content.decode()
+
+
+def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_person(people):
+    open_r5(people)
+    boss, boss2, runner = people["boss"], people["boss2"], people["runner"]
+    assert (
+        boss.post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "fill", "slip-10000": "5"}).status_code
+        == 302
+    )
+    slip = Slip.objects.get()
+    assert (slip.state, slip.amount_cents) == ("requested", 50_000)
+    page = text(boss.get(reverse("dashboard:table", args=["R5"])))
+    assert f"Fill {slip.serial} 500.00 EUR 5 × 100.00 EUR requested, waiting for the cage to prepare it" in page
+    # The cage issues it to the runner (the cage page's own form), the runner confirms on his page.
+    approval_request(
+        kind="slip_issue", payload={"kind": "fill", "serial": slip.serial, "runner": "run1"}, actor=SHIFT_CASHIER
+    )
+    mine = text(runner.get(reverse("workstations:runner")))
+    assert f"Fill {slip.serial} R5 500.00 EUR" in mine
+    approval = Approval.objects.get(kind="slip_issue")
+    confirmed = runner.post(reverse("workstations:runner-confirm", args=[approval.id]), follow=True)
+    assert f"You carry fill {slip.serial} of 500.00 EUR to table R5" in text(confirmed)
+    # The requester cannot accept it; the second pit boss does.
+    own = boss.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]))
+    assert own.status_code == 403 and "Nothing was recorded" in text(own)
+    accepted = boss2.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]), follow=True)
+    assert f"Fill {slip.serial} of 500.00 EUR accepted at table R5" in text(accepted)
+    slip.refresh_from_db()
+    assert (slip.state, slip.requested_by, slip.issued_by, slip.runner, slip.accepted_by) == (
+        "delivered",
+        "boss",
+        SHIFT_CASHIER,
+        "run1",
+        "boss2",
+    )
+
+
+def test_a_coup_is_reversed_once_the_second_pit_boss_approves_it_from_his_queue(people, played):
+    boss, boss2 = people["boss"], people["boss2"]
+    _, coup = played
+    refused = boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "", "approver": "boss2"})
+    assert refused.status_code == 400 and "Refused — <strong>Reason</strong>" in refused.content.decode()
+    asked = boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "ball misread", "approver": "boss2"})
+    assert asked.status_code == 302
+    queue = text(boss2.get(reverse("dashboard:approvals")))
+    assert "Reverse coup 1 at table R1: “ball misread”" in queue
+    approval = Approval.objects.get(kind="round_reverse")
+    done = boss2.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    assert "Approved and done: Reverse coup 1 at table R1" in text(done)
+    assert Event.objects.filter(type="RoundReversed").count() == 1
+
+
+def test_a_patron_is_rated_by_hand_at_the_table(people, played):
+    patron, _ = played
+    boss = people["boss"]
+    sent = {"patron": patron, "time_in": "00:00", "minutes": "45", "average_bet": "25", "buy_in": "500"}
+    page = boss.post(reverse("dashboard:rating", args=["R1"]), sent, follow=True)
+    assert f"Rating recorded for Test Patron ({patron}): 45 min, average bet 25.00 EUR." in text(page)
+    rated = Event.objects.get(type="PatronRatedManually")
+    assert (rated.data["average_bet_cents"], rated.data["buy_in_cents"], rated.data["minutes"]) == (2_500, 50_000, 45)
+    bad = boss.post(reverse("dashboard:rating", args=["R1"]), sent | {"minutes": "0"})
+    assert bad.status_code == 400 and "Refused — <strong>Time played</strong>" in bad.content.decode()
+
+
+def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
+    open_r5(people)
+    boss, dealer = people["boss"], people["dealer"]
+    sent = {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"}  # 100.00 EUR short of the book
+    assert boss.post(reverse("dashboard:close", args=["R5"]), sent).status_code == 302
+    approval = Approval.objects.get(kind="table_close_counted")
+    done = dealer.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    assert "The count differs by -100.00 EUR: reported as a variance." in text(done)
+    assert Table.objects.get(code="R5").state == "closed"
+    page = text(boss.get(reverse("dashboard:table", args=["R5"])))
+    assert "Drop box: locked, left on the table for the drop team." in page
+
+
+def test_the_approvals_page_is_for_signers_and_a_form_for_the_pit_boss(people):
+    cashier = logged_in("cash9", Role.CASHIER)
+    assert cashier.get(reverse("dashboard:approvals")).status_code == 403
+    assert people["dealer"].get(reverse("dashboard:approvals")).status_code == 200
+    assert people["dealer"].post(reverse("dashboard:open"), {"code": "R7"}).status_code == 403
+    assert Client().post(reverse("dashboard:open"), {"code": "R7"}).status_code == 302  # to the login page
+    assert people["boss"].get(reverse("dashboard:limits", args=["R1"])).status_code == 405

@@ -1,0 +1,254 @@
+"""A pit boss's whole shift in a real browser, through pages only (no API client, no admin):
+each person logs in as himself in his own browser context.
+
+The set-up (services, before any page) is what the shift finds: the cage open with its cashier's
+shift, English roulette R1 open since the last shift with one coup played, the staff's logins.
+Then: the pit boss opens R2 and B1 by counted openers, each dealer confirming from his own
+login; changes R2's limits; requests a fill for R2, which the cashier issues on the cage page
+to the runner, who confirms on his page, and which the second pit boss accepts at the table; asks
+to reverse R1's coup, which the second pit boss approves from his queue; closes R2 with its
+dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from approvals.models import Approval
+from cashier.services.cage import chips_purchase
+from cashier.slip_models import Slip
+from games.models import Table
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_open
+from ledger import projections
+from ledger.models import Event
+from patrons.services.patrons import patron_register
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, open_cage_shift
+
+from .conftest import ARTIFACTS, log_in
+from .test_readable_floor_browser import assert_readable
+
+pytestmark = pytest.mark.postgres
+
+PEOPLE = {
+    "pitboss": Role.PIT_BOSS,
+    "pitboss2": Role.PIT_BOSS,
+    "dealer1": Role.DEALER,
+    "dealer2": Role.DEALER,
+    "cashier": Role.CASHIER,
+    "runner": Role.RUNNER,
+}
+
+
+class Shots:
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, page, step: str) -> None:
+        self.n += 1
+        page.screenshot(path=str(ARTIFACTS / f"pit_boss_shift_{self.n:02d}_{step}.png"), full_page=True)
+
+
+@pytest.fixture
+def the_shift_finds(django_user_model, cage_float):
+    """The staff's logins (password ``floor-secret``), the cashier's shift open, R1 open with one
+    settled coup (Jeanne Martin's 20.00 EUR on noir, the ball on 2)."""
+    for username, role in PEOPLE.items():
+        grant(django_user_model.objects.create_user(username=username, password="floor-secret"), role)
+    open_cage_shift("cashier")
+    table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+    patron = patron_register(kind="identified", name="Jeanne Martin", document="ID-JM-1", actor=ACTOR)["patron"]
+    chips_purchase(patron=patron, amount_cents=100_000, actor="cashier")
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=patron, stake_cents=2_000, bet={"type": "chance_simple", "chance": "noir"}, actor=ACTOR
+    )
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    projections.catch_up_all()
+    return patron
+
+
+def second_person(page, url: str, username: str, app: str = "dashboard"):
+    """A new browser context (his own session) logged in as ``username``."""
+    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    other.set_default_timeout(15_000)
+    log_in(other, url, username, app=app)
+    return other
+
+
+def type_count(page, form: str, prefix: str, count: dict) -> None:
+    for cents, pieces in count.items():
+        page.locator(f"#{form}-{prefix}-{cents}").fill(str(pieces))
+
+
+def dealer_confirms(page, url: str, dealer: str, what: str, shot, step: str) -> None:
+    signer = second_person(page, url, dealer)
+    expect(signer).to_have_url(re.compile(r"/dashboard/approvals/$"))
+    row = signer.locator('[data-section="to-sign"] tbody tr', has_text=what)
+    expect(row).to_have_count(1)
+    shot(signer, f"{step}_dealer_sees_it")
+    row.get_by_role("button", name="Approve").click()
+    expect(signer.locator(".messages")).to_contain_text(f"Approved and done: {what}")
+    shot(signer, f"{step}_dealer_confirmed")
+    signer.context.close()
+
+
+def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_server, the_shift_finds):
+    page, url, shot = browser_page, dashboard_server.url, Shots()
+
+    # --- 1. he logs in: the floor -----------------------------------------------------------
+    log_in(page, url, "pitboss")
+    expect(page.get_by_role("heading", name="Floor", exact=True)).to_be_visible()
+    assert_readable(page)
+    shot(page, "floor_at_sign_in")
+
+    # --- 2. he opens R2 and B1, each dealer confirming from his own login --------------------
+    for code, game, dealer, count in (
+        ("R2", "English roulette", "dealer1", {"100000": 20, "10000": 50, "2500": 40}),
+        ("B1", "Punto banco", "dealer2", {"100000": 10, "10000": 30}),
+    ):
+        page.get_by_role("link", name="Open a table").click()
+        page.get_by_label("Table", exact=True).fill(code)
+        page.get_by_label("Game").select_option(label=game)
+        page.get_by_label("Dealer (confirms from his login)").select_option(dealer)
+        type_count(page, "open", "opener", count)
+        shot(page, f"open_{code}_typed")
+        page.get_by_role("button", name="Sign the opener").click()
+        expect(page.locator(".messages")).to_contain_text(
+            f"Opening of table {code} signed by you, waiting for {dealer}"
+        )
+        assert Table.objects.filter(code=code, state="open").count() == 0
+        total = sum(int(d) * n for d, n in count.items())
+        what = f"Open table {code} ({game}) with an opener of {total // 100:,}.00 EUR"
+        dealer_confirms(page, url, dealer, what, shot, f"open_{code}")
+        assert Table.objects.get(code=code).state == "open"
+        opened = Event.objects.get(type="TableOpened", data__table=code)
+        assert (opened.data["opener_cents"], opened.data["dealer"], opened.data["pit_boss"]) == (
+            total,
+            dealer,
+            "pitboss",
+        )
+
+    # A refused entry keeps the typed values and names the field at fault.
+    page.get_by_role("link", name="Open a table").click()
+    page.get_by_label("Table", exact=True).fill("R2")
+    page.get_by_label("Game").select_option(label="English roulette")
+    page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
+    type_count(page, "open", "opener", {"10000": 5})
+    page.get_by_role("button", name="Sign the opener").click()
+    expect(page.locator(".refused")).to_contain_text("Refused — Table: table R2 is already open")
+    expect(page.locator("#open-opener-10000")).to_have_value("5")
+    shot(page, "open_refused_keeps_what_was_typed")
+
+    # --- 3. limits of R2 ---------------------------------------------------------------------
+    page.goto(f"{url}/dashboard/tables/R2/")
+    page.get_by_label("Maximum, numbers (EUR)").fill("500")
+    page.locator("#limits").get_by_role("button", name="Change the limits").click()
+    expect(page.locator(".messages")).to_contain_text("Limits of R2 changed and recorded: Maximum, numbers")
+    expect(page.locator('[data-section="limits"]')).to_contain_text("500.00 EUR")
+    changed = Event.objects.get(type="TableRulesChanged", data__table="R2")
+    assert changed.data["after"]["max_bet_cents"] == 50_000 and changed.actor == "pitboss"
+    shot(page, "limits_changed")
+
+    # --- 4. a fill for R2: requested → prepared at the cage → carried → accepted ------------------
+    page.locator("#request").get_by_label("Fill (chips from the cage)").check()
+    type_count(page, "request", "slip", {"10000": 20, "2500": 40})
+    page.get_by_role("button", name="Request", exact=True).click()
+    slip = Slip.objects.get(table__code="R2")
+    expect(page.locator(".messages")).to_contain_text(f"Fill {slip.serial} of 3,000.00 EUR requested")
+    expect(page.locator(f'[data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+        "requested, waiting for the cage to prepare it"
+    )
+    shot(page, "fill_requested")
+
+    cashier = second_person(page, url, "cashier", app="workstations")
+    expect(cashier).to_have_url(re.compile(r"/workstations/cage/$"))
+    cashier.get_by_label(f"Runner for fill {slip.serial}").select_option("runner")
+    cashier.get_by_role("button", name="Issue fill").click()
+    expect(cashier.locator(".messages")).to_contain_text("waiting for the runner runner to confirm")
+    shot(cashier, "fill_prepared_at_the_cage")
+    cashier.context.close()
+
+    page.reload()
+    expect(page.locator(f'[data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+        "prepared at the cage, waiting for the runner runner to sign for it"
+    )
+
+    runner = second_person(page, url, "runner", app="workstations")
+    expect(runner).to_have_url(re.compile(r"/workstations/runner/$"))
+    expect(runner.locator(f'[data-section="to-sign"] [data-serial="{slip.serial}"]')).to_contain_text("3,000.00 EUR")
+    shot(runner, "runner_sees_the_fill")
+    runner.get_by_role("button", name=f"Confirm I carry fill {slip.serial}").click()
+    expect(runner.locator(".messages")).to_contain_text(f"You carry fill {slip.serial} of 3,000.00 EUR to table R2")
+    expect(runner.locator(f'[data-section="carrying"] [data-serial="{slip.serial}"]')).to_be_visible()
+    shot(runner, "runner_carries_the_fill")
+    runner.context.close()
+
+    page.reload()
+    row = page.locator(f'#slips [data-serial="{slip.serial}"]')
+    expect(row.locator('[data-figure="slip-step"]')).to_have_text("prepared at the cage, carried by the runner")
+    expect(row).to_contain_text("another pit boss or the dealer accepts it (you requested it)")
+    shot(page, "fill_at_the_table_waiting_for_a_second_signature")
+
+    boss2 = second_person(page, url, "pitboss2")
+    boss2.goto(f"{url}/dashboard/tables/R2/#slips")
+    boss2.get_by_role("button", name=f"Accept fill {slip.serial}").click()
+    expect(boss2.locator(".messages")).to_contain_text(f"Fill {slip.serial} of 3,000.00 EUR accepted at table R2")
+    expect(boss2.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+        "accepted at the table"
+    )
+    shot(boss2, "fill_accepted_by_the_second_pit_boss")
+    slip.refresh_from_db()
+    assert (slip.state, slip.requested_by, slip.issued_by, slip.runner, slip.accepted_by) == (
+        "delivered",
+        "pitboss",
+        "cashier",
+        "runner",
+        "pitboss2",
+    )
+
+    # --- 5. a correction of R1's coup, approved from the second pit boss's queue -----------------
+    page.goto(f"{url}/dashboard/tables/R1/")
+    page.locator('[data-section="last-coups"]').get_by_role("link", name="audit trail of coup 1").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("coup 1 of the day at R1")
+    page.get_by_text("Correct this coup").click()
+    page.get_by_label("Reason").fill("ball read as 2, it fell in 20")
+    page.get_by_label("Second signature (signs from his own login)").select_option("pitboss2")
+    page.get_by_role("button", name="Ask to reverse the coup").click()
+    expect(page.locator(".messages")).to_contain_text("Reversal of the coup asked, waiting for pitboss2")
+    shot(page, "correction_asked")
+
+    boss2.goto(f"{url}/dashboard/approvals/")
+    row = boss2.locator('[data-section="to-sign"] tbody tr', has_text="Reverse coup 1 at table R1")
+    expect(row).to_contain_text("ball read as 2, it fell in 20")
+    shot(boss2, "approvals_queue")
+    row.get_by_role("button", name="Approve").click()
+    expect(boss2.locator(".messages")).to_contain_text("Approved and done: Reverse coup 1 at table R1")
+    shot(boss2, "correction_approved")
+    assert Event.objects.get(type="RoundReversed").actor == "pitboss"
+    assert Approval.objects.get(kind="round_reverse").decided_by == "pitboss2"
+    boss2.context.close()
+
+    # --- 6. close R2 with its closer; the dealer confirms; the drop box left for the drop team ----
+    page.goto(f"{url}/dashboard/tables/R2/#close")
+    page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
+    type_count(page, "close", "closer", {"100000": 20, "10000": 70, "2500": 80})
+    page.get_by_role("button", name="Sign the closer").click()
+    expect(page.locator(".messages")).to_contain_text("Closing of table R2 signed by you, waiting for dealer1")
+    shot(page, "close_signed_by_the_pit_boss")
+    dealer_confirms(page, url, "dealer1", "Close table R2 with a closer of 29,000.00 EUR", shot, "close_R2")
+    page.reload()
+    expect(page.locator('[data-figure="drop-box"]')).to_have_text(
+        "Drop box: locked, left on the table for the drop team."
+    )
+    assert Table.objects.get(code="R2").state == "closed"
+    shot(page, "table_closed")
+
+    # --- 7. the floor at the end: one figure per label ------------------------------------------
+    projections.catch_up_all()
+    page.goto(f"{url}/dashboard/")
+    assert_readable(page)
+    shot(page, "floor_at_the_end")

@@ -1,0 +1,81 @@
+"""A patron rated by hand at the table (no card read him): one ``PatronRatedManually`` event on
+the table's stream, no money moved; refused, nothing written, for a time to come, a closed
+table, a patron without a name, or someone not a pit boss."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games.services.ratings import patron_rating_record
+from ledger.errors import InvalidInput, StateConflict
+from ledger.models import Event, Posting
+from patrons.services.patrons import patron_register
+from staff.roles import RoleRequired
+from tests.conftest import ACTOR, make_patron, staff_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def boss():
+    staff_user("boss", "pit_boss")
+    return "boss"
+
+
+def rate(boss: str, patron: str, **change):
+    arguments = {
+        "table": "R1",
+        "patron": patron,
+        "time_in": timezone.now() - timedelta(minutes=50),
+        "minutes": 45,
+        "average_bet_cents": 2_500,
+        "buy_in_cents": 50_000,
+        "actor": boss,
+    }
+    return patron_rating_record(**(arguments | change))
+
+
+def test_a_rating_by_hand_is_one_event_on_the_table_and_moves_no_money(table, boss):
+    patron = make_patron()
+    postings = Posting.objects.count()
+    result = rate(boss, patron)
+    event = Event.objects.get(position=result["event"])
+    assert (event.stream, event.type, event.actor) == ("table/R1", "PatronRatedManually", "boss")
+    assert (event.data["minutes"], event.data["average_bet_cents"], event.data["buy_in_cents"]) == (45, 2_500, 50_000)
+    assert event.data["time_in"].endswith("+00:00")  # UTC
+    assert Posting.objects.count() == postings
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"time_in": "later"}, "time_in"),
+        ({"minutes": 0}, "minutes"),
+        ({"average_bet_cents": 0}, "average_bet_cents"),
+        ({"buy_in_cents": -1}, "buy_in_cents"),
+    ],
+)
+def test_a_bad_rating_is_refused_naming_its_field(table, boss, change, field):
+    if change.get("time_in") == "later":
+        change = {"time_in": timezone.now() + timedelta(hours=1)}
+    patron = make_patron()
+    head = Event.objects.count()
+    with pytest.raises(InvalidInput) as refused:
+        rate(boss, patron, **change)
+    assert refused.value.field == field and Event.objects.count() == head
+
+
+def test_only_a_pit_boss_rates_a_named_patron_at_an_open_table(table, boss):
+    from games.services.tables import table_close
+
+    anonymous = patron_register(kind="anonymous", actor=ACTOR)["patron"]
+    with pytest.raises(InvalidInput) as refused:
+        rate(boss, anonymous)
+    assert refused.value.field == "patron"
+    staff_user("dealer9", "dealer")
+    with pytest.raises(RoleRequired):
+        rate("dealer9", make_patron())
+    table_close(code="R1", actor=ACTOR)
+    with pytest.raises(StateConflict):
+        rate(boss, make_patron())
