@@ -14,12 +14,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-<<<<<<< HEAD
 from cashier.services.cage_corrections import cage_transaction_reverse
-from cashier.services.count_room import drop_count, drop_count_reverse
-=======
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
->>>>>>> identity
 from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from core.denominations import chip_denominations, count_total
