@@ -19,7 +19,7 @@ again, a test copy): each names its ledger, ``ledger`` (the database's random id
 ``LedgerIdentity``) and ``genesis`` (the hash of its first event). A checkpoint is this
 ledger's when either matches; the others are counted and ignored, never failed. Checkpoints of
 the first format (``…/1``, ``<dir>/<day>/<file>``, naming no ledger) count as this ledger's when
-they anchor a position it held when it was named (``head_at_naming``).
+they were signed after its first event was recorded.
 
 Each checkpoint written is recorded in the database (``CheckpointRecord``) and names its
 predecessor (``previous``): a file deleted or renamed is found from either side (``examine``;
@@ -103,9 +103,9 @@ def directory() -> Path:
 
 
 def identity(*, create: bool = True) -> Identity:
-    """This database's ledger, named now (a random id, the head noted) if it has no name yet (a
-    database whose row was lost: migration 0013 names every database). ``create=False`` (a
-    reader, perhaps a read-only role): an unnamed ledger is ``Identity("", None, <head>)``."""
+    """This database's ledger, named now (a random id, the head noted) if it has no name yet:
+    its first checkpoint names it. ``create=False`` (a reader, perhaps a read-only role): an
+    unnamed ledger is ``Identity("", None, <head>)``."""
     row = LedgerIdentity.objects.filter(one=1).first()
     if row is None and not create:
         return Identity("", None, head()[0])
@@ -241,7 +241,7 @@ def examine() -> Anchors:
                 genesis != "" and checkpoint.genesis == genesis
             )
         else:
-            mine = checkpoint.position <= ledger.head_at_naming
+            mine = _anchors_this_ledger(checkpoint)
         if not mine:
             found.foreign[checkpoint.ledger] = found.foreign.get(checkpoint.ledger, 0) + 1
             continue
@@ -288,6 +288,18 @@ def examine() -> Anchors:
                 "which is missing (deleted, renamed or moved)"
             )
     return found
+
+
+def _anchors_this_ledger(checkpoint: Checkpoint) -> bool:
+    """Whether a checkpoint of the first format (no ledger named) can be this ledger's: it was
+    signed after this ledger's first event was recorded (a checkpoint of a database deleted
+    before this one began was written before)."""
+    first = Event.objects.filter(position=1).values_list("recorded_at", flat=True).first()
+    try:
+        written = datetime.fromisoformat(checkpoint.written_at)
+    except ValueError:
+        return True  # unknown: checked against this ledger, as before ledgers were named
+    return first is not None and written >= first
 
 
 def _misnamed(checkpoint: Checkpoint, relative: Path) -> list[str]:

@@ -262,10 +262,10 @@ class GamingDayExport(models.Model):
 
 
 class LedgerIdentity(models.Model):
-    """The one row naming this database's ledger (migration 0013): ``ledger_id`` (32 hex, random),
-    ``named_at`` (UTC) and ``head_at_naming``, the ledger's head position when it was named (0 for
-    a database named at its first migration). Signed checkpoints carry the id: a checkpoint of
-    another ledger in the same directory is ignored, not failed (``ledger.checkpoints``).
+    """The one row naming this database's ledger, made with its first checkpoint
+    (``ledger.checkpoints.identity``): ``ledger_id`` (32 hex, random), ``named_at`` (UTC) and
+    ``head_at_naming``, the ledger's head position then. Signed checkpoints carry the id: a
+    checkpoint of another ledger in the same directory is ignored, not failed.
 
     Append-only (triggers, as the ledger's), and a single row: ``one`` is always 1."""
 

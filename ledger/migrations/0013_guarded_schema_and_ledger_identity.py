@@ -1,8 +1,10 @@
 """The ledger names itself, records its checkpoints, and its guards read schema-qualified tables.
 
-- ``LedgerIdentity``: one row, a random ledger id made here (``head_at_naming``: the head then,
-  0 on a new database). Checkpoints carry it: a new database ignores another ledger's
-  checkpoints in a shared directory instead of failing on them (``ledger.checkpoints``).
+- ``LedgerIdentity``: one row, a random ledger id, made with the ledger's first checkpoint
+  (``ledger.checkpoints.identity``; not here: a row in it from the start would stop the test
+  framework's flush, which the append-only triggers refuse). Checkpoints carry it: a new
+  database ignores another ledger's checkpoints in a shared directory instead of failing on
+  them.
 - ``CheckpointRecord``: each checkpoint file written, so a file deleted or renamed is found.
 - Both append-only, with the ledger's triggers (so deploy/postgres_roles.sql grants the
   application only SELECT and INSERT on them).
@@ -16,10 +18,7 @@ owner role to replace those functions: run this migration once as a superuser
 (deploy/README.md, "Pinned schema").
 """
 
-import uuid
-
 from django.db import migrations, models
-from django.utils import timezone
 
 NEW_TABLES = ("ledger_ledgeridentity", "ledger_checkpointrecord")
 
@@ -97,14 +96,6 @@ def unguard(apps, schema_editor):
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_{op}", params=None)
 
 
-def name_the_ledger(apps, schema_editor):
-    Event = apps.get_model("ledger", "Event")
-    head = Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
-    apps.get_model("ledger", "LedgerIdentity").objects.create(
-        one=1, ledger_id=uuid.uuid4().hex, named_at=timezone.now(), head_at_naming=head
-    )
-
-
 class Migration(migrations.Migration):
     dependencies = [("ledger", "0012_audit_entry_words_made_when_read")]
 
@@ -132,6 +123,5 @@ class Migration(migrations.Migration):
                 "constraints": [models.CheckConstraint(condition=models.Q(("one", 1)), name="ledger_identity_single_row")]
             },
         ),
-        migrations.RunPython(name_the_ledger, migrations.RunPython.noop),
         migrations.RunPython(guard, unguard),
     ]

@@ -74,7 +74,7 @@ def test_another_ledgers_checkpoints_are_ignored_and_counted(played):
         "2026-01-02",
         f"{own.position + 500:015d}-{'d' * 16}.json",
     )
-    # And one of the first format (no ledger named) beyond what this ledger held when named.
+    # And one of the first format (no ledger named) signed before this ledger's first event.
     _plant(
         {
             "format": checkpoints.FIRST_FORMAT,
@@ -85,15 +85,26 @@ def test_another_ledgers_checkpoints_are_ignored_and_counted(played):
         "2026-01-01",
         f"{own.position + 900:015d}-{'c' * 16}.json",
     )
+    # One of the first format signed after this ledger began (an upgraded site's): its own.
+    _plant(
+        {
+            "format": checkpoints.FIRST_FORMAT,
+            "position": own.position,
+            "hash": own.hash,
+            "written_at": datetime.now(UTC).isoformat(),
+        },
+        "2026-01-03",
+        f"{own.position:015d}-{own.hash[:16]}.json",
+    )
     text = _verify()
     ledger = checkpoints.identity().ledger_id
     assert text.startswith(f"ledger chain intact: {own.position} events")
-    assert f"1 signed checkpoints match, the last at position {own.position}" in text
+    assert f"2 signed checkpoints match, the last at position {own.position}" in text
     assert text.rstrip().endswith(
         f"; ledger {ledger}; 2 checkpoints of other ledgers ignored "
         f"(1 of before checkpoints named their ledger, 1 of ledger {other})"
     )
-    assert [c.position for c in checkpoints.load_checkpoints()] == [own.position]
+    assert [c.position for c in checkpoints.load_checkpoints()] == [own.position, own.position]
 
 
 def test_a_checkpoint_naming_another_id_but_this_first_event_is_this_ledgers(played):
