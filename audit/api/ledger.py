@@ -275,6 +275,10 @@ class AuditEntrySerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField(
         help_text="the event in words; a card dealt face down without its value until its coup is settled or voided"
     )
+    hash = serializers.SerializerMethodField(
+        help_text="the event's hash; null for a card dealt face down until its coup is settled or voided "
+        "(with the rest of the event, 52 guesses would find the card)"
+    )
     rounds_over: frozenset[str] = frozenset()  # set per page by AuditLines: a lone line hides
 
     class Meta:
@@ -282,10 +286,16 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
         list_serializer_class = AuditLines
 
+    def _over(self, line, data: dict) -> bool:
+        return is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
+
     def get_summary(self, line) -> str:
         data = line.data if isinstance(line.data, dict) else {}
-        over = is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
-        return audit_trails.summary(line.type, data, round_over=over)
+        return audit_trails.summary(line.type, data, round_over=self._over(line, data))
+
+    def get_hash(self, line) -> str | None:
+        data = line.data if isinstance(line.data, dict) else {}
+        return None if is_face_down(line.type, data) and not self._over(line, data) else line.hash
 
 
 def _uuid_text(value: object) -> str | None:

@@ -114,3 +114,22 @@ def test_the_events_api_withholds_the_hashes_that_would_give_a_hole_card_away(ap
     stud.decide(patron, "raise")  # settled: the chain reads whole again
     shown = {e["position"]: e for e in client_as(staff_user("boss3", "pit_boss")).get("/api/events/").json()["results"]}
     assert (shown[hidden.position]["hash"], shown[hidden.position + 1]["prev_hash"]) == (hidden.hash, hidden.hash)
+
+
+def test_the_audit_trail_api_withholds_a_hidden_cards_hash_until_the_coup_is_over(api, cage):
+    from ledger import projections
+
+    stud, patron = mid_coup(api)
+    hidden = face_down(stud.round)[0]
+    projections.catch_up_all()
+    boss = client_as(staff_user("boss2", "pit_boss"))
+
+    def hashes() -> dict[int, str | None]:
+        return {
+            line["position"]: line["hash"] for line in boss.get(f"/api/audit/round/{stud.round}/").json()["results"]
+        }
+
+    assert hashes()[hidden.position] is None
+    stud.decide(patron, "raise")
+    projections.catch_up_all()
+    assert hashes()[hidden.position] == hidden.hash
