@@ -40,6 +40,13 @@ def is_withheld(event: Event) -> bool:
     return not (isinstance(round_id, str) and round_id in coups_over([round_id]))
 
 
+def withheld_positions(events: Iterable[Event]) -> set[int]:
+    """The positions among ``events`` that are withheld cards: one query for them all."""
+    cards = [e for e in events if hides_card(e.data)]
+    over = coups_over(e.data.get("round") for e in cards)
+    return {e.position for e in cards if e.data.get("round") not in over}
+
+
 def shown_data(event: Event) -> dict:
     """``event.data`` as a reader may see it now: a withheld card reads ``"card": null`` (and
     ``total``/``soft`` null when present) with ``"card_hidden"`` saying why."""

@@ -15,7 +15,7 @@ from core.ids import uuid_of
 from dashboard.selectors import event_line
 from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
-from ledger import signing
+from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.models import AuditEntry, Event, Posting
@@ -277,7 +277,9 @@ def event_trail(position: int) -> dict:
     correlation, and what caused it / what it caused, and ``line``: what the event says, in
     words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
-    its coup is in play (the stored event is untouched). ``NotFound`` for an unknown position."""
+    its coup is in play (the stored event is untouched), and so ``hash``, ``prev_hash`` and each
+    trail line's ``shown_hash`` where they are such a card's (``ledger.withheld``).
+    ``NotFound`` for an unknown position."""
     event = Event.objects.filter(position=position).prefetch_related("postings").first()
     if event is None:
         raise NotFound(f"no event at position {position}", field="position")
@@ -287,13 +289,20 @@ def event_trail(position: int) -> dict:
     related |= Q(causation_id=str(event.position))
     if event.causation_id and event.causation_id.isdigit():
         related |= Q(position=int(event.causation_id))
-    trail = Event.objects.filter(related).order_by("position")[:200]
+    trail = list(Event.objects.filter(related).order_by("position")[:200])
     over = _round_over(event)
     hidden = hides_card(event.data) and not over
+    # A hidden card's hash (even its first 16 digits) would give the card away: 52 guesses.
+    previous = Event.objects.filter(position=event.position - 1).first()
+    unshown = withheld.withheld_positions([event, *trail, *([previous] if previous else [])])
+    for line in trail:
+        line.shown_hash = HIDDEN_ON_PAGE if line.position in unshown else line.hash
     return {
         "event": event,
+        "hash": HIDDEN_ON_PAGE if event.position in unshown else event.hash,
+        "prev_hash": HIDDEN_ON_PAGE if event.position - 1 in unshown else event.prev_hash,
         "data": without_card_value(event.data, HIDDEN_ON_PAGE) if hidden else event.data,
         "line": event_line(event.type, event.data, round_over=over),
         "postings": list(event.postings.all()),
-        "trail": list(trail),
+        "trail": trail,
     }

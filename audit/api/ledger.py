@@ -16,7 +16,7 @@ from core.pagination import StrictCursorPagination
 from games.models import Round
 from games.rules.event_words import CARD_HIDDEN, hides_card, is_face_down, without_card_value
 from games.theory import table_house_edge
-from ledger import health, projections, rebuilds
+from ledger import health, projections, rebuilds, withheld
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
@@ -30,22 +30,38 @@ class PostingSerializer(serializers.ModelSerializer):
 
 
 class EventLines(serializers.ListSerializer):
-    """A page of events: reads once which coups of its face-down cards are over (``_coups_over``)."""
+    """A page of events: reads once which coups of its face-down cards are over (``_coups_over``),
+    and whether the event before the page is a card still hidden (its hash is each page's first
+    ``prev_hash``)."""
 
     def to_representation(self, data):
         events = list(data.all() if hasattr(data, "all") else data)
-        self.child.rounds_over = _coups_over(e.data.get("round") for e in events if hides_card(e.data))
+        before = _events_before(events)
+        cards = [e.data.get("round") for e in [*events, *before] if hides_card(e.data)]
+        self.child.rounds_over = _coups_over(cards)
+        self.child.hidden = {e.position for e in [*events, *before] if self.child.is_hidden(e)}
         return super().to_representation(events)
+
+
+def _events_before(events: list) -> list:
+    """The events right before those of ``events`` that are not among them: one query."""
+    positions = {e.position for e in events}
+    wanted = {e.position - 1 for e in events} - positions
+    return list(Event.objects.filter(position__in=wanted)) if wanted else []
 
 
 class EventSerializer(serializers.ModelSerializer):
     """An event as recorded, but for game protection: a card dealt face down (or a hole card)
     of a coup not yet settled or voided reads ``"card": null`` (and ``total``/``soft`` null
-    when present) with ``"card_hidden": "face down until the coup is over"``. Its ``hash`` is
-    of the data as recorded: with ``card_hidden`` present the data shown does not verify."""
+    when present) with ``"card_hidden": "face down until the coup is over"``, and its ``hash``
+    and the next event's ``prev_hash`` read null: a hash is of the data as recorded, so with
+    the rest of the envelope shown, 52 guesses would find the card (``ledger.withheld``)."""
 
     postings = PostingSerializer(many=True, read_only=True)
+    hash = serializers.CharField(read_only=True, allow_null=True, help_text="null while it is a hidden card's")
+    prev_hash = serializers.CharField(read_only=True, allow_null=True, help_text="null after a hidden card")
     rounds_over: frozenset[str] = frozenset()  # set per page by EventLines: a lone event hides
+    hidden: set[int] | None = None  # positions of the hidden cards, set per page by EventLines
 
     class Meta:
         model = Event
@@ -69,10 +85,22 @@ class EventSerializer(serializers.ModelSerializer):
         ]
         list_serializer_class = EventLines
 
+    def is_hidden(self, event) -> bool:
+        return hides_card(event.data) and _uuid_text(event.data.get("round")) not in self.rounds_over
+
     def to_representation(self, event):
         body = super().to_representation(event)
-        if hides_card(event.data) and _uuid_text(event.data.get("round")) not in self.rounds_over:
+        if self.hidden is None:  # a lone event: its own state and its predecessor's, from the ledger
+            hidden = {event.position} if withheld.is_withheld(event) else set()
+            previous = Event.objects.filter(position=event.position - 1).first()
+            hidden |= {previous.position} if previous is not None and withheld.is_withheld(previous) else set()
+        else:
+            hidden = self.hidden
+        if event.position in hidden:
             body["data"] = {**without_card_value(event.data), "card_hidden": CARD_HIDDEN}
+            body["hash"] = None
+        if event.position - 1 in hidden:
+            body["prev_hash"] = None
         return body
 
 
@@ -247,6 +275,10 @@ class AuditEntrySerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField(
         help_text="the event in words; a card dealt face down without its value until its coup is settled or voided"
     )
+    hash = serializers.SerializerMethodField(
+        help_text="the event's hash; null for a card dealt face down until its coup is settled or voided "
+        "(with the rest of the event, 52 guesses would find the card)"
+    )
     rounds_over: frozenset[str] = frozenset()  # set per page by AuditLines: a lone line hides
 
     class Meta:
@@ -254,10 +286,16 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
         list_serializer_class = AuditLines
 
+    def _over(self, line, data: dict) -> bool:
+        return is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
+
     def get_summary(self, line) -> str:
         data = line.data if isinstance(line.data, dict) else {}
-        over = is_face_down(line.type, data) and bool(line.round) and _uuid_text(line.round) in self.rounds_over
-        return audit_trails.summary(line.type, data, round_over=over)
+        return audit_trails.summary(line.type, data, round_over=self._over(line, data))
+
+    def get_hash(self, line) -> str | None:
+        data = line.data if isinstance(line.data, dict) else {}
+        return None if is_face_down(line.type, data) and not self._over(line, data) else line.hash
 
 
 def _uuid_text(value: object) -> str | None:

@@ -11,13 +11,15 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from ledger.export.writer import export_zip_stream
+from games.rules.event_words import without_card_value
+from ledger.export.registry import ExportContext
+from ledger.export.writer import event_records, export_zip_stream
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.seal import seal_gaming_day
 from ledger.withheld import HASH_WITHHELD
 from tests.api.test_face_down_cards_hidden import DEALER, FACE_DOWN_CODES, PLAYER, mid_coup
-from tests.conftest import ACTOR
+from tests.conftest import ACTOR, client_as, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +83,53 @@ def test_the_admins_event_page_withholds_a_face_down_card_of_a_coup_in_play(api,
 
     page = superuser.get(url).content.decode()
     assert CARD_2S in page and first.hash in page and "face down until the coup is over" not in page
+
+
+def _guess_card(record: dict) -> str | None:
+    """The card that makes ``record``'s hash, tried among the 52 (what anyone reading a hash
+    and the rest of the envelope can do)."""
+    from ledger.export.verify_export import event_hash
+
+    for rank in "23456789TJQKA":
+        for suit in "SHDC":
+            guess = {**record, "data": {**record["data"], "card": rank + suit}}
+            guess["data"].pop("card_hidden", None)
+            if event_hash(guess) == record["hash"]:
+                return rank + suit
+    return None
+
+
+def test_the_events_api_withholds_the_hashes_that_would_give_a_hole_card_away(api, cage):
+    stud, patron = mid_coup(api)
+    hidden = face_down(stud.round)[0]
+    context = ExportContext(day=hidden.gaming_day, first=hidden.position, last=hidden.position, include_identity=False)
+    (record,) = event_records(context)
+    assert _guess_card({**record, "data": without_card_value(record["data"])}) == "2S"  # a hash shown gives it away
+
+    shown = {e["position"]: e for e in client_as(staff_user("boss2", "pit_boss")).get("/api/events/").json()["results"]}
+    assert shown[hidden.position]["data"]["card"] is None
+    assert (shown[hidden.position]["hash"], shown[hidden.position + 1]["prev_hash"]) == (None, None)
+    assert hidden.hash not in json.dumps(shown)
+
+    stud.decide(patron, "raise")  # settled: the chain reads whole again
+    shown = {e["position"]: e for e in client_as(staff_user("boss3", "pit_boss")).get("/api/events/").json()["results"]}
+    assert (shown[hidden.position]["hash"], shown[hidden.position + 1]["prev_hash"]) == (hidden.hash, hidden.hash)
+
+
+def test_the_audit_trail_api_withholds_a_hidden_cards_hash_until_the_coup_is_over(api, cage):
+    from ledger import projections
+
+    stud, patron = mid_coup(api)
+    hidden = face_down(stud.round)[0]
+    projections.catch_up_all()
+    boss = client_as(staff_user("boss2", "pit_boss"))
+
+    def hashes() -> dict[int, str | None]:
+        return {
+            line["position"]: line["hash"] for line in boss.get(f"/api/audit/round/{stud.round}/").json()["results"]
+        }
+
+    assert hashes()[hidden.position] is None
+    stud.decide(patron, "raise")
+    projections.catch_up_all()
+    assert hashes()[hidden.position] == hidden.hash

@@ -88,3 +88,62 @@ def test_health_reports_projection_lag(patron):
     assert catch_up("balances") == 4
     body = APIClient().get("/api/health/").json()
     assert {"projection": "balances", "checkpoint": 4, "head": 4, "lag": 0} in body["projections"]
+
+
+def _operations(schema: dict):
+    for path, methods in schema["paths"].items():
+        for method, operation in methods.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                yield path, method, operation
+
+
+def test_every_operation_documents_406_414_429_500_and_each_write_413_and_415(api):
+    """What any client can be answered, listed where it can happen: 414 and 500 are the
+    server's pages (text/html); the others the API's error body. Each answer of a browsable
+    view also comes as text/html when the Accept header asks for it."""
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    operations = list(_operations(schema))
+    assert len(operations) >= 50
+    for path, method, operation in operations:
+        responses = operation["responses"]
+        where = f"{method.upper()} {path}"
+        assert {"406", "414", "500"} <= set(responses), where
+        assert list(responses["500"]["content"]) == ["text/html"], where
+        assert list(responses["414"]["content"]) == ["text/html"], where
+        assert "application/json" in responses["406"]["content"], where
+        if method == "post":
+            assert {"413", "415"} <= set(responses), where
+        if not path.startswith("/api/health/"):
+            assert "429" in responses, where
+    bets = schema["paths"]["/api/rounds/{round_id}/bets"]["post"]["responses"]
+    assert {"application/json", "text/html"} <= set(bets["201"]["content"])
+
+
+def test_the_documented_406_and_415_are_what_the_api_answers(api, table):
+    refused = api.get("/api/tables/", HTTP_ACCEPT="application/xml")
+    assert refused.status_code == 406 and refused.json()["error"] == "not_acceptable"
+    text = api.generic("POST", "/api/tables/R1/rounds", "x", "text/plain")
+    assert text.status_code == 415 and text.json()["error"] == "unsupported_media_type"
+
+
+def test_the_schema_is_generated_once_per_process(api, monkeypatch):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from core.schema_view import CachedSchemaView
+
+    monkeypatch.setattr(CachedSchemaView, "_rendered", {})
+    generated = []
+    original = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        generated.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
+    first, second = api.get("/api/schema/"), api.get("/api/schema/")
+    assert first.status_code == second.status_code == 200
+    assert first.content == second.content and first["Content-Type"] == second["Content-Type"]
+    assert len(generated) == 1
+    as_json = api.get("/api/schema/", {"format": "json"})
+    assert as_json.json()["paths"] == yaml.safe_load(first.content)["paths"]
+    assert len(generated) == 2  # another media type: rendered once too

@@ -122,4 +122,35 @@ def test_an_auditor_reads_a_face_down_card_as_hidden_while_its_coup_is_in_play(
     data = page.get_by_role("table", name="Event data")
     expect(data).to_contain_text("hidden until the coup is over")
     expect(data).not_to_contain_text("KD")
+    expect(page.locator('[data-section="event"]')).not_to_contain_text(dealer.hash[:16])  # 52 guesses
     screenshots(page, "face-down-card-hidden")
+
+
+def test_an_auditor_sees_an_export_signed_by_another_key_refused_in_red(
+    browser_page, dashboard_server, django_user_model, cage, settings, tmp_path
+):
+    """An export whose every signature holds, under a key an attacker made: not this casino's."""
+    from ledger.export.writer import export_zip_stream
+    from ledger.signing import new_private_key_pem
+
+    page = browser_page
+    grant(django_user_model.objects.create_user(username="aud1", password="audit-secret"), Role.AUDITOR)
+    chips_purchase(patron=make_patron(), amount_cents=350_000, actor=ACTOR)
+    day = current_gaming_day()
+    attacker = tmp_path / "attacker.pem"
+    attacker.write_bytes(new_private_key_pem())
+    site_key, settings.LEDGER_SIGNING_KEY_FILE = settings.LEDGER_SIGNING_KEY_FILE, str(attacker)
+    seal_gaming_day(day=day, actor=ACTOR)
+    forged = tmp_path / "forged.zip"
+    forged.write_bytes(b"".join(export_zip_stream(day, include_identity=True)))
+    settings.LEDGER_SIGNING_KEY_FILE = site_key
+
+    log_in(page, dashboard_server.url, "aud1", "audit-secret", app="workstations")
+    page.goto(f"{dashboard_server.url}/workstations/audit/days/{day.isoformat()}/")
+    page.get_by_label("Export file (.zip)").set_input_files(str(forged))
+    page.get_by_role("button", name="Verify").click()
+    verdict = page.locator('[data-figure="verdict"]')
+    expect(verdict).to_contain_text("Refused (forged.zip): signed by an unknown key — not this casino’s (ed25519:")
+    expect(verdict).to_have_class(re.compile(r"\bverdict-bad\b"))
+    expect(verdict).not_to_contain_text("Verified")
+    screenshots(page, "foreign-key-refused")
