@@ -32,7 +32,7 @@ from .services import record_user_change, user_snapshot
 # The user form's fields that give access or let someone log in as the account's owner.
 ACCESS_FIELDS = ("password", "groups", "user_permissions", "is_active", "is_staff", "is_superuser")
 SERVICES = (
-    "changes through the staff services, signed by a second admin from his own session: "
+    "through the staff services, signed by a second admin from his own session: "
     "POST /api/staff/users/<name>/password-reset, /roles or /reactivate (or manage.py account_change), "
     "then POST /api/approvals/<id>/confirm by the other admin"
 )
@@ -93,10 +93,10 @@ class StaffUserAdmin(UserAdmin):
 
     @admin.display(description="How to change them")
     def how_to_change(self, obj) -> str:
-        return f"Read-only here: the password, the roles and the active flag {SERVICES}."
+        return f"Read-only here: the password, the roles and the active flag change {SERVICES}."
 
     def user_change_password(self, request, id, form_url=""):
-        raise PermissionDenied(f"a password is not set in the admin: it {SERVICES}")
+        raise PermissionDenied(f"a password is not set in the admin: it changes {SERVICES}")
 
     def has_delete_permission(self, request, obj=None):
         return False  # a leaver is deactivated (POST /api/staff/users/<name>/leave), his history kept
@@ -115,7 +115,7 @@ class StaffUserAdmin(UserAdmin):
         super().save_related(request, form, formsets, change)
         after = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
         if before != after:  # the fields are read-only: a forged post never gets here; be sure
-            raise PermissionDenied(f"roles are not changed in the admin: a role change {SERVICES}")
+            raise PermissionDenied(f"roles are not changed in the admin: they change {SERVICES}")
 
 
 @admin.register(Group)

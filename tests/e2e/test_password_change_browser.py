@@ -54,3 +54,25 @@ def test_a_cashier_whose_password_was_reset_chooses_his_own_before_the_cage(
     expect(page.locator("body")).not_to_contain_text("Choose a new password")
     shot(page, f"{app}-cage")
     assert Event.objects.filter(type="StaffPasswordChanged", actor="cash1").count() == 1
+
+
+def test_the_admins_user_page_shows_the_password_and_roles_read_only_and_where_they_change(
+    browser_page, dashboard_server, django_user_model
+):
+    page = browser_page
+    django_user_model.objects.create_superuser(username="root", password="root-secret-123")
+    cashier = django_user_model.objects.create_user(username="cash1", password="old-secret-123")
+    grant(cashier, Role.CASHIER)
+    page.goto(f"{dashboard_server.url}/admin/login/")
+    page.get_by_label("Username").fill("root")
+    page.get_by_label("Password").fill("root-secret-123")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{dashboard_server.url}/admin/auth/user/{cashier.pk}/change/")
+    expect(page.locator("body")).to_contain_text(
+        "Read-only here: the password, the roles and the active flag change through"
+    )
+    expect(page.locator('input[name="password"], input[name="is_active"], select[name="groups"]')).to_have_count(0)
+    shot(page, "admin-user")
+    refused = page.goto(f"{dashboard_server.url}/admin/auth/user/{cashier.pk}/password/")
+    assert refused.status == 403
+    shot(page, "admin-password-refused")
