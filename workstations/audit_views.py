@@ -94,11 +94,13 @@ def exceptions(request):
     """The exception log of a day (``audit.exceptions``), filtered by kind, table and person,
     ``EXCEPTIONS_PER_PAGE`` rows a page (``?page=N``); the same filters give the CSV download
     of the API (``/api/audit/exceptions.csv``), the whole day. The day is ``?gaming_day=`` as
-    in the API (``?day=`` too, the name the form once had); one that is not a date
+    in the API (``?day=`` too, the name the form once had; none: the last closed day, as the
+    reports); one that is not a date
     YYYY-MM-DD is a 400 that says so, with no rows."""
     days = audit_selectors.gaming_days()
     asked = (request.GET.get("gaming_day") or request.GET.get("day") or "").strip()
-    chosen = asked or (days[0]["day"].isoformat() if days else "")
+    opening = audit_selectors.default_day()  # the last closed day, as the reports open on
+    chosen = asked or (opening.isoformat() if opening else "")
     error = ""
     try:
         day = date.fromisoformat(chosen) if chosen else None
