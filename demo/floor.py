@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import chip_denominations, decompose
-from games.models import Bet, Shoe, Table
+from games.models import Bet, ColourStack, Shoe, Table
 from games.rules.basic_strategy import basic_decision
 from games.rules.money import format_cents
 from games.rules.poker_hands import evaluate
@@ -55,6 +55,24 @@ TABLES = {
     "T1": (Table.Game.TRENTE_QUARANTE, 3_000_000, {}),
 }
 SEATS = 4  # patrons a table keeps at most
+
+
+def tidy_floor() -> int:
+    """Put right what a stopped background player left at its open tables, so that the day it
+    played can be closed (the demo closes yesterday's, which the floor may have played): a coup
+    in play voided, every colour stack still out changed back. Returns the stacks changed back."""
+    changed = 0
+    for code in TABLES:
+        table = Table.objects.filter(code=code, state=Table.State.OPEN).first()
+        if table is None:
+            continue
+        void_leftover_coup(code)
+        for stack in ColourStack.objects.filter(table=table, state=ColourStack.State.ACTIVE).select_related("patron"):
+            colour_chips_change_inverse(table=code, patron=stack.patron.code, actor=DEALER)
+            changed += 1
+    return changed
+
+
 COLOUR_UNIT_CENTS = 200
 
 

@@ -16,9 +16,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from cashier.reports import variance_threshold_cents
-from dashboard import play
 from ledger.export.writer import export_zip_stream
-from ledger.models import Event
 
 from . import audit_selectors
 from .access import AUDIT_ROLES, roles_required
@@ -101,11 +99,13 @@ def exceptions(request):
     """The exception log of a day (``audit.exceptions``), filtered by kind, table and person,
     ``EXCEPTIONS_PER_PAGE`` rows a page (``?page=N``); the same filters give the CSV download
     of the API (``/api/audit/exceptions.csv``), the whole day. The day is ``?gaming_day=`` as
-    in the API (``?day=`` too, the name the form once had); one that is not a date
+    in the API (``?day=`` too, the name the form once had; none: the last closed day, as the
+    reports); one that is not a date
     YYYY-MM-DD is a 400 that says so, with no rows."""
     days = audit_selectors.gaming_days()
     asked = (request.GET.get("gaming_day") or request.GET.get("day") or "").strip()
-    chosen = asked or (days[0]["day"].isoformat() if days else "")
+    opening = audit_selectors.default_day()  # the last closed day, as the reports open on
+    chosen = asked or (opening.isoformat() if opening else "")
     error = ""
     try:
         day = date.fromisoformat(chosen) if chosen else None
@@ -139,77 +139,6 @@ def exceptions(request):
             "kinds": [(key, label) for key, (label, _) in audit_selectors.EXCEPTION_KINDS.items()],
             "threshold_cents": variance_threshold_cents(),
             "csv_query": query,
-        },
-        status=400 if error else 200,
-    )
-
-
-EVENTS_PER_PAGE = 100
-EVENT_FILTER_LABELS = {
-    "gaming_day": "gaming day",
-    "since": "gaming days from",
-    "until": "gaming days to",
-    "from": "from ledger position",
-    "to": "to ledger position",
-    "table": "table",
-    "type": "event type",
-    "account": "account",
-    "stream": "stream",
-}
-
-
-def _event_filters(query) -> tuple[dict[str, str], str]:
-    """The event list's filters from the query string, checked: ``(filters, error)``; a bad one
-    is named in ``error`` (and the list is not shown)."""
-    filters = {}
-    for name in audit_selectors.EVENT_FILTERS:
-        value = (query.get(name) or "").strip()[:200]
-        if not value:
-            continue
-        if name in ("gaming_day", "since", "until"):
-            try:
-                date.fromisoformat(value)
-            except ValueError:
-                return {}, f"The {EVENT_FILTER_LABELS[name]} “{value[:40]}” is not a date YYYY-MM-DD."
-        if name in ("from", "to") and not (value.isascii() and value.isdigit() and len(value) < 19):
-            return {}, f"The {EVENT_FILTER_LABELS[name]} “{value[:40]}” is not a whole number."
-        filters[name] = value
-    return filters, ""
-
-
-def _filter_words(name: str, value: str) -> str:
-    """A filter's value as people read it: event types in words, positions with separators."""
-    if name == "type":
-        return " or ".join(play.event_words(t) for t in value.split(","))
-    if name in ("from", "to"):
-        return f"{int(value):,}"
-    return value.replace(",", ", ")
-
-
-@require_safe
-@audit_only
-def events(request):
-    """The ledger's events behind a figure: filtered by gaming day (or days), positions,
-    table, event type, account or stream (``audit_selectors.event_list``), ``EVENTS_PER_PAGE``
-    a page, each linked to its trail. A filter that is not well formed is a 400 that names it."""
-    filters, error = _event_filters(request.GET)
-    rows = audit_selectors.event_list(filters) if filters and not error else Event.objects.none()
-    page = Paginator(rows, EVENTS_PER_PAGE).get_page(request.GET.get("page"))
-    query = urlencode(filters)
-    return render(
-        request,
-        "workstations/audit_events.html",
-        {
-            "page": page,
-            "rows": [audit_selectors.event_row(e) for e in page.object_list],
-            "filters": [(EVENT_FILTER_LABELS[k], _filter_words(k, v)) for k, v in filters.items()],
-            "pages": [
-                {"number": n, "query": _with_page(query, n) if isinstance(n, int) else ""}
-                for n in page.paginator.get_elided_page_range(page.number)
-            ],
-            "previous_query": _with_page(query, page.number - 1),
-            "next_query": _with_page(query, page.number + 1),
-            "error": error or ("" if filters else "Choose what to list: a gaming day, a table, an account…"),
         },
         status=400 if error else 200,
     )

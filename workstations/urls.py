@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import access, audit_views, cage_views, report_views, runner_views
+from . import access, audit_event_list, audit_views, cage_views, report_views, runner_views
 
 app_name = "workstations"
 
@@ -24,7 +24,7 @@ urlpatterns = [
     path("audit/days/<day:day>/", audit_views.day, name="audit-day"),
     path("audit/days/<day:day>/export.zip", audit_views.export, name="audit-export"),
     path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
-    path("audit/events/", audit_views.events, name="audit-events"),
+    path("audit/events/", audit_event_list.events, name="audit-events"),
     path("audit/events/<pos:position>/", audit_views.event, name="audit-event"),
     path("runner/", runner_views.runner, name="runner"),
     path("runner/<id:approval>/confirm", runner_views.sign, {"decision": "confirm"}, name="runner-confirm"),

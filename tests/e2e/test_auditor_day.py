@@ -70,6 +70,7 @@ def test_an_auditor_reads_yesterdays_closed_day_through_the_pages_and_verifies_i
         call_command("simulate_floor", pace=0, coups=3, tables="R1", seed=4, quiet=True)
         grant(django_user_model.objects.create_user(username="aud1", password="audit-secret"), Role.AUDITOR)
         page, steps = browser_page, Steps(browser_page)
+        page.set_default_timeout(45_000)  # a report reads the month and the year: slow on a busy machine
         url, day = dashboard_server.url, yesterday.isoformat()
         count = f"{sealed_events:,}"
 

@@ -15,6 +15,7 @@ from demo.classic_stud import RULES as CLASSIC_STUD_RULES
 from demo.classic_stud import play_classic_stud_session
 from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_close, format_daily_report
 from demo.day_start import DEMO_DAY_START, served_day_start
+from demo.floor import tidy_floor
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
 from demo.tables import play_baccarat_session, play_trente_quarante_session
@@ -83,6 +84,10 @@ class Command(BaseCommand):
             )
             self.stdout.write(format_daily_report(demo_day_reports(day, closed=False)))
             return
+        if changed := tidy_floor():  # the live floor played this day before: its leftovers go first
+            self.stdout.write(
+                f"Tidied the floor left by the background player: {changed} colour stack(s) changed back."
+            )
         rng = random.Random(seed)
         refusing = []  # the session reports that count refused bets (each recorded, as the API does)
         demo_cage_shift_open()  # the cashier counts the cage in (issue #7)

@@ -1,0 +1,95 @@
+"""The auditor's event list (``/workstations/audit/events/``): the ledger events behind a figure
+of the workstation's pages and reports, filtered (``audit_selectors.event_list``), a page at a
+time, each linked to its trail. Read-only."""
+
+from __future__ import annotations
+
+from datetime import date
+from urllib.parse import urlencode
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from dashboard import play
+from ledger.models import Event
+
+from . import audit_selectors
+from .access import AUDIT_ROLES, roles_required
+
+audit_only = roles_required(*AUDIT_ROLES, place="audit")
+
+
+def _with_page(query: str, number: int) -> str:
+    return f"{query}&page={number}" if query else f"page={number}"
+
+
+EVENTS_PER_PAGE = 100
+EVENT_FILTER_LABELS = {
+    "gaming_day": "gaming day",
+    "since": "gaming days from",
+    "until": "gaming days to",
+    "from": "from ledger position",
+    "to": "to ledger position",
+    "table": "table",
+    "type": "event type",
+    "account": "account",
+    "stream": "stream",
+}
+
+
+def _event_filters(query) -> tuple[dict[str, str], str]:
+    """The event list's filters from the query string, checked: ``(filters, error)``; a bad one
+    is named in ``error`` (and the list is not shown)."""
+    filters = {}
+    for name in audit_selectors.EVENT_FILTERS:
+        value = (query.get(name) or "").strip()[:200]
+        if not value:
+            continue
+        if name in ("gaming_day", "since", "until"):
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                return {}, f"The {EVENT_FILTER_LABELS[name]} “{value[:40]}” is not a date YYYY-MM-DD."
+        if name in ("from", "to") and not (value.isascii() and value.isdigit() and len(value) < 19):
+            return {}, f"The {EVENT_FILTER_LABELS[name]} “{value[:40]}” is not a whole number."
+        filters[name] = value
+    return filters, ""
+
+
+def _filter_words(name: str, value: str) -> str:
+    """A filter's value as people read it: event types in words, positions with separators."""
+    if name == "type":
+        return " or ".join(play.event_words(t) for t in value.split(","))
+    if name in ("from", "to"):
+        return f"{int(value):,}"
+    return value.replace(",", ", ")
+
+
+@require_safe
+@audit_only
+def events(request):
+    """The ledger's events behind a figure: filtered by gaming day (or days), positions,
+    table, event type, account or stream (``audit_selectors.event_list``), ``EVENTS_PER_PAGE``
+    a page, each linked to its trail. A filter that is not well formed is a 400 that names it."""
+    filters, error = _event_filters(request.GET)
+    rows = audit_selectors.event_list(filters) if filters and not error else Event.objects.none()
+    page = Paginator(rows, EVENTS_PER_PAGE).get_page(request.GET.get("page"))
+    query = urlencode(filters)
+    return render(
+        request,
+        "workstations/audit_events.html",
+        {
+            "page": page,
+            "rows": [audit_selectors.event_row(e) for e in page.object_list],
+            "filters": [(EVENT_FILTER_LABELS[k], _filter_words(k, v)) for k, v in filters.items()],
+            "pages": [
+                {"number": n, "query": _with_page(query, n) if isinstance(n, int) else ""}
+                for n in page.paginator.get_elided_page_range(page.number)
+            ],
+            "previous_query": _with_page(query, page.number - 1),
+            "next_query": _with_page(query, page.number + 1),
+            "error": error or ("" if filters else "Choose what to list: a gaming day, a table, an account…"),
+        },
+        status=400 if error else 200,
+    )
