@@ -126,10 +126,13 @@ def demo_table_close(code: str) -> dict:
 def demo_cage_shift_open(*, share: int = 1) -> dict | None:
     """Open the demo cashier's window, unless his is open, with 1/``share`` of the cage's main
     bank as its imprest (counted by denomination; whole hundreds of euros when shared): the live
-    floor takes half, so that the ``cashier`` login opens a window of her own beside his."""
+    floor takes half, so that the ``cashier`` login opens a window of her own beside his. The
+    demo day (``share`` 1) first has the demo's cage supervisor close any other window."""
     ensure_demo_staff()
     if CASHIER in open_windows():
         return None
+    if share == 1:  # the demo's own day: the whole cage, other windows counted back first
+        demo_windows_close()
     bank = main_bank()
     cash, chips = (
         (bank["cash_cents"], bank["chips_cents"])
