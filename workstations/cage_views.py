@@ -98,7 +98,8 @@ def _failed(request, form: str, exc: DomainError) -> dict:
         error = {
             "field": None,
             "label": "",
-            "message": "This form was already sent and recorded with other values; check the figures and send it again.",
+            "message": "This form was already sent and recorded with other values; "
+            "check the figures and send it again.",
         }
     return {"form": form, "key": key, "values": values, "error": error}
 
