@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 
 from audit.exceptions import KINDS, exception_log
 from cashier import reports
+from cashier.models import Cage
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, main_bank, open_windows, window_book
 from cashier.services.count_room import drop_count, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
@@ -126,10 +127,13 @@ def demo_table_close(code: str) -> dict:
 def demo_cage_shift_open(*, share: int = 1) -> dict | None:
     """Open the demo cashier's window, unless his is open, with 1/``share`` of the cage's main
     bank as its imprest (counted by denomination; whole hundreds of euros when shared): the live
-    floor takes half, so that the ``cashier`` login opens a window of her own beside his."""
+    floor takes half, so that the ``cashier`` login opens a window of her own beside his. The
+    demo day (``share`` 1) first has the demo's cage supervisor close any other window."""
     ensure_demo_staff()
-    if CASHIER in open_windows():
-        return None
+    if CASHIER in open_windows() or not Cage.objects.filter(code="main", state=Cage.State.OPEN).exists():
+        return None  # his window is open, or the cage has no float yet (its opening opens his window)
+    if share == 1:  # the demo's own day: the whole cage, other windows counted back and handed to him
+        demo_windows_close(handover_to=CASHIER)
     bank = main_bank()
     cash, chips = (
         (bank["cash_cents"], bank["chips_cents"])
@@ -146,7 +150,7 @@ def demo_cage_shift_open(*, share: int = 1) -> dict | None:
     )
 
 
-def demo_windows_close() -> None:
+def demo_windows_close(*, handover_to: str | None = None) -> None:
     """Close every window still open, each counted as its drawer says (the demo cashier his
     own, the demo's cage supervisor any other): the gaming day closes with no window open."""
     for cashier, opened in open_windows().items():
@@ -158,6 +162,7 @@ def demo_windows_close() -> None:
             chips=decompose(max(book["chips_cents"], 0), chip_denominations()),
             actor=CASHIER if cashier == CASHIER else SUPERVISOR,
             cashier=cashier,
+            handover_to=handover_to if cashier != handover_to else None,
         )
 
 

@@ -1,6 +1,7 @@
-"""Reads of the cage workstation (cents, UTC): the shift, the book, the last count by
-denomination, the slip queue, and a shift's reconciliation. Only reads; the writes are
-``cashier.services``."""
+"""Reads of the cage workstation (cents, UTC): the user's window and its lines, the other
+windows, the cage's book (main bank and windows), the slip queue, reversals waiting for a cage
+supervisor, a patron search, and a window's reconciliation. Only reads; the writes are
+``cashier.services``, ``patrons.services`` and ``approvals``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.utils import timezone
 from approvals.models import Approval
 from cashier.models import Slip
 from cashier.services.cage_corrections import REVERSALS, REVERSIBLE
-from cashier.services.cage_shifts import last_shift_event, main_bank, open_windows, shift_stream, window_book, window_of
+from cashier.services.cage_shifts import main_bank, open_windows, shift_stream, window_book, window_of
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
 from ledger import accounts, store
@@ -68,22 +69,6 @@ def count_lines(count: dict, denominations: tuple[int, ...]) -> list[dict]:
         for d in sorted(denominations, reverse=True)
         if count.get(str(d))
     ]
-
-
-def shift_state(code: str = "main") -> dict:
-    """``{"state": "open" | "closed" | None, "by", "at", "handover_to", "event"}``."""
-    last = last_shift_event(code)
-    if last is None:
-        return {"state": None, "by": None, "at": None, "handover_to": None, "event": None}
-    closed = last.type == "CageShiftClosed"
-    return {
-        "state": "closed" if closed else "open",
-        "by": last.actor,
-        "at": last.occurred_at,
-        "handover_to": last.data.get("handover_to") if closed else None,
-        "event": last.position,
-        "opened_event": last.data.get("opened_event") if closed else last.position,
-    }
 
 
 def issues_waiting() -> dict[tuple[str, str], dict]:
@@ -231,29 +216,14 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
     waiting = issues_waiting()
     bank = main_bank()
     book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
-    last = last_shift_event(code)
     return {
         "window": None if mine is None else window_summary(mine),
         "lines": window_lines(window) if window else [],
         "windows": [window_summary(e) for a, e in windows.items() if a != user],
-        "shift": shift_state(code),
-        # Kept for the pages and tests that read the cage's single shift of old.
-        "mine": mine is not None,
         "supervises": has_role(user, Role.CAGE_SUPERVISOR),
         "book": book | {"total_cents": book["cash_cents"] + book["chips_cents"]},
         "main_bank": bank | {"total_cents": bank["cash_cents"] + bank["chips_cents"]},
         "in_transit_cents": store.balance(accounts.CHIPS_IN_TRANSIT),
-        "last_count": None
-        if last is None
-        else {
-            "at": last.occurred_at,
-            "by": last.actor,
-            "what": "window opening" if last.type == "CageShiftOpened" else "window closing",
-            "cash": count_lines(last.data["cash"], cash_denominations()),
-            "chips": count_lines(last.data["chips"], chip_denominations()),
-            "cash_cents": last.data["counted_cash_cents"],
-            "chips_cents": last.data["counted_chips_cents"],
-        },
         "queue": [
             {
                 "kind": s.kind,

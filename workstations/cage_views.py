@@ -98,7 +98,8 @@ def _failed(request, form: str, exc: DomainError) -> dict:
         error = {
             "field": None,
             "label": "",
-            "message": "This form was already sent and recorded with other values; check the figures and send it again.",
+            "message": "This form was already sent and recorded with other values; "
+            "check the figures and send it again.",
         }
     return {"form": form, "key": key, "values": values, "error": error}
 
@@ -251,7 +252,21 @@ def chips_movement(request, operation: str):
         }
         return _page(request, status=409, identity=identity)
     except DomainError as exc:
-        return _page(request, status=exc.status, failed=_failed(request, "identity" if with_identity else form, exc))
+        if with_identity and request.POST.get("amount"):
+            # The identity prompt again, with the name and document as typed and the field at fault.
+            failed = _failed(request, "identity", exc)
+            identity = {
+                "operation": operation,
+                "patron": patron,
+                "typed": request.POST.get("amount", ""),
+                "amount_text": request.POST.get("amount", ""),
+                "why": "",
+                "key": failed["key"],
+                "values": failed["values"],
+                "error": failed["error"],
+            }
+            return _page(request, status=exc.status, identity=identity)
+        return _page(request, status=exc.status, failed=_failed(request, form, exc))
     what = "Sold" if operation == "purchase" else "Redeemed"
     noun = "sale" if operation == "purchase" else "redemption"
     _done(
@@ -349,6 +364,9 @@ def reverse_line(request, event: int):
             )
     except DomainError as exc:
         failed = _failed(request, f"reverse-{event}", exc) | {"event": event}
+        if failed["error"]["field"] != "reason":  # not about what she typed: said at the top
+            messages.error(request, f"Reversal not asked. {_words(failed['error'])}")
+            failed["error"] = None
         return _page(request, status=exc.status, failed=failed)
     _done(
         request,

@@ -170,3 +170,19 @@ def test_a_credit_comes_back_into_the_issuing_window_and_a_voided_fill_into_the_
     assert store.balance(accounts.CHIPS_IN_TRANSIT) == 0
     assert store.balance(accounts.CAGE_CHIPS) + store.balance(accounts.CAGE_WINDOWS_CHIPS) == main_chips + 10_000
     assert window_book(own)["chips_cents"] == 10_000
+
+
+def test_an_identity_refused_at_the_aml_prompt_comes_back_with_what_was_typed(users, window):
+    from patrons.services.patrons import patron_register
+
+    nameless = patron_register(kind="identified", name="No papers", actor="cash1")["patron"]
+    cashier = users("cash1")
+    sent = {"patron": nameless, "amount": "2500.00", "identity_name": "Jeanne Martin", "identity_document": " "}
+    page = cashier.post(reverse("workstations:cage-chips", args=["purchase"]), sent)
+    html = page.content.decode()
+    assert page.status_code == 400
+    assert "<strong>Identity document</strong>: An identity document reference" in html
+    assert 'name="identity_name" required maxlength="200" autocomplete="off" value="Jeanne Martin">' in html
+    assert 'name="identity_document" required maxlength="100" autocomplete="off" value=" " aria-invalid="true">' in html
+    assert '<input type="hidden" name="amount" value="2500.00">' in html
+    assert not Event.objects.filter(type="ChipsPurchased").exists()

@@ -410,15 +410,15 @@ def figure(html: str, name: str) -> str:
 
 
 def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, cage_staff):
-    from cashier.services.cage_shifts import cage_shift_close, cage_shift_open
+    from cashier.services.cage_shifts import cage_shift_close
 
-    from ..conftest import SHIFT_CASHIER
+    from ..conftest import SHIFT_CASHIER, drawer_count, open_cage_shift
 
     url = reverse("dashboard:cage")
-    # The fixture's shift (chips are sold only inside one, issue 24) ends the day's first shift.
-    count = {"cash": {"50000": 200}, "chips": {"1000000": 10}}
-    cage_shift_close(**count, actor=SHIFT_CASHIER)
-    opened = Event.objects.get(position=cage_shift_open(**count, actor="cash1")["event"])
+    # The fixture's window (chips are sold only while one is open) ends the day's first shift.
+    cage_shift_close(**drawer_count("1"), actor=SHIFT_CASHIER)
+    opened = Event.objects.get(position=open_cage_shift("cash1")["event"])
+    count = drawer_count(opened.data["window"])
     html = pit_boss.get(url).content.decode()
     # Times in the casino's zone (Europe/Paris), the zone named.
     paris = ZoneInfo("Europe/Paris")

@@ -201,6 +201,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-shift-close": ({"POST": CAGE}, None),
     "workstations:cage-chips": ({"POST": CAGE}, None),
     "workstations:cage-issue": ({"POST": CAGE}, None),
+    "workstations:cage-patron-register": ({"POST": CAGE}, None),
+    "workstations:cage-reverse": ({"POST": CAGE}, None),
+    "workstations:cage-decide": ({"POST": CAGE}, None),
     "workstations:cage-shift": ({"GET": CAGE}, None),
     "workstations:audit-days": ({"GET": AUDIT}, None),
     "workstations:audit-day": ({"GET": AUDIT, "POST": AUDIT}, None),
@@ -304,6 +307,8 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "approval": "00000000-0000-0000-0000-000000000000",
         "position": 1,
         "opened_event": 1,
+        "event": 1,
+        "decision": "confirm",
         "operation": "purchase",
         "slug": "variances",
     }
