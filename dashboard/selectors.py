@@ -711,7 +711,12 @@ def with_patron_names(events: list[dict]) -> list[dict]:
     for event in events:
         code = event["data"].get("patron") if isinstance(event.get("data"), dict) else None
         if code in names and isinstance(event.get("summary"), str):
-            event["summary"] = re.sub(rf"\b{re.escape(code)}\b", f"{names[code]} ({code})", event["summary"], count=1)
+            line = event["summary"]
+            # "seat 1 (P00001)" → "seat 1 (Jeanne Martin, P00001)"; "P00001 bets" → "Jeanne Martin (P00001) bets"
+            if f"({code})" in line:
+                event["summary"] = line.replace(f"({code})", f"({names[code]}, {code})", 1)
+            else:
+                event["summary"] = re.sub(rf"\b{re.escape(code)}\b", f"{names[code]} ({code})", line, count=1)
     return events
 
 

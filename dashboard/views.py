@@ -1,4 +1,5 @@
-"""The pit boss dashboard's pages: thin views over ``dashboard.selectors``, read-only.
+"""The pit boss dashboard's pages: thin views over ``dashboard.selectors``, read-only (his forms,
+which write through the services, are ``dashboard.shift_views``).
 
 Every page needs a logged-in user with the pit boss role: anonymous → the login page (302),
 logged in without the role → 403. The ``_live`` fragments are what htmx polls to refresh a
@@ -34,7 +35,7 @@ POLL_SECONDS = 3
 
 def pit_boss_required(view):
     """Anonymous → redirect to the dashboard's login page; without ``pit_boss`` → 403; a
-    ``NotFound`` from a selector → 404. GET and HEAD only: the dashboard never writes. Pages
+    ``NotFound`` from a selector → 404. GET and HEAD only: these pages never write. Pages
     render in the casino's time zone (``settings.CASINO_TIMEZONE``)."""
 
     @require_safe

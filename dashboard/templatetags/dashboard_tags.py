@@ -16,6 +16,7 @@ from ..alerts import eur as eur_text
 from ..coups import card_face
 from ..coups import roulette_colour as colour_in_words
 from ..figures import HOW
+from ..shift_selectors import approvals_for
 
 register = template.Library()
 
@@ -163,3 +164,9 @@ def amount_typed(cents) -> str:
 def how_computed() -> dict:
     """``dashboard.figures.HOW``: each figure's formula in words, for its tooltip."""
     return HOW
+
+
+@register.simple_tag
+def waiting_for(user) -> int:
+    """How many pending approvals ``user`` may sign now (the header's Approvals link says it)."""
+    return len(approvals_for(user.get_username())["to_sign"]) if getattr(user, "is_authenticated", False) else 0

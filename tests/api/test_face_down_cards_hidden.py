@@ -100,8 +100,9 @@ def test_classic_stud_hole_cards_are_not_shown_while_the_hand_plays(api, cage, p
     s1.hand((p1, 1), (p2, 2))
     s1.cards("KS", "3C", "9H", "QS")  # hole cards, then an up card each
     feed = text(pit_boss.get("/dashboard/tables/S1/"))
-    assert f"card to seat 1 ({p1}), hole card, face down" in feed
-    assert f"card 9♥ to seat 1 ({p1}), face up" in feed
+    # The table's feed names the patron, his code second; the API gives the code.
+    assert f"card to seat 1 (Test Patron, {p1}), hole card, face down" in feed
+    assert f"card 9♥ to seat 1 (Test Patron, {p1}), face up" in feed
     assert "K♠" not in feed and "3♣" not in feed
     lines = api_lines(client_as(staff_user("cashier2", Role.CASHIER)), s1.round)
     assert lines == [

@@ -171,3 +171,25 @@ def test_the_approvals_page_is_for_signers_and_a_form_for_the_pit_boss(people):
     assert people["dealer"].post(reverse("dashboard:open"), {"code": "R7"}).status_code == 403
     assert Client().post(reverse("dashboard:open"), {"code": "R7"}).status_code == 302  # to the login page
     assert people["boss"].get(reverse("dashboard:limits", args=["R1"])).status_code == 405
+
+
+def test_a_slip_refused_at_the_table_is_voided_once_a_second_supervisor_signs(people):
+    open_r5(people)
+    boss, boss2 = people["boss"], people["boss2"]
+    boss.post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "credit", "slip-10000": "3"})
+    slip = Slip.objects.get()
+    refuse = reverse("dashboard:slip-refuse", args=["R5", "credit", slip.serial])
+    bad = boss.post(refuse, {"reason": "", "approver": "boss2"})
+    assert bad.status_code == 400 and "Refused — <strong>Reason</strong>" in bad.content.decode()
+    assert boss.post(refuse, {"reason": "VOID: wrong table", "approver": "boss2"}).status_code == 302
+    queue = text(boss2.get(reverse("dashboard:approvals")))
+    assert f"Void credit {slip.serial} (300.00 EUR, table R5): “VOID: wrong table”" in queue
+    approval = Approval.objects.get(kind="slip_void")
+    boss2.post(reverse("dashboard:approve", args=[approval.id]))
+    slip.refresh_from_db()
+    assert (slip.state, slip.voided_by, slip.void_approved_by, slip.void_reason) == (
+        "voided",
+        "boss",
+        "boss2",
+        "VOID: wrong table",
+    )

@@ -48,11 +48,15 @@ READ_FIGURES = """() => {
     const heads = [...table.querySelectorAll('thead th')].map(text).filter((t) => t);
     const name = table.getAttribute('aria-label') || table.closest('section')?.id || i;
     scopes.push({scope: 'table ' + name, pairs: heads.map((h) => [h, 'column'])});
-    // A row named by its heading (Drop, Win...) gives each of its cells under that one name.
+    // A row named by a figure (Drop, Win...) gives each of its cells under that one name: two
+    // cells, two values for one label (the same figure on two bases).
+    const figures = ['Drop', 'Win', 'Hold', 'Handle', 'Theoretical win', 'Edge'];
     const rows = [];
     table.querySelectorAll('tbody tr').forEach((tr) => {
       const head = tr.querySelector('th[scope="row"]');
-      if (head) tr.querySelectorAll('td').forEach((td) => rows.push([text(head), text(td)]));
+      if (head && figures.includes(text(head))) {
+        tr.querySelectorAll('td').forEach((td) => rows.push([text(head), text(td)]));
+      }
     });
     scopes.push({scope: 'rows of ' + name, pairs: rows});
   });

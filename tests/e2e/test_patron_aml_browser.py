@@ -37,7 +37,7 @@ def test_a_pit_boss_reads_a_patrons_aml_flags_by_time_and_what_happened(
 
     log_in(page, url, "boss")
     page.goto(f"{url}/dashboard/patrons/{patron}/")
-    expect(page.get_by_role("heading", level=1)).to_have_text(f"Patron {patron} · Identified")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Test Patron ({patron}) · Identified")
     expect(page.get_by_role("link", name="audit timeline (API)")).to_have_attribute(
         "href", f"/api/audit/patron/{patron}/"
     )

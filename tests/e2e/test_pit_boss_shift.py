@@ -6,8 +6,8 @@ shift, English roulette R1 open since the last shift with one coup played, the s
 Then: the pit boss opens R2 and B1 by counted openers, each dealer confirming from his own
 login; changes R2's limits; requests a fill for R2, which the cashier issues on the cage page
 to the runner, who confirms on his page, and which the second pit boss accepts at the table; asks
-to reverse R1's coup, which the second pit boss approves from his queue; closes R2 with its
-dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
+to reverse R1's coup, which the second pit boss approves from his queue; rates a patron by
+hand; closes R2 with its dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
 import re
 
@@ -221,7 +221,9 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     expect(page.locator(".messages")).to_contain_text("Reversal of the coup asked, waiting for pitboss2")
     shot(page, "correction_asked")
 
-    boss2.goto(f"{url}/dashboard/approvals/")
+    boss2.goto(f"{url}/dashboard/")
+    expect(boss2.locator("#nav-approvals .badge")).to_have_text("1")  # his header counts what waits for him
+    boss2.locator("#nav-approvals").click()
     row = boss2.locator('[data-section="to-sign"] tbody tr', has_text="Reverse coup 1 at table R1")
     expect(row).to_contain_text("ball read as 2, it fell in 20")
     shot(boss2, "approvals_queue")
@@ -232,7 +234,21 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     assert Approval.objects.get(kind="round_reverse").decided_by == "pitboss2"
     boss2.context.close()
 
-    # --- 6. close R2 with its closer; the dealer confirms; the drop box left for the drop team ----
+    # --- 6. rate Jeanne Martin by hand at R1 (no card read her) -------------------------------
+    page.goto(f"{url}/dashboard/tables/R1/#rating")
+    page.get_by_label("Patron code").fill(the_shift_finds)
+    page.get_by_label("Time in (hh:mm)").fill("00:00")
+    page.get_by_label("Minutes played").fill("40")
+    page.get_by_label("Average bet (EUR)").fill("20")
+    page.get_by_label("Buy-in (EUR)").fill("1000")
+    page.get_by_role("button", name="Record the rating").click()
+    expect(page.locator(".messages")).to_contain_text(
+        f"Rating recorded for Jeanne Martin ({the_shift_finds}): 40 min, average bet 20.00 EUR."
+    )
+    expect(page.locator('[data-section="manual-ratings"]')).to_contain_text("Jeanne Martin")
+    shot(page, "patron_rated_by_hand")
+
+    # --- 7. close R2 with its closer; the dealer confirms; the drop box left for the drop team ----
     page.goto(f"{url}/dashboard/tables/R2/#close")
     page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
     type_count(page, "close", "closer", {"100000": 20, "10000": 70, "2500": 80})
@@ -247,7 +263,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     assert Table.objects.get(code="R2").state == "closed"
     shot(page, "table_closed")
 
-    # --- 7. the floor at the end: one figure per label ------------------------------------------
+    # --- 8. the floor at the end: one figure per label ------------------------------------------
     projections.catch_up_all()
     page.goto(f"{url}/dashboard/")
     assert_readable(page)
