@@ -42,6 +42,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from ledger.scheduled_export import failed_exports
+from ledger.withheld import HASH_WITHHELD
 from patrons.models import Patron
 
 from . import alerts as checks
@@ -692,6 +693,7 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
         .values("position", "stream", "version", "type", "data", "actor", "occurred_at", "prev_hash", "hash")
     )
     events = []
+    withheld_hashes = set()
     for row in rows:
         data = row["data"] if isinstance(row["data"], dict) else {}
         line = play_line(row["type"], data, _readable, round_over=round_over) or readable(
@@ -699,7 +701,14 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
         )
         if not round_over and is_face_down(row["type"], data):
             row["data"] = {k: v for k, v in data.items() if k != "card"}
+            # A hash is of the card as recorded: shown with the rest of the envelope, 52 guesses
+            # find the card. The next event's prev_hash is the same value.
+            withheld_hashes.add(row["hash"])
+            row["hash"] = HASH_WITHHELD
         events.append({**row, "summary": line})
+    for event in events:
+        if event["prev_hash"] in withheld_hashes:
+            event["prev_hash"] = HASH_WITHHELD
     return events
 
 

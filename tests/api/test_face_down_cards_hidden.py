@@ -222,3 +222,21 @@ def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_pla
     page = event_page(auditor, down.position)
     assert "card 5H" in page and "Card 5♥ to dealer, face down" in page and down.hash in page
     assert "hidden until the coup is over" not in page
+
+
+def test_the_pit_bosss_coup_audit_withholds_a_face_down_cards_hash_until_the_coup_is_over(api, cage, pit_boss):
+    """A hash is of the card as recorded: with the rest of the envelope on the page, 52 guesses
+    would find the card, so neither its hash nor the next event's prev_hash is shown mid-coup."""
+    stud, patron = mid_coup(api)
+    down = Event.objects.filter(type="CardDealt", data__round=stud.round, data__card="5H").get()
+    after = Event.objects.get(position=down.position + 1)
+
+    page = pit_boss.get(f"/dashboard/coups/{stud.round}/audit/").content.decode()
+    assert down.hash[:12] not in page and down.hash not in page
+    assert after.prev_hash == down.hash
+    assert "hidden until the coup is over" in page
+
+    stud.decide(patron, "raise")  # the showdown settles the coup
+
+    page = pit_boss.get(f"/dashboard/coups/{stud.round}/audit/").content.decode()
+    assert down.hash in page and "hidden until the coup is over" not in page
