@@ -156,8 +156,10 @@ def test_an_aml_flag_reads_when_and_what_happened_and_links_its_event_only_for_a
     html = client.get(reverse("dashboard:patron", args=[code])).content.decode()
     flags = html[html.index('data-section="aml-flags"') : html.index("</ul>", html.index('data-section="aml-flags"'))]
     line = unescape(re.sub(r"<[^>]+>", "", flags.split('data-flag="AmlTransactionLogged">', 1)[1].split("</li>", 1)[0]))
+    # Before the gaming day's start (06:00) an event belongs to the day before: the line says so.
+    day = "" if at.date() == logged.gaming_day else f" (gaming day {logged.gaming_day:%Y-%m-%d})"
     assert line == (
-        f"{at:%Y-%m-%d %H:%M %Z} · transaction logged: cash in 3,500.00 EUR (chips bought at the cage), "
+        f"{at:%Y-%m-%d %H:%M %Z}{day} · transaction logged: cash in 3,500.00 EUR (chips bought at the cage), "
         f"day's total 3,500.00 EUR, threshold 3,000.00 EUR · by {ACTOR}"
     )
     assert 'data-flag="AmlIdentityChecked"' in flags and "identity checked: cash in 3,500.00 EUR" in flags
