@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
-from cashier.services.cage_shifts import last_shift_event
+from cashier.services.cage_shifts import last_shift_event, open_windows, window_of
 from cashier.services.pit_shift import gaming_day_bounds
 from cashier.slip_models import Slip
 from core.ids import uuid_of
@@ -997,19 +997,27 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
 
 
 def cage_shift(code: str = "main") -> dict:
-    """The cage's cashier shift as its ledger stream (``cageshift/<code>``) last recorded it:
-    ``{"state": "open" | "closed" | None, "by", "at", "handover_to"}``: ``None`` before any
-    shift; open: who opened it and when (UTC); closed: who closed it, when, and the cashier it
-    was handed over to (``None``: nobody, the end of the day)."""
+    """The cage's cashier windows as their ledger stream (``cageshift/<code>``) records them:
+    ``{"state": "open" | "closed" | None, "by", "at", "handover_to", "windows"}``: ``None``
+    before any; ``windows``: each open window, oldest first, ``{"window", "by", "at"}`` (UTC);
+    "open" while any is; else who closed the last one, when, and the cashier it was handed over
+    to (``None``: nobody, the end of the day)."""
     last = last_shift_event(code)
     if last is None:
-        return {"state": None, "by": None, "at": None, "handover_to": None}
+        return {"state": None, "by": None, "at": None, "handover_to": None, "windows": []}
+    # Several cashiers work windows of their own at once: the last event alone could say
+    # "closed" while another window is open.
+    windows = [
+        {"window": window_of(event), "by": cashier, "at": event.occurred_at}
+        for cashier, event in open_windows(code).items()
+    ]
     closed = last.type == "CageShiftClosed"
     return {
-        "state": "closed" if closed else "open",
+        "state": "open" if windows else "closed" if closed else "open",
         "by": last.actor,
         "at": last.occurred_at,
         "handover_to": last.data.get("handover_to") if closed else None,
+        "windows": windows,
     }
 
 

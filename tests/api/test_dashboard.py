@@ -424,10 +424,19 @@ def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, 
     html = pit_boss.get(url).content.decode()
     # Times in the casino's zone (Europe/Paris), the zone named.
     paris = ZoneInfo("Europe/Paris")
-    assert (
-        figure(html, "cage-shift")
-        == f"open, by cash1 since {opened.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
+    since = f"{opened.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
+    assert figure(html, "cage-shift") == f"window {opened.data['window']} open, by cash1 since {since}"
+    # A second cashier's window beside it: both are open, and the page says so.
+    second = Event.objects.get(position=open_cage_shift("cash2")["event"])
+    html = pit_boss.get(url).content.decode()
+    since2 = f"{second.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
+    assert figure(html, "cage-shift") == (
+        f"window {opened.data['window']} open, by cash1 since {since}; "
+        f"window {second.data['window']} open, by cash2 since {since2}"
     )
+    closed = Event.objects.get(position=cage_shift_close(**drawer_count(second.data["window"]), actor="cash2")["event"])
+    html = pit_boss.get(url).content.decode()
+    assert figure(html, "cage-shift") == f"window {opened.data['window']} open, by cash1 since {since}"
     closed = Event.objects.get(position=cage_shift_close(**count, actor="cash1")["event"])
     html = pit_boss.get(url).content.decode()
     at = closed.occurred_at.astimezone(paris)
