@@ -10,7 +10,8 @@ imports while drf-spectacular's views are still loading (importing them there is
 from __future__ import annotations
 
 from django.http import HttpResponse
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SCHEMA_KWARGS, SpectacularAPIView
 from rest_framework.response import Response
 
 
@@ -24,6 +25,7 @@ class CachedSchemaView(SpectacularAPIView):
         lang = request.GET.get("lang") or ""
         return (version, lang, self.urlconf, self.serve_public, getattr(request, "accepted_media_type", ""))
 
+    @extend_schema(**SCHEMA_KWARGS)  # as the parent's: the schema leaves itself out (SERVE_INCLUDE_SCHEMA)
     def get(self, request, *args, **kwargs):
         hit = self._rendered.get(self._key(request))
         if hit is None:

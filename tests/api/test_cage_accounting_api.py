@@ -291,7 +291,7 @@ def test_a_coup_reversal_needs_a_settled_coup(clients):
     ("path", "text", "field"),
     [
         ("/api/cage/shifts/open", '{"cash": {"\\ud800": 1}, "chips": {}}', "cash"),
-        ("/api/cage/shifts/open", '{"cash": {}, "chips": {"100": "\\udfff"}}', "chips"),
+        ("/api/cage/shifts/open", '{"cash": {}, "chips": {"100": "\\udfff"}}', "chips.100"),  # the value at fault
         ("/api/tables/T1/slips", '{"kind": "fill", "denominations": {"\\ud800": 1}}', "denominations"),
     ],
 )

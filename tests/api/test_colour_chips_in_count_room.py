@@ -61,7 +61,7 @@ def test_the_cage_page_shows_the_colour_chips_out_and_the_formula(client, django
     assert '<td class="num" data-figure="colour-out">190.00 EUR</td>' in row
     assert re.search(r'<td class="num [^"]*">10\.00 EUR</td>', row)  # the win, as before
     assert (
-        "Win (count room) = drop + credits − fills + (closer − opener) − colour chips out (the colour chips"
+        "Win = drop + credits − fills + (closer − opener) − colour chips out (the colour chips"
         " issued today still with the patrons" in html
     )
 
@@ -71,14 +71,13 @@ def test_the_daily_report_shows_the_colour_chips_out_and_its_footnote_counts_the
     client, django_user_model, colour_day, role
 ):
     reader = person(client, django_user_model, role)
-    html = reader.get(reverse("workstations:report", args=["table-games"])).content.decode()
+    url = reverse("workstations:report", args=["table-games"])
+    html = reader.get(url, {"gaming_day": colour_day.isoformat()}).content.decode()  # the open day, asked for
     assert '<th scope="col" class="num">Colour chips out</th>' in html
     day = html[html.index('<table data-period="1">') :].split("</table>")[0]
-    r1 = day[day.index('<th scope="row">Table R1 (English roulette, still open: closer = book)</th>') :].split("</tr>")[
-        0
-    ]
-    cells = re.findall(r'<td class="num">([^<]*)</td>', r1)
-    # opener, fills, credits, drop, closer, colour chips out, win, hold, ledger win, variance
-    assert cells[1:4] == ["0.00 EUR", "0.00 EUR", "300.00 EUR"]
-    assert cells[5:7] == ["190.00 EUR", "10.00 EUR"]
+    r1 = day[day.index("Table R1 (English roulette, still open: closer = book)") :].split("</tr>")[0]
+    # Each figure is its cell's text (a link to the events behind it, on the page).
+    cells = dict(re.findall(r'data-figure="(\w+)">(?:<a [^>]*>)?([^<]*)', r1))
+    assert [cells[k] for k in ("fills_cents", "credits_cents", "drop_cents")] == ["0.00 EUR", "0.00 EUR", "300.00 EUR"]
+    assert [cells[k] for k in ("colour_out_cents", "win_cents")] == ["190.00 EUR", "10.00 EUR"]
     assert "Win = drop + credits − fills + (closer − opener) − colour chips out" in html

@@ -60,15 +60,22 @@ def test_every_operation_documents_its_error_answers_with_the_error_shape(schema
 
 
 def test_a_write_documents_the_status_it_answers(schema):
-    """Registering a patron answers 201 (the schema said 200); opening a coup's bets to
-    ``close-bets`` answers 200."""
+    """Registering a patron answers 201 (the schema said 200), besides the errors any write can
+    meet (a body too large or of another media type, a rate limit, a server error); opening a
+    coup's bets to ``close-bets`` answers 200."""
     assert set(schema["paths"]["/api/patrons/register"]["post"]["responses"]) == {
         "201",
         "400",
         "401",
         "403",
         "404",
+        "406",
         "409",
+        "413",
+        "414",
+        "415",
+        "429",
+        "500",
     }
     assert "200" in schema["paths"]["/api/rounds/{round_id}/close-bets"]["post"]["responses"]
 
