@@ -167,7 +167,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     cashier = second_person(page, url, "cashier", app="workstations")
     expect(cashier).to_have_url(re.compile(r"/workstations/cage/$"))
     cashier.get_by_label(f"Runner for fill {slip.serial}").select_option("runner")
-    cashier.get_by_role("button", name="Issue fill").click()
+    cashier.get_by_role("button", name="Prepare fill").click()
     expect(cashier.locator(".messages")).to_contain_text("waiting for the runner runner to confirm")
     shot(cashier, "fill_prepared_at_the_cage")
     cashier.context.close()

@@ -58,7 +58,8 @@ def test_no_audit_summary_of_a_demo_day_is_a_cent_count_or_a_key_dump():
         for t, w in said
     )
     assert any(
-        t == "FillIssued" and re.fullmatch(r"fill \d{4}-\d{6} for R1 issued by demo-cashier, runner demo-runner", w)
+        t == "FillIssued"
+        and re.fullmatch(r"fill \d{4}-\d{6} of [\d,]+\.\d\d EUR for R1 issued by demo-cashier, runner demo-runner", w)
         for t, w in said
     )
     # A settled coup's face-down cards show in full, to the auditor as on the coup audit page.
