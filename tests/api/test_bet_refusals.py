@@ -511,13 +511,21 @@ def _over(api, round_id, patron, key=None, stake=20_000):
 
 @pytest.mark.parametrize(
     "key",
-    ["k" * 200, "clé-🎰-\u2028-\"'\\", "   ", "\t", "ｋｅｙ", "a\u0301", "\U0010ffff"],
-    ids=["200", "unicode", "spaces", "tab", "fullwidth", "combining", "max-codepoint"],
+    ["k" * 150, "clé-🎰-\u2028-\"'\\", "   ", "\t", "ｋｅｙ", "a\u0301", "\U0010ffff"],
+    ids=["150", "unicode", "spaces", "tab", "fullwidth", "combining", "max-codepoint"],
 )
 def test_odd_keys_are_recorded_once(api, round_id, colour_patron, key):
     answers = [_over(api, round_id, colour_patron, key) for _ in range(3)]
     assert [a.status_code for a in answers] == [400] * 3, [a.content for a in answers]
     assert list(BetRefusal.objects.values_list("idempotency_key", flat=True)) == [key]
+
+
+def test_a_bet_key_longer_than_a_bet_takes_is_refused_naming_it_and_nothing_is_recorded(api, round_id, colour_patron):
+    """A bet's key is stored with its coup (``bet:<round>:<key>``) within the ledger's 200
+    characters: 150 is the longest a bet takes."""
+    answer = _over(api, round_id, colour_patron, "k" * 151)
+    assert answer.status_code == 400 and answer.json()["field"] == "idempotency_key"
+    assert not BetRefusal.objects.exists()
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,7 @@ def test_eager_catch_ups_committed_in_two_threads_at_once_leave_results_readable
     monkeypatch.setattr(projections, "catch_up_all", catch_up_all)
     monkeypatch.setattr(checkpoints, "write_if_due", lambda: None)
     monkeypatch.setattr(checkpoints, "write_checkpoint", lambda: None)
+    monkeypatch.setattr(checkpoints, "missing_files", lambda: [])
     monkeypatch.setattr(commands, "_publishing", commands._Publishing())
     first = threading.Thread(target=commands._schedule_projections, name="first")
     second = threading.Thread(target=commands._schedule_projections, name="second")
