@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from approvals.acts import ACTS
@@ -24,6 +23,7 @@ from ledger.gaming_day import current_gaming_day, gaming_day_of
 from ledger.models import Event
 from patrons.models import Patron
 from staff.roles import Role, has_role
+from staff.selectors import users_with
 
 from . import selectors
 from .alerts import eur
@@ -42,17 +42,6 @@ LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     Table.Game.BACCARAT: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
     Table.Game.TRENTE_QUARANTE: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
 }
-
-
-def users_with(*roles: str) -> list[str]:
-    """The active users holding one of ``roles``, by user name."""
-    return list(
-        get_user_model()
-        .objects.filter(groups__name__in=roles, is_active=True)
-        .order_by("username")
-        .values_list("username", flat=True)
-        .distinct()
-    )
 
 
 def limit_fields(table: Table) -> list[dict]:

@@ -30,6 +30,7 @@ from games.services.ratings import patron_rating_record
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput, NotFound
 from staff.roles import Role, RoleRequired, has_role
+from staff.selectors import users_with
 
 from . import forms, shift_selectors
 from .alerts import eur
@@ -379,7 +380,7 @@ def coup_reversal(request, round_id: str):
     except DomainError as exc:
         context = {
             "audit": coup_audit(round_id),
-            "approvers": [u for u in shift_selectors.users_with(Role.PIT_BOSS) if u != _actor(request)],
+            "approvers": [u for u in users_with(Role.PIT_BOSS) if u != _actor(request)],
             "typed": _typed(request),
             "refused": _refused(exc, "reversal"),
         }

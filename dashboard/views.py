@@ -25,10 +25,11 @@ from django.views.decorators.http import require_safe
 from core.ids import is_code
 from ledger.errors import InvalidInput, NotFound
 from staff.roles import Role, has_role
+from staff.selectors import users_with
 
 from . import charts, selectors
 from .errors import LandsOnOwnPage, landing
-from .shift_selectors import table_page, users_with
+from .shift_selectors import table_page
 
 POLL_SECONDS = 3
 

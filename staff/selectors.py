@@ -27,6 +27,17 @@ ACCESS_REVIEW_COLUMNS = [
 ]
 
 
+def users_with(*roles: str) -> list[str]:
+    """The active users holding one of ``roles`` (staff.roles.Role values), by user name, sorted."""
+    return list(
+        get_user_model()
+        .objects.filter(groups__name__in=roles, is_active=True)
+        .order_by("username")
+        .values_list("username", flat=True)
+        .distinct()
+    )
+
+
 def _role_grants() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """(user, role) → when the role was last given (UTC ISO), from ``StaffRolesChanged``;
     user → when he left, from ``StaffLeft``. In ledger order, so the latest wins."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.contrib.auth import get_user_model
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -22,6 +21,7 @@ from ledger.errors import NotFound
 from ledger.models import Event, Posting
 from patrons.selectors import patron_chips_cents, patron_search
 from staff.roles import Role, has_role
+from staff.selectors import users_with
 
 # How each event type reads on the reconciliation (the cage's movements).
 MOVEMENT_NAMES = {
@@ -50,16 +50,6 @@ def movement_name(event_type: str) -> str:
     """How ``event_type`` reads on the reconciliation: its name above, else its type in words
     (``dashboard.play.event_words``), never the code."""
     return MOVEMENT_NAMES.get(event_type) or event_words(event_type)
-
-
-def users_with(*roles: str) -> list[str]:
-    return list(
-        get_user_model()
-        .objects.filter(groups__name__in=roles, is_active=True)
-        .order_by("username")
-        .values_list("username", flat=True)
-        .distinct()
-    )
 
 
 def count_lines(count: dict, denominations: tuple[int, ...]) -> list[dict]:
