@@ -42,7 +42,7 @@ from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
 from . import classic_stud
-from .day import CASHIER, DEALER, PIT_BOSS, RUNNER, demo_cage_shift_open, demo_table_open, record_refusal
+from .day import CASHIER, DEALER, PIT_BOSS, RUNNER, demo_table_open, record_refusal
 from .roulette import _ensure_cage, void_leftover_coup
 
 # The live floor's tables: code → (game, first opener in cents, rules).
@@ -105,8 +105,7 @@ class FloorSimulator:
 
     def open_floor(self) -> None:
         """The cage's float and a cashier shift, then every table open (opener counted)."""
-        _ensure_cage()
-        demo_cage_shift_open(share=2)  # half the main bank: the other half for the cashier's own window
+        _ensure_cage(share=2)  # half the main bank: the other half for the cashier's own window
         for code in self.tables:
             game, opener, rules = TABLES[code]
             void_leftover_coup(code)

@@ -75,11 +75,13 @@ def void_leftover_coup(code: str) -> None:
         round_void(round_id=str(leftover.id), reason="demo restarted after an interrupted session", actor=DEALER)
 
 
-def _ensure_cage() -> None:
+def _ensure_cage(*, share: int = 1) -> None:
+    """The cage open with its float and the demo cashier's window open with 1/``share`` of the
+    main bank (``demo_cage_shift_open``)."""
     if cage_get().state != Cage.State.OPEN:
         book_cash, book_chips = store.balance(accounts.CAGE_CASH), store.balance(accounts.CAGE_CHIPS)
         cage_open(cash_cents=max(book_cash, 5_000_000), chips_cents=max(book_chips, 5_000_000), actor=CASHIER)
-    demo_cage_shift_open()  # chips cross the counter only inside a cashier shift (issue 24)
+    demo_cage_shift_open(share=share)  # chips cross the counter only inside a cashier's window
 
 
 def _ensure_table() -> None:

@@ -38,3 +38,17 @@ def test_simulate_floor_command_plays_the_coups_asked_and_reports_them():
     call_command("simulate_floor", pace=0, coups=2, tables="R1,T1", seed=2, quiet=True, stdout=out)
     assert out.getvalue().startswith("Floor simulator: 2 coups,")
     assert Round.objects.filter(state="settled").count() == 2
+
+
+def test_the_floor_opening_a_new_cage_leaves_half_the_main_bank_for_the_cashiers_own_window():
+    """The background cashier's window takes half the main bank (whole hundreds of euros), so
+    that the ``cashier`` login opens a window of her own beside his with the other half."""
+    from cashier.services.cage_shifts import main_bank, open_windows, window_book
+    from demo.day import CASHIER
+
+    FloorSimulator(pace=0, rng=random.Random(3), out=lambda line: None, tables=["R1"]).open_floor()
+    window = open_windows()[CASHIER].data["window"]
+    drawer, bank = window_book(window), main_bank()
+    assert drawer["cash_cents"] > 0 and drawer["chips_cents"] > 0
+    assert drawer["cash_cents"] % 10_000 == 0 and drawer["chips_cents"] % 10_000 == 0
+    assert bank["cash_cents"] >= drawer["cash_cents"] and bank["chips_cents"] >= drawer["chips_cents"]
