@@ -19,14 +19,13 @@ from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, Q, Sum
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event, open_windows, window_of
-from cashier.services.pit_shift import gaming_day_bounds
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
@@ -447,15 +446,21 @@ def table_cards(
 
 def first_numbers_of_day(table_ids: list, day: date) -> dict:
     """``{table id: the number of its first coup of gaming day day}`` (tables with a coup that
-    day): a table's coup counter runs on across days; the pit counts from each day's first."""
-    start = gaming_day_bounds(day)[0]
-    rows = (
-        Round.objects.filter(table_id__in=table_ids, opened_at__gte=start)
-        .values("table_id")
-        .annotate(first=Min("number"))
-        .values_list("table_id", "first")
+    day): a table's coup counter runs on across days; the pit counts from each day's first.
+    The day is the one the ledger stamped on the coup's opening, not the clock's: a coup's
+    hour can fall in another day's hours (a day closed late, the demo's day played today)."""
+    codes = dict(Table.objects.filter(id__in=table_ids).values_list("code", "id"))
+    if not codes:
+        return {}
+    firsts: dict = {}
+    opened = Event.objects.filter(type="RoundOpened", gaming_day=day, data__table__in=list(codes)).values_list(
+        "data", flat=True
     )
-    return dict(rows)
+    for data in opened:
+        table_id, number = codes.get(data.get("table")), data.get("number")
+        if table_id is not None and isinstance(number, int):
+            firsts[table_id] = min(number, firsts.get(table_id, number))
+    return firsts
 
 
 def day_number(number: int, first: int | None) -> int:

@@ -125,3 +125,21 @@ def test_the_win_chart_starts_at_nil_at_the_tables_opening_and_shows_nil_on_its_
         float(v.replace(",", "")) for v in re.findall(r'<text[^>]*class="[^"]*"[^>]*>(-?[\d,]+\.\d\d)</text>', svg)
     ]
     assert labels and max(labels) >= 0 and min(labels) <= -70
+
+
+def test_coups_are_numbered_from_the_first_coup_the_ledger_stamped_with_the_day(pit_boss, table, settings):
+    """The day a coup belongs to is the one its opening was stamped with, not its hour: coups
+    played before the gaming day's start (here 23:59, so now is yesterday's day) are not
+    counted in today's numbers once the day starts (00:00)."""
+    patron = make_patron(100_000)
+    settings.GAMING_DAY_START = "23:59"
+    yesterday = current_gaming_day()
+    for number in (2, 17):
+        spin(patron, number, {"type": "chance_simple", "chance": "noir"})
+    settings.GAMING_DAY_START = "00:00"
+    if current_gaming_day() != yesterday + timedelta(days=1):
+        pytest.skip("run in the minute from 23:59, when 23:59 is already today's start")
+    spin(patron, 4, {"type": "chance_simple", "chance": "noir"})
+    projections.catch_up_all()
+    page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert re.findall(r'data-coup="(\d+)"', page) == ["1"]  # the counter says 3: two coups were yesterday's
