@@ -266,7 +266,7 @@ def slip_accept(request, code: str, kind: str, serial: str):
         lambda: slips.slip_accept(kind=kind, serial=serial, actor=_actor(request)),
         lambda r: (
             f"{r['kind'].capitalize()} {r['serial']} of {eur(r['amount_cents'])} accepted at table {code}: "
-            f"the chips are in the tray."
+            + ("the chips are in the tray." if r["kind"] == "fill" else "the chips have left the tray for the cage.")
         ),
     )
 
