@@ -53,7 +53,8 @@ def structuring_flags(day: date) -> list[dict]:
     """
     basis = aml_basis()
     window = settings.AML_STRUCTURING_DAYS
-    first = day - timedelta(days=window - 1)
+    # The window stops at the calendar's first days: a day asked near year 1 has none before it.
+    first = max(day, date.min + timedelta(days=window)) - timedelta(days=window - 1)
     # A visit ending on ``first`` may have begun the day before: read one day more.
     exchanges = exchanges_between(first - timedelta(days=1), day)
     flags = []

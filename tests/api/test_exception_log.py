@@ -288,3 +288,12 @@ def test_the_csvs_before_and_after_read_in_words_with_amounts_in_currency_units(
     assert _words({"day_total_cents": 200_000}) == "day total: 2,000.00 EUR"
     flagged = {"visits": 3, "units": [{"total_cents": 180_000, "cleared": True}, {"total_cents": 5}], "note": None}
     assert _words(flagged) == "visits: 3; units: (total: 1,800.00 EUR; cleared: yes), (total: 0.05 EUR); note: none"
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "0001-01-03", "9999-12-31"])
+def test_a_day_at_the_calendars_ends_reads_as_an_empty_log(auditor, cage, day):
+    """The structuring window looks back from the day asked: near year 1 there are no days
+    before it, which is no reason for a 500."""
+    for path in ("/api/audit/exceptions/", "/api/audit/exceptions.csv"):
+        response = auditor.get(path, {"gaming_day": day})
+        assert response.status_code == 200, (path, response.content[:200])
