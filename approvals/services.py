@@ -107,6 +107,9 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
     for each in slots:
         if each["user"] == PENDING_SIGNATURE:  # never a signer: it passes the trial run's checks
             raise InvalidInput("not a user", field=act.field_of(each["slot"]))
+        if isinstance(each["user"], str) and not each["user"].strip():
+            # A named slot left blank would wait for a signer nobody can be.
+            raise InvalidInput("may not be blank: name who signs", field=act.field_of(each["slot"]))
         each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
         return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)

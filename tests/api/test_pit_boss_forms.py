@@ -75,6 +75,16 @@ def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
     assert not Approval.objects.exists()
 
 
+def test_an_opener_with_no_dealer_named_is_refused_naming_the_dealer_and_waits_for_nobody(people):
+    """A blank dealer would leave an approval waiting for a signer nobody can be."""
+    sent = {"code": "R9", "game": "english_roulette", "dealer": "", "opener-10000": "5"}
+    page = people["boss"].post(reverse("dashboard:open"), sent)
+    assert page.status_code == 400
+    assert "Refused — <strong>Dealer</strong>: may not be blank" in page.content.decode()
+    assert not Approval.objects.exists()
+    assert not Event.objects.filter(type="ApprovalRequested").exists()
+
+
 def test_limits_change_within_the_rule_set_and_are_recorded(people):
     open_r5(people)
     boss = people["boss"]
