@@ -197,9 +197,15 @@ def _deal(
     game: bj.BlackjackCoup, card: str, index: int, shoe: Shoe, coup: Round, rules: BlackjackTableRules
 ) -> list[NewEvent]:
     target = game.next_draw()
+    # With a hole card (sheet 004's option) the dealer's second card of the deal lies face down:
+    # marked so, every reader withholds it (and the total it makes) until the coup is over.
+    hole = rules.game.hole_card and target == bj.DEALER and len(game.dealer_cards) == 1
     records = ct.engine_step(lambda: game.deal(card))
     dealt, rest = records[0], records[1:]
-    dealt_event = ct.card_dealt(coup, shoe, index, card, to=bj.to_data(target), total=dealt.total, soft=dealt.soft)
+    face = {"face": "hole"} if hole else {}
+    dealt_event = ct.card_dealt(
+        coup, shoe, index, card, to=bj.to_data(target), total=dealt.total, soft=dealt.soft, **face
+    )
     return [dealt_event, *_record_events(rest, coup, rules)]
 
 

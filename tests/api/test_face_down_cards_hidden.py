@@ -240,3 +240,33 @@ def test_the_pit_bosss_coup_audit_withholds_a_face_down_cards_hash_until_the_cou
 
     page = pit_boss.get(f"/dashboard/coups/{stud.round}/audit/").content.decode()
     assert down.hash in page and "hidden until the coup is over" not in page
+
+
+def test_a_black_jack_hole_card_is_withheld_from_every_reader_until_the_coup_is_over(api, cage, pit_boss):
+    """With a hole card the dealer's second card of the deal lies face down: the events API, the
+    pit boss's coup audit and the admin's event page withhold it, and the total it makes."""
+    from tests.api.test_blackjack_table_refuses_bad_play import Table as BlackjackTable
+
+    bj = BlackjackTable(api, rules={"hole_card": True})
+    p = make_patron(10_000)
+    bj.coup([(p, 1, 2_000, True)])
+    bj.cards("TS", "9D", "8H", "AH")  # box, up, box, hole: 18 against 9 up, the ace in the hole
+    hole = Event.objects.get(type="CardDealt", data__round=bj.round, data__card="AH")
+    assert hole.data["face"] == "hole"
+
+    cards = dealt(raw_events(client_as(staff_user("cashier2", Role.CASHIER)), bj.round))
+    shown = {c["index"]: (c["card"], c.get("total")) for c in cards}
+    assert shown[hole.data["index"]] == (None, None)
+    audit = pit_boss.get(f"/dashboard/coups/{bj.round}/audit/").content.decode()
+    assert "A♥" not in audit and hole.hash not in audit
+    admin = staff_user("root", Role.ADMIN)
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    browser = Client()
+    browser.force_login(admin)
+    page = browser.get(f"/admin/ledger/event/{hole.position}/change/").content.decode()
+    assert '"AH"' not in page and "AH" not in re.sub(r"<[^>]+>", " ", page).split()
+
+    bj.ok(p, "stand")  # the dealer turns his hole card and plays: the coup is settled
+    cards = dealt(raw_events(client_as(staff_user("cashier3", Role.CASHIER)), bj.round))
+    assert {c["index"]: c["card"] for c in cards}[hole.data["index"]] == "AH"
