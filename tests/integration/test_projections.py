@@ -304,6 +304,10 @@ def _real_worker(broker: str, *pool: str):
                 "worker",
                 "-Q",
                 queue,
+                # A node name of its own: its control queue (<name>.celery.pidbox) is exclusive,
+                # and a worker that has not yet let go of the default name's would refuse this one.
+                "-n",
+                f"{queue}@%h",
                 *pool,
                 "--without-mingle",
                 "--without-gossip",
