@@ -117,3 +117,14 @@ def test_a_bad_filter_of_the_event_list_is_a_400_that_names_it(auditor):
     response = auditor.get(reverse("workstations:audit-events"), {"from": "١٢"})
     assert response.status_code == 400
     assert "The from ledger position “١٢” is not a whole number." in _text(response)
+
+
+def test_the_event_lists_filters_read_as_one_sentence(client, django_user_model, cage):
+    """The filters a list shows read as one plain line: "Events shown: from ledger position 1,
+    to ledger position 2."."""
+    user = django_user_model.objects.create_user(username="aud-sentence", password="x")
+    grant(user, Role.AUDITOR)
+    client.force_login(user)
+    html = client.get("/workstations/audit/events/", {"from": "1", "to": "2"}).content.decode()
+    line = re.sub(r"<[^>]+>", "", html.split('data-section="filters">', 1)[1].split("</p>", 1)[0])
+    assert line == "Events shown: from ledger position 1, to ledger position 2."
