@@ -133,6 +133,19 @@ def _decision(d: dict) -> str:
     return f"box {d.get('box')} ({d.get('bettor', d.get('patron', '?'))}): {d.get('action', '?')}{extra}"
 
 
+def _insurance_decided(d: dict) -> str:
+    """``box 1 (P00030): insures for 5.00 EUR`` or ``…: declines insurance``."""
+    amount = d.get("amount_cents")
+    said = f"insures for {eur(amount)}" if isinstance(amount, int) and amount else "declines insurance"
+    return f"box {d.get('box')} ({d.get('bettor', '?')}): {said}"
+
+
+def _even_money_decided(d: dict) -> str:
+    """``box 1 (P00030): takes even money`` or ``…: declines even money``."""
+    said = "takes even money" if d.get("accepted") else "declines even money"
+    return f"box {d.get('box')} ({d.get('bettor', '?')}): {said}"
+
+
 def _box_decided(d: dict) -> str:
     raised = d.get("raise_cents")
     extra = f" {eur(raised)}" if isinstance(raised, int) and raised else ""
@@ -288,8 +301,8 @@ LINES: dict[str, Callable[[dict], str]] = {
     "CardsBurned": lambda d: f"{d.get('count', 0)} card(s) burned",
     "CardBurnt": _card_burnt,
     "PlayerDecided": _decision,
-    "InsuranceDecided": _decision,
-    "EvenMoneyDecided": _decision,
+    "InsuranceDecided": _insurance_decided,
+    "EvenMoneyDecided": _even_money_decided,
     "HandClosed": lambda d: (
         f"box {d.get('box')} hand {d.get('hand_index', 0)}: {d.get('reason', '?')} at {d.get('total')}"
     ),

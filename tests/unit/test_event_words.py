@@ -98,6 +98,8 @@ WORDED = [
         {"card": "AS", "to": {"kind": "player", "box": 1, "hand_index": 0}, "total": 11, "soft": True},
         "card A♠ to box 1 (total 11 soft)",
     ),
+    ("InsuranceDecided", {"box": 2, "bettor": "P00031", "amount_cents": 500}, "box 2 (P00031): insures for 5.00 EUR"),
+    ("EvenMoneyDecided", {"box": 1, "bettor": "P00030", "accepted": False}, "box 1 (P00030): declines even money"),
 ]
 
 
