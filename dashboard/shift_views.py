@@ -11,31 +11,23 @@ field at fault named, nothing written, with the refusal's status (400, 403, 404,
 
 from __future__ import annotations
 
-from functools import wraps
-from zoneinfo import ZoneInfo
-
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services import slips
 from games.services.ratings import patron_rating_record
 from games.services.table_rules import table_rules_change
-from ledger.errors import DomainError, InvalidInput, NotFound
-from staff.roles import Role, RoleRequired, has_role
+from ledger.errors import DomainError, InvalidInput
+from staff.roles import Role, RoleRequired
 from staff.selectors import users_with
 
 from . import forms, shift_selectors
 from .alerts import eur
 from .selectors import coup_audit
-from .views import _table_context
+from .views import _table_context, roles_required
 
 # Who signs from the approvals page: the pit boss, the dealer confirming a count, the cage
 # supervisor a large opener or a large fill.
@@ -76,25 +68,8 @@ def field_label(field: str | None) -> str:
 
 
 def _guard(roles: tuple[str, ...], what: str):
-    """A form's view: anonymous → the login page, without one of ``roles`` → 403 naming them;
-    times in the casino's zone; a ``NotFound`` before the service → 404."""
-
-    def decorate(view):
-        @wraps(view)
-        def guarded(request, *args, **kwargs):
-            if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path(), login_url=reverse("dashboard:login"))
-            if not has_role(request.user, *roles):
-                raise PermissionDenied(f"{what} is for the roles {', '.join(roles)}")
-            try:
-                with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
-                    return view(request, *args, **kwargs)
-            except NotFound as exc:
-                raise Http404(str(exc)) from exc
-
-        return guarded
-
-    return decorate
+    """A form's view, behind ``views.roles_required``: 403 saying ``what`` is for ``roles``."""
+    return roles_required(roles, f"{what} is for the roles {', '.join(roles)}")
 
 
 pit_boss_only = _guard((Role.PIT_BOSS,), "this form")

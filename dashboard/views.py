@@ -34,27 +34,34 @@ from .shift_selectors import table_page
 POLL_SECONDS = 3
 
 
+def roles_required(roles: tuple[str, ...], denied: str):
+    """A page's or a form's guard: anonymous → the dashboard's login page; without one of
+    ``roles`` → 403 saying ``denied``; a ``NotFound`` from a selector or a service → 404.
+    Pages render in the casino's time zone (``settings.CASINO_TIMEZONE``)."""
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path(), login_url=reverse("dashboard:login"))
+            if not has_role(request.user, *roles):
+                raise PermissionDenied(denied)
+            try:
+                # A person reads times in the casino's zone (the ledger keeps UTC): the templates'
+                # date filters convert to the active zone, and the page names it once.
+                with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
+                    return view(request, *args, **kwargs)
+            except NotFound as exc:
+                raise Http404(str(exc)) from exc
+
+        return guarded
+
+    return decorate
+
+
 def pit_boss_required(view):
-    """Anonymous → redirect to the dashboard's login page; without ``pit_boss`` → 403; a
-    ``NotFound`` from a selector → 404. GET and HEAD only: these pages never write. Pages
-    render in the casino's time zone (``settings.CASINO_TIMEZONE``)."""
-
-    @require_safe
-    @wraps(view)
-    def guarded(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path(), login_url=reverse("dashboard:login"))
-        if not has_role(request.user, Role.PIT_BOSS):
-            raise PermissionDenied("the dashboard is for the pit boss role")
-        try:
-            # A person reads times in the casino's zone (the ledger keeps UTC): the templates'
-            # date filters convert to the active zone, and the page names it once.
-            with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):
-                return view(request, *args, **kwargs)
-        except NotFound as exc:
-            raise Http404(str(exc)) from exc
-
-    return guarded
+    """The pit boss's pages: GET and HEAD only (they never write), behind ``roles_required``."""
+    return require_safe(roles_required((Role.PIT_BOSS,), "the dashboard is for the pit boss role")(view))
 
 
 class Login(LandsOnOwnPage, auth_views.LoginView):
