@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services import slips
+from core import typed_amounts
 from games.services.ratings import patron_rating_record
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput
@@ -128,7 +129,7 @@ def table_open(request):
     typed = _typed(request)
     code = typed.get("code", "").strip()
     try:
-        opener = forms.count(request.POST, "opener", shift_selectors.denominations())
+        opener = typed_amounts.count(request.POST, "opener", shift_selectors.denominations())
         if not opener:
             raise InvalidInput("count the chips of the tray, by denomination", field="opener")
         result = approval_request(
@@ -185,7 +186,7 @@ def limits_change(request, code: str):
         for field in shift_selectors.limit_fields(table):
             text = (request.POST.get(field["option"]) or "").strip()
             if text:
-                cents = forms.amount_cents(text, field=field["option"])
+                cents = typed_amounts.amount_cents(text, field=field["option"])
                 if cents != field["cents"]:
                     rules[field["option"]] = cents
         if not rules:
@@ -209,7 +210,7 @@ def slip_request(request, code: str):
     a large fill waits for a cage supervisor)."""
 
     def run():
-        count = forms.count(request.POST, "slip", shift_selectors.denominations(), field="denominations")
+        count = typed_amounts.count(request.POST, "slip", shift_selectors.denominations(), field="denominations")
         kind = request.POST.get("kind", "")
         return approval_request(
             kind="slip_request",
@@ -279,7 +280,7 @@ def table_close(request, code: str):
     The drop box stays locked on the table for the drop team."""
 
     def run():
-        closer = forms.count(request.POST, "closer", shift_selectors.denominations())
+        closer = typed_amounts.count(request.POST, "closer", shift_selectors.denominations())
         if not closer:
             raise InvalidInput("count the chips of the tray, by denomination", field="closer")
         return approval_request(
@@ -309,9 +310,9 @@ def rating_record(request, code: str):
     (``games.services.ratings.patron_rating_record``)."""
 
     def run():
-        average = forms.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
+        average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
         buy_in_text = (request.POST.get("buy_in") or "").strip()
-        buy_in = forms.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
         return patron_rating_record(
             table=code,
             patron=(request.POST.get("patron") or "").strip(),

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST, require_safe
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows, window_book, window_of
+from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
 from ledger.commands import replays_noted
 from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
@@ -31,7 +32,7 @@ from patrons.services.aml import IdentityRequired, patron_identity_record
 from patrons.services.patrons import patron_register_identified
 from staff.roles import RoleRequired
 
-from . import cage_selectors, forms
+from . import cage_selectors
 from .access import CAGE_ROLES, roles_required
 from .templatetags.workstation_tags import eur
 
@@ -148,8 +149,8 @@ def shift_open(request):
     """Open the cashier's own window with its imprest counted (cash and chips by denomination)."""
     key = _posted_key(request)
     try:
-        cash = forms.count(request.POST, "cash", cash_denominations())
-        chips = forms.count(request.POST, "chips", chip_denominations())
+        cash = typed_amounts.count(request.POST, "cash", cash_denominations())
+        chips = typed_amounts.count(request.POST, "chips", chip_denominations())
         with replays_noted() as replayed:
             result = cage_shift_open(cash=cash, chips=chips, actor=request.user.get_username(), idempotency_key=key)
     except DomainError as exc:
@@ -175,8 +176,8 @@ def shift_close(request):
     form = "close_other" if cashier and cashier != user else "close"
     key = _posted_key(request)
     try:
-        cash = forms.count(request.POST, "cash", cash_denominations())
-        chips = forms.count(request.POST, "chips", chip_denominations())
+        cash = typed_amounts.count(request.POST, "cash", cash_denominations())
+        chips = typed_amounts.count(request.POST, "chips", chip_denominations())
         reason = (request.POST.get("variance_reason") or "").strip()
         opened = open_windows().get(cashier or user)
         window = window_of(opened)
@@ -229,7 +230,7 @@ def chips_movement(request, operation: str):
     key = _posted_key(request)
     with_identity = bool(request.POST.get("identity_name") or request.POST.get("identity_document"))
     try:
-        cents = forms.amount_cents(request.POST.get("amount"))
+        cents = typed_amounts.amount_cents(request.POST.get("amount"))
         if with_identity:
             patron_identity_record(
                 patron=patron,
@@ -246,7 +247,7 @@ def chips_movement(request, operation: str):
             "operation": operation,
             "patron": patron,
             "amount_cents": cents,
-            "typed": forms.typed(cents),  # sent again as typed, unambiguous
+            "typed": typed_amounts.typed(cents),  # sent again as typed, unambiguous
             "why": exc.message,
             "key": key or _key(),
         }

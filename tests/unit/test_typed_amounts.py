@@ -1,12 +1,12 @@
 """Amounts a person types on a workstation's form (currency units) read into integer cents
-(``workstations.forms.amount_cents``): a comma or a point before one or two digits is the
+(``core.typed_amounts.amount_cents``): a comma or a point before one or two digits is the
 decimal mark, as a French cashier types it; an input that could be read two ways is refused in
 words, never guessed."""
 
 import pytest
 
+from core.typed_amounts import amount_cents, typed
 from ledger.errors import InvalidInput
-from workstations.forms import amount_cents, typed
 
 HOW = "type cents after a comma or a point, two digits at most (12,50 or 12.50)"
 

@@ -1,4 +1,5 @@
-"""What the workstations' forms send, read into the services' arguments (cents, counts)."""
+"""What a person types in a form, read into the services' arguments: amounts in currency units
+→ integer cents, counts by denomination. One reading for the cage's and the pit boss's forms."""
 
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ def typed(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 
 
-def count(post, prefix: str, denominations) -> dict[str, int]:
+def count(post, prefix: str, denominations, *, field: str | None = None) -> dict[str, int]:
     """The pieces typed per denomination (inputs ``<prefix>-<cents>``; blank = none) as a count
-    ``{"<cents>": pieces}`` for ``core.denominations.count_total``."""
+    ``{"<cents>": pieces}`` for ``core.denominations.count_total``. ``InvalidInput`` naming
+    ``field`` (default ``prefix``)."""
     lines: dict[str, int] = {}
     for d in denominations:
         text = (post.get(f"{prefix}-{d}") or "").strip()
@@ -87,7 +89,7 @@ def count(post, prefix: str, denominations) -> dict[str, int]:
             continue
         # ASCII digits only: "²".isdigit() is true, and int("²") would fail.
         if not _DIGITS.fullmatch(text) or len(text) > 9:
-            raise InvalidInput(f"pieces of {format_cents(d)} are a whole number", field=prefix)
+            raise InvalidInput(f"pieces of {format_cents(d)} are a whole number", field=field or prefix)
         if int(text):
             lines[str(d)] = int(text)
     return lines
