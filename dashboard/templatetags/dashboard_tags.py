@@ -7,7 +7,7 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from games.rules.bet_words import bet_spot as words_for_bet_spot
-from games.rules.money import currency, format_amount
+from games.rules.money import format_denomination
 from staff.roles import has_role
 
 from .. import play
@@ -143,8 +143,7 @@ def holds(user, role) -> bool:
 @register.filter
 def denomination(cents) -> str:
     """A chip's value: ``50000`` → ``500 EUR``, ``250`` → ``2.50 EUR``."""
-    cents = int(cents)
-    return f"{format_amount(cents)} {currency()}" if cents % 100 else f"{cents // 100:,} {currency()}"
+    return format_denomination(int(cents))
 
 
 @register.simple_tag

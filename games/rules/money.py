@@ -41,6 +41,14 @@ def format_amount(cents: int) -> str:
 
 
 @lru_cache(maxsize=4096)  # a handful of stakes and chip values recur all day (audit lines, rebuilds)
+def format_denomination(cents: int) -> str:
+    """A chip's or a note's value, whole units without cents: ``50000`` → ``"500 EUR"``,
+    ``250`` → ``"2.50 EUR"``, ``100000000`` → ``"1,000,000 EUR"``."""
+    if not isinstance(cents, int) or isinstance(cents, bool):
+        raise TypeError(f"an amount is integer cents, not {type(cents).__name__}")
+    return f"{cents // 100:,} {_currency}" if cents % 100 == 0 else _format(cents, _currency)
+
+
 def _format(cents: int, code: str) -> str:
     return f"{_number(cents)} {code}"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.rules.money import format_cents
+from games.rules.money import format_cents, format_denomination
 
 
 def test_cents_read_as_currency_units_with_separators_and_sign():
@@ -14,3 +14,16 @@ def test_cents_read_as_currency_units_with_separators_and_sign():
 def test_a_float_is_refused():
     with pytest.raises(TypeError):
         format_cents(12.5, "EUR")
+
+
+@pytest.mark.parametrize(
+    ("cents", "words"),
+    [(50_000, "500 EUR"), (250, "2.50 EUR"), (1, "0.01 EUR"), (100_000_000, "1,000,000 EUR"), (1_050, "10.50 EUR")],
+)
+def test_a_denomination_reads_in_whole_units_without_cents_unless_it_has_some(cents, words):
+    assert format_denomination(cents) == words
+
+
+def test_a_denomination_is_integer_cents():
+    with pytest.raises(TypeError):
+        format_denomination(2.5)

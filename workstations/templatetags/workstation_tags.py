@@ -12,6 +12,7 @@ from django.urls import reverse
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
+from games.rules.money import format_denomination
 
 register = template.Library()
 
@@ -53,9 +54,7 @@ def events_url(query) -> str:
 @register.filter
 def denomination(cents) -> str:
     """A denomination in currency units: ``50000`` → ``500 EUR``, ``50`` → ``0.50 EUR``."""
-    cents = int(cents)
-    units = f"{cents // 100:,}" if cents % 100 == 0 else f"{cents // 100:,}.{cents % 100:02d}"
-    return f"{units} {settings.CASINO_CURRENCY}"
+    return format_denomination(int(cents))
 
 
 @register.simple_tag
