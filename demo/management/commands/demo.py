@@ -129,7 +129,8 @@ class Command(BaseCommand):
             if c.table_win_cents != c.settlements["house_win"]:
                 raise CommandError("Caribbean stud session inconsistent: the table win differs from the settlements")
         if classic_stud_coups:
-            self.stdout.write(f"Playing {classic_stud_coups} hands of classic five-card stud at table S1…")
+            hands = "hand" if classic_stud_coups == 1 else "hands"
+            self.stdout.write(f"Playing {classic_stud_coups} {hands} of classic five-card stud at table S1…")
             with self._progress("classic stud S1", classic_stud_coups, unit="hands") as shown:
                 k = play_classic_stud_session(coups=classic_stud_coups, rng=rng, progress=shown)
             cap = _eur(CLASSIC_STUD_RULES["rake_cap_cents"])
