@@ -196,6 +196,12 @@ SLIP_STEPS = {
     Slip.State.VOIDED: "voided",
     Slip.State.REVERSED: "reversed",
 }
+# A credit travels the other way: the chips leave the table with the runner and are counted in
+# at the cage.
+CREDIT_STEPS = {
+    Slip.State.ISSUED: "slip prepared at the cage; the runner carries the chips to the cage",
+    Slip.State.DELIVERED: "received and counted at the cage",
+}
 
 
 def table_slips(code: str) -> list[dict]:
@@ -215,6 +221,8 @@ def table_slips(code: str) -> list[dict]:
         step = SLIP_STEPS.get(slip.state, slip.state)
         if slip.state == Slip.State.REQUESTED and carrying:
             step = f"prepared at the cage, waiting for the runner {carrying} to sign for it"
+        elif slip.kind == Slip.Kind.CREDIT:
+            step = CREDIT_STEPS.get(slip.state, step)
         rows.append(
             {
                 "kind": slip.kind,

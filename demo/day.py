@@ -92,7 +92,7 @@ def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict |
 
 # Before closing, the roulette tray gets a fill and the baccarat tray gives a credit back to
 # the cage, so the daily report shows both columns at work (each slip: pit boss requests,
-# cashier issues to the runner, the dealer accepts).
+# cashier issues to the runner; the dealer accepts the fill, the cashier counts the credit in).
 DEMO_SLIPS = {"R1": ("fill", 100_000), "P1": ("credit", 50_000)}
 
 
@@ -103,7 +103,9 @@ def demo_slip(code: str) -> dict | None:
     kind, amount = DEMO_SLIPS[code]
     slip = slip_request(kind=kind, table=code, denominations=decompose(amount, chip_denominations()), actor=PIT_BOSS)
     slip_issue(kind=kind, serial=slip["serial"], runner=RUNNER, actor=CASHIER)
-    return slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+    if kind == "fill":
+        return slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+    return slip_accept(kind=kind, serial=slip["serial"], actor=CASHIER, count=slip["denominations"])
 
 
 def demo_table_close(code: str) -> dict:

@@ -194,7 +194,10 @@ class FloorSimulator:
             kind=kind, table=code, denominations=decompose(amount, chip_denominations()), actor=PIT_BOSS
         )
         slip_issue(kind=kind, serial=slip["serial"], runner=RUNNER, actor=CASHIER)
-        slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+        if kind == "fill":
+            slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+        else:  # a credit is counted in at the cage, by the cashier who prepared its slip
+            slip_accept(kind=kind, serial=slip["serial"], actor=CASHIER, count=slip["denominations"])
         self.stats.slips += 1
         self.out(f"  {kind} of {format_cents(amount)} at {code}")
 

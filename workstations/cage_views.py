@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST, require_safe
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows, window_book, window_of
+from cashier.services.slips import slip_accept
 from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
 from ledger.commands import replays_noted
@@ -50,6 +51,7 @@ FIELD_LABELS = {
     "cage": "Cage",
     "cash": "Cash count",
     "chips": "Chip count",
+    "count": "Chips counted",
     "runner": "Runner",
     "serial": "Slip",
     "kind": "Slip",
@@ -339,6 +341,35 @@ def issue(request, kind: str, serial: str):
             f"for table {result['table']}: {eur(result['amount_cents'])}."
         )
     _done(request, message, key=key, replayed=replayed, again=f"the {kind} {serial} was already prepared")
+    return redirect("workstations:cage")
+
+
+@require_POST
+@cage_only
+def credit_receive(request, serial: str):
+    """Receive a credit the runner brought from a table: the cashier counts the chips by
+    denomination and the count must be the slip's (``slip_accept``); they go into her drawer."""
+    key = _posted_key(request)
+    prefix = f"count-{serial}"
+    try:
+        counted = typed_amounts.count(request.POST, prefix, chip_denominations(), field="count")
+        with replays_noted() as replayed:
+            result = slip_accept(
+                kind="credit", serial=serial, count=counted, actor=request.user.get_username(), idempotency_key=key
+            )
+    except DomainError as exc:
+        failed = _failed(request, f"receive-credit-{serial}", exc)
+        if failed["error"]["field"] != "count":  # not about the count typed: said at the top
+            messages.error(request, f"Credit {serial} not received. {_words(failed['error'])}")
+        return _page(request, status=exc.status, failed=failed)
+    _done(
+        request,
+        f"Credit {result['serial']} from table {result['table']} received and counted: "
+        f"{eur(result['amount_cents'])} of chips into your drawer.",
+        key=key,
+        replayed=replayed,
+        again=f"credit {serial} was already received",
+    )
     return redirect("workstations:cage")
 
 

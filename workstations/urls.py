@@ -16,6 +16,7 @@ urlpatterns = [
     path("cage/shift/close", cage_views.shift_close, name="cage-shift-close"),
     path("cage/chips/<name:operation>", cage_views.chips_movement, name="cage-chips"),
     path("cage/slips/<name:kind>/<serial:serial>/issue", cage_views.issue, name="cage-issue"),
+    path("cage/credits/<serial:serial>/receive", cage_views.credit_receive, name="cage-credit-receive"),
     path("cage/patrons/register", cage_views.patron_register, name="cage-patron-register"),
     path("cage/lines/<pos:event>/reverse", cage_views.reverse_line, name="cage-reverse"),
     path("cage/approvals/<id:approval>/<name:decision>", cage_views.decide, name="cage-decide"),

@@ -44,19 +44,21 @@ class Count(serializers.DictField):
 
 
 class SlipAccept(CommandView):
-    """The table accepts the delivered slip: the chips move in the ledger."""
+    """The slip's last step: a fill accepted at the table, a credit received and counted at the
+    cage (``count``: the cashier's count by denomination, the slip's piece for piece). The
+    chips move in the ledger."""
 
-    # A dealer (or the table's device) accepts only at the table he is assigned to (issue #10).
-    permission_classes = [roles_allowed(write=FLOOR, table="slip")]
+    # A dealer (or the table's device) accepts only at the table he is assigned to.
+    permission_classes = [roles_allowed(write=FLOOR | CAGE, table="slip")]
     success_status = 200
 
     class Input(serializers.Serializer):
-        pass
+        count = Count(required=False, help_text='a credit: the cage\'s count {"<cents>": pieces}')
 
     input_serializer = Input
 
     def perform(self, data, *, kind, serial, **ctx):
-        return slip_accept(kind=kind, serial=serial, **ctx)
+        return slip_accept(kind=kind, serial=serial, count=data.get("count"), **ctx)
 
 
 class Signed(serializers.Serializer):

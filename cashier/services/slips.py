@@ -1,15 +1,16 @@
 """Fill and credit slips (issue #7): chips between the cage and a table, step by step.
 
 ``requested`` (pit boss, at the table) → ``issued`` (cashier or cage supervisor, who names
-the runner) → ``delivered`` (accepted at the table by a pit boss or dealer); or ``voided``
+the runner) → ``delivered`` (a fill: accepted at the table by a pit boss or dealer; a credit:
+received at the cage, counted piece for piece by a cashier); or ``voided``
 (reason, two signatures). Each step is an event on ``slip/<kind>/<serial>``. The chips move
 as they do (docs/chart_of_accounts.md, "Windows and chips in transit"):
 
 - fill issued:      cage:chips −X, chips:in_transit +X (out of the issuing window's drawer)
 - fill delivered:   chips:in_transit −X, table:<T>:tray +X
 - fill voided once issued: chips:in_transit −X, cage:chips +X (back to the main bank)
-- credit delivered: table:<T>:tray −X, cage:chips +X (into the issuing window's drawer while
-  it is open, else the main bank)
+- credit delivered (received and counted at the cage): table:<T>:tray −X, cage:chips +X
+  (into the receiving cashier's window's drawer)
 
 A fill issued before chips in transit existed (its ``FillIssued`` without ``in_transit``)
 moves at delivery by DESIGN.md's first rule: cage:chips −X, table:<T>:tray +X.
@@ -44,7 +45,7 @@ from ledger.store import Leg, NewEvent
 from staff.roles import Role, require_distinct, require_role, require_second_signature
 
 from ..models import Cage, Slip
-from .cage_shifts import open_windows, require_open_shift, window_book, window_of
+from .cage_shifts import require_open_shift, window_book, window_of
 
 EVENT_PREFIX = {Slip.Kind.FILL: "Fill", Slip.Kind.CREDIT: "Credit"}
 APPROVERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
@@ -127,13 +128,6 @@ def _check_cage_covers(amount: int, window: str | None = None) -> None:
 
 def _issued(slip: Slip) -> Event | None:
     return Event.objects.filter(stream=slip.stream, type=f"{EVENT_PREFIX[slip.kind]}Issued").first()
-
-
-def _window_still_open(window: str | None) -> str | None:
-    """``window`` if it is still open (a credit comes back into it), else None (the main bank)."""
-    if window is None:
-        return None
-    return window if window in {window_of(e) for e in open_windows().values()} else None
 
 
 def slip_request(
@@ -241,28 +235,49 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
         return cmd.finish(_result(slip, event))
 
 
-def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """The table accepts the delivered slip; the chips move (fill: in transit → tray; credit:
-    tray → the issuing window, or the main bank once that window is closed).
+def slip_accept(
+    *, kind: str, serial: str, actor: str, count: dict | None = None, idempotency_key: str | None = None
+) -> dict:
+    """The slip's last step; the chips move.
 
-    Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings.
-    Same result shape as ``slip_request``. Raises ``RoleRequired`` (403: not a pit boss or
-    dealer, or the requester, the issuer or the runner accepting), ``StateConflict`` (not issued; table
-    closed), ``InsufficientChips`` (a credit larger than the tray, a fill the cage cannot cover).
+    A fill is counted by the dealer and accepted at the table (a pit boss or the table's
+    dealer): in transit → tray. A credit is received at the cage (SHIFTS.md, the cashier's
+    "receive credits (count and certify)"): the receiving cashier or cage supervisor counts the
+    chips the runner brought (``count``: ``{"<cents>": pieces}``) and the count must be the
+    slip's, piece for piece; the chips go tray → the receiving window's drawer.
+
+    Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings
+    (a credit's event also carries ``counted``: the cage's count). Same result shape as
+    ``slip_request``. Raises ``RoleRequired`` (403: a fill accepted by anyone but a pit boss or
+    dealer, a credit received by anyone but the cage; the requester, the issuer or the runner
+    accepting a fill; the requester or the runner receiving a credit), ``InvalidInput`` (a
+    credit without its count, or a count that is not the slip's: field ``count``),
+    ``StateConflict`` (not issued; table closed; the receiving cashier's window not open),
+    ``InsufficientChips`` (a credit larger than the tray, a fill the cage cannot cover).
     """
     kind = _kind(kind)
-    require_role(actor, Role.PIT_BOSS, Role.DEALER, step=f"accepting a {kind}")
-    with ledger_command(
-        actor=actor, request={"op": "slip_accept", "kind": kind, "serial": serial}, idempotency_key=idempotency_key
-    ) as cmd:
+    if kind == Slip.Kind.CREDIT:
+        require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="receiving a credit (it is counted at the cage)")
+        counted, _ = count_total(count if count is not None else {}, chip_denominations(), field="count")
+    else:
+        require_role(actor, Role.PIT_BOSS, Role.DEALER, step=f"accepting a {kind}")
+        counted = None
+    request = {"op": "slip_accept", "kind": kind, "serial": serial, **({"count": counted} if counted else {})}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         slip = _slip_for_update(kind, serial)
-        require_distinct(
-            f"accepting {kind} {serial}",
-            actor,
-            [("requester", slip.requested_by), ("issuer", slip.issued_by), ("runner", slip.runner)],
-        )
+        if kind == Slip.Kind.CREDIT:
+            # The cashier who prepared the slip may count it in: the runner and the pit stand apart.
+            require_distinct(
+                f"receiving credit {serial}", actor, [("requester", slip.requested_by), ("runner", slip.runner)]
+            )
+        else:
+            require_distinct(
+                f"accepting {kind} {serial}",
+                actor,
+                [("requester", slip.requested_by), ("issuer", slip.issued_by), ("runner", slip.runner)],
+            )
         table = Table.objects.get(pk=slip.table_id)
         if slip.state == Slip.State.ISSUED and table.state != Table.State.OPEN:
             raise StateConflict(f"table {table.code} is closed", field="table")
@@ -270,12 +285,15 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
         issued = _issued(slip)
         in_transit = issued is not None and bool(issued.data.get("in_transit"))
         window = None
+        extra: dict = {}
         if kind == Slip.Kind.CREDIT:
+            _check_count_is_the_slips(slip, counted)
             _check_tray_covers(table, slip.amount_cents)
-            window = _window_still_open(issued.data.get("window") if issued else None)
+            window = window_of(require_open_shift("main", actor))
             legs = slip_legs(kind, table.code, slip.amount_cents)
             if window is not None:
                 legs += posting_rules.window_share(window, chips=slip.amount_cents)
+            extra = {"counted": counted}
         elif in_transit:
             legs = [
                 Leg(accounts.CHIPS_IN_TRANSIT, -slip.amount_cents),
@@ -296,11 +314,27 @@ def slip_accept(*, kind: str, serial: str, actor: str, idempotency_key: str | No
                 "issued_by": slip.issued_by,
                 "runner": slip.runner,
                 "accepted_by": actor,
+                **extra,
                 **({"window": window} if window else {}),
             },
             legs,
         )
         return cmd.finish(_result(slip, event))
+
+
+def _check_count_is_the_slips(slip: Slip, counted: dict) -> None:
+    """The cage's count of a credit (normalised by ``count_total``) must be the slip's,
+    denomination by denomination: a difference is not posted (the pit recounts or voids the
+    slip), so the book never holds a credit nobody can account for."""
+    if not counted:
+        raise InvalidInput("count the chips the runner brought, by denomination", field="count")
+    if counted != slip.denominations:
+        total = sum(int(d) * n for d, n in counted.items())
+        raise InvalidInput(
+            f"the count ({format_cents(total)}) is not the slip's ({format_cents(slip.amount_cents)}, "
+            "by denomination): count again; a slip that is wrong is voided by the pit",
+            field="count",
+        )
 
 
 def _signatures(actor: str, approver: object, reason: object, step: str) -> str:

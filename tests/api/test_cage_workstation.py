@@ -169,6 +169,42 @@ def test_a_fill_prepared_on_the_page_waits_for_the_runner_then_leaves_the_window
     assert store.balance(accounts.window_chips(window)) == drawer - 300_000  # the drawer moved once
 
 
+def test_a_credit_is_received_on_the_cage_page_by_a_count_that_must_be_the_slips(as_role, table, django_user_model):
+    """The runner brings a credit's chips to the cage; the cashier counts them in on her page. A
+    count that is not the slip's is refused, keeping what she typed; the right count moves the
+    chips from the tray into her drawer, once, however often the form is sent."""
+    from approvals.services import approval_confirm, approval_request
+
+    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
+    client = as_role("cash1", Role.CASHIER)
+    window = hand_cage_to("cash1")["window"]
+    serial = slip_request(kind="credit", table="R1", denominations={"10000": 3, "2500": 4}, actor="pit1")["serial"]
+    pending = approval_request(
+        kind="slip_issue", payload={"kind": "credit", "serial": serial, "runner": "run1"}, actor="cash1"
+    )
+    approval_confirm(approval=pending["approval"]["id"], actor="run1")
+    html = client.get(reverse("workstations:cage")).content.decode()
+    row = re.search(rf'<tr data-serial="{serial}">(.*?)</details>', html, re.S).group(1)  # a count table inside
+    assert "run1 brings the chips from the table" in row and f"Receive and count credit {serial}" in row
+    drawer, tray = store.balance(accounts.window_chips(window)), store.balance(accounts.table_tray("R1"))
+    head = store.head()
+    url = reverse("workstations:cage-credit-receive", args=[serial])
+    short = client.post(url, {f"count-{serial}-10000": "3", f"count-{serial}-2500": "3", "idempotency_key": "k1"})
+    page = short.content.decode()
+    assert short.status_code == 400 and store.head() == head
+    assert "Chips counted: The count (375.00 EUR) is not the slip&#x27;s (400.00 EUR" in page
+    assert "not received" not in page  # said once, beside the count
+    assert f'name="count-{serial}-2500" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="3"' in page
+    right = {f"count-{serial}-10000": "3", f"count-{serial}-2500": "4", "idempotency_key": "k2"}
+    done = client.post(url, right, follow=True).content.decode()
+    assert f"Credit {serial} from table R1 received and counted: 400.00 EUR of chips into your drawer." in done
+    again = client.post(url, right, follow=True).content.decode()
+    assert f"Already recorded: credit {serial} was already received" in again
+    assert store.balance(accounts.window_chips(window)) == drawer + 40_000
+    assert store.balance(accounts.table_tray("R1")) == tray - 40_000
+    assert Event.objects.filter(type="CreditDelivered").count() == 1
+
+
 def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, table, django_user_model):
     _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
     client = as_role("cash1", Role.CASHIER)

@@ -9,13 +9,15 @@ from django.urls import reverse
 
 from approvals.models import Approval
 from approvals.services import approval_confirm, approval_request
+from cashier.models import Slip
 from cashier.services.cage_shifts import cage_shift_open, window_book
 from cashier.services.slips import slip_accept, slip_request, slip_void
 from ledger import accounts, store
+from ledger.errors import InvalidInput
 from ledger.models import Event, Posting
 from patrons.models import Patron
 from patrons.services.aml import identity_on_file
-from staff.roles import Role, grant
+from staff.roles import Role, RoleRequired, grant
 from tests.conftest import make_patron
 
 pytestmark = pytest.mark.django_db
@@ -138,9 +140,12 @@ def test_a_patron_registered_with_his_identity_is_found_by_name_or_document(user
     assert 'No patron matches "zz-nobody": register him below.' in nobody
 
 
-def test_a_credit_comes_back_into_the_issuing_window_and_a_voided_fill_into_the_main_bank(table, django_user_model):
+def test_a_credit_is_counted_into_the_receiving_window_and_a_voided_fill_goes_to_the_main_bank(
+    table, django_user_model
+):
     """Fill issued: the drawer's chips go "in transit"; voided, they come back to the main bank
-    (the window may have closed by then). Credit delivered: into the issuing window's drawer."""
+    (the window may have closed by then). Credit received: counted in at the cage, piece for
+    piece, into the receiving cashier's drawer; the pit cannot receive it, a wrong count moves nothing."""
     for name, role in (
         ("pit1", Role.PIT_BOSS),
         ("pit2", Role.PIT_BOSS),
@@ -157,8 +162,19 @@ def test_a_credit_comes_back_into_the_issuing_window_and_a_voided_fill_into_the_
         kind="slip_issue", payload={"kind": "credit", "serial": credit, "runner": "run1"}, actor="cash1"
     )
     approval_confirm(approval=pending["approval"]["id"], actor="run1")
-    slip_accept(kind="credit", serial=credit, actor="pit2")
+    with pytest.raises(RoleRequired, match="counted at the cage"):
+        slip_accept(kind="credit", serial=credit, actor="pit2", count={"10000": 2})
+    head = store.head()
+    for wrong in ({}, {"10000": 1}, {"5000": 4}):  # nothing counted; one short; the right sum in other chips
+        with pytest.raises(InvalidInput) as refused:
+            slip_accept(kind="credit", serial=credit, actor="cash1", count=wrong)
+        assert refused.value.field == "count"
+    assert store.head() == head and Slip.objects.get(kind="credit", serial=credit).state == "issued"
+    received = slip_accept(kind="credit", serial=credit, actor="cash1", count={"10000": 2})
+    assert received["state"] == "delivered"
     assert window_book(own) == {"cash_cents": 0, "chips_cents": 20_000}
+    event = Event.objects.get(position=received["event"])
+    assert (event.type, event.data["counted"], event.data["accepted_by"]) == ("CreditDelivered", {"10000": 2}, "cash1")
     fill = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
     pending = approval_request(
         kind="slip_issue", payload={"kind": "fill", "serial": fill, "runner": "run1"}, actor="cash1"

@@ -43,6 +43,8 @@ def tray(code="R1"):
 def fill(amount_denominations, *, kind="fill", table="R1"):
     serial = slip_request(kind=kind, table=table, denominations=amount_denominations, actor="pit1")["serial"]
     slip_issue(kind=kind, serial=serial, runner="run1", actor="cash1")
+    if kind == "credit":  # counted in at the cage
+        return slip_accept(kind=kind, serial=serial, actor="cash1", count=amount_denominations)
     return slip_accept(kind=kind, serial=serial, actor="pit2")
 
 
