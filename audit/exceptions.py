@@ -48,7 +48,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "correction": ("corrections", ("RoundReversed", "DropCountReversed")),
     "override": ("supervisor overrides", ("ApprovalConfirmed", "ApprovalRejected")),
     "void": ("voids", ("RoundVoided", "FillVoided", "CreditVoided")),
-    "reversal": ("reversals", ("FillReversed", "CreditReversed")),
+    "reversal": ("reversals", ("FillReversed", "CreditReversed", "ChipsPurchaseReversed", "ChipsRedemptionReversed")),
     "refused_bet": ("refused bets", ()),
     "aml_flag": ("AML flags", (*DECISION_EVENTS, FLAG_TYPE)),
     "role_change": (
@@ -80,13 +80,22 @@ AML_WORDS = {
     "AmlAggregateFlagged": "cash total over the reporting threshold",
     "AmlTransactionRefused": "transaction refused: no identity on file",
 }
-NOUNS = {"Round": "coup", "Fill": "fill", "Credit": "credit", "DropCount": "drop count"}
+NOUNS = {
+    "Round": "coup",
+    "Fill": "fill",
+    "Credit": "credit",
+    "DropCount": "drop count",
+    "ChipsPurchase": "chip sale",
+    "ChipsRedemption": "chip redemption",
+}
 # The state a reversing event takes its subject from.
 STATE_BEFORE = {
     "RoundReversed": "settled",
     "DropCountReversed": "counted",
     "FillReversed": "delivered",
     "CreditReversed": "delivered",
+    "ChipsPurchaseReversed": "recorded",
+    "ChipsRedemptionReversed": "recorded",
 }
 BOOK = ("expected_", "book_")
 COUNT = ("counted_", "opener_", "closer_")
@@ -199,8 +208,13 @@ def _storno(event: Event, kind: str) -> dict:
     data = event.data
     verb = "voided" if event.type.endswith("Voided") else "reversed"
     noun = NOUNS.get(event.type.removesuffix("Voided").removesuffix("Reversed"), event.type)
+    patron = None
     if noun in ("fill", "credit"):
         subject = f"{noun} {data.get('slip', '')}"
+    elif noun in ("chip sale", "chip redemption"):  # a cashier's line, reversed with a supervisor's approval
+        patron = data.get("patron") or None
+        window = data.get("window")
+        subject = f"{noun}, patron {patron}" + (f", window {window}" if window else "")
     elif noun == "coup":
         number = data.get("number") or Round.objects.filter(pk=data["round"]).values_list("number", flat=True).first()
         subject = f"coup {number} at {data['table']}" if number else f"coup at {data['table']}"
@@ -216,6 +230,7 @@ def _storno(event: Event, kind: str) -> dict:
         table=_table_of(event),
         approver=data.get("approved_by") or None,
         subject=subject,
+        subject_person=patron,
         what=f"{subject} {verb}" + (f": {reason}" if reason else ""),
         before=before,
         after={"state": verb},

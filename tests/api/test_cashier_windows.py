@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from approvals.models import Approval
 from approvals.services import approval_confirm, approval_request
+from audit.exceptions import exception_log
 from cashier.models import Slip
 from cashier.services.cage_shifts import cage_shift_open, window_book
 from cashier.services.slips import slip_accept, slip_request, slip_void
@@ -95,6 +96,16 @@ def test_a_sale_reversed_on_the_cashiers_request_once_a_cage_supervisor_approves
     opened = Event.objects.get(type="CageShiftOpened").position
     report = cashier.get(reverse("workstations:cage-shift", args=[opened])).content.decode()
     assert "<td>+ chip sales reversed</td>" in report
+    # The auditor's exception log lists the reversal with both signatures and the patron.
+    (row,) = [r for r in exception_log(reversal.gaming_day, kind="reversal")["rows"] if r["event"] == reversal.position]
+    assert (row["person"], row["approver"], row["subject_person"], row["amount_cents"]) == (
+        "cash1",
+        "super1",
+        patron,
+        15_000,
+    )
+    assert row["what"] == f"chip sale, patron {patron}, window {window} reversed: typed 150 for 15"
+    assert row["before"] == {"state": "recorded", "events": [sale.position]}
 
 
 def test_a_sale_form_sent_twice_records_one_sale_and_the_page_says_it_was_already_recorded(users, window):
