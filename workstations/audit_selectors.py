@@ -240,10 +240,25 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
     return exception_log(day, kind=kind, table=table, person=person)["rows"]
 
 
+def money_moved(event: Event) -> int | None:
+    """The amount an event's line is about, in cents: its own ``amount_cents`` when it names one
+    (a sale of 150 EUR moved 150 EUR, though its legs debit the cash, the patron's chips and the
+    window's drawer); else the sum of its debits outside the windows' subsidiary drawers, which
+    only repeat the cage's control accounts. None when it moved no money."""
+    own = event.data.get("amount_cents") if isinstance(event.data, dict) else None
+    if type(own) is int:
+        return own
+    debits = [
+        p.amount_cents
+        for p in event.postings.all()
+        if p.amount_cents > 0 and not p.account.startswith(("cage:window:", "cage:windows:"))
+    ]
+    return sum(debits) if debits else None
+
+
 def event_row(event: Event) -> dict:
     """One line of the event list: ``{"position", "at", "day", "type", "line", "stream", "actor",
-    "amount_cents"}`` (``amount_cents``: the event's debits, the money it moved; None when none)."""
-    debits = [p.amount_cents for p in event.postings.all() if p.amount_cents > 0]
+    "amount_cents"}`` (``amount_cents``: ``money_moved``; None when none)."""
     return {
         "position": event.position,
         "at": event.occurred_at,
@@ -252,7 +267,7 @@ def event_row(event: Event) -> dict:
         "line": event_line(event.type, event.data),
         "stream": event.stream,
         "actor": event.actor,
-        "amount_cents": sum(debits) if debits else None,
+        "amount_cents": money_moved(event),
     }
 
 

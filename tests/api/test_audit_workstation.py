@@ -289,3 +289,14 @@ def test_the_exception_view_pages_its_rows_with_the_count_and_the_csv_stays_whol
     assert f'href="/api/audit/exceptions.csv?gaming_day={sealed_day}"' in second
     csv = auditor.get("/api/audit/exceptions.csv", {"gaming_day": sealed_day}).content.decode()
     assert len(csv.strip().splitlines()) == 1 + 2  # the header and both rows
+
+
+def test_the_event_lists_money_moved_is_the_lines_amount_not_the_sum_of_its_legs(auditor, sealed_day):
+    """A 3,500 EUR sale debits the cage's cash, the patron's chips and the window's drawer: it
+    moved 3,500 EUR, not four times that."""
+    purchase = Event.objects.get(type="ChipsPurchased", data__amount_cents=350_000)
+    assert sum(p.amount_cents for p in purchase.postings.all() if p.amount_cents > 0) > 350_000
+    html = auditor.get(reverse("workstations:audit-events"), {"gaming_day": sealed_day}).content.decode()
+    row = re.search(r'<td title="ChipsPurchased">.*?</tr>', html, re.S).group(0)
+    cells = re.findall(r'<td class="num">([^<]*)</td>', row)
+    assert cells == ["3,500.00 EUR"]
