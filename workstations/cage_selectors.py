@@ -19,6 +19,7 @@ from dashboard.play import event_words
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.models import Event, Posting
+from patrons.models import Patron
 from patrons.selectors import patron_chips_cents, patron_search
 from staff.roles import Role, has_role
 from staff.selectors import users_with
@@ -141,6 +142,8 @@ def window_lines(window: str) -> list[dict]:
         for e in Event.objects.filter(type__in=REVERSALS, data__window=window).only("data", "actor", "occurred_at")
     }
     asked = reversal_requests()
+    codes = {e.data.get("patron") for e in events.values() if e.data.get("patron")}
+    names = dict(Patron.objects.filter(code__in=codes).values_list("code", "name"))
     lines = []
     for position in sorted(sums):
         event = events[position]
@@ -153,6 +156,7 @@ def window_lines(window: str) -> list[dict]:
                 "at": event.occurred_at,
                 "by": event.actor,
                 "patron": data.get("patron", ""),
+                "patron_name": names.get(data.get("patron"), ""),
                 "slip": data.get("slip", ""),
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
@@ -332,6 +336,12 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
         },
         "opening_book": opening | {"total_cents": sum(opening.values())},
         "movements": movements,
+        # The lines behind the movements: each transaction of this window between its opening and its closing.
+        "lines": [
+            line
+            for line in (window_lines(window) if window else [])
+            if opened.position < line["event"] and (closed is None or line["event"] < closed.position)
+        ],
         "moved": moved | {"total_cents": sum(moved.values())},
         "closing_book": closing | {"total_cents": sum(closing.values())},
         "book_agrees": closing == read,

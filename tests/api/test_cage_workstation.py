@@ -107,7 +107,14 @@ def test_a_count_off_the_drawer_asks_for_a_reason_keeping_the_count_then_the_win
     assert figure(html, "opening-book") == "200,000.00 EUR"
     assert figure(html, "closing-book") == "200,000.00 EUR"  # a sale moves cash in and chips out
     assert (figure(html, "counted"), figure(html, "variance")) == ("199,950.00 EUR", "-50.00 EUR")
-    assert '<td>+ chip sales</td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>' in html
+    assert (
+        '<td><a href="#transactions">Chip sales</a></td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>'
+        in html
+    )
+    # The sale behind the figure, with the patron by name and code second.
+    transactions = re.search(r'data-section="transactions">(.*?)</table>', html, re.S).group(1)
+    assert "Chip sale</td>" in transactions and f"<td>A B ({patron})</td>" in transactions
+    assert '<td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td><td>cash1</td>' in transactions
     assert figure(html, "reason") == "50 EUR note missing"
     assert "Opening book plus movements agrees with the ledger's book at closing." in html
     # The count went back to the main bank, the 50.00 EUR short to over/short.
@@ -386,10 +393,10 @@ def test_the_shift_report_words_front_money_and_markers_like_the_other_lines(as_
     serial = marker_issue(patron=patron, amount_cents=20_000, actor="cash1")["serial"]
     marker_pay(serial=serial, amount_cents=20_000, method="cash", actor="cash1")
     html = client.get(reverse("workstations:cage-shift", args=[opened])).content.decode()
-    lines = re.findall(r"<tr><td>\+ ([^<]+)</td>", html)
-    assert lines == ["front money deposited", "markers issued", "markers paid"]
-    assert '<td>+ markers paid</td><td class="num">200.00 EUR</td><td class="num">0.00 EUR</td>' in html
-    assert "FrontMoney" not in html and "Marker" not in html
+    lines = re.findall(r'<tr><td><a href="#transactions">([^<]+)</a></td>', html)
+    assert lines == ["Front money deposited", "Markers issued", "Markers paid"]
+    assert '>Markers paid</a></td><td class="num">200.00 EUR</td><td class="num">0.00 EUR</td>' in html
+    assert not re.search(r"FrontMoney|Marker[A-Z]", html)  # no event type's code name
 
 
 def test_the_auditors_event_page_shows_a_count_by_denomination_in_currency_units(as_role, cage):

@@ -95,7 +95,7 @@ def test_a_sale_reversed_on_the_cashiers_request_once_a_cage_supervisor_approves
     assert "reversed " in html and "approved by super1" in html and "Chip sale reversed" in html
     opened = Event.objects.get(type="CageShiftOpened").position
     report = cashier.get(reverse("workstations:cage-shift", args=[opened])).content.decode()
-    assert "<td>+ chip sales reversed</td>" in report
+    assert '<a href="#transactions">Chip sales reversed</a>' in report
     # The auditor's exception log lists the reversal with both signatures and the patron.
     (row,) = [r for r in exception_log(reversal.gaming_day, kind="reversal")["rows"] if r["event"] == reversal.position]
     assert (row["person"], row["approver"], row["subject_person"], row["amount_cents"]) == (
