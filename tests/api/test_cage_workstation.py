@@ -107,10 +107,7 @@ def test_a_count_off_the_drawer_asks_for_a_reason_keeping_the_count_then_the_win
     assert figure(html, "opening-book") == "200,000.00 EUR"
     assert figure(html, "closing-book") == "200,000.00 EUR"  # a sale moves cash in and chips out
     assert (figure(html, "counted"), figure(html, "variance")) == ("199,950.00 EUR", "-50.00 EUR")
-    assert (
-        '<td><a href="#transactions">Chip sales</a></td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>'
-        in html
-    )
+    assert '>Chip sales</a></td><td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td>' in html
     # The sale behind the figure, with the patron by name and code second.
     transactions = re.search(r'data-section="transactions">(.*?)</table>', html, re.S).group(1)
     assert "Chip sale</td>" in transactions and f"<td>A B ({patron})</td>" in transactions
