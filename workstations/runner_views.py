@@ -47,11 +47,12 @@ def sign(request, approval: str, decision: str):
         messages.error(request, f"Refused: {exc.message}. Nothing was recorded.")
         return redirect("workstations:runner")
     if decision == "confirm":
-        messages.success(
-            request,
-            f"You carry {result['kind']} {result['serial']} of {eur(result['amount_cents'])} "
-            f"to table {result['table']}: the table accepts it there.",
-        )
+        what = f"{result['kind']} {result['serial']} of {eur(result['amount_cents'])}"
+        if result["kind"] == "credit":  # the chips go the other way: from the table to the cage
+            words = f"You carry {what} from table {result['table']} to the cage: the cashier counts it in there."
+        else:
+            words = f"You carry {what} to table {result['table']}: the table accepts it there."
+        messages.success(request, words)
     else:
         messages.success(request, "Refused: the slip goes back to the cage.")
     return redirect("workstations:runner")

@@ -142,7 +142,7 @@ def test_a_fill_prepared_on_the_page_waits_for_the_runner_then_leaves_the_window
     assert f"Fill {serial} prepared: waiting for the runner run1 to confirm he carries it" in html
     assert Slip.objects.get(serial=serial).state == Slip.State.REQUESTED
     assert not Event.objects.filter(type="FillIssued").exists()
-    row = re.search(rf'<tr data-serial="{serial}">(.*?)</tr>', html, re.S).group(1)
+    row = re.search(rf'<tr data-serial="{serial}" data-kind="fill">(.*?)</tr>', html, re.S).group(1)
     assert "waiting for the runner run1 (asked by cash1" in row and "Prepare fill" not in row
     # Asking again (the page reloaded, or through the API) is refused: one issue per slip.
     again = client.post(reverse("workstations:cage-issue", args=["fill", serial]), {"runner": "run1"})
@@ -188,7 +188,9 @@ def test_a_credit_is_received_on_the_cage_page_by_a_count_that_must_be_the_slips
     )
     approval_confirm(approval=pending["approval"]["id"], actor="run1")
     html = client.get(reverse("workstations:cage")).content.decode()
-    row = re.search(rf'<tr data-serial="{serial}">(.*?)</details>', html, re.S).group(1)  # a count table inside
+    row = re.search(rf'<tr data-serial="{serial}" data-kind="credit">(.*?)</details>', html, re.S).group(
+        1
+    )  # a count table inside
     assert "run1 brings the chips from the table" in row and f"Receive and count credit {serial}" in row
     drawer, tray = store.balance(accounts.window_chips(window)), store.balance(accounts.table_tray("R1"))
     head = store.head()
@@ -218,7 +220,7 @@ def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, tab
     api.force_authenticate(django_user_model.objects.get(username="cash1"))
     assert api.post(f"/api/cage/slips/fill/{serial}/issue", {"runner": "run1"}, format="json").status_code == 202
     html = client.get(reverse("workstations:cage")).content.decode()
-    row = re.search(rf'<tr data-serial="{serial}">(.*?)</tr>', html, re.S).group(1)
+    row = re.search(rf'<tr data-serial="{serial}" data-kind="fill">(.*?)</tr>', html, re.S).group(1)
     assert "waiting for the runner run1" in row and "<form" not in row
 
 

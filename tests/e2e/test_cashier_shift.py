@@ -1,8 +1,9 @@
 """A cashier's whole shift through the cage pages only, in a real browser, beside the demo's
 background cashier who keeps his own window open: open her window with a count, register a
 patron, sell and redeem chips, have a refused entry keep what she typed, double-click a sale
-(one sale recorded), prepare a fill, have a mistaken line reversed by the cage supervisor from
-his own login, and close with a count that matches (variance 0). After the fixture's set-up
+(one sale recorded), prepare a fill and a credit that the runner signs for on his own page,
+count the credit in (a wrong count refused, kept), have a mistaken line reversed by the cage
+supervisor from his own login, and close with a count that matches (variance 0). After the fixture's set-up
 nothing but the browser acts. Screenshots: var/artifacts/cashier_shift_NN_<step>.png."""
 
 import re
@@ -24,9 +25,11 @@ pytestmark = pytest.mark.postgres
 PASSWORD = "floor-secret"
 # Her imprest: cash 20 × 500 + 50 × 100 = 15,000.00 EUR; chips 1 × 10,000 + 20 × 1,000 + 50 × 100 = 35,000.00 EUR.
 IMPREST = {"cash": {"50000": 20, "10000": 50}, "chips": {"1000000": 1, "100000": 20, "10000": 50}}
-# Her drawer at the close: 2,500 sold, 100 sold by a double click, that 100 reversed, 500 redeemed.
-# Cash 15,000 + 2,500 + 100 − 100 − 500 = 17,000.00; chips 35,000 − 2,500 − 100 + 100 + 500 = 33,000.00.
-CLOSING = {"cash": {"50000": 34}, "chips": {"1000000": 3, "100000": 3}}
+# Her drawer at the close: 2,500 sold, 100 sold by a double click, that 100 reversed, 500 redeemed,
+# a 2,000 fill out to R1, a 1,000 credit counted in from R1.
+# Cash 15,000 + 2,500 + 100 − 100 − 500 = 17,000.00;
+# chips 35,000 − 2,500 − 100 + 100 + 500 − 2,000 + 1,000 = 32,000.00.
+CLOSING = {"cash": {"50000": 34}, "chips": {"1000000": 3, "100000": 2}}
 
 
 class Shots:
@@ -62,8 +65,8 @@ def log_out(page) -> None:
 @pytest.fixture
 def floor(django_user_model, cage_float):
     """The cage with its float (100,000.00 EUR of cash and of chips), the demo's background
-    cashier working his own window (half of it), table R1 open and a fill of 2,000.00 EUR
-    requested by the pit boss."""
+    cashier working his own window (half of it), table R1 open, a fill of 2,000.00 EUR and a
+    credit of 1,000.00 EUR requested by the pit boss. Returns the two serials."""
     for name, role in (
         ("cashier", Role.CASHIER),
         ("demo-cashier", Role.CASHIER),
@@ -74,11 +77,13 @@ def floor(django_user_model, cage_float):
         grant(django_user_model.objects.create_user(username=name, password=PASSWORD), role)
     cage_shift_open(cash={"50000": 100}, chips={"1000000": 5}, actor="demo-cashier")
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
-    return slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")["serial"]
+    fill = slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")["serial"]
+    credit = slip_request(kind="credit", table="R1", denominations={"10000": 10}, actor="pit1")["serial"]
+    return fill, credit
 
 
 def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(browser_page, dashboard_server, floor):
-    page, shot, serial = browser_page, Shots(browser_page), floor
+    page, shot, (serial, credit) = browser_page, Shots(browser_page), floor
 
     # --- log in: no window of hers yet; the background cashier's window is his ----------------
     log_in(page, dashboard_server.url, "cashier", PASSWORD, app="workstations")
@@ -167,13 +172,41 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
     shot("redeemed")
 
     # --- prepare the fill for the runner ------------------------------------------------------
-    row = page.locator(f'[data-section="queue"] tr[data-serial="{serial}"]')
+    row = page.locator(f'[data-section="queue"] tr[data-serial="{serial}"][data-kind="fill"]')
     expect(row).to_contain_text("20 × 100 EUR")
     row.get_by_label(f"Runner for fill {serial}").select_option("run1")
     row.get_by_role("button", name="Prepare fill").click()
     expect(message(page)).to_contain_text(f"Fill {serial} prepared: waiting for the runner run1")
     expect(row).to_contain_text("prepared, waiting for the runner run1 (asked by cashier")
-    shot("fill_prepared")
+    credit_row = page.locator(f'[data-section="queue"] tr[data-serial="{credit}"][data-kind="credit"]')
+    credit_row.get_by_label(f"Runner for credit {credit}").select_option("run1")
+    credit_row.get_by_role("button", name="Prepare credit").click()
+    expect(message(page)).to_contain_text(f"Credit {credit} prepared: waiting for the runner run1")
+    shot("fill_and_credit_prepared")
+
+    # --- the runner signs for both on his own page --------------------------------------------
+    log_out(page)
+    log_in(page, dashboard_server.url, "run1", PASSWORD, app="workstations")
+    for kind, number in (("fill", serial), ("credit", credit)):
+        page.get_by_role("button", name=f"Confirm I carry {kind} {number}").click()
+        expect(page.locator(".messages")).to_contain_text(number)
+    shot("runner_signed")
+    log_out(page)
+
+    # --- the credit's chips reach the cage: she counts them in --------------------------------
+    log_in(page, dashboard_server.url, "cashier", PASSWORD, app="workstations")
+    assert (drawer(page, "cash"), drawer(page, "chips")) == ("17,150.00 EUR", "30,850.00 EUR")  # the fill left
+    credit_row.get_by_text(f"Receive and count credit {credit}").click()
+    credit_row.locator(f"#receive-count-{credit}-10000").fill("9")  # one chip short
+    credit_row.get_by_role("button", name=f"Receive credit {credit}").click()
+    expect(credit_row.locator(".field-error")).to_contain_text("Chips counted: The count (900.00 EUR) is not the slip")
+    expect(credit_row.locator(f"#receive-count-{credit}-10000")).to_have_value("9")
+    shot("credit_count_refused_kept")
+    credit_row.locator(f"#receive-count-{credit}-10000").fill("10")
+    credit_row.get_by_role("button", name=f"Receive credit {credit}").click()
+    expect(message(page)).to_contain_text(f"Credit {credit} from table R1 received and counted: 1,000.00 EUR")
+    assert drawer(page, "chips") == "31,850.00 EUR"
+    shot("credit_received")
 
     # --- the two small sales were mistakes: ask their reversal --------------------------------
     lines = page.locator('[data-section="lines"]')
@@ -202,7 +235,7 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
     # --- back at her window: the lines reversed, the drawer as before them --------------------
     log_in(page, dashboard_server.url, "cashier", PASSWORD, app="workstations")
     expect(lines).to_contain_text("approved by cagesup")
-    assert (drawer(page, "cash"), drawer(page, "chips")) == ("17,000.00 EUR", "33,000.00 EUR")
+    assert (drawer(page, "cash"), drawer(page, "chips")) == ("17,000.00 EUR", "32,000.00 EUR")
     shot("lines_reversed")
 
     # --- close with the drawer counted: variance 0 --------------------------------------------
@@ -210,8 +243,8 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
     shot("close_count")
     page.get_by_role("button", name="Close my window").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Window 2 report: cashier")
-    expect(page.locator('[data-figure="closing-book"]')).to_have_text("50,000.00 EUR")
-    expect(page.locator('[data-figure="counted"]')).to_have_text("50,000.00 EUR")
+    expect(page.locator('[data-figure="closing-book"]')).to_have_text("49,000.00 EUR")
+    expect(page.locator('[data-figure="counted"]')).to_have_text("49,000.00 EUR")
     expect(page.locator('[data-figure="variance"]')).to_have_text("0.00 EUR")
     expect(page.locator('[data-figure="book-agrees"]')).to_contain_text("agrees with the ledger's book at closing")
     shot("window_report")
@@ -231,6 +264,10 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
         "ChipsPurchased",
         "ChipsRedeemed",
         "ApprovalRequested",  # the fill, for the runner's signature
+        "ApprovalRequested",  # the credit, for the runner's signature
+        "FillIssued",  # made as hers, inside the runner's signature
+        "CreditIssued",
+        "CreditDelivered",  # counted in at her window
         "ApprovalRequested",
         "ApprovalRequested",
         "ChipsPurchaseReversed",  # made as hers, inside the supervisor's approval
