@@ -25,7 +25,7 @@ from .day import CASHIER, COUNTERS, DEALER, PIT_BOSS, SUPERVISOR, demo_cage_shif
 
 DROP_TEAM = ("demo-drop1", "demo-drop2")
 VERIFIER = "demo-count3"
-CREDIT_PATRON = "Demo Credit Patron"
+CREDIT_PATRON = "Marguerite Fontaine"  # the demo's patron with a credit line
 TIPS_CASH = {"2000": 6, "1000": 3}  # 150 EUR in the R1 tip box
 
 
@@ -61,7 +61,9 @@ def demo_credit(day: date) -> None:
     code = (
         patron.code
         if patron
-        else patron_register(kind="identified", name=CREDIT_PATRON, document="DEMO-CREDIT-1", actor=CASHIER)["patron"]
+        else patron_register(kind="identified", name=CREDIT_PATRON, document="passport MF7741203", actor=CASHIER)[
+            "patron"
+        ]
     )
     if Marker.objects.filter(patron__code=code, gaming_day=day).exists():
         return

@@ -43,6 +43,7 @@ from patrons.services.patrons import patron_register
 
 from . import classic_stud
 from .day import CASHIER, DEALER, PIT_BOSS, RUNNER, demo_table_open, record_refusal
+from .names import guest
 from .roulette import _ensure_cage, void_leftover_coup
 
 # The live floor's tables: code → (game, first opener in cents, rules).
@@ -55,6 +56,7 @@ TABLES = {
     "T1": (Table.Game.TRENTE_QUARANTE, 3_000_000, {}),
 }
 SEATS = 4  # patrons a table keeps at most
+FLOOR_DOCUMENT = "identity card FL"  # the floor guests' documents: "identity card FL R1-1733500000-3"
 
 
 def tidy_floor() -> int:
@@ -123,7 +125,7 @@ class FloorSimulator:
 
     def _still_seated(self, code: str) -> list[str]:
         """Patrons of the simulator who still hold chips (a restart finds them again)."""
-        guests = Patron.objects.filter(name__startswith=f"Floor {code} guest").order_by("-code")
+        guests = Patron.objects.filter(document__startswith=f"{FLOOR_DOCUMENT} {code}-").order_by("-code")
         codes = [p for p in guests.values_list("code", flat=True)[:50] if patron_chips_cents(p) > 0]
         return codes[:SEATS]
 
@@ -133,8 +135,11 @@ class FloorSimulator:
         """A new patron sits down at ``code``: cash at the table (into the drop box) or chips
         bought at the cage; at roulette he also buys colour chips."""
         self._guests += 1
-        name = f"Floor {code} guest {int(time.time())}-{self._guests}"
-        patron = patron_register(kind="identified", name=name, document=f"FLOOR-{name}", actor=CASHIER)["patron"]
+        seat = f"{code}-{int(time.time())}-{self._guests}"
+        name, _ = guest(f"floor {seat}")
+        # The document names the table and the moment: a restarted player finds his guests by it.
+        document = f"{FLOOR_DOCUMENT} {seat}"
+        patron = patron_register(kind="identified", name=name, document=document, actor=CASHIER)["patron"]
         amount = self.rng.choice([20_000, 50_000, 100_000])
         if self.rng.random() < 0.7:
             table_buy_in(code=code, patron=patron, amount_cents=amount, actor=DEALER)

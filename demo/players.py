@@ -1,5 +1,5 @@
-"""The demo's regular patrons: identified, registered once and found again by name on a later
-run of the same database."""
+"""The demo's regular patrons: identified, registered once and found again by their identity
+document on a later run of the same database."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ from patrons.models import Patron
 from patrons.services.patrons import patron_register
 
 from .day import CASHIER
+from .names import guest
 
 
 def demo_players(prefix: str, count: int) -> list[str]:
-    """The codes of ``count`` patrons named "Demo <prefix> player N" (registered at the cage by
-    the demo's cashier when new)."""
-    codes = []
-    for i in range(count):
-        name = f"Demo {prefix} player {i + 1}"
-        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        codes.append(
-            known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
-        )
-    return codes
+    """The codes of ``count`` regulars of the ``prefix`` game ("black jack": seats 1..count; the
+    guest's name and document from ``demo.names.guest``), registered at the cage by the demo's
+    cashier when new."""
+    return [regular(f"{prefix} {i + 1}") for i in range(count)]
+
+
+def regular(seat: str) -> str:
+    """The code of the demo's regular at ``seat``, registered with his name and document when new."""
+    name, document = guest(seat)
+    known = Patron.objects.filter(document=document).values_list("code", flat=True).first()
+    return known or patron_register(kind="identified", name=name, document=document, actor=CASHIER)["patron"]

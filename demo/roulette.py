@@ -28,11 +28,11 @@ from ledger.progress import Progress, counting
 from ledger.replay import replay_check
 from ledger.selectors import head_position, movement_cents
 from ledger.verify import verify_chain
-from patrons.models import Patron
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
 from .day import demo_cage_shift_open, demo_table_close, demo_table_open, record_refusal
+from .players import regular
 
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
@@ -93,9 +93,7 @@ def _ensure_table() -> None:
 def _seat_patrons(rng: random.Random, count: int) -> list[Seat]:
     seats = []
     for i in range(count):
-        name = f"Demo patron {i + 1}"
-        known = Patron.objects.filter(name=name).values_list("code", flat=True).first()
-        code = known or patron_register(kind="identified", name=name, document=f"DEMO-{name}", actor=CASHIER)["patron"]
+        code = regular(f"roulette {i + 1}")
         unit = rng.choice([200, 200, 500, 1000])
         seat = Seat(code, unit)
         cash = rng.choice([50_000, 100_000, 200_000])
