@@ -18,6 +18,7 @@ from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
+from ledger.export.writer import NOT_SEALED
 from ledger.models import AuditEntry, Event, Posting
 from ledger.seal import SEAL_EVENT, seal_key
 
@@ -74,7 +75,7 @@ def gaming_days(limit: int = 60) -> list[dict]:
             "seal": None,
             "head_hash": head,
             "exportable": seal is not None,
-            "export_why": "" if seal else "the day is open and not sealed (a day is sealed when it closes)",
+            "export_why": "" if seal else NOT_SEALED,
         }
         if seal is not None:
             first, last = seal.data["first_position"], seal.data["last_position"]

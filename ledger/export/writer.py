@@ -29,7 +29,7 @@ from django.db.models import Count, Q, Sum
 
 from .. import seal as seals
 from .. import signing, withheld
-from ..errors import Conflict, NotFound
+from ..errors import Conflict, NotFound, StateConflict
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
 from ..spreadsheet_cells import safe_row
@@ -38,6 +38,8 @@ from . import registry
 from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
 
 CHUNK = 2000
+# Why a day has no export yet (the API's 409, the auditor's days page).
+NOT_SEALED = "the day is open and not sealed (a day is sealed when it closes)"
 FLUSH_BYTES = 1 << 16
 
 
@@ -335,6 +337,18 @@ def export_zip_stream(day: date, *, include_identity: bool = False) -> Iterator[
     """
     plan = plan_export(day, include_identity=include_identity)
     return _zip_chunks(plan)
+
+
+def sealed_export_zip_stream(day: date, *, include_identity: bool = False) -> Iterator[bytes]:
+    """``export_zip_stream`` of a sealed day only (the API's, as the auditor's pages offer it):
+    an open day's export would be a partial range that changes with each event, its manifest
+    signing no seal. Raises ``NotFound`` for a day without events, ``StateConflict`` (409) for
+    one not sealed, saying ``NOT_SEALED``."""
+    if seals.latest_seal(day=day) is None:
+        if not Event.objects.filter(gaming_day=day).exists():
+            raise NotFound(f"gaming day {day.isoformat()} has no event", field="day")
+        raise StateConflict(f"no export of gaming day {day.isoformat()}: {NOT_SEALED}", field="day")
+    return export_zip_stream(day, include_identity=include_identity)
 
 
 def _zip_chunks(plan: Plan) -> Iterator[bytes]:
