@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from ledger import projections
+from ledger.errors import StateConflict
 from ledger.export.registry import ExportContext
 from ledger.export.verify_export import event_hash
 from ledger.export.writer import event_records, export_zip_stream
@@ -155,3 +156,15 @@ def test_the_sealed_export_carries_every_hash_once_the_coup_is_over(api, cage):
     assert [line["data"]["card"] for line in lines if line["position"] == hole.position] == ["AH"]
     manifest = json.loads(archive.read("manifest.json"))
     assert re.fullmatch(r"[0-9a-f]{64}", manifest["chain_head/hash"][0])
+
+
+def test_a_day_is_not_sealed_while_a_hole_card_of_its_range_is_in_play(api, cage):
+    """The seal shows its range's last hash, and its signature checks any guess of it."""
+    bj, patron, hole = hole_card_coup(api)
+    with pytest.raises(StateConflict, match="a face-down card of a coup still in play lies in its range"):
+        seal_gaming_day(day=current_gaming_day(), actor=ACTOR)
+    assert not Event.objects.filter(type="GamingDaySealed").exists()
+
+    bj.ok(patron, "stand")
+
+    assert seal_gaming_day(day=current_gaming_day(), actor=ACTOR)["last_position"] > hole.position
