@@ -59,11 +59,21 @@ def shown_data(event: Event) -> dict:
 
 def hashes_withheld_from() -> int | None:
     """The ledger position from which every event's ``hash`` and ``prev_hash`` is withheld:
-    the first face-down card whose coup is still in play (None: every hash shows). One query;
-    the sealed export alone carries them regardless (a day is sealed once its coups are over)."""
+    the first face-down card whose coup is still in play (None: every hash shows). Two queries.
+    A sealed range holds no such card (``seal_gaming_day`` refuses to sign one, and a coup over
+    stays over), so only the positions after the latest seal's range are searched: the days
+    not sealed yet, not the whole history."""
+    from .seal import SEAL_EVENT  # the seal refuses a range with a card in play: it reads this module
+
+    sealed = (
+        Event.objects.filter(type=SEAL_EVENT)
+        .order_by("-position")
+        .values_list("data__last_position", flat=True)
+        .first()
+    )
     ended = Event.objects.filter(stream=OuterRef("coup_stream"), type__in=COUP_OVER)
     return (
-        Event.objects.filter(data__has_key="card", data__face__in=sorted(FACE_DOWN))
+        Event.objects.filter(position__gt=sealed or 0, data__has_key="card", data__face__in=sorted(FACE_DOWN))
         .annotate(coup_stream=Concat(Value("round/"), KT("data__round"), output_field=CharField()))
         .filter(~Exists(ended))
         .order_by("position")
