@@ -35,13 +35,12 @@ from games.rules.event_words import AML_LABELS, aml_line, is_face_down
 from games.rules.house_edges import house_edge
 from games.rules.money import currency, format_amount
 from games.rules.stud_table import ClassicStudTableRules
-from ledger import accounts, projections, store
+from ledger import accounts, projections, store, withheld
 from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from ledger.scheduled_export import failed_exports
-from ledger.withheld import HASH_WITHHELD
 from patrons.models import Patron
 
 from . import alerts as checks
@@ -698,7 +697,7 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
         .values("position", "stream", "version", "type", "data", "actor", "occurred_at", "prev_hash", "hash")
     )
     events = []
-    withheld_hashes = set()
+    hashes_from = withheld.hashes_withheld_from()
     for row in rows:
         data = row["data"] if isinstance(row["data"], dict) else {}
         line = play_line(row["type"], data, _readable, round_over=round_over) or readable(
@@ -706,14 +705,11 @@ def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]
         )
         if not round_over and is_face_down(row["type"], data):
             row["data"] = {k: v for k, v in data.items() if k != "card"}
-            # A hash is of the card as recorded: shown with the rest of the envelope, 52 guesses
-            # find the card. The next event's prev_hash is the same value.
-            withheld_hashes.add(row["hash"])
-            row["hash"] = HASH_WITHHELD
+        # A hash is of the card as recorded, and every later one chains to it: shown with the
+        # rest of the envelope, 52 guesses find the card (``ledger.withheld``).
+        if not withheld.hash_shown(row["position"], hashes_from):
+            row["hash"] = row["prev_hash"] = withheld.HASH_WITHHELD
         events.append({**row, "summary": line})
-    for event in events:
-        if event["prev_hash"] in withheld_hashes:
-            event["prev_hash"] = HASH_WITHHELD
     return events
 
 

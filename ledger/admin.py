@@ -6,6 +6,7 @@ from django.contrib import admin
 
 from . import withheld
 from .models import AccountBalance, Event, Posting
+from .withheld import HASH_WITHHELD
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -33,8 +34,9 @@ class PostingInline(admin.TabularInline):
 
 @admin.register(Event)
 class EventAdmin(ReadOnlyAdmin):
-    """The event page shows a face-down card of a coup in play without its value, hash or the
-    next event's prev_hash (``ledger.withheld``): a superuser is a reader like any other."""
+    """The event page shows a face-down card of a coup in play without its value, and no hash
+    from that card onwards until the coup is over (``ledger.withheld``): a superuser is a
+    reader like any other."""
 
     list_display = ["position", "stream", "version", "type", "gaming_day", "actor", "occurred_at"]
     list_filter = ["type", "gaming_day"]
@@ -65,11 +67,13 @@ class EventAdmin(ReadOnlyAdmin):
 
     @admin.display(description="prev hash")
     def shown_prev_hash(self, event: Event) -> str:
-        return withheld.shown_prev_hash(event)
+        shown = withheld.hash_shown(event.position, withheld.hashes_withheld_from())
+        return event.prev_hash if shown else HASH_WITHHELD
 
     @admin.display(description="hash")
     def shown_hash(self, event: Event) -> str:
-        return withheld.shown_hash(event)
+        shown = withheld.hash_shown(event.position, withheld.hashes_withheld_from())
+        return event.hash if shown else HASH_WITHHELD
 
 
 @admin.register(AccountBalance)

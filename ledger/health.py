@@ -1,6 +1,6 @@
 """Readiness checks (issue 25): can this process serve, and is the ledger's back office keeping up?
 
-``readiness()`` runs four checks and returns ``{"ready": bool, "failing": [names],
+``readiness()`` runs five checks and returns ``{"ready": bool, "failing": [names],
 "checks": {name: {"ok": bool, ...}}}``:
 
 - ``database``: a ``SELECT 1`` on the default connection;
@@ -11,6 +11,9 @@
 - ``seal``: no closed gaming day left unsealed more than ``HEALTH_SEAL_GRACE_HOURS`` after its
   end (0 turns the check off). The oldest unsealed day is the gaming day of the first event
   after the latest seal's range (positions follow time, so that is the oldest one).
+- ``chain``: the last recorded verification of the hash chain (``manage.py ledger verify``,
+  ``ledger.models.ChainVerification``) did not find it broken (none recorded yet: ok). Where
+  and why it broke stays with the operator's verify; the probe says only that it did.
 
 A check that raises is failing (never a 500) with a fixed word of what failed ("database
 unavailable", "broker unavailable", …): the probe answers anyone, and a driver's message names
@@ -28,7 +31,7 @@ from django.db import connection
 
 from . import projections
 from .gaming_day import current_gaming_day
-from .models import Event
+from .models import ChainVerification, Event
 from .seal import SEAL_EVENT, latest_seal
 
 log = logging.getLogger(__name__)
@@ -38,7 +41,9 @@ UNAVAILABLE = {
     "broker": "broker unavailable",
     "projections": "projection lag unreadable",
     "seal": "seal state unreadable",
+    "chain": "chain verification unreadable",
 }
+CHAIN_BROKEN = "the ledger's hash chain was found broken at its last verification"
 
 
 def database() -> dict:
@@ -103,9 +108,17 @@ def seal(now: datetime | None = None) -> dict:
     return found
 
 
+def chain() -> dict:
+    last = ChainVerification.objects.order_by("-verified_at", "-id").first()
+    if last is None:
+        return {"ok": True, "detail": "not verified yet"}
+    found = {"ok": last.ok, "verified_at": last.verified_at.astimezone(UTC).isoformat()}
+    return found if last.ok else {**found, "error": CHAIN_BROKEN}
+
+
 def readiness() -> dict:
     checks = {"database": _safe("database", database), "broker": _safe("broker", broker)}
-    for name, check in (("projections", projection_lag), ("seal", seal)):
+    for name, check in (("projections", projection_lag), ("seal", seal), ("chain", chain)):
         # Both read the database: when it is down, say so rather than wait for it again.
         down = {"ok": False, "error": UNAVAILABLE["database"]}
         checks[name] = _safe(name, check) if checks["database"]["ok"] else down

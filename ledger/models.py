@@ -298,3 +298,20 @@ class CheckpointRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.position} {self.file}"
+
+
+class ChainVerification(models.Model):
+    """One walk of the whole chain (``manage.py ledger verify``): when it ended, whether the
+    chain was whole, how many events it checked and, when broken, where and why. The latest
+    is what the readiness probe reads (``ledger.health.chain``): a ledger found broken is no
+    ledger to take bets on until someone has looked."""
+
+    verified_at = models.DateTimeField(help_text="UTC")
+    ok = models.BooleanField()
+    checked = models.BigIntegerField(help_text="events verified before the first fault, or all")
+    head_position = models.BigIntegerField()
+    first_bad_position = models.BigIntegerField(null=True, blank=True)
+    reason = models.CharField(max_length=500, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.verified_at:%Y-%m-%d %H:%M} {'intact' if self.ok else 'broken'}"

@@ -25,9 +25,9 @@ from datetime import date
 from django.conf import settings
 from django.db.models import Max, Min
 
-from . import signing
+from . import signing, withheld
 from .commands import ledger_command
-from .errors import Conflict, InvalidInput, NotFound
+from .errors import Conflict, InvalidInput, NotFound, StateConflict
 from .hashing import canonical_json
 from .models import Event
 from .store import NewEvent, stream_version
@@ -120,7 +120,8 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
     "signature", "event"}``
     (``event``: the seal event's position). Raises ``InvalidInput`` (``day`` not a date),
     ``NotFound`` (no event in the day's partition), ``Conflict`` (409: a later day is already
-    sealed, so this day's partition is closed).
+    sealed, so this day's partition is closed), ``StateConflict`` (409: a face-down card of a
+    coup still in play lies in the range).
     """
     if not isinstance(day, date):
         raise InvalidInput("day must be a date (YYYY-MM-DD)", field="day")
@@ -132,6 +133,15 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
                 field="day",
             )
         first, last, previous = day_range(day)
+        hidden = withheld.hashes_withheld_from()
+        if hidden is not None and hidden <= last:
+            # The seal shows its last hash, and its signature checks any guess of it: 52
+            # guesses would find the card (``ledger.withheld``).
+            raise StateConflict(
+                f"gaming day {day.isoformat()}: a face-down card of a coup still in play lies in its range; "
+                "seal it once that coup is over",
+                field="day",
+            )
         payload = seal_payload(day=day, first=first, last=last, previous=previous)
         payload = signing.sign_document(payload)
         stream = f"seal/{day.isoformat()}"

@@ -18,13 +18,14 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 import psycopg
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 from psycopg.types.datetime import TimestamptzLoader
 
 from .checkpoints import Checkpoint
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
-from .models import Event
+from .models import ChainVerification, Event
 
 BATCH = 2000
 
@@ -166,6 +167,25 @@ def _legs_between(first: int, last: int) -> dict[int, list[tuple[str, int, str]]
         for event_id, account, amount, currency in cursor.fetchall():
             legs[event_id].append((account, amount, currency))
     return legs
+
+
+def record_verification(result: VerifyResult) -> bool:
+    """Keep ``result`` as the latest verification (``ChainVerification``): the readiness probe
+    answers 503 while the latest found the chain broken (``ledger.health.chain``). False when
+    this role may not write it (the auditor's read-only role verifies too): nothing recorded."""
+    try:
+        with transaction.atomic():
+            ChainVerification.objects.create(
+                verified_at=timezone.now(),
+                ok=result.ok,
+                checked=result.checked,
+                head_position=result.head_position,
+                first_bad_position=result.first_bad_position,
+                reason=result.reason[:500],
+            )
+    except DatabaseError:
+        return False
+    return True
 
 
 def _fault(event: _Stored, expected_position: int, prev_hash: str, legs: list[tuple[str, int, str]]) -> str:

@@ -1,18 +1,26 @@
-"""Game protection on the ledger's raw readers: a card dealt face down (a hole card, a stud
-hand's down cards) is withheld until its coup's result reveals it.
+"""Game protection on the ledger's readers: a card dealt face down (a hole card, a stud hand's
+down cards) is withheld until its coup's result reveals it, and so is every hash that would
+give it away.
 
 The ledger keeps every card; what is withheld is what a reader is shown while the coup is in
-play (``games.rules.event_words.hides_card``): the card's value, and the event's ``hash`` and
-the next event's ``prev_hash`` too — a hash is of the data as recorded, and with the rest of
-the envelope shown, 52 guesses find the card that makes it. A coup is over once its stream
+play (``games.rules.event_words.hides_card``): the card's value, and the hashes. A hash is of
+the data as recorded, and with the rest of the envelope shown, 52 guesses find the card that
+makes it; each later event's hash is of the one before it, so every hash from that card
+onwards gives it away just as well. ``hashes_withheld_from`` is the one rule every reader
+that shows a hash applies (the events and audit trail APIs, the auditor's pages, the pit
+boss's coup audit, the admin, the open day's export). A coup is over once its stream
 ``round/<id>`` holds ``RoundSettled`` or ``RoundVoided``: the ledger's own answer, so these
-readers need nothing of ``games``. The events API, the dashboard and the auditor's event page
-apply the same rule from the ``Round`` rows.
+readers need nothing of ``games`` (the events API, the dashboard and the auditor's event page
+read the same for a card's value from the ``Round`` rows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from django.db.models import CharField, Exists, OuterRef, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import Concat
 
 from games.rules.event_words import CARD_HIDDEN, FACE_DOWN, hides_card, without_card_value
 
@@ -20,7 +28,8 @@ from .models import Event
 
 # The events that reveal a coup's face-down cards: its result settled, or the coup voided.
 COUP_OVER = ("RoundSettled", "RoundVoided")
-HASH_WITHHELD = "withheld while a face-down card of its coup is in play"
+# What a page shows for a withheld hash (an API reads null with ``"hash_withheld": true``).
+HASH_WITHHELD = "withheld until the coup is over"
 
 
 def coups_over(round_ids: Iterable[object]) -> frozenset[str]:
@@ -40,13 +49,6 @@ def is_withheld(event: Event) -> bool:
     return not (isinstance(round_id, str) and round_id in coups_over([round_id]))
 
 
-def withheld_positions(events: Iterable[Event]) -> set[int]:
-    """The positions among ``events`` that are withheld cards: one query for them all."""
-    cards = [e for e in events if hides_card(e.data)]
-    over = coups_over(e.data.get("round") for e in cards)
-    return {e.position for e in cards if e.data.get("round") not in over}
-
-
 def shown_data(event: Event) -> dict:
     """``event.data`` as a reader may see it now: a withheld card reads ``"card": null`` (and
     ``total``/``soft`` null when present) with ``"card_hidden"`` saying why."""
@@ -55,30 +57,31 @@ def shown_data(event: Event) -> dict:
     return event.data
 
 
-def shown_hash(event: Event) -> str:
-    """``event.hash``, or ``HASH_WITHHELD`` when the event is a withheld card."""
-    return HASH_WITHHELD if is_withheld(event) else event.hash
+def hashes_withheld_from() -> int | None:
+    """The ledger position from which every event's ``hash`` and ``prev_hash`` is withheld:
+    the first face-down card whose coup is still in play (None: every hash shows). Two queries.
+    A sealed range holds no such card (``seal_gaming_day`` refuses to sign one, and a coup over
+    stays over), so only the positions after the latest seal's range are searched: the days
+    not sealed yet, not the whole history."""
+    from .seal import SEAL_EVENT  # the seal refuses a range with a card in play: it reads this module
 
-
-def shown_prev_hash(event: Event) -> str:
-    """``event.prev_hash``, or ``HASH_WITHHELD`` when the event before it is a withheld card."""
-    previous = Event.objects.filter(position=event.position - 1).first()
-    return HASH_WITHHELD if previous is not None and is_withheld(previous) else event.prev_hash
-
-
-def first_withheld(first: int, last: int) -> int | None:
-    """The position of the first face-down card of positions ``first``..``last`` whose coup is
-    still in play, or None. Two queries: the face-down cards of the range, the coups ended
-    since ``first`` (a coup ends after its cards)."""
-    down = (
-        Event.objects.filter(position__gte=first, position__lte=last, data__has_key="card")
-        .filter(data__face__in=sorted(FACE_DOWN))
-        .values_list("position", "data__round")
-        .order_by("position")
+    sealed = (
+        Event.objects.filter(type=SEAL_EVENT)
+        .order_by("-position")
+        .values_list("data__last_position", flat=True)
+        .first()
     )
-    cards = list(down)
-    if not cards:
-        return None
-    ended = Event.objects.filter(position__gte=first, type__in=COUP_OVER).values_list("data__round", flat=True)
-    over = {str(round_id) for round_id in ended}
-    return next((position for position, round_id in cards if str(round_id) not in over), None)
+    ended = Event.objects.filter(stream=OuterRef("coup_stream"), type__in=COUP_OVER)
+    return (
+        Event.objects.filter(position__gt=sealed or 0, data__has_key="card", data__face__in=sorted(FACE_DOWN))
+        .annotate(coup_stream=Concat(Value("round/"), KT("data__round"), output_field=CharField()))
+        .filter(~Exists(ended))
+        .order_by("position")
+        .values_list("position", flat=True)
+        .first()
+    )
+
+
+def hash_shown(position: int, withheld_from: int | None) -> bool:
+    """Whether the event at ``position`` may show its hashes, given ``hashes_withheld_from()``."""
+    return withheld_from is None or position < withheld_from

@@ -18,6 +18,7 @@ from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
+from ledger.export.writer import NOT_SEALED
 from ledger.models import AuditEntry, Event, Posting
 from ledger.seal import SEAL_EVENT, seal_key
 
@@ -36,7 +37,8 @@ def gaming_days(limit: int = 60) -> list[dict]:
     stamped with a sealed day after its range (the seal itself, sign-ins): they fall in the next
     day's range. ``*_query``: the filters of the event list that shows exactly those events.
     ``sealed``: sealed on demand while still open; a closed day is sealed at its close.
-    ``head_hash``: the seal's last hash, or the hash of the day's last event while unsealed.
+    ``head_hash``: the seal's last hash, or the hash of the day's last event while unsealed
+    (``ledger.withheld.HASH_WITHHELD`` past a face-down card of a coup in play).
     ``exportable``: only a sealed day has an export; ``export_why`` says why not."""
     rows = list(
         Event.objects.values("gaming_day")
@@ -47,12 +49,18 @@ def gaming_days(limit: int = 60) -> list[dict]:
     for seal in Event.objects.filter(type=SEAL_EVENT).order_by("position"):
         seals[seal.data["day"]] = seal  # the latest seal of a day counts
     closes = {e.gaming_day: e for e in Event.objects.filter(type="GamingDayClosed", stream__startswith="gamingday/")}
+    hashes_from = withheld.hashes_withheld_from()
     days = []
     for row in rows:
         day = row["gaming_day"]
         seal = seals.get(day.isoformat())
         closed = closes.get(day)
-        head = seal.data["last_hash"] if seal else Event.objects.only("hash").get(position=row["last"]).hash
+        if seal:
+            head = seal.data["last_hash"]
+        elif withheld.hash_shown(row["last"], hashes_from):
+            head = Event.objects.only("hash").get(position=row["last"]).hash
+        else:
+            head = withheld.HASH_WITHHELD
         entry = {
             "day": day,
             "events": row["events"],
@@ -67,7 +75,7 @@ def gaming_days(limit: int = 60) -> list[dict]:
             "seal": None,
             "head_hash": head,
             "exportable": seal is not None,
-            "export_why": "" if seal else "the day is open and not sealed (a day is sealed when it closes)",
+            "export_why": "" if seal else NOT_SEALED,
         }
         if seal is not None:
             first, last = seal.data["first_position"], seal.data["last_position"]
@@ -292,8 +300,8 @@ def event_trail(position: int) -> dict:
     correlation, and what caused it / what it caused, and ``line``: what the event says, in
     words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
-    its coup is in play (the stored event is untouched), and so ``hash``, ``prev_hash`` and each
-    trail line's ``shown_hash`` where they are such a card's (``ledger.withheld``).
+    its coup is in play (the stored event is untouched); ``hash``, ``prev_hash`` and each trail
+    line's ``shown_hash`` read ``ledger.withheld.HASH_WITHHELD`` from such a card onwards.
     ``NotFound`` for an unknown position."""
     event = Event.objects.filter(position=position).prefetch_related("postings").first()
     if event is None:
@@ -307,15 +315,15 @@ def event_trail(position: int) -> dict:
     trail = list(Event.objects.filter(related).order_by("position")[:200])
     over = _round_over(event)
     hidden = hides_card(event.data) and not over
-    # A hidden card's hash (even its first 16 digits) would give the card away: 52 guesses.
-    previous = Event.objects.filter(position=event.position - 1).first()
-    unshown = withheld.withheld_positions([event, *trail, *([previous] if previous else [])])
+    # A hash from a hidden card onwards (even its first 16 digits) would give the card away.
+    hashes_from = withheld.hashes_withheld_from()
     for line in trail:
-        line.shown_hash = HIDDEN_ON_PAGE if line.position in unshown else line.hash
+        line.shown_hash = line.hash if withheld.hash_shown(line.position, hashes_from) else withheld.HASH_WITHHELD
+    shown = withheld.hash_shown(event.position, hashes_from)
     return {
         "event": event,
-        "hash": HIDDEN_ON_PAGE if event.position in unshown else event.hash,
-        "prev_hash": HIDDEN_ON_PAGE if event.position - 1 in unshown else event.prev_hash,
+        "hash": event.hash if shown else withheld.HASH_WITHHELD,
+        "prev_hash": event.prev_hash if shown else withheld.HASH_WITHHELD,
         "data": without_card_value(event.data, HIDDEN_ON_PAGE) if hidden else event.data,
         "line": event_line(event.type, event.data, round_over=over),
         "postings": list(event.postings.all()),

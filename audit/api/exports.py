@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
 from ledger.errors import InvalidInput
-from ledger.export.writer import export_zip_stream
+from ledger.export.writer import sealed_export_zip_stream
 from staff.permissions import roles_allowed
 from staff.roles import Role, has_role
 
@@ -22,7 +22,8 @@ IDENTITY_ROLES = (Role.AUDITOR, Role.CAGE_SUPERVISOR)
 class GamingDayExport(APIView):
     """The export of one gaming day (events.jsonl, postings.csv, balances.csv, tables.csv, cage.csv,
     aml.csv, manifest.json) as a zip streamed while it is built; check it with ``verify_export``.
-    400 for a malformed day, 404 for a day without events."""
+    Only a sealed day has one, as on the auditor's pages: 409 for a day still open and not
+    sealed. 400 for a malformed day, 404 for a day without events."""
 
     permission_classes = [roles_allowed(read={Role.AUDITOR, Role.ADMIN})]
 
@@ -32,7 +33,7 @@ class GamingDayExport(APIView):
             gaming_day = date.fromisoformat(day)
         except ValueError:
             raise InvalidInput("the gaming day is a date YYYY-MM-DD", field="day") from None
-        chunks = export_zip_stream(gaming_day, include_identity=has_role(request.user, *IDENTITY_ROLES))
+        chunks = sealed_export_zip_stream(gaming_day, include_identity=has_role(request.user, *IDENTITY_ROLES))
         response = StreamingHttpResponse(chunks, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="gaming-day-{gaming_day.isoformat()}.zip"'
         return response

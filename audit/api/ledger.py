@@ -30,38 +30,34 @@ class PostingSerializer(serializers.ModelSerializer):
 
 
 class EventLines(serializers.ListSerializer):
-    """A page of events: reads once which coups of its face-down cards are over (``_coups_over``),
-    and whether the event before the page is a card still hidden (its hash is each page's first
-    ``prev_hash``)."""
+    """A page of events: reads once which coups of its face-down cards are over (``_coups_over``)
+    and from which ledger position hashes are withheld (``ledger.withheld``)."""
 
     def to_representation(self, data):
         events = list(data.all() if hasattr(data, "all") else data)
-        before = _events_before(events)
-        cards = [e.data.get("round") for e in [*events, *before] if hides_card(e.data)]
-        self.child.rounds_over = _coups_over(cards)
-        self.child.hidden = {e.position for e in [*events, *before] if self.child.is_hidden(e)}
+        self.child.rounds_over = _coups_over(e.data.get("round") for e in events if hides_card(e.data))
+        self.child.hashes_from = withheld.hashes_withheld_from()
+        self.child.paged = True
         return super().to_representation(events)
-
-
-def _events_before(events: list) -> list:
-    """The events right before those of ``events`` that are not among them: one query."""
-    positions = {e.position for e in events}
-    wanted = {e.position - 1 for e in events} - positions
-    return list(Event.objects.filter(position__in=wanted)) if wanted else []
 
 
 class EventSerializer(serializers.ModelSerializer):
     """An event as recorded, but for game protection: a card dealt face down (or a hole card)
     of a coup not yet settled or voided reads ``"card": null`` (and ``total``/``soft`` null
-    when present) with ``"card_hidden": "face down until the coup is over"``, and its ``hash``
-    and the next event's ``prev_hash`` read null: a hash is of the data as recorded, so with
-    the rest of the envelope shown, 52 guesses would find the card (``ledger.withheld``)."""
+    when present) with ``"card_hidden": "face down until the coup is over"``; from that card
+    onwards every event's ``hash`` and ``prev_hash`` read null with ``"hash_withheld": true``:
+    a hash is of the data as recorded and chains every later one to it, so with the rest of the
+    envelope shown, 52 guesses would find the card (``ledger.withheld``)."""
 
     postings = PostingSerializer(many=True, read_only=True)
-    hash = serializers.CharField(read_only=True, allow_null=True, help_text="null while it is a hidden card's")
-    prev_hash = serializers.CharField(read_only=True, allow_null=True, help_text="null after a hidden card")
-    rounds_over: frozenset[str] = frozenset()  # set per page by EventLines: a lone event hides
-    hidden: set[int] | None = None  # positions of the hidden cards, set per page by EventLines
+    hash = serializers.CharField(read_only=True, allow_null=True, help_text="null while hash_withheld")
+    prev_hash = serializers.CharField(read_only=True, allow_null=True, help_text="null while hash_withheld")
+    hash_withheld = serializers.SerializerMethodField(
+        help_text="true from the first face-down card of a coup in play onwards, until that coup is over"
+    )
+    rounds_over: frozenset[str] = frozenset()  # set per page by EventLines: a lone event reads its own
+    hashes_from: int | None = None
+    paged = False
 
     class Meta:
         model = Event
@@ -81,26 +77,24 @@ class EventSerializer(serializers.ModelSerializer):
             "idempotency_key",
             "prev_hash",
             "hash",
+            "hash_withheld",
             "postings",
         ]
         list_serializer_class = EventLines
 
-    def is_hidden(self, event) -> bool:
-        return hides_card(event.data) and _uuid_text(event.data.get("round")) not in self.rounds_over
+    def get_hash_withheld(self, event) -> bool:
+        if not self.paged:  # a lone event: the rule read from the ledger
+            self.rounds_over = _coups_over([event.data.get("round")] if hides_card(event.data) else [])
+            self.hashes_from = withheld.hashes_withheld_from()
+            self.paged = True
+        return not withheld.hash_shown(event.position, self.hashes_from)
 
     def to_representation(self, event):
         body = super().to_representation(event)
-        if self.hidden is None:  # a lone event: its own state and its predecessor's, from the ledger
-            hidden = {event.position} if withheld.is_withheld(event) else set()
-            previous = Event.objects.filter(position=event.position - 1).first()
-            hidden |= {previous.position} if previous is not None and withheld.is_withheld(previous) else set()
-        else:
-            hidden = self.hidden
-        if event.position in hidden:
+        if hides_card(event.data) and _uuid_text(event.data.get("round")) not in self.rounds_over:
             body["data"] = {**without_card_value(event.data), "card_hidden": CARD_HIDDEN}
-            body["hash"] = None
-        if event.position - 1 in hidden:
-            body["prev_hash"] = None
+        if body["hash_withheld"]:
+            body["hash"] = body["prev_hash"] = None
         return body
 
 
@@ -182,7 +176,8 @@ class Liveness(APIView):
 
 class Readiness(APIView):
     """Readiness (issue 25): database, broker, projection lag under ``HEALTH_MAX_PROJECTION_LAG``,
-    no closed gaming day unsealed past ``HEALTH_SEAL_GRACE_HOURS``. 200 ``{"status": "ready",
+    no closed gaming day unsealed past ``HEALTH_SEAL_GRACE_HOURS``, the hash chain not found
+    broken by its last verification (``chain``: a short reason, never where or why). 200 ``{"status": "ready",
     "failing": [], "checks": {...}}``, else 503 ``{"status": "not_ready", "failing": [names], ...}``
     (``ledger.health``)."""
 
@@ -268,6 +263,7 @@ class AuditLines(serializers.ListSerializer):
     def to_representation(self, data):
         lines = list(data.all() if hasattr(data, "all") else data)
         self.child.rounds_over = _rounds_over(lines)
+        self.child.hashes_from = withheld.hashes_withheld_from()
         return super().to_representation(lines)
 
 
@@ -276,14 +272,16 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         help_text="the event in words; a card dealt face down without its value until its coup is settled or voided"
     )
     hash = serializers.SerializerMethodField(
-        help_text="the event's hash; null for a card dealt face down until its coup is settled or voided "
-        "(with the rest of the event, 52 guesses would find the card)"
+        help_text="the event's hash; null from the first card dealt face down of a coup in play onwards, "
+        "until that coup is settled or voided (with the rest of the event, 52 guesses would find the card)"
     )
+    hash_withheld = serializers.SerializerMethodField(help_text="true while the hash reads null for that reason")
     rounds_over: frozenset[str] = frozenset()  # set per page by AuditLines: a lone line hides
+    hashes_from: int | None = 0  # set per page by AuditLines: a lone line withholds its hash
 
     class Meta:
         model = AuditEntry
-        fields = ["position", "type", "summary", "hash", "occurred_at", "gaming_day"]
+        fields = ["position", "type", "summary", "hash", "hash_withheld", "occurred_at", "gaming_day"]
         list_serializer_class = AuditLines
 
     def _over(self, line, data: dict) -> bool:
@@ -293,9 +291,11 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         data = line.data if isinstance(line.data, dict) else {}
         return audit_trails.summary(line.type, data, round_over=self._over(line, data))
 
+    def get_hash_withheld(self, line) -> bool:
+        return not withheld.hash_shown(line.position, self.hashes_from)
+
     def get_hash(self, line) -> str | None:
-        data = line.data if isinstance(line.data, dict) else {}
-        return None if is_face_down(line.type, data) and not self._over(line, data) else line.hash
+        return None if self.get_hash_withheld(line) else line.hash
 
 
 def _uuid_text(value: object) -> str | None:

@@ -29,7 +29,7 @@ from django.db.models import Count, Q, Sum
 
 from .. import seal as seals
 from .. import signing, withheld
-from ..errors import NotFound
+from ..errors import Conflict, NotFound, StateConflict
 from ..hashing import canonical_json, iso_utc
 from ..models import Event, Posting
 from ..spreadsheet_cells import safe_row
@@ -38,6 +38,8 @@ from . import registry
 from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
 
 CHUNK = 2000
+# Why a day has no export yet (the API's 409, the auditor's days page).
+NOT_SEALED = "the day is open and not sealed (a day is sealed when it closes)"
 FLUSH_BYTES = 1 << 16
 
 
@@ -56,7 +58,8 @@ def plan_export(day: date, *, include_identity: bool) -> Plan:
     """The range to export: the latest seal's of ``day``, else the day's partition so far up
     to the event before the first face-down card of a coup still in play (none such: all).
 
-    Raises ``NotFound`` when the day has no event.
+    Raises ``NotFound`` when the day has no event, ``Conflict`` when the day is open and such a
+    card comes before it (even its first event's ``prev_hash`` would give the card away).
     """
     seal = seals.latest_seal(day=day)
     if seal is not None:
@@ -66,10 +69,15 @@ def plan_export(day: date, *, include_identity: bool) -> Plan:
     else:
         first, last, previous = seals.day_range(day)
         # An open day's export stops before the first card still face down in play: the
-        # card, its hash and every later prev_hash would give it away (``ledger.withheld``).
+        # card, its hash and every later hash would give it away (``ledger.withheld``).
         # The sealed export carries the whole range.
-        hidden = withheld.first_withheld(first, last)
-        if hidden is not None:
+        hidden = withheld.hashes_withheld_from()
+        if hidden is not None and hidden <= first - 1:
+            raise Conflict(
+                f"gaming day {day.isoformat()} is open and a face-down card before it is still in play: "
+                "its export waits until that coup is over"
+            )
+        if hidden is not None and hidden <= last:
             last = hidden - 1
     before = Event.objects.filter(position=first - 1).values_list("hash", flat=True).first()
     last_hash = Event.objects.filter(position=last).values_list("hash", flat=True).first()
@@ -199,6 +207,14 @@ def files(plan: Plan) -> Iterator[tuple[str, Iterator[str]]]:
         yield name, csv_lines(registry.WRITERS[name](ctx))
 
 
+def _chain_head(position: int, head_hash: str) -> dict:
+    """The ledger's head at export time; its hash withheld past a face-down card in play (it
+    would give the card away as well as the card's own hash would: ``ledger.withheld``)."""
+    if withheld.hash_shown(position, withheld.hashes_withheld_from()):
+        return {"position": position, "hash": head_hash}
+    return {"position": position, "hash": None, "hash_withheld": True}
+
+
 def manifest(plan: Plan, written: dict[str, dict]) -> str:
     """The ``manifest.json`` text for the files ``written`` (name → sha256, bytes, lines), each
     line with its Ed25519 signature (``verify_export.manifest_document``)."""
@@ -217,7 +233,7 @@ def manifest(plan: Plan, written: dict[str, dict]) -> str:
         "seal_event_position": plan.seal.position if plan.seal else None,
         "previous_seal": plan.previous_seal.data if plan.previous_seal else None,
         "previous_seal_event_position": plan.previous_seal.position if plan.previous_seal else None,
-        "chain_head": {"position": head_position, "hash": head_hash},
+        "chain_head": _chain_head(head_position, head_hash),
         "identities_included": plan.ctx.include_identity,
         "exported_at": iso_utc(datetime.now(UTC)),
         "signature_algorithm": signing.ALGORITHM,
@@ -321,6 +337,18 @@ def export_zip_stream(day: date, *, include_identity: bool = False) -> Iterator[
     """
     plan = plan_export(day, include_identity=include_identity)
     return _zip_chunks(plan)
+
+
+def sealed_export_zip_stream(day: date, *, include_identity: bool = False) -> Iterator[bytes]:
+    """``export_zip_stream`` of a sealed day only (the API's, as the auditor's pages offer it):
+    an open day's export would be a partial range that changes with each event, its manifest
+    signing no seal. Raises ``NotFound`` for a day without events, ``StateConflict`` (409) for
+    one not sealed, saying ``NOT_SEALED``."""
+    if seals.latest_seal(day=day) is None:
+        if not Event.objects.filter(gaming_day=day).exists():
+            raise NotFound(f"gaming day {day.isoformat()} has no event", field="day")
+        raise StateConflict(f"no export of gaming day {day.isoformat()}: {NOT_SEALED}", field="day")
+    return export_zip_stream(day, include_identity=include_identity)
 
 
 def _zip_chunks(plan: Plan) -> Iterator[bytes]:

@@ -92,6 +92,26 @@ def test_a_malformed_day_is_400_and_an_empty_day_404(cage):
     assert auditor.get("/api/exports/gaming-days/2001-01-01.zip").status_code == 404
 
 
+def test_the_export_of_a_day_still_open_is_409_saying_why_until_it_is_sealed(cage, tmp_path):
+    """As the auditor's pages offer exports only for sealed days: an open day's would be a
+    partial range, changing with each event, that no seal signs."""
+    chips_purchase(patron=make_patron(), amount_cents=10_000, actor=ACTOR)
+    day = current_gaming_day().isoformat()
+    auditor = _client("aud", "auditor")
+    response = auditor.get(f"/api/exports/gaming-days/{day}.zip")
+    assert response.status_code == 409 and not getattr(response, "streaming", False)
+    body = response.json()
+    assert (body["error"], body["field"]) == ("state_conflict", "day")
+    assert (
+        body["detail"]
+        == f"no export of gaming day {day}: the day is open and not sealed (a day is sealed when it closes)"
+    )
+
+    seal_gaming_day(day=current_gaming_day(), actor=ACTOR)
+    response, files = _download(auditor, day, tmp_path)
+    assert response.status_code == 200 and "aml.csv" in files
+
+
 def test_a_purchase_over_the_identity_threshold_is_refused_with_409_naming_it(cage):
     nameless = patron_register(kind="identified", name="No papers", actor=ACTOR)["patron"]
     cashier = _client("cash1", "cashier")

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from ledger import projections
 from ledger.models import Event
+from ledger.withheld import HASH_WITHHELD
 from staff.roles import Role
 from tests.api.test_caribbean_cases import StudTable
 from tests.conftest import client_as, make_patron, staff_user
@@ -150,12 +151,11 @@ def test_the_raw_events_api_hides_a_face_down_card_while_the_coup_is_in_play_and
         assert cards[0]["face"] == "down" and cards[0]["box"] == 1 and cards[0]["round"] == stud.round
         body = str(events)
         assert not any(f"'{code}'" in body for code in FACE_DOWN_CODES)
-        # A hidden card's hash would give it away (52 guesses): it reads null, and so does the
-        # next event's prev_hash; the face-up card's is the recorded one.
+        # A hidden card's hash would give it away (52 guesses), and so would every later one
+        # (chained to it): from the coup's first face-down card on they read null.
         for event in events:
             if event["type"] == "CardDealt":
-                recorded = Event.objects.get(position=event["position"]).hash
-                assert event["hash"] == (recorded if event["data"]["card"] == "3C" else None)
+                assert (event["hash"], event["prev_hash"], event["hash_withheld"]) == (None, None, True)
     # The ledger keeps the cards as dealt.
     assert [stored[p]["card"] for p in sorted(stored)][:2] == ["2S", "5H"]
 
@@ -226,20 +226,20 @@ def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_pla
 
 def test_the_pit_bosss_coup_audit_withholds_a_face_down_cards_hash_until_the_coup_is_over(api, cage, pit_boss):
     """A hash is of the card as recorded: with the rest of the envelope on the page, 52 guesses
-    would find the card, so neither its hash nor the next event's prev_hash is shown mid-coup."""
+    would find the card, so neither its hash nor any later hash is shown mid-coup."""
     stud, patron = mid_coup(api)
     down = Event.objects.filter(type="CardDealt", data__round=stud.round, data__card="5H").get()
     after = Event.objects.get(position=down.position + 1)
 
     page = pit_boss.get(f"/dashboard/coups/{stud.round}/audit/").content.decode()
     assert down.hash[:12] not in page and down.hash not in page
-    assert after.prev_hash == down.hash
-    assert "hidden until the coup is over" in page
+    assert after.prev_hash == down.hash and after.hash not in page
+    assert HASH_WITHHELD in page
 
     stud.decide(patron, "raise")  # the showdown settles the coup
 
     page = pit_boss.get(f"/dashboard/coups/{stud.round}/audit/").content.decode()
-    assert down.hash in page and "hidden until the coup is over" not in page
+    assert down.hash in page and after.hash in page and HASH_WITHHELD not in page
 
 
 def test_a_black_jack_hole_card_is_withheld_from_every_reader_until_the_coup_is_over(api, cage, pit_boss):

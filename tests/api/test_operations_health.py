@@ -1,14 +1,18 @@
 """Issue 25 §2: liveness and readiness. Readiness answers 503 naming the failing check: the
-database, the broker, a projection lagging past the threshold, an overdue seal."""
+database, the broker, a projection lagging past the threshold, an overdue seal, a hash chain
+its last verification found broken."""
 
+import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import OperationalError, connection
 from django.test import Client
 
 from ledger import health, projections
 from ledger.gaming_day import current_gaming_day
+from ledger.models import ChainVerification, Event
 from ledger.seal import seal_gaming_day
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +30,7 @@ def test_readiness_is_200_when_every_check_holds(cage):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert (body["status"], body["failing"]) == ("ready", [])
-    assert sorted(body["checks"]) == ["broker", "database", "projections", "seal"]
+    assert sorted(body["checks"]) == ["broker", "chain", "database", "projections", "seal"]
     assert body["checks"]["projections"]["max_lag"] == 0
 
 
@@ -70,7 +74,7 @@ def test_readiness_is_503_saying_only_database_unavailable_when_it_fails(db, mon
     response = Client().get("/api/health/ready")
     assert response.status_code == 503
     body = response.json()
-    assert body["failing"] == ["database", "projections", "seal"]
+    assert body["failing"] == ["database", "projections", "seal", "chain"]
     assert body["checks"]["database"] == {"ok": False, "error": "database unavailable"}
     assert "10.0.4.17" not in response.content.decode() and "5432" not in response.content.decode()
     assert any("10.0.4.17" in str(record.exc_info[1]) for record in caplog.records if record.exc_info)
@@ -100,3 +104,39 @@ def test_the_probes_are_not_redirected_to_https(db, settings):
     assert client.get("/api/health/live").status_code == 200
     assert client.get("/api/health/ready").status_code == 200
     assert client.get("/api/health/").status_code == 301  # the rest of the site still is
+
+
+def _verify() -> None:
+    try:
+        call_command("ledger", "verify", stdout=io.StringIO(), stderr=io.StringIO())
+    except CommandError:
+        pass  # broken, or the test database's tables not guarded as deployed: the chain's own result is recorded
+
+
+def test_readiness_is_503_once_the_last_verification_found_the_chain_broken(cage, _replication_role_reset):
+    """A ledger found broken is no ledger to take bets on; the probe answers anyone, so it says
+    that much and not where or why (the operator's ``ledger verify`` does)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: the tampering switches the triggers off as a superuser")
+    projections.catch_up_all()
+    _verify()
+    assert ChainVerification.objects.get().ok
+    assert Client().get("/api/health/ready").json()["checks"]["chain"]["ok"] is True
+    opening = Event.objects.order_by("position").first()
+    with connection.cursor() as cursor:  # what a superuser can do, triggers off
+        cursor.execute("SET session_replication_role = replica")
+        cursor.execute("UPDATE ledger_event SET actor = 'forger' WHERE position = %s", [opening.position])
+        cursor.execute("RESET session_replication_role")
+    assert Client().get("/api/health/ready").status_code == 200  # not verified since
+
+    _verify()
+
+    response = Client().get("/api/health/ready")
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["status"], body["failing"]) == ("not_ready", ["chain"])
+    chain = body["checks"]["chain"]
+    assert (chain["ok"], chain["error"]) == (False, "the ledger's hash chain was found broken at its last verification")
+    recorded = ChainVerification.objects.order_by("-id").first()
+    assert (recorded.ok, recorded.first_bad_position) == (False, opening.position)
+    assert recorded.reason not in response.content.decode() and "position" not in response.content.decode()

@@ -6,7 +6,8 @@ verify       — recompute the hash chain and check it against the signed checkp
                position or checkpoint file, a recorded checkpoint file missing or renamed, or
                a fault of the tables' guard (``ledger.guarded``: search path not pinned, a
                shadowing relation, a trigger missing, another owner). --require-checkpoints:
-               also exit 1 when this ledger has none.
+               also exit 1 when this ledger has none. The chain's result is recorded: the
+               readiness probe answers 503 while the last one found it broken.
 checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
 public-key   — print the public key (hex) of the signing key, to give to auditors.
 rebuild      — replay projections from position 0 (all, or those named with --projection), in
@@ -31,7 +32,7 @@ from ledger.errors import DomainError
 from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
-from ledger.verify import verify_chain
+from ledger.verify import record_verification, verify_chain
 
 
 class Command(BaseCommand):
@@ -80,6 +81,8 @@ class Command(BaseCommand):
         unguarded = guarded.faults()
         with Progress("verify", _head(), stream=self.stderr) as shown:
             result = verify_chain(checkpoints=mine, on_batch=shown.advance)
+        if not record_verification(result):
+            self.stderr.write("this verification is not recorded: the role connected may not write it")
         problems = [f"ledger tables UNGUARDED: {fault}" for fault in unguarded]
         problems += [f"ledger checkpoints INCOMPLETE: {fault}" for fault in anchors.faults]
         if not result.ok:
