@@ -52,6 +52,7 @@ from staff.roles import Role, require_role
 from ..models import Patron
 from ..selectors import patron_get
 from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit
+from .patrons import identity_digests
 
 DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")
 
@@ -217,7 +218,8 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
 
     The one way a patron's identity changes after registration (the Django admin shows it
     read-only). Appends ``PatronIdentityRecorded`` on ``aml/<code>``: the patron's code and
-    ``replaced`` (an identity was on file: a correction), never the name or document. Returns
+    ``replaced`` (an identity was on file: a correction), ``name_digest`` and ``document_digest``
+    (keyed: never the name or document themselves). Returns
     ``{"patron", "event"}``. Raises ``InvalidInput`` (blank name or document, or the shared
     ``anon`` patron: register the person instead), ``NotFound``, ``RoleRequired`` (403: needs
     cashier or cage supervisor).
@@ -237,7 +239,16 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
         (event,) = cmd.append(
             stream=stream,
             expected_version=stream_version(stream),
-            events=[NewEvent("PatronIdentityRecorded", {"patron": who.code, "replaced": replaced})],
+            events=[
+                NewEvent(
+                    "PatronIdentityRecorded",
+                    {
+                        "patron": who.code,
+                        "replaced": replaced,
+                        **identity_digests(who.code, name=name.strip(), document=document),
+                    },
+                )
+            ],
         )
         return cmd.finish({"patron": who.code, "event": event.position})
 

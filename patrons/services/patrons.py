@@ -5,9 +5,21 @@ from django.db.models import Max
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput
+from ledger.identity import digest
 from ledger.store import NewEvent
 
 from ..models import Patron
+
+IDENTITY_FIELDS = ("name", "document")
+
+
+def identity_digests(code: str, *, name: str, document: str) -> dict[str, str]:
+    """``{"name_digest", "document_digest"}``: the keyed digests of a patron's name and document
+    that his identity events carry (the ledger never holds the identity itself: ``ledger.identity``)."""
+    return {
+        "name_digest": digest("patron name", code, name),
+        "document_digest": digest("patron document", code, document),
+    }
 
 
 def patron_register(
@@ -37,7 +49,16 @@ def patron_register(
         cmd.append(
             stream=f"patron/{patron.code}",
             expected_version=0,
-            events=[NewEvent("PatronRegistered", {"patron": patron.code, "kind": patron.kind})],
+            events=[
+                NewEvent(
+                    "PatronRegistered",
+                    {
+                        "patron": patron.code,
+                        "kind": patron.kind,
+                        **identity_digests(patron.code, name=patron.name, document=patron.document),
+                    },
+                )
+            ],
         )
         return cmd.finish({"patron": patron.code, "kind": patron.kind})
 
