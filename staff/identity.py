@@ -115,7 +115,8 @@ def account_mismatches() -> Iterator[Mismatch | Unchecked]:
                 yield Mismatch(KIND, username, flag)
         if "groups" in account and sorted(groups.get(user.pk, [])) != account["groups"]:
             yield Mismatch(KIND, username, "groups")
-        if passwords and "password" in account and not digest_matches(account["password"], "password", username, user.password):
+        recorded = account.get("password") if passwords else None
+        if recorded is not None and not digest_matches(recorded, "password", username, user.password):
             yield Mismatch(KIND, username, "password")
         for name in PROFILE_FIELDS:
             if name in account and not digest_matches(account[name], name, username, str(getattr(user, name) or "")):
