@@ -44,3 +44,20 @@ def test_changepassword_sets_the_password_through_the_service(monkeypatch):
     assert (event.actor, event.data) == ("manage.py", {"user": "cash1", "password_digest": password_digest(cashier)})
     assert PASSWORD not in str(event.data)
     assert identity.mismatches() == []
+
+
+def test_the_exception_log_lists_a_password_set_at_the_console_and_a_name_changed(monkeypatch):
+    from audit.exceptions import exception_log
+    from ledger.gaming_day import current_gaming_day
+    from staff.services import staff_profile_change
+
+    staff_account_create(username="adm1", roles=["admin"], actor="manage.py")
+    staff_account_create(username="cash1", roles=["cashier"], actor="manage.py")
+    monkeypatch.setattr(changepassword.Command, "_get_pass", lambda self, prompt="Password: ": PASSWORD)
+    call_command("changepassword", "cash1", stdout=StringIO())
+    staff_profile_change(username="cash1", first_name="Jeanne", email="j@casino.example", actor="adm1")
+    rows = exception_log(current_gaming_day(), kind="role_change", person="cash1")["rows"]
+    assert [row["what"] for row in rows][-2:] == [
+        "password of cash1 set at the console",
+        "first name, e-mail of cash1 changed",
+    ]
