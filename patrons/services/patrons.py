@@ -22,18 +22,36 @@ def identity_digests(code: str, *, name: str, document: str) -> dict[str, str]:
     }
 
 
+def check_document_free(document: str, *, patron_id: int | None = None) -> None:
+    """One identity document belongs to one patron: raise ``InvalidInput`` (400, field
+    ``document``) when another patron (not ``patron_id``) holds ``document``, letter case aside
+    (the database's unique constraint ``patron_document_unique`` says the same). Called under
+    the ledger's writer lock, so two desks cannot both register one document."""
+    if not document:
+        return
+    holder = Patron.objects.filter(document__iexact=document).exclude(pk=patron_id).values_list("code", flat=True)
+    if holder:
+        raise InvalidInput(
+            f"this identity document is already on file for patron {holder[0]}: find him instead "
+            "of registering the person again",
+            field="document",
+        )
+
+
 def patron_register(
     *, kind: str, actor: str, name: str = "", document: str = "", idempotency_key: str | None = None
 ) -> dict:
     """Register a patron; returns ``{"patron": code, "kind"}``.
 
     ``kind`` is ``identified`` (a name is required) or ``anonymous`` (unrated play: every
-    anonymous registration returns the shared ``anon`` patron). Raises ``InvalidInput``.
+    anonymous registration returns the shared ``anon`` patron). Raises ``InvalidInput`` (400:
+    field ``name``, or ``document`` when another patron holds that document).
     """
     if kind not in Patron.Kind.values:
         raise InvalidInput("kind must be 'identified' or 'anonymous'", field="kind")
     if kind == Patron.Kind.IDENTIFIED and not name.strip():
         raise InvalidInput("an identified patron needs a name", field="name")
+    document = document.strip() if isinstance(document, str) else document
     request = {"op": "patron_register", "kind": kind, "name": name, "document": document}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -43,6 +61,7 @@ def patron_register(
             if not created:
                 return cmd.finish({"patron": patron.code, "kind": patron.kind})
         else:
+            check_document_free(document)
             # Under the ledger writer lock: no other registration can take the same number.
             number = (Patron.objects.aggregate(n=Max("id"))["n"] or 0) + 1
             patron = Patron.objects.create(code=f"P{number:05d}", kind=kind, name=name, document=document)
