@@ -11,6 +11,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import RequestFactory
+from django.utils import timezone
 
 from ledger import identity
 from ledger.models import Event
@@ -105,8 +106,8 @@ def test_a_password_hash_written_with_raw_sql_is_reported_without_printing_it(pe
 def test_an_account_inserted_with_raw_sql_is_reported(people):
     _sql(
         "INSERT INTO auth_user (username, password, is_superuser, is_staff, is_active, first_name, last_name, "
-        "email, date_joined) VALUES ('ghost', %s, true, true, true, '', '', '', now())",
-        [make_password("boo")],
+        "email, date_joined) VALUES ('ghost', %s, true, true, true, '', '', '', %s)",
+        [make_password("boo"), timezone.now()],
     )
     ok, text = _verify()
     assert not ok
