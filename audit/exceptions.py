@@ -53,7 +53,14 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "aml_flag": ("AML flags", (*DECISION_EVENTS, FLAG_TYPE)),
     "role_change": (
         "role and account changes",
-        ("StaffRolesChanged", "StaffUserChanged", "StaffLeft", "StaffPasswordReset"),
+        (
+            "StaffRolesChanged",
+            "StaffUserChanged",
+            "StaffLeft",
+            "StaffPasswordReset",
+            "StaffPasswordSet",
+            "StaffProfileChanged",
+        ),
     ),
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
 }
@@ -280,6 +287,13 @@ def _aml(event: Event, kind: str) -> dict:
     )
 
 
+PROFILE_WORDS = {"first_name": "first name", "last_name": "last name", "email": "e-mail"}
+
+
+def _profile_words(fields: list[str]) -> str:
+    return ", ".join(PROFILE_WORDS.get(name, name) for name in fields) or "nothing"
+
+
 def _role(event: Event, kind: str) -> dict:
     data = event.data
     user = data.get("user")
@@ -289,6 +303,10 @@ def _role(event: Event, kind: str) -> dict:
         what = f"roles of {user}: {_roles(data['before'])} → {_roles(data['after'])}"
     elif event.type == "StaffPasswordReset":
         what = f"password of {user} reset: he chooses a new one at his next login"
+    elif event.type == "StaffPasswordSet":
+        what = f"password of {user} set at the console"
+    elif event.type == "StaffProfileChanged":
+        what = f"{_profile_words(data.get('changed') or [])} of {user} changed"
     else:
         what = f"account {user} " + ("created" if data.get("before") is None else "changed")
     before, after = data.get("before"), data.get("after")

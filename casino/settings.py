@@ -24,6 +24,12 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhos
 
 INSTALLED_APPS = [
     "django.contrib.admin",
+    # Bottom to top (docs/architecture.md): an app imports only those above it in this list.
+    # The ledger and staff come before django.contrib.auth so that staff's own createsuperuser
+    # and changepassword replace Django's (an app earlier in the list wins a command's name):
+    # they record the account's identity event (staff.services), which Django's would not.
+    "ledger",
+    "staff",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -32,9 +38,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served locally: no CDN needed
-    # Bottom to top (docs/architecture.md): an app imports only those above it in this list.
-    "ledger",
-    "staff",
     "patrons",
     "games",
     "cashier",

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.contrib.auth import get_user_model
-
 from cashier import credit_reports, custody_reports, tronc_reports
 from cashier.credit_models import CreditLine, Marker
 from cashier.services.count_room import box_removal, drop_box_remove, drop_stream, live_count
@@ -19,9 +17,9 @@ from ledger import store
 from ledger.models import Event
 from patrons.models import Patron
 from patrons.services.patrons import patron_register
-from staff.roles import Role, grant
+from staff.roles import Role
 
-from .day import CASHIER, COUNTERS, DEALER, PIT_BOSS, SUPERVISOR, demo_cage_shift_open
+from .day import CASHIER, COUNTERS, DEALER, PIT_BOSS, SUPERVISOR, demo_cage_shift_open, ensure_staff
 
 DROP_TEAM = ("demo-drop1", "demo-drop2")
 VERIFIER = "demo-count3"
@@ -30,13 +28,7 @@ TIPS_CASH = {"2000": 6, "1000": 3}  # 150 EUR in the R1 tip box
 
 
 def ensure_back_office_staff() -> None:
-    users = get_user_model().objects
-    for username, role in ((DROP_TEAM[0], Role.DROP_TEAM), (DROP_TEAM[1], Role.DROP_TEAM), (VERIFIER, Role.COUNT_TEAM)):
-        user, created = users.get_or_create(username=username)
-        if created:
-            user.set_unusable_password()
-            user.save()
-        grant(user, role)
+    ensure_staff({DROP_TEAM[0]: Role.DROP_TEAM, DROP_TEAM[1]: Role.DROP_TEAM, VERIFIER: Role.COUNT_TEAM})
 
 
 def demo_tips(day: date) -> None:

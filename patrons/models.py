@@ -6,6 +6,7 @@ by ``code`` only (DESIGN.md §The ledger).
 """
 
 from django.db import models
+from django.db.models.functions import Upper
 
 from ledger import accounts
 
@@ -24,6 +25,10 @@ class Patron(models.Model):
     class Meta:
         db_table = "cashier_patron"  # the table predates the patrons app; kept to move no data
         ordering = ["code"]
+        constraints = [
+            # One identity document belongs to one patron (letter case aside); many have none.
+            models.UniqueConstraint(Upper("document"), condition=~models.Q(document=""), name="patron_document_unique")
+        ]
 
     def __str__(self) -> str:
         return self.code

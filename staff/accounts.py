@@ -38,7 +38,14 @@ from .roles import (
     require_distinct,
     require_second_signature,
 )
-from .services import ROLES_STREAM, _append_one, check_role_change, record_roles_change, user_snapshot
+from .services import (
+    ROLES_STREAM,
+    _append_one,
+    check_role_change,
+    password_digest,
+    record_roles_change,
+    user_snapshot,
+)
 
 # The result's key that holds a reset's temporary password: shown once, stored nowhere.
 TEMPORARY_PASSWORD = "temporary_password"
@@ -96,7 +103,8 @@ def staff_password_reset(*, username: str, actor: str, approver: object, idempot
     confirmed from his own session (``approvals``), not the account's owner.
 
     Event ``StaffPasswordReset`` on ``staff/roles``: ``{"user", "approver", "before":
-    {"must_change_password"}, "after": {"must_change_password": true}}`` (never the password).
+    {"must_change_password"}, "after": {"must_change_password": true}, "password_digest"}`` (never
+    the password: ``staff.services.password_digest``).
     Returns ``{"username", "must_change_password": true, "position", "temporary_password"}``.
     Raises ``RoleRequired`` (403), ``NotFound`` (404), ``InvalidInput`` (400: a device),
     ``StateConflict`` (409: an inactive account: reactivate it first)."""
@@ -121,6 +129,7 @@ def staff_password_reset(*, username: str, actor: str, approver: object, idempot
                 "approver": approver,
                 "before": {"must_change_password": was_due},
                 "after": {"must_change_password": True},
+                "password_digest": password_digest(user),
             },
         )
         _append_one(cmd, ROLES_STREAM, event)
@@ -198,7 +207,8 @@ def staff_password_change(*, user, old_password: object, new_password: object) -
     ``old_password`` must be his current one (a reset's temporary password); ``new_password``
     passes ``AUTH_PASSWORD_VALIDATORS`` and differs from it. Clears ``PasswordChangeDue``.
     Event ``StaffPasswordChanged`` on ``staff/roles`` (actor: himself) ``{"user", "before":
-    {"must_change_password"}, "after": {"must_change_password": false}}``, never a password.
+    {"must_change_password"}, "after": {"must_change_password": false}, "password_digest"}``, never a
+    password.
     Returns ``{"username", "must_change_password": false, "position"}``. Raises
     ``InvalidInput`` (400, field ``old_password`` or ``new_password``)."""
     if not getattr(user, "is_authenticated", False) or not getattr(user, "pk", None):
@@ -226,6 +236,7 @@ def staff_password_change(*, user, old_password: object, new_password: object) -
                 "user": username,
                 "before": {"must_change_password": was_due},
                 "after": {"must_change_password": False},
+                "password_digest": password_digest(account),
             },
         )
         _append_one(cmd, ROLES_STREAM, event)

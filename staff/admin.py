@@ -11,8 +11,9 @@ deactivated by ``POST /api/staff/users/<name>/leave``.
 
 Here an admin may still create an account (its name and first password: ``StaffUserChanged``,
 and its owner must choose his own password at his first login: the creator knew the first
-one) and edit its owner's first and last name and e-mail; the username (the ledger names
-people by it) is read-only once created. Assignments and device tokens are read-only too;
+one) and edit its owner's first and last name and e-mail, through ``staff_profile_change``
+(event ``StaffProfileChanged``, so ``ledger verify`` knows them); the username (the ledger
+names people by it) is read-only once created. Assignments and device tokens are read-only too;
 the role groups cannot be renamed, re-permissioned or deleted.
 """
 
@@ -26,8 +27,8 @@ from ledger.admin import ReadOnlyAdmin
 
 from .accounts import mark_password_change_due
 from .models import DealerAssignment, DeviceToken, PasswordChangeDue
-from .roles import ALL_ROLES
-from .services import record_user_change, user_snapshot
+from .roles import ALL_ROLES, RoleRequired
+from .services import PROFILE_FIELDS, staff_account_recorded, staff_profile_change
 
 # The user form's fields that give access or let someone log in as the account's owner.
 ACCESS_FIELDS = ("password", "groups", "user_permissions", "is_active", "is_staff", "is_superuser")
@@ -102,12 +103,20 @@ class StaffUserAdmin(UserAdmin):
         return False  # a leaver is deactivated (POST /api/staff/users/<name>/leave), his history kept
 
     def save_model(self, request, obj, form, change):
-        before = user_snapshot(type(obj).objects.get(pk=obj.pk)) if change else None
-        super().save_model(request, obj, form, change)
         actor = request.user.get_username()
-        if not change:  # its creator knows the first password: the owner chooses his own
-            mark_password_change_due(obj, reason="account created in the admin", set_by=actor)
-        record_user_change(before=before, user=obj, actor=actor)
+        if change:
+            # Only the names and the e-mail are editable here: they change through the service,
+            # which records the change (never Django's plain save, which left no trace).
+            fields = {name: form.cleaned_data[name] for name in PROFILE_FIELDS if name in form.cleaned_data}
+            try:
+                staff_profile_change(username=obj.get_username(), actor=actor, **fields)
+            except RoleRequired as refusal:
+                raise PermissionDenied(refusal.message) from None
+            return
+        super().save_model(request, obj, form, change)
+        # Its creator knows the first password: the owner chooses his own.
+        mark_password_change_due(obj, reason="account created in the admin", set_by=actor)
+        staff_account_recorded(user=obj, actor=actor)
 
     def save_related(self, request, form, formsets, change):
         user = form.instance

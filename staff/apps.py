@@ -7,4 +7,9 @@ class StaffConfig(AppConfig):
     verbose_name = "Staff, roles and devices"
 
     def ready(self):
+        from ledger import identity
+
         from . import signals  # noqa: F401 - connects the auth trail's receivers
+        from .identity import account_mismatches
+
+        identity.register(account_mismatches)

@@ -15,6 +15,7 @@ from core.rawsql import columns, fetch_prepared, instance
 
 from .models import PasswordChangeDue
 from .roles import remember_roles
+from .services import staff_password_rehashed
 
 
 @functools.cache  # built once: the user model's columns do not change while the process runs
@@ -31,6 +32,27 @@ def _user_with_roles_sql() -> str:
 
 
 class StaffBackend(ModelBackend):
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        """Django's, and when checking the password re-hashed it (a stronger hasher or more
+        iterations since it was set), the new hash is recorded (``staff_password_rehashed``):
+        else ``ledger verify`` would take it for a hash written behind the services' back."""
+        model = get_user_model()
+        if username is None:
+            username = kwargs.get(model.USERNAME_FIELD)
+        if username is None or password is None:
+            return None
+        try:
+            user = model._default_manager.get_by_natural_key(username)
+        except model.DoesNotExist:
+            model().set_password(password)  # the same time as for an existing user (Django's #20760)
+            return None
+        stored = user.password
+        if not user.check_password(password):
+            return None
+        if user.password != stored:
+            staff_password_rehashed(user=user, replaced=stored)
+        return user if self.user_can_authenticate(user) else None
+
     def get_user(self, user_id):
         """The active user with primary key ``user_id`` (from the session), his roles loaded
         (``staff.roles.roles_of`` reads them from him) and whether his password must change

@@ -19,6 +19,7 @@ from django.utils import timezone
 from ledger import store
 from ledger.commands import ledger_command, projections_after_commit
 from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.identity import digest
 from ledger.store import NewEvent
 
 from .models import DealerAssignment, DeviceToken
@@ -164,7 +165,16 @@ def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
         )
         event = NewEvent(
             type="DeviceTokenIssued",
-            data={"device": name, "kind": kind, "table": table, "before": None, "after": {"table": table}},
+            data={
+                "device": name,
+                "kind": kind,
+                "table": table,
+                "before": None,
+                "after": {"table": table},
+                # The device's account (``device:<name>``): no password, no role.
+                "user": username,
+                "password_digest": password_digest(user),
+            },
         )
         _append_one(cmd, DEVICES_STREAM, event)
         return cmd.finish({"name": name, "table": table, "kind": kind, "token": token})
@@ -213,7 +223,9 @@ def record_roles_change(
     if before is None:
         before = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
         user.groups.remove(*Group.objects.filter(name__in=before - after))
-        user.groups.add(*Group.objects.filter(name__in=after - before))
+        # get_or_create: a role's group comes from a data migration, which a flushed test
+        # database (or a restored one) may lack; the role must not be dropped silently.
+        user.groups.add(*(Group.objects.get_or_create(name=name)[0] for name in sorted(after - before)))
     if hasattr(user, "_casino_roles"):
         del user._casino_roles
     data = {"user": user.get_username(), "before": sorted(before), "after": sorted(after)}
@@ -229,6 +241,7 @@ def record_roles_change(
 
 
 USER_FIELDS = ("username", "is_active", "is_staff", "is_superuser")
+PROFILE_FIELDS = ("first_name", "last_name", "email")
 
 
 def user_snapshot(user) -> dict:
@@ -236,14 +249,130 @@ def user_snapshot(user) -> dict:
     return {name: getattr(user, name) for name in USER_FIELDS}
 
 
+def password_digest(user) -> str:
+    """The keyed digest of ``user``'s stored password hash (``ledger.identity.digest``): an
+    identity event records it so that ``ledger verify`` sees a hash written behind the
+    services' back; it tells nothing about the password."""
+    return digest("password", user.get_username(), user.password or "")
+
+
+def profile_digests(user) -> dict[str, str]:
+    """``{field: keyed digest}`` of ``user``'s first and last name and e-mail (personal data:
+    the ledger, which keeps everything for ever, holds only these)."""
+    return {name: digest(name, user.get_username(), str(getattr(user, name) or "")) for name in PROFILE_FIELDS}
+
+
 def record_user_change(*, before: dict | None, user, actor: str) -> int | None:
     """Append ``StaffUserChanged`` (``before`` None: the account was created) with the account's
-    fields before and after, when they differ. Returns the event's position, or None."""
+    fields before and after, when they differ. A creation records the digests of the first
+    password and of the name and e-mail too. Returns the event's position, or None."""
     after = user_snapshot(user)
     if before == after:
         return None
-    event = NewEvent(type="StaffUserChanged", data={"user": user.get_username(), "before": before, "after": after})
-    return _append_outside_command(ROLES_STREAM, event, actor=actor)
+    data = {"user": user.get_username(), "before": before, "after": after}
+    if before is None:
+        data.update(password_digest=password_digest(user), profile_digests=profile_digests(user), roles=[])
+    return _append_outside_command(ROLES_STREAM, NewEvent(type="StaffUserChanged", data=data), actor=actor)
+
+
+def staff_account_create(
+    *,
+    username: str,
+    actor: str,
+    password: str | None = None,
+    roles: tuple[str, ...] | list[str] = (),
+    is_staff: bool = False,
+    is_superuser: bool = False,
+) -> dict:
+    """The console's and the demo's way to create an account (``manage.py createsuperuser``
+    records one made by Django's own code with ``staff_account_recorded``). ``password`` None:
+    no usable password. Events ``StaffUserChanged`` (created) and, with ``roles``,
+    ``StaffRolesChanged``. Returns ``{"username", "roles"}``. Raises ``StateConflict`` (409)
+    when the name is taken, ``IncompatibleRoles`` (400)."""
+    check_compatible(set(roles))
+    User = get_user_model()
+    with transaction.atomic():
+        store.lock_writers()
+        if User.objects.filter(username=username).exists():
+            raise StateConflict(f"an account named {username} exists", field="username")
+        user = User(username=username, is_staff=is_staff, is_superuser=is_superuser)
+        user.set_password(password)  # None: an unusable password
+        user.save()
+        staff_account_recorded(user=user, actor=actor)
+        if roles:
+            record_roles_change(user=user, after=set(roles), actor=actor)
+    return {"username": username, "roles": sorted(roles)}
+
+
+def staff_account_recorded(*, user, actor: str) -> int:
+    """Record an account just created (by Django's ``createsuperuser``, or ``staff_account_create``):
+    ``StaffUserChanged`` with ``before`` None. Returns the event's position."""
+    return record_user_change(before=None, user=user, actor=actor)
+
+
+def staff_roles_add(*, username: str, roles: tuple[str, ...] | list[str], actor: str) -> dict | None:
+    """Give ``username`` ``roles`` on top of those he holds (the demo's set-up, run again and
+    again): ``StaffRolesChanged`` when one was missing, nothing otherwise. Returns the change or
+    None."""
+    with transaction.atomic():
+        user = _user(username)
+        held = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
+        if set(roles) <= held:
+            return None
+        return record_roles_change(user=user, after=held | set(roles), actor=actor)
+
+
+def staff_password_set(*, username: str, password: str, actor: str) -> int:
+    """The console sets ``username``'s password (``manage.py changepassword``: the operator has
+    the server, Django's own command did the same without a trace). Event ``StaffPasswordSet``
+    ``{"user", "password_digest"}``. Returns the event's position. Raises ``NotFound`` (404)."""
+    with transaction.atomic():
+        user = get_user_model().objects.select_for_update().filter(username=username).first()
+        if user is None:
+            raise NotFound(f"no such user: {username}", field="username")
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        event = NewEvent(type="StaffPasswordSet", data={"user": username, "password_digest": password_digest(user)})
+        return _append_outside_command(ROLES_STREAM, event, actor=actor)
+
+
+def staff_password_rehashed(*, user, replaced: str) -> int:
+    """Django re-hashed ``user``'s password at his login (a stronger hasher or more iterations):
+    same password, new hash. Event ``StaffPasswordRehashed`` ``{"user", "replaced_digest",
+    "password_digest"}``: the identity check takes it only when the replaced hash is the one
+    the ledger knew, so a hash planted with raw SQL is not laundered by logging in with it."""
+    data = {
+        "user": user.get_username(),
+        "replaced_digest": digest("password", user.get_username(), replaced or ""),
+        "password_digest": password_digest(user),
+    }
+    return _append_outside_command(ROLES_STREAM, NewEvent(type="StaffPasswordRehashed", data=data), actor=data["user"])
+
+
+def staff_profile_change(*, username: str, actor: str, **fields: str) -> dict:
+    """Change an account's first name, last name or e-mail (``PROFILE_FIELDS``): the admin's
+    user page does it through here. Event ``StaffProfileChanged`` ``{"user", "changed": [field
+    names], "profile_digests"}`` (never the values: personal data stays off the ledger), when
+    something changed. Returns ``{"username", "changed", "position"}``. Raises
+    ``RoleRequired`` (403) unless ``actor`` is an admin, ``InvalidInput`` (400) for another
+    field, ``NotFound`` (404)."""
+    require_role(actor, *ROLE_MANAGERS, step="changing a person's name or e-mail")
+    unknown = sorted(set(fields) - set(PROFILE_FIELDS))
+    if unknown:
+        raise InvalidInput(f"{unknown[0]} is not a name or e-mail field", field=unknown[0])
+    with transaction.atomic():
+        user = get_user_model().objects.select_for_update().filter(username=username).first()
+        if user is None:
+            raise NotFound(f"no such user: {username}", field="username")
+        changed = [name for name in PROFILE_FIELDS if name in fields and getattr(user, name) != fields[name]]
+        if not changed:
+            return {"username": username, "changed": [], "position": None}
+        for name in changed:
+            setattr(user, name, fields[name])
+        user.save(update_fields=changed)
+        data = {"user": username, "changed": changed, "profile_digests": profile_digests(user)}
+        position = _append_outside_command(ROLES_STREAM, NewEvent(type="StaffProfileChanged", data=data), actor=actor)
+    return {"username": username, "changed": changed, "position": position}
 
 
 def _append_outside_command(stream: str, event: NewEvent, *, actor: str) -> int:

@@ -1,6 +1,8 @@
 """Shared fixtures: a seeded casino (cage, table R1, patrons with chips), API clients,
 and ``committed_db`` for tests whose point is real commits (concurrency, workers)."""
 
+import itertools
+
 import pytest
 from django.db import connection
 from rest_framework.test import APIClient
@@ -91,9 +93,12 @@ def open_cage_shift(actor: str = SHIFT_CASHIER) -> dict:
 
     from cashier.services.cage_shifts import main_bank
     from core.denominations import cash_denominations, chip_denominations, decompose
+    from staff.services import staff_account_create
 
     if not get_user_model().objects.filter(username=actor).exists():
-        staff_user(actor, "cashier")
+        # Through the staff service, as the console would: the account's creation is in the
+        # ledger, so `ledger verify` (which checks every account against its events) passes.
+        staff_account_create(username=actor, password="x", roles=["cashier"], actor="manage.py")
     bank = main_bank()
     return cage_shift_open(
         cash=decompose(bank["cash_cents"], cash_denominations()),
@@ -138,8 +143,22 @@ def table(cage):
     return table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
 
 
+# One identity document belongs to one patron: each patron made here has his own, numbered
+# from 1 in each test (``_patron_documents_from_one``), so a test may name the first one.
+_document_numbers = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _patron_documents_from_one():
+    global _document_numbers
+    _document_numbers = itertools.count(1)
+
+
 def make_patron(chips_cents: int = 0) -> str:
-    code = patron_register(kind="identified", name="Test Patron", document="ID-TEST-0001", actor=ACTOR)["patron"]
+    """An identified patron ("Test Patron", a document of his own: ID-TEST-000001 for a test's
+    first) holding ``chips_cents``."""
+    document = f"ID-TEST-{next(_document_numbers):06d}"
+    code = patron_register(kind="identified", name="Test Patron", document=document, actor=ACTOR)["patron"]
     if chips_cents:
         chips_purchase(patron=code, amount_cents=chips_cents, actor=ACTOR)
     return code

@@ -52,6 +52,7 @@ from staff.roles import Role, require_role
 from ..models import Patron
 from ..selectors import patron_get
 from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit
+from .patrons import check_document_free, identity_digests
 
 DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")
 
@@ -217,10 +218,11 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
 
     The one way a patron's identity changes after registration (the Django admin shows it
     read-only). Appends ``PatronIdentityRecorded`` on ``aml/<code>``: the patron's code and
-    ``replaced`` (an identity was on file: a correction), never the name or document. Returns
-    ``{"patron", "event"}``. Raises ``InvalidInput`` (blank name or document, or the shared
-    ``anon`` patron: register the person instead), ``NotFound``, ``RoleRequired`` (403: needs
-    cashier or cage supervisor).
+    ``replaced`` (an identity was on file: a correction), ``name_digest`` and ``document_digest``
+    (keyed: never the name or document themselves). Returns
+    ``{"patron", "event"}``. Raises ``InvalidInput`` (blank name or document, a document another
+    patron holds, or the shared ``anon`` patron: register the person instead), ``NotFound``,
+    ``RoleRequired`` (403: needs cashier or cage supervisor).
     """
     require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="recording a patron's identity")
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
@@ -232,12 +234,23 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
         if who.code == ANONYMOUS_PATRON:
             raise InvalidInput("the shared anonymous patron has no identity: register the patron", field="patron")
         replaced = bool(who.name.strip() or who.document.strip())  # a correction, not a first record
+        document = document.strip()
+        check_document_free(document, patron_id=who.pk)
         Patron.objects.filter(pk=who.pk).update(kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document)
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
             stream=stream,
             expected_version=stream_version(stream),
-            events=[NewEvent("PatronIdentityRecorded", {"patron": who.code, "replaced": replaced})],
+            events=[
+                NewEvent(
+                    "PatronIdentityRecorded",
+                    {
+                        "patron": who.code,
+                        "replaced": replaced,
+                        **identity_digests(who.code, name=name.strip(), document=document),
+                    },
+                )
+            ],
         )
         return cmd.finish({"patron": who.code, "event": event.position})
 

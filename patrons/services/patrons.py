@@ -5,9 +5,37 @@ from django.db.models import Max
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput
+from ledger.identity import digest
 from ledger.store import NewEvent
 
 from ..models import Patron
+
+IDENTITY_FIELDS = ("name", "document")
+
+
+def identity_digests(code: str, *, name: str, document: str) -> dict[str, str]:
+    """``{"name_digest", "document_digest"}``: the keyed digests of a patron's name and document
+    that his identity events carry (the ledger never holds the identity itself: ``ledger.identity``)."""
+    return {
+        "name_digest": digest("patron name", code, name),
+        "document_digest": digest("patron document", code, document),
+    }
+
+
+def check_document_free(document: str, *, patron_id: int | None = None) -> None:
+    """One identity document belongs to one patron: raise ``InvalidInput`` (400, field
+    ``document``) when another patron (not ``patron_id``) holds ``document``, letter case aside
+    (the database's unique constraint ``patron_document_unique`` says the same). Called under
+    the ledger's writer lock, so two desks cannot both register one document."""
+    if not document:
+        return
+    holder = Patron.objects.filter(document__iexact=document).exclude(pk=patron_id).values_list("code", flat=True)
+    if holder:
+        raise InvalidInput(
+            f"this identity document is already on file for patron {holder[0]}: find him instead "
+            "of registering the person again",
+            field="document",
+        )
 
 
 def patron_register(
@@ -16,12 +44,14 @@ def patron_register(
     """Register a patron; returns ``{"patron": code, "kind"}``.
 
     ``kind`` is ``identified`` (a name is required) or ``anonymous`` (unrated play: every
-    anonymous registration returns the shared ``anon`` patron). Raises ``InvalidInput``.
+    anonymous registration returns the shared ``anon`` patron). Raises ``InvalidInput`` (400:
+    field ``name``, or ``document`` when another patron holds that document).
     """
     if kind not in Patron.Kind.values:
         raise InvalidInput("kind must be 'identified' or 'anonymous'", field="kind")
     if kind == Patron.Kind.IDENTIFIED and not name.strip():
         raise InvalidInput("an identified patron needs a name", field="name")
+    document = document.strip() if isinstance(document, str) else document
     request = {"op": "patron_register", "kind": kind, "name": name, "document": document}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -31,13 +61,23 @@ def patron_register(
             if not created:
                 return cmd.finish({"patron": patron.code, "kind": patron.kind})
         else:
+            check_document_free(document)
             # Under the ledger writer lock: no other registration can take the same number.
             number = (Patron.objects.aggregate(n=Max("id"))["n"] or 0) + 1
             patron = Patron.objects.create(code=f"P{number:05d}", kind=kind, name=name, document=document)
         cmd.append(
             stream=f"patron/{patron.code}",
             expected_version=0,
-            events=[NewEvent("PatronRegistered", {"patron": patron.code, "kind": patron.kind})],
+            events=[
+                NewEvent(
+                    "PatronRegistered",
+                    {
+                        "patron": patron.code,
+                        "kind": patron.kind,
+                        **identity_digests(patron.code, name=patron.name, document=patron.document),
+                    },
+                )
+            ],
         )
         return cmd.finish({"patron": patron.code, "kind": patron.kind})
 

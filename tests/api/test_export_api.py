@@ -63,7 +63,7 @@ def test_an_auditor_downloads_a_verifiable_zip_with_identities(sealed_day, tmp_p
     assert (logged["identity_status"], logged["identity_name"], logged["identity_document"]) == (
         "on_file",
         "Test Patron",
-        "ID-TEST-0001",
+        "ID-TEST-000001",
     )
     assert [r["record"] for r in records].count("day_total") == 1
 

@@ -147,7 +147,7 @@ def test_role_changes_are_events_with_before_and_after_and_the_second_admin(floo
     assert admin.post("/api/staff/users/dealer7/roles", {"roles": ["king"]}, format="json").status_code == 400
     pit = client_as(floor["pit"])
     assert pit.post("/api/staff/users/dealer7/roles", {"roles": ["pit_boss"]}, format="json").status_code == 403
-    assert Event.objects.filter(type="StaffRolesChanged").count() == 1
+    assert Event.objects.filter(type="StaffRolesChanged", data__user="dealer7").count() == 1
 
 
 def test_a_table_rules_change_is_an_event_with_before_and_after(floor):

@@ -61,7 +61,9 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
     page.get_by_role("link", name="Exceptions", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text(f"Exception log of gaming day {day}")
     rows = page.locator('[data-section="exceptions"] tbody tr')
-    expect(rows).to_have_count(6)  # rules, refusal, void, roles, identity checked, transaction logged
+    # The shift cashier's account made and given his role (the cage fixture, through the staff
+    # services), rules, refusal, void, sam's roles, identity checked, transaction logged.
+    expect(rows).to_have_count(8)
     expect(page.locator('tr[data-kind="void"]')).to_contain_text("coup 1 at R1 voided: ball left the wheel")
     rules = page.locator('tr[data-kind="parameter_change"]')
     expect(rules).to_contain_text("max bet: 100.00 EUR")
@@ -69,7 +71,7 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
     expect(rules).to_contain_text("rules changed (max bet)")
     expect(rules).to_contain_text("pit1")
     expect(rules.locator("td").first).to_have_text(re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (CET|CEST)$"))
-    roles = page.locator('tr[data-kind="role_change"]')
+    roles = page.locator('tr[data-kind="role_change"]').filter(has_text="roles of sam")
     expect(roles).to_contain_text("roles of sam: Cashier (cage) → Cage supervisor")
     expect(roles.locator("td").nth(4)).to_have_text("roles: Cashier (cage)")  # before, by the role's label
     expect(roles.locator("td").nth(5)).to_have_text("roles: Cage supervisor")  # after, not "cage_supervisor"
@@ -95,8 +97,8 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
 
     # The day as the API names it, ?gaming_day=; a date that is not one says so, with no rows.
     page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day={day}")
-    expect(rows).to_have_count(6)
-    expect(page.locator('[data-figure="count"]')).to_have_text("6 exceptions")
+    expect(rows).to_have_count(8)
+    expect(page.locator('[data-figure="count"]')).to_have_text("8 exceptions")
     page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day=2026-13-01")
     expect(page.locator('[data-section="error"]')).to_have_text(
         "Gaming day “2026-13-01” is not a date YYYY-MM-DD: no exception shown."
@@ -104,13 +106,13 @@ def test_an_auditor_reads_and_filters_the_days_exception_log(
     expect(page.locator('[data-section="exceptions"] tbody tr[data-kind]')).to_have_count(0)
     screenshots(page, "bad-day")
 
-    # Pages of rows (100 a page; 4 here so that six rows make two), the count and page links.
-    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 4)
+    # Pages of rows (100 a page; 5 here so that eight rows make two), the count and page links.
+    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 5)
     page.goto(f"{dashboard_server.url}/workstations/audit/exceptions/?gaming_day={day}")
-    expect(rows).to_have_count(4)
-    expect(page.locator('[data-figure="count"]').first).to_have_text("6 exceptions, rows 1–4 (page 1 of 2)")
+    expect(rows).to_have_count(5)
+    expect(page.locator('[data-figure="count"]').first).to_have_text("8 exceptions, rows 1–5 (page 1 of 2)")
     screenshots(page, "paged")
     page.get_by_role("link", name="Next").first.click()
-    expect(rows).to_have_count(2)
-    expect(page.locator('[data-figure="count"]').first).to_have_text("6 exceptions, rows 5–6 (page 2 of 2)")
+    expect(rows).to_have_count(3)
+    expect(page.locator('[data-figure="count"]').first).to_have_text("8 exceptions, rows 6–8 (page 2 of 2)")
     expect(page.locator('[data-link="csv"]')).to_have_attribute("href", f"/api/audit/exceptions.csv?gaming_day={day}")

@@ -5,6 +5,7 @@ change nothing (a second admin signs those, ``staff.accounts``)."""
 
 import pytest
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import RequestFactory
 
@@ -100,3 +101,34 @@ def test_deactivating_an_account_in_the_admin_is_not_possible(client, root):
     dealer.refresh_from_db()
     assert dealer.is_active  # read-only there: a leaver leaves by POST /api/staff/users/<name>/leave
     assert not Event.objects.filter(type__in=("StaffRolesChanged", "StaffUserChanged")).exists()
+
+
+def test_a_name_and_email_changed_in_the_admin_are_an_event_and_verify(client, root):
+    """The admin's user page changes the names and the e-mail through ``staff_profile_change``:
+    an event names the fields changed (not their values), and the identity check finds the
+    row as the ledger says it is."""
+    from ledger import identity
+    from staff.services import profile_digests, staff_account_create
+
+    staff_account_create(username="cash9", roles=["cashier"], actor="manage.py")
+    cashier = get_user_model().objects.get(username="cash9")
+    client.force_login(root)
+    response = client.post(
+        f"/admin/auth/user/{cashier.pk}/change/",
+        {
+            "username": "cash9",
+            "first_name": "Jeanne",
+            "last_name": "",
+            "email": "jeanne@casino.example",
+            "date_joined_0": "2026-11-29",
+            "date_joined_1": "20:00:00",
+        },
+    )
+    assert response.status_code == 302, response.content[:2000]
+    cashier.refresh_from_db()
+    assert (cashier.first_name, cashier.email) == ("Jeanne", "jeanne@casino.example")
+    event = Event.objects.get(type="StaffProfileChanged")
+    assert (event.actor, event.data["user"], event.data["changed"]) == ("root", "cash9", ["first_name", "email"])
+    assert event.data["profile_digests"] == profile_digests(cashier)
+    assert "jeanne" not in str(event.data).lower()
+    assert [m for m in identity.mismatches() if m.id == "cash9"] == []

@@ -7,7 +7,10 @@ verify       — recompute the hash chain and check it against the signed checkp
                a fault of the tables' guard (``ledger.guarded``: search path not pinned, a
                shadowing relation, a trigger missing, another owner). --require-checkpoints:
                also exit 1 when this ledger has none. The chain's result is recorded: the
-               readiness probe answers 503 while the last one found it broken.
+               readiness probe answers 503 while the last one found it broken. Then the
+               identity rows against their events (``ledger.identity``): exit 1 naming each
+               staff account or patron, and the field, that raw SQL changed behind the
+               services (a password hash, the groups, a flag, a name or document; never the value).
 checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
 public-key   — print the public key (hex) of the signing key, to give to auditors.
 rebuild      — replay projections from position 0 (all, or those named with --projection), in
@@ -27,7 +30,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import checkpoints, guarded, projections, rebuilds, signing
+from ledger import checkpoints, guarded, identity, projections, rebuilds, signing
 from ledger.errors import DomainError
 from ledger.models import Event
 from ledger.progress import Progress
@@ -85,6 +88,10 @@ class Command(BaseCommand):
             self.stderr.write("this verification is not recorded: the role connected may not write it")
         problems = [f"ledger tables UNGUARDED: {fault}" for fault in unguarded]
         problems += [f"ledger checkpoints INCOMPLETE: {fault}" for fault in anchors.faults]
+        changed, unchecked = identity.review()
+        problems += [f"identity CHANGED OUTSIDE THE LEDGER: {mismatch}" for mismatch in changed]
+        for note in unchecked:
+            self.stderr.write(f"identity: {note}")
         if not result.ok:
             raise CommandError(
                 "; ".join(

@@ -1,0 +1,65 @@
+"""The patrons' identity as their events say it should be, against the live registry rows.
+
+Replays ``PatronRegistered``, ``PatronIdentityRecorded`` and ``PatronIdentityErased`` into, per
+patron code, the kind and the digests of the name and of the document (``ledger.identity``),
+and names every row that differs (``manage.py ledger verify``, ``/metrics``). A digest the
+events never carried (a ledger older than the digests) is not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ledger.identity import Mismatch, digest_matches
+from ledger.models import Event
+
+from .models import Patron
+from .services.patrons import IDENTITY_FIELDS, identity_digests
+
+KIND = "patron"
+EVENT_TYPES = ("PatronRegistered", "PatronIdentityRecorded", "PatronIdentityErased")
+
+
+def replayed_patrons() -> dict[str, dict]:
+    """``{code: {"kind", "name"?, "document"?}}`` (the digests) from the identity events, in ledger order."""
+    patrons: dict[str, dict] = {}
+    events = Event.objects.filter(type__in=EVENT_TYPES).order_by("position").values_list("type", "data")
+    for type_, data in events.iterator(chunk_size=2000):
+        code = data.get("patron")
+        if not isinstance(code, str):
+            continue
+        if type_ == "PatronRegistered":
+            patrons[code] = {"kind": data.get("kind")}
+        elif code not in patrons:
+            patrons[code] = {}  # an identity for a patron never registered: his row is flagged
+            continue
+        elif type_ == "PatronIdentityRecorded":
+            patrons[code]["kind"] = Patron.Kind.IDENTIFIED
+        if type_ == "PatronIdentityErased":
+            data = identity_digests(code, name="", document="")
+        for field in IDENTITY_FIELDS:
+            if f"{field}_digest" in data:
+                patrons[code][field] = data[f"{field}_digest"]
+            else:
+                patrons[code].pop(field, None)  # changed, to what the event does not say
+    return patrons
+
+
+def patron_mismatches() -> Iterator[Mismatch]:
+    """Every patron whose kind, name or document differs from his events (never their values)."""
+    patrons = replayed_patrons()
+    seen = set()
+    for code, kind, name, document in Patron.objects.order_by("code").values_list("code", "kind", "name", "document"):
+        seen.add(code)
+        patron = patrons.get(code)
+        if not patron or "kind" not in patron:
+            yield Mismatch(KIND, code, "(no event)")
+            continue
+        if kind != patron["kind"]:
+            yield Mismatch(KIND, code, "kind")
+        for field, value in (("name", name), ("document", document)):
+            if field in patron and not digest_matches(patron[field], f"patron {field}", code, value):
+                yield Mismatch(KIND, code, field)
+    for code in sorted(set(patrons) - seen):
+        if "kind" in patrons[code]:
+            yield Mismatch(KIND, code, "(no row)")
