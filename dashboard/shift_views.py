@@ -249,6 +249,26 @@ def slip_accept(request, code: str, kind: str, serial: str):
 
 @require_POST
 @pit_boss_only
+def slip_count_ask(request, code: str, kind: str, serial: str):
+    """The runner is at the table: ask the table's dealer to count the chips and accept the slip
+    from his own login (``approvals`` act ``slip_accept``, SHIFTS.md: counted by the dealer and
+    accepted at the table)."""
+
+    def said(result):
+        waiting = _pending_note(result)
+        return f"{kind.capitalize()} {serial}: {waiting}." if waiting else f"{kind.capitalize()} {serial} accepted."
+
+    return _act(
+        request,
+        code,
+        "slips",
+        lambda: approval_request(kind="slip_accept", payload={"kind": kind, "serial": serial}, actor=_actor(request)),
+        said,
+    )
+
+
+@require_POST
+@pit_boss_only
 def slip_refuse(request, code: str, kind: str, serial: str):
     """Refuse a slip not yet accepted: void it with a reason and a second supervisor's signature
     (``approvals`` act ``slip_void``)."""

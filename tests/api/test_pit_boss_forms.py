@@ -203,3 +203,45 @@ def test_a_slip_refused_at_the_table_is_voided_once_a_second_supervisor_signs(pe
         "boss2",
         "VOID: wrong table",
     )
+
+
+def carried_fill(people) -> Slip:
+    """R5 open with dealer1 (assigned by the opening he confirmed); a 500.00 EUR fill the pit boss
+    requested, the cage issued and the runner carries to R5."""
+    open_r5(people)
+    people["boss"].post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "fill", "slip-10000": "5"})
+    slip = Slip.objects.get()
+    approval_request(
+        kind="slip_issue", payload={"kind": "fill", "serial": slip.serial, "runner": "run1"}, actor=SHIFT_CASHIER
+    )
+    people["runner"].post(reverse("workstations:runner-confirm", args=[Approval.objects.get(kind="slip_issue").id]))
+    return slip
+
+
+def test_the_dealer_counts_and_accepts_a_fill_at_his_table_from_his_own_page(people):
+    slip = carried_fill(people)
+    boss, dealer = people["boss"], people["dealer"]
+    asked = boss.post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]), follow=True)
+    assert f"Fill {slip.serial}: waiting for dealer1 to sign from his own login." in text(asked)
+    assert "at the table, waiting for the dealer dealer1 to count and accept it" in text(asked)
+    queue = text(dealer.get(reverse("dashboard:approvals")))
+    assert f"Count and accept fill {slip.serial} (500.00 EUR, table R5): 5 × 100.00 EUR" in queue
+    approval = Approval.objects.get(kind="slip_accept")
+    done = dealer.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    assert f"Approved and done: Count and accept fill {slip.serial}" in text(done)
+    slip.refresh_from_db()
+    assert (slip.state, slip.requested_by, slip.runner, slip.accepted_by) == ("delivered", "boss", "run1", "dealer1")
+    delivered = Event.objects.get(type="FillDelivered")
+    assert (delivered.actor, delivered.data["accepted_by"]) == ("dealer1", "dealer1")
+
+
+def test_a_dealer_of_another_table_neither_sees_nor_signs_its_fill(people):
+    slip = carried_fill(people)
+    people["boss"].post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]))
+    approval = Approval.objects.get(kind="slip_accept")
+    other = logged_in("dealer2", Role.DEALER)
+    assert "Count and accept" not in text(other.get(reverse("dashboard:approvals")))
+    refused = other.post(reverse("dashboard:approve", args=[approval.id]))
+    assert refused.status_code == 403 and "this approval waits for dealer1" in text(refused)
+    slip.refresh_from_db()
+    assert slip.state == "issued"

@@ -5,7 +5,8 @@ The set-up (services, before any page) is what the shift finds: the cage open wi
 shift, English roulette R1 open since the last shift with one coup played, the staff's logins.
 Then: the pit boss opens R2 and B1 by counted openers, each dealer confirming from his own
 login; changes R2's limits; requests a fill for R2, which the cashier issues on the cage page
-to the runner, who confirms on his page, and which the second pit boss accepts at the table; asks
+to the runner, who confirms on his page, and which the dealer counts and accepts from his own
+page; asks
 to reverse R1's coup, which the second pit boss approves from his queue; rates a patron by
 hand; closes R2 with its dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
@@ -190,24 +191,26 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     page.reload()
     row = page.locator(f'#slips [data-serial="{slip.serial}"]')
     expect(row.locator('[data-figure="slip-step"]')).to_have_text("prepared at the cage, carried by the runner")
-    expect(row).to_contain_text("another pit boss or the dealer accepts it (you requested it)")
-    shot(page, "fill_at_the_table_waiting_for_a_second_signature")
-
-    boss2 = second_person(page, url, "pitboss2")
-    boss2.goto(f"{url}/dashboard/tables/R2/#slips")
-    boss2.get_by_role("button", name=f"Accept fill {slip.serial}").click()
-    expect(boss2.locator(".messages")).to_contain_text(f"Fill {slip.serial} of 3,000.00 EUR accepted at table R2")
-    expect(boss2.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+    shot(page, "fill_at_the_table")
+    row.get_by_role("button", name=f"Ask the dealer to count and accept fill {slip.serial}").click()
+    expect(page.locator(".messages")).to_contain_text(f"Fill {slip.serial}: waiting for dealer1 to sign")
+    expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+        "at the table, waiting for the dealer dealer1 to count and accept it"
+    )
+    shot(page, "fill_waiting_for_the_dealer")
+    dealer_confirms(page, url, "dealer1", f"Count and accept fill {slip.serial} (3,000.00 EUR, table R2)", shot, "fill")
+    page.reload()
+    expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
         "accepted at the table"
     )
-    shot(boss2, "fill_accepted_by_the_second_pit_boss")
+    shot(page, "fill_accepted_by_the_dealer")
     slip.refresh_from_db()
     assert (slip.state, slip.requested_by, slip.issued_by, slip.runner, slip.accepted_by) == (
         "delivered",
         "pitboss",
         "cashier",
         "runner",
-        "pitboss2",
+        "dealer1",
     )
 
     # --- 5. a correction of R1's coup, approved from the second pit boss's queue -----------------
@@ -221,6 +224,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     expect(page.locator(".messages")).to_contain_text("Reversal of the coup asked, waiting for pitboss2")
     shot(page, "correction_asked")
 
+    boss2 = second_person(page, url, "pitboss2")
     boss2.goto(f"{url}/dashboard/")
     expect(boss2.locator("#nav-approvals .badge")).to_have_text("1")  # his header counts what waits for him
     boss2.locator("#nav-approvals").click()
