@@ -5,6 +5,7 @@ accepted by a second pit boss, a coup reversed once the second pit boss approves
 rated by hand, the table closed. A refused entry keeps what was typed and names the field."""
 
 import re
+from zoneinfo import ZoneInfo
 from html import unescape
 
 import pytest
@@ -147,6 +148,20 @@ def test_a_coup_is_reversed_once_the_second_pit_boss_approves_it_from_his_queue(
     done = boss2.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
     assert "Approved and done: Reverse coup 1 at table R1" in text(done)
     assert Event.objects.filter(type="RoundReversed").count() == 1
+
+
+def test_a_reversed_coup_reads_reversed_with_who_and_when_and_offers_no_second_correction(people, played):
+    boss, boss2 = people["boss"], people["boss2"]
+    _, coup = played
+    boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "ball misread", "approver": "boss2"})
+    boss2.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="round_reverse").id]))
+    reversed_at = Event.objects.get(type="RoundReversed").occurred_at.astimezone(ZoneInfo("Europe/Paris"))
+    said = f"reversed by boss, approved by boss2, at {reversed_at:%H:%M} {reversed_at.tzname()}"
+    audit = text(boss.get(reverse("dashboard:coup-audit", args=[coup])))
+    assert f"{said} (“ball misread”)" in audit
+    assert "Correct this coup" not in audit and "Ask to reverse the coup" not in audit
+    table = text(boss.get(reverse("dashboard:table", args=["R1"])))
+    assert said in table
 
 
 def test_a_patron_is_rated_by_hand_at_the_table(people, played):

@@ -235,6 +235,11 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     expect(boss2.locator(".messages")).to_contain_text("Approved and done: Reverse coup 1 at table R1")
     shot(boss2, "correction_approved")
     assert Event.objects.get(type="RoundReversed").actor == "pitboss"
+    # The coup now reads reversed, with who and when, and offers no second correction.
+    page.reload()
+    expect(page.locator('[data-figure="coup-state"]')).to_contain_text("reversed by pitboss, approved by pitboss2, at ")
+    expect(page.get_by_text("Correct this coup")).to_have_count(0)
+    shot(page, "coup_reads_reversed")
     assert Approval.objects.get(kind="round_reverse").decided_by == "pitboss2"
     boss2.context.close()
 
