@@ -306,6 +306,32 @@ def table_choices() -> dict:
     }
 
 
+def opener_check(code: str, opener: dict | None) -> dict | None:
+    """Table ``code``'s last closer beside the opener being counted (``{"<cents>": pieces}`` or
+    None), for the pit boss to read before he signs: ``{"table", "closer_cents", "closer_count"``
+    (in words), ``"closed_at"`` (UTC), ``"closed_by"`` (the pit boss and dealer who signed it),
+    ``"opener_cents"`` (None without a count), ``"difference_cents"`` (opener − closer, None
+    without a count)}``; None for a table never closed (its first opening stocks the tray)."""
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        return None
+    last = Event.objects.filter(stream=table.stream, type="TableClosed").order_by("-position").first()
+    if last is None:
+        return None
+    closer = last.data.get("closer_cents")
+    opened = _total(opener) if opener else None
+    signers = [who for who in (last.data.get("pit_boss"), last.data.get("dealer")) if who]
+    return {
+        "table": code,
+        "closer_cents": closer,
+        "closer_count": _count_words(last.data.get("denominations")),
+        "closed_at": last.occurred_at,
+        "closed_by": " and ".join(signers) or last.actor,
+        "opener_cents": opened,
+        "difference_cents": opened - closer if opened is not None and isinstance(closer, int) else None,
+    }
+
+
 def table_of(code: str) -> Table:
     """The table ``code``; ``NotFound`` (404) when there is none."""
     table = Table.objects.filter(code=code).first()

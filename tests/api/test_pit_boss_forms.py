@@ -189,6 +189,35 @@ def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
     assert "Drop box: locked, left on the table for the drop team." in page
 
 
+def test_reopening_shows_the_difference_with_the_last_closer_before_signing_and_needs_an_explanation(people):
+    open_r5(people)
+    boss, dealer = people["boss"], people["dealer"]
+    boss.post(reverse("dashboard:close", args=["R5"]), {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"})
+    dealer.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="table_close_counted").id]))
+    assert "Last closer: 49,900.00 EUR" in text(boss.get(reverse("dashboard:open") + "?table=R5"))
+    sent = {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"}
+    compared = text(boss.post(reverse("dashboard:open"), sent | {"compare": "1"}))
+    assert "Last closer: 49,900.00 EUR (40 × 1,000.00 EUR, 99 × 100.00 EUR), signed by boss and dealer1" in compared
+    assert "Your count: 50,000.00 EUR" in compared
+    assert "Difference: 100.00 EUR — write what explains it below before you sign" in compared
+    assert not Approval.objects.filter(kind="table_open_counted", state="pending").exists()  # nothing signed
+
+    refused = boss.post(reverse("dashboard:open"), sent | {"variance_reason": "  "})
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "Refused — <strong>Explanation of the difference</strong>: the opener differs from the last closer" in page
+    assert 'name="opener-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="100"' in page
+    assert "Difference: 100.00 EUR" in text(refused)
+    assert not Approval.objects.filter(kind="table_open_counted", state="pending").exists()
+
+    why = "a 100.00 EUR chip left in the float drawer at the close"
+    assert boss.post(reverse("dashboard:open"), sent | {"variance_reason": why}).status_code == 302
+    approval = Approval.objects.get(kind="table_open_counted", state="pending")
+    dealer.post(reverse("dashboard:approve", args=[approval.id]))
+    opened = Event.objects.filter(type="TableOpened", data__table="R5").latest("position")
+    assert (opened.data["variance_cents"], opened.data["variance_reason"]) == (10_000, why)
+
+
 def test_the_approvals_page_is_for_signers_and_a_form_for_the_pit_boss(people):
     cashier = logged_in("cash9", Role.CASHIER)
     assert cashier.get(reverse("dashboard:approvals")).status_code == 403

@@ -8,7 +8,8 @@ login; changes R2's limits; requests a fill for R2, which the cashier issues on 
 to the runner, who confirms on his page, and which the dealer counts and accepts from his own
 page; asks
 to reverse R1's coup, which the second pit boss approves from his queue; rates a patron by
-hand; closes R2 with its dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
+hand; closes R2 with its dealer's confirmation; opens R2 again, reading the difference with its
+last closer before he signs and explaining it. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
 import re
 
@@ -271,6 +272,32 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     )
     assert Table.objects.get(code="R2").state == "closed"
     shot(page, "table_closed")
+
+    # --- 7b. R2 opened again: the difference with its last closer, read before signing, explained
+    page.get_by_role("link", name="Open a table").click()
+    page.get_by_label("Table", exact=True).fill("R2")
+    page.get_by_label("Game").select_option(label="English roulette")
+    page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
+    type_count(page, "open", "opener", {"100000": 20, "10000": 70, "2500": 79})
+    page.get_by_role("button", name="Compare with the last closer").click()
+    expect(page.locator('[data-figure="last-closer"]')).to_have_text("29,000.00 EUR")
+    expect(page.locator('[data-figure="opener-difference"]')).to_have_text("-25.00 EUR")
+    shot(page, "reopen_R2_compared_with_the_last_closer")
+    page.get_by_role("button", name="Sign the opener").click()
+    expect(page.locator(".refused")).to_contain_text("Refused — Explanation of the difference")
+    expect(page.locator("#open-opener-2500")).to_have_value("79")
+    shot(page, "reopen_R2_refused_without_an_explanation")
+    page.get_by_label("Explanation of the difference").fill("one 25.00 EUR chip found under the float after the close")
+    page.get_by_role("button", name="Sign the opener").click()
+    expect(page.locator(".messages")).to_contain_text("Opening of table R2 signed by you, waiting for dealer1")
+    dealer_confirms(
+        page, url, "dealer1", "Open table R2 (English roulette) with an opener of 28,975.00 EUR", shot, "reopen_R2"
+    )
+    reopened = Event.objects.filter(type="TableOpened", data__table="R2").latest("position")
+    assert (reopened.data["variance_cents"], reopened.data["variance_reason"]) == (
+        -2_500,
+        "one 25.00 EUR chip found under the float after the close",
+    )
 
     # --- 8. the floor at the end: one figure per label ------------------------------------------
     projections.catch_up_all()
