@@ -17,15 +17,15 @@ from django.conf import settings
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
-from cashier.slip_models import Slip
 from cashier.services.tronc import MANAGERS, tips_count
+from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
 from ledger.errors import InvalidInput
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
-from staff.roles import ALL_ROLES, Role
 from staff.models import DealerAssignment
+from staff.roles import ALL_ROLES, Role
 from staff.services import dealer_assign
 
 SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]

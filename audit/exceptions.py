@@ -388,7 +388,9 @@ def _variances(day: date) -> list[dict]:
                 table=_table_of(event),
                 subject=f"{words} of {row['subject']}",
                 what=f"{words} of {row['subject']}: variance {format_cents(row['variance_cents'])}"
-                + (f" (“{data['variance_reason']}”)" if row["kind"] == "opener" and data.get("variance_reason") else ""),
+                + (
+                    f" (“{data['variance_reason']}”)" if row["kind"] == "opener" and data.get("variance_reason") else ""
+                ),
                 before=before,
                 after=after,
                 amount_cents=row["variance_cents"],

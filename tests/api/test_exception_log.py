@@ -320,6 +320,8 @@ def test_an_opener_off_the_last_closer_is_listed_with_its_explanation_under_the_
     )
     rows = auditor.get(URL, {"gaming_day": current_gaming_day().isoformat(), "kind": "variance"}).json()["rows"]
     (row,) = [r for r in rows if r["table"] == "R9"]
-    assert row["what"] == "opener of R9: variance -50.00 EUR (“two 25.00 EUR chips found under the table after the close”)"
+    assert (
+        row["what"] == "opener of R9: variance -50.00 EUR (“two 25.00 EUR chips found under the table after the close”)"
+    )
     assert row["after"]["variance_reason"] == "two 25.00 EUR chips found under the table after the close"
     assert (row["person"], row["amount_cents"]) == ("pit8", -5_000)

@@ -5,8 +5,8 @@ accepted by a second pit boss, a coup reversed once the second pit boss approves
 rated by hand, the table closed. A refused entry keeps what was typed and names the field."""
 
 import re
-from zoneinfo import ZoneInfo
 from html import unescape
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -192,7 +192,9 @@ def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
 def test_reopening_shows_the_difference_with_the_last_closer_before_signing_and_needs_an_explanation(people):
     open_r5(people)
     boss, dealer = people["boss"], people["dealer"]
-    boss.post(reverse("dashboard:close", args=["R5"]), {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"})
+    boss.post(
+        reverse("dashboard:close", args=["R5"]), {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"}
+    )
     dealer.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="table_close_counted").id]))
     assert "Last closer: 49,900.00 EUR" in text(boss.get(reverse("dashboard:open") + "?table=R5"))
     sent = {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"}
