@@ -16,14 +16,17 @@ from django.conf import settings
 
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
-from cashier.services.slips import slip_issue, slip_request, slip_reverse, slip_void
+from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
+from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
 from ledger.errors import InvalidInput
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
+from staff.models import DealerAssignment
 from staff.roles import ALL_ROLES, Role
+from staff.services import dealer_assign
 
 SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]
 TREASURY = [Role.CAGE_SUPERVISOR.value]
@@ -125,6 +128,47 @@ def _removal_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
     return drop_box_remove(**_without(p, "removers"), removers=removers, actor=maker, idempotency_key=k)
 
 
+def _open_counted(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
+    """The table opens; the dealer who confirmed its opener deals at it from now (his assignment,
+    which scopes what he signs: ``approvals.selectors``)."""
+    opened = table_open(
+        **_without(p, "dealer", "pit_boss"),
+        dealer=s["dealer"],
+        pit_boss=s["pit_boss"],
+        approver=s.get("approver"),
+        actor=maker,
+        idempotency_key=k,
+    )
+    if not _assigned_to(s["dealer"], p["code"]):
+        dealer_assign(dealer=s["dealer"], table=p["code"], actor=maker)
+    return opened
+
+
+def _assigned_to(dealer: str, code: str) -> bool:
+    return DealerAssignment.objects.filter(dealer__username=dealer, ended_at__isnull=True, table_code=code).exists()
+
+
+def _table_dealer(payload: dict) -> list[dict]:
+    """A fill carried to a table is counted and accepted by that table's dealer (the one assigned
+    to it now; with none assigned, a dealer of that table when one is). A credit goes the other
+    way: it is counted in at the cage (``slip_accept``), never asked of the dealer."""
+    if payload.get("kind") == Slip.Kind.CREDIT:
+        raise InvalidInput("a credit is counted in at the cage by the cashier, not at the table", field="kind")
+    table = (
+        Slip.objects.filter(kind=payload.get("kind"), serial=str(payload.get("serial")))
+        .values_list("table__code", flat=True)
+        .first()
+    )
+    dealer = (
+        DealerAssignment.objects.filter(table_code=table, ended_at__isnull=True)
+        .values_list("dealer__username", flat=True)
+        .first()
+        if table is not None
+        else None
+    )
+    return [slot("dealer", [Role.DEALER.value], dealer)]
+
+
 def _admin_signature(payload: dict) -> list[dict]:
     """Another admin signs a change to someone's account (the named one, or any other admin)."""
     return [slot("approver", ADMINS, payload.get("approver"))]
@@ -176,6 +220,18 @@ ACTS: dict[str, Act] = {
             ),
             subject=("kind", "serial"),
         ),
+        # SHIFTS.md: the runner's chips are counted by the dealer and accepted at the table: the
+        # dealer's own signature is the table's, and the acceptance is his (``accepted_by``).
+        Act(
+            "slip_accept",
+            "counting and accepting a slip's chips at the table",
+            200,
+            _table_dealer,
+            lambda p, maker, s, k=None: slip_accept(
+                kind=p["kind"], serial=p["serial"], actor=s["dealer"], idempotency_key=k
+            ),
+            subject=("kind", "serial"),
+        ),
         _approved("slip_void", "voiding a slip", 200, slip_void, "kind", "serial", "reason"),
         # A window's line corrected: any cage supervisor but the cashier signs, from his own session.
         Act(
@@ -213,14 +269,7 @@ ACTS: dict[str, Act] = {
                 slot("pit_boss", [Role.PIT_BOSS.value], p["pit_boss"]),
                 *_large_opener(p),
             ],
-            lambda p, maker, s, k=None: table_open(
-                **_without(p, "dealer", "pit_boss"),
-                dealer=s["dealer"],
-                pit_boss=s["pit_boss"],
-                approver=s.get("approver"),
-                actor=maker,
-                idempotency_key=k,
-            ),
+            _open_counted,
         ),
         Act(
             "table_close_counted",

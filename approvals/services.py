@@ -33,6 +33,7 @@ from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_de
 
 from .acts import ACTS, Act
 from .models import Approval
+from .selectors import outside_scope
 
 
 def _act(kind: object) -> Act:
@@ -204,12 +205,13 @@ def _signature_of(approval: Approval, actor: str) -> dict:
     if any(each["by"] == actor for each in approval.signatures):
         raise RoleRequired(f"{actor} has already signed this approval; it waits for another user")
     pending = [each for each in approval.signatures if not each["by"]]
-    for each in pending:
-        if each["user"] == actor:
-            return each
     named = {each["user"] for each in approval.signatures if each["user"]}
     for each in pending:
-        if each["user"] is None and actor not in named and has_role(actor, *each["roles"]):
+        if each["user"] == actor or (each["user"] is None and actor not in named and has_role(actor, *each["roles"])):
+            if outside_scope(approval, actor):
+                # A dealer vouches only for the tray in front of him: a count or a fill of
+                # another table is not his to sign, even when the request names him.
+                raise RoleRequired(f"{actor} is a dealer: a dealer signs only at the table he is assigned to")
             return each
     wanted = "; ".join(each["user"] or " or ".join(each["roles"]) for each in pending)
     raise RoleRequired(f"this approval waits for {wanted}")

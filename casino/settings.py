@@ -345,6 +345,19 @@ LOGGING = {
 AXES_SENSITIVE_PARAMETERS: list[str] = []
 # --- end of logs ---------------------------------------------------------------------------------
 
+# --- Manual ratings (games/services/ratings.py) --------------------------------------------------
+# A patron rated by hand played this many decisions an hour at the game's usual pace; his time
+# × this pace × his average bet is his handle, × the table's house edge his theoretical win.
+# Recorded in each PatronRatedManually, so a new pace never rewrites an old rating.
+CASINO_DECISIONS_PER_HOUR = {
+    "english_roulette": 35,
+    "blackjack": 60,
+    "baccarat": 70,
+    "caribbean_stud": 50,
+    "trente_quarante": 50,
+    "classic_stud": 30,
+}
+
 # --- Operations: readiness (issue 25; ledger/health.py, GET /api/health/ready) --------------------
 # Not ready when a projection is more than this many positions behind the ledger head.
 HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)

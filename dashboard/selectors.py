@@ -679,7 +679,33 @@ def _described(code: str, game: str, coups: list[Round]) -> list[dict]:
     for stream, kind, data in rows:
         events[stream.removeprefix("round/")].append((kind, data))
     money = coup_money(code, coups)
-    return [{**_coup(c, money[str(c.id)]), "shown": describe(game, c.result, events[str(c.id)])} for c in coups]
+    reversed_ = reversals(coups)
+    return [
+        {
+            **_coup(c, money[str(c.id)]),
+            "shown": describe(game, c.result, events[str(c.id)]),
+            "reversal": reversed_.get(str(c.id)),
+        }
+        for c in coups
+    ]
+
+
+def reversals(coups: list[Round]) -> dict[str, dict]:
+    """The corrections of these coups, by round id: ``{"by"`` (who asked), ``"approved_by",
+    "at"`` (UTC), ``"reason"}``. A reversed coup keeps its state ``settled`` (the ledger is
+    never edited: ``RoundReversed`` follows its settlement), so a page reads it from here."""
+    rows = Event.objects.filter(stream__in=[f"round/{c.id}" for c in coups], type="RoundReversed").values(
+        "stream", "actor", "occurred_at", "data"
+    )
+    return {
+        row["stream"].removeprefix("round/"): {
+            "by": row["actor"],
+            "approved_by": (row["data"] or {}).get("approved_by"),
+            "at": row["occurred_at"],
+            "reason": (row["data"] or {}).get("reason"),
+        }
+        for row in rows
+    }
 
 
 def round_events(round_id: str, *, round_over: bool | None = None) -> list[dict]:
@@ -895,7 +921,7 @@ def coup_audit(round_id: str) -> dict:
     if coup is None:
         raise NotFound(f"no round {round_id}", field="round")
     over = coup.state in (Round.State.SETTLED, Round.State.VOIDED)
-    described = _coup(coup)
+    described = _coup(coup) | {"reversal": reversals([coup]).get(str(coup.id))}
     opened = Event.objects.filter(stream=f"round/{coup.id}", version=1).values_list("gaming_day", flat=True).first()
     if opened is not None:
         described["number"] = day_number(coup.number, first_numbers_of_day([coup.table_id], opened).get(coup.table_id))

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from approvals.acts import ACTS
 from approvals.models import Approval
+from approvals.selectors import outside_scope
 from cashier.services.count_room import box_removal
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations
@@ -84,6 +85,10 @@ def approval_words(approval: Approval) -> str:
         return f"A {p.get('kind')} of {eur(_total(p.get('denominations')))} for table {p.get('table')}"
     if kind == "slip_issue":
         return f"Carry {p.get('kind')} {p.get('serial')}{_slip_place(p)}"
+    if kind == "slip_accept":
+        slip = Slip.objects.filter(kind=p.get("kind"), serial=p.get("serial")).first()
+        count = f": {_count_words(slip.denominations)}" if slip is not None else ""
+        return f"Count and accept {p.get('kind')} {p.get('serial')}{_slip_place(p)}{count}"
     if kind in ("slip_void", "slip_reverse"):
         verb = "Void" if kind == "slip_void" else "Reverse"
         return f"{verb} {p.get('kind')} {p.get('serial')}{_slip_place(p)}: “{p.get('reason')}”"
@@ -123,8 +128,11 @@ def day_number(coup: Round) -> int:
 
 
 def _signable_by(approval: Approval, user: str) -> bool:
-    """Whether ``user`` may sign ``approval`` now (as ``approvals.services`` decides it)."""
+    """Whether ``user`` may sign ``approval`` now (as ``approvals.services`` decides it: a
+    dealer only at the table he is assigned to)."""
     if user == approval.maker or any(s.get("by") == user for s in approval.signatures):
+        return False
+    if outside_scope(approval, user):
         return False
     pending = [s for s in approval.signatures if not s.get("by")]
     if any(s.get("user") == user for s in pending):
@@ -208,21 +216,28 @@ def table_slips(code: str) -> list[dict]:
     """Table ``code``'s fills and credits of the gaming day, oldest first: ``[{"kind", "serial",
     "state", "step"`` (in words), ``"amount_cents", "count"`` (in words), ``"requested_by",
     "issued_by", "runner", "accepted_by", "carrying"`` (the runner asked to sign, while the
-    cage's issue waits for him)``}]``."""
+    cage's issue waits for him), ``"counting"`` (the dealer asked to count and accept it)``}]``."""
     slips = Slip.objects.filter(table__code=code, gaming_day=current_gaming_day()).order_by("kind", "number")
+    pending = _pending()
     waiting = {
         (a.payload.get("kind"), a.payload.get("serial")): a.payload.get("runner")
-        for a in _pending()
+        for a in pending
         if a.kind == "slip_issue"
+    }
+    counting = {
+        (a.payload.get("kind"), a.payload.get("serial")): _waiting_words(a) for a in pending if a.kind == "slip_accept"
     }
     rows = []
     for slip in slips:
         carrying = waiting.get((slip.kind, slip.serial))
+        dealer = counting.get((slip.kind, slip.serial))
         step = SLIP_STEPS.get(slip.state, slip.state)
         if slip.state == Slip.State.REQUESTED and carrying:
             step = f"prepared at the cage, waiting for the runner {carrying} to sign for it"
         elif slip.kind == Slip.Kind.CREDIT:
             step = CREDIT_STEPS.get(slip.state, step)
+        if slip.state == Slip.State.ISSUED and dealer and slip.kind == Slip.Kind.FILL:
+            step = f"at the table, waiting for the dealer {dealer} to count and accept it"
         rows.append(
             {
                 "kind": slip.kind,
@@ -236,6 +251,7 @@ def table_slips(code: str) -> list[dict]:
                 "runner": slip.runner,
                 "accepted_by": slip.accepted_by,
                 "carrying": carrying,
+                "counting": dealer,
             }
         )
     return rows
@@ -295,6 +311,32 @@ def table_choices() -> dict:
         ],
         "games": [{"game": g, "label": game_name(g)} for g in Table.Game.values],
         "dealers": users_with(Role.DEALER),
+    }
+
+
+def opener_check(code: str, opener: dict | None) -> dict | None:
+    """Table ``code``'s last closer beside the opener being counted (``{"<cents>": pieces}`` or
+    None), for the pit boss to read before he signs: ``{"table", "closer_cents", "closer_count"``
+    (in words), ``"closed_at"`` (UTC), ``"closed_by"`` (the pit boss and dealer who signed it),
+    ``"opener_cents"`` (None without a count), ``"difference_cents"`` (opener − closer, None
+    without a count)}``; None for a table never closed (its first opening stocks the tray)."""
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        return None
+    last = Event.objects.filter(stream=table.stream, type="TableClosed").order_by("-position").first()
+    if last is None:
+        return None
+    closer = last.data.get("closer_cents")
+    opened = _total(opener) if opener else None
+    signers = [who for who in (last.data.get("pit_boss"), last.data.get("dealer")) if who]
+    return {
+        "table": code,
+        "closer_cents": closer,
+        "closer_count": _count_words(last.data.get("denominations")),
+        "closed_at": last.occurred_at,
+        "closed_by": " and ".join(signers) or last.actor,
+        "opener_cents": opened,
+        "difference_cents": opened - closer if opened is not None and isinstance(closer, int) else None,
     }
 
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services import slips
 from core import typed_amounts
+from core.ids import is_code
 from games.services.ratings import patron_rating_record
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput
@@ -44,6 +45,7 @@ FIELD_LABELS = {
     "opener": "Opener count",
     "opener_cents": "Opener count",
     "closer": "Closer count",
+    "variance_reason": "Explanation of the difference",
     "rules": "Limits",
     "kind": "Fill or credit",
     "denominations": "Chips by denomination",
@@ -106,12 +108,17 @@ def _pending_note(result: dict) -> str | None:
 # --- opening a table ------------------------------------------------------------------------
 
 
-def _open_page(request, *, typed: dict | None = None, refused: dict | None = None):
+def _open_page(request, *, typed: dict | None = None, refused: dict | None = None, opener: dict | None = None):
+    typed = typed or {"code": request.GET.get("table", "")}
+    code = (typed.get("code") or "").strip()
     context = {
         "choices": shift_selectors.table_choices(),
         "denominations": shift_selectors.denominations(),
-        "typed": typed or {"code": request.GET.get("table", "")},
+        "typed": typed,
         "refused": refused,
+        # The last closer beside his count, read before he signs (SHIFTS.md: the opener is
+        # checked against the previous closer, a difference reported at once, in writing).
+        "check": shift_selectors.opener_check(code, opener) if is_code(code) else None,
         "pending": [
             a for a in shift_selectors.approvals_for(_actor(request))["asked"] if a["kind"] == "table_open_counted"
         ],
@@ -122,16 +129,23 @@ def _open_page(request, *, typed: dict | None = None, refused: dict | None = Non
 @require_http_methods(["GET", "HEAD", "POST"])
 @pit_boss_only
 def table_open(request):
-    """GET: the form. POST: the opener counted by chip denomination, signed by this pit boss;
-    the named dealer confirms it from his own login (``approvals`` act ``table_open_counted``)."""
+    """GET: the form (``?table=R1``: with R1's last closer). POST ``compare``: the count beside
+    the last closer, nothing signed. POST: the opener counted by chip denomination, signed by
+    this pit boss, with the written explanation of a difference with the last closer
+    (``variance_reason``); the named dealer confirms it from his own login (``approvals`` act
+    ``table_open_counted``, which assigns him to the table)."""
     if request.method != "POST":
         return _open_page(request)
     typed = _typed(request)
     code = typed.get("code", "").strip()
+    opener = None
     try:
         opener = typed_amounts.count(request.POST, "opener", shift_selectors.denominations())
         if not opener:
             raise InvalidInput("count the chips of the tray, by denomination", field="opener")
+        if "compare" in request.POST:
+            return _open_page(request, typed=typed, opener=opener)
+        explanation = (typed.get("variance_reason") or "").strip()
         result = approval_request(
             kind="table_open_counted",
             payload={
@@ -140,11 +154,12 @@ def table_open(request):
                 "opener": opener,
                 "dealer": typed.get("dealer", ""),
                 "pit_boss": _actor(request),
+                **({"variance_reason": explanation} if explanation else {}),
             },
             actor=_actor(request),
         )
     except DomainError as exc:
-        return _open_page(request, typed=typed, refused=_refused(exc, "open"))
+        return _open_page(request, typed=typed, refused=_refused(exc, "open"), opener=opener)
     waiting = _pending_note(result)
     if waiting:
         messages.success(request, f"Opening of table {code} signed by you, {waiting}.")
@@ -244,6 +259,26 @@ def slip_accept(request, code: str, kind: str, serial: str):
             f"{r['kind'].capitalize()} {r['serial']} of {eur(r['amount_cents'])} accepted at table {code}: "
             + ("the chips are in the tray." if r["kind"] == "fill" else "the chips have left the tray for the cage.")
         ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def slip_count_ask(request, code: str, kind: str, serial: str):
+    """The runner is at the table: ask the table's dealer to count the chips and accept the slip
+    from his own login (``approvals`` act ``slip_accept``, SHIFTS.md: counted by the dealer and
+    accepted at the table)."""
+
+    def said(result):
+        waiting = _pending_note(result)
+        return f"{kind.capitalize()} {serial}: {waiting}." if waiting else f"{kind.capitalize()} {serial} accepted."
+
+    return _act(
+        request,
+        code,
+        "slips",
+        lambda: approval_request(kind="slip_accept", payload={"kind": kind, "serial": serial}, actor=_actor(request)),
+        said,
     )
 
 

@@ -24,6 +24,11 @@ urlpatterns = [
     path("tables/<code:code>/limits", shift_views.limits_change, name="limits"),
     path("tables/<code:code>/slips", shift_views.slip_request, name="slip-request"),
     path("tables/<code:code>/slips/<name:kind>/<serial:serial>/accept", shift_views.slip_accept, name="slip-accept"),
+    path(
+        "tables/<code:code>/slips/<name:kind>/<serial:serial>/count",
+        shift_views.slip_count_ask,
+        name="slip-count",
+    ),
     path("tables/<code:code>/slips/<name:kind>/<serial:serial>/refuse", shift_views.slip_refuse, name="slip-refuse"),
     path("tables/<code:code>/close", shift_views.table_close, name="close"),
     path("tables/<code:code>/ratings", shift_views.rating_record, name="rating"),

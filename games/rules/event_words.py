@@ -127,6 +127,14 @@ def _card_burnt(d: dict) -> str:
     return f"card burnt: {card_text(d['card'])} {where}{reason}, replaced"
 
 
+def _hand(d: dict) -> str:
+    """``box 2 hand 1``: people count a box's hands from 1 (the engine's ``hand_index`` from 0;
+    none given: the box's first hand)."""
+    index = d.get("hand_index")
+    number = index + 1 if isinstance(index, int) and not isinstance(index, bool) else 1
+    return f"box {d.get('box')} hand {number}"
+
+
 def _decision(d: dict) -> str:
     added = d.get("stake_added_cents")
     extra = f", adds {eur(added)}" if isinstance(added, int) and added else ""
@@ -303,9 +311,7 @@ LINES: dict[str, Callable[[dict], str]] = {
     "PlayerDecided": _decision,
     "InsuranceDecided": _insurance_decided,
     "EvenMoneyDecided": _even_money_decided,
-    "HandClosed": lambda d: (
-        f"box {d.get('box')} hand {d.get('hand_index', 0)}: {d.get('reason', '?')} at {d.get('total')}"
-    ),
+    "HandClosed": lambda d: f"{_hand(d)}: {d.get('reason', '?')} at {d.get('total')}",
     "DealerPlayed": _dealer_played,
     "DealerShows": lambda d: f"dealer shows {card_text(d.get('card', '?'))}",
     "BoxDecided": _box_decided,

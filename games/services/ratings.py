@@ -1,12 +1,19 @@
 """A patron rated by hand at a table (SHIFTS.md, pit boss §6): where no card reads him, the pit
 boss writes what he saw — when the patron sat down, how long he played, his average bet and
 his buy-in. Recorded as ``PatronRatedManually`` on the table's stream; no money moves (the
-buy-in itself is a cash buy-in or a chip purchase of its own)."""
+buy-in itself is a cash buy-in or a chip purchase of its own).
+
+The event also carries what makes the rating count like a card-read one in the patron's day
+(``ledger.projections.ratings``): the ``decisions`` he played (minutes × the game's usual
+``decisions_per_hour``, ``settings.CASINO_DECISIONS_PER_HOUR``), each at his average bet, and
+the table's ``house_edge`` under its rules in force, so his theoretical win is average bet ×
+decisions × edge, and a later change of pace or rules never rewrites it."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from core.ceilings import check_ceiling
@@ -19,6 +26,7 @@ from staff.roles import Role, require_role
 
 from ..models import Table
 from ..selectors import table_for_update
+from ..theory import table_house_edge
 
 MAX_MINUTES = 24 * 60
 
@@ -37,7 +45,7 @@ def patron_rating_record(
     """Rate identified patron ``patron`` at open table ``table`` by hand: sat down at ``time_in``
     (aware), played ``minutes`` (1 to 1,440), ``average_bet_cents`` (> 0), ``buy_in_cents``
     (≥ 0). Returns ``{"table", "patron", "time_in"`` (ISO 8601 UTC), ``"minutes",
-    "average_bet_cents", "buy_in_cents", "event"}``.
+    "average_bet_cents", "buy_in_cents", "decisions_per_hour", "decisions", "house_edge", "event"}``.
 
     Raises ``RoleRequired`` (403: not a pit boss), ``InvalidInput`` (400 naming the field: a
     time in the future or unaware, minutes or amounts out of range, the anonymous patron),
@@ -82,6 +90,7 @@ def patron_rating_record(
             "minutes": minutes,
             "average_bet_cents": average_bet_cents,
             "buy_in_cents": buy_in_cents,
+            **_decisions(found, minutes),
         }
         (event,) = cmd.append(
             stream=found.stream, expected_version=found.version, events=[NewEvent("PatronRatedManually", data)]
@@ -89,3 +98,16 @@ def patron_rating_record(
         found.version = event.version
         found.save(update_fields=["version"])
         return cmd.finish(data | {"event": event.position})
+
+
+def _decisions(table: Table, minutes: int) -> dict:
+    """``{"decisions_per_hour", "decisions", "house_edge"}`` of ``minutes`` at ``table``: the
+    decisions at least 1 (he was rated: he played), the edge as text (a fraction of the stake,
+    as ``BetSettled`` writes it; "0" for a game without one)."""
+    pace = settings.CASINO_DECISIONS_PER_HOUR.get(table.game, 0)
+    edge = table_house_edge(table.code)
+    return {
+        "decisions_per_hour": pace,
+        "decisions": max(1, round(minutes * pace / 60)) if pace else 0,
+        "house_edge": str(edge[0]) if edge else "0",
+    }

@@ -67,6 +67,7 @@ def table_open(
     pit_boss: str | None = None,
     rules: dict | None = None,
     approver: str | None = None,
+    variance_reason: str | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
@@ -80,9 +81,12 @@ def table_open(
     (tray ± difference against ``cage:over_short``), a plain total does not. An opener of more
     than ``CASINO_LARGE_OPENER_CENTS`` needs a cage supervisor's second signature (``approver``,
     another user: given through an approval he confirmed, ``approvals``); it is recorded as
-    ``approved_by``.
+    ``approved_by``. A counted opener that differs from the previous closer needs a written
+    ``variance_reason`` (SHIFTS.md: a difference is reported at once, in writing), recorded in
+    ``TableOpened`` for the auditor's exception log.
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
-    ``InvalidInput`` (bad game, option or count, unknown denomination), ``RoleRequired``
+    ``InvalidInput`` (bad game, option or count, unknown denomination, a counted opener off the
+    last closer without ``variance_reason``), ``RoleRequired``
     (403: a confirmation without its role, or one user confirming twice; a large opener without
     its second signature), ``StateConflict``
     (already open, or the gaming day is closed).
@@ -106,6 +110,11 @@ def table_open(
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
     approval = {"approved_by": approver} if large else {}
     request |= approval
+    if variance_reason is not None:
+        if not isinstance(variance_reason, str) or len(variance_reason) > 500:
+            raise InvalidInput("an explanation is at most 500 characters", field="variance_reason")
+        variance_reason = variance_reason.strip() or None
+        request |= {"variance_reason": variance_reason}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -121,6 +130,12 @@ def table_open(
         book = store.balance(accounts.table_tray(code), table.currency)
         first = table.version == 0
         variance = 0 if first else opener_cents - _previous_closer(table, book)
+        if variance and denominations is not None and not variance_reason:
+            raise InvalidInput(
+                f"the opener differs from the last closer by {format_cents(variance)}: "
+                "write what explains the difference",
+                field="variance_reason",
+            )
         if first:
             legs = posting_rules.stock(accounts.table_tray(code), accounts.HOUSE_BANKROLL, opener_cents - book)
         elif denominations is not None:
@@ -145,6 +160,7 @@ def table_open(
                         "variance_cents": variance,
                         **_count_data(denominations, dealer, pit_boss),
                         **approval,
+                        **({"variance_reason": variance_reason} if variance and variance_reason else {}),
                     },
                     legs,
                 )

@@ -3,8 +3,15 @@
 theoretical win = Σ stake × house edge, the edge being the exact fraction the game engine
 wrote into each ``BetSettled`` event (``house_edge``, e.g. "1/37"; RULES.md per game).
 It is kept exact as a fraction of cents; ``theoretical_win_cents`` rounds it down for display.
+
+A patron rated by hand (``PatronRatedManually``, where no card read him) counts the same way:
+his ``decisions`` are bets at his average bet under the table's ``house_edge`` (both recorded
+in the event), and his time at the table, ``time_in`` to ``time_in + minutes``, is time played.
+An event without ``decisions`` (written before they were recorded) adds its time only. Its
+actual win is unknown (no bet was settled): it adds nothing to it.
 """
 
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from django.db import connection
@@ -13,6 +20,7 @@ from ..models import PatronDayRating
 from . import Batch, register, truncate
 from .table_stats import DECIDING
 
+MANUAL = "PatronRatedManually"
 _UPDATED = ["bets", "staked_cents", "actual_win_cents", "theoretical_win", "first_bet_at", "last_bet_at"]
 
 
@@ -54,11 +62,14 @@ class _Fold:
 
     def read(self, batch: Batch) -> None:
         batch.events_of(*DECIDING)
+        batch.events_of(MANUAL)
 
     def feed(self, batch: Batch) -> None:
         settled = batch.events_of(*DECIDING)
+        manual = batch.events_of(MANUAL)
         if self.stored:
-            self._load(settled)
+            self._load([*settled, *manual])
+        self._fold_manual(manual)
         rows, stakes = self.rows, self.stakes
         for event in settled:
             data = event["data"]
@@ -84,6 +95,39 @@ class _Fold:
                 rating.first_bet_at = when
             if rating.last_bet_at is None or when > rating.last_bet_at:
                 rating.last_bet_at = when
+
+    def _row(self, patron: str, day) -> PatronDayRating:
+        key = (patron, day)
+        rating = self.rows.get(key)
+        if rating is None:
+            rating = self.rows[key] = PatronDayRating(patron=patron, gaming_day=day)
+            self.stakes[key] = {}
+        return rating
+
+    def _fold_manual(self, events: list[dict]) -> None:
+        """Ratings by hand, as bets at the average bet (module docstring); odd data is skipped."""
+        for event in events:
+            data = event["data"]
+            if not isinstance(data, dict) or not isinstance(data.get("patron"), str):
+                continue
+            try:
+                start = datetime.fromisoformat(data["time_in"])
+                end = start + timedelta(minutes=int(data["minutes"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            rating = self._row(data["patron"], event["gaming_day"])
+            decisions, average = data.get("decisions"), data.get("average_bet_cents")
+            if type(decisions) is int and decisions > 0 and type(average) is int and average > 0:
+                staked = decisions * average
+                rating.bets += decisions
+                rating.staked_cents += staked
+                by_edge = self.stakes[data["patron"], event["gaming_day"]]
+                edge = data.get("house_edge", "0")
+                by_edge[edge] = by_edge.get(edge, 0) + staked
+            if rating.first_bet_at is None or start < rating.first_bet_at:
+                rating.first_bet_at = start
+            if rating.last_bet_at is None or end > rating.last_bet_at:
+                rating.last_bet_at = end
 
     def _load(self, settled: list[dict]) -> None:
         """The stored rows of the patron-days these events rate: one query, not one a patron."""
@@ -149,8 +193,10 @@ class _SummedFold(_Fold):
 
     def read(self, batch: Batch) -> None:
         batch.memo("ratings.sums", _sums)
+        batch.events_of(MANUAL)
 
     def feed(self, batch: Batch) -> None:
+        self._fold_manual(batch.events_of(MANUAL))
         rows, stakes = self.rows, self.stakes
         for patron, day, edge, bets, staked, won, first, last in batch.memo("ratings.sums", _sums):
             key = (patron, day)

@@ -40,9 +40,8 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     )
     assert issued.status_code == 200 and issued.json()["state"] == "issued"
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
-    # A dealer accepts only at the table he is assigned to (issue #10).
-    assert clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
-    assert pit.post("/api/staff/assignments", {"dealer": "dealer1", "table": "T1"}, format="json").status_code == 201
+    # A dealer accepts only at the table he is assigned to: dealer1, who confirmed T1's opener, deals there.
+    assert pit.post("/api/staff/assignments", {"dealer": "dealer1", "table": "T1"}, format="json").status_code == 409
     accepted = clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
     assert accepted.status_code == 200 and accepted.json()["state"] == "delivered"
 

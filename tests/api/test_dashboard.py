@@ -219,6 +219,7 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
         dealer="dealer2",
         pit_boss="pit2",
         actor="pit2",
+        variance_reason="a 1,000.00 EUR plaque missing",
     )
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
     card = html[html.index('data-table="R1"') :]

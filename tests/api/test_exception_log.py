@@ -301,3 +301,31 @@ def test_a_day_at_the_calendars_ends_reads_as_an_empty_log(auditor, cage, day):
     for path in ("/api/audit/exceptions/", "/api/audit/exceptions.csv"):
         response = auditor.get(path, {"gaming_day": day})
         assert response.status_code == 200, (path, response.content[:200])
+
+
+def test_an_opener_off_the_last_closer_is_listed_with_its_explanation_under_the_threshold_too(auditor, cage):
+    from games.services.tables import table_close, table_open
+
+    staff_user("dealer9", "dealer")
+    staff_user("pit9", "pit_boss")
+    staff_user("pit8", "pit_boss")
+    signed = {"dealer": "dealer9", "pit_boss": "pit9", "actor": "pit9"}
+    table_open(code="R9", game="english_roulette", opener={"10000": 50}, **signed)
+    table_close(code="R9", closer={"10000": 50}, **signed)
+    assert 5_000 < settings.CASINO_VARIANCE_THRESHOLD_CENTS
+    table_open(
+        code="R9",
+        game="english_roulette",
+        opener={"10000": 49, "2500": 2},
+        dealer="dealer9",
+        pit_boss="pit8",
+        actor="pit8",
+        variance_reason="two 25.00 EUR chips found under the table after the close",
+    )
+    rows = auditor.get(URL, {"gaming_day": current_gaming_day().isoformat(), "kind": "variance"}).json()["rows"]
+    (row,) = [r for r in rows if r["table"] == "R9"]
+    assert (
+        row["what"] == "opener of R9: variance -50.00 EUR (“two 25.00 EUR chips found under the table after the close”)"
+    )
+    assert row["after"]["variance_reason"] == "two 25.00 EUR chips found under the table after the close"
+    assert (row["person"], row["amount_cents"]) == ("pit8", -5_000)

@@ -199,6 +199,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:limits": ({"POST": DASHBOARD}, None),
     "dashboard:slip-request": ({"POST": DASHBOARD}, None),
     "dashboard:slip-accept": ({"POST": DASHBOARD}, None),
+    "dashboard:slip-count": ({"POST": DASHBOARD}, None),
     "dashboard:slip-refuse": ({"POST": DASHBOARD}, None),
     "dashboard:close": ({"POST": DASHBOARD}, None),
     "dashboard:rating": ({"POST": DASHBOARD}, None),

@@ -6,6 +6,7 @@ rated by hand, the table closed. A refused entry keeps what was typed and names 
 
 import re
 from html import unescape
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -149,6 +150,20 @@ def test_a_coup_is_reversed_once_the_second_pit_boss_approves_it_from_his_queue(
     assert Event.objects.filter(type="RoundReversed").count() == 1
 
 
+def test_a_reversed_coup_reads_reversed_with_who_and_when_and_offers_no_second_correction(people, played):
+    boss, boss2 = people["boss"], people["boss2"]
+    _, coup = played
+    boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "ball misread", "approver": "boss2"})
+    boss2.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="round_reverse").id]))
+    reversed_at = Event.objects.get(type="RoundReversed").occurred_at.astimezone(ZoneInfo("Europe/Paris"))
+    said = f"reversed by boss, approved by boss2, at {reversed_at:%H:%M} {reversed_at.tzname()}"
+    audit = text(boss.get(reverse("dashboard:coup-audit", args=[coup])))
+    assert f"{said} (“ball misread”)" in audit
+    assert "Correct this coup" not in audit and "Ask to reverse the coup" not in audit
+    table = text(boss.get(reverse("dashboard:table", args=["R1"])))
+    assert said in table
+
+
 def test_a_patron_is_rated_by_hand_at_the_table(people, played):
     patron, _ = played
     boss = people["boss"]
@@ -172,6 +187,37 @@ def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
     assert Table.objects.get(code="R5").state == "closed"
     page = text(boss.get(reverse("dashboard:table", args=["R5"])))
     assert "Drop box: locked, left on the table for the drop team." in page
+
+
+def test_reopening_shows_the_difference_with_the_last_closer_before_signing_and_needs_an_explanation(people):
+    open_r5(people)
+    boss, dealer = people["boss"], people["dealer"]
+    boss.post(
+        reverse("dashboard:close", args=["R5"]), {"dealer": "dealer1", "closer-100000": "40", "closer-10000": "99"}
+    )
+    dealer.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="table_close_counted").id]))
+    assert "Last closer: 49,900.00 EUR" in text(boss.get(reverse("dashboard:open") + "?table=R5"))
+    sent = {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"}
+    compared = text(boss.post(reverse("dashboard:open"), sent | {"compare": "1"}))
+    assert "Last closer: 49,900.00 EUR (40 × 1,000.00 EUR, 99 × 100.00 EUR), signed by boss and dealer1" in compared
+    assert "Your count: 50,000.00 EUR" in compared
+    assert "Difference: 100.00 EUR — write what explains it below before you sign" in compared
+    assert not Approval.objects.filter(kind="table_open_counted", state="pending").exists()  # nothing signed
+
+    refused = boss.post(reverse("dashboard:open"), sent | {"variance_reason": "  "})
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "Refused — <strong>Explanation of the difference</strong>: the opener differs from the last closer" in page
+    assert 'name="opener-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="100"' in page
+    assert "Difference: 100.00 EUR" in text(refused)
+    assert not Approval.objects.filter(kind="table_open_counted", state="pending").exists()
+
+    why = "a 100.00 EUR chip left in the float drawer at the close"
+    assert boss.post(reverse("dashboard:open"), sent | {"variance_reason": why}).status_code == 302
+    approval = Approval.objects.get(kind="table_open_counted", state="pending")
+    dealer.post(reverse("dashboard:approve", args=[approval.id]))
+    opened = Event.objects.filter(type="TableOpened", data__table="R5").latest("position")
+    assert (opened.data["variance_cents"], opened.data["variance_reason"]) == (10_000, why)
 
 
 def test_the_approvals_page_is_for_signers_and_a_form_for_the_pit_boss(people):
@@ -203,3 +249,45 @@ def test_a_slip_refused_at_the_table_is_voided_once_a_second_supervisor_signs(pe
         "boss2",
         "VOID: wrong table",
     )
+
+
+def carried_fill(people) -> Slip:
+    """R5 open with dealer1 (assigned by the opening he confirmed); a 500.00 EUR fill the pit boss
+    requested, the cage issued and the runner carries to R5."""
+    open_r5(people)
+    people["boss"].post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "fill", "slip-10000": "5"})
+    slip = Slip.objects.get()
+    approval_request(
+        kind="slip_issue", payload={"kind": "fill", "serial": slip.serial, "runner": "run1"}, actor=SHIFT_CASHIER
+    )
+    people["runner"].post(reverse("workstations:runner-confirm", args=[Approval.objects.get(kind="slip_issue").id]))
+    return slip
+
+
+def test_the_dealer_counts_and_accepts_a_fill_at_his_table_from_his_own_page(people):
+    slip = carried_fill(people)
+    boss, dealer = people["boss"], people["dealer"]
+    asked = boss.post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]), follow=True)
+    assert f"Fill {slip.serial}: waiting for dealer1 to sign from his own login." in text(asked)
+    assert "at the table, waiting for the dealer dealer1 to count and accept it" in text(asked)
+    queue = text(dealer.get(reverse("dashboard:approvals")))
+    assert f"Count and accept fill {slip.serial} (500.00 EUR, table R5): 5 × 100.00 EUR" in queue
+    approval = Approval.objects.get(kind="slip_accept")
+    done = dealer.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    assert f"Approved and done: Count and accept fill {slip.serial}" in text(done)
+    slip.refresh_from_db()
+    assert (slip.state, slip.requested_by, slip.runner, slip.accepted_by) == ("delivered", "boss", "run1", "dealer1")
+    delivered = Event.objects.get(type="FillDelivered")
+    assert (delivered.actor, delivered.data["accepted_by"]) == ("dealer1", "dealer1")
+
+
+def test_a_dealer_of_another_table_neither_sees_nor_signs_its_fill(people):
+    slip = carried_fill(people)
+    people["boss"].post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]))
+    approval = Approval.objects.get(kind="slip_accept")
+    other = logged_in("dealer2", Role.DEALER)
+    assert "Count and accept" not in text(other.get(reverse("dashboard:approvals")))
+    refused = other.post(reverse("dashboard:approve", args=[approval.id]))
+    assert refused.status_code == 403 and "this approval waits for dealer1" in text(refused)
+    slip.refresh_from_db()
+    assert slip.state == "issued"

@@ -5,9 +5,11 @@ The set-up (services, before any page) is what the shift finds: the cage open wi
 shift, English roulette R1 open since the last shift with one coup played, the staff's logins.
 Then: the pit boss opens R2 and B1 by counted openers, each dealer confirming from his own
 login; changes R2's limits; requests a fill for R2, which the cashier issues on the cage page
-to the runner, who confirms on his page, and which the second pit boss accepts at the table; asks
+to the runner, who confirms on his page, and which the dealer counts and accepts from his own
+page; asks
 to reverse R1's coup, which the second pit boss approves from his queue; rates a patron by
-hand; closes R2 with its dealer's confirmation. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
+hand; closes R2 with its dealer's confirmation; opens R2 again, reading the difference with its
+last closer before he signs and explaining it. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
 import re
 
@@ -190,24 +192,26 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     page.reload()
     row = page.locator(f'#slips [data-serial="{slip.serial}"]')
     expect(row.locator('[data-figure="slip-step"]')).to_have_text("prepared at the cage, carried by the runner")
-    expect(row).to_contain_text("another pit boss or the dealer accepts it (you requested it)")
-    shot(page, "fill_at_the_table_waiting_for_a_second_signature")
-
-    boss2 = second_person(page, url, "pitboss2")
-    boss2.goto(f"{url}/dashboard/tables/R2/#slips")
-    boss2.get_by_role("button", name=f"Accept fill {slip.serial}").click()
-    expect(boss2.locator(".messages")).to_contain_text(f"Fill {slip.serial} of 3,000.00 EUR accepted at table R2")
-    expect(boss2.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+    shot(page, "fill_at_the_table")
+    row.get_by_role("button", name=f"Ask the dealer to count and accept fill {slip.serial}").click()
+    expect(page.locator(".messages")).to_contain_text(f"Fill {slip.serial}: waiting for dealer1 to sign")
+    expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
+        "at the table, waiting for the dealer dealer1 to count and accept it"
+    )
+    shot(page, "fill_waiting_for_the_dealer")
+    dealer_confirms(page, url, "dealer1", f"Count and accept fill {slip.serial} (3,000.00 EUR, table R2)", shot, "fill")
+    page.reload()
+    expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
         "accepted at the table"
     )
-    shot(boss2, "fill_accepted_by_the_second_pit_boss")
+    shot(page, "fill_accepted_by_the_dealer")
     slip.refresh_from_db()
     assert (slip.state, slip.requested_by, slip.issued_by, slip.runner, slip.accepted_by) == (
         "delivered",
         "pitboss",
         "cashier",
         "runner",
-        "pitboss2",
+        "dealer1",
     )
 
     # --- 5. a correction of R1's coup, approved from the second pit boss's queue -----------------
@@ -221,6 +225,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     expect(page.locator(".messages")).to_contain_text("Reversal of the coup asked, waiting for pitboss2")
     shot(page, "correction_asked")
 
+    boss2 = second_person(page, url, "pitboss2")
     boss2.goto(f"{url}/dashboard/")
     expect(boss2.locator("#nav-approvals .badge")).to_have_text("1")  # his header counts what waits for him
     boss2.locator("#nav-approvals").click()
@@ -231,6 +236,11 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     expect(boss2.locator(".messages")).to_contain_text("Approved and done: Reverse coup 1 at table R1")
     shot(boss2, "correction_approved")
     assert Event.objects.get(type="RoundReversed").actor == "pitboss"
+    # The coup now reads reversed, with who and when, and offers no second correction.
+    page.reload()
+    expect(page.locator('[data-figure="coup-state"]')).to_contain_text("reversed by pitboss, approved by pitboss2, at ")
+    expect(page.get_by_text("Correct this coup")).to_have_count(0)
+    shot(page, "coup_reads_reversed")
     assert Approval.objects.get(kind="round_reverse").decided_by == "pitboss2"
     boss2.context.close()
 
@@ -262,6 +272,32 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     )
     assert Table.objects.get(code="R2").state == "closed"
     shot(page, "table_closed")
+
+    # --- 7b. R2 opened again: the difference with its last closer, read before signing, explained
+    page.get_by_role("link", name="Open a table").click()
+    page.get_by_label("Table", exact=True).fill("R2")
+    page.get_by_label("Game").select_option(label="English roulette")
+    page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
+    type_count(page, "open", "opener", {"100000": 20, "10000": 70, "2500": 79})
+    page.get_by_role("button", name="Compare with the last closer").click()
+    expect(page.locator('[data-figure="last-closer"]')).to_have_text("29,000.00 EUR")
+    expect(page.locator('[data-figure="opener-difference"]')).to_have_text("-25.00 EUR")
+    shot(page, "reopen_R2_compared_with_the_last_closer")
+    page.get_by_role("button", name="Sign the opener").click()
+    expect(page.locator(".refused")).to_contain_text("Refused — Explanation of the difference")
+    expect(page.locator("#open-opener-2500")).to_have_value("79")
+    shot(page, "reopen_R2_refused_without_an_explanation")
+    page.get_by_label("Explanation of the difference").fill("one 25.00 EUR chip found under the float after the close")
+    page.get_by_role("button", name="Sign the opener").click()
+    expect(page.locator(".messages")).to_contain_text("Opening of table R2 signed by you, waiting for dealer1")
+    dealer_confirms(
+        page, url, "dealer1", "Open table R2 (English roulette) with an opener of 28,975.00 EUR", shot, "reopen_R2"
+    )
+    reopened = Event.objects.filter(type="TableOpened", data__table="R2").latest("position")
+    assert (reopened.data["variance_cents"], reopened.data["variance_reason"]) == (
+        -2_500,
+        "one 25.00 EUR chip found under the float after the close",
+    )
 
     # --- 8. the floor at the end: one figure per label ------------------------------------------
     projections.catch_up_all()

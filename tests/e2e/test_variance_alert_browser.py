@@ -26,7 +26,15 @@ def test_a_pit_boss_reads_an_opener_variance_in_words_on_the_floor_and_the_cage_
     # Closed with 50,000.00 EUR of chips, opened again with 49,000.00: 1,000.00 EUR short.
     table_close(code="R1", closer={"1000000": 5}, dealer="dealer2", pit_boss="pit1", actor="pit1")
     opener = {"1000000": 4, "500000": 1, "100000": 4}
-    table_open(code="R1", game="english_roulette", opener=opener, dealer="dealer2", pit_boss="pit2", actor="pit2")
+    table_open(
+        code="R1",
+        game="english_roulette",
+        opener=opener,
+        dealer="dealer2",
+        pit_boss="pit2",
+        actor="pit2",
+        variance_reason="a 1,000.00 EUR plaque missing",
+    )
     position = Event.objects.filter(type="TableOpened").latest("position").position
 
     page.goto(f"{dashboard_server.url}/dashboard/login/")

@@ -91,6 +91,49 @@ def test_the_same_user_cannot_confirm_as_dealer_and_pit_boss(cage, staff, django
         table_open(code="R2", game="english_roulette", opener={"100": 1}, dealer="cash1", pit_boss="pit1", actor="pit1")
 
 
+def test_an_opener_off_the_last_closer_needs_a_written_explanation_recorded_in_its_event(table, staff):
+    table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
+    count = {"1000000": 4, "500000": 1, "100000": 4}
+    with pytest.raises(InvalidInput) as err:
+        table_open(code="R1", game="english_roulette", opener=count, dealer="dealer1", pit_boss="pit2", actor="pit2")
+    assert err.value.field == "variance_reason"
+    assert "differs from the last closer by -1,000.00 EUR" in err.value.message
+    with pytest.raises(InvalidInput):
+        table_open(
+            code="R1",
+            game="english_roulette",
+            opener=count,
+            dealer="dealer1",
+            pit_boss="pit2",
+            actor="pit2",
+            variance_reason="   ",
+        )
+    assert not Event.objects.filter(type="TableOpened", data__table="R1", data__variance_cents=-100_000).exists()
+    table_open(
+        code="R1",
+        game="english_roulette",
+        opener=count,
+        dealer="dealer1",
+        pit_boss="pit2",
+        actor="pit2",
+        variance_reason=" a plaque short: found under the tray ",
+    )
+    opened = Event.objects.filter(type="TableOpened", data__table="R1").latest("position")
+    assert (opened.data["variance_cents"], opened.data["variance_reason"]) == (
+        -100_000,
+        "a plaque short: found under the tray",
+    )
+
+
+def test_an_opener_equal_to_the_last_closer_needs_no_explanation(table, staff):
+    table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
+    opened = table_open(
+        code="R1", game="english_roulette", opener={"1000000": 5}, dealer="dealer1", pit_boss="pit2", actor="pit2"
+    )
+    assert opened["variance_cents"] == 0
+    assert "variance_reason" not in Event.objects.get(position=opened["event"]).data
+
+
 def test_closer_is_the_next_opener_and_a_recount_that_differs_is_a_variance(table, staff):
     closed = table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
     assert (closed["closer_cents"], closed["variance_cents"]) == (5_000_000, 0)
@@ -101,6 +144,7 @@ def test_closer_is_the_next_opener_and_a_recount_that_differs_is_a_variance(tabl
         dealer="dealer1",
         pit_boss="pit2",
         actor="pit2",
+        variance_reason="a 1,000.00 EUR plaque missing from the tray",
     )
     assert reopened["opener_cents"] == 4_900_000
     assert reopened["variance_cents"] == -100_000

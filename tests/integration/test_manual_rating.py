@@ -3,13 +3,17 @@ the table's stream, no money moved; refused, nothing written, for a time to come
 table, a patron without a name, or someone not a pit boss."""
 
 from datetime import timedelta
+from fractions import Fraction
 
 import pytest
 from django.utils import timezone
 
+from games.services.bets import bet_place
 from games.services.ratings import patron_rating_record
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from ledger import projections
 from ledger.errors import InvalidInput, StateConflict
-from ledger.models import Event, Posting
+from ledger.models import Event, PatronDayRating, Posting
 from patrons.services.patrons import patron_register
 from staff.roles import RoleRequired
 from tests.conftest import ACTOR, make_patron, staff_user
@@ -79,3 +83,34 @@ def test_only_a_pit_boss_rates_a_named_patron_at_an_open_table(table, boss):
     table_close(code="R1", actor=ACTOR)
     with pytest.raises(StateConflict):
         rate(boss, make_patron())
+
+
+def test_a_rating_by_hand_folds_into_the_patrons_day_rating_like_card_read_bets(table, boss):
+    """R1 is English roulette: 35 decisions an hour, the house edge 1/37 (0.027027 to six places).
+    60 minutes at 25.00 EUR: 35 decisions, 875.00 EUR staked, theoretical win 875.00 × 0.027027;
+    one card-read bet of 10.00 EUR on rouge (1/74) the same day adds to the same row."""
+    patron = make_patron(100_000)
+    time_in = timezone.now().replace(microsecond=0) - timedelta(minutes=90)
+    rated = rate(boss, patron, time_in=time_in, minutes=60)
+    assert (rated["decisions_per_hour"], rated["decisions"], rated["house_edge"]) == (35, 35, "0.027027")
+    projections.catch_up_all()
+    rating = PatronDayRating.objects.get(patron=patron)
+    assert (rating.bets, rating.staked_cents, rating.actual_win_cents) == (35, 87_500, 0)
+    assert Fraction(rating.theoretical_win) == 87_500 * Fraction("0.027027")
+    assert (rating.first_bet_at, rating.last_bet_at) == (time_in, time_in + timedelta(minutes=60))
+
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    rouge = {"type": "chance_simple", "chance": "rouge"}
+    bet_place(round_id=coup, patron=patron, stake_cents=1_000, bet=rouge, actor=ACTOR)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=21, actor=ACTOR)
+    projections.catch_up_all()
+    rating.refresh_from_db()
+    assert (rating.bets, rating.staked_cents, rating.actual_win_cents) == (36, 88_500, -1_000)
+    assert Fraction(rating.theoretical_win) == 87_500 * Fraction("0.027027") + Fraction(1_000, 74)
+    assert rating.first_bet_at == time_in and rating.last_bet_at > time_in + timedelta(minutes=60)
+
+    fields = [f.name for f in PatronDayRating._meta.fields if f.name != "id"]
+    incremental = list(PatronDayRating.objects.values(*fields))
+    projections.rebuild()
+    assert list(PatronDayRating.objects.values(*fields)) == incremental

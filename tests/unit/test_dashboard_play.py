@@ -17,7 +17,8 @@ def test_black_jack_cards_decisions_and_the_dealer():
     assert line("PlayerDecided", box=3, bettor="P00003", action="double", stake_added_cents=2_500) == (
         "box 3 (P00003): double, adds 25.00 EUR"
     )
-    assert line("HandClosed", box=1, hand_index=0, reason="stood", total=18) == "box 1 hand 0: stood at 18"
+    assert line("HandClosed", box=1, hand_index=0, reason="stood", total=18) == "box 1 hand 1: stood at 18"
+    assert line("HandClosed", box=1, hand_index=1, reason="bust", total=23) == "box 1 hand 2: bust at 23"
     assert line("DealerPlayed", cards=["6S", "AD"], total=17, blackjack=False, busted=False) == (
         "dealer 6♠ A♦: stands on 17"
     )
@@ -74,4 +75,4 @@ def test_settlement_duplicates_are_hidden_and_unknown_events_fall_back():
     assert line("BetResolved", patron="P00001") is None
     assert line("StudActed", seat=2) == "[StudActed]"
     assert line("CoupResult", something="else") == "[CoupResult]"  # neither game's shape
-    assert line("HandClosed") == "box None hand 0: ? at None"  # odd data still reads, never raises
+    assert line("HandClosed") == "box None hand 1: ? at None"  # odd data still reads, never raises
