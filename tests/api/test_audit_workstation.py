@@ -167,7 +167,9 @@ def test_the_exception_view_lists_the_aml_events_and_filters_them(auditor, seale
     url = reverse("workstations:audit-exceptions")
     everything = auditor.get(url, {"day": sealed_day}).content.decode()
     kinds = re.findall(r'<tr data-kind="(\w+)">', everything)
-    assert kinds == ["aml_flag", "aml_flag"]  # the 3,500 EUR purchase: identity checked, transaction logged
+    # The cage's shift cashier created with his role (account events), then the 3,500 EUR
+    # purchase: identity checked, transaction logged.
+    assert kinds == ["role_change", "role_change", "aml_flag", "aml_flag"]
     assert "cash transaction logged, cash in 3,500.00 EUR (day&#x27;s total 3,500.00 EUR)" in everything
     assert "threshold: 3,000.00 EUR; day total: 3,500.00 EUR" in everything  # after, in currency units
     assert f'href="/api/audit/exceptions.csv?gaming_day={sealed_day}"' in everything
@@ -250,7 +252,9 @@ def test_the_exception_view_takes_the_day_as_gaming_day_like_the_api_and_as_day(
     for name in ("gaming_day", "day"):
         html = auditor.get(url, {name: sealed_day}).content.decode()
         assert f"<h1>Exception log of gaming day {sealed_day}</h1>" in html, name
-        assert re.findall(r'<tr data-kind="(\w+)">', html) == ["aml_flag", "aml_flag"], name
+        assert re.findall(r'<tr data-kind="(\w+)">', html) == ["role_change", "role_change", "aml_flag", "aml_flag"], (
+            name
+        )
     # Another day is that day's log, not the latest's rows: here a day without any event.
     other = auditor.get(url, {"gaming_day": "2026-12-01"}).content.decode()
     assert "<h1>Exception log of gaming day 2026-12-01</h1>" in other
@@ -274,21 +278,22 @@ def test_a_bad_day_on_the_exception_view_is_a_400_saying_so_with_no_rows(auditor
 def test_the_exception_view_pages_its_rows_with_the_count_and_the_csv_stays_whole(auditor, sealed_day, monkeypatch):
     from workstations import audit_views
 
-    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 1)
+    monkeypatch.setattr(audit_views, "EXCEPTIONS_PER_PAGE", 2)
     url = reverse("workstations:audit-exceptions")
+    # Four: the shift cashier's account and role, then the purchase's two AML events.
     first = auditor.get(url, {"gaming_day": sealed_day}).content.decode()
-    assert '<span data-figure="count">2 exceptions, rows 1–1 (page 1 of 2)</span>' in first
-    assert first.count('<tr data-kind="aml_flag">') == 1
+    assert '<span data-figure="count">4 exceptions, rows 1–2 (page 1 of 2)</span>' in first
+    assert first.count('<tr data-kind="role_change">') == 2 and '<tr data-kind="aml_flag">' not in first
     assert f'<a href="?gaming_day={sealed_day}&amp;page=2">2</a>' in first
     assert f'<a href="?gaming_day={sealed_day}&amp;page=2" rel="next">Next</a>' in first
     second = auditor.get(url, {"gaming_day": sealed_day, "page": "2"}).content.decode()
-    assert '<span data-figure="count">2 exceptions, rows 2–2 (page 2 of 2)</span>' in second
-    assert second.count('<tr data-kind="aml_flag">') == 1 and '<strong aria-current="page">2</strong>' in second
-    assert first.split('<tr data-kind="aml_flag">')[1] != second.split('<tr data-kind="aml_flag">')[1]
+    assert '<span data-figure="count">4 exceptions, rows 3–4 (page 2 of 2)</span>' in second
+    assert second.count('<tr data-kind="aml_flag">') == 2 and '<strong aria-current="page">2</strong>' in second
+    assert '<tr data-kind="role_change">' not in second
     # The CSV link carries the filters, no page: the download is the whole day.
     assert f'href="/api/audit/exceptions.csv?gaming_day={sealed_day}"' in second
     csv = auditor.get("/api/audit/exceptions.csv", {"gaming_day": sealed_day}).content.decode()
-    assert len(csv.strip().splitlines()) == 1 + 2  # the header and both rows
+    assert len(csv.strip().splitlines()) == 1 + 4  # the header and every row
 
 
 def test_the_event_lists_money_moved_is_the_lines_amount_not_the_sum_of_its_legs(auditor, sealed_day):

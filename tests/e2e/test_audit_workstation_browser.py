@@ -79,6 +79,8 @@ def test_an_auditor_verifies_an_export_and_sees_a_tampered_copy_refused(
 
     # --- the exceptions of the day: the purchase's AML events, each with its trail ----------
     page.get_by_role("link", name="Exceptions of the day").click()
+    page.get_by_label("Kind").select_option("aml_flag")
+    page.get_by_role("button", name="Filter").click()
     rows = page.locator('[data-section="exceptions"] tbody tr')
     expect(rows).to_have_count(2)
     expect(rows.first).to_contain_text("identity checked")
