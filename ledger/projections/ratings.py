@@ -70,7 +70,6 @@ class _Fold:
         if self.stored:
             self._load([*settled, *manual])
         self._fold_manual(manual)
-        rows, stakes = self.rows, self.stakes
         for event in settled:
             data = event["data"]
             if not isinstance(data, dict):
@@ -78,31 +77,36 @@ class _Fold:
             patron = data.get("patron")
             if not isinstance(patron, str):
                 continue
-            key = (patron, event["gaming_day"])
-            rating = rows.get(key)
-            if rating is None:
-                rating = rows[key] = PatronDayRating(patron=patron, gaming_day=key[1])
-                stakes[key] = {}
             stake = data.get("stake_cents", 0)
-            rating.bets += 1
-            rating.staked_cents += stake
-            rating.actual_win_cents += stake - data.get("return_cents", 0)
-            by_edge = stakes[key]
-            edge = data.get("house_edge", "0")
-            by_edge[edge] = by_edge.get(edge, 0) + stake
             when = event["occurred_at"]
-            if rating.first_bet_at is None or when < rating.first_bet_at:
-                rating.first_bet_at = when
-            if rating.last_bet_at is None or when > rating.last_bet_at:
-                rating.last_bet_at = when
+            self._add(
+                patron,
+                event["gaming_day"],
+                bets=1,
+                staked=stake,
+                won=stake - data.get("return_cents", 0),
+                edge=data.get("house_edge", "0"),
+                first=when,
+                last=when,
+            )
 
-    def _row(self, patron: str, day) -> PatronDayRating:
+    def _add(self, patron: str, day, *, bets: int, staked: int, won: int, edge: str, first, last) -> None:
+        """Fold ``bets`` bets staking ``staked`` cents at ``edge`` (won: the house's actual win,
+        cents), played from ``first`` to ``last``, into the patron's row for ``day``."""
         key = (patron, day)
         rating = self.rows.get(key)
         if rating is None:
             rating = self.rows[key] = PatronDayRating(patron=patron, gaming_day=day)
             self.stakes[key] = {}
-        return rating
+        rating.bets += bets
+        rating.staked_cents += staked
+        rating.actual_win_cents += won
+        by_edge = self.stakes[key]
+        by_edge[edge] = by_edge.get(edge, 0) + staked
+        if rating.first_bet_at is None or first < rating.first_bet_at:
+            rating.first_bet_at = first
+        if rating.last_bet_at is None or last > rating.last_bet_at:
+            rating.last_bet_at = last
 
     def _fold_manual(self, events: list[dict]) -> None:
         """Ratings by hand, as bets at the average bet (module docstring); odd data is skipped."""
@@ -115,19 +119,18 @@ class _Fold:
                 end = start + timedelta(minutes=int(data["minutes"]))
             except (KeyError, TypeError, ValueError):
                 continue
-            rating = self._row(data["patron"], event["gaming_day"])
             decisions, average = data.get("decisions"), data.get("average_bet_cents")
-            if type(decisions) is int and decisions > 0 and type(average) is int and average > 0:
-                staked = decisions * average
-                rating.bets += decisions
-                rating.staked_cents += staked
-                by_edge = self.stakes[data["patron"], event["gaming_day"]]
-                edge = data.get("house_edge", "0")
-                by_edge[edge] = by_edge.get(edge, 0) + staked
-            if rating.first_bet_at is None or start < rating.first_bet_at:
-                rating.first_bet_at = start
-            if rating.last_bet_at is None or end > rating.last_bet_at:
-                rating.last_bet_at = end
+            counted = type(decisions) is int and decisions > 0 and type(average) is int and average > 0
+            self._add(
+                data["patron"],
+                event["gaming_day"],
+                bets=decisions if counted else 0,
+                staked=decisions * average if counted else 0,
+                won=0,  # no bet was settled: his actual result is unknown
+                edge=data.get("house_edge", "0"),
+                first=start,
+                last=end,
+            )
 
     def _load(self, settled: list[dict]) -> None:
         """The stored rows of the patron-days these events rate: one query, not one a patron."""
@@ -197,22 +200,8 @@ class _SummedFold(_Fold):
 
     def feed(self, batch: Batch) -> None:
         self._fold_manual(batch.events_of(MANUAL))
-        rows, stakes = self.rows, self.stakes
         for patron, day, edge, bets, staked, won, first, last in batch.memo("ratings.sums", _sums):
-            key = (patron, day)
-            rating = rows.get(key)
-            if rating is None:
-                rating = rows[key] = PatronDayRating(patron=patron, gaming_day=day)
-                stakes[key] = {}
-            rating.bets += bets
-            rating.staked_cents += staked
-            rating.actual_win_cents += won
-            by_edge = stakes[key]
-            by_edge[edge] = by_edge.get(edge, 0) + staked
-            if rating.first_bet_at is None or first < rating.first_bet_at:
-                rating.first_bet_at = first
-            if rating.last_bet_at is None or last > rating.last_bet_at:
-                rating.last_bet_at = last
+            self._add(patron, day, bets=bets, staked=staked, won=won, edge=edge, first=first, last=last)
 
 
 register(PatronRatings())
