@@ -253,7 +253,12 @@ def password_digest(user) -> str:
     """The keyed digest of ``user``'s stored password hash (``ledger.identity.digest``): an
     identity event records it so that ``ledger verify`` sees a hash written behind the
     services' back; it tells nothing about the password."""
-    return digest("password", user.get_username(), user.password or "")
+    return hash_digest(user.get_username(), user.password)
+
+
+def hash_digest(username: str, password_hash: str | None) -> str:
+    """The keyed digest of ``username``'s stored password hash ``password_hash``."""
+    return digest("password", username, password_hash or "")
 
 
 def profile_digests(user) -> dict[str, str]:
@@ -343,7 +348,7 @@ def staff_password_rehashed(*, user, replaced: str) -> int:
     the ledger knew, so a hash planted with raw SQL is not laundered by logging in with it."""
     data = {
         "user": user.get_username(),
-        "replaced_digest": digest("password", user.get_username(), replaced or ""),
+        "replaced_digest": hash_digest(user.get_username(), replaced),
         "password_digest": password_digest(user),
     }
     return _append_outside_command(ROLES_STREAM, NewEvent(type="StaffPasswordRehashed", data=data), actor=data["user"])
