@@ -94,30 +94,15 @@ def test_the_same_user_cannot_confirm_as_dealer_and_pit_boss(cage, staff, django
 def test_an_opener_off_the_last_closer_needs_a_written_explanation_recorded_in_its_event(table, staff):
     table_close(code="R1", closer={"1000000": 5}, dealer="dealer1", pit_boss="pit1", actor="pit1")
     count = {"1000000": 4, "500000": 1, "100000": 4}
+    reopen = dict(code="R1", game="english_roulette", opener=count, dealer="dealer1", pit_boss="pit2", actor="pit2")
     with pytest.raises(InvalidInput) as err:
-        table_open(code="R1", game="english_roulette", opener=count, dealer="dealer1", pit_boss="pit2", actor="pit2")
+        table_open(**reopen)
     assert err.value.field == "variance_reason"
     assert "differs from the last closer by -1,000.00 EUR" in err.value.message
     with pytest.raises(InvalidInput):
-        table_open(
-            code="R1",
-            game="english_roulette",
-            opener=count,
-            dealer="dealer1",
-            pit_boss="pit2",
-            actor="pit2",
-            variance_reason="   ",
-        )
+        table_open(**reopen, variance_reason="   ")
     assert not Event.objects.filter(type="TableOpened", data__table="R1", data__variance_cents=-100_000).exists()
-    table_open(
-        code="R1",
-        game="english_roulette",
-        opener=count,
-        dealer="dealer1",
-        pit_boss="pit2",
-        actor="pit2",
-        variance_reason=" a plaque short: found under the tray ",
-    )
+    table_open(**reopen, variance_reason=" a plaque short: found under the tray ")
     opened = Event.objects.filter(type="TableOpened", data__table="R1").latest("position")
     assert (opened.data["variance_cents"], opened.data["variance_reason"]) == (
         -100_000,
