@@ -28,7 +28,8 @@ position comes from those records, not from file names: a renamed file stops not
 
 Written by the Celery beat task ``ledger.tasks.write_checkpoint`` every
 ``LEDGER_CHECKPOINT_INTERVAL_SECONDS`` when the head moved, after a projection catch-up once
-``LEDGER_CHECKPOINT_EVENTS`` events came after the last checkpoint, and by
+``LEDGER_CHECKPOINT_EVENTS`` events came after the last checkpoint or the last is that many
+seconds old (``write_if_due``), and by
 ``manage.py ledger checkpoint``.
 """
 
@@ -184,11 +185,21 @@ def write_checkpoint() -> Checkpoint | None:
 
 
 def write_if_due() -> Checkpoint | None:
-    """``write_checkpoint`` once ``LEDGER_CHECKPOINT_EVENTS`` events (0: never) came after the last."""
-    every = settings.LEDGER_CHECKPOINT_EVENTS
-    if every <= 0 or head()[0] - latest_position() < every:
+    """``write_checkpoint`` once ``LEDGER_CHECKPOINT_EVENTS`` events (0: never by count) came
+    after the last, or once the head moved and the last (the first event, when none was
+    written) is ``LEDGER_CHECKPOINT_INTERVAL_SECONDS`` old (0: never by age). The age matters
+    where no beat runs (eager Celery, the served demo): events after the last checkpoint are the
+    ones a forger can cut unseen by the signatures."""
+    position = head()[0]
+    last = _latest_record(position)
+    since = position - (last.position if last else 0)
+    if since <= 0:
         return None
-    return write_checkpoint()
+    every, interval = settings.LEDGER_CHECKPOINT_EVENTS, settings.LEDGER_CHECKPOINT_INTERVAL_SECONDS
+    by_count = every > 0 and since >= every
+    since_time = last.written_at if last else Event.objects.filter(position=1).values_list("recorded_at", flat=True)[0]
+    by_age = interval > 0 and (datetime.now(UTC) - since_time).total_seconds() >= interval
+    return write_checkpoint() if by_count or by_age else None
 
 
 def _read(path: Path, trusted: set[str]) -> Checkpoint:

@@ -8,7 +8,9 @@ triggers' back (by a superuser, or on disk) is found and its position named.
 That much a forger who recomputes every hash after his edit, or who deletes the last events,
 passes. Given the signed checkpoints (``ledger.checkpoints``, kept outside the database), the
 walk also checks that the event at each checkpoint's position has the hash signed there, and
-that the ledger reaches the last checkpoint: a rewritten chain and a cut tail are found.
+that the ledger reaches the last checkpoint: a rewritten chain and a cut tail are found. Events
+cut after the last checkpoint leave records naming their positions (``ledger.tail_witnesses``):
+the ledger must reach those too.
 """
 
 from collections import defaultdict
@@ -22,6 +24,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from psycopg.types.datetime import TimestamptzLoader
 
+from . import tail_witnesses
 from .checkpoints import Checkpoint
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
@@ -115,6 +118,18 @@ def _tail(checked: int, last_position: int, last_hash: str, matched: int, anchor
             last_position + 1,
             f"the ledger ends at position {last_position}, but checkpoint {last.file} of {last.written_at} "
             f"signed position {last.position}: events were removed from the end",
+            matched,
+        )
+    witnesses = tail_witnesses.beyond(last_position)
+    if witnesses:
+        return VerifyResult(
+            False,
+            checked,
+            last_position,
+            last_hash,
+            last_position + 1,
+            f"the ledger ends at position {last_position}, but {'; '.join(map(str, witnesses))}: "
+            "events were removed from the end",
             matched,
         )
     return VerifyResult(True, checked, last_position, last_hash, checkpoints=matched)

@@ -48,11 +48,12 @@ def _ledger_key_dir(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _ledger_anchor_files(settings, tmp_path_factory, _ledger_key_dir):
     """Checkpoints (a fresh directory a test) and the development signing key (one a run) go to
-    temporary directories, never the checkout's var/; no checkpoint after N events unless a
-    test asks (LEDGER_CHECKPOINT_EVENTS)."""
+    temporary directories, never the checkout's var/; no checkpoint after N events or N seconds
+    unless a test asks (LEDGER_CHECKPOINT_EVENTS, LEDGER_CHECKPOINT_INTERVAL_SECONDS)."""
     settings.LEDGER_CHECKPOINT_DIR = str(tmp_path_factory.mktemp("checkpoints"))
     settings.LEDGER_DEVELOPMENT_KEY_FILE = _ledger_key_dir / "ledger-signing-key.dev.pem"
     settings.LEDGER_CHECKPOINT_EVENTS = 0
+    settings.LEDGER_CHECKPOINT_INTERVAL_SECONDS = 0
 
 
 @pytest.fixture

@@ -143,7 +143,7 @@ def test_a_cut_tail_passes_the_walk_but_not_the_checkpoints(busy_ledger, superus
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM ledger_posting WHERE event_id > %s", [anchored - 5])
         cursor.execute("DELETE FROM ledger_event WHERE position > %s", [anchored - 5])
-    assert verify_chain().ok and head()[0] == anchored - 5  # the fault: "intact"
+    assert head()[0] == anchored - 5
     report = _verify()
     assert report.startswith(f"BROKEN ledger chain BROKEN at position {anchored - 4}: the ledger ends at position")
     assert f"signed position {anchored}: events were removed from the end" in report
