@@ -85,14 +85,20 @@ def replayed_accounts() -> dict[str, dict]:
     return accounts
 
 
-def recorded_password(username: str) -> str | None:
-    """The digest of the password hash ``username``'s identity events say he holds, or None
-    when they never stated one (a ledger older than the digests). One query, over his events
-    only: the login backend asks it at every login."""
+def password_as_recorded(username: str, password_hash: str) -> bool:
+    """Whether ``password_hash`` is the hash ``username``'s identity events say he holds (True
+    when they never stated one: a ledger older than the digests locks nobody out). One query,
+    over his own events only: the login backend asks it at every login."""
     accounts: dict[str, dict] = {}
     for type_, data in _account_events().filter(data__user=username).values_list("type", "data"):
         _apply(accounts, type_, data)
-    return accounts.get(username, {}).get("password")
+    recorded = accounts.get(username, {}).get("password")
+    return recorded is None or _hash_matches(recorded, username, password_hash)
+
+
+def _hash_matches(recorded: str, username: str, password_hash: str) -> bool:
+    # The parts of ``staff.services.hash_digest``.
+    return digest_matches(recorded, "password", username, password_hash or "")
 
 
 def _may_read_passwords(model) -> bool:
@@ -132,7 +138,7 @@ def account_mismatches() -> Iterator[Mismatch | Unchecked]:
         if "groups" in account and sorted(groups.get(user.pk, [])) != account["groups"]:
             yield Mismatch(KIND, username, "groups")
         recorded = account.get("password") if passwords else None
-        if recorded is not None and not digest_matches(recorded, "password", username, user.password):
+        if recorded is not None and not _hash_matches(recorded, username, user.password):
             yield Mismatch(KIND, username, "password")
         for name in PROFILE_FIELDS:
             if name in account and not digest_matches(account[name], name, username, str(getattr(user, name) or "")):
