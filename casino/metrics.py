@@ -52,15 +52,15 @@ class CheckpointCollector:
 
 
 class IdentityCollector:
-    """``casino_identity_mismatches``: staff accounts and patrons whose password hash, groups,
-    flags, names or document differ from their identity events (changed with raw SQL, not
-    through the services; ``ledger.identity``), one per field. Read at each scrape; alert on
+    """``casino_identity_mismatches``: staff accounts, dealer assignments and patrons whose
+    password hash, groups, flags, names, document, table or end differ from their events
+    (changed with raw SQL, not through the services; ``ledger.identity``), one per field. Read at each scrape; alert on
     anything above 0, ``manage.py ledger verify`` names them."""
 
     def collect(self):
         gauge = GaugeMetricFamily(
             "casino_identity_mismatches",
-            "Identity fields of staff accounts and patrons that differ from the ledger's identity events",
+            "Identity fields of staff accounts, dealer assignments and patrons that differ from the ledger's events",
         )
         gauge.add_metric([], len(identity.mismatches()))
         yield gauge

@@ -3,7 +3,7 @@ document on a later run of the same database."""
 
 from __future__ import annotations
 
-from patrons.models import Patron
+from patrons.selectors import patron_by_document
 from patrons.services.patrons import patron_register
 
 from .day import CASHIER
@@ -20,5 +20,9 @@ def demo_players(prefix: str, count: int) -> list[str]:
 def regular(seat: str) -> str:
     """The code of the demo's regular at ``seat``, registered with his name and document when new."""
     name, document = guest(seat)
-    known = Patron.objects.filter(document=document).values_list("code", flat=True).first()
-    return known or patron_register(kind="identified", name=name, document=document, actor=CASHIER)["patron"]
+    known = patron_by_document(document)
+    return (
+        known.code
+        if known
+        else patron_register(kind="identified", name=name, document=document, actor=CASHIER)["patron"]
+    )

@@ -3,7 +3,10 @@
 Replays ``PatronRegistered``, ``PatronIdentityRecorded`` and ``PatronIdentityErased`` into, per
 patron code, the kind and the digests of the name and of the document (``ledger.identity``),
 and names every row that differs (``manage.py ledger verify``, ``/metrics``). A digest the
-events never carried (a ledger older than the digests) is not compared.
+events never carried (a ledger older than the digests) is not compared. The stored
+``document_key`` is derived, never in an event: a row whose key is not ``document_key`` of its
+document (written around the services, it could let a look-alike past the unique constraint)
+is named with field ``document_key``, unless its document already differs.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Iterator
 from ledger.identity import Mismatch, digest_matches
 from ledger.models import Event
 
+from .documents import document_key
 from .models import Patron
 from .services.patrons import IDENTITY_FIELDS, identity_digests
 
@@ -46,10 +50,12 @@ def replayed_patrons() -> dict[str, dict]:
 
 
 def patron_mismatches() -> Iterator[Mismatch]:
-    """Every patron whose kind, name or document differs from his events (never their values)."""
+    """Every patron whose kind, name or document differs from his events, or whose document key
+    from his document (never their values)."""
     patrons = replayed_patrons()
     seen = set()
-    for code, kind, name, document in Patron.objects.order_by("code").values_list("code", "kind", "name", "document"):
+    rows = Patron.objects.order_by("code").values_list("code", "kind", "name", "document", "document_key")
+    for code, kind, name, document, key in rows:
         seen.add(code)
         patron = patrons.get(code)
         if not patron or "kind" not in patron:
@@ -57,9 +63,15 @@ def patron_mismatches() -> Iterator[Mismatch]:
             continue
         if kind != patron["kind"]:
             yield Mismatch(KIND, code, "kind")
-        for field, value in (("name", name), ("document", document)):
-            if field in patron and not digest_matches(patron[field], f"patron {field}", code, value):
-                yield Mismatch(KIND, code, field)
+        differ = [
+            field
+            for field, value in (("name", name), ("document", document))
+            if field in patron and not digest_matches(patron[field], f"patron {field}", code, value)
+        ]
+        if "document" not in differ and key != document_key(document):
+            differ.append("document_key")
+        for field in differ:
+            yield Mismatch(KIND, code, field)
     for code in sorted(set(patrons) - seen):
         if "kind" in patrons[code]:
             yield Mismatch(KIND, code, "(no row)")

@@ -6,9 +6,14 @@ by ``code`` only (DESIGN.md §The ledger).
 """
 
 from django.db import models
-from django.db.models.functions import Upper
 
 from ledger import accounts
+
+from .documents import document_key
+
+# The longest key a document may have (``document_key`` can expand a compatibility character to
+# several letters); the registration services refuse a longer one.
+DOCUMENT_KEY_LENGTH = 200
 
 
 class Patron(models.Model):
@@ -20,18 +25,36 @@ class Patron(models.Model):
     kind = models.CharField(max_length=12, choices=Kind.choices)
     name = models.CharField(max_length=200, blank=True)
     document = models.CharField(max_length=100, blank=True, help_text="identity document (AML)")
+    document_key = models.CharField(
+        max_length=DOCUMENT_KEY_LENGTH,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="patrons.documents.document_key(document): the document as compared, blank when there is none",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         db_table = "cashier_patron"  # the table predates the patrons app; kept to move no data
         ordering = ["code"]
         constraints = [
-            # One identity document belongs to one patron (letter case aside); many have none.
-            models.UniqueConstraint(Upper("document"), condition=~models.Q(document=""), name="patron_document_unique")
+            # One identity document belongs to one patron, however it is typed (letter case,
+            # spaces, hyphens, full-width or invisible characters aside); many have none.
+            models.UniqueConstraint(
+                fields=["document_key"], condition=~models.Q(document_key=""), name="patron_document_key_unique"
+            )
         ]
 
     def __str__(self) -> str:
         return self.code
+
+    def save(self, *args, **kwargs):
+        # The key is derived: any writer through the model gets it right (the services' updates
+        # set it themselves, and ``patrons.identity`` reports a row whose key is not its document's).
+        self.document_key = document_key(self.document)
+        if kwargs.get("update_fields") is not None and "document" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "document_key"}
+        super().save(*args, **kwargs)
 
     @property
     def chips_account(self) -> str:

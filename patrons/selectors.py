@@ -3,6 +3,7 @@
 from ledger import accounts, store
 from ledger.errors import InvalidInput
 
+from .documents import document_key
 from .models import Patron
 
 
@@ -20,14 +21,27 @@ def patron_chips_cents(code: str, currency: str = "EUR") -> int:
     return store.balance(accounts.patron_chips(code), currency)
 
 
+def patron_by_document(document: object) -> Patron | None:
+    """The patron who holds ``document``, however it is typed (``patrons.documents.document_key``:
+    "dupdoc 777" finds the holder of "DUPDOC-777"); None when nobody does, or for a blank document."""
+    key = document_key(document) if isinstance(document, str) and "\x00" not in document else ""
+    return Patron.objects.filter(document_key=key).first() if key else None
+
+
 def patron_search(query: object, *, limit: int = 20) -> list[Patron]:
     """Registered patrons (never the shared ``anon``) whose code is ``query``, or whose name or
-    identity document contains it (case-insensitive), by code; at most ``limit``. A query of
-    fewer than two characters (after trimming) finds nobody: it would list the whole registry."""
+    identity document contains it (case-insensitive; the document also however it is typed:
+    "dupdoc 777" finds "DUPDOC-777", ``patrons.documents.document_key``), by code; at most
+    ``limit``. A query of fewer than two characters (after trimming) finds nobody: it would list
+    the whole registry."""
     from django.db.models import Q
 
     text = query.strip() if isinstance(query, str) else ""
     if len(text) < 2 or "\x00" in text:
         return []
-    found = Patron.objects.filter(Q(code__iexact=text) | Q(name__icontains=text) | Q(document__icontains=text))
+    match = Q(code__iexact=text) | Q(name__icontains=text) | Q(document__icontains=text)
+    key = document_key(text)
+    if len(key) >= 2:  # "--" or "a-" is no document: it would list much of the registry
+        match |= Q(document_key__contains=key)
+    found = Patron.objects.filter(match)
     return list(found.exclude(code=accounts.ANONYMOUS_PATRON).order_by("code")[:limit])

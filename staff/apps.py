@@ -10,6 +10,7 @@ class StaffConfig(AppConfig):
         from ledger import identity
 
         from . import signals  # noqa: F401 - connects the auth trail's receivers
-        from .identity import account_mismatches
+        from .identity import account_mismatches, assignment_mismatches
 
         identity.register(account_mismatches)
+        identity.register(assignment_mismatches)

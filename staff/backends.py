@@ -1,21 +1,30 @@
 """The login backend: Django's ``ModelBackend``, whose per-request ``get_user`` also loads the
 user's role names and whether he must change his password, in one prepared statement on
-PostgreSQL (three ORM queries per API request were a sixth of a bet placement's time; issue 11)."""
+PostgreSQL (three ORM queries per API request were a sixth of a bet placement's time; issue 11).
+
+It refuses a password hash its account's identity events do not know (``staff.identity``):
+one written with raw SQL by someone holding the database credentials, who knows its password
+and would otherwise log in as that person long before anyone runs ``ledger verify``."""
 
 from __future__ import annotations
 
 import functools
+import logging
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.hashers import check_password
 from django.core.exceptions import ValidationError
 from django.db import connection
 
 from core.rawsql import columns, fetch_prepared, instance
 
+from .identity import password_as_recorded
 from .models import PasswordChangeDue
 from .roles import remember_roles
 from .services import staff_password_rehashed
+
+log = logging.getLogger(__name__)
 
 
 @functools.cache  # built once: the user model's columns do not change while the process runs
@@ -35,7 +44,8 @@ class StaffBackend(ModelBackend):
     def authenticate(self, request, username=None, password=None, **kwargs):
         """Django's, and when checking the password re-hashed it (a stronger hasher or more
         iterations since it was set), the new hash is recorded (``staff_password_rehashed``):
-        else ``ledger verify`` would take it for a hash written behind the services' back."""
+        else ``ledger verify`` would take it for a hash written behind the services' back.
+        None, and a warning, when the stored hash is not the one his identity events recorded."""
         model = get_user_model()
         if username is None:
             username = kwargs.get(model.USERNAME_FIELD)
@@ -47,6 +57,15 @@ class StaffBackend(ModelBackend):
             model().set_password(password)  # the same time as for an existing user (Django's #20760)
             return None
         stored = user.password
+        if not password_as_recorded(user.get_username(), stored):
+            # Checked without re-hashing (no setter): a planted hash stays the planted one.
+            log.warning(
+                "login refused: %s's stored password hash is not the one the ledger recorded "
+                "(changed outside the services; manage.py ledger verify names it)",
+                user.get_username(),
+                extra={"username": user.get_username(), "password_matched": check_password(password, stored)},
+            )
+            return None
         if not user.check_password(password):
             return None
         if user.password != stored:

@@ -1,22 +1,29 @@
-"""The accounts as their identity events say they should be, against the live ``auth_user`` rows.
+"""The accounts and dealer assignments as their events say they should be, against the rows.
 
 Replays ``staff/roles`` and the device tokens' events into, per username, the active, staff
 and superuser flags, the groups, and the digests of the password hash, the names and the
-e-mail; ``ledger.identity`` runs it (``manage.py ledger verify``, ``/metrics``). A value the
-events never stated (a ledger older than the digests) is not compared.
+e-mail; and ``staff/assignments`` (with the leavers' ``StaffLeft``) into the dealer
+assignments there should be: a dealer signs only for the table he is assigned to, so a row
+planted, revived or moved to another table with raw SQL would let him sign for another.
+``ledger.identity`` runs both (``manage.py ledger verify``, ``/metrics``). A value the events
+never stated (a ledger older than the digests, the assignments' ids and times) is not compared.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils.dateparse import parse_datetime
 
 from ledger.identity import Mismatch, Unchecked, digest_matches
 from ledger.models import Event
 
-from .services import DEVICES_STREAM, PROFILE_FIELDS, ROLES_STREAM
+from .models import DealerAssignment
+from .services import ASSIGNMENTS_STREAM, DEVICES_STREAM, PROFILE_FIELDS, ROLES_STREAM
 
 KIND = "staff account"
 FLAGS = ("is_active", "is_staff", "is_superuser")
@@ -66,17 +73,32 @@ def _apply(accounts: dict[str, dict], type_: str, data: dict) -> None:
         account[name] = recorded
 
 
+def _account_events():
+    return Event.objects.filter(stream__in=(ROLES_STREAM, DEVICES_STREAM), type__in=EVENT_TYPES).order_by("position")
+
+
 def replayed_accounts() -> dict[str, dict]:
     """``{username: {field: value}}`` from the identity events, in ledger order."""
     accounts: dict[str, dict] = {}
-    events = (
-        Event.objects.filter(stream__in=(ROLES_STREAM, DEVICES_STREAM), type__in=EVENT_TYPES)
-        .order_by("position")
-        .values_list("type", "data")
-    )
-    for type_, data in events.iterator(chunk_size=2000):
+    for type_, data in _account_events().values_list("type", "data").iterator(chunk_size=2000):
         _apply(accounts, type_, data)
     return accounts
+
+
+def password_as_recorded(username: str, password_hash: str) -> bool:
+    """Whether ``password_hash`` is the hash ``username``'s identity events say he holds (True
+    when they never stated one: a ledger older than the digests locks nobody out). One query,
+    over his own events only: the login backend asks it at every login."""
+    accounts: dict[str, dict] = {}
+    for type_, data in _account_events().filter(data__user=username).values_list("type", "data"):
+        _apply(accounts, type_, data)
+    recorded = accounts.get(username, {}).get("password")
+    return recorded is None or _hash_matches(recorded, username, password_hash)
+
+
+def _hash_matches(recorded: str, username: str, password_hash: str) -> bool:
+    # The parts of ``staff.services.hash_digest``.
+    return digest_matches(recorded, "password", username, password_hash or "")
 
 
 def _may_read_passwords(model) -> bool:
@@ -116,7 +138,7 @@ def account_mismatches() -> Iterator[Mismatch | Unchecked]:
         if "groups" in account and sorted(groups.get(user.pk, [])) != account["groups"]:
             yield Mismatch(KIND, username, "groups")
         recorded = account.get("password") if passwords else None
-        if recorded is not None and not digest_matches(recorded, "password", username, user.password):
+        if recorded is not None and not _hash_matches(recorded, username, user.password):
             yield Mismatch(KIND, username, "password")
         for name in PROFILE_FIELDS:
             if name in account and not digest_matches(account[name], name, username, str(getattr(user, name) or "")):
@@ -124,3 +146,93 @@ def account_mismatches() -> Iterator[Mismatch | Unchecked]:
     for username in sorted(set(accounts) - seen):
         if accounts[username].get("created") is not False:
             yield Mismatch(KIND, username, "(no row)")
+
+
+ASSIGNMENT_KIND = "dealer assignment"
+ASSIGNMENT_EVENTS = ("DealerAssigned", "DealerReleased", "StaffLeft")
+
+
+def _moment(value: object) -> datetime | None:
+    return parse_datetime(value) if isinstance(value, str) else None
+
+
+def replayed_assignments() -> list[dict]:
+    """Every assignment the events made, in ledger order: ``{"dealer", "table_code",
+    "assigned_by", "ended", "ended_by"}``, with ``"id"``, ``"started_at"`` and ``"ended_at"``
+    when the events state them."""
+    assignments: list[dict] = []
+    open_: dict[str, dict] = {}  # dealer -> his open assignment
+
+    def end(dealer: str, at: object, actor: str) -> None:
+        if (assignment := open_.pop(dealer, None)) is not None:
+            assignment.update(ended=True, ended_at=_moment(at), ended_by=actor)
+
+    events = (
+        Event.objects.filter(type__in=ASSIGNMENT_EVENTS, stream__in=(ASSIGNMENTS_STREAM, ROLES_STREAM))
+        .order_by("position")
+        .values_list("type", "data", "actor")
+    )
+    for type_, data, actor in events.iterator(chunk_size=2000):
+        if type_ == "StaffLeft":
+            end(data.get("user"), data.get("left_at"), actor)
+            continue
+        dealer = data.get("dealer")
+        end(dealer, data.get("ended_at"), actor)
+        if type_ == "DealerAssigned":
+            assignment = {"dealer": dealer, "table_code": data.get("table"), "assigned_by": actor, "ended": False}
+            assignment.update(id=data.get("assignment"), started_at=_moment(data.get("started_at")), ended_by="")
+            assignments.append(assignment)
+            open_[dealer] = assignment
+    return assignments
+
+
+def _assignment_differences(row: dict, made: dict) -> Iterator[str]:
+    for name in ("dealer", "table_code", "assigned_by", "ended_by"):
+        if row[name] != made[name]:
+            yield name
+    if made["started_at"] is not None and row["started_at"] != made["started_at"]:
+        yield "started_at"
+    if (row["ended_at"] is not None) != made["ended"] or (
+        made.get("ended_at") is not None and row["ended_at"] != made["ended_at"]
+    ):
+        yield "ended_at"
+
+
+def _assignment_name(assignment: dict, pk: object = None) -> str:
+    name = f"{assignment['dealer']} at {assignment['table_code']}"
+    return f"{name} (#{pk})" if pk is not None else name
+
+
+def assignment_mismatches() -> Iterator[Mismatch]:
+    """Every dealer assignment whose row differs from the events, field by field: the dealer,
+    the table, who assigned and ended it, when it started and whether (and when) it ended; a
+    row no event made, an assignment whose row is gone."""
+    made = replayed_assignments()
+    columns = ("id", "dealer__username", "table_code", "started_at", "assigned_by", "ended_at", "ended_by")
+    rows = {
+        values[0]: dict(zip(("id", "dealer", *columns[2:]), values, strict=True))
+        for values in DealerAssignment.objects.order_by("id").values_list(*columns).iterator(chunk_size=2000)
+    }
+    matched: list[tuple[dict | None, dict]] = []
+    # Events since the row ids were recorded name their row; older ones are paired with the
+    # rows no event names, per dealer, in the order both were made.
+    unnamed_rows = defaultdict(list)
+    named = {assignment["id"] for assignment in made if assignment["id"] is not None}
+    for pk, row in rows.items():
+        if pk not in named:
+            unnamed_rows[row["dealer"]].append(row)
+    for assignment in made:
+        if assignment["id"] is not None:
+            matched.append((rows.get(assignment["id"]), assignment))
+        else:
+            left = unnamed_rows[assignment["dealer"]]
+            matched.append((left.pop(0) if left else None, assignment))
+    for row, assignment in matched:
+        if row is None:
+            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, assignment["id"]), "(no row)")
+            continue
+        for field in _assignment_differences(row, assignment):
+            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, row["id"]), field)
+    for left in unnamed_rows.values():
+        for row in left:
+            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(row, row["id"]), "(no event)")

@@ -61,8 +61,10 @@ def _open_table_code(code: str) -> str:
 def dealer_assign(*, dealer: str, table: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Assign ``dealer`` (a username holding the dealer role) to ``table`` from now.
 
-    Ends his open assignment elsewhere in the same event. Returns
-    ``{"dealer", "table", "before", "after", "position"}`` (before: the table he worked, or None).
+    Ends his open assignment elsewhere in the same event: ``DealerAssigned`` ``{"dealer",
+    "table", "before", "after", "assignment" (the row's id), "started_at", "ended_at" (of the
+    one ended, if any)}``. Returns ``{"dealer", "table", "before", "after", "position"}``
+    (before: the table he worked, or None).
     Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin, or when ``dealer`` is
     not a dealer; ``NotFound`` (404) for an unknown user or table; ``StateConflict`` (409) when
     he is already at that table."""
@@ -82,10 +84,14 @@ def dealer_assign(*, dealer: str, table: str, actor: str, idempotency_key: str |
         if current:
             current.ended_at, current.ended_by = now, actor
             current.save(update_fields=["ended_at", "ended_by"])
-        DealerAssignment.objects.create(dealer=user, table_code=table, assigned_by=actor)
-        event = NewEvent(
-            type="DealerAssigned", data={"dealer": dealer, "table": table, "before": before, "after": table}
-        )
+        assignment = DealerAssignment.objects.create(dealer=user, table_code=table, assigned_by=actor)
+        # The row's id and times too: ``staff.identity`` replays these events into the rows
+        # there should be, and a row planted or changed with raw SQL shows.
+        data = {"dealer": dealer, "table": table, "before": before, "after": table, "assignment": assignment.pk}
+        data["started_at"] = assignment.started_at.isoformat()
+        if current:
+            data["ended_at"] = now.isoformat()
+        event = NewEvent(type="DealerAssigned", data=data)
         _append_one(cmd, ASSIGNMENTS_STREAM, event)
         return cmd.finish(
             {"dealer": dealer, "table": table, "before": before, "after": table, "position": cmd.appended[0].position}
@@ -93,7 +99,8 @@ def dealer_assign(*, dealer: str, table: str, actor: str, idempotency_key: str |
 
 
 def dealer_release(*, dealer: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """End ``dealer``'s open assignment. Returns ``{"dealer", "before", "after": None, "position"}``.
+    """End ``dealer``'s open assignment: ``DealerReleased`` ``{"dealer", "table", "before",
+    "ended_at"}``. Returns ``{"dealer", "before", "after": None, "position"}``.
 
     Raises ``RoleRequired`` (403) unless ``actor`` is a pit boss or admin, ``NotFound`` (404)
     for an unknown user, ``StateConflict`` (409) when he has no open assignment."""
@@ -108,9 +115,9 @@ def dealer_release(*, dealer: str, actor: str, idempotency_key: str | None = Non
             raise StateConflict(f"{dealer} is not assigned to any table", field="dealer")
         current.ended_at, current.ended_by = timezone.now(), actor
         current.save(update_fields=["ended_at", "ended_by"])
-        event = NewEvent(
-            type="DealerReleased", data={"dealer": dealer, "table": current.table_code, "before": current.table_code}
-        )
+        data = {"dealer": dealer, "table": current.table_code, "before": current.table_code}
+        data["ended_at"] = current.ended_at.isoformat()
+        event = NewEvent(type="DealerReleased", data=data)
         _append_one(cmd, ASSIGNMENTS_STREAM, event)
         return cmd.finish(
             {"dealer": dealer, "before": current.table_code, "after": None, "position": cmd.appended[0].position}

@@ -49,6 +49,7 @@ from ledger.models import Event, Posting
 from ledger.store import NewEvent, stream_version
 from staff.roles import Role, require_role
 
+from ..documents import document_key
 from ..models import Patron
 from ..selectors import patron_get
 from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit
@@ -96,7 +97,7 @@ def identity_on_file(patron: Patron) -> bool:
         patron.code != ANONYMOUS_PATRON
         and patron.kind == Patron.Kind.IDENTIFIED
         and bool(patron.name.strip())
-        and bool(patron.document.strip())
+        and bool(document_key(patron.document))  # letters or digits, not blanks, dashes or invisible characters
     )
 
 
@@ -235,8 +236,10 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
             raise InvalidInput("the shared anonymous patron has no identity: register the patron", field="patron")
         replaced = bool(who.name.strip() or who.document.strip())  # a correction, not a first record
         document = document.strip()
-        check_document_free(document, patron_id=who.pk)
-        Patron.objects.filter(pk=who.pk).update(kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document)
+        key = check_document_free(document, patron_id=who.pk)
+        Patron.objects.filter(pk=who.pk).update(
+            kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document, document_key=key
+        )
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
             stream=stream,
@@ -303,7 +306,7 @@ def patron_identity_erase(*, patron: str, actor: str, now: datetime | None = Non
                 f"the identity of {who.code} must be kept until {ends.date().isoformat()} (AML retention)",
                 field="patron",
             )
-        Patron.objects.filter(pk=who.pk).update(name="", document="")
+        Patron.objects.filter(pk=who.pk).update(name="", document="", document_key="")
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
             stream=stream,

@@ -8,7 +8,8 @@ from ledger.errors import InvalidInput
 from ledger.identity import digest
 from ledger.store import NewEvent
 
-from ..models import Patron
+from ..documents import document_key
+from ..models import DOCUMENT_KEY_LENGTH, Patron
 
 IDENTITY_FIELDS = ("name", "document")
 
@@ -22,20 +23,33 @@ def identity_digests(code: str, *, name: str, document: str) -> dict[str, str]:
     }
 
 
-def check_document_free(document: str, *, patron_id: int | None = None) -> None:
-    """One identity document belongs to one patron: raise ``InvalidInput`` (400, field
-    ``document``) when another patron (not ``patron_id``) holds ``document``, letter case aside
-    (the database's unique constraint ``patron_document_unique`` says the same). Called under
-    the ledger's writer lock, so two desks cannot both register one document."""
+def check_document_free(document: str, *, patron_id: int | None = None) -> str:
+    """One identity document belongs to one patron: the key of ``document``
+    (``patrons.documents.document_key``: letter case, spaces, hyphens, full-width and invisible
+    characters aside), to be stored with it; ``""`` for a blank document. Raises
+    ``InvalidInput`` (400, field ``document``) when another patron (not ``patron_id``) holds a
+    document with that key (the database's unique constraint ``patron_document_key_unique`` says
+    the same), when a non-blank document has no letter or digit (it would be no document on
+    file), or when its key is too long to store. Called under the ledger's writer lock, so two
+    desks cannot both register one document."""
     if not document:
-        return
-    holder = Patron.objects.filter(document__iexact=document).exclude(pk=patron_id).values_list("code", flat=True)
+        return ""
+    key = document_key(document)
+    if not key:
+        raise InvalidInput(
+            "an identity document reference needs letters or digits, not only spaces, dashes or invisible characters",
+            field="document",
+        )
+    if len(key) > DOCUMENT_KEY_LENGTH:
+        raise InvalidInput("this identity document reference is too long once normalized", field="document")
+    holder = Patron.objects.filter(document_key=key).exclude(pk=patron_id).values_list("code", flat=True)
     if holder:
         raise InvalidInput(
             f"this identity document is already on file for patron {holder[0]}: find him instead "
             "of registering the person again",
             field="document",
         )
+    return key
 
 
 def patron_register(
@@ -61,10 +75,12 @@ def patron_register(
             if not created:
                 return cmd.finish({"patron": patron.code, "kind": patron.kind})
         else:
-            check_document_free(document)
+            key = check_document_free(document)
             # Under the ledger writer lock: no other registration can take the same number.
             number = (Patron.objects.aggregate(n=Max("id"))["n"] or 0) + 1
-            patron = Patron.objects.create(code=f"P{number:05d}", kind=kind, name=name, document=document)
+            patron = Patron.objects.create(
+                code=f"P{number:05d}", kind=kind, name=name, document=document, document_key=key
+            )
         cmd.append(
             stream=f"patron/{patron.code}",
             expected_version=0,

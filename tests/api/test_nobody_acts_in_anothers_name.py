@@ -211,6 +211,31 @@ def test_an_api_user_changes_his_password_through_the_api(people):
     assert api.get("/api/patrons/", **_basic("cash1", NEW_PASSWORD)).status_code == 200
 
 
+@pytest.mark.parametrize("field", ["username", "user", "approver"])
+def test_the_password_api_refuses_a_body_naming_someone_or_anything_else(people, field):
+    # One's own password only: a body naming another person is refused, not silently ignored.
+    before = store.head()
+    api = Client()
+    named = api.post(
+        "/api/staff/password",
+        {"old_password": "x", "new_password": NEW_PASSWORD, field: "adm1"},
+        content_type="application/json",
+        **_basic("cash1", "x"),
+    )
+    assert named.status_code == 400, named.content
+    assert named.json()["field"] == field and "your own password only" in named.json()["detail"]
+    assert store.head() == before
+    assert _logs_in("cash1", "x") and _logs_in("adm1", "x")
+    own = api.post(
+        "/api/staff/password",
+        {"old_password": "x", "new_password": NEW_PASSWORD},
+        content_type="application/json",
+        **_basic("cash1", "x"),
+    )
+    assert own.status_code == 200, own.content
+    assert _logs_in("cash1", NEW_PASSWORD) and _logs_in("adm1", "x")
+
+
 def test_a_role_change_and_a_reactivation_need_a_second_admin_and_a_new_password(people):
     adm1, adm2 = client_as(people["adm1"]), client_as(people["adm2"])
     asked = adm1.post("/api/staff/users/pit1/roles", {"roles": ["pit_boss", "cashier"]}, format="json")

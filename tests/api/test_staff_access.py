@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from games.services.tables import table_open
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
-from staff.models import DeviceToken
+from staff.models import DealerAssignment, DeviceToken
 from staff.services import token_digest
 from tests.conftest import ACTOR, client_as, make_patron, staff_user
 
@@ -36,7 +36,15 @@ def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor)
     assert response.status_code == 201, response.content
     assigned = _last("DealerAssigned")
     assert (assigned.stream, assigned.actor) == ("staff/assignments", "pit1")
-    assert assigned.data == {"dealer": "dealer7", "table": "R1", "before": None, "after": "R1"}
+    row = DealerAssignment.objects.get(dealer__username="dealer7", ended_at__isnull=True)
+    assert assigned.data == {
+        "dealer": "dealer7",
+        "table": "R1",
+        "before": None,
+        "after": "R1",
+        "assignment": row.pk,
+        "started_at": row.started_at.isoformat(),
+    }
     assert not Posting.objects.filter(event=assigned).exists()
 
     coup = dealer.post("/api/tables/R1/rounds", {}, format="json")
@@ -53,7 +61,15 @@ def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor)
     released = pit.post("/api/staff/assignments/release", {"dealer": "dealer7"}, format="json")
     assert released.status_code == 200 and released.json()["before"] == "R2"
     assert dealer.post("/api/tables/R2/rounds", {}, format="json").status_code == 403
-    assert _last("DealerReleased").data == {"dealer": "dealer7", "table": "R2", "before": "R2"}
+    ended = DealerAssignment.objects.filter(dealer__username="dealer7").order_by("id")
+    assert [(a.table_code, a.ended_by) for a in ended] == [("R1", "pit1"), ("R2", "pit1")]
+    assert _last("DealerAssigned").data["ended_at"] == ended[0].ended_at.isoformat()
+    assert _last("DealerReleased").data == {
+        "dealer": "dealer7",
+        "table": "R2",
+        "before": "R2",
+        "ended_at": ended[1].ended_at.isoformat(),
+    }
 
 
 def test_only_a_pit_boss_or_admin_assigns_and_only_dealers_are_assigned(floor):

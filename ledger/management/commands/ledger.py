@@ -9,8 +9,9 @@ verify       — recompute the hash chain and check it against the signed checkp
                also exit 1 when this ledger has none. The chain's result is recorded: the
                readiness probe answers 503 while the last one found it broken. Then the
                identity rows against their events (``ledger.identity``): exit 1 naming each
-               staff account or patron, and the field, that raw SQL changed behind the
-               services (a password hash, the groups, a flag, a name or document; never the value).
+               staff account, dealer assignment or patron, and the field, that raw SQL changed
+               behind the services (a password hash, the groups, a flag, a name or document, an
+               assignment's table or end; never a secret value).
 checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
 public-key   — print the public key (hex) of the signing key, to give to auditors.
 rebuild      — replay projections from position 0 (all, or those named with --projection), in

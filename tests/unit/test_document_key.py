@@ -1,0 +1,123 @@
+"""One identity document has one key however it is typed (``patrons.documents.document_key``):
+letter case, spaces, hyphens and dashes, the separators . / _, full-width forms and invisible
+characters aside; different letters or digits (O and 0 included) stay different documents."""
+
+import doctest
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from patrons import documents
+from patrons.documents import colliding_documents, document_key
+
+ORIGINAL = "DUPDOC-777"
+LOOK_ALIKES = [
+    "DUPDOC 777",  # a space for the hyphen
+    "ＤＵＰＤＯＣ-７７７",  # full-width letters and digits
+    "ＤＵＰＤＯＣ－７７７",  # full-width hyphen too
+    "DUPDOC\u2011777",  # non-breaking hyphen
+    "DUPDOC-777\u200b",  # trailing zero-width space
+    "dupdoc-777",
+    "DupDoc777",
+    " DUPDOC - 777 ",
+    "DUPDOC\u00a0777",  # no-break space
+    "DUPDOC\u2003777",  # em space
+    "DUPDOC\u3000777",  # ideographic space
+    "DUPDOC\t777\n",
+    "DUPDOC\u2010777",  # hyphen
+    "DUPDOC\u2013777",  # en dash
+    "DUPDOC\u2014777",  # em dash
+    "DUPDOC\u2212777",  # minus sign
+    "DUPDOC\ufe63777",  # small hyphen-minus
+    "DUPDOC\u00ad777",  # soft hyphen
+    "\ufeffDUPDOC-777",  # byte-order mark
+    "DUP\u200dDOC-7\u200c77",  # zero-width joiner and non-joiner
+    "\u202eDUPDOC-777\u202c",  # right-to-left override and pop
+    "DUPDOC\u2060777",  # word joiner
+    "DUPDOC-777\ufe0f",  # variation selector
+    "DUPDOC.777",
+    "DUPDOC/777",
+    "DUPDOC_777",
+    "D.U.P.D.O.C.-7.7.7",
+    "𝐃𝐔𝐏𝐃𝐎𝐂-𝟕𝟕𝟕",  # mathematical bold
+    "ⅮUPⅮOC-777",  # roman numeral five hundred (Ⅾ) for D
+]
+
+
+@pytest.mark.parametrize("typed", LOOK_ALIKES)
+def test_a_look_alike_of_a_document_has_its_key(typed):
+    assert document_key(typed) == document_key(ORIGINAL) == "DUPDOC777"
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("AB123", "AB124"),
+        ("O0", "00"),  # a letter O is not a digit 0
+        ("O0", "OO"),
+        ("I1", "11"),  # nor an I a 1
+        ("l1", "11"),
+        ("S5", "55"),
+        ("B8", "88"),
+        ("AB123", "AB1234"),
+        ("AB123", "BA123"),  # order counts
+        ("E123", "É123"),  # an accent is a different letter
+        ("A123", "Α123"),  # Greek capital alpha is not the Latin A (no confusables mapping)
+        ("C123", "С123"),  # nor Cyrillic Es the Latin C
+        ("AB12+3", "AB123"),  # only spaces, dashes and . / _ are separators
+        ("AB12,3", "AB123"),
+        ("N°123", "N123"),
+    ],
+)
+def test_documents_differing_in_a_letter_or_digit_keep_different_keys(one, other):
+    assert document_key(one) != document_key(other)
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("passport 12AB34567", "PASSPORT12AB34567"),
+        ("Straße 5", "STRASSE5"),  # case folding: ß is ss
+        ("ﬁ-42", "FI42"),  # a ligature is its letters
+        ("№ 42", "NO42"),  # the numero sign is N and o (NFKC)
+        ("x²", "X2"),  # a superscript is its digit (NFKC)
+        ("", ""),
+        ("   ", ""),
+        (" - / . _ \u200b\u2060\ufeff", ""),
+    ],
+)
+def test_the_key_is_the_documents_letters_and_digits_in_capitals(typed, key):
+    assert document_key(typed) == key
+
+
+@given(st.text(max_size=40))
+def test_a_key_is_its_own_key(text):
+    assert document_key(document_key(text)) == document_key(text)
+
+
+@given(st.text(max_size=40))
+def test_a_key_holds_no_space_dash_separator_or_invisible_character(text):
+    key = document_key(text)
+    assert not any(documents._dropped(char) for char in key)
+    assert key == key.upper()
+
+
+def test_the_examples_in_the_docstring_hold():
+    assert doctest.testmod(sys.modules[documents.__name__]).failed == 0
+
+
+def test_patrons_sharing_one_key_are_listed_together_and_blank_documents_share_nothing():
+    rows = [
+        ("P00001", "DUPDOC-777"),
+        ("P00002", "AB123"),
+        ("P00003", "dupdoc 777"),
+        ("P00004", ""),
+        ("P00005", " \u200b"),
+        ("P00006", "ab-123"),
+        ("P00007", "ＤＵＰＤＯＣ-７７７"),
+        ("P00008", "AB124"),
+    ]
+    assert colliding_documents(rows) == [["P00001", "P00003", "P00007"], ["P00002", "P00006"]]
+    assert colliding_documents([("P00001", "AB123"), ("P00002", "AB124"), ("P00003", "")]) == []
