@@ -111,6 +111,43 @@ def _may_read_passwords(model) -> bool:
         return cursor.fetchone()[0]
 
 
+def _differences(user, account: dict, groups: list[str], *, passwords: bool) -> Iterator[str]:
+    """The fields of ``user``'s row that differ from what ``account`` (replayed) states."""
+    username = user.get_username()
+    for flag in FLAGS:
+        if flag in account and getattr(user, flag) != account[flag]:
+            yield flag
+    if "groups" in account and sorted(groups) != account["groups"]:
+        yield "groups"
+    recorded = account.get("password") if passwords else None
+    if recorded is not None and not _hash_matches(recorded, username, user.password):
+        yield "password"
+    for name in PROFILE_FIELDS:
+        if name in account and not digest_matches(account[name], name, username, str(getattr(user, name) or "")):
+            yield name
+
+
+def unrecorded_accounts() -> tuple[list, dict[str, list[str]]]:
+    """The accounts no event created, split in two: those whose row agrees with whatever the
+    events did state of them (users, in username order: ``staff_accounts_baseline`` may record
+    them as they stand) and ``{username: [fields]}`` of those whose row contradicts an event
+    (a baseline would bless a change made behind the ledger's back: refused)."""
+    accounts = replayed_accounts()
+    User = get_user_model()
+    may_record, contradicted = [], {}
+    for user in User.objects.order_by("username").prefetch_related("groups"):
+        account = accounts.get(user.get_username())
+        if account is not None and account.get("created") is not False:
+            continue
+        held = [group.name for group in user.groups.all()]
+        differing = list(_differences(user, account or {}, held, passwords=True))
+        if differing:
+            contradicted[user.get_username()] = differing
+        else:
+            may_record.append(user)
+    return may_record, contradicted
+
+
 def account_mismatches() -> Iterator[Mismatch | Unchecked]:
     """Every account whose row differs from its replayed events, field by field (never a value);
     ``Unchecked`` for the passwords when this database role may not read them."""
@@ -132,17 +169,8 @@ def account_mismatches() -> Iterator[Mismatch | Unchecked]:
         if account is None or account.get("created") is False:
             yield Mismatch(KIND, username, "(no event)")
             continue
-        for flag in FLAGS:
-            if flag in account and getattr(user, flag) != account[flag]:
-                yield Mismatch(KIND, username, flag)
-        if "groups" in account and sorted(groups.get(user.pk, [])) != account["groups"]:
-            yield Mismatch(KIND, username, "groups")
-        recorded = account.get("password") if passwords else None
-        if recorded is not None and not _hash_matches(recorded, username, user.password):
-            yield Mismatch(KIND, username, "password")
-        for name in PROFILE_FIELDS:
-            if name in account and not digest_matches(account[name], name, username, str(getattr(user, name) or "")):
-                yield Mismatch(KIND, username, name)
+        for name in _differences(user, account, groups.get(user.pk, []), passwords=passwords):
+            yield Mismatch(KIND, username, name)
     for username in sorted(set(accounts) - seen):
         if accounts[username].get("created") is not False:
             yield Mismatch(KIND, username, "(no row)")
