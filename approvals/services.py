@@ -1,4 +1,4 @@
-"""Maker-checker (issue 21): a second signature is the signer's own authenticated act.
+"""Maker-checker: a second signature is the signer's own authenticated act.
 
 ``approval_request`` is the maker's half: it tries the act at once (a trial run in a savepoint,
 rolled back, with the signatures still to come held by ``staff.roles.PENDING_SIGNATURE``), so

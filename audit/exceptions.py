@@ -1,4 +1,4 @@
-"""The exception log of a gaming day (25 CFR 543.16(c)(3)(vii), issue 26 §4): one list of every
+"""The exception log of a gaming day (25 CFR 543.16(c)(3)(vii)): one list of every
 parameter change, correction, override, void, reversal, refused bet, AML flag, role or account
 change and variance over its threshold (an opener off the last closer at any amount: each is
 explained in writing), with who, when, before and after.

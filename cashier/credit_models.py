@@ -1,4 +1,4 @@
-"""Casino credit (issue 26 §2): a patron's credit line and the markers issued against it.
+"""Casino credit: a patron's credit line and the markers issued against it.
 
 Both mirror ledger streams written by ``cashier.services.credit`` (``credit/<patron>``,
 ``marker/<serial>``); the money is on the ledger (``patron:<P>:credit``, ``cage:markers``).

@@ -1,4 +1,4 @@
-"""Replay the credit lines and markers from their events (``ledger replay-check``, issue 26)."""
+"""Replay the credit lines and markers from their events (``ledger replay-check``)."""
 
 from ledger.models import Event
 from ledger.replay import Difference, compare, register

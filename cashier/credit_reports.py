@@ -1,4 +1,4 @@
-"""Outstanding markers and front money (issue 26 §2), from the markers' rows and the ledger.
+"""Outstanding markers and front money, from the markers' rows and the ledger.
 
 One row per marker not yet paid (``kind`` "marker") and one per patron holding front money
 (``kind`` "front_money"); cents; times UTC. ``totals`` sums each kind, and checks them against

@@ -1,4 +1,4 @@
-"""The master game report (issue 26 §3): each table's drop box of a gaming day, its removal,
+"""The master game report: each table's drop box of a gaming day, its removal,
 its count, the verifier's recount and the count team's signatures. Cents; times UTC."""
 
 from __future__ import annotations

@@ -31,5 +31,5 @@ class Cage(ConcurrentTransitionMixin, models.Model):
         pass
 
 
-from .credit_models import CreditLine, Marker  # noqa: E402, F401 - casino credit (issue 26)
-from .slip_models import Slip  # noqa: E402, F401 - fill and credit slips (issue #7)
+from .credit_models import CreditLine, Marker  # noqa: E402, F401 - casino credit
+from .slip_models import Slip  # noqa: E402, F401 - fill and credit slips

@@ -35,7 +35,7 @@ SLIP_STATES = {
 
 @register
 def check_slips() -> list[Difference]:
-    """Fill and credit slips (issue #7): state, amount and version from ``slip/<kind>/<serial>``."""
+    """Fill and credit slips: state, amount and version from ``slip/<kind>/<serial>``."""
     replayed: dict[str, dict] = {}
     for event in (
         Event.objects.filter(stream__startswith="slip/").order_by("position").only("stream", "version", "type", "data")

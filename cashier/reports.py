@@ -1,4 +1,4 @@
-"""Report builders for cage and table accounting (issue #7): API, CSV and the dashboard.
+"""Report builders for cage and table accounting: API, CSV and the dashboard.
 
 Every builder returns one shape::
 
@@ -254,7 +254,7 @@ def _patron_accounts_total(suffix: str, start: date | None, end: date, types: li
 
 
 def back_office_figures(day: date) -> dict:
-    """Tips (tronc), casino credit (markers) and front money of gaming day ``day`` (issue 26), from
+    """Tips (tronc), casino credit (markers) and front money of gaming day ``day``, from
     the ledger's postings (docs/chart_of_accounts.md, "Posting rules of the back office"), cents:
 
     ``{"columns": ["period", "from", *BACK_OFFICE_FIGURES], "rows": [one per period: day, month
@@ -339,7 +339,7 @@ def _account_total(account: str, start: date, end: date, *, types: list[str] | N
 def tronc_report(day: date) -> dict:
     """Tips to the staff pool (``tronc``) for the day, month-to-date and year-to-date (cents):
     ``tronc_cents`` the tips counted in (``TipsCounted``), ``shared_cents`` what the share-outs
-    paid the staff (``TroncShared``, issue 26)."""
+    paid the staff (``TroncShared``)."""
     rows = []
     for period, (start, end) in period_bounds(day).items():
         tips = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__range=(start, end))
@@ -376,7 +376,7 @@ CAGE_MOVEMENTS = [
     # when it is delivered; a voided one comes back.
     ("fills", accounts.CAGE_CHIPS, ["FillIssued", "FillVoided", "FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
-    # Casino credit and front money (issue 26): cash into the cage on deposits and marker
+    # Casino credit and front money: cash into the cage on deposits and marker
     # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
     ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
     ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),

@@ -1,4 +1,4 @@
-"""Fill and credit slips (issue #7): the paper trail of chips moving between cage and table.
+"""Fill and credit slips: the paper trail of chips moving between cage and table.
 
 A slip is ``requested → issued → delivered``, or ``voided`` (from requested or issued, with a
 reason and two signatures); a delivered slip that was a mistake is ``reversed`` by a

@@ -1,4 +1,4 @@
-"""Reports as spreadsheets (issue 24): CSV and XLSX that open as a table.
+"""Reports as spreadsheets: CSV and XLSX that open as a table.
 
 The header is the first row; the metadata (title, casino, period, generation time, version,
 currency, status) is a file of its own (``metadata_csv``) or, in the XLSX, a sheet of its

@@ -1,4 +1,4 @@
-"""The tips book and the tronc's share-outs, by day and month (issue 26 §1).
+"""The tips book and the tronc's share-outs, by day and month.
 
 Both read the ledger only (events ``TipsCounted`` and ``TroncShared``, see
 ``cashier.services.tronc``); amounts in cents, times UTC. A count belongs to the gaming day it

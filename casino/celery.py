@@ -17,7 +17,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-# --- Operations: log lines of the worker and beat (issue 25) -------------------------------------
+# --- Operations: log lines of the worker and beat ------------------------------------------------
 @signals.after_setup_logger.connect
 @signals.after_setup_task_logger.connect
 def _structured_log_lines(logger, **kwargs):

@@ -1,4 +1,4 @@
-"""``GET /metrics``: the Prometheus text format (issue 25; the metrics: ``ledger.metrics``).
+"""``GET /metrics``: the Prometheus text format (the metrics: ``ledger.metrics``).
 
 Who may read it: a client whose address is in ``METRICS_ALLOWED_IPS`` (default loopback: a
 Prometheus on the same host, or scraping through an SSH tunnel), or one sending

@@ -44,14 +44,14 @@ INSTALLED_APPS = [
     "approvals",  # maker-checker: second signatures as the approver's own act
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
-    "dashboard",  # the pit boss dashboard (issue #9)
-    "workstations",  # the cage and audit workstations (issue 24)
+    "dashboard",  # the pit boss dashboard
+    "workstations",  # the cage and audit workstations
     "demo",  # the demo day and its commands: never imported by the product
-    "axes",  # login lockout after repeated failures (issue #10)
+    "axes",  # login lockout after repeated failures
 ]
 
 MIDDLEWARE = [
-    "core.middleware.RequestContextMiddleware",  # first: request id and log context (issue 25)
+    "core.middleware.RequestContextMiddleware",  # first: request id and log context
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "core.middleware.RejectNulMiddleware",
@@ -91,13 +91,13 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Keep each worker's connection between requests: opening one (a server process, its
-    # authentication, Django's set-up queries) cost more CPU than the bet it served (issue 11).
+    # authentication, Django's set-up queries) cost more CPU than the bet it served.
     # The health check replaces a connection the server dropped before it is used.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Django turns psycopg's prepared statements off (threshold None) even where asked for;
     # its own cursors bind client-side and never prepare, so this only lets core.rawsql's
-    # few hot reads be parsed and planned once per connection (issue 11).
+    # few hot reads be parsed and planned once per connection.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
     # Every table lives in the schema "public", and every connection looks only there: with
     # PostgreSQL's default search path ("$user", public) a schema named after the connecting role
@@ -128,8 +128,8 @@ GAMING_DAY_START = env.str(
     "GAMING_DAY_START", default=served_day_start(VAR_DIR, DATABASES["default"]["NAME"]) or "06:00"
 )
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
-CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports (issue 24)
-# Cage and table accounting (issue #7), in cents: the chips a tray is counted in (value chips
+CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports
+# Cage and table accounting, in cents: the chips a tray is counted in (value chips
 # and the change tokens the ledger's exact cents need), the cash of a drop box, and the variance
 # from which the variance list flags an investigation.
 CASINO_CHIP_DENOMINATIONS = env.list(
@@ -143,7 +143,7 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
-# Inputs checked against the domain (issue 21). Per-operation ceilings, cents (core/ceilings.py):
+# Inputs checked against the domain. Per-operation ceilings, cents (core/ceilings.py):
 # CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
 # ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400. The
 # defaults (cents: 10,000,000.00 for a movement, 100,000,000.00 for a table's opener or closer
@@ -165,7 +165,7 @@ CASINO_CEILING_CENTS = {
 # close may name: the open (current) gaming day, or the previous one, whose boxes are removed
 # and counted and which is closed once the next day has begun (cashier/services/count_room.py).
 CASINO_GAMING_DAY_LOOKBACK_DAYS = env.int("CASINO_GAMING_DAY_LOOKBACK_DAYS", default=1)
-# The tronc's points scheme (issue 26 §1): the points a share-out gives by role, the highest of
+# The tronc's points scheme: the points a share-out gives by role, the highest of
 # the roles a person holds; a share-out may give a person other points. E.g.
 # CASINO_TRONC_POINTS_BY_ROLE="dealer=10;pit_boss=12;cashier=8". The defaults are written here only.
 CASINO_TRONC_POINTS_BY_ROLE = env.dict(
@@ -181,8 +181,8 @@ CASINO_TRONC_POINTS_BY_ROLE = env.dict(
         "runner": 6,
     },
 )
-LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports of before issue 21
-# The anchored chain (issue 21; ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
+LEDGER_SEAL_KEY = env.str("LEDGER_SEAL_KEY", default="")  # HMAC: verifies seals and exports made before Ed25519
+# The anchored chain (ledger/signing.py, ledger/checkpoints.py). The Ed25519 private
 # key (PEM) that signs checkpoints, seals and export manifests: a file off the database host's
 # reach, readable by the application only. Empty: a development key generated under var/
 # (`check --deploy` errors). Trusted public keys (hex, comma-separated): earlier keys after a
@@ -199,7 +199,7 @@ LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
 # The role that must own the ledger tables (`ledger verify`, PostgreSQL); empty: the database's owner
 # (deploy/postgres_roles.sql hands both to casino_owner).
 LEDGER_TABLE_OWNER = env.str("LEDGER_TABLE_OWNER", default="")
-# The scheduled seal and export (ledger/scheduled_export.py; issue 26 §6): every
+# The scheduled seal and export (ledger/scheduled_export.py): every
 # CASINO_EXPORT_INTERVAL_SECONDS beat seals each closed gaming day still unsealed and writes its
 # export to CASINO_EXPORT_DIR/gaming-day-YYYY-MM-DD.zip; a failure is an alert on the floor.
 CASINO_EXPORT_DIR = env.str("CASINO_EXPORT_DIR", default=str(VAR_DIR / "exports"))
@@ -320,7 +320,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- Operations: logs (issue 25) ---------------------------------------------------------------
+# --- Operations: logs --------------------------------------------------------------------------
 # One console handler; every line carries time (UTC), level, logger and, where known, the request
 # id, user, device and table (core/logs.py). LOG_FORMAT=json in production (one JSON object a
 # line, deploy/casino.env.example), text for the demo and the tests.
@@ -358,7 +358,7 @@ CASINO_DECISIONS_PER_HOUR = {
     "classic_stud": 30,
 }
 
-# --- Operations: readiness (issue 25; ledger/health.py, GET /api/health/ready) --------------------
+# --- Operations: readiness (ledger/health.py, GET /api/health/ready) ------------------------------
 # Not ready when a projection is more than this many positions behind the ledger head.
 HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)
 # Not ready when a closed gaming day is still unsealed this many hours after its end (0: off).
@@ -367,7 +367,7 @@ HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
 HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
 # --- end of readiness ------------------------------------------------------------------------------
 
-# --- Operations: metrics (issue 25; GET /metrics, casino/metrics.py) ------------------------------
+# --- Operations: metrics (GET /metrics, casino/metrics.py) ----------------------------------------
 # Addresses allowed to read /metrics (the Prometheus server scraping this node directly).
 METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
 # Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.
@@ -378,13 +378,13 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 SECURE_REDIRECT_EXEMPT = [r"^api/health/(live|ready)$", r"^metrics$"]
 # --- end of metrics ------------------------------------------------------------------------------
 
-# --- Operations: progress of long work (issue 25; ledger/progress.py) ------------------------------
+# --- Operations: progress of long work (ledger/progress.py) ---------------------------------------
 # Off a terminal (a log, journald), rebuild, verify, export and the demo write a progress line
 # this often, in seconds; on a terminal they draw a bar.
 PROGRESS_LOG_SECONDS = env.float("PROGRESS_LOG_SECONDS", default=10.0)
 # --- end of progress -------------------------------------------------------------------------------
 
-# --- Operations: rate limits and cache (issue 25; core/throttling.py) -----------------------------
+# --- Operations: rate limits and cache (core/throttling.py) ---------------------------------------
 # Requests allowed per device token, per logged-in person, per address without login:
 # "<n>/second|minute|hour|day", or "off". 429 with Retry-After beyond.
 API_THROTTLE_RATES = {
@@ -411,7 +411,7 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = [
 CACHES = {"default": env.cache("DJANGO_CACHE_URL", default="locmemcache://")}
 # --- end of rate limits ----------------------------------------------------------------------------
 
-# --- Authentication and lockout (issue #10) ---------------------------------------------------
+# --- Authentication and lockout -------------------------------------------------------------------
 # django-axes counts failed logins (session and HTTP Basic alike) and, after AXES_FAILURE_LIMIT
 # failures, refuses logins for AXES_COOLOFF_MINUTES to that username from that address: the
 # combination, so that nobody can lock a colleague out from elsewhere, nor one address (a proxy,
@@ -430,7 +430,7 @@ AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
 # After a login with no ``next`` (DRF's browsable API login among them): ``/``, each role's page.
 LOGIN_REDIRECT_URL = "home"
-# Passwords of people (25 CFR 543.16, issue 26 §5): at least 12 characters, not like the
+# Passwords of people (25 CFR 543.16): at least 12 characters, not like the
 # username or name, not a common password, not all digits. Applied wherever Django sets a
 # password through a form (admin, changepassword), never by create_user in set-up scripts.
 AUTH_PASSWORD_VALIDATORS = [
@@ -443,7 +443,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# --- HTTPS deployment (issue #10; `manage.py check --deploy` is clean with these) ------------
+# --- HTTPS deployment (`manage.py check --deploy` is clean with these) ----------------------------
 # DJANGO_HTTPS=true where the site is served over TLS (production): HTTPS redirect, HSTS,
 # secure cookies, a strong secret key from the environment, no HTTP Basic. Off for the demo, the
 # tests and the loopback smoke test, which speak plain HTTP.

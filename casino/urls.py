@@ -14,7 +14,7 @@ api = [
     path("", include("games.api.urls")),  # first: bet placement is most of the traffic
     path("", include("patrons.api.urls")),
     path("", include("cashier.api.urls")),
-    path("", include("approvals.api.urls")),  # approvals, and the acts that wait for one (issue 21)
+    path("", include("approvals.api.urls")),  # approvals, and the acts that wait for one
     path("", include("audit.api.urls")),
     path("schema/", CachedSchemaView.as_view(), name="schema"),  # generated once per process
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
@@ -27,12 +27,12 @@ handler400 = "core.errors.bad_request"
 urlpatterns = [
     path("", dashboard_views.home, name="home"),  # each role's own page; the logins for a visitor
     path("dashboard/", include("dashboard.urls")),
-    path("workstations/", include("workstations.urls")),  # the cage and the auditor (issue 24)
+    path("workstations/", include("workstations.urls")),  # the cage and the auditor
     path("api/", RedirectView.as_view(pattern_name="docs")),
     path("accounts/", include("staff.urls")),  # one's own password (after a change by two admins)
     path("admin/", admin.site.urls),
     path("api/", include(api)),
-    path("api/staff/", include("staff.api.urls")),  # assignments, device tokens, role changes (issue #10)
-    path("api/auth/", include("rest_framework.urls")),  # session login/logout for people (issue #10)
-    path("metrics", metrics_view, name="metrics"),  # Prometheus (issue 25): allowed addresses or a token
+    path("api/staff/", include("staff.api.urls")),  # assignments, device tokens, role changes
+    path("api/auth/", include("rest_framework.urls")),  # session login/logout for people
+    path("metrics", metrics_view, name="metrics"),  # Prometheus: allowed addresses or a token
 ]

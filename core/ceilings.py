@@ -1,7 +1,7 @@
 """Per-operation ceilings on amounts: a single movement above its ceiling is bad input.
 
 ``ledger.store.MAX_CENTS`` (10^12) only keeps amounts inside the ledger's columns; a fill of
-10^12 cents (ten billion euros) passed it and was stored (issue 21). Each operation has its own
+10^12 cents (ten billion euros) passed it and was stored. Each operation has its own
 ceiling, the setting ``CASINO_CEILING_CENTS`` (``casino/settings.py`` holds the defaults, the one
 place they are written; one environment variable ``CASINO_CEILING_<OPERATION>_CENTS`` each), far
 above any real movement of the casino and far below the ledger's bound: a slip of the finger of

@@ -1,6 +1,6 @@
 """Path converters: every id and code in a URL is read strictly, in ASCII, before any
 permission or lookup (``core.ids``). A path whose id does not match is 404, like any unknown
-URL: ``/api/shoes/<an id in Arabic-Indic digits>/close`` names nothing (issue 21).
+URL: ``/api/shoes/<an id in Arabic-Indic digits>/close`` names nothing.
 
 Importing this module registers them (once per process): ``<id:round_id>`` (a UUID, either
 case, passed on in canonical lowercase), ``<code:code>`` (a table or patron), ``<name:username>``

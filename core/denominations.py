@@ -73,7 +73,7 @@ def count_total(count: object, allowed: tuple[int, ...], *, field: str) -> tuple
     lines: dict[int, int] = {}
     for key, pieces in count.items():
         # Exactly the denomination's digits, in ASCII: not " 1000", "1000 ", "01000", "+1000",
-        # "1_000" nor "１０００" (``int`` would read them all as 1000; issue 21).
+        # "1_000" nor "１０００" (``int`` would read them all as 1000).
         if type(key) is int:
             denomination = key
         elif isinstance(key, str) and _DIGITS.fullmatch(key):

@@ -2,7 +2,7 @@
 
 ``uuid.UUID`` and ``int`` read any Unicode digit ("١" or "１" as 1), and Django's UUID field
 looks a row up through them: an id written with look-alike digits would name a real round
-while a permission that reads it strictly names nothing (issue 21). So every id and code is
+while a permission that reads it strictly names nothing. So every id and code is
 read here, before any permission or lookup:
 
 - URL paths: the converters of ``core.converters`` (``<id:round_id>``, ``<code:code>``...),

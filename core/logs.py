@@ -1,4 +1,4 @@
-"""Log lines that say who, where and which request (issue 25).
+"""Log lines that say who, where and which request.
 
 Every record handled by the console handler (``settings.LOGGING``) carries, where known:
 ``request_id`` (the ``X-Request-ID`` of the HTTP request, or of the Celery task's id),

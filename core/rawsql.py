@@ -1,4 +1,4 @@
-"""Plain SQL for the few hot paths where the ORM's cost shows (issue 11): prepared reads on
+"""Plain SQL for the few hot paths where the ORM's cost shows: prepared reads on
 PostgreSQL, and INSERT/UPDATE statements for model instances that a caller sends with others.
 
 Django's psycopg cursor binds parameters client-side, so PostgreSQL parses and plans every

@@ -1,4 +1,4 @@
-"""The OpenAPI description of the API's refusals, in one place (issue 21, fault 8).
+"""The OpenAPI description of the API's refusals, in one place.
 
 ``AutoSchema`` (``DEFAULT_SCHEMA_CLASS``) adds to each operation the error answers the API can
 give, with the body ``core.errors`` sends, so a new view is described without a line of its

@@ -1,4 +1,4 @@
-"""Rate limits of the API (issue 25): Django REST framework's throttles, answering 429 with
+"""Rate limits of the API: Django REST framework's throttles, answering 429 with
 ``Retry-After`` (seconds) and the body ``{"error": "throttled", "detail": ...}``.
 
 Three scopes, their rates in ``settings.API_THROTTLE_RATES`` (``"<n>/<second|minute|hour|day>"``,

@@ -216,7 +216,7 @@ def _pct_text(edge: Fraction) -> str:
 
 def _edge(game: str, rules: dict) -> dict:
     """The game's house edge before any bet: ``{"short", "source"}`` and, for the edges of
-    ``games.rules.house_edges`` (issue 28), ``tag``: ``exact`` or ``simulated``; the rake at
+    ``games.rules.house_edges``, ``tag``: ``exact`` or ``simulated``; the rake at
     classic stud."""
     rules = rules or {}
     if game == Table.Game.ENGLISH_ROULETTE:

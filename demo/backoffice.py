@@ -1,4 +1,4 @@
-"""The demo's back office (issue 26): a tip box counted and shared, a marker issued and paid, a
+"""The demo's back office: a tip box counted and shared, a marker issued and paid, a
 front-money deposit, the drop boxes removed by the drop team and the counts verified blind,
 the master game report signed by the count team. Each step is skipped when an earlier run of
 the same gaming day did it."""

@@ -1,4 +1,4 @@
-"""The demo's gaming day (issue #7): staff, counted openers and closers, the close of the day.
+"""The demo's gaming day: staff, counted openers and closers, the close of the day.
 
 The demo sessions open and close their tables through ``demo_table_open`` and
 ``demo_table_close``: the opener and the closer are counted by chip denomination (here: the

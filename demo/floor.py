@@ -1,4 +1,4 @@
-"""A live floor for the demo (issue 23): a background player that keeps every game's table busy
+"""A live floor for the demo: a background player that keeps every game's table busy
 at a human pace, through the same services as the dealers' terminals and the cage.
 
 ``FloorSimulator.run()`` opens what is closed (cage shift, tables), then plays one coup at a

@@ -70,7 +70,7 @@ def post_worker_init(worker):
     the garbage collector's reach. Without it every full collection walks those ~120,000
     objects, 50 ms of CPU on the benchmark machine, and a worker that collects inside a bet's
     transaction holds the round's and the ledger's locks meanwhile: every other worker waits,
-    and the API's p99 went from 20 ms to 140 ms (issue 11). ``gc.freeze`` is CPython's own
+    and the API's p99 went from 20 ms to 140 ms. ``gc.freeze`` is CPython's own
     answer for pre-forked servers; nothing frozen is ever freed, which is what a loaded module is.
     """
     import gc
@@ -83,7 +83,7 @@ def post_worker_init(worker):
 
 
 def child_exit(server, worker):
-    """Metrics (issue 25): with PROMETHEUS_MULTIPROC_DIR set, a worker that exits (recycled
+    """Metrics: with PROMETHEUS_MULTIPROC_DIR set, a worker that exits (recycled
     after max_requests, or killed) leaves its counts in the directory; its live gauges go."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess

@@ -28,7 +28,7 @@
 --     its sessions are read-only by default.
 --   * Neither owns anything, creates anything, nor is a member of the owner role; none of the
 --     three is superuser or may create roles or databases.
---   * The owner role cannot lift the append-only lock either (issue 21): event triggers in the
+--   * The owner role cannot lift the append-only lock either: event triggers in the
 --     schema casino_guard (the superuser's) refuse, once the ledger holds an event, disabling,
 --     dropping or replacing the ledger tables' triggers or their functions, renaming or
 --     dropping the tables, rewriting their rows (ALTER COLUMN … TYPE … USING) and granting
@@ -172,7 +172,7 @@ SELECT format('GRANT SELECT (%s) ON TABLE public.auth_user TO %I',
    AND a.attname <> 'password'
 HAVING count(*) > 0 \gexec
 
--- 6. The lock the owner cannot lift (issue 21). The owner role owns the ledger tables and their
+-- 6. The lock the owner cannot lift. The owner role owns the ledger tables and their
 --    trigger functions, so on its own it could ALTER TABLE … DISABLE TRIGGER, DROP FUNCTION
 --    ledger_reject_change() CASCADE, replace that function or a trigger, rewrite a table with
 --    ALTER COLUMN … TYPE … USING (no row trigger fires), or GRANT UPDATE to the application.

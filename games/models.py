@@ -145,13 +145,13 @@ class Bet(ConcurrentTransitionMixin, models.Model):
         ordering = ["round_id", "placed_at"]
         indexes = [
             # Every roulette spin and trente-et-quarante coup first looks for the table's imprisoned bets;
-            # without this it read every bet of every coup the table ever had (issue 11).
+            # without this it read every bet of every coup the table ever had.
             # Only imprisoned bets are in it, so it stays a few rows. Its condition is on the
             # level, not the state: a settlement then changes no indexed column of its bets,
             # and PostgreSQL rewrites them in place (HOT, with the room ``fillfactor`` leaves).
             models.Index(fields=["round"], condition=models.Q(prison_level__gt=0), name="games_bet_in_prison"),
             # A bet placement reads the patron's bets on the coup (limits are per position): by
-            # round alone it read every bet of a 10,000-patron spin (issue 11). Serves the
+            # round alone it read every bet of a 10,000-patron spin. Serves the
             # round's own lookups too.
             models.Index(fields=["round", "patron"], name="games_bet_round_patron"),
         ]
@@ -267,7 +267,7 @@ class Shoe(ConcurrentTransitionMixin, models.Model):
 
 class BetRefusal(models.Model):
     """A well-formed bet the house refused (a limit, the self-limit, the chips he holds, betting
-    closed or the table closed), recorded for the pit boss's floor (issue #9), OUTSIDE the
+    closed or the table closed), recorded for the pit boss's floor, OUTSIDE the
     ledger: a refused bet appends nothing there (bad input never does), so the refusal is
     written here in its own transaction after the command rolled back
     (``games.services.refusals.bet_refusal_record``).

@@ -72,7 +72,7 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     """The round (locked, with its table), the patron, his self-limit, his value chips, his
     bets already on the coup and the round stream's tip: one prepared statement on PostgreSQL
     instead of five ORM queries and the append's own read (a bet placement's reads were a
-    fifth of its time; issue 11). Call it under the writer lock (``ledger_command``). ``NotFound`` (404, field
+    fifth of its time). Call it under the writer lock (``ledger_command``). ``NotFound`` (404, field
     ``round``) when there is no such round; an unknown patron is ``patron`` None.
     """
     try:
@@ -117,7 +117,7 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
     """``bet_placement_reads`` for every patron of ``codes`` on ``first.coup`` (already locked,
     read by ``bet_placement_reads(round_id, None)``), in one statement on PostgreSQL instead of
     one a patron: ``{code: reads}``, an unknown code's ``patron`` None. Call it under the writer
-    lock, as the single read: balances cannot move until the command commits (issue 27)."""
+    lock, as the single read: balances cannot move until the command commits."""
     coup = first.coup
     wanted = sorted({c for c in codes if isinstance(c, str) and "\x00" not in c})
     if connection.vendor != "postgresql":

@@ -1,4 +1,4 @@
-"""The house edge of each table's rule set in force (issue 28), for the statistics, the table
+"""The house edge of each table's rule set in force, for the statistics, the table
 page and the floor's theory: :func:`table_house_edge`.
 
 The figures come from the pure :func:`games.rules.house_edges.house_edge` (cached per rule set).

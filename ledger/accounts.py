@@ -51,7 +51,7 @@ def table_colour_issued(table: str) -> str:
     return f"table:{table}:colour_issued"
 
 
-# Casino credit and front money (issue 26 §2; docs/credit_and_front_money.md).
+# Casino credit and front money (docs/credit_and_front_money.md).
 CAGE_MARKERS = "cage:markers"  # markers (signed credit instruments) held at the cage
 CAGE_DEPOSITS = "cage:deposits"  # contra of the front money the cage keeps for patrons
 

@@ -15,7 +15,7 @@ class LedgerConfig(AppConfig):
 
 
 def configure_currency() -> None:
-    """Amounts shown to people name ``CASINO_CURRENCY`` (``games.rules.money``, issue 25)."""
+    """Amounts shown to people name ``CASINO_CURRENCY`` (``games.rules.money``)."""
     from django.conf import settings
 
     from games.rules import money

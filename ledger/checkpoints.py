@@ -1,4 +1,4 @@
-"""Signed checkpoints of the chain's head, kept outside the ledger database (issue 21).
+"""Signed checkpoints of the chain's head, kept outside the ledger database.
 
 The hash chain alone proves nothing against someone who can write the database: he can edit
 an event and recompute every hash after it, or delete the last events, and the chain is

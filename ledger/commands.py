@@ -196,7 +196,7 @@ def projections_after_commit() -> None:
 
 
 # A busy process publishes the catch-up at most about twice per window instead of once per
-# command (publishing cost 2 ms of a 15-ms bet placement; issue 11). A catch-up reads up to
+# command (publishing cost 2 ms of a 15-ms bet placement). A catch-up reads up to
 # the ledger's tip when it starts, so a commit made before a task's ETA is covered by that
 # task; ``_MARGIN`` allows for the worker's clock running ahead of this one.
 _WINDOW_SECONDS = 0.5

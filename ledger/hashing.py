@@ -27,7 +27,7 @@ def reject_floats(value: object) -> bool:
     ``ledger.jsoncodec.canonical`` may hand to orjson (a subclass, an Enum or a QueryDict,
     goes to the standard library, which reads it as this check did)."""
     # Exact built-in types, the whole of what services append, are checked without recursion
-    # or isinstance chains (this walk was the largest cost of hashing a coup; issue 11); any
+    # or isinstance chains (this walk was the largest cost of hashing a coup); any
     # other value takes the general path below, so the rules and messages are the same.
     plain = True
     stack = [value]
@@ -76,7 +76,7 @@ def event_hash(**fields) -> str:
 
     ``stored=True`` for an event read back from the database (``ledger verify``): its data came
     out of a JSON column, so it can hold nothing but plain JSON values with string keys, and
-    the float check is skipped (a third of verify's time; issue 11). ``ledger.store.append``
+    the float check is skipped (a third of verify's time). ``ledger.store.append``
     passes it too: it ran ``reject_floats`` before writing anything, and replaced data that was
     not plain (a subclass, an Enum) by the plain values the standard library writes for it.
     Without ``stored`` the data is checked here, and serialised by the standard library unless
@@ -114,7 +114,7 @@ def event_hash_and_data(
     It is assembled here from its parts (the data and the postings serialised by
     ``ledger.jsoncodec.canonical``, the envelope's strings escaped by the standard library's C
     encoder, in sorted key order), which gives the same characters as serialising the whole
-    document at half the cost of a coup's hashing (issue 11); any value of a type the parts do
+    document at half the cost of a coup's hashing; any value of a type the parts do
     not expect takes the whole-document path instead.
     ``tests/unit/test_ledger_hashing.py`` checks that both give the same text.
     """

@@ -1,4 +1,4 @@
-"""Readiness checks (issue 25): can this process serve, and is the ledger's back office keeping up?
+"""Readiness checks: can this process serve, and is the ledger's back office keeping up?
 
 ``readiness()`` runs five checks and returns ``{"ready": bool, "failing": [names],
 "checks": {name: {"ok": bool, ...}}}``:

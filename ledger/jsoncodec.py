@@ -6,7 +6,7 @@ non-ASCII as is): the text its hashes are computed over, so it must never change
 For plain values (exact built-in types, as ``reject_floats`` reports and as data read from a
 JSON column is) orjson writes the same text as ``json.dumps(sort_keys=True,
 separators=(",", ":"), ensure_ascii=False)`` eight times faster (a coup's hash chain spent half
-its time there; issue 11). Everything else, and what orjson refuses (integers beyond 64 bits,
+its time there). Everything else, and what orjson refuses (integers beyond 64 bits,
 lone surrogates, nesting deeper than 255), the standard library writes, so the result and the
 errors are always the standard library's. ``tests/unit/test_ledger_jsoncodec.py`` checks the
 two agree on generated values.

@@ -1,4 +1,4 @@
-"""The process's Prometheus metrics (issue 25), served at ``/metrics`` (``casino.metrics``).
+"""The process's Prometheus metrics, served at ``/metrics`` (``casino.metrics``).
 
 Defined here, in the lowest layer that runs Django, so every layer can record into them:
 

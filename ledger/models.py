@@ -30,7 +30,7 @@ class Event(models.Model):
     prev_hash = models.CharField(max_length=64)
     # Not indexed: no query looks an event up by its hash, and the chain (verify) is what holds
     # it to its content; its unique index (64 random characters) and the idempotency key's over
-    # every NULL were a third of the server's work per inserted event (issue 11, migration 0008),
+    # every NULL were a third of the server's work per inserted event (migration 0008),
     # enforcing nothing the position key does not.
     hash = models.CharField(max_length=64)
 
@@ -151,7 +151,7 @@ class AuditEntry(models.Model):
 
     A timeline is read by one of the three columns in position order, through a partial index
     on it. One row an event, where a row per timeline wrote most events' summary, hash and
-    moment three times: a rebuild wrote three lines an event, most of its work (issue 11).
+    moment three times: a rebuild wrote three lines an event, most of its work.
     """
 
     SCOPES = ("patron", "table", "round")

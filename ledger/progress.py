@@ -1,4 +1,4 @@
-"""Progress of long work (issue 25): a rebuild, a verify, an export, the demo.
+"""Progress of long work: a rebuild, a verify, an export, the demo.
 
 ``Progress(label, total, unit=..., stream=...)`` is a context manager counting work done toward
 ``total``: on a terminal it draws a bar with the count, the rate and the time left (rich); on

@@ -1,4 +1,4 @@
-"""Projection rebuilds as Celery tasks, one a projection, run in parallel (issue 27).
+"""Projection rebuilds as Celery tasks, one a projection, run in parallel.
 
 ``rebuild_request(names=…)`` marks each projection's rebuild queued (``ProjectionRebuild``)
 and, once that commits, sends one ``ledger.tasks.rebuild_projection`` a projection as a Celery

@@ -1,4 +1,4 @@
-"""The scheduled seal and export of closed gaming days (issue 26 §6).
+"""The scheduled seal and export of closed gaming days.
 
 Celery beat runs ``ledger.tasks.seal_and_export_closed_days`` every
 ``CASINO_EXPORT_INTERVAL_SECONDS``; it calls ``seal_and_export_closed_days`` here. For each gaming

@@ -6,11 +6,11 @@ present when the seal is made. So every event belongs to exactly one sealed rang
 whose business time put it in another gaming day (it is counted in ``other_day_events``), and
 the export of D can be verified link by link from the previous seal's ``last_hash``.
 
-The signature is Ed25519 (``ledger.signing``; issue 21) over the canonical JSON
+The signature is Ed25519 (``ledger.signing``) over the canonical JSON
 (``ledger.hashing``) of the seal's fields without ``signature``; the seal names the key
 (``algorithm``, ``key_id``, ``key_kind``, ``public_key``). With no key file configured the
 development key signs, the seal says ``key_kind: "development"``, and ``manage.py check
---deploy`` reports that as an error (``ledger.checks``). Seals made before issue 21 are
+--deploy`` reports that as an error (``ledger.checks``). Older seals, before Ed25519, are
 HMAC-SHA256 under ``LEDGER_SEAL_KEY`` (``algorithm: "HMAC-SHA256"``); the export verifier still
 checks them (``sign`` below is that HMAC).
 
@@ -38,7 +38,7 @@ ALGORITHM = signing.ALGORITHM
 
 
 def seal_key() -> tuple[str, bytes]:
-    """The HMAC key of seals made before issue 21: ``("configured", …)`` from ``LEDGER_SEAL_KEY``,
+    """The HMAC key of older seals, made before Ed25519: ``("configured", …)`` from ``LEDGER_SEAL_KEY``,
     else ``("development", …)``."""
     configured = getattr(settings, "LEDGER_SEAL_KEY", "")
     if configured:
@@ -48,7 +48,7 @@ def seal_key() -> tuple[str, bytes]:
 
 def sign(payload: dict, key: bytes) -> str:
     """Hex HMAC-SHA256 of the canonical JSON of ``payload`` (every field but ``signature``): how
-    seals were signed before issue 21."""
+    seals were signed before Ed25519."""
     body = {k: v for k, v in payload.items() if k != "signature"}
     return hmac.new(key, canonical_json(body).encode(), hashlib.sha256).hexdigest()
 

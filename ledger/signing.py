@@ -1,4 +1,4 @@
-"""Ed25519 signatures of the ledger's anchors: checkpoints, daily seals, export manifests (issue 21).
+"""Ed25519 signatures of the ledger's anchors: checkpoints, daily seals, export manifests.
 
 The private key is a file outside the database (``LEDGER_SIGNING_KEY_FILE``: PEM, PKCS#8,
 unencrypted, readable by the application's user only). Without one, a development key is

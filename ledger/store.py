@@ -90,7 +90,7 @@ class Tip:
 # Five columns giving a ``Tip``, for the two ``%s`` that ``tip_params`` fills. A service that
 # reads its state in one statement under the writer lock may select these in it too and pass
 # the ``Tip`` to ``append`` (PostgreSQL): the append's own read of the tip, a round trip of a
-# one-event command, is saved (issue 11). The last column tells whether the gaming day the
+# one-event command, is saved. The last column tells whether the gaming day the
 # events will most likely fall on is closed (``append`` refuses postings on a closed day), so
 # that check costs no round trip either.
 TIP_SQL = (
@@ -170,7 +170,7 @@ def collector_paused() -> Iterator[None]:
 
     Each few hundred new tuples, dicts or lists start a collection, and the older generations'
     rescan every object the write holds: a 30,000-bet settlement spent about a second of its
-    four in collections (py-spy; issue 27). Events, postings and rows make no reference
+    four in collections (py-spy). Events, postings and rows make no reference
     cycles: reference counting frees them as before. Nested use keeps the outer pause."""
     collecting = gc.isenabled()
     gc.disable()
@@ -445,7 +445,7 @@ def _hash_chain(envelopes: list[dict], prev_hash: str, events: Sequence[NewEvent
 
 def _saved_row(envelope: dict, prev_hash: str, hash_: str, alias: str) -> Event:
     """An ``Event`` as the database will hold it, built the way ``Model.from_db`` does: the
-    model's ``__init__`` took a tenth of a coup's append (issue 11). Every field's attname is
+    model's ``__init__`` took a tenth of a coup's append. Every field's attname is
     its name (no foreign key), so the envelope and the hashes are the instance's whole state."""
     event = Event.__new__(Event)
     event.__dict__.update(envelope, prev_hash=prev_hash, hash=hash_)
@@ -461,7 +461,7 @@ _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
 def _tip_postgresql(stream: str, *, lock: bool) -> Tip:
     """The stream's ``Tip`` read under the writer lock, and the savepoint ``_write_postgresql``
     writes in, in one round trip (a pipeline), the two reads prepared once per connection
-    (planning them was a third of the read; issue 11).
+    (planning them was a third of the read).
 
     The lock and the tip are separate statements: in READ COMMITTED each statement takes its
     snapshot when it starts, so the tip is read *after* the lock is granted and sees the
@@ -498,7 +498,7 @@ def _rollback_savepoint() -> None:
 
 # The rows go in as one JSON document a table, unpacked by the server: one statement each
 # (the statement-level checks run once), sent in one pipeline with the release, so a coup's
-# write is one round trip where COPY took five (issue 11).
+# write is one round trip where COPY took five.
 _POSTINGS_SQL = (
     "INSERT INTO ledger_posting (event_id, account, amount_cents, currency) SELECT e, a, c, u "
     "FROM json_to_recordset(%s::json) AS r(e bigint, a text, c bigint, u text)"
@@ -537,7 +537,7 @@ def _write_postgresql(
     Postings go in before their events: each event insert is checked against its postings (sum
     to zero per currency), and a posting for an existing event is refused. They need no hash,
     so they are sent first and the server writes them while the chain is computed here (the
-    two cores work at once; issue 11). A batch of fewer than ``_COPY_FROM`` events goes as one
+    two cores work at once). A batch of fewer than ``_COPY_FROM`` events goes as one
     JSON document a table in one pipeline (one round trip, where COPY took five); a larger one
     (a roulette settlement) goes by ``_append_streamed``'s COPY, which the server ingests faster
     than JSON once round trips no longer count (a 9,000-bet settle: 1.07-1.10 s by COPY against
@@ -607,14 +607,14 @@ def _append_streamed(
 def _copy_streamed(cursor: psycopg.Cursor, events: Sequence[NewEvent], envelope: tuple) -> list[Event]:
     """COPY the postings, then the events, each ``_COPY_CHUNK`` events' rows sent as soon as
     they are built, so that the server writes while the next ones are checked, numbered and
-    hashed (issue 27: building everything before the first row was sent left the server idle
+    hashed (building everything before the first row was sent left the server idle
     for a third of a second of a 30,000-bet settlement, then the client idle while the server
     wrote). The hashes are computed in order, during the events' COPY (the postings' COPY
     needs no hash). ``envelope``: ``(stream, expected_version, tip, actor, correlation_id,
     causation_id, idempotency_key)`` as ``_plan`` takes them.
 
     The rows go as COPY's text: psycopg's ``write_row`` formats each value of each row in
-    Python, which was a fifth of a 30,000-bet settlement (issue 27). A batch's texts repeat
+    Python, which was a fifth of a 30,000-bet settlement. A batch's texts repeat
     (accounts, the stream, the actor, the moment): each is escaped once. Raises what
     ``append`` raises; the caller's savepoint undoes the rows already sent."""
     stream, expected_version, tip, actor, correlation_id, causation_id, idempotency_key = envelope

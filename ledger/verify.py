@@ -136,7 +136,7 @@ def _tail(checked: int, last_position: int, last_hash: str, matched: int, anchor
 
 
 # Plain SQL into tuples, not the ORM: building model instances was a third of verify, and the
-# ORM's per-row converters another tenth (issue 11). Only the JSON text is decoded here.
+# ORM's per-row converters another tenth. Only the JSON text is decoded here.
 # PostgreSQL: the tables named with their schema, whatever the connection's search path (a
 # schema of look-alike views ahead of public must not answer for the ledger; ``ledger.guarded``
 # reports one). SQLite has one schema.
@@ -154,7 +154,7 @@ def _events_after(position: int, batch: int) -> list[_Stored]:
         connection.ensure_connection()
         with connection.wrap_database_errors, psycopg.ClientCursor(connection.connection) as cursor:
             # psycopg's own (C) timestamp loader: Django's time-zone loader parses each
-            # timestamp in Python, a tenth of verify (issue 11). Both give aware datetimes,
+            # timestamp in Python, a tenth of verify. Both give aware datetimes,
             # and the hash normalises them to UTC.
             cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
             cursor.adapters.register_loader("jsonb", JsonbBytesLoader)  # bytes, for orjson (``loads``)

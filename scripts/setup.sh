@@ -14,7 +14,7 @@ if [ ! -f "$stamp" ] || [ "requirements/$kind.txt" -nt "$stamp" ] || [ requireme
     touch "$stamp"
 fi
 # Debian packages, installed with apt-get only when missing:
-# - WeasyPrint's system libraries (Pango, HarfBuzz via Pango): the PDF reports (issue 24), every profile;
+# - WeasyPrint's system libraries (Pango, HarfBuzz via Pango): the PDF reports, every profile;
 # - for the dev profile: chromium, which the browser tests (tests/e2e) drive through Playwright
 #   (never `playwright install`: no browser download), and poppler-utils (pdftotext, pdftoppm),
 #   with which the report tests read the PDFs.

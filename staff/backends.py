@@ -1,6 +1,6 @@
 """The login backend: Django's ``ModelBackend``, whose per-request ``get_user`` also loads the
 user's role names and whether he must change his password, in one prepared statement on
-PostgreSQL (three ORM queries per API request were a sixth of a bet placement's time; issue 11).
+PostgreSQL (three ORM queries per API request were a sixth of a bet placement's time).
 
 It refuses a password hash its account's identity events do not know (``staff.identity``):
 one written with raw SQL by someone holding the database credentials, who knows its password

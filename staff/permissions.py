@@ -28,7 +28,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from .roles import ALL_ROLES, Role, roles_of
 from .scopes import table_of
 
-# The policy of the existing endpoints (issue #10), in one place so the matrix test reads it.
+# The policy of the existing endpoints, in one place so the matrix test reads it.
 FLOOR_READERS: frozenset[str] = ALL_ROLES
 FLOOR: frozenset[str] = frozenset({Role.DEALER, Role.PIT_BOSS})
 PIT: frozenset[str] = frozenset({Role.PIT_BOSS})

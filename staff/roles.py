@@ -1,4 +1,4 @@
-"""The casino's roles (DESIGN.md §Interfaces, issue #10) and how code asks about them.
+"""The casino's roles (DESIGN.md §Interfaces) and how code asks about them.
 
 A role is a Django ``Group`` of the same name (created by ``staff/migrations/0001``); a user
 may hold several, but segregation of duties is checked per step on the *actor* of each step
@@ -36,7 +36,7 @@ ALL_ROLES: frozenset[str] = frozenset(Role.values)
 STAFF_ROLES: frozenset[str] = ALL_ROLES
 
 
-# Roles one account may not hold together (25 CFR 543.16, issue 26 §5): the runner escorts what
+# Roles one account may not hold together (25 CFR 543.16): the runner escorts what
 # the cage issues and the pit receives; the count team counts what the cage is accountable for;
 # the drop team hands the boxes to the count team. Each pair is (role, role).
 INCOMPATIBLE_ROLES: tuple[tuple[str, str], ...] = (

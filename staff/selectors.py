@@ -1,4 +1,4 @@
-"""Reads for the auditor and the admin: the access review (25 CFR 543.16, issue 26 §5)."""
+"""Reads for the auditor and the admin: the access review (25 CFR 543.16)."""
 
 from __future__ import annotations
 

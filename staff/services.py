@@ -1,6 +1,6 @@
 """Staff commands: dealer assignments, device tokens, role changes, and the auth trail.
 
-Each is a parameter change (issue #10): one event in the ledger with ``who`` (the event's
+Each is a parameter change: one event in the ledger with ``who`` (the event's
 actor), ``what`` (the event type and subject) and ``before``/``after``. None posts money.
 
 Streams: ``staff/assignments``, ``staff/devices``, ``staff/roles``, ``staff/auth``.
@@ -35,7 +35,7 @@ AUTH_STREAM = "staff/auth"
 # Who may change what (segregation of duties: admin manages people, the pit its dealers).
 ASSIGNERS = (Role.PIT_BOSS, Role.ADMIN)
 # A device acts at a table with the dealer's endpoints (buy-ins, bets, results): only the pit,
-# which runs the tables, issues one; the admin manages people, never money (issue 21). Taking a
+# which runs the tables, issues one; the admin manages people, never money. Taking a
 # device's access away is open to both.
 DEVICE_ISSUERS = (Role.PIT_BOSS,)
 DEVICE_REVOKERS = (Role.PIT_BOSS, Role.ADMIN)

@@ -1,5 +1,5 @@
 """The session engine (``SESSION_ENGINE``): Django's database sessions, read by a prepared
-statement on PostgreSQL (every API request reads its session; issue 11). Same table, same
+statement on PostgreSQL (every API request reads its session). Same table, same
 expiry and invalidation as ``django.contrib.sessions.backends.db``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every login, logout and failed login of a person is an event on ``staff/auth`` (issue #10)."""
+"""Every login, logout and failed login of a person is an event on ``staff/auth``."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ def open_counted_table(clients: dict, code: str = "T1"):
     return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
 
 
-# The roles the existing whole-flow API tests need (issue #10): a pit boss runs every table
+# The roles the existing whole-flow API tests need: a pit boss runs every table
 # endpoint without a dealer assignment (opening tables, coups, voids), a cashier the cage and
 # patron endpoints. One user holds both only because these tests drive a whole flow from one
 # client; the per-role allow/deny lives in tests/api/test_permission_matrix.py.
@@ -300,7 +300,7 @@ def eager_tasks():
 
 @pytest.fixture(autouse=True)
 def _no_rate_limits(settings):
-    """The API's rate limits (issue 25) are off: a test drives hundreds of requests as one user
+    """The API's rate limits are off: a test drives hundreds of requests as one user
     in seconds. The throttling tests set them (tests/api/test_operations_throttling.py)."""
     settings.API_THROTTLE_RATES = dict.fromkeys(("device", "user", "anon"))
 

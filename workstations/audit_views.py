@@ -1,4 +1,4 @@
-"""The audit workstation (issue 24): the auditor's pages, read-only.
+"""The audit workstation: the auditor's pages, read-only.
 
 Gaming days with their state, seal and head hash; a day's export to download and to verify
 on the page (an upload checked by the standalone verifier); the exceptions of a day with

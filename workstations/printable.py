@@ -1,4 +1,4 @@
-"""Printable, signable reports (issue 24): the daily table-games report, the cage
+"""Printable, signable reports: the daily table-games report, the cage
 accountability and the variance report as HTML pages with a print stylesheet, and as PDF
 (WeasyPrint renders the same page). Each names the casino, the software version, the period
 and the generation time (local, with the zone), says "No activity" where a section is empty,

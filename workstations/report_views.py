@@ -1,4 +1,4 @@
-"""Printable reports (issue 24): ``/workstations/reports/<slug>/?gaming_day=YYYY-MM-DD`` (HTML
+"""Printable reports: ``/workstations/reports/<slug>/?gaming_day=YYYY-MM-DD`` (HTML
 with a print stylesheet) and ``…/<slug>.pdf`` (the same page as PDF). Read by the roles that
 sign them and the auditor: cashier, cage supervisor, pit boss, auditor.
 

@@ -1,4 +1,4 @@
-"""The maker's endpoints of the acts that need a second signature (issue 21, maker-checker).
+"""The maker's endpoints of the acts that need a second signature (maker-checker).
 
 Each answers 202 with ``{"approval": {"id", "waiting_for", ...}}`` when someone else must
 sign (the signer confirms with ``POST /api/approvals/<id>/confirm`` from his own session),

@@ -175,7 +175,7 @@ class Liveness(APIView):
 
 
 class Readiness(APIView):
-    """Readiness (issue 25): database, broker, projection lag under ``HEALTH_MAX_PROJECTION_LAG``,
+    """Readiness: database, broker, projection lag under ``HEALTH_MAX_PROJECTION_LAG``,
     no closed gaming day unsealed past ``HEALTH_SEAL_GRACE_HOURS``, the hash chain not found
     broken by its last verification (``chain``: a short reason, never where or why). 200 ``{"status": "ready",
     "failing": [], "checks": {...}}``, else 503 ``{"status": "not_ready", "failing": [names], ...}``

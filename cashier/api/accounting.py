@@ -1,4 +1,4 @@
-"""Cage and table accounting endpoints (issue #7): thin shells over the services and reports.
+"""Cage and table accounting endpoints: thin shells over the services and reports.
 
 Writes (``CommandView``: 201 with the service's JSON; errors from ``core.errors``):
 - ``POST /api/cage/slips/<kind>/<serial>/accept``

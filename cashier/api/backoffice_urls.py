@@ -1,4 +1,4 @@
-"""Routes of the regulatory back office (issue 26) under /api/: tips (tronc), casino credit
+"""Routes of the regulatory back office under /api/: tips (tronc), casino credit
 (markers) and front money, drop custody."""
 
 from django.urls import path

@@ -1,4 +1,4 @@
-"""Casino credit and front money endpoints (issue 26 §2): credit lines, markers, deposits."""
+"""Casino credit and front money endpoints: credit lines, markers, deposits."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers

@@ -1,4 +1,4 @@
-"""Drop custody endpoints (issue 26 §3): the verifier's blind recount, the count team's
+"""Drop custody endpoints: the verifier's blind recount, the count team's
 signature of the master game report, and the report."""
 
 from drf_spectacular.utils import extend_schema

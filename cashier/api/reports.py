@@ -15,7 +15,7 @@ from .. import reports, spreadsheet
 from ..services.count_room import parse_gaming_day
 from .accounting import ACCOUNTING_READERS
 
-# Each report documents the query parameters it reads, and only those (issue 21: a parameter
+# Each report documents the query parameters it reads, and only those (a parameter
 # the schema lists is one the server reads and checks).
 GAMING_DAY = OpenApiParameter("gaming_day", OpenApiTypes.DATE, description="default: the current gaming day")
 THRESHOLD = OpenApiParameter(

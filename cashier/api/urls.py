@@ -32,4 +32,4 @@ for slug, view in REPORTS:
         path(f"reports/{slug}.metadata.csv", view.as_view(), {"form": "metadata.csv"}, name=f"report-{slug}-meta"),
         path(f"reports/{slug}.xlsx", view.as_view(), {"form": "xlsx"}, name=f"report-{slug}-xlsx"),
     ]
-urlpatterns += backoffice_urls.urlpatterns  # issue 26: tronc, credit, front money
+urlpatterns += backoffice_urls.urlpatterns  # the back office: tronc, credit, front money

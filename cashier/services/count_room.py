@@ -1,4 +1,4 @@
-"""Drop boxes and the count room (issue #7).
+"""Drop boxes and the count room.
 
 At the end of a gaming day each table's drop box is removed (``DropBoxRemoved``, one event
 per box) and the count team counts its cash by banknote (``DropCounted``, two distinct
@@ -52,7 +52,7 @@ def gaming_day_in_reach(value: object, field: str = "gaming_day") -> date:
     name: the open (current) gaming day or, up to the setting ``CASINO_GAMING_DAY_LOOKBACK_DAYS``
     (default 1) before it, the previous one, whose boxes are removed and counted and which is
     closed once the next day has begun. Raises ``InvalidInput`` (400, ``field``) for a malformed
-    day or one further back (a removal dated 2000-01-01 is junk, issue 21), ``StateConflict``
+    day or one further back (a removal dated 2000-01-01 is junk), ``StateConflict``
     (409) for a day that has not begun (2099-12-30)."""
     day = parse_gaming_day(value, field)
     today = current_gaming_day()
@@ -109,7 +109,7 @@ def drop_box_remove(
     idempotency_key: str | None = None,
 ) -> dict:
     """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss, count team or
-    drop team), by people independent of the table's pit shift that day (issue 26 §3: never its
+    drop team), by people independent of the table's pit shift that day (never its
     dealer nor its pit boss, ``pit_shift.table_shift``).
 
     ``removers``: the two people who removed it (distinct, the actor one of them, each holding

@@ -1,4 +1,4 @@
-"""Casino credit and front money (issue 26 §2; docs/credit_and_front_money.md).
+"""Casino credit and front money (docs/credit_and_front_money.md).
 
 - A cage supervisor approves a patron's credit line (``CreditLineApproved``: before/after).
 - A marker is issued against the remaining credit (the line less the markers outstanding), at

@@ -1,4 +1,4 @@
-"""Drop custody after the count (issue 26 §3): the verifier's blind recount and the master game
+"""Drop custody after the count: the verifier's blind recount and the master game
 report signed by the count team.
 
 - A verifier of the count team who was neither a counter nor a remover of the box recounts it

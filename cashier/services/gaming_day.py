@@ -1,4 +1,4 @@
-"""Closing a gaming day (issue #7): once every table that played it is closed and counted.
+"""Closing a gaming day: once every table that played it is closed and counted.
 
 ``ledger.gaming_day`` gives every event its gaming day (``GAMING_DAY_START`` in
 ``CASINO_TIMEZONE``). ``gaming_day_close`` appends ``GamingDayClosed`` on the stream
@@ -29,7 +29,7 @@ def table_codes_active(start: date, end: date) -> list[str]:
 
     Both reads are ``SELECT DISTINCT`` of one column: ``order_by()`` drops the models' default
     ordering, which Django would otherwise add to the DISTINCT columns (one row per event or
-    posting: a busy table's day held in memory, issue #8's export peak)."""
+    posting: a busy table's day held in memory, the export's peak memory)."""
     streams = Event.objects.filter(gaming_day__range=(start, end), stream__startswith="table/").order_by()
     codes = {stream.split("/", 1)[1] for stream in streams.values_list("stream", flat=True).distinct()}
     postings = Posting.objects.filter(event__gaming_day__range=(start, end), account__startswith="table:")

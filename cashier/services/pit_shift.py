@@ -1,4 +1,4 @@
-"""Who worked a table's pit shift on a gaming day (issue 26 §3): the people the drop box's
+"""Who worked a table's pit shift on a gaming day: the people the drop box's
 removal must be independent of (25 CFR 543.17: neither the table's dealer nor its pit boss)."""
 
 from __future__ import annotations

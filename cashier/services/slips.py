@@ -1,4 +1,4 @@
-"""Fill and credit slips (issue #7): chips between the cage and a table, step by step.
+"""Fill and credit slips: chips between the cage and a table, step by step.
 
 ``requested`` (pit boss, at the table) → ``issued`` (cashier or cage supervisor, who names
 the runner) → ``delivered`` (a fill: accepted at the table by a pit boss or dealer; a credit:
@@ -17,7 +17,7 @@ moves at delivery by DESIGN.md's first rule: cage:chips −X, table:<T>:tray +X.
 
 Segregation of duties: the issuer is not the requester; the runner (role runner) is neither
 the requester nor the issuer; the acceptor is none of the requester, the issuer and the runner
-(issue #7: each step by a different user). A mistaken
+(each step by a different user). A mistaken
 delivered slip is reversed by ``FillReversed`` / ``CreditReversed``, which names the
 delivery it corrects and needs a pit boss's or cage supervisor's approval; nothing is edited.
 

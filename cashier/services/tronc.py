@@ -1,4 +1,4 @@
-"""Tips (tronc), issue 26 §1: tip boxes counted into the staff pool and the pool shared out.
+"""Tips (tronc): tip boxes counted into the staff pool and the pool shared out.
 
 A tip box is a table's (``{"table": "R1"}``) or a dealer's own toke box (``{"dealer":
 "dealer7"}``). It is counted, by denomination of value chips and of cash, by at least two

@@ -342,7 +342,7 @@ def _record(cls: type) -> Any:
     ``dataclasses.asdict`` works. Only ``__init__`` differs: a frozen dataclass's generated one
     sets every field through ``object.__setattr__``; this one calls the slot descriptors
     directly, about 40% faster. A coup makes a dozen records per hand and the engine must play
-    50,000 hands a second on one core (issue 3; ``tests/benchmarks/bench_blackjack.py``).
+    50,000 hands a second on one core (``tests/benchmarks/bench_blackjack.py``).
     """
     cls = dataclass(frozen=True, slots=True)(cls)
     namespace: dict[str, Any] = {}

@@ -1,7 +1,7 @@
 """Playing cards as two-character codes: rank then suit (``AS``, ``TD``, ``7H``, ``QC``).
 
 Ranks ``23456789TJQKA`` (T = ten), suits ``SHDC`` (spades, hearts, diamonds, clubs); upper
-case only. Source: ``RULES.md §Common vocabulary`` (shoe) and issue 3 (card codes). The
+case only. Source: ``RULES.md §Common vocabulary`` (shoe). The
 colours are the ones trente-et-quarante uses (``RULES.md §Trente-et-quarante``): spades and
 clubs black, hearts and diamonds red.
 

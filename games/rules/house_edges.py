@@ -1,4 +1,4 @@
-"""The house edge of a table's rule set, one figure per table with its basis (issue 28).
+"""The house edge of a table's rule set, one figure per table with its basis.
 
 :func:`house_edge` ``(game, rules) -> (edge, basis)``: ``edge`` is a :class:`~decimal.Decimal`
 fraction of the stake the house keeps on average (``Decimal("0.027027")`` = 2.7027 %),

@@ -1,4 +1,4 @@
-"""The one formatter of amounts for people (issue 25): integer cents → ``1,234.56 EUR``.
+"""The one formatter of amounts for people: integer cents → ``1,234.56 EUR``.
 
 Standard library only (this is the rules' layer, the lowest), locale-independent: comma for
 thousands, point for cents, a minus before a negative amount, the ISO 4217 code after. The

@@ -3,7 +3,8 @@ card-reading shoes.
 
 Source: ``RULES.md §Black jack`` (6 decks, cut card, 5 burned cards), ``DESIGN.md`` (Shoe FSM:
 at shuffle the order's SHA-256 is recorded; at close the order is revealed so anyone can check
-every dealt card) and issue 3 (card-reading shoes refuse a card the shoe cannot contain).
+every dealt card). A card-reading shoe refuses a card the shoe cannot contain: it did not come
+from this shoe.
 
 Pure: no Django, no clock, never the global ``random``. The shuffle takes an injected
 ``random.Random``; in production the service passes ``random.SystemRandom()`` (OS entropy),
@@ -150,7 +151,7 @@ def _ordinal(n: int) -> str:
 
 class CardCounter:
     """What a shoe of ``decks`` decks can still contain, for card-reading shoes that report
-    cards as they are drawn (issue 3).
+    cards as they are drawn.
 
     :meth:`draw` refuses a card whose copies are all out ("the shoe cannot contain a seventh
     AS in six decks"); :meth:`remaining` says how many copies of a code are left.

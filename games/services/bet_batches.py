@@ -1,4 +1,4 @@
-"""Batch bet intake for live-dealer scale (issue 27, part 1): many patrons' bets on one coup.
+"""Batch bet intake for live-dealer scale: many patrons' bets on one coup.
 
 A live-dealer table takes thousands of remote bets in a 15–20 s window; one command per bet
 pays one commit each. A batch is one command: every bet in it is checked exactly as a single
@@ -19,7 +19,7 @@ A bet refused by the house's rules (a table limit, the self-limit, the chips he 
 recorded as a ``BetRefusal`` (the floor's count), in the batch's transaction, under the bet's
 own key when it has one (so a retry records it once).
 
-Speed (issue 27: 30,000 bets in a 10 s window, batches serialised by the writer lock): under
+Speed (30,000 bets in a 10 s window, batches serialised by the writer lock): under
 the lock, one statement reads every patron's chips, self-limit and bets on the coup
 (``batch_placement_reads``), the checks run in memory against it, and on PostgreSQL the bet
 rows and the per-bet keys go in by COPY (``_copy``) beside the ledger's own COPY of the events.

@@ -135,7 +135,7 @@ def bet_place(
         placed, events, who, total = placement.rows, placement.events, placement.patron, placement.total_cents
         expected = coup.version if expected_version is None else expected_version
         coup.version = expected + len(events)  # what the append makes it, or it raises
-        # The bets and the round's version go in the append's own round trip (issue 11).
+        # The bets and the round's version go in the append's own round trip.
         cmd.append(
             stream=coup.stream,
             expected_version=expected,

@@ -1,4 +1,4 @@
-"""Classic five-card stud hands through the ledger (RULES.md §Classic five-card stud, issue 5 §3).
+"""Classic five-card stud hands through the ledger (RULES.md §Classic five-card stud).
 
 The pure engine (``games.rules.classic_stud.StudHand``) decides; this module feeds it the
 seated players, the cards and the players' actions, and writes what it says. Players play
@@ -244,7 +244,7 @@ def _settlement_events(coup: Round, hand: stud.StudHand, deck: Shoe) -> list[New
     staked = returned = 0
     resolved = []
     # The house's take is the rake (RULES.md §Stud poker): its theory is the rake actually
-    # taken, spread over what the players put in, so Σ stake × edge = the rake (issue 28).
+    # taken, spread over what the players put in, so Σ stake × edge = the rake.
     put_in = sum(line.put_in_cents for line in settled.lines if line.seat is not None)
     rake_edge = str(Fraction(sum(award.rake_cents for award in settled.pots), put_in)) if put_in else "0"
     for line in settled.lines:

@@ -1,4 +1,4 @@
-"""Correcting a settled coup (issue #7): a reversing event, never an edit.
+"""Correcting a settled coup: a reversing event, never an edit.
 
 ``round_reverse`` appends ``RoundReversed`` on the coup's stream: the postings of every event
 of that stream (bets placed, settled, commission…) netted per account and turned round, so

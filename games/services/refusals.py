@@ -1,4 +1,4 @@
-"""Bets refused over a limit, recorded for the pit boss's floor (issue #9), outside the ledger.
+"""Bets refused over a limit, recorded for the pit boss's floor, outside the ledger.
 
 A bet over the table's minimum or maximum, a black jack box's maximum or the patron's own
 self-limit is bad input: the command's transaction rolls back and the ledger gets nothing (no

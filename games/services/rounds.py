@@ -111,8 +111,8 @@ _SETTLED_STATE = {
 }
 
 # The exact edge of a position depends only on the position and the table's rules; computing
-# it enumerates 37 results with fractions, which was a third of a 30,000-bet settlement
-# (issue 11). A live table has a few hundred distinct positions.
+# it enumerates 37 results with fractions, which was a third of a 30,000-bet settlement.
+# A live table has a few hundred distinct positions.
 _house_edge = lru_cache(maxsize=4096)(house_edge)
 
 
@@ -128,7 +128,7 @@ def _update_bets(fields: tuple[str, ...], groups: dict[tuple, list]) -> None:
     """One UPDATE per distinct tuple of ``fields`` values, by primary keys.
 
     ``bulk_update`` builds one CASE over every row per field; PostgreSQL evaluates it row by
-    row, so its cost grows with the square of the bets (minutes for 30,000; issue 11). A coup
+    row, so its cost grows with the square of the bets (minutes for 30,000). A coup
     has few distinct (state, return) pairs: an update per pair is linear. On PostgreSQL the
     keys go as one array (``= ANY``): half the time of the ORM's ``IN`` of 5,000 parameters.
     """
@@ -188,7 +188,7 @@ def round_record_result(
             )
             events.append(prison.resolve(bet, coup, step.outcome.value, step.prison_level_after))
         # Plain rows, not model instances: building 30,000 Bets and their patrons was a third of
-        # the games layer's share of a settlement (issue 11). No row lock either (it was half of
+        # the games layer's share of a settlement. No row lock either (it was half of
         # this read): every command that changes a bet runs under the ledger writer lock, taken
         # first thing (ledger.commands), which the card games' settlements rely on too.
         # The position comes as its JSON text, parsed once per distinct position (decoding
@@ -265,7 +265,7 @@ def _settle_bet(
 
     ``verdicts`` keeps the engine's answer per (position, stake) for the coup: thousands of
     bets share a few hundred of them, and parsing the position and settling it was most of
-    the games layer's time per bet (issue 11). The events of one position share its parsed
+    the games layer's time per bet. The events of one position share its parsed
     ``position`` dict (event data is never changed once built); they are otherwise built
     exactly as before.
     """

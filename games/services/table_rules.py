@@ -1,5 +1,5 @@
 """Changing an open table's rule options (limits, zero rule, ...) between coups: a parameter
-change (issue #10), recorded as ``TableRulesChanged`` with who, what, before and after."""
+change, recorded as ``TableRulesChanged`` with who, what, before and after."""
 
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict

@@ -72,7 +72,7 @@ def table_open(
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
 
-    The opener is either a total (``opener_cents``) or, the inventory path (issue #7), a count
+    The opener is either a total (``opener_cents``) or, the inventory path, a count
     by chip denomination ``opener={"<cents>": pieces}`` confirmed by a ``dealer`` and a
     ``pit_boss`` (two distinct users holding those roles). The first opening stocks the tray
     from ``house:bankroll``; later ones record the difference between the count and the
@@ -192,7 +192,7 @@ def table_close(
     "variance_cents"}`` in cents.
 
     Without ``closer`` the closer is the tray by the book. With ``closer={"<cents>": pieces}``
-    (the inventory path, issue #7, confirmed by a ``dealer`` and a ``pit_boss``, two distinct
+    (the inventory path, confirmed by a ``dealer`` and a ``pit_boss``, two distinct
     users with those roles) the closer is the count, ``variance_cents`` = count − book is
     posted (tray against ``cage:over_short``), and the count is the next session's opener.
     Refused with ``StateConflict`` (409) while a coup is in play or colour chips are

@@ -48,7 +48,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
     double_prison = TrenteQuaranteTableRules.from_dict(table.rules).prison.double_prison
     outcome = tq.to_data(result)
     outcome.pop("type")
-    # The dealer's call (sheet 003), recorded with the coup as he says it (issue 28).
+    # The dealer's call (sheet 003), recorded with the coup as he says it.
     outcome["announcement"] = tq.announcement(result)
     events.append(NewEvent("CoupResult", {"round": str(coup.id), "table": table.code, "shoe": str(shoe.id), **outcome}))
     for bet in prison.prisoners(table):  # earlier coups' prisoners first (RULES.md §Prison bets)

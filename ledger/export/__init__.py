@@ -1,4 +1,4 @@
-"""Regulatory exports of a gaming day (issue #8): files, zip stream, manifest, verifier.
+"""Regulatory exports of a gaming day: files, zip stream, manifest, verifier.
 
 ``writer.export_to_dir`` / ``writer.export_zip_stream`` build the files; ``registry`` lets
 other apps supply a CSV (the ledger imports neither games nor cashier); ``verify_export`` is

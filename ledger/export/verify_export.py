@@ -3,13 +3,13 @@
 
     python verify_export.py OUT_DIR_OR_ZIP [--strict] [--trusted-key HEX]... [--key SECRET]
 
-Exports are signed with Ed25519 (issue 21): the manifest names the public key (``public_key``,
+Exports are signed with Ed25519: the manifest names the public key (``public_key``,
 64 hex digits) and each of its lines carries that key's signature; the seals likewise. A
 signature proves who signed only if the key is one you expect: give the site's public key with
 ``--trusted-key`` (or ``LEDGER_TRUSTED_PUBLIC_KEYS``, comma-separated) and ``--strict``, which
 fails, naming the file, on a development key or a key not among the trusted ones (without
-``--strict`` that is a warning). Exports of before issue 21 are signed with HMAC-SHA256 under
-the seal key: ``--key`` (or ``LEDGER_SEAL_KEY``) verifies them.
+``--strict`` that is a warning). Older exports, made before Ed25519, are signed with
+HMAC-SHA256 under the seal key: ``--key`` (or ``LEDGER_SEAL_KEY``) verifies them.
 
 Checks, in this order, and stops at the first fault, naming the file and line:
 1. ``manifest.json`` is in its canonical form and each of its lines matches its signature
@@ -23,7 +23,7 @@ Checks, in this order, and stops at the first fault, naming the file and line:
 4. ``postings.csv`` line by line against the events' postings;
 5. ``balances.csv``: opening + the day's postings = closing for every account, re-added from
    the events;
-6. an export written before issue 24 ends each CSV line with a chain column (SHA-256 of the
+6. an older export ends each CSV line with a chain column (SHA-256 of the
    previous line's chain and the line): each chain is checked. Later exports are plain CSV
    tables, the header first; their integrity is step 7;
 7. each file's SHA-256, size and record count against the manifest.
@@ -248,7 +248,7 @@ def line_message(line: int, name: str, value: object) -> bytes:
 
 
 def line_mac(key: bytes, line: int, name: str, value: object) -> str:
-    """HMAC-SHA256 of one manifest entry (exports of before issue 21)."""
+    """HMAC-SHA256 of one manifest entry (older exports, made before Ed25519)."""
     return hmac.new(key, line_message(line, name, value), hashlib.sha256).hexdigest()
 
 
@@ -302,7 +302,7 @@ class Export:
     def __init__(self, path: str):
         self.path = path
         self.zip = zipfile.ZipFile(path) if os.path.isfile(path) else None
-        self.chained: dict[str, bool] = {}  # CSV name → written with a chain column (before issue 24)
+        self.chained: dict[str, bool] = {}  # CSV name → written with a chain column (an older export)
 
     def exists(self, name: str) -> bool:
         if self.zip is not None:
@@ -553,8 +553,8 @@ def _check_seal(manifest: dict, trust: Trust, warnings: list[str]) -> None:
 
 
 def _chained(export: Export, name: str) -> bool:
-    """True for a CSV of an export written before issue 24: its header (like every line) ends
-    with a chain column, a comma and 64 hex digits, which no header name is."""
+    """True for a CSV of an older export, before CSVs were plain tables: its header (like every
+    line) ends with a chain column, a comma and 64 hex digits, which no header name is."""
     if name not in export.chained:
         first = next(export.lines(name), (1, ""))[1]
         tail = first[-64:]
@@ -642,7 +642,7 @@ def _check_files(export: Export, manifest: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Verify a gaming-day export (directory or zip).")
     parser.add_argument("path")
-    parser.add_argument("--key", help="the HMAC seal key of an export made before issue 21 (default: $LEDGER_SEAL_KEY)")
+    parser.add_argument("--key", help="the HMAC seal key of an older, HMAC-signed export (default: $LEDGER_SEAL_KEY)")
     parser.add_argument(
         "--trusted-key",
         action="append",

@@ -5,8 +5,8 @@ postings sorted as the hash sorts them, ``prev_hash`` and ``hash``), ``postings.
 ``balances.csv`` (opening, movement and closing per account moved), ``tables.csv``,
 ``cage.csv``, ``aml.csv`` (``registry``), then ``manifest.json``: each file's SHA-256, size and
 line count, the position range, the previous day's seal, the day's seal, the chain head, the
-site's Ed25519 public key, each line signed with that key (``ledger.signing``; issue 21). The
-CSVs are plain tables, the header first (issue 24): their integrity is their SHA-256 in the
+site's Ed25519 public key, each line signed with that key (``ledger.signing``). The
+CSVs are plain tables, the header first: their integrity is their SHA-256 in the
 manifest; ``postings.csv`` and ``balances.csv`` are re-checked line by line against the events,
 so the verifier names a line altered there.
 

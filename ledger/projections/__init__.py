@@ -92,7 +92,7 @@ class Batch:
 
     def _raw_events(self, types: tuple[str, ...] = ()) -> list[dict]:
         """The same dicts as ``.values(*EVENT_FIELDS)``, without the ORM: a rebuild spent a
-        third of its time in ``values()`` building rows and converting each column (issue 11).
+        third of its time in ``values()`` building rows and converting each column.
         The JSON is decoded here, once, as ``JSONField.from_db_value`` would."""
         sql = f"SELECT {', '.join(EVENT_FIELDS)} FROM ledger_event WHERE position > %s AND position <= %s"
         params: list = [self.after, self.upto]
@@ -284,7 +284,7 @@ def rebuild(
 
     One transaction and one pass over the ledger: each batch is read and decoded once and fed
     to every named projector (they used to replay it one after the other, each reading and
-    decoding every event again: issue 11). Readers see the old read models until the commit,
+    decoding every event again). Readers see the old read models until the commit,
     never a half-built one; a catch-up worker waits on the checkpoint locks meanwhile, then
     carries on from the rebuilt position.
     """
@@ -292,13 +292,13 @@ def rebuild(
     projectors = [REGISTRY[name] for name in chosen]
     # The cyclic garbage collector is paused for the pass: every decoded event allocates a few
     # dicts and lists, which triggered collections that rescanned the whole batch held in
-    # memory, over and over (JSON decoding cost three times as much; issue 11). Nothing here
+    # memory, over and over (JSON decoding cost three times as much). Nothing here
     # makes cycles; reference counting frees the batches as they go.
     collecting = gc.isenabled()
     gc.disable()
     # The read-ahead thread waits on the server a few times a batch and each time wants the
     # GIL back while the folds hold it: after the default 5 ms switch interval, it fell
-    # behind and the folds waited for it in turn. 1 ms: a rebuild ran a tenth faster (issue 11).
+    # behind and the folds waited for it in turn. 1 ms: a rebuild ran a tenth faster.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
     try:
@@ -379,7 +379,7 @@ class _ReadAhead:
     """Reads a rebuild's next batches (what each projector reads: ``Rebuilder.read``) on a
     second connection, in a thread, while the projectors fold the current one: the server
     turns the next events' jsonb into text and sums their postings meanwhile (a rebuild
-    spent a fifth of its time waiting for that; issue 11).
+    spent a fifth of its time waiting for that).
 
     It sees only committed events: at the first batch it finds incomplete (a hole, or events
     appended by the rebuild's own transaction, as in a test) it stops, and the rebuild reads

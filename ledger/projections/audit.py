@@ -67,7 +67,7 @@ def _keyed(name: str) -> str:
 
 # ``_lines`` in SQL: the server copies a batch's lines from the events it holds, where the
 # rebuild used to decode each event in Python, format its summary and COPY the line back
-# (three quarters of the audit's time: issue 27). The words are made when a line is read.
+# (three quarters of the audit's time). The words are made when a line is read.
 _INSERT = f"""
 INSERT INTO {AuditEntry._meta.db_table} ({", ".join(f'"{column}"' for column in _COLUMNS)})
 SELECT position, patron, "table", round, type, hash, occurred_at, gaming_day FROM (
@@ -152,7 +152,7 @@ def _drop_timeline_indexes() -> list[str]:
     transaction (which has just emptied the table), and return their definitions for
     ``finish`` to build them again: built once over the loaded lines they cost the server less
     than half of keeping them up to date line by line (100,000 lines: 0.77 s loaded with them,
-    0.20 s + 0.25 s to build them after; issue 27). A rollback brings them back."""
+    0.20 s + 0.25 s to build them after). A rollback brings them back."""
     with connection.cursor() as cursor:
         cursor.execute(_DROPPABLE_INDEXES, [AuditEntry._meta.db_table])
         found = cursor.fetchall()

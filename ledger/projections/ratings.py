@@ -189,7 +189,7 @@ def _sums(batch: Batch) -> list[tuple]:
 class _SummedFold(_Fold):
     """A rebuild's fold on PostgreSQL: the batch's sums per patron-day and edge (``_SUMS``, read
     ahead on the second connection) added up; a rebuild of the ratings spent most of its time
-    decoding events and folding them one by one (issue 27)."""
+    decoding events and folding them one by one."""
 
     def __init__(self) -> None:
         super().__init__(stored=False)

@@ -15,7 +15,7 @@ from . import Batch, register, truncate
 
 # Movements of a table's accounts that are not gaming: stocking the tray and booking its
 # counted opener or closer, fills and credits
-# and their reversals, and the count moving the drop box's cash to the cage (issue #7).
+# and their reversals, and the count moving the drop box's cash to the cage.
 NOT_GAMING = {
     "TableOpened",
     "TableClosed",
@@ -25,7 +25,7 @@ NOT_GAMING = {
     "CreditReversed",
     "DropCounted",
     "DropCountReversed",
-    "MarkerTransferred",  # a table marker leaves the drop for the cage: not play (issue 26)
+    "MarkerTransferred",  # a table marker leaves the drop for the cage: not play
 }
 # The events that decide a stake: a settlement line, or a prison bet's release or loss.
 DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")
@@ -56,7 +56,7 @@ class TableStatistics:
 def _table_legs(batch: Batch) -> list[tuple[int, str, int]]:
     """The batch's postings to ``table:…`` accounts: ``(position, account, amount)``. (All
     of the postings read into Python were a third of the statistics' time in a rebuild, and
-    summing them in SQL joined with their events cost the server more: issue 11.)"""
+    summing them in SQL joined with their events cost the server more.)"""
     rows = batch.postings().filter(account__startswith="table:").values_list("event_id", "account", "amount_cents")
     return list(rows.order_by())
 
@@ -173,7 +173,7 @@ class _Fold:
 
 
 # A batch's statistics summed per table-day by PostgreSQL, by the rules of ``_Fold.feed``: the
-# same sums without decoding each event in Python, in one round trip a batch (issue 27).
+# same sums without decoding each event in Python, in one round trip a batch.
 # Rows "w": (table, day, win, drop) of the table's win accounts' postings; rows "e": the counted
 # events grouped by (table, day, type, edge, patron) with their count, Σ stake, Σ amount, first
 # position and first / last time. A table-day any row names gets its row, as in ``_Fold``.
@@ -220,7 +220,7 @@ def _sums(batch: Batch) -> list[tuple]:
 
 class _SummedFold(_Fold):
     """A rebuild's fold on PostgreSQL: the batch's sums per table-day (``_SUMS``, read ahead on
-    the second connection) added up, instead of decoding every event in Python (issue 27)."""
+    the second connection) added up, instead of decoding every event in Python."""
 
     def __init__(self) -> None:
         super().__init__(stored=False)

@@ -1,4 +1,4 @@
-"""Anti-money-laundering thresholds on cash transactions (issue #8), per jurisdiction.
+"""Anti-money-laundering thresholds on cash transactions, per jurisdiction.
 
 Defaults are France's (Code monétaire et financier L561-13 and R561-16, the EU directive
 2015/849 art. 11(d) for gambling services): settings ``AML_*`` in cents of the casino currency.

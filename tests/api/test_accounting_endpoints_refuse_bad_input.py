@@ -1,5 +1,5 @@
-"""Bad input against the cage and table accounting, AML, export and dashboard endpoints
-(issues #7, #8, #9): junk is 400 naming the field and appends nothing, a wrong state is 409,
+"""Bad input against the cage and table accounting, AML, export and dashboard endpoints:
+junk is 400 naming the field and appends nothing, a wrong state is 409,
 a wrong role or one user in two segregated steps is 403, an unknown id is 404; never a 500."""
 
 import re
@@ -213,7 +213,7 @@ def test_an_unknown_slip_is_404_and_an_unknown_kind_400(opened, kind, serial, st
 
 
 def test_the_requester_cannot_accept_his_own_fill(opened):
-    """Issue #7: each step of a slip by a different user (segregation of duties)."""
+    """Each step of a slip by a different user (segregation of duties)."""
     serial = _request_fill(opened)
     _issue(opened, serial)
     before = store.head()

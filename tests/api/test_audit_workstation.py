@@ -1,4 +1,4 @@
-"""The audit workstation through Django's test client (issue 24): read-only pages for the
+"""The audit workstation through Django's test client: read-only pages for the
 auditor, the export verified on the page by the standalone verifier, a tampered copy refused,
 the exception view and its filters, an event's trail."""
 

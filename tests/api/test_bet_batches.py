@@ -1,4 +1,4 @@
-"""Batch bet intake (issue 27, part 1): many patrons' bets on one coup in one command.
+"""Batch bet intake: many patrons' bets on one coup in one command.
 
 Each bet of a batch is checked as a single placement checks it and accepted or refused on its
 own, with the single placement's error code and field; the accepted ones are appended in one

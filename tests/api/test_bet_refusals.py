@@ -1,4 +1,4 @@
-"""Bets refused over limits, recorded for the pit boss's floor (issue #9) outside the ledger.
+"""Bets refused over limits, recorded for the pit boss's floor outside the ledger.
 
 A bet over the table's maximum, under its minimum, over a black jack box's maximum or over the
 patron's own self-limit is a 400, as before, and the ledger gets nothing; the API records one

@@ -219,7 +219,7 @@ def test_replay_check_after_black_jack_coups(bj):
 
 
 def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rules(bj):
-    """Issue 28: the default table (sheet 000) has the exact edge 0.3782 % per initial bet:
+    """The default table (sheet 000) has the exact edge 0.3782 % per initial bet:
     10 EUR stood on 19 against 10,8 → 3.78 cents of theory, 4 rounded half up."""
     from ledger import projections
 

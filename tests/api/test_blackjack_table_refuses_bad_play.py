@@ -1,4 +1,4 @@
-"""The black jack table refuses bad play through the HTTP API (issue 3's refusals and more).
+"""The black jack table refuses bad play through the HTTP API (the rules' refusals and more).
 
 Written as the behaviour SHOULD be. A card-reading shoe ("reader") lets each test choose every
 card; the default rules: 6 decks, no hole card, double on 9–11, 3 split hands, 3:2, insurance
@@ -114,7 +114,7 @@ def bj(api, cage):
     return Table(api)
 
 
-# --- issue 3's acceptance refusals -----------------------------------------------------------
+# --- the rules' refusals ---------------------------------------------------------------------
 
 
 def test_hitting_a_stood_hand_is_refused(bj):

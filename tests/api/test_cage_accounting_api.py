@@ -1,4 +1,4 @@
-"""Cage and table accounting over HTTP (issue #7): one day of a table, from opener to report."""
+"""Cage and table accounting over HTTP: one day of a table, from opener to report."""
 
 import csv
 import io

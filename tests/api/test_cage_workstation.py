@@ -1,4 +1,4 @@
-"""The cage workstation through Django's test client (issue 24): who may enter, and a shift's
+"""The cage workstation through Django's test client: who may enter, and a shift's
 forms calling the cashier services as the logged-in user (the browser test does the whole
 shift; these pin the refusals and the reconciliation's figures)."""
 

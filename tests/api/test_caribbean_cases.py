@@ -156,7 +156,7 @@ def test_a_void_after_a_raise_returns_the_raise_too(stud):
 
 
 def test_ratings_and_table_statistics_give_the_theoretical_win_on_the_ante(stud):
-    """Issue 28: the ante carries the table's edge per ante (sheet pay table 4.108 %), the raise
+    """The ante carries the table's edge per ante (sheet pay table 4.108 %), the raise
     none: 10 EUR ante → 41.08 cents of theory, 41 rounded half up."""
     from ledger import projections
 

@@ -1,4 +1,4 @@
-"""Classic five-card stud through the HTTP API (issue 5 §3, RULES.md §Classic five-card stud).
+"""Classic five-card stud through the HTTP API (RULES.md §Classic five-card stud).
 
 Base stake 100 cents, so the caps are 1,000 / 2,000 / 4,000 / 8,000 by betting round; antes
 on. Most tables here take their cards from the dealer's terminal (``card_source: reported``) so
@@ -319,7 +319,7 @@ def test_chips_nobody_matched_go_back_unraked(s1):
 
 
 def test_every_refusal_appends_nothing_and_moves_no_chip(s1):
-    """Issue 5's bad input, each refused with a clear error naming the field: a raise of the
+    """Bad input, each refused with a clear error naming the field: a raise of the
     wrong size, acting out of turn, a bet over the round's cap, a check when a bet is pending,
     a card dealt twice from one deck, folding after the showdown; and more."""
     p1, p2, p3 = (make_patron(10_000) for _ in range(3))

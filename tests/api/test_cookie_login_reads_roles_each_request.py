@@ -1,4 +1,4 @@
-"""A logged-in session per request (staff/sessions.py, staff/backends.py, issue 11): the user
+"""A logged-in session per request (staff/sessions.py, staff/backends.py): the user
 and his roles read in one statement must behave as Django's ORM-backed session and backend —
 roles as the groups give them, a role taken away or a logout effective on the next request,
 expired, forged or odd session cookies anonymous (never a 500)."""

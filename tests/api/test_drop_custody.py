@@ -1,4 +1,4 @@
-"""Issue 26 §3: the drop box removed by two people independent of the table's pit shift, the
+"""The drop box removed by two people independent of the table's pit shift, the
 count verified by a blind recount (a differing recount is a variance, not an overwrite), and
 the master game report signed by the count team."""
 

@@ -208,7 +208,7 @@ def test_an_override_and_a_correction_name_the_maker_and_the_second_signer(audit
     assert [row["kind"] for row in by_pit2["rows"]] == ["correction"]  # the second signer is a person too
 
 
-# --- AML per visit and structuring (issue 26 §7), read by the compliance desk ---------------
+# --- AML per visit and structuring, read by the compliance desk -----------------------------------
 
 
 def test_per_visit_basis_a_purchase_completing_2000_eur_in_one_visit_is_a_409(settings, api, cage):

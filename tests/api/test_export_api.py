@@ -1,4 +1,4 @@
-"""The gaming-day export over HTTP (auditor's zip) and an AML refusal through the cage API (issue #8)."""
+"""The gaming-day export over HTTP (auditor's zip) and an AML refusal through the cage API."""
 
 import csv
 import io

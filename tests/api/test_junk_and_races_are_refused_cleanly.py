@@ -87,7 +87,7 @@ def test_junk_bodies_are_refused_without_a_trace(api, round_id, colour_patron, t
 @pytest.mark.django_db
 def test_malformed_json_names_the_body_as_its_field(api, round_id, colour_patron):
     """A body that is not JSON is 400 naming ``body`` (no bogus ``field: "detail"``, the key of
-    DRF's ParseError body; and not without a field: issue 21 wants every 400 to name one)."""
+    DRF's ParseError body; and not without a field: every 400 names one, as the error contract says)."""
     before = events()
     response = raw_post(api, f"/api/rounds/{round_id}/bets", "{not json")
     body = refused(response, 400, "body", before)
@@ -294,7 +294,7 @@ def test_event_filters_are_validated(api, patron):
         response = api.get("/api/events/", query)
         assert response.status_code == 400, (query, response.content)
         assert response.json()["field"] == field
-    # a limit that is not a whole number of at least 1 is refused (issue 21: no silent
+    # a limit that is not a whole number of at least 1 is refused (no silent
     # default); a large one is capped at the page size
     for limit in ("-1", "0", "abc", "99999999999999999999"):
         response = api.get("/api/events/", {"limit": limit})

@@ -1,4 +1,4 @@
-"""Issue 21, fault 7: junk was accepted and stored.
+"""Junk is refused against the domain and never stored (it once was).
 
 A shift count keyed " 1000" (read as 1,000 cents) closed the shift; a drop box was removed for
 gaming day 2099-12-30 and a gaming day 2000-01-01 was closed; a fill of 10^12 cents (ten

@@ -1,4 +1,4 @@
-"""Issue 21, fault 1: an id written with look-alike digits names nothing.
+"""An id written with look-alike digits names nothing.
 
 ``uuid.UUID`` (and so Django's UUID field) reads any Unicode digit: a shoe id written in
 Arabic-Indic digits ("٤" for 4) or fullwidth ones ("４") found the shoe, while the dealer's

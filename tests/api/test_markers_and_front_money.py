@@ -1,4 +1,4 @@
-"""Issue 26 §2: a credit line approved by a cage supervisor, markers issued at the cage or a
+"""A credit line approved by a cage supervisor, markers issued at the cage or a
 table against the remaining credit (409 over it), numbered per year, transferred and paid at
 the cage; front money deposited and withdrawn; the outstanding report; all on the ledger."""
 
@@ -169,7 +169,7 @@ def test_front_money_is_deposited_withdrawn_and_pays_a_marker(desk):
     assert paid.status_code == 200 and paid.json()["state"] == "paid"
     assert store.balance(accounts.patron_deposit(p)) == 500_000
     report = desk["cashier"].get("/api/reports/credit-outstanding.csv")
-    # The spreadsheet form gives currency units (issue 24).
+    # The spreadsheet form gives currency units.
     assert report.status_code == 200 and f"{p},front_money,,,cage,5000.00," in report.content.decode()
     assert front_money_deposit(patron=p, amount_cents=1, actor="cash1")["balance_cents"] == 500_001
 

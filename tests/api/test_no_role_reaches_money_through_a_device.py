@@ -1,4 +1,4 @@
-"""Issue 21, fault 2: the admin role moved money through a device.
+"""The admin role cannot move money through a device (it once issued one and bought in with it).
 
 The admin (who may not buy in at a table himself: 403) issued a device token for R2 (201) and
 the device posted a buy-in (201). A device acts with the dealer's endpoints at its table, so only

@@ -1,4 +1,4 @@
-"""Issue 25 §5: amounts shown to people are formatted by one helper with ``CASINO_CURRENCY``."""
+"""Amounts shown to people are formatted by one helper with ``CASINO_CURRENCY``."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Issue 25 §2: liveness and readiness. Readiness answers 503 naming the failing check: the
+"""Liveness and readiness. Readiness answers 503 naming the failing check: the
 database, the broker, a projection lagging past the threshold, an overdue seal, a hash chain
 its last verification found broken."""
 

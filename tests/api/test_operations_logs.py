@@ -1,4 +1,4 @@
-"""Issue 25 §1: log lines carry time, level, logger, request id, user, device and table; the
+"""Log lines carry time, level, logger, request id, user, device and table; the
 request id comes back in ``X-Request-ID``; django-axes names the username and the address."""
 
 import io

@@ -1,4 +1,4 @@
-"""Issue 25 §3: ``/metrics`` in the Prometheus format names request latency by view, commands
+"""``/metrics`` in the Prometheus format names request latency by view, commands
 and refusals by type, ledger append latency and events, projection lag per projector and Celery
 task run times; only the allowed addresses or the token may read it."""
 

@@ -1,4 +1,4 @@
-"""Issue 25 §7: the API's rate limits — per person, per device token, per address without login
+"""The API's rate limits — per person, per device token, per address without login
 — answer 429 with Retry-After; the health probes are never limited."""
 
 import pytest

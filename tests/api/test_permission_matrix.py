@@ -1,8 +1,8 @@
-"""Issue #10, the access matrix: every endpoint × every role → allowed or denied (403), never a 500.
+"""The access matrix: every endpoint × every role → allowed or denied (403), never a 500.
 
 The endpoints are enumerated from the URL resolver: an endpoint missing from ``MATRIX`` fails
 ``test_every_endpoint_is_in_the_matrix`` (add its row: who may read, who may write). The
-expected sets below are written out by hand from the roles of issue #10 — they are not read
+expected sets below are written out by hand from the roles' definitions — they are not read
 from the views' own permission classes, so a view declaring the wrong roles fails here.
 
 Subjects: one user per role, plus
@@ -60,7 +60,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-register": ({"POST": PATRON_DESK}, None),
     "patron-detail": ({"GET": PATRON_READ}, None),
     "patron-self-limit": ({"GET": PATRON_READ, "POST": PATRON_DESK}, None),
-    "patron-identity": ({"POST": CAGE}, None),  # AML identity, recorded at the cage (issue #8)
+    "patron-identity": ({"POST": CAGE}, None),  # AML identity, recorded at the cage
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
     "chips-redeem": ({"POST": CAGE}, None),
@@ -86,7 +86,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "round-close-bets": ({"POST": FLOOR}, "round"),
     "round-result": ({"POST": FLOOR}, "round"),
     "round-void": ({"POST": PIT}, None),
-    "round-reversal": ({"POST": PIT}, None),  # a storno of a settled coup (issue #7)
+    "round-reversal": ({"POST": PIT}, None),  # a storno of a settled coup
     "blackjack-bet": ({"POST": FLOOR}, "round"),
     "blackjack-deal": ({"POST": FLOOR}, "round"),
     "blackjack-card": ({"POST": FLOOR}, "round"),
@@ -102,7 +102,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "classic-stud-hand": ({"GET": EVERY}, "round"),
     "bet-withdraw": ({"POST": FLOOR}, "bet"),
     "bet-move": ({"POST": FLOOR}, "bet"),
-    # cage and table accounting (issue #7)
+    # cage and table accounting
     "table-open-counted": ({"POST": PIT}, None),
     "table-close-counted": ({"POST": PIT}, None),
     "slip-request": ({"POST": PIT}, None),
@@ -117,7 +117,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "cage-shift-open": ({"POST": CAGE}, None),
     "cage-shift-close": ({"POST": CAGE}, None),
     "gaming-day-close": ({"POST": frozenset({"pit_boss", "cage_supervisor", "admin"})}, None),
-    # approvals (issue 21): any member of staff reads them and signs where one waits for him
+    # approvals: any member of staff reads them and signs where one waits for him
     # (who may sign a given approval is the service's check: 403 "forbidden" past this layer)
     "approval-list": ({"GET": EVERY}, None),
     "approval-detail": ({"GET": EVERY}, None),
@@ -126,9 +126,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     **{
         f"report-{slug}{csv}": ({"GET": ACCOUNTING_READ}, None)
         for slug in ("table-games", "cage-accountability", "variances", "tronc", "unused-serials")
-        for csv in ("", "-csv", "-meta", "-xlsx")  # JSON, CSV table, its metadata, XLSX (issue 24)
+        for csv in ("", "-csv", "-meta", "-xlsx")  # JSON, CSV table, its metadata, XLSX
     },
-    # the regulatory back office (issue 26): tips
+    # the regulatory back office: tips
     "tips-count": ({"POST": frozenset({"count_team", "cashier", "cage_supervisor", "pit_boss"})}, None),
     "tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
     **{
@@ -136,14 +136,14 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
         for slug in ("tips-book", "tronc-shares", "credit-outstanding", "master-game")
         for csv in ("", "-csv")
     },
-    # casino credit and front money (issue 26)
+    # casino credit and front money
     "credit-line-set": ({"POST": frozenset({"cage_supervisor"})}, None),
     "marker-issue": ({"POST": CAGE | PIT}, None),
     "marker-transfer": ({"POST": CAGE}, None),
     "marker-pay": ({"POST": CAGE}, None),
     "front-money-deposit": ({"POST": CAGE}, None),
     "front-money-withdraw": ({"POST": CAGE}, None),
-    # drop custody (issue 26)
+    # drop custody
     "drop-recount": ({"POST": frozenset({"count_team"})}, None),
     "master-game-sign": ({"POST": frozenset({"count_team"})}, None),
     # ledger
@@ -168,7 +168,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "staff-assign": ({"POST": STAFF_WRITE}, None),
     "staff-release": ({"POST": STAFF_WRITE}, None),
     "staff-devices": ({"GET": STAFF_READ}, None),
-    "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money (issue 21)
+    "staff-device-issue": ({"POST": PIT}, None),  # never the admin: a device reaches money
     "staff-device-revoke": ({"POST": STAFF_WRITE}, None),
     "staff-user-roles": ({"POST": frozenset({"admin"})}, None),
     "staff-password-reset": ({"POST": frozenset({"admin"})}, None),
@@ -185,7 +185,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:logout": ({"POST": PUBLIC}, None),
     "home": ({"GET": PUBLIC}, None),
     "": ({"GET": PUBLIC}, None),  # /api/ → the API docs
-    # the pit boss dashboard (issue #9): server-rendered, session login
+    # the pit boss dashboard: server-rendered, session login
     "dashboard:floor": ({"GET": DASHBOARD}, None),
     "dashboard:floor-live": ({"GET": DASHBOARD}, None),
     "dashboard:table": ({"GET": DASHBOARD}, None),
@@ -207,7 +207,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:approvals": ({"GET": SIGNERS}, None),
     "dashboard:approve": ({"POST": SIGNERS}, None),
     "dashboard:refuse": ({"POST": SIGNERS}, None),
-    # the cage and audit workstations (issue 24): server-rendered, session login
+    # the cage and audit workstations: server-rendered, session login
     "workstations:login": ({"GET": PUBLIC}, None),
     "workstations:logout": ({"POST": PUBLIC}, None),
     "workstations:cage": ({"GET": CAGE}, None),

@@ -1,4 +1,4 @@
-"""Printable, signable reports (issue 24): the daily table-games report, the cage
+"""Printable, signable reports: the daily table-games report, the cage
 accountability and the variance report as HTML (print stylesheet) and PDF (WeasyPrint).
 The PDF's text (pdftotext) holds the JSON report's totals to the cent; a page image
 (pdftoppm) goes to var/artifacts/."""

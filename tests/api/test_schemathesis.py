@@ -1,4 +1,4 @@
-"""Issue #10 §4 and issue 21 §7, hostile input and an honest schema: schemathesis generates
+"""Hostile input and an honest schema: schemathesis generates
 requests for every operation of the OpenAPI schema at /api/schema/ (valid and invalid bodies,
 paths, query strings, headers) and sends them in-process through the WSGI application,
 authenticated in turn as a user of each role the hostile pass used (pit boss, cashier, auditor,

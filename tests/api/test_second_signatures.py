@@ -1,4 +1,4 @@
-"""Maker-checker (issue 21, fault 4): a second signature is the signer's own authenticated act.
+"""Maker-checker: a second signature is the signer's own authenticated act.
 
 Naming a supervisor, a dealer, a pit boss or a counter in a request signs nothing: the request
 waits (202) until each named user confirms from his own session; a large opener or fill waits

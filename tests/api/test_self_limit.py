@@ -1,4 +1,4 @@
-"""The patron's self-limit (issue 4 §2, RULES.md §Baccarat): "a player may lower his own maximum
+"""The patron's self-limit (RULES.md §Baccarat): "a player may lower his own maximum
 bet; he may change it once a week (reset Friday midnight US Eastern time) and it applies to
 every game".
 

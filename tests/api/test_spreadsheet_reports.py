@@ -1,4 +1,4 @@
-"""Reports as spreadsheets (issue 24): each CSV loads with ``csv.DictReader`` as a table whose
+"""Reports as spreadsheets: each CSV loads with ``csv.DictReader`` as a table whose
 first row is the header, amounts in currency units with a currency column, booleans as
 true/false, games as people write them; its metadata apart; the XLSX holds both."""
 

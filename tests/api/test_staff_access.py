@@ -1,4 +1,4 @@
-"""Issue #10: who may act where — dealer assignments, device tokens, the auth trail, lockout,
+"""Who may act where — dealer assignments, device tokens, the auth trail, lockout,
 role changes — each a ledger event with who, what, before and after (no money postings)."""
 
 import base64

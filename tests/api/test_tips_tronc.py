@@ -1,4 +1,4 @@
-"""Issue 26 §1: tip boxes counted by two employees or more with a manager into the tronc and
+"""Tip boxes counted by two employees or more with a manager into the tronc and
 the tips book, the pool shared out by points, the book and the shares by day and month.
 
 Each counter and the manager sign from his own session (``approvals``): a name in the request
@@ -160,7 +160,7 @@ def test_the_pool_is_shared_by_points_and_the_rounding_stays_in_the_pool(people,
     shares = client_as(people["count1"]).get("/api/reports/tronc-shares.csv")
     assert shares.status_code == 200
     lines = list(csv.reader(io.StringIO(shares.content.decode())))
-    # Spreadsheet-ready (issue 24): the share in currency units, the currency named.
+    # Spreadsheet-ready: the share in currency units, the currency named.
     assert lines[0] == ["period", "from", "to", "username", "points", "share", "currency"]
     assert ["day", "dealer7", "10", "28.57", "EUR"] in [[r[0], r[3], r[4], r[5], r[6]] for r in lines[1:]]
     book = client_as(people["count1"]).get("/api/reports/tips-book").json()

@@ -168,7 +168,7 @@ def test_a_free_bet_may_be_moved_or_withdrawn_while_betting_is_open(api, cage):
 
 
 def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_prison_rule(api, cage):
-    """Issue 28: 10,000 on rouge under double prison ``lose``: the line's edge is the bet's exact
+    """10,000 on rouge under double prison ``lose``: the line's edge is the bet's exact
     edge spread over the bets settled, edge / (1 − P(après)); theory rounded half up to cents."""
     from fractions import Fraction
 

@@ -1,4 +1,4 @@
-"""Issue 26 §5 (25 CFR 543.16): incompatible roles refused in one account, the access review,
+"""Account controls (25 CFR 543.16): incompatible roles refused in one account, the access review,
 leavers deactivated with the time recorded, and Django's password policy."""
 
 import csv

@@ -1,4 +1,4 @@
-"""The benchmark suite of issue 11, one command (not part of the test run)::
+"""The benchmark suite, one command (not part of the test run)::
 
     .venv/bin/pip install -r requirements/bench.txt      # baselines and profilers, once
     .venv/bin/python -m tests.benchmarks                  # about 15 minutes on 2 cores
@@ -17,7 +17,7 @@ measured in the same run. Results go to ``tests/benchmarks/results/<UTC date-tim
 the pit boss's floor refresh with 20 tables open and a day of coups against raw SELECTs of
 the same rows (``bench_floor``). ``--only append,spin`` runs some sections (names: engines,
 append, spin, bet_window, rebuild, verify, api, export, floor); the database is filled only when
-a section needs it. ``bet_window`` (issue 27): ``--patrons`` × 3 bets (10,000; 1,000 with
+a section needs it. ``bet_window``: ``--patrons`` × 3 bets (10,000; 1,000 with
 ``--quick``) sent through gunicorn in batches of 1,000, then the spin settled.
 """
 
@@ -113,7 +113,7 @@ def _num(value: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks", description="issue 11 benchmark suite")
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks", description="the benchmark suite")
     parser.add_argument("--database", default="casino_bench", help="PostgreSQL database to DROP and recreate")
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
     parser.add_argument("--quick", action="store_true", help="small sizes: check that the suite runs")

@@ -1,4 +1,4 @@
-"""Benchmark: N single bet placements against one batch of N (issue 27, part 1).
+"""Benchmark: N single bet placements against one batch of N.
 
 Run (not collected by pytest: the file is bench_*.py)::
 

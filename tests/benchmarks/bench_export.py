@@ -1,4 +1,4 @@
-"""Benchmark: export (and verify) a gaming day of ≥ 1,000,000 events on PostgreSQL (issue #8).
+"""Benchmark: export (and verify) a gaming day of ≥ 1,000,000 events on PostgreSQL.
 
 Run on demand, not in the test run:
 

@@ -1,4 +1,4 @@
-"""Benchmark: the pit boss's floor refresh with 20 tables open and a day of coups (issue 23:
+"""Benchmark: the pit boss's floor refresh with 20 tables open and a day of coups (target:
 under 100 ms of server time a refresh). Section ``floor`` of ``python -m tests.benchmarks``,
 or alone (it drops and recreates the database, whose name must contain "bench")::
 

@@ -1,4 +1,4 @@
-"""Benchmark: projection rebuild throughput on PostgreSQL (issue 6). Run on demand:
+"""Benchmark: projection rebuild throughput on PostgreSQL. Run on demand:
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino_bench \\
         .venv/bin/python -m tests.benchmarks.bench_rebuild --events 500000

@@ -1,6 +1,5 @@
 """Benchmark: one roulette settlement of many bets, against a raw COPY of the same rows, on
-copies of one database, so that two versions of the code can be run alternately (issue 27,
-part 2).
+copies of one database, so that two versions of the code can be run alternately.
 
 Run (not collected by pytest: the file is bench_*.py)::
 

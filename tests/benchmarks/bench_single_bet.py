@@ -1,4 +1,4 @@
-"""Benchmark: the single-bet path against the disk's commit rate (issue 27, part 3).
+"""Benchmark: the single-bet path against the disk's commit rate.
 
 Run (not collected by pytest: the file is bench_*.py)::
 

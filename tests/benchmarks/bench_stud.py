@@ -1,5 +1,5 @@
 """Benchmark: the five-card evaluator, the whole-deck enumeration, and Caribbean stud coups
-through the pure engines (issue 5).
+through the pure engines.
 
 Run (not collected by pytest: the file is bench_*.py, pytest collects test_*.py)::
 

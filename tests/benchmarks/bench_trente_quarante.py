@@ -5,7 +5,7 @@ Run (not collected by pytest: the file is bench_*.py, pytest collects test_*.py)
 
     .venv/bin/python -m tests.benchmarks.bench_trente_quarante --coups 1000000 --seed 1
 
-Trente-et-quarante (issue 4 acceptance): every coup is dealt by ``deal_rows`` from the top of
+Trente-et-quarante: every coup is dealt by ``deal_rows`` from the top of
 a freshly shuffled 6-deck shoe; the observed frequencies of noir, rouge, refait and après are
 compared with ``trente_quarante.exact_probabilities()`` (computed here, its time printed). The
 standard error of a frequency is sqrt(p (1 - p) / n) with p the exact probability; each

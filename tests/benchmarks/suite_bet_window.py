@@ -1,4 +1,4 @@
-"""A live-dealer betting window over HTTP (issue 27): ``patrons`` × 3 bets sent to
+"""A live-dealer betting window over HTTP: ``patrons`` × 3 bets sent to
 ``POST /api/rounds/<id>/bet-batches`` through gunicorn, then the spin settled.
 
 Set-up (not timed): a roulette table, ``patrons`` identified patrons with chips, a coup in

@@ -1,5 +1,5 @@
-"""Gaming-day export of ≥ 1,000,000 events: ``manage.py export_gaming_day`` (ledger/export,
-issue 8) in a child process, its wall time, MB written per second and peak resident memory
+"""Gaming-day export of ≥ 1,000,000 events: ``manage.py export_gaming_day`` (ledger/export)
+in a child process, its wall time, MB written per second and peak resident memory
 (the child's own ``VmHWM``: its ``ru_maxrss`` would count the parent's resident size, inherited
 through the fork and kept across the exec)."""
 

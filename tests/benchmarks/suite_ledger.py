@@ -1,5 +1,5 @@
 """Ledger sections of the suite: append, a live-dealer roulette spin, projection rebuild and
-``ledger verify``, each with its baseline measured in the same run (issue 11).
+``ledger verify``, each with its baseline measured in the same run.
 
 Every function here runs with Django set up on the benchmark database (``__main__`` does it).
 The Celery catch-up that services schedule after each commit is switched off while we write
@@ -25,7 +25,7 @@ LIKE_FOR_LIKE = "ledger, 100 a transaction"
 
 
 def ensure_cage_shift() -> None:
-    """A cashier shift open at the cage (chips are sold only inside one, issue 24)."""
+    """A cashier shift open at the cage (chips are sold only inside one)."""
     from cashier.services.cage_shifts import last_shift_event
     from tests.conftest import open_cage_shift
 
@@ -257,7 +257,7 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
         f"{bets:,} bets, 1 round)",
         settle_seconds,
         "s",
-        target="≤ 2 s (issue 27; issue 11: under 10 s)",
+        target="≤ 2 s (first target: under 10 s)",
         met=settle_seconds <= 2,
     )
     rate_figure = Figure(
@@ -266,7 +266,7 @@ def bench_roulette_spin(*, patrons: int) -> list[Figure]:
         rows / settle_seconds,
         "rows/s",
         baselines={"raw COPY of the same rows": copy_rate},
-        target="≥ 60 % of the raw COPY rate (issue 27)",
+        target="≥ 60 % of the raw COPY rate",
     )
     compare(rate_figure, "raw COPY of the same rows", 0.6)
     return [place_figure, settle_figure, rate_figure]

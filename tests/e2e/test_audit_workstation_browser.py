@@ -1,4 +1,4 @@
-"""The auditor in a real browser (issue 24): log in, see the gaming days with their seal,
+"""The auditor in a real browser: log in, see the gaming days with their seal,
 download a day's export, upload it to be verified on the page (the standalone verifier),
 then upload a tampered copy and see it refused; the exceptions of the day; a cashier who
 tries the audit pages gets 403. Screenshots in var/artifacts/."""

@@ -1,4 +1,4 @@
-"""A cashier's whole shift at the cage workstation in a real browser (issue 24): log in, count
+"""A cashier's whole shift at the cage workstation in a real browser: log in, count
 the cage in, sell chips, redeem chips for a patron without identity (the AML prompt, the
 identity recorded, the redemption made), issue a fill to a runner, count the cage out and
 close; the ledger holds each step's event by the cashier. Screenshots in var/artifacts/."""

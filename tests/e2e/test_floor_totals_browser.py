@@ -1,4 +1,4 @@
-"""The pit's totals and the floor's filter in a real browser (issue 23 §5): after the live
+"""The pit's totals and the floor's filter in a real browser: after the live
 floor's first coups, with one table closed, the totals block sums the cards to the cent, and
 the filter by game and by open/closed shows only the matching tables, and keeps them across
 the live refresh. Screenshots go to var/artifacts/."""

@@ -1,4 +1,4 @@
-"""The live floor (issue 23): with the background player at work, a pit boss watching the floor
+"""The live floor: with the background player at work, a pit boss watching the floor
 sees a coup it plays within 5 seconds, and a table page shows a coup in play with its bets
 and cards. Screenshots go to var/artifacts/."""
 

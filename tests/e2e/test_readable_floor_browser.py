@@ -1,4 +1,4 @@
-"""A pit boss reads a demo day in a real browser (issue 23): the floor, each game's table page,
+"""A pit boss reads a demo day in a real browser: the floor, each game's table page,
 a coup's audit trail and a patron page. Cards are suit symbols in colour with totals and the
 winner, times are the casino's, and no page shows a Python repr (``{'``, ``None``, ``True``,
 ``False``) or a full 64-character hash outside a details element. Screenshots go to
@@ -80,7 +80,7 @@ def test_a_pit_boss_reads_every_game_of_a_demo_day(log_in_pit_boss, dashboard_se
         expect(r1.locator(f'[data-figure="{name}"]')).to_have_count(1)
         expect(r1.locator(f'[data-figure="{name}"]')).to_have_attribute("title", re.compile(r"\w"))
     expect(r1).to_contain_text("even chances: 5.00 EUR – 1,000.00 EUR")
-    # The edge's tooltip names the table's own rule set's edge (issue 28) and how it was found.
+    # The edge's tooltip names the table's own rule set's edge and how it was found.
     for code in ("C1", "T1", "B1"):
         expect(page.locator(f'article[data-table="{code}"] [data-figure="edge"]')).to_have_attribute(
             "title", re.compile("exact")

@@ -1,5 +1,6 @@
-"""Issue 21, fault 3: a superuser gave himself the cashier role in the Django admin (302) and
-then sold chips (201), a change the API refuses (``POST /api/staff/users/<self>/roles``: 403).
+"""A superuser cannot give himself a role in the Django admin. One took the cashier role there
+(302), then sold chips (201): a change the API refuses (``POST /api/staff/users/<self>/roles``:
+403).
 
 The admin's user form now shows roles, model permissions, the password, superuser, staff and
 active status read-only on every account: they change through ``staff.accounts``, asked by one

@@ -1,4 +1,4 @@
-"""Issue #10 §3: the admin bypasses the services, so it may look at the ledger, rounds, bets and
+"""The admin bypasses the services, so it may look at the ledger, rounds, bets and
 the staff's assignments and devices, the patrons (their identity changes through the AML service)
 but never add, change or delete them; roles and the active flag posted in the admin's user form
 change nothing (a second admin signs those, ``staff.accounts``)."""

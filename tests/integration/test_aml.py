@@ -1,4 +1,4 @@
-"""AML thresholds (issue #8; France/EU defaults): identity at 2,000 EUR, log at 3,000, report over 10,000.
+"""AML thresholds (France/EU defaults): identity at 2,000 EUR, log at 3,000, report over 10,000.
 
 Each rule is tested at, just under and just over its threshold, and across two transactions
 that add up over it; every decision is an event on ``aml/<patron>`` naming the patron by code.

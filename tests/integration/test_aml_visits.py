@@ -1,4 +1,4 @@
-"""AML per visit (séance) beside AML per gaming day (issue 26 §7), and structuring flags.
+"""AML per visit (séance) beside AML per gaming day, and structuring flags.
 
 The French rule counts identity at 2,000 EUR of chip exchanges per séance; the US rules total
 per gaming day. ``AML_BASIS`` selects; a visit is a patron's exchanges less than

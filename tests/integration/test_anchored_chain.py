@@ -1,4 +1,4 @@
-"""Issue 21, fault 6: ``ledger verify`` could not see a recomputed chain or a cut tail.
+"""``ledger verify`` must see a recomputed chain or a cut tail.
 
 A balanced edit (+500 EUR to a patron, -500 EUR to the cage's chips) with every following hash
 recomputed, or the last events deleted, leaves a hash chain that is consistent in itself: the

@@ -1,4 +1,4 @@
-"""Cage and table accounting (issue #7): inventories, fills and credits, drop count, gaming day."""
+"""Cage and table accounting: inventories, fills and credits, drop count, gaming day."""
 
 import pytest
 
@@ -307,7 +307,7 @@ def test_a_reversed_coup_restores_the_patron_and_the_tray_and_both_events_stay(t
 
 
 def test_cash_and_chip_movements_are_refused_while_no_cashier_shift_is_open(cage_float, staff):
-    """Issue 24: a chip sale succeeded with no cashier shift open. Sales, redemptions and slip
+    """No chip moves without a cashier shift open (a chip sale once did). Sales, redemptions and slip
     issues move the cage's cash or chips: each is refused (409, field ``shift``) and the ledger
     gets nothing, before the first shift and again after the last one closed."""
     from cashier.services.cage import chips_purchase, chips_redeem

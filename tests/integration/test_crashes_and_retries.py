@@ -1,4 +1,4 @@
-"""Issue #10 §5 on PostgreSQL with real commits: a process killed in the middle of a settlement
+"""Crashes and retries on PostgreSQL with real commits: a process killed in the middle of a settlement
 leaves the whole coup or nothing; a device's retried request with the same idempotency key
 has one effect, even when both copies arrive at once; C20, every model with a protected FSM
 state field reloads it (``refresh_from_db``, also after ``select_for_update``).

@@ -1,4 +1,4 @@
-"""The demo closes its gaming day (issue #7): the count room agrees with the ledger at every
+"""The demo closes its gaming day: the count room agrees with the ledger at every
 table, except for the one deliberate 5 EUR short count, which is all the variance list shows."""
 
 import re
@@ -90,7 +90,7 @@ def test_the_demo_day_closes_with_exactly_the_deliberate_variance(demo_day):
     assert cage["shift_open"]["expected_chips_cents"] + chips_in == cage["shift_close"]["expected_chips_cents"]
     printed = demo_day
     assert "Table games daily report" in printed and f"Gaming day {day} closed." in printed
-    # The back office (issue 26): tips counted and shared, a marker issued and paid, front money.
+    # The back office: tips counted and shared, a marker issued and paid, front money.
     assert "Tronc (tips) today: 150.00 EUR" in printed
     assert "Tips book: 1 box(es) counted, 150.00 EUR; shared out 150.00 EUR" in printed
     assert "Markers outstanding 0.00 EUR; front money held 2,000.00 EUR" in printed

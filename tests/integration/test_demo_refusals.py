@@ -1,4 +1,4 @@
-"""Every refused bet is recorded, whatever the path (issue 23): a bet the demo places straight
+"""Every refused bet is recorded, whatever the path: a bet the demo places straight
 through the services and the table refuses over its limit is on the floor like one refused
 through the API."""
 

@@ -1,4 +1,4 @@
-"""Theoretical win on the demo day (issue 28's acceptance): every table of the day has a
+"""Theoretical win on the demo day : every table of the day has a
 non-zero ``theoretical_win_cents`` in ``GET /api/stats/tables/``, and for every game a patron
 who played it has a non-zero theoretical win in ``GET /api/ratings/``. At classic stud, where
 the players play each other, the theory is the rake the house took: the table's, and spread

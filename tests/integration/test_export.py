@@ -1,4 +1,4 @@
-"""Daily seals, the gaming-day export and its verifier (issue #8).
+"""Daily seals, the gaming-day export and its verifier.
 
 A played gaming day is sealed, exported and verified; then each kind of tampering the issue
 names (one byte flipped in any file, an event line deleted, two lines swapped) must make the
@@ -117,7 +117,7 @@ def test_flipping_one_byte_in_any_file_fails_naming_file_and_line(exported, name
     path.write_bytes(bytes(data))
     report = verify(str(exported))
     assert not report.ok
-    # The report CSVs are plain tables (issue 24): their SHA-256 in the manifest finds the change,
+    # The report CSVs are plain tables: their SHA-256 in the manifest finds the change,
     # naming the file; the ledger's files are re-read against the events, naming the line.
     expected = 0 if name in ("tables.csv", "cage.csv", "aml.csv") else line
     assert (report.fault.file, report.fault.line) == (name, expected), report.message
@@ -153,7 +153,7 @@ def test_swapping_two_csv_lines_fails_naming_the_file(exported):
 
 
 def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
-    """An export as made before issue 21: the day sealed with HMAC-SHA256 under the seal key
+    """An export as made before Ed25519: the day sealed with HMAC-SHA256 under the seal key
     (``key_id: "configured"``), the manifest's lines MACed with it."""
     from ledger import seal as seals
     from ledger.commands import ledger_command
@@ -324,7 +324,7 @@ def test_check_deploy_refuses_the_development_signing_key(settings, tmp_path):
 
 
 def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_day):
-    """Issue #8's peak memory: the DISTINCT reads of ``table_codes_active`` (tables.csv, four
+    """The export's peak memory: the DISTINCT reads of ``table_codes_active`` (tables.csv, four
     times a report) must not carry the models' default ordering, which made them return one
     row per posting of a busy table (970,000 rows held at once on a 1,000,000-event day)."""
     from django.db import connection
@@ -351,7 +351,7 @@ def test_tables_of_the_day_are_read_as_one_row_per_table_not_per_posting(played_
 
 
 def _rewrite_as_chained(exported: Path) -> None:
-    """Rewrite an export as the writer did before issue 24: each CSV line ends with its chain
+    """Rewrite an export as the writer did before CSVs were plain tables: each CSV line ends with its chain
     column; the manifest's file digests follow and it is signed again with the site's key."""
     v = verify_export
     manifest = v._check_manifest(v.Export(str(exported)), v.Trust(), [])
@@ -368,7 +368,7 @@ def _rewrite_as_chained(exported: Path) -> None:
 
 
 def test_an_export_written_with_line_chains_still_verifies_and_a_broken_chain_names_the_line(exported):
-    """Archived exports from before issue 24 carry a chain column on every CSV line: the
+    """Archived older exports carry a chain column on every CSV line: the
     verifier recognises them by their header and checks each chain, naming the line."""
     _rewrite_as_chained(exported)
     report = verify(str(exported))

@@ -1,4 +1,4 @@
-"""Issue 21: the daily seal and the export manifest are signed with the site's Ed25519 key, its
+"""The daily seal and the export manifest are signed with the site's Ed25519 key, its
 public key in the export; ``verify_export --strict`` (the command and the standalone script)
 exits non-zero, naming the file, for a development key or a key it was not told to trust.
 Before, a wrong key only warned and exited 0, and whoever held the development key re-signed a

@@ -1,4 +1,4 @@
-"""The live floor's background player (issue 23): it opens what is closed and plays coups at
+"""The live floor's background player: it opens what is closed and plays coups at
 every game through the services, with patrons arriving and leaving, and records the bets it
 gets refused over a limit."""
 

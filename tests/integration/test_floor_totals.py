@@ -1,4 +1,4 @@
-"""The pit's totals and the floor's filters (issue 23 §5): the totals per game and in total are
+"""The pit's totals and the floor's filters: the totals per game and in total are
 the sums of the table cards' own figures to the cent; a filter by game or by open/closed shows
 only the matching tables; the floor's query count does not grow with its tables; Caribbean
 stud's theory is its edge per ante times the antes."""

@@ -1,4 +1,4 @@
-"""The append's write paths (issue 11): PostgreSQL writes a batch as one JSON document a table in
+"""The append's write paths: PostgreSQL writes a batch as one JSON document a table in
 one pipeline, and a large one (a roulette settlement) by COPY, the hash chain computed in both
 while the postings are written; both must keep every rule of the contract. Run on SQLite too
 (one path there: ``bulk_create``)."""

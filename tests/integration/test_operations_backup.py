@@ -1,4 +1,4 @@
-"""Issue 25 §7: deploy/backup dumps the database; deploy/restore-check restores it into a scratch
+"""deploy/backup dumps the database; deploy/restore-check restores it into a scratch
 database and proves it: the chain verifies, the models replay, the latest seal matches."""
 
 import os

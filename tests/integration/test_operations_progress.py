@@ -1,4 +1,4 @@
-"""Issue 25 §6: long work shows its progress (a bar on a terminal, timed lines otherwise), and a
+"""Long work shows its progress (a bar on a terminal, timed lines otherwise), and a
 rebuild commits in batches: stopped, it resumes where it stopped."""
 
 import io

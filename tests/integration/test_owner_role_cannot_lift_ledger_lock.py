@@ -1,4 +1,4 @@
-"""Issue 21, fault 5: the owner role lifted the ledger's append-only lock without superuser
+"""The owner role cannot lift the ledger's append-only lock without superuser
 rights (ALTER TABLE ledger_posting DISABLE TRIGGER USER, DROP FUNCTION ledger_reject_change()
 CASCADE, GRANT UPDATE … TO casino_app). deploy/postgres_roles.sql, run as the superuser,
 installs event triggers (schema casino_guard) that refuse each of them once the ledger holds an

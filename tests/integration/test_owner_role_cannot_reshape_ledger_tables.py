@@ -2,7 +2,7 @@
 
 deploy/postgres_roles.sql's event triggers (casino_guard) refuse disabling, dropping or
 replacing the append-only triggers, granting write privileges and rewriting the tables; a
-hostile pass (issue 21 rerun) found DDL they let through as ``casino_owner`` once the ledger
+hostile pass found DDL they let through as ``casino_owner`` once the ledger
 holds an event, each of which loses or falsifies ledger data without an UPDATE or DELETE
 (now refused by ``casino_guard.lock_broken``):
 

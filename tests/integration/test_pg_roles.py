@@ -1,4 +1,4 @@
-"""Issue #10 §3, no way around the ledger in the database itself: after deploy/postgres_roles.sql
+"""No way around the ledger in the database itself: after deploy/postgres_roles.sql
 the application role may read and append the ledger but never UPDATE, DELETE or TRUNCATE it,
 and the auditor role only reads (and never a password hash or a session key).
 
@@ -71,7 +71,7 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
 
 
 def test_the_application_role_rebuilds_the_audit_keeping_its_indexes_and_writes_rebuild_progress(roles_db):
-    """The audit rebuild drops its timelines' indexes only where its role owns them (issue 27):
+    """The audit rebuild drops its timelines' indexes only where its role owns them:
     the application role does not, so its rebuild keeps them; it writes a rebuild's progress."""
     from ledger.projections.audit import _DROPPABLE_INDEXES
 

@@ -1,4 +1,4 @@
-"""A rebuild (issue 11: one pass, one transaction, read ahead on a second connection, the
+"""A rebuild (one pass, one transaction, read ahead on a second connection, the
 audit's COPY kept open) gives exactly what the incremental catch-up gives, and a rebuild that
 fails half-way leaves the projections as they were."""
 

@@ -1,4 +1,4 @@
-"""A rebuild shortens the GIL's switch interval while it runs (issue 11: the read-ahead thread
+"""A rebuild shortens the GIL's switch interval while it runs (the read-ahead thread
 gets the GIL back sooner) and gives the process its own interval back, even when it fails."""
 
 import sys

@@ -238,7 +238,7 @@ REDIS_URL = os.environ.get("CASINO_TEST_REDIS_URL", "redis://127.0.0.1:6379/2")
 @pytest.mark.postgres
 @pytest.mark.broker
 def test_a_real_celery_worker_process_catches_up_after_a_burst_over_redis(committed_db, cage, monkeypatch):
-    """The same round trip with Redis as the broker (issue 25: the `redis` client is pinned)."""
+    """The same round trip with Redis as the broker (the `redis` client is pinned)."""
     import redis
 
     try:
@@ -360,7 +360,7 @@ def _worker_catches_up_after_a_burst(broker: str) -> None:
 @pytest.mark.postgres
 @pytest.mark.broker
 def test_a_real_worker_of_four_processes_rebuilds_the_four_projections(committed_db, table, monkeypatch, eager_tasks):
-    """The rebuild as Celery tasks (issue 27), not eager: the group goes through the run's broker
+    """The rebuild as Celery tasks, not eager: the group goes through the run's broker
     (RabbitMQ in CI; Redis where none is set) to a prefork worker of four processes. It stays
     after the catch-up's real-worker tests above (see tests/integration/test_rebuild_tasks.py)."""
     import redis

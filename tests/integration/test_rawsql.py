@@ -1,4 +1,4 @@
-"""The hot path's plain SQL (core/rawsql.py, issue 11) against what the ORM reads and writes:
+"""The hot path's plain SQL (core/rawsql.py) against what the ORM reads and writes:
 a bet placement's reads, the bet rows and round version written in the append's round trip,
 and an ``also=`` statement that fails undoing the whole append."""
 

@@ -1,4 +1,4 @@
-"""Rebuilds as Celery tasks, one a projection (issue 27): each rebuilds exactly what the
+"""Rebuilds as Celery tasks, one a projection: each rebuilds exactly what the
 incremental catch-up builds, shows its progress in ``GET /api/projections/`` while it runs
 (written on a connection of its own, the rebuild's transaction being open), records a failure
 with its error, and a catch-up that comes during a rebuild waits for it and applies each new

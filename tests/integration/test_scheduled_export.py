@@ -1,4 +1,4 @@
-"""The scheduled seal and export (issue 26 §6): Celery beat seals each closed gaming day and writes
+"""The scheduled seal and export: Celery beat seals each closed gaming day and writes
 its export to CASINO_EXPORT_DIR; a failure is an ERROR log line and an alert on the floor until a
 later run succeeds."""
 

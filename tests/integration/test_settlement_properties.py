@@ -1,4 +1,4 @@
-"""Issue #10 §4, property-based: whatever bets patrons try and whatever number comes, the
+"""Property-based: whatever bets patrons try and whatever number comes, the
 settlement services keep the ledger's invariants (DESIGN.md §The ledger, §Posting rules):
 
 - the postings of every event sum to zero (per currency);

@@ -3,12 +3,18 @@
 Every ``import`` in the product's packages is read with ``ast`` (those inside functions too: a
 lazy import is a dependency all the same) and refused when it reaches a layer above its own,
 or a peer of its own layer. ``games.rules`` is the pure bottom: the standard library only.
+
+Comments and strings (docstrings, help texts) of the project's own Python say why, never which
+tracker issue: a reader cannot look an issue number up, and it ages; the history is in git.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -160,3 +166,59 @@ def test_the_guard_lets_downward_and_same_package_imports_through(tmp_path):
         },
     )
     assert violations(tmp_path) == []
+
+
+# An issue number as a reference: the word, singular or plural, then a number (a hash or a
+# hyphen before it or not), or a bare hash number in brackets. Spelled in parts so that this
+# file does not read as one.
+ISSUE_WORD = "[Ii]" + "ssues?"
+ISSUE_NUMBER = re.compile(r"\b" + ISSUE_WORD + r"[ -]#?\d+|\(#\d+\)")
+# Applied migrations and dated measurement records are history: they keep the words of their day.
+HISTORY_DIRS = {"migrations", "__pycache__"}
+HISTORY_TREES = ("tests/benchmarks/results/",)
+
+
+def issue_mentions(root: Path) -> list[str]:
+    """``path:line: text`` of each comment or string token of the project's Python that names an
+    issue number."""
+    tops = sorted({name.split(".")[0] for name in PACKAGES} | {"tests", "deploy"})
+    paths = sorted(root.glob("*.py")) + [path for top in tops for path in sorted((root / top).rglob("*.py"))]
+    found = []
+    for path in paths:
+        relative = path.relative_to(root).as_posix()
+        if HISTORY_DIRS & set(path.relative_to(root).parts) or relative.startswith(HISTORY_TREES):
+            continue
+        for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
+            if token.type not in (tokenize.COMMENT, tokenize.STRING):
+                continue
+            for match in ISSUE_NUMBER.finditer(token.string):
+                line = token.start[0] + token.string.count("\n", 0, match.start())
+                found.append(f"{relative}:{line}: {match.group()}")
+    return found
+
+
+def test_no_comment_or_docstring_names_an_issue_number():
+    found = issue_mentions(ROOT)
+    assert not found, "say why, not which issue (the history is in git):\n" + "\n".join(found)
+
+
+def test_the_issue_guard_reads_comments_and_strings_and_skips_history(tmp_path):
+    issue, bracket = "iss" + "ue", "(" + "#7)"
+    write(
+        tmp_path,
+        {
+            "ledger/a.py": f"x = 1  # a third of verify ({issue} 11)\n",
+            "ledger/b.py": f'"""Signed with Ed25519.\n\n{issue.title()} 21, fault 6: a cut tail."""\n',
+            "tests/unit/c.py": f'HELP = "seal key of exports of before {issue} #21"\n',
+            "cashier/d.py": f"# fill and credit slips {bracket}\n",
+            "tests/benchmarks/results/f.py": f"# {bracket}\n",
+            "ledger/migrations/0001_x.py": f"# ({issue} 11)\n",
+            "casino/e.py": "issue = 3\nissues_2 = issue - 1  # the cage issues chips\n",
+        },
+    )
+    assert issue_mentions(tmp_path) == [
+        f"cashier/d.py:1: {bracket}",
+        f"ledger/a.py:1: {issue} 11",
+        f"ledger/b.py:3: {issue.title()} 21",
+        f"tests/unit/c.py:1: {issue} #21",
+    ]

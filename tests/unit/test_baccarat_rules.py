@@ -360,7 +360,7 @@ def test_records_are_json_ready_event_payloads():
 
 
 def test_exact_probabilities_of_an_eight_deck_shoe():
-    """Exhaustive enumeration through deal_coup (RULES.md §Baccarat, issue 4 acceptance)."""
+    """Exhaustive enumeration through deal_coup (RULES.md §Baccarat)."""
     p = exact_probabilities()
     assert {k: round(float(v), 6) for k, v in p.items()} == {"banker": 0.458597, "player": 0.446247, "tie": 0.095156}
     assert sum(p.values()) == 1

@@ -1,4 +1,4 @@
-"""Cards and shoes (RULES.md §Common vocabulary, §Black jack; issue 3), on the pure engine.
+"""Cards and shoes (RULES.md §Common vocabulary, §Black jack), on the pure engine.
 
 Expected values are recomputed here (hashlib on the documented canonical text, counts of a
 6-deck shoe) rather than read back from the engine.

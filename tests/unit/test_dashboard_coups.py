@@ -1,4 +1,4 @@
-"""A finished coup as the table page reads it (issue 23): hands with their cards, totals and the
+"""A finished coup as the table page reads it: hands with their cards, totals and the
 winner for every game; and the win chart's time axis in the casino's zone, labels distinct."""
 
 from datetime import UTC, datetime, timedelta

@@ -1,4 +1,4 @@
-"""Issue 21: ``manage.py check --deploy`` errors (ledger.E002) when production would sign the
+"""``manage.py check --deploy`` errors (ledger.E002) when production would sign the
 ledger's checkpoints, seals and exports with the development key."""
 
 import os

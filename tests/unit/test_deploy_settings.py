@@ -1,4 +1,4 @@
-"""Issue #10 §6: with the production environment (DEBUG off, HTTPS on, secrets from the
+"""With the production environment (DEBUG off, HTTPS on, secrets from the
 environment) ``manage.py check --deploy`` finds no security issue and no error; without a
 secret key in the environment the settings refuse to load; the security headers are sent.
 

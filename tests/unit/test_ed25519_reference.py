@@ -1,5 +1,5 @@
 """The standalone export verifier checks Ed25519 with the RFC 8032 reference arithmetic where
-the ``cryptography`` library is not installed (issue 21): it must give the library's answers."""
+the ``cryptography`` library is not installed: it must give the library's answers."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""Issue 25 §5: ``deploy/casino.env.example`` lists every environment variable that
+"""``deploy/casino.env.example`` lists every environment variable that
 ``casino/settings.py`` reads (the file claims it does, and once missed seven)."""
 
 import ast

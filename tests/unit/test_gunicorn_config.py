@@ -1,5 +1,5 @@
 """deploy/gunicorn.conf.py: each worker, once it has loaded the application, imports the URLconf
-and freezes what it loaded out of the garbage collector (issue 11: a full collection over the
+and freezes what it loaded out of the garbage collector (a full collection over the
 loaded modules took 50 ms, held inside a bet's transaction). Run in a child process: a frozen
 heap would stay frozen for the rest of the test run."""
 

@@ -1,4 +1,4 @@
-"""Every game's house edge with its basis (issue 28), against exact or published values."""
+"""Every game's house edge with its basis, against exact or published values."""
 
 from decimal import Decimal
 from fractions import Fraction

@@ -1,4 +1,4 @@
-"""ledger.hashing.event_hash_and_data assembles the hashed text from its parts (issue 11); it must
+"""ledger.hashing.event_hash_and_data assembles the hashed text from its parts; it must
 give, character for character, the canonical JSON of the whole document that DESIGN.md §The
 ledger defines and that ``verify_export.py`` recomputes, for every input, and refuse what that
 refuses."""
@@ -109,7 +109,7 @@ def _example(**overrides) -> dict:
 
 
 def test_a_known_event_hashes_to_its_recorded_value():
-    """Pinned (computed by the whole-document code before issue 11's change): a change to the
+    """Pinned (computed by the whole-document code, before the text was assembled from parts): a change to the
     text would orphan every hash already in a ledger."""
     hash_, data_text = event_hash_and_data(**_example())
     assert data_text == '{"b":[1,"é\\"\\\\\\n"],"stake_cents":500}'

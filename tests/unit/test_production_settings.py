@@ -1,4 +1,4 @@
-"""Issue 21, fault 8: the production settings (DJANGO_HTTPS on) pass ``manage.py check --deploy
+"""The production settings (DJANGO_HTTPS on) pass ``manage.py check --deploy
 --fail-level WARNING`` with every app's checks (there were two ``drf_spectacular.W001``
 warnings), refuse a short or repetitive secret key at start (a 5-character key passed with a
 warning), and take no HTTP Basic (a password hash, about 0.47 s of CPU, on every request):

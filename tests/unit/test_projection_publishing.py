@@ -1,4 +1,4 @@
-"""The projection catch-up published after each commit (ledger/commands.py, issue 11): at once
+"""The projection catch-up published after each commit (ledger/commands.py): at once
 when the process has been quiet, one delayed task for a burst, and never a commit left without
 a catch-up that starts after it."""
 

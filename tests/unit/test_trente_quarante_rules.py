@@ -255,7 +255,7 @@ def test_records_are_json_ready_event_payloads():
 
 
 def test_exact_probabilities_of_a_six_deck_shoe():
-    """Issue 4 acceptance: noir = rouge = 0.445201, refait 0.087708, après 0.021891."""
+    """Noir = rouge = 0.445201, refait 0.087708, après 0.021891."""
     p = exact_probabilities()
     assert {k: round(float(v), 6) for k, v in p.items()} == {
         "noir": 0.445201,

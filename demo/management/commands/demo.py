@@ -90,7 +90,7 @@ class Command(BaseCommand):
             )
         rng = random.Random(seed)
         refusing = []  # the session reports that count refused bets (each recorded, as the API does)
-        demo_cage_shift_open()  # the cashier counts the cage in (issue #7)
+        demo_cage_shift_open()  # the cashier counts the cage in
         if blackjack_coups:
             self.stdout.write(f"Playing {blackjack_coups} coups of black jack at table B1 on basic strategy…")
             with self._progress("black jack B1", blackjack_coups) as shown:

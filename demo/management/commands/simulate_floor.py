@@ -1,4 +1,4 @@
-"""``manage.py simulate_floor``: keep the demo floor alive (issue 23). A background player opens
+"""``manage.py simulate_floor``: keep the demo floor alive. A background player opens
 the cage shift and every table (R1, B1, C1, S1, P1, T1) if closed, then plays coups at every game
 at a human pace through the same services as the dealers' terminals, with patrons arriving,
 buying in and leaving, and a fill or a credit now and then (``demo.floor``). Ctrl-C stops it;

@@ -1,5 +1,5 @@
 """``manage.py verify_export OUT_DIR_OR_ZIP [--strict] [--key K]``: the standalone verifier, trusting this
-site's public key and LEDGER_TRUSTED_PUBLIC_KEYS (and LEDGER_SEAL_KEY for exports of before issue 21)."""
+site's public key and LEDGER_TRUSTED_PUBLIC_KEYS (and LEDGER_SEAL_KEY for older, HMAC-signed exports)."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
