@@ -24,9 +24,8 @@ from games.services.corrections import round_reverse
 from games.services.tables import table_close, table_open
 from ledger.errors import InvalidInput
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
-from staff.models import DealerAssignment
 from staff.roles import ALL_ROLES, Role
-from staff.services import dealer_assign
+from staff.services import assigned_dealers, assigned_table, dealer_assign
 
 SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]
 TREASURY = [Role.CAGE_SUPERVISOR.value]
@@ -145,7 +144,7 @@ def _open_counted(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
 
 
 def _assigned_to(dealer: str, code: str) -> bool:
-    return DealerAssignment.objects.filter(dealer__username=dealer, ended_at__isnull=True, table_code=code).exists()
+    return assigned_table(dealer) == code
 
 
 def _table_dealer(payload: dict) -> list[dict]:
@@ -159,13 +158,8 @@ def _table_dealer(payload: dict) -> list[dict]:
         .values_list("table__code", flat=True)
         .first()
     )
-    dealer = (
-        DealerAssignment.objects.filter(table_code=table, ended_at__isnull=True)
-        .values_list("dealer__username", flat=True)
-        .first()
-        if table is not None
-        else None
-    )
+    dealers = assigned_dealers(table) if table is not None else []
+    dealer = dealers[0] if dealers else None
     return [slot("dealer", [Role.DEALER.value], dealer)]
 
 

@@ -13,43 +13,24 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-# Separators typed between the parts of one number: spaces of every width, every dash or hyphen
-# (Unicode category Pd), and the few punctuation marks documents are written with.
-SEPARATOR_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Pd"})
-SEPARATORS = frozenset("./_\u2212")  # U+2212 MINUS SIGN is a mathematical symbol that reads as a hyphen
-# Characters that show nothing: format characters (Cf: zero-width space and joiners, the
-# soft hyphen, direction marks, the byte-order mark), control characters (Cc: tabs, line
-# breaks), and the few invisible ones of other categories (variation selectors, the combining
-# grapheme joiner, the Hangul fillers, the Mongolian free variation selectors).
-INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc"})
-INVISIBLE = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
-    + "".join(map(chr, range(0xFE00, 0xFE10)))
-    + "".join(map(chr, range(0xE0100, 0xE01F0)))
-)
-
-
-def _dropped(char: str) -> bool:
-    category = unicodedata.category(char)
-    return (
-        category in SEPARATOR_CATEGORIES
-        or category in INVISIBLE_CATEGORIES
-        or char in SEPARATORS
-        or char in INVISIBLE
-        or char.isspace()
-    )
+# What a document number is read as: its letters and digits. Everything else is dropped, not
+# only the separators and invisible characters one can think of (spaces, dashes, zero-width
+# and format characters): a braille blank, a hyphen bullet, a modifier minus, a middle dot, a
+# comma each read as a separator to a person, and a list of them is never complete. Modifier
+# letters (Lm: the katakana prolonged sound mark, which looks like a dash) and combining marks
+# go too; a precomposed accented letter (É) stays a letter of its own.
+KEPT_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lo", "Nd", "Nl", "No"})
 
 
 def document_key(text: str) -> str:
     """The identity document ``text`` as a comparison key: two documents with one key are one.
 
     Unicode NFKC (full-width and other compatibility forms become their plain letters and
-    digits), then every invisible character (category Cf and Cc, variation selectors), every
-    space (Zs, Zl, Zp and whitespace), every dash or hyphen (Pd, and the minus sign) and the
-    separators ``.``, ``/`` and ``_`` are dropped, then the case is folded and the key written in
-    capitals. Letters and digits are kept as they are: a letter O is never a digit 0, an I never
-    a 1 (different numbers must stay different), and accents are kept. ``""`` when ``text`` holds
-    no letter, digit or other mark (a blank document).
+    digits), then only letters and digits are kept (``KEPT_CATEGORIES``): every space, dash,
+    punctuation mark, symbol, invisible or modifier character is dropped; then the case is
+    folded and the key written in capitals. Letters and digits are kept as they are: a letter O
+    is never a digit 0, an I never a 1 (different numbers must stay different), and accented
+    letters are kept. ``""`` when ``text`` holds no letter or digit (a blank document).
 
     >>> document_key("DUPDOC-777")
     'DUPDOC777'
@@ -57,6 +38,8 @@ def document_key(text: str) -> str:
     True
     >>> document_key("DUPDOC-777\\u200b")
     'DUPDOC777'
+    >>> document_key("DUPDOC\\u2800777") == document_key("DUPDOC\\u30fc777") == document_key("DUP,DOC·777")
+    True
     >>> document_key("passport 12.ab/345_67")
     'PASSPORT12AB34567'
     >>> document_key("Straße 1")
@@ -66,10 +49,10 @@ def document_key(text: str) -> str:
     >>> document_key(" - \\u200b ")
     ''
     """
-    kept = "".join(char for char in unicodedata.normalize("NFKC", text) if not _dropped(char))
-    # Case folding and capitals can each leave a string that is no longer in NFKC ("İ"): the last
-    # normalization makes the key its own key.
-    return unicodedata.normalize("NFKC", kept.casefold().upper())
+    # Case folding and capitals can each leave a string that is no longer in NFKC ("İ"), or a
+    # modifier letter ("ŉ" folds to "ʼn"): normalized and filtered last, the key is its own key.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold().upper())
+    return "".join(char for char in folded if unicodedata.category(char) in KEPT_CATEGORIES)
 
 
 def colliding_documents(patrons: Iterable[tuple[str, str]]) -> list[list[str]]:

@@ -14,6 +14,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ledger import store
@@ -125,15 +126,42 @@ def dealer_release(*, dealer: str, actor: str, idempotency_key: str | None = Non
         )
 
 
-def dealer_table(user) -> str | None:
-    """The table code a dealer is assigned to right now, or None."""
-    if not getattr(user, "pk", None):
-        return None
-    return (
-        DealerAssignment.objects.filter(dealer_id=user.pk, ended_at__isnull=True)
-        .values_list("table_code", flat=True)
+# A dealer's authority at a table (what he may read and sign) comes from the assignment
+# events, never from the ``staff_dealerassignment`` rows: a row moved with raw SQL for one
+# signature and moved back leaves nothing for ``ledger verify`` to find, an event cannot be.
+_ASSIGNMENT_EVENTS = ("DealerAssigned", "DealerReleased", "StaffLeft")
+
+
+def assigned_table(username: str) -> str | None:
+    """The table code the ledger says ``username`` deals at now (his last ``DealerAssigned``,
+    unless a ``DealerReleased`` or ``StaffLeft`` came after it), or None. One query."""
+    last = (
+        Event.objects.filter(type__in=_ASSIGNMENT_EVENTS, stream__in=(ASSIGNMENTS_STREAM, ROLES_STREAM))
+        .filter(Q(data__dealer=username) | Q(type="StaffLeft", data__user=username))
+        .order_by("-position")
+        .values_list("type", "data")
         .first()
     )
+    if last is None or last[0] != "DealerAssigned":
+        return None
+    return last[1].get("table")
+
+
+def assigned_dealers(table: str) -> list[str]:
+    """The dealers the ledger says deal at ``table`` now, sorted."""
+    named = (
+        Event.objects.filter(type="DealerAssigned", stream=ASSIGNMENTS_STREAM, data__table=table)
+        .values_list("data__dealer", flat=True)
+        .distinct()
+    )
+    return sorted(dealer for dealer in set(named) if assigned_table(dealer) == table)
+
+
+def dealer_table(user) -> str | None:
+    """The table code a dealer is assigned to right now (by the ledger), or None."""
+    if not getattr(user, "pk", None):
+        return None
+    return assigned_table(user.get_username())
 
 
 def token_digest(token: str) -> str:

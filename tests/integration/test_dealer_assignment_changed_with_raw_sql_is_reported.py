@@ -156,3 +156,22 @@ def test_assignments_recorded_before_their_ids_and_times_are_paired_in_order(flo
     ]
     _sql("DELETE FROM staff_dealerassignment WHERE id = %s", [second.pk])
     assert ("dealer assignment", "dealer4 at R2", "(no row)") in _found()
+
+
+def test_a_dealers_authority_at_a_table_comes_from_the_events_not_the_row(floor):
+    """Moving the row for one signature and back leaves nothing to find: so the row decides
+    nothing. ``dealer2`` deals at R2 by the events, whatever the row says meanwhile."""
+    from approvals.acts import _assigned_to
+    from staff.services import assigned_dealers, assigned_table, dealer_table
+
+    dealer2 = get_user_model().objects.get(username="dealer2")
+    assert assigned_table("dealer2") == "R2" and assigned_dealers("R2") == ["dealer2"]
+    _sql("UPDATE staff_dealerassignment SET table_code = 'R1' WHERE ended_at IS NULL")
+    assert assigned_table("dealer2") == "R2" and dealer_table(dealer2) == "R2"
+    assert not _assigned_to("dealer2", "R1") and _assigned_to("dealer2", "R2")
+    assert assigned_dealers("R1") == []  # dealer1 released, dealer3 left: nobody, row or not
+    _sql(
+        "UPDATE staff_dealerassignment SET ended_at = NULL WHERE dealer_id IN "
+        "(SELECT id FROM auth_user WHERE username IN ('dealer1', 'dealer3'))"
+    )
+    assert assigned_table("dealer1") is None and assigned_table("dealer3") is None
