@@ -7,8 +7,10 @@ class LedgerConfig(AppConfig):
     verbose_name = "Ledger (append-only event store)"
 
     def ready(self) -> None:
-        from . import balance_check  # noqa: F401 - registers the balances' replay check
-        from . import checks  # noqa: F401 - registers the deploy check of the signing key
+        from . import (
+            balance_check,  # noqa: F401 - registers the balances' replay check
+            checks,  # noqa: F401 - registers the deploy check of the signing key
+        )
         from .export import reports  # noqa: F401 - registers the ledger's default CSV writers
 
         configure_currency()
