@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from cashier.services.cage_corrections import cage_transaction_reverse
+from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
@@ -52,7 +53,7 @@ class Act:
 
     def field_of(self, slot_name: str) -> str:
         """The request's field that names the signer of slot ``slot_name`` (400s name it)."""
-        for part, field in (("counter", "counters"), ("remover", "removers")):
+        for part, field in (("counter", "counters"), ("remover", "removers"), ("incoming", "handover_to")):
             if part in slot_name:
                 return field
         return slot_name
@@ -125,6 +126,21 @@ def _removers(payload: dict) -> list[dict]:
 def _removal_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
     removers = [s["first_remover"], s["second_remover"]] if p.get("removers") is not None else None
     return drop_box_remove(**_without(p, "removers"), removers=removers, actor=maker, idempotency_key=k)
+
+
+def _incoming(payload: dict) -> list[dict]:
+    """A window handed over is signed by the incoming cashier named in ``handover_to``, from his
+    own session; none named (the end of the day): the cashier closes alone, at once. The payload
+    names whose window closes (``cashier``), so that one close waits at a time per window."""
+    if payload.get("handover_to") is None:
+        return []
+    if not isinstance(payload.get("cashier"), str) or not payload["cashier"]:
+        raise InvalidInput("name the cashier whose window closes", field="cashier")
+    return [slot("incoming", [str(r) for r in CAGE_ROLES], payload["handover_to"])]
+
+
+def _close_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
+    return cage_shift_close(**_without(p, "handover_to"), handover_to=s.get("incoming"), actor=maker, idempotency_key=k)
 
 
 def _open_counted(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
@@ -239,6 +255,16 @@ ACTS: dict[str, Act] = {
             subject=("event",),
         ),
         _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),
+        # SHIFTS.md: the window is counted and signed with the incoming cashier; the close is
+        # recorded with him as ``handover_to`` only once he confirmed it himself.
+        Act(
+            "cage_shift_close",
+            "closing a cashier window and handing it over",
+            200,
+            _incoming,
+            _close_run,
+            subject=("cashier",),
+        ),
         _approved(
             "drop_count_reverse", "reversing a drop count", 201, drop_count_reverse, "table", "gaming_day", "reason"
         ),

@@ -29,7 +29,7 @@ from core.ids import uuid_of
 from ledger.commands import ledger_command, within
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
-from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_deferred
+from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_deferred, signed_in_person
 
 from .acts import ACTS, Act
 from .models import Approval
@@ -113,7 +113,8 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
             raise InvalidInput("may not be blank: name who signs", field=act.field_of(each["slot"]))
         each |= {"by": actor, "at": asked_at} if each["user"] == actor else {"by": None, "at": None}
     if all(each["by"] for each in slots):
-        return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
+        with signed_in_person([actor]):  # every signer is the maker, asking from his own session
+            return act.run(payload, actor, {each["slot"]: actor for each in slots}, idempotency_key)
     request = {"op": "approval_request", "kind": kind, "payload": payload}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
@@ -243,7 +244,7 @@ def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None =
                 return cmd.finish({"approval": summary(found)})
             signers = {each["slot"]: each["by"] for each in found.signatures}
             act = ACTS[found.kind]
-            with within(cmd):
+            with within(cmd), signed_in_person(signers.values()):
                 result = act.run(found.payload, found.maker, signers)
             # A secret of the result (a reset's temporary password) goes to this signer's answer
             # only: never into the approval, the ledger or the idempotency record.

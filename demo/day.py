@@ -13,10 +13,18 @@ from datetime import date
 
 from django.contrib.auth import get_user_model
 
+from approvals.services import approval_confirm, approval_request
 from audit.exceptions import KINDS, exception_log
 from cashier import reports
 from cashier.models import Cage
-from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, main_bank, open_windows, window_book
+from cashier.services.cage_shifts import (
+    cage_shift_close,
+    cage_shift_open,
+    handover_waiting,
+    main_bank,
+    open_windows,
+    window_book,
+)
 from cashier.services.count_room import drop_count, expected_drop_cents, live_count
 from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
@@ -154,27 +162,41 @@ def demo_cage_shift_open(*, share: int = 1) -> dict | None:
             bank["chips_cents"] // share // 10_000 * 10_000,
         )
     )
+    handed = handover_waiting(CASHIER)
+    reason = None
+    if handed is not None and max(cash, 0) + max(chips, 0) != (
+        handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
+    ):
+        reason = "the whole main bank taken as the imprest, not only the window handed over"
     return cage_shift_open(
         cash=decompose(max(cash, 0), cash_denominations()),
         chips=decompose(max(chips, 0), chip_denominations()),
+        variance_reason=reason,
         actor=CASHIER,
     )
 
 
 def demo_windows_close(*, handover_to: str | None = None) -> None:
     """Close every window still open, each counted as its drawer says (the demo cashier his
-    own, the demo's cage supervisor any other): the gaming day closes with no window open."""
+    own, the demo's cage supervisor any other): the gaming day closes with no window open.
+    Handed over to ``handover_to``, each close is asked through ``approvals`` and signed by him
+    (the demo plays him), as the incoming cashier signs from his own session."""
     for cashier, opened in open_windows().items():
         book = window_book(opened.data["window"]) if opened.data.get("window") else None
         if book is None:  # a shift of the single-shift cage of old: counted as the cage's book
             book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
-        cage_shift_close(
-            cash=decompose(max(book["cash_cents"], 0), cash_denominations()),
-            chips=decompose(max(book["chips_cents"], 0), chip_denominations()),
-            actor=CASHIER if cashier == CASHIER else SUPERVISOR,
-            cashier=cashier,
-            handover_to=handover_to if cashier != handover_to else None,
+        count = {
+            "cash": decompose(max(book["cash_cents"], 0), cash_denominations()),
+            "chips": decompose(max(book["chips_cents"], 0), chip_denominations()),
+        }
+        closer = CASHIER if cashier == CASHIER else SUPERVISOR
+        if handover_to is None or cashier == handover_to:
+            cage_shift_close(**count, actor=closer, cashier=cashier)
+            continue
+        asked = approval_request(
+            kind="cage_shift_close", payload=count | {"cashier": cashier, "handover_to": handover_to}, actor=closer
         )
+        approval_confirm(approval=asked["approval"]["id"], actor=handover_to)
 
 
 def demo_gaming_day_close(*, out=print) -> dict:

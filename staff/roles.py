@@ -96,6 +96,32 @@ def signatures_deferred() -> Iterator[None]:
         _deferred.reset(token)
 
 
+# The users who signed the act now running, each by confirming it from his own session: the
+# approvals app runs an act inside ``signed_in_person``. A service whose second person must have
+# signed himself checks him with ``require_signed_in_person``, so a name passed by any other
+# path (a form's drop-down, an API body, a script) is refused instead of recorded as his.
+_signed: ContextVar[frozenset[str]] = ContextVar("signed_in_person", default=frozenset())
+
+
+@contextmanager
+def signed_in_person(users: Iterable[object]) -> Iterator[None]:
+    """Run an act whose signers ``users`` each confirmed it from his own session (``approvals``)."""
+    token = _signed.set(frozenset(u for u in users if isinstance(u, str)))
+    try:
+        yield
+    finally:
+        _signed.reset(token)
+
+
+def require_signed_in_person(user: str, *, field: str, message: str) -> None:
+    """``InvalidInput`` (400, ``field``) saying ``message`` unless ``user`` signed the act now
+    running from his own session (``signed_in_person``), or the act is an approval's trial run
+    before anyone signed (``signatures_deferred``)."""
+    if _deferred.get() or user in _signed.get():
+        return
+    raise InvalidInput(message, field=field)
+
+
 def roles_of(user_or_username) -> frozenset[str]:
     """The role names held by a ``User`` (or a username). Unknown or inactive users hold none;
     a superuser holds ``admin`` on top of his groups."""

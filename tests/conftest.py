@@ -122,12 +122,15 @@ def drawer_count(window: str) -> dict:
 
 def hand_cage_to(cashier: str) -> dict:
     """The open window closed by its cashier (its drawer counted as the book) and handed over
-    to ``cashier``, who opens his own with the whole main bank: only a window's cashier sells,
-    redeems and issues in it."""
-    from cashier.services.cage_shifts import cage_shift_close, open_windows
+    to ``cashier``, who signs the handover himself (``approvals``) and opens his own with the
+    whole main bank: only a window's cashier sells, redeems and issues in it."""
+    from approvals.services import approval_confirm, approval_request
+    from cashier.services.cage_shifts import open_windows
 
     for actor, opened in open_windows().items():
-        cage_shift_close(**drawer_count(opened.data["window"]), actor=actor, handover_to=cashier)
+        payload = drawer_count(opened.data["window"]) | {"cashier": actor, "handover_to": cashier}
+        asked = approval_request(kind="cage_shift_close", payload=payload, actor=actor)
+        approval_confirm(approval=asked["approval"]["id"], actor=cashier)
     return open_cage_shift(cashier)
 
 

@@ -13,7 +13,14 @@ from django.utils import timezone
 from approvals.models import Approval
 from cashier.models import Slip
 from cashier.services.cage_corrections import REVERSALS, REVERSIBLE
-from cashier.services.cage_shifts import main_bank, open_windows, shift_stream, window_book, window_of
+from cashier.services.cage_shifts import (
+    handover_waiting,
+    main_bank,
+    open_windows,
+    shift_stream,
+    window_book,
+    window_of,
+)
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
 from ledger import accounts, store
@@ -199,6 +206,52 @@ def approvals_waiting(user: str) -> list[dict]:
     return rows
 
 
+def closes_waiting(user: str) -> dict[str, list[dict]]:
+    """Window closes handed over and waiting for the incoming cashier's signature (``approvals``
+    act ``cage_shift_close``): ``{"mine": [...asked by ``user`` or closing his window],
+    "to_sign": [...waiting for ``user`` himself]}``, each ``{"id", "maker", "cashier",
+    "incoming", "asked_at", "counted_cents", "reason"}`` (cents; "mine" rows also say
+    ``asked_by_me`` and ``my_window``)."""
+    pending = Approval.objects.filter(
+        kind="cage_shift_close", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    )
+    found: dict[str, list[dict]] = {"mine": [], "to_sign": []}
+    for a in pending.order_by("requested_at"):
+        payload = a.payload
+        incoming = [s.get("user") for s in a.signatures if s.get("slot") == "incoming" and not s.get("by")]
+        cash = sum(int(d) * n for d, n in (payload.get("cash") or {}).items())
+        chips = sum(int(d) * n for d, n in (payload.get("chips") or {}).items())
+        row = {
+            "id": str(a.id),
+            "maker": a.maker,
+            "cashier": payload.get("cashier") or a.maker,
+            "incoming": incoming[0] if incoming else None,
+            "asked_at": a.requested_at,
+            "counted_cents": cash + chips,
+            "reason": payload.get("variance_reason") or "",
+        }
+        if user in (a.maker, row["cashier"]):
+            found["mine"].append(row | {"asked_by_me": a.maker == user, "my_window": row["cashier"] == user})
+        if row["incoming"] == user:
+            found["to_sign"].append(row)
+    return found
+
+
+def handover_to_open(user: str, code: str = "main") -> dict | None:
+    """The window handed over to ``user`` that his opening is counted against, or None:
+    ``{"event", "from", "window", "at", "counted_cents"}``."""
+    closed = handover_waiting(user, code)
+    if closed is None:
+        return None
+    return {
+        "event": closed.position,
+        "from": closed.data.get("opened_by") or closed.actor,
+        "window": closed.data.get("window"),
+        "at": closed.occurred_at,
+        "counted_cents": closed.data["counted_cash_cents"] + closed.data["counted_chips_cents"],
+    }
+
+
 def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
     """Everything the cage's main screen shows ``user``: his window (or the form to open one),
     its running drawer and lines, the other windows open, the cage's book (main bank + windows),
@@ -235,6 +288,8 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
             for s in queue.order_by("created_at", "id")
         ],
         "approvals": approvals_waiting(user),
+        "closes": closes_waiting(user),
+        "handover": None if mine is not None else handover_to_open(user, code),
         "query": (query or "").strip(),
         "found": None
         if query is None
@@ -319,6 +374,10 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
             "counted_cents": open_data["counted_cash_cents"] + open_data["counted_chips_cents"],
             "variance_cents": open_data["variance_cents"],
             "handover_variance_cents": open_data.get("handover_variance_cents"),
+            "handover_event": open_data.get("handover_event"),
+            "handover_from": open_data.get("handover_from"),
+            "handover_counted_cents": open_data.get("handover_counted_cents"),
+            "reason": open_data.get("variance_reason", ""),
             "cash": count_lines(open_data["cash"], cash_denominations()),
             "chips": count_lines(open_data["chips"], chip_denominations()),
         },

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
-from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows, window_book, window_of
+from cashier.services.cage_shifts import cage_shift_open, open_windows, window_book, window_cashier, window_of
 from cashier.services.slips import slip_accept
 from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
@@ -115,7 +115,7 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
         row["key"] = _key()
     for line in desk["lines"]:
         line["key"] = _key()
-    for row in desk["approvals"]:
+    for row in desk["approvals"] + desk["closes"]["to_sign"]:
         row["key"] = _key()
     row_failure = None
     shown = {"sell", "redeem", "close"} if desk["window"] else {"open"}
@@ -148,18 +148,25 @@ def cage(request):
 @require_POST
 @cage_only
 def shift_open(request):
-    """Open the cashier's own window with its imprest counted (cash and chips by denomination)."""
+    """Open the cashier's own window with its imprest counted (cash and chips by denomination);
+    after a window was handed over to her, a count that differs from the one handed over needs
+    its reason (the service's 400, the form kept)."""
     key = _posted_key(request)
     try:
         cash = typed_amounts.count(request.POST, "cash", cash_denominations())
         chips = typed_amounts.count(request.POST, "chips", chip_denominations())
+        reason = (request.POST.get("variance_reason") or "").strip() or None
         with replays_noted() as replayed:
-            result = cage_shift_open(cash=cash, chips=chips, actor=request.user.get_username(), idempotency_key=key)
+            result = cage_shift_open(
+                cash=cash, chips=chips, variance_reason=reason, actor=request.user.get_username(), idempotency_key=key
+            )
     except DomainError as exc:
         return _page(request, status=exc.status, failed=_failed(request, "open", exc))
+    handover = result.get("handover_variance_cents")
     _done(
         request,
-        f"Window {result['window']} opened: imprest counted in {eur(result['counted_cents'])}.",
+        f"Window {result['window']} opened: imprest counted in {eur(result['counted_cents'])}"
+        + ("." if handover is None else f", {eur(handover)} against the count handed over to you."),
         key=key,
         replayed=replayed,
         again=f"window {result['window']} opened with {eur(result['counted_cents'])}",
@@ -172,7 +179,12 @@ def shift_open(request):
 def shift_close(request):
     """Close a window with its drawer counted: the cashier's own, or (a cage supervisor) the
     window of the cashier named in ``cashier``. A count that differs from the drawer needs a
-    reason: the form comes back with the count kept (nothing written) until one is given."""
+    reason: the form comes back with the count kept (nothing written) until one is given.
+
+    Handed over to an incoming cashier (``handover_to``), the close is asked through
+    ``approvals`` (act ``cage_shift_close``): it waits for him to confirm from his own login (on
+    his cage page) and the window closes then; the name picked here is not his signature.
+    Without one (the end of the day) it closes at once."""
     user = request.user.get_username()
     cashier = (request.POST.get("cashier") or "").strip() or None
     form = "close_other" if cashier and cashier != user else "close"
@@ -184,7 +196,7 @@ def shift_close(request):
         opened = open_windows().get(cashier or user)
         window = window_of(opened)
         if opened is not None and window is not None:
-            counted = sum(int(d) * n for d, n in cash.items()) + sum(int(d) * n for d, n in chips.items())
+            counted = _total(cash) + _total(chips)
             book = window_book(window)
             drawer = book["cash_cents"] + book["chips_cents"]
             if counted != drawer and not reason:
@@ -193,19 +205,24 @@ def shift_close(request):
                     f"{eur(counted - drawer)}: give the reason for the variance, then close again",
                     field="variance_reason",
                 )
-        handover = request.POST.get("handover_to") or None
+        handover = (request.POST.get("handover_to") or "").strip() or None
+        payload = {"cash": cash, "chips": chips, "cashier": window_cashier(user, cashier)}
+        payload |= {"handover_to": handover} if handover else {}
+        payload |= {"variance_reason": reason} if reason else {}
         with replays_noted() as replayed:
-            result = cage_shift_close(
-                cash=cash,
-                chips=chips,
-                actor=user,
-                cashier=cashier,
-                handover_to=handover,
-                variance_reason=reason or None,
-                idempotency_key=key,
-            )
+            result = approval_request(kind="cage_shift_close", payload=payload, actor=user, idempotency_key=key)
     except DomainError as exc:
         return _page(request, status=exc.status, failed=_failed(request, form, exc))
+    if result.get("approval", {}).get("state") == "pending":
+        _done(
+            request,
+            f"Closing asked, counted {eur(_total(cash) + _total(chips))}: the window "
+            f"stays open until {handover} confirms the handover from his own login; it closes when he does.",
+            key=key,
+            replayed=replayed,
+            again=f"the closing was already asked of {handover}",
+        )
+        return redirect("workstations:cage")
     _done(
         request,
         f"Window {result['window'] or 'of the cage'} closed: counted {eur(result['counted_cents'])}, drawer "
@@ -373,6 +390,10 @@ def credit_receive(request, serial: str):
     return redirect("workstations:cage")
 
 
+def _total(count: dict) -> int:
+    return sum(int(d) * n for d, n in count.items())
+
+
 def _words(error: dict) -> str:
     return f"{error['label']}: {error['message']}" if error.get("label") else error["message"]
 
@@ -413,7 +434,9 @@ def reverse_line(request, event: int):
 @require_POST
 @cage_only
 def decide(request, approval: str, decision: str):
-    """A cage supervisor approves (``confirm``) or rejects a reversal another user asked."""
+    """Sign (``confirm``) or refuse (``reject``) an approval from one's own login: a cage
+    supervisor a reversal another user asked, the incoming cashier a window handed over to him;
+    the maker withdraws his own request with ``reject``."""
     if decision not in ("confirm", "reject"):
         raise Http404("an approval is confirmed or rejected")
     key = _posted_key(request)
@@ -429,7 +452,20 @@ def decide(request, approval: str, decision: str):
     except DomainError as exc:
         messages.error(request, f"Not {'approved' if decision == 'confirm' else 'rejected'}. {_words(_refusal(exc))}")
         return _page(request, status=exc.status)
-    if decision == "confirm" and "amount_cents" in result:
+    kind = result.get("approval", {}).get("kind")
+    if kind == "cage_shift_close":
+        if decision == "confirm" and "counted_cents" in result:
+            message = (
+                f"Signed: window {result['window'] or 'of the cage'} of {result['approval']['maker']} closed and "
+                f"handed over to you, counted {eur(result['counted_cents'])}. Open your window with the count."
+            )
+        elif decision == "confirm":
+            message = "Signed."
+        elif result["approval"]["maker"] == user:
+            message = "Closing withdrawn: the window stays open."
+        else:
+            message = "Handover refused: the window stays open."
+    elif decision == "confirm" and "amount_cents" in result:
         what = "sale" if result["type"] == "ChipsPurchaseReversed" else "redemption"
         message = (
             f"Approved: the {what} of {eur(result['amount_cents'])}, patron {result['patron']}, "

@@ -15,6 +15,7 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
 - ``POST /api/tables/<code>/drop-removal`` (the two named removers)
 - ``POST /api/tronc/counts`` (each named counter and the manager)
+- ``POST /api/cage/shifts/close`` (with ``handover_to``: the incoming cashier; without: at once)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -22,8 +23,9 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, Signed
+from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, ShiftCount, Signed
 from cashier.api.tronc import TIPS_COUNTERS, TipBox
+from cashier.services.cage_shifts import window_cashier
 from core.ids import UsernameField
 from core.views import CentsField, CommandSchema, CommandView
 from games.models import Table
@@ -51,14 +53,16 @@ class ActView(CommandView):
 
     act: str
     schema = ActSchema()
+    maker: str = ""  # the user asking (set per request, before ``payload``)
 
     def post(self, request, **kwargs):
         serializer = self.input_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        self.maker = request.user.get_username() or "anonymous"
         result = approval_request(
             kind=self.act,
             payload=self.payload(dict(serializer.validated_data), **kwargs),
-            actor=request.user.get_username() or "anonymous",
+            actor=self.maker,
             idempotency_key=request.headers.get("Idempotency-Key") or None,
         )
         pending = result.get("approval", {}).get("state") == "pending"
@@ -236,3 +240,27 @@ class TipsCount(ActView):
         manager = UsernameField()
 
     input_serializer = Input
+
+
+class CageShiftClose(ActView):
+    """Close a cashier window with its drawer counted: the caller's own, or (a cage supervisor)
+    ``cashier``'s; the count goes back to the main bank, the variance to over/short. Handed over
+    (``handover_to``: the incoming cashier or cage supervisor who counted with her): 202 until
+    he confirms from his own session, the window closing then; without it (the end of the
+    day) the window closes at once (200)."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "cage_shift_close"
+
+    class Input(ShiftCount):
+        handover_to = UsernameField(required=False, help_text="the incoming cashier, who confirms himself")
+        variance_reason = serializers.CharField(
+            max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
+        )
+        cashier = UsernameField(required=False, help_text="whose window (default: the caller's own)")
+
+    input_serializer = Input
+
+    def payload(self, data, **kwargs):
+        # Whose window it is, named in the request: one close waits for its signature per window.
+        return data | {"cashier": window_cashier(self.maker, data.get("cashier"))}

@@ -2,12 +2,13 @@
 
 Writes (``CommandView``: 201 with the service's JSON; errors from ``core.errors``):
 - ``POST /api/cage/slips/<kind>/<serial>/accept``
-- ``POST /api/cage/shifts/open | close``, ``POST /api/cage/gaming-days/close``
+- ``POST /api/cage/shifts/open``, ``POST /api/cage/gaming-days/close``
 
 The writes that need a second signature (counted opener and closer, slip request, issue to a
 runner, void and reversal, coup reversal, drop box removal, drop count and its reversal, a tip
-box's count) are the approvals app's (``approvals/api/makers.py``): the signers confirm them
-from their own sessions.
+box's count, a window's close handed over to the incoming cashier: ``POST /api/cage/shifts/close``)
+are the approvals app's (``approvals/api/makers.py``): the signers confirm them from their own
+sessions.
 
 Reads: ``GET /api/cage/slips/``, and the reports ``GET /api/reports/<name>`` (JSON) or
 ``/api/reports/<name>.csv`` (CSV download) with ``?gaming_day=YYYY-MM-DD`` (default: the
@@ -22,7 +23,7 @@ from staff.permissions import roles_allowed
 from staff.roles import ALL_ROLES, Role
 
 from ..models import Slip
-from ..services.cage_shifts import cage_shift_close, cage_shift_open
+from ..services.cage_shifts import cage_shift_open
 from ..services.gaming_day import gaming_day_close
 from ..services.slips import slip_accept
 
@@ -120,33 +121,22 @@ class ShiftCount(serializers.Serializer):
 
 class CageShiftOpen(CommandView):
     """Open the caller's own cashier window with its imprest counted (cash and chips by
-    denomination), moved out of the cage's main bank."""
+    denomination), moved out of the cage's main bank. After a window was handed over to him,
+    a count that differs from the count handed over needs ``variance_reason`` (400 without)."""
 
     permission_classes = [roles_allowed(write=CAGE)]
-    input_serializer = ShiftCount
-
-    def perform(self, data, **ctx):
-        return cage_shift_open(**data, **ctx)
-
-
-class CageShiftClose(CommandView):
-    """Close a cashier window with its drawer counted: the caller's own, or (a cage supervisor)
-    ``cashier``'s; the count goes back to the main bank, the variance to over/short."""
-
-    permission_classes = [roles_allowed(write=CAGE)]
-    success_status = 200
 
     class Input(ShiftCount):
-        handover_to = UsernameField(required=False)
         variance_reason = serializers.CharField(
-            max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
+            max_length=500,
+            required=False,
+            help_text="why the count differs from the count handed over to the caller, kept on the event",
         )
-        cashier = UsernameField(required=False, help_text="whose window (default: the caller's own)")
 
     input_serializer = Input
 
     def perform(self, data, **ctx):
-        return cage_shift_close(**data, **ctx)
+        return cage_shift_open(**data, **ctx)
 
 
 class GamingDayClose(CommandView):

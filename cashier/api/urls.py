@@ -22,7 +22,6 @@ urlpatterns = [
     path("cage/slips/", views.SlipList.as_view(), name="slip-list"),
     path("cage/slips/<name:kind>/<serial:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),
     path("cage/shifts/open", views.CageShiftOpen.as_view(), name="cage-shift-open"),
-    path("cage/shifts/close", views.CageShiftClose.as_view(), name="cage-shift-close"),
     path("cage/gaming-days/close", views.GamingDayClose.as_view(), name="gaming-day-close"),
 ]
 for slug, view in REPORTS:

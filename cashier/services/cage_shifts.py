@@ -14,6 +14,12 @@ she or a cage supervisor closes it. Window numbers are sequential per cage (1, 2
 under the ledger writer lock. Stream: ``cageshift/<cage code>`` (every window's opening and
 closing, in order). A shift opened before windows existed (no ``window`` in its event) is the
 cage's single shift of old: its movements post to the cage's book only.
+
+A window handed over (SHIFTS.md: "count, sign with the incoming cashier") closes only when the
+incoming cashier confirms it from his own session: the close is the ``approvals`` act
+``cage_shift_close``, and the service refuses a ``handover_to`` passed any other way. When he
+then opens his window, his count is compared with the count handed over to him
+(``handover_variance_cents``); a difference needs its reason.
 """
 
 from core.denominations import cash_denominations, chip_denominations, count_total
@@ -23,7 +29,7 @@ from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, has_role, require_distinct, require_role
+from staff.roles import Role, has_role, require_distinct, require_role, require_signed_in_person
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 
@@ -136,21 +142,54 @@ def _window_number(code: str) -> str:
     return str(n) if code == "main" else f"{code}-{n}"
 
 
+def handover_waiting(cashier: str, code: str = "main") -> Event | None:
+    """The ``CageShiftClosed`` of the window last handed over to ``cashier`` at cage ``code``
+    that she has not taken up yet (no opening of hers after it), or None. Her next opening is
+    counted against it."""
+    stream = Event.objects.filter(stream=shift_stream(code))
+    closed = stream.filter(type="CageShiftClosed", data__handover_to=cashier).order_by("-version").first()
+    if closed is None or stream.filter(type="CageShiftOpened", actor=cashier, version__gt=closed.version).exists():
+        return None
+    return closed
+
+
+def _reason(variance_reason: object) -> str:
+    if variance_reason is not None and (not isinstance(variance_reason, str) or len(variance_reason) > 500):
+        raise InvalidInput("the variance reason is a text of up to 500 characters", field="variance_reason")
+    return (variance_reason or "").strip()
+
+
 def cage_shift_open(
-    *, cash: dict, chips: dict, actor: str, code: str = "main", idempotency_key: str | None = None
+    *,
+    cash: dict,
+    chips: dict,
+    actor: str,
+    variance_reason: str | None = None,
+    code: str = "main",
+    idempotency_key: str | None = None,
 ) -> dict:
     """Open the actor's window with its imprest counted: ``cash`` and ``chips`` as
     ``{"<cents>": pieces}``, moved out of the cage's main bank into the window's drawer.
 
+    A window was handed over to the actor (``handover_waiting``: she confirmed its close as the
+    incoming cashier): her count is compared with the count handed over,
+    ``handover_variance_cents`` = count − handed over (cents), the event naming that close
+    (``handover_event``); a difference needs ``variance_reason`` (up to 500 characters, kept on
+    the event). Without a handover ``handover_variance_cents`` is None.
+
     Returns ``{"cage", "window", "event", "counted_cents", "expected_cents", "variance_cents",
-    "handover_variance_cents"}`` (cents; the imprest is what was counted: variance 0). Raises
-    ``InvalidInput`` (bad count), ``RoleRequired`` (403), ``StateConflict`` (the actor's window is
+    "handover_variance_cents", "handover_event"}`` (cents; the imprest is what was counted:
+    variance 0). Raises ``InvalidInput`` (bad count; a handover variance without its reason:
+    field ``variance_reason``), ``RoleRequired`` (403), ``StateConflict`` (the actor's window is
     already open: field ``shift``), ``InsufficientChips`` (the main bank holds less than counted:
     field ``cash`` or ``chips``).
     """
     require_role(actor, *CAGE_ROLES, step="opening a cashier window")
+    reason = _reason(variance_reason)
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_open", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
+    if reason:
+        request["variance_reason"] = reason
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -170,6 +209,27 @@ def cage_shift_open(
         window = _window_number(code)
         imprest = {"cash_cents": counts["counted_cash_cents"], "chips_cents": counts["counted_chips_cents"]}
         data = _against(counts, imprest) | {"cage": code, "window": window, "handover_variance_cents": None}
+        handed = handover_waiting(actor, code)
+        if handed is not None:
+            # SHIFTS.md: the imprest is counted with the outgoing cashier; a difference between
+            # what she handed over and what the incoming counts is explained, never silent.
+            handed_cents = handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
+            counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
+            if counted != handed_cents and not reason:
+                raise InvalidInput(
+                    f"the count ({format_cents(counted)}) differs by {format_cents(counted - handed_cents)} "
+                    f"from the {format_cents(handed_cents)} {handed.data.get('opened_by') or handed.actor} "
+                    "handed over to you: give the reason for the difference",
+                    field="variance_reason",
+                )
+            data |= {
+                "handover_event": handed.position,
+                "handover_from": handed.data.get("opened_by") or handed.actor,
+                "handover_counted_cents": handed_cents,
+                "handover_variance_cents": counted - handed_cents,
+            }
+        if reason:
+            data["variance_reason"] = reason
         legs = posting_rules.window_share(window, cash=imprest["cash_cents"], chips=imprest["chips_cents"])
         last = last_shift_event(code)
         (event,) = cmd.append(
@@ -180,14 +240,22 @@ def cage_shift_open(
         return cmd.finish(_result(code, event))
 
 
+def window_cashier(actor: str, cashier: str | None = None, code: str = "main") -> str:
+    """Whose window a close by ``actor`` naming ``cashier`` is about: ``cashier``, by default
+    the actor's own, or (a cage supervisor without a window of his own) the only one open."""
+    if cashier is not None:
+        return cashier
+    windows = open_windows(code)
+    if actor not in windows and len(windows) == 1 and has_role(actor, Role.CAGE_SUPERVISOR):
+        return next(iter(windows))
+    return actor
+
+
 def _window_to_close(code: str, actor: str, cashier: str | None) -> Event:
-    """The open window ``cashier``'s (default: the actor's own; a cage supervisor without a
-    window of his own closes the only one open)."""
+    """The open window ``cashier``'s (default: ``window_cashier``)."""
     windows = open_windows(code)
     if cashier is None:
-        cashier = actor
-        if actor not in windows and len(windows) == 1 and has_role(actor, Role.CAGE_SUPERVISOR):
-            cashier = next(iter(windows))
+        cashier = window_cashier(actor, None, code)
     opened = windows.get(cashier)
     if opened is None:
         raise StateConflict(f"{cashier} has no window open at cage {code}", field="shift")
@@ -207,12 +275,15 @@ def cage_shift_close(
 ) -> dict:
     """Close ``cashier``'s window (default: the actor's own) with its drawer counted: the count
     goes back to the main bank, the variance (count − drawer, per side) to ``cage:over_short``.
-    ``handover_to`` (a cashier or cage supervisor other than the actor) is the incoming cashier
-    who counted with her, or nobody at the end of the day. ``variance_reason`` (up to 500
-    characters) is kept on the ``CageShiftClosed`` event when given.
+    ``handover_to`` (a cashier or cage supervisor other than the actor and the window's
+    cashier) is the incoming cashier who counted with her and signed the close from his own
+    session: only the ``approvals`` act ``cage_shift_close`` passes him, once he confirmed.
+    Without it (nobody: the end of the day) the cashier closes alone. ``variance_reason`` (up
+    to 500 characters) is kept on the ``CageShiftClosed`` event when given.
 
     Only the window's own cashier closes it, or a cage supervisor (``closed_by_supervisor``).
-    Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count),
+    Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count; a
+    ``handover_to`` the incoming cashier did not confirm himself: field ``handover_to``),
     ``RoleRequired`` (403), ``StateConflict`` (no such window open, or another cashier's: field
     ``shift``).
     """
@@ -222,11 +293,16 @@ def cage_shift_close(
             raise InvalidInput("handover_to names the next shift's cashier", field="handover_to")
         require_role(handover_to, *CAGE_ROLES, step="taking over the cage")
         require_distinct("handing over the cage", handover_to, [("closing cashier", actor)])
-    if variance_reason is not None and (not isinstance(variance_reason, str) or len(variance_reason) > 500):
-        raise InvalidInput("the variance reason is a text of up to 500 characters", field="variance_reason")
+        require_signed_in_person(
+            handover_to,
+            field="handover_to",
+            message=f"the incoming cashier confirms the handover from his own session: ask {handover_to} "
+            "to sign it (an approval; POST /api/cage/shifts/close with handover_to asks for it); "
+            "a name chosen by someone else is not his signature",
+        )
+    reason = _reason(variance_reason)
     if cashier is not None and not isinstance(cashier, str):
         raise InvalidInput("name the cashier whose window closes", field="cashier")
-    reason = (variance_reason or "").strip()
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_close", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     request |= {"handover_to": handover_to, "cashier": cashier}
@@ -237,6 +313,8 @@ def cage_shift_close(
             return cmd.result
         last = _window_to_close(code, actor, cashier)
         by_supervisor = require_shift_closer(last, actor)
+        if handover_to is not None:
+            require_distinct("handing over the cage", handover_to, [("window's cashier", last.actor)])
         window = window_of(last)
         legs: list[Leg] = []
         if window is None:  # the single shift of old: its book is the cage's, counts are recorded
@@ -275,4 +353,5 @@ def _result(code: str, event: Event) -> dict:
         "expected_cents": data["expected_cash_cents"] + data["expected_chips_cents"],
         "variance_cents": data["variance_cents"],
         "handover_variance_cents": data.get("handover_variance_cents"),
+        "handover_event": data.get("handover_event"),
     }

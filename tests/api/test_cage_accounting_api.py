@@ -170,11 +170,13 @@ def test_a_window_closes_short_to_over_short_and_the_main_bank_gives_only_what_i
     cash = {"50000": 200}
     opened = clients["cash1"].post("/api/cage/shifts/open", {"cash": cash, "chips": chips}, format="json")
     assert opened.status_code == 201 and (opened.json()["window"], opened.json()["variance_cents"]) == ("1", 0)
-    closed = clients["cash1"].post(
+    asked = clients["cash1"].post(
         "/api/cage/shifts/close",
         {"cash": {"50000": 199}, "chips": chips, "handover_to": "super1", "variance_reason": "a 500 note short"},
         format="json",
     )
+    assert asked.status_code == 202  # handed over: super1 signs from his own session
+    closed = approve(asked, clients["super1"])
     assert closed.status_code == 200 and closed.json()["variance_cents"] == -50_000
     assert Event.objects.get(position=closed.json()["event"]).data["variance_reason"] == "a 500 note short"
     assert store.balance(accounts.CAGE_CASH) == 9_950_000 and store.balance(accounts.CAGE_OVER_SHORT) == 50_000

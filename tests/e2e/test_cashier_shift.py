@@ -3,8 +3,10 @@ background cashier who keeps his own window open: open her window with a count, 
 patron, sell and redeem chips, have a refused entry keep what she typed, double-click a sale
 (one sale recorded), prepare a fill and a credit that the runner signs for on his own page,
 count the credit in (a wrong count refused, kept), have a mistaken line reversed by the cage
-supervisor from his own login, and close with a count that matches (variance 0). After the fixture's set-up
-nothing but the browser acts. Screenshots: var/artifacts/cashier_shift_NN_<step>.png."""
+supervisor from his own login, and close with a count that matches (variance 0), handed over to
+the cage supervisor: the window stays open until he confirms the handover in his own browser
+session, then he opens his window against the count handed over to him. After the fixture's
+set-up nothing but the browser acts. Screenshots: var/artifacts/cashier_shift_NN_<step>.png."""
 
 import re
 
@@ -33,14 +35,22 @@ CLOSING = {"cash": {"50000": 34}, "chips": {"1000000": 3, "100000": 2}}
 
 
 class Shots:
-    """Numbered full-page screenshots, one per step."""
+    """Numbered full-page screenshots, one per step (of ``page``, or of another person's page)."""
 
     def __init__(self, page):
         self.page, self.n = page, 0
 
-    def __call__(self, step: str) -> None:
+    def __call__(self, step: str, page=None) -> None:
         self.n += 1
-        self.page.screenshot(path=str(ARTIFACTS / f"cashier_shift_{self.n:02d}_{step}.png"), full_page=True)
+        (page or self.page).screenshot(path=str(ARTIFACTS / f"cashier_shift_{self.n:02d}_{step}.png"), full_page=True)
+
+
+def second_person(page, url: str, username: str):
+    """A new browser context (his own session) logged in to the workstations as ``username``."""
+    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    other.set_default_timeout(15_000)
+    log_in(other, url, username, PASSWORD, app="workstations")
+    return other
 
 
 def type_count(page, form: str, count: dict) -> None:
@@ -238,15 +248,54 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
     assert (drawer(page, "cash"), drawer(page, "chips")) == ("17,000.00 EUR", "32,000.00 EUR")
     shot("lines_reversed")
 
-    # --- close with the drawer counted: variance 0 --------------------------------------------
+    # --- close with the drawer counted (variance 0), handed over to the cage supervisor --------
     type_count(page, "close", CLOSING)
+    page.get_by_label("Counted with (incoming cashier)").select_option("cagesup")
     shot("close_count")
     page.get_by_role("button", name="Close my window").click()
+    expect(message(page)).to_contain_text(
+        "Closing asked, counted 49,000.00 EUR: the window stays open until cagesup confirms the handover"
+    )
+    waits = page.locator('[data-section="closing-waits"]')
+    expect(waits).to_contain_text("waiting for cagesup's signature")
+    expect(waits.get_by_role("button", name="Withdraw the closing")).to_be_visible()
+    expect(page.locator("#window-title")).to_have_text("My window 2")  # still open: nobody signed
+    assert not Event.objects.filter(type="CageShiftClosed").exists()
+    shot("close_waits_for_the_incoming")
+
+    # --- the incoming cage supervisor confirms from his own browser session -------------------
+    incoming = second_person(page, dashboard_server.url, "cagesup")
+    handovers = incoming.locator('[data-section="handovers"]')
+    expect(handovers).to_contain_text("49,000.00 EUR")
+    shot("incoming_sees_the_handover", incoming)
+    handovers.get_by_role("button", name="Confirm: I counted it with cashier").click()
+    expect(incoming.locator("ul.messages")).to_contain_text(
+        "Signed: window 2 of cashier closed and handed over to you, counted 49,000.00 EUR."
+    )
+    # His opening is counted against what was handed over to him: the form says so.
+    expect(incoming.locator('[data-figure="handed-over"]')).to_have_text("49,000.00 EUR")
+    shot("incoming_signed", incoming)
+    type_count(incoming, "open", CLOSING)
+    incoming.get_by_role("button", name="Open my window").click()
+    expect(incoming.locator("ul.messages")).to_contain_text(
+        "Window 3 opened: imprest counted in 49,000.00 EUR, 0.00 EUR against the count handed over to you."
+    )
+    shot("incoming_window_open", incoming)
+    incoming.context.close()
+
+    # --- back at her page: the window closed, its report names who took it over ---------------
+    page.reload()
+    expect(page.locator("#window-title")).to_have_text("My window: not open")
+    reports = page.locator('[aria-labelledby="shifts-title"] tbody tr')
+    reports.filter(has=page.get_by_role("cell", name="cashier", exact=True)).get_by_role(
+        "link", name="Reconciliation"
+    ).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Window 2 report: cashier")
     expect(page.locator('[data-figure="closing-book"]')).to_have_text("49,000.00 EUR")
     expect(page.locator('[data-figure="counted"]')).to_have_text("49,000.00 EUR")
     expect(page.locator('[data-figure="variance"]')).to_have_text("0.00 EUR")
     expect(page.locator('[data-figure="book-agrees"]')).to_contain_text("agrees with the ledger's book at closing")
+    expect(page.locator('[data-figure="closed"]')).to_contain_text("handed over to cagesup")
     shot("window_report")
 
     mine = list(
@@ -272,8 +321,14 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
         "ApprovalRequested",
         "ChipsPurchaseReversed",  # made as hers, inside the supervisor's approval
         "ChipsPurchaseReversed",
-        "CageShiftClosed",
+        "ApprovalRequested",  # the close, for the incoming cashier's signature
+        "CageShiftClosed",  # made as hers, inside his signature
     ]
+    closed = Event.objects.get(type="CageShiftClosed")
+    assert closed.data["handover_to"] == "cagesup"
+    assert Event.objects.filter(type="ApprovalConfirmed", actor="cagesup", data__kind="cage_shift_close").exists()
+    taken = Event.objects.get(type="CageShiftOpened", actor="cagesup")
+    assert (taken.data["handover_event"], taken.data["handover_variance_cents"]) == (closed.position, 0)
     # 2,500.00 EUR is over the identity threshold: passed, her identity being on file.
     assert Event.objects.filter(type="AmlIdentityChecked", data__patron=patron).exists()
     assert not Event.objects.filter(type="AmlTransactionRefused").exists()

@@ -1,0 +1,172 @@
+"""A cashier window handed over (SHIFTS.md, cashier step 6: "count, sign with the incoming
+cashier"; step 1: the imprest counted "with the outgoing cashier; both sign; variances explained").
+
+A cashier picked ``cagesup`` in the close form's drop-down and the report said "handed over to
+cagesup", who never confirmed anything. Now a close handed over is the ``approvals`` act
+``cage_shift_close``: it waits (202) until the named incoming cashier confirms from his own
+session, and only then is the window closed with him as ``handover_to``; the service refuses a
+``handover_to`` given any other way (400). When he opens his window, his count is compared
+with the count handed over to him, and a difference needs its reason.
+"""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from approvals.models import Approval
+from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows
+from ledger.errors import InvalidInput
+from ledger.models import Event
+from staff.roles import Role
+from tests.conftest import approve, drawer_count, staff_clients
+
+pytestmark = pytest.mark.django_db
+
+STAFF = {"cash1": Role.CASHIER, "cash2": Role.CASHIER, "super1": Role.CAGE_SUPERVISOR, "pit1": Role.PIT_BOSS}
+# cash1's imprest: 50,000.00 EUR of cash, 50,000.00 EUR of chips.
+IMPREST = {"cash": {"50000": 100}, "chips": {"1000000": 5}}
+
+
+@pytest.fixture
+def clients(cage_float):
+    """The cage with its float; cash1's window open with ``IMPREST``."""
+    clients = staff_clients(STAFF)
+    opened = clients["cash1"].post("/api/cage/shifts/open", IMPREST, format="json")
+    assert opened.status_code == 201, opened.json()
+    return clients
+
+
+def _ask_close(clients, maker="cash1", **extra):
+    return clients[maker].post("/api/cage/shifts/close", IMPREST | extra, format="json")
+
+
+def _page_as(username: str, django_user_model) -> Client:
+    """A browser session of ``username`` (his own login)."""
+    client = Client()
+    client.force_login(django_user_model.objects.get(username=username))
+    return client
+
+
+def _closed() -> list[Event]:
+    return list(Event.objects.filter(type="CageShiftClosed"))
+
+
+def test_a_close_handed_over_waits_and_closes_nothing_until_the_incoming_confirms(clients):
+    asked = _ask_close(clients, handover_to="cash2")
+    assert asked.status_code == 202, asked.json()
+    approval = asked.json()["approval"]
+    assert (approval["kind"], approval["state"]) == ("cage_shift_close", "pending")
+    assert approval["waiting_for"] == [{"slot": "incoming", "roles": ["cashier", "cage_supervisor"], "user": "cash2"}]
+    assert _closed() == [] and "cash1" in open_windows()
+    # A second close of the same window while the first waits: 409 naming the window's cashier.
+    again = _ask_close(clients, handover_to="super1")
+    assert (again.status_code, again.json()["field"]) == (409, "cashier")
+
+
+def test_the_named_incoming_confirms_and_the_window_closes_handed_over_to_him(clients):
+    asked = _ask_close(clients, handover_to="cash2")
+    confirmed = approve(asked, clients["cash2"])
+    assert confirmed.status_code == 200, confirmed.json()
+    assert confirmed.json()["variance_cents"] == 0 and confirmed.json()["approval"]["state"] == "confirmed"
+    (closed,) = _closed()
+    assert (closed.actor, closed.data["handover_to"], closed.data["opened_by"]) == ("cash1", "cash2", "cash1")
+    assert "cash1" not in open_windows()
+
+
+def test_another_person_cannot_sign_for_the_incoming_cashier(clients):
+    asked = _ask_close(clients, handover_to="cash2")
+    approval = asked.json()["approval"]["id"]
+    for other in ("super1", "pit1"):  # a cage supervisor is not cash2 either
+        refused = clients[other].post(f"/api/approvals/{approval}/confirm", {}, format="json")
+        assert refused.status_code == 403, refused.json()
+        assert "cash2" in refused.json()["detail"]
+    assert _closed() == [] and Approval.objects.get(id=approval).state == Approval.State.PENDING
+
+
+def test_the_maker_cannot_confirm_his_own_handover_nor_hand_over_to_himself(clients):
+    asked = _ask_close(clients, handover_to="cash2")
+    own = clients["cash1"].post(f"/api/approvals/{asked.json()['approval']['id']}/confirm", {}, format="json")
+    assert own.status_code == 403
+    withdrawn = clients["cash1"].post(f"/api/approvals/{asked.json()['approval']['id']}/reject", {}, format="json")
+    assert withdrawn.status_code == 200 and withdrawn.json()["approval"]["state"] == "rejected"
+    to_himself = _ask_close(clients, handover_to="cash1")
+    assert to_himself.status_code == 403 and "segregation of duties" in to_himself.json()["detail"]
+    assert _closed() == []
+
+
+def test_the_incoming_must_hold_a_cage_role(clients):
+    refused = _ask_close(clients, handover_to="pit1")
+    assert refused.status_code == 403 and "taking over the cage" in refused.json()["detail"]
+    assert not Approval.objects.exists()
+
+
+def test_a_close_without_handover_is_the_cashiers_alone_and_at_once(clients):
+    closed = _ask_close(clients)
+    assert closed.status_code == 200 and closed.json()["variance_cents"] == 0
+    assert _closed()[0].data["handover_to"] is None and not Approval.objects.exists()
+
+
+def test_a_handover_named_directly_to_the_service_is_refused(clients):
+    with pytest.raises(InvalidInput) as refused:
+        cage_shift_close(**IMPREST, actor="cash1", handover_to="cash2")
+    assert refused.value.field == "handover_to"
+    assert "confirms the handover from his own session" in refused.value.message
+    assert _closed() == []
+
+
+def test_the_cage_page_asks_the_incoming_and_he_confirms_from_his_own_page(clients, django_user_model):
+    """The form's drop-down names who is asked; his own cage page shows the handover with a
+    Confirm button; the maker sees it waiting and may withdraw it."""
+    cashier = _page_as("cash1", django_user_model)
+    form = {"cash-50000": "100", "chips-1000000": "5", "handover_to": "cash2"}
+    asked = cashier.post(reverse("workstations:cage-shift-close"), form, follow=True)
+    assert asked.status_code == 200
+    assert "stays open until cash2 confirms the handover" in asked.content.decode()
+    assert _closed() == []
+    page = cashier.get(reverse("workstations:cage")).content.decode()
+    assert "waiting for cash2's signature" in page and "Withdraw the closing" in page
+    assert 'data-form="close"' not in page  # no second close while this one waits
+
+    incoming = _page_as("cash2", django_user_model)
+    page = incoming.get(reverse("workstations:cage")).content.decode()
+    assert 'data-section="handovers"' in page and "Confirm: I counted it with cash1" in page
+    approval = Approval.objects.get(kind="cage_shift_close")
+    signed = incoming.post(reverse("workstations:cage-decide", args=[approval.id, "confirm"]), follow=True)
+    assert "closed and handed over to you" in signed.content.decode()
+    (closed,) = _closed()
+    assert closed.data["handover_to"] == "cash2"
+    # His opening form now shows the count handed over to him.
+    assert 'data-figure="handed-over">100,000.00 EUR' in incoming.get(reverse("workstations:cage")).content.decode()
+
+
+def test_the_incoming_count_is_compared_with_the_count_handed_over(clients, django_user_model):
+    approve(_ask_close(clients, handover_to="cash2"), clients["cash2"])
+    (closed,) = _closed()
+    short = {"cash": {"50000": 99}, "chips": {"1000000": 5}}  # one 500 note less than handed over
+    refused = clients["cash2"].post("/api/cage/shifts/open", short, format="json")
+    assert (refused.status_code, refused.json()["field"]) == (400, "variance_reason")
+    assert "differs by -500.00 EUR from the 100,000.00 EUR cash1 handed over" in refused.json()["detail"]
+    opened = clients["cash2"].post(
+        "/api/cage/shifts/open", short | {"variance_reason": "kept back in the main bank"}, format="json"
+    )
+    assert opened.status_code == 201, opened.json()
+    assert (opened.json()["handover_variance_cents"], opened.json()["handover_event"]) == (-50_000, closed.position)
+    event = Event.objects.get(position=opened.json()["event"])
+    assert (event.data["handover_from"], event.data["variance_reason"]) == ("cash1", "kept back in the main bank")
+    report = _page_as("cash2", django_user_model).get(reverse("workstations:cage-shift", args=[event.position]))
+    html = report.content.decode()
+    assert 'data-figure="handover-variance">-500.00 EUR' in html
+    assert 'data-figure="handover-reason">kept back in the main bank' in html
+
+
+def test_the_same_count_as_handed_over_needs_no_reason_and_others_are_not_compared(clients):
+    approve(_ask_close(clients, handover_to="cash2"), clients["cash2"])
+    matched = clients["cash2"].post("/api/cage/shifts/open", IMPREST, format="json")
+    assert matched.status_code == 201 and matched.json()["handover_variance_cents"] == 0
+    # super1 was handed nothing: his opening is compared with nothing.
+    mine = cage_shift_open(cash={"50000": 10}, chips={}, actor="super1")
+    assert mine["handover_variance_cents"] is None and mine["handover_event"] is None
+    # cash2's next opening (after his own end-of-day close) is not compared again.
+    cage_shift_close(**drawer_count(open_windows()["cash2"].data["window"]), actor="cash2")
+    again = cage_shift_open(cash={"50000": 1}, chips={}, actor="cash2")
+    assert again["handover_variance_cents"] is None
