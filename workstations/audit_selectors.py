@@ -19,8 +19,9 @@ from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.export.writer import NOT_SEALED
-from ledger.models import AuditEntry, Event, Posting
+from ledger.models import AuditEntry, Event, Posting, ProjectionCheckpoint
 from ledger.seal import SEAL_EVENT, seal_key
+from patrons.models import Patron
 
 # The exception view's kinds: the exception log's (``audit.exceptions``), label and event types.
 EXCEPTION_KINDS = KINDS
@@ -148,8 +149,34 @@ def default_day() -> date | None:
 
 
 # The event list's filters (``?name=value``), each an exact match but ``type``, ``table`` (comma
-# lists) and ``account`` (an account, or every account under ``prefix:`` when it ends so).
-EVENT_FILTERS = ("gaming_day", "since", "until", "from", "to", "table", "type", "account", "stream")
+# lists), ``account`` (an account and its sub-accounts, or every account under ``prefix:`` when it
+# ends so) and ``patron`` (a patron's code, or part of his name).
+EVENT_FILTERS = ("gaming_day", "since", "until", "from", "to", "table", "type", "account", "stream", "patron")
+# At most this many patrons match a part of a name (a filter, not a registry search).
+PATRONS_MATCHED = 50
+
+
+def patron_codes(text: str) -> list[str]:
+    """The patron codes ``text`` names: the patron of that code (any case), else those whose
+    name holds it (at most ``PATRONS_MATCHED``), by code."""
+    text = text.strip()
+    exact = Patron.objects.filter(code__iexact=text).values_list("code", flat=True).first()
+    if exact:
+        return [exact]
+    named = Patron.objects.filter(name__icontains=text).order_by("code").values_list("code", flat=True)
+    return list(named[:PATRONS_MATCHED])
+
+
+def patron_names(codes: list[str]) -> dict[str, str]:
+    """``{code: "Jeanne Martin (P00012)"}``: patrons by name, code second (the code alone without a name)."""
+    names = dict(Patron.objects.filter(code__in=codes).values_list("code", "name"))
+    return {code: f"{names[code]} ({code})" if names.get(code) else code for code in codes}
+
+
+def event_types(day: str | None = None) -> list[str]:
+    """The event types present in the ledger (on gaming ``day``, YYYY-MM-DD, when given), by name."""
+    events = Event.objects.filter(gaming_day=day) if day else Event.objects.all()
+    return sorted(events.order_by().values_list("type", flat=True).distinct())
 
 
 def event_list(filters: dict[str, str]):
@@ -180,9 +207,26 @@ def event_list(filters: dict[str, str]):
             Q(data__table__in=tables) | Q(position__in=AuditEntry.objects.filter(table__in=tables).values("position"))
         )
     if account := filters.get("account"):
-        by = {"account__startswith": account} if account.endswith(":") else {"account": account}
-        postings = Posting.objects.filter(**by)
-        events = events.filter(position__in=postings.values("event_id"))
+        # ``patron:P00024`` is the patron's every account (``:chips``, ``:front_money``, …).
+        by = Q(account__startswith=account) if account.endswith(":") else Q(account=account)
+        if not account.endswith(":"):
+            by |= Q(account__startswith=f"{account}:")
+        events = events.filter(position__in=Posting.objects.filter(by).values("event_id"))
+    if filters.get("patron"):
+        # Every event touching one of his accounts, or naming him (the audit projection's
+        # patron timeline: bets, settlements, AML decisions, …).
+        codes = patron_codes(filters["patron"])
+        accounts_of = Q(pk__in=[])
+        for code in codes:
+            accounts_of |= Q(account__startswith=f"patron:{code}:")
+        # The projection may lag the ledger by a few events: those past its checkpoint are read
+        # from their data.
+        projected = ProjectionCheckpoint.objects.filter(name="audit").values_list("position", flat=True).first() or 0
+        events = events.filter(
+            Q(position__in=AuditEntry.objects.filter(patron__in=codes).values("position"))
+            | Q(position__in=Posting.objects.filter(accounts_of).values("event_id"))
+            | Q(position__gt=projected, data__patron__in=codes)
+        )
     return events.order_by("position").prefetch_related("postings")
 
 

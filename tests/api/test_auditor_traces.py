@@ -1,0 +1,97 @@
+"""An auditor's day on the audit workstation's pages: he traces a patron through the event
+list (a form, a ``patron=`` filter, patron codes as links), reads coups by their number at
+their table, bets, rules and staff changes in words, the same drop and fills on the pages that
+link to each other, the site's public key, and the bounds of a gaming day."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from games.services.bets import bet_place
+from games.services.colour_chips import colour_chips_buy
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_buy_in
+from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
+from ledger.projections import catch_up
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, make_patron
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def auditor(client, django_user_model):
+    user = django_user_model.objects.create_user(username="aud1", password="x")
+    grant(user, Role.AUDITOR)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def played(table):
+    """R1: a patron's 300.00 EUR buy-in, a coup with his even-chance bet and an announced
+    finale en plein 0, the ball on 2. Returns ``(patron, coup id)``."""
+    patron = make_patron(10_000)
+    table_buy_in(code="R1", patron=patron, amount_cents=30_000, actor=ACTOR)
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    bet_place(
+        round_id=coup, patron=patron, stake_cents=2_000, bet={"type": "chance_simple", "chance": "rouge"}, actor=ACTOR
+    )
+    colour_chips_buy(table="R1", patron=patron, chips=20, unit_value_cents=500, actor=ACTOR)
+    finale = {"name": "finale_en_plein_0"}
+    bet_place(round_id=coup, patron=patron, stake_cents=500, chips="colour", announce=finale, actor=ACTOR)
+    round_close_bets(round_id=coup, actor=ACTOR)
+    round_record_result(round_id=coup, number=2, actor=ACTOR)
+    return patron, coup
+
+
+def _text(response) -> str:
+    html = re.sub(r"<style>.*?</style>", "", response.content.decode(), flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def _count(response) -> str:
+    return re.search(r'data-figure="count"[^>]*>([^<]+)<', response.content.decode()).group(1)
+
+
+def _touching(code: str) -> set[int]:
+    """The events naming patron ``code`` or moving money on one of his accounts."""
+    return {
+        e.position
+        for e in Event.objects.prefetch_related("postings")
+        if e.data.get("patron") == code or any(p.account.startswith(f"patron:{code}:") for p in e.postings.all())
+    }
+
+
+def test_the_event_list_traces_a_patron_by_code_name_or_account(auditor, played):
+    patron, _ = played
+    url = reverse("workstations:audit-events")
+    expected = _touching(patron)
+    assert len(expected) > 5
+    # Found past the audit projection's checkpoint (it lags the ledger), then through it.
+    assert _count(auditor.get(url, {"patron": patron})) == f"{len(expected)} events"
+    catch_up("audit")
+    by_code = auditor.get(url, {"patron": patron})
+    assert _count(by_code) == f"{len(expected)} events"
+    assert "patron Test Patron (" in _text(by_code)
+    assert _count(auditor.get(url, {"patron": "test patr"})) == f"{len(expected)} events"
+    # His account without its sub-account: every account of his (chips and colour chips here).
+    moved = Event.objects.filter(postings__account__startswith=f"patron:{patron}:").distinct().count()
+    assert _count(auditor.get(url, {"account": f"patron:{patron}"})) == f"{moved} events"
+    assert _count(auditor.get(url, {"account": f"patron:{patron}:chips"})) != "0 events"
+
+
+def test_the_event_list_has_a_filter_form_and_patron_codes_are_links(auditor, played):
+    patron, _ = played
+    day = current_gaming_day().isoformat()
+    page = auditor.get(reverse("workstations:audit-events"), {"gaming_day": day, "from": "1"})
+    html = page.content.decode()
+    start = html.index('data-section="event-filters"')
+    form = html[start : html.index("</form>", start)]
+    for name in ("gaming_day", "patron", "table", "type"):
+        assert f'name="{name}"' in form
+    assert '<option value="CashBuyIn">Cash buy in</option>' in form
+    assert '<input type="hidden" name="from" value="1">' in form  # the other filters are kept
+    assert f'href="{reverse("workstations:audit-events")}?patron={patron}" data-link="patron">{patron}</a>' in html
