@@ -12,7 +12,7 @@ from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
 from core.ids import uuid_of
-from dashboard.selectors import event_line
+from dashboard.selectors import day_number, event_line, first_numbers_of_day
 from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
@@ -295,11 +295,16 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
 def money_moved(event: Event) -> int | None:
     """The amount an event's line is about, in cents: its own ``amount_cents`` when it names one
     (a sale of 150 EUR moved 150 EUR, though its legs debit the cash, the patron's chips and the
-    window's drawer); else the sum of its debits outside the windows' subsidiary drawers, which
-    only repeat the cage's control accounts. None when it moved no money."""
-    own = event.data.get("amount_cents") if isinstance(event.data, dict) else None
+    window's drawer); a drop count's amount counted (``counted_cents``, the drop the daily report
+    shows: its legs debit the cage's cash with it and over/short with the variance, which
+    ``event_row`` gives apart); else the sum of its debits outside the windows' subsidiary
+    drawers, which only repeat the cage's control accounts. None when it moved no money."""
+    data = event.data if isinstance(event.data, dict) else {}
+    own = data.get("amount_cents")
     if type(own) is int:
         return own
+    if event.type == "DropCounted" and type(data.get("counted_cents")) is int:
+        return data["counted_cents"]
     debits = [
         p.amount_cents
         for p in event.postings.all()
@@ -310,8 +315,11 @@ def money_moved(event: Event) -> int | None:
 
 def event_row(event: Event) -> dict:
     """One line of the event list: ``{"position", "at", "day", "type", "line", "stream", "actor",
-    "amount_cents"}`` (``amount_cents``: ``money_moved``; None when none)."""
+    "amount_cents", "variance_cents"}`` (``amount_cents``: ``money_moved``; None when none;
+    ``variance_cents``: a count's variance against the book, None when none)."""
+    variance = event.data.get("variance_cents") if isinstance(event.data, dict) else None
     return {
+        "variance_cents": variance if type(variance) is int and variance else None,
         "position": event.position,
         "at": event.occurred_at,
         "day": event.gaming_day,
@@ -321,6 +329,31 @@ def event_row(event: Event) -> dict:
         "actor": event.actor,
         "amount_cents": money_moved(event),
     }
+
+
+def coup_title(round_id: object) -> str | None:
+    """``"Coup 3 at R1"``: a coup by its number within its table's gaming day (the day stamped
+    on its opening, as the pit's pages count), None for an id of no coup."""
+    try:
+        key = uuid_of(round_id) if isinstance(round_id, str) else None
+    except ValueError:
+        key = None
+    coup = Round.objects.select_related("table").filter(pk=key).first() if key is not None else None
+    if coup is None:
+        return None
+    opened = Event.objects.filter(stream=f"round/{coup.id}", version=1).values_list("gaming_day", flat=True).first()
+    first = first_numbers_of_day([coup.table_id], opened).get(coup.table_id) if opened else None
+    return f"Coup {day_number(coup.number, first)} at {coup.table.code}"
+
+
+def stream_title(stream: str, titles: dict[str, str] | None = None) -> str:
+    """A stream as people name it: a coup's (``round/<id>``) ``Coup 3 at R1``, any other as it
+    is. ``titles``: those already made, kept for the next line of the same stream."""
+    titles = {} if titles is None else titles
+    if stream not in titles:
+        kind, _, key = stream.partition("/")
+        titles[stream] = (coup_title(key) if kind == "round" else None) or stream
+    return titles[stream]
 
 
 # What the event page shows for the value of a card still face down in play.
@@ -341,7 +374,9 @@ def _round_over(event: Event) -> bool:
 
 def event_trail(position: int) -> dict:
     """An event and its trail: the event (all fields), the events of its stream, those of its
-    correlation, and what caused it / what it caused, and ``line``: what the event says, in
+    correlation, and what caused it / what it caused (each with its stream's ``title``:
+    ``stream_title``), ``title`` its own stream's, ``coup`` the title of the coup its data
+    names (None: none), ``correlation`` that of the coup its correlation id is, and ``line``: what the event says, in
     words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
     its coup is in play (the stored event is untouched); ``hash``, ``prev_hash`` and each trail
@@ -364,7 +399,13 @@ def event_trail(position: int) -> dict:
     for line in trail:
         line.shown_hash = line.hash if withheld.hash_shown(line.position, hashes_from) else withheld.HASH_WITHHELD
     shown = withheld.hash_shown(event.position, hashes_from)
+    titles: dict[str, str] = {}
+    for line in trail:
+        line.title = stream_title(line.stream, titles)
     return {
+        "title": stream_title(event.stream, titles),
+        "coup": coup_title(event.data.get("round")) if isinstance(event.data, dict) else None,
+        "correlation": coup_title(event.correlation_id) if event.correlation_id else None,
         "event": event,
         "hash": event.hash if shown else withheld.HASH_WITHHELD,
         "prev_hash": event.prev_hash if shown else withheld.HASH_WITHHELD,

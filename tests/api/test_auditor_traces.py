@@ -95,3 +95,68 @@ def test_the_event_list_has_a_filter_form_and_patron_codes_are_links(auditor, pl
     assert '<option value="CashBuyIn">Cash buy in</option>' in form
     assert '<input type="hidden" name="from" value="1">' in form  # the other filters are kept
     assert f'href="{reverse("workstations:audit-events")}?patron={patron}" data-link="patron">{patron}</a>' in html
+
+
+def test_a_coup_is_titled_by_its_number_at_its_table_not_its_id(auditor, played):
+    _, coup = played
+    bet = Event.objects.filter(type="BetPlaced").first()
+    page = auditor.get(reverse("workstations:audit-event", args=[bet.position]))
+    html = page.content.decode()
+    title = re.search(r"<h1>(.*?)</h1>", html, re.S).group(1)
+    assert "Coup 1 at R1" in title
+    assert coup not in title
+    trail = html[html.index('data-section="trail"') :]
+    assert ">Coup 1 at R1<" in trail
+    # The id at most as small secondary text beside the title.
+    assert re.findall(rf"<[^<]*>{coup}<", html) == [f'<small class="meta hash">{coup}<'] * html.count(f">{coup}<")
+
+
+def test_bets_rules_and_staff_changes_read_in_words_never_their_codes_or_digests(auditor, played):
+    url = reverse("workstations:audit-events")
+    day = current_gaming_day().isoformat()
+    listed = _text(auditor.get(url, {"gaming_day": day, "type": "BetPlaced"}))
+    assert "part of the announced finale en plein 0" in listed
+    finale = Event.objects.filter(type="BetPlaced", data__announce="finale_en_plein_0").first()
+    settled = Event.objects.filter(type="BetSettled").first()
+    for event in (finale, settled):
+        text = _text(auditor.get(reverse("workstations:audit-event", args=[event.position])))
+        assert "finale_en_plein" not in text and "la_partage" not in text
+    assert "la partage" in _text(auditor.get(reverse("workstations:audit-event", args=[settled.position])))
+    created = Event.objects.filter(type="StaffUserChanged", data__has_key="password_digest").first()
+    for page in (
+        auditor.get(reverse("workstations:audit-event", args=[created.position])),
+        auditor.get(url, {"type": "StaffUserChanged"}),
+    ):
+        assert "password set or changed" in _text(page)
+        assert created.data["password_digest"] not in page.content.decode()
+
+
+def test_a_voisins_bet_names_the_number_in_its_middle():
+    from games.rules.event_words import line
+
+    data = {"patron": "P00001", "stake_cents": 500, "position": {"type": "plein", "numbers": [32]}, "chips": "colour"}
+    said = line("BetPlaced", data | {"announce": "voisins", "announce_number": 17})
+    assert said.endswith("part of the announced voisins of 17")
+    assert line("BetPlaced", data | {"announce": "orphelins_en_plein"}).endswith("announced orphelins en plein")
+
+
+def test_the_drop_count_list_shows_the_drop_as_counted_with_its_variance_apart(auditor, played, django_user_model):
+    from cashier.reports import table_games_daily_report
+    from cashier.services.count_room import drop_box_remove, drop_count
+
+    for name in ("count1", "count2"):
+        grant(django_user_model.objects.create_user(username=name, password="x"), Role.COUNT_TEAM)
+    day = current_gaming_day()
+    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
+    (r1,) = [
+        r
+        for r in table_games_daily_report(day)["rows"]
+        if r["level"] == "table" and r["key"] == "R1" and r["period"] == "day"
+    ]
+    assert r1["drop_cents"] == 25_000
+    listed = auditor.get(reverse("workstations:audit-events"), {"gaming_day": day.isoformat(), "type": "DropCounted"})
+    row = listed.content.decode().split('data-section="events"')[1]
+    money = re.search(r'<td class="num">([^<]+)<br><small data-figure="variance">([^<]+)</small>', row)
+    assert money is not None
+    assert money.groups() == ("250.00 EUR", "variance -50.00 EUR")
