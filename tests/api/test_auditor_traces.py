@@ -160,3 +160,23 @@ def test_the_drop_count_list_shows_the_drop_as_counted_with_its_variance_apart(a
     money = re.search(r'<td class="num">([^<]+)<br><small data-figure="variance">([^<]+)</small>', row)
     assert money is not None
     assert money.groups() == ("250.00 EUR", "variance -50.00 EUR")
+
+
+def test_fills_in_transit_reconcile_the_cage_report_with_the_daily_report(auditor, table, django_user_model):
+    from cashier.services.slips import slip_accept, slip_issue, slip_request
+    from tests.conftest import SHIFT_CASHIER
+
+    for name, role in {"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "run1": Role.RUNNER}.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
+    accepted = slip_request(kind="fill", table="R1", denominations={"10000": 7}, actor="pit1")["serial"]
+    slip_issue(kind="fill", serial=accepted, runner="run1", actor=SHIFT_CASHIER)
+    slip_accept(kind="fill", serial=accepted, actor="pit2")
+    carried = slip_request(kind="fill", table="R1", denominations={"10000": 5}, actor="pit1")["serial"]
+    slip_issue(kind="fill", serial=carried, runner="run1", actor=SHIFT_CASHIER)
+    day = current_gaming_day().isoformat()
+    cage = auditor.get(reverse("workstations:report", args=["cage-accountability"]), {"gaming_day": day})
+    cage_text = _text(cage)
+    assert "Fills to the tables -1,200.00 EUR" in cage_text
+    assert "of which in transit (issued, not yet accepted at the table) -500.00 EUR" in cage_text
+    daily = _text(auditor.get(reverse("workstations:report", args=["table-games"]), {"gaming_day": day}))
+    assert "Fills issued this day, not yet accepted at a table: 500.00 EUR" in daily

@@ -42,6 +42,12 @@ def local(moment) -> str:
 
 
 @register.filter
+def negate(cents):
+    """``500`` → ``-500``: an amount out of the cage, as its movements are signed."""
+    return None if cents is None or cents == "" else -int(cents)
+
+
+@register.filter
 def count(number) -> str:
     """A count of things with thousands separated: ``15330`` → ``15,330``."""
     return "—" if number is None or number == "" else f"{int(number):,}"
