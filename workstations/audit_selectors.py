@@ -11,6 +11,7 @@ from datetime import date
 from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
+from cashier.services.pit_shift import gaming_day_bounds
 from core.ids import uuid_of
 from dashboard.selectors import day_number, event_line, first_numbers_of_day
 from games.models import Round
@@ -95,6 +96,19 @@ def gaming_days(limit: int = 60) -> list[dict]:
             entry["later_query"] = {"gaming_day": day.isoformat(), "from": last + 1}
         days.append(entry)
     return days
+
+
+def site_key() -> dict:
+    """The site's signing key as the auditor checks an export against it (``ledger.signing``;
+    ``manage.py ledger public-key`` prints the same): ``{"public_key"`` (64 hex digits),
+    ``"key_id"`` (its fingerprint), ``"development"``: a development key, public, proves nothing}``."""
+    key = signing.signing_key()
+    return {"public_key": key.public_key, "key_id": key.key_id, "development": key.kind == "development"}
+
+
+def day_bounds(day: date) -> tuple:
+    """The start and end of gaming ``day`` (UTC-aware; the casino's zone and start hour)."""
+    return gaming_day_bounds(day)
 
 
 def gaming_day(day: date) -> dict | None:

@@ -180,3 +180,30 @@ def test_fills_in_transit_reconcile_the_cage_report_with_the_daily_report(audito
     assert "of which in transit (issued, not yet accepted at the table) -500.00 EUR" in cage_text
     daily = _text(auditor.get(reverse("workstations:report", args=["table-games"]), {"gaming_day": day}))
     assert "Fills issued this day, not yet accepted at a table: 500.00 EUR" in daily
+
+
+def test_the_audit_pages_show_the_sites_public_key_and_a_development_key_in_red(auditor, played):
+    from ledger import signing
+
+    key = signing.signing_key()
+    day = current_gaming_day().isoformat()
+    for page in (
+        auditor.get(reverse("workstations:audit-days")),
+        auditor.get(reverse("workstations:audit-day", args=[day])),
+    ):
+        html = page.content.decode()
+        assert f'data-figure="public-key">{key.public_key}<' in html
+        assert f'data-figure="key-id">{key.key_id}<' in html
+        if key.kind == "development":
+            assert '<strong class="win-neg" data-figure="development-key">development key' in html
+
+
+def test_the_day_page_states_the_bounds_of_the_gaming_day(auditor, played, settings):
+    day = current_gaming_day()
+    text = _text(auditor.get(reverse("workstations:audit-day", args=[day.isoformat()])))
+    start = settings.GAMING_DAY_START
+    bounds = re.search(
+        rf"Gaming day {day.isoformat()}: {start} (CET|CEST) (\d+) (\w+) to {start} (CET|CEST) (\d+) (\w+)\.", text
+    )
+    assert bounds is not None, text[:400]
+    assert int(bounds.group(2)) == day.day and bounds.group(3) == day.strftime("%b")

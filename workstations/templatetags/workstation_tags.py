@@ -48,6 +48,13 @@ def negate(cents):
 
 
 @register.filter
+def local_bound(moment) -> str:
+    """A gaming day's bound in the casino's zone, hour first: ``06:00 CET 5 Dec``."""
+    at = moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    return f"{at:%H:%M %Z} {at.day} {at:%b}"
+
+
+@register.filter
 def count(number) -> str:
     """A count of things with thousands separated: ``15330`` → ``15,330``."""
     return "—" if number is None or number == "" else f"{int(number):,}"
