@@ -98,6 +98,19 @@ def _sum_amounts(event_type: str, table: str, start: date, end: date) -> int:
     return sum(events.values_list("data__amount_cents", flat=True))
 
 
+def fills_in_transit_cents(day: date) -> int:
+    """The fills issued on gaming day ``day`` that no table had accepted (nor the cage voided) by
+    its end: their chips left the cage (the cage's fills of the day count them) but are not in a
+    tray yet (the tables' fills count a fill when it is accepted). The two reconcile by it."""
+    issued = list(Event.objects.filter(type="FillIssued", gaming_day=day, data__in_transit=True))
+    ended = set(
+        Event.objects.filter(
+            type__in=["FillDelivered", "FillVoided"], gaming_day__lte=day, stream__in=[e.stream for e in issued]
+        ).values_list("stream", flat=True)
+    )
+    return sum(e.data["amount_cents"] for e in issued if e.stream not in ended)
+
+
 def _live_counts(table: str | None, start: date, end: date) -> list[Event]:
     """``DropCounted`` events for boxes of gaming days in [start, end] that no reversal cancelled."""
     counts = Event.objects.filter(type__in=["DropCounted", "DropCountReversed"])

@@ -35,7 +35,10 @@ EVENT_FILTER_LABELS = {
     "type": "event type",
     "account": "account",
     "stream": "stream",
+    "patron": "patron",
 }
+# Filters the form shows; the others (links from a report or a day's page) ride along hidden.
+FORM_FILTERS = ("gaming_day", "patron", "table", "type")
 
 
 def _event_filters(query) -> tuple[dict[str, str], str]:
@@ -63,6 +66,11 @@ def _filter_words(name: str, value: str) -> str:
         return " or ".join(play.event_words(t) for t in value.split(","))
     if name in ("from", "to"):
         return f"{int(value):,}"
+    if name == "patron":
+        codes = audit_selectors.patron_codes(value)
+        if not codes:
+            return f"{value} (no such patron)"
+        return ", ".join(audit_selectors.patron_names(codes).values())
     return value.replace(",", ", ")
 
 
@@ -70,8 +78,10 @@ def _filter_words(name: str, value: str) -> str:
 @audit_only
 def events(request):
     """The ledger's events behind a figure: filtered by gaming day (or days), positions,
-    table, event type, account or stream (``audit_selectors.event_list``), ``EVENTS_PER_PAGE``
-    a page, each linked to its trail. A filter that is not well formed is a 400 that names it."""
+    table, event type, account, stream or patron (``audit_selectors.event_list``),
+    ``EVENTS_PER_PAGE`` a page, each linked to its trail; a form sets the gaming day, patron,
+    table and type (a choice of the types present that day, in words). A filter that is not
+    well formed is a 400 that names it."""
     filters, error = _event_filters(request.GET)
     rows = audit_selectors.event_list(filters) if filters and not error else Event.objects.none()
     page = Paginator(rows, EVENTS_PER_PAGE).get_page(request.GET.get("page"))
@@ -89,7 +99,27 @@ def events(request):
             ],
             "previous_query": _with_page(query, page.number - 1),
             "next_query": _with_page(query, page.number + 1),
-            "error": error or ("" if filters else "Choose what to list: a gaming day, a table, an account…"),
+            "error": error or ("" if filters else "Choose what to list: a gaming day, a patron, a table, a type…"),
+            "form": _form(request.GET, filters),
         },
         status=400 if error else 200,
     )
+
+
+def _form(query, filters: dict[str, str]) -> dict:
+    """The filter form: the values asked (as typed, even a bad one), the days to choose from,
+    the event types present on the chosen day (else in the ledger) in words, and the other
+    filters of the list as hidden fields (kept when the form is sent again)."""
+    asked = {name: (query.get(name) or "").strip()[:200] for name in FORM_FILTERS}
+    day = filters.get("gaming_day")
+    chosen = set(asked["type"].split(",")) if asked["type"] else set()
+    types = sorted(set(audit_selectors.event_types(day)) | chosen, key=play.event_words)
+    days = [d["day"].isoformat() for d in audit_selectors.day_states()]
+    return {
+        **asked,
+        "days": days if not asked["gaming_day"] or asked["gaming_day"] in days else [asked["gaming_day"], *days],
+        # A report's link may ask for several types at once: one choice of its own, kept.
+        "types": [(t, play.event_words(t).capitalize(), t == asked["type"]) for t in types],
+        "several_types": _filter_words("type", asked["type"]).capitalize() if len(chosen) > 1 else "",
+        "hidden": [(name, value) for name, value in filters.items() if name not in FORM_FILTERS],
+    }

@@ -11,16 +11,18 @@ from datetime import date
 from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
+from cashier.services.pit_shift import gaming_day_bounds
 from core.ids import uuid_of
-from dashboard.selectors import event_line
+from dashboard.selectors import day_number, event_line, first_numbers_of_day
 from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
 from ledger.export.writer import NOT_SEALED
-from ledger.models import AuditEntry, Event, Posting
+from ledger.models import AuditEntry, Event, Posting, ProjectionCheckpoint
 from ledger.seal import SEAL_EVENT, seal_key
+from patrons.models import Patron
 
 # The exception view's kinds: the exception log's (``audit.exceptions``), label and event types.
 EXCEPTION_KINDS = KINDS
@@ -96,6 +98,19 @@ def gaming_days(limit: int = 60) -> list[dict]:
     return days
 
 
+def site_key() -> dict:
+    """The site's signing key as the auditor checks an export against it (``ledger.signing``;
+    ``manage.py ledger public-key`` prints the same): ``{"public_key"`` (64 hex digits),
+    ``"key_id"`` (its fingerprint), ``"development"``: a development key, public, proves nothing}``."""
+    key = signing.signing_key()
+    return {"public_key": key.public_key, "key_id": key.key_id, "development": key.kind == "development"}
+
+
+def day_bounds(day: date) -> tuple:
+    """The start and end of gaming ``day`` (UTC-aware; the casino's zone and start hour)."""
+    return gaming_day_bounds(day)
+
+
 def gaming_day(day: date) -> dict | None:
     return next((d for d in gaming_days(limit=10_000) if d["day"] == day), None)
 
@@ -148,8 +163,34 @@ def default_day() -> date | None:
 
 
 # The event list's filters (``?name=value``), each an exact match but ``type``, ``table`` (comma
-# lists) and ``account`` (an account, or every account under ``prefix:`` when it ends so).
-EVENT_FILTERS = ("gaming_day", "since", "until", "from", "to", "table", "type", "account", "stream")
+# lists), ``account`` (an account and its sub-accounts, or every account under ``prefix:`` when it
+# ends so) and ``patron`` (a patron's code, or part of his name).
+EVENT_FILTERS = ("gaming_day", "since", "until", "from", "to", "table", "type", "account", "stream", "patron")
+# At most this many patrons match a part of a name (a filter, not a registry search).
+PATRONS_MATCHED = 50
+
+
+def patron_codes(text: str) -> list[str]:
+    """The patron codes ``text`` names: the patron of that code (any case), else those whose
+    name holds it (at most ``PATRONS_MATCHED``), by code."""
+    text = text.strip()
+    exact = Patron.objects.filter(code__iexact=text).values_list("code", flat=True).first()
+    if exact:
+        return [exact]
+    named = Patron.objects.filter(name__icontains=text).order_by("code").values_list("code", flat=True)
+    return list(named[:PATRONS_MATCHED])
+
+
+def patron_names(codes: list[str]) -> dict[str, str]:
+    """``{code: "Jeanne Martin (P00012)"}``: patrons by name, code second (the code alone without a name)."""
+    names = dict(Patron.objects.filter(code__in=codes).values_list("code", "name"))
+    return {code: f"{names[code]} ({code})" if names.get(code) else code for code in codes}
+
+
+def event_types(day: str | None = None) -> list[str]:
+    """The event types present in the ledger (on gaming ``day``, YYYY-MM-DD, when given), by name."""
+    events = Event.objects.filter(gaming_day=day) if day else Event.objects.all()
+    return sorted(events.order_by().values_list("type", flat=True).distinct())
 
 
 def event_list(filters: dict[str, str]):
@@ -180,9 +221,26 @@ def event_list(filters: dict[str, str]):
             Q(data__table__in=tables) | Q(position__in=AuditEntry.objects.filter(table__in=tables).values("position"))
         )
     if account := filters.get("account"):
-        by = {"account__startswith": account} if account.endswith(":") else {"account": account}
-        postings = Posting.objects.filter(**by)
-        events = events.filter(position__in=postings.values("event_id"))
+        # ``patron:P00024`` is the patron's every account (``:chips``, ``:front_money``, …).
+        by = Q(account__startswith=account) if account.endswith(":") else Q(account=account)
+        if not account.endswith(":"):
+            by |= Q(account__startswith=f"{account}:")
+        events = events.filter(position__in=Posting.objects.filter(by).values("event_id"))
+    if filters.get("patron"):
+        # Every event touching one of his accounts, or naming him (the audit projection's
+        # patron timeline: bets, settlements, AML decisions, …).
+        codes = patron_codes(filters["patron"])
+        accounts_of = Q(pk__in=[])
+        for code in codes:
+            accounts_of |= Q(account__startswith=f"patron:{code}:")
+        # The projection may lag the ledger by a few events: those past its checkpoint are read
+        # from their data.
+        projected = ProjectionCheckpoint.objects.filter(name="audit").values_list("position", flat=True).first() or 0
+        events = events.filter(
+            Q(position__in=AuditEntry.objects.filter(patron__in=codes).values("position"))
+            | Q(position__in=Posting.objects.filter(accounts_of).values("event_id"))
+            | Q(position__gt=projected, data__patron__in=codes)
+        )
     return events.order_by("position").prefetch_related("postings")
 
 
@@ -251,11 +309,16 @@ def exceptions(day: date, kind: str | None = None, table: str | None = None, per
 def money_moved(event: Event) -> int | None:
     """The amount an event's line is about, in cents: its own ``amount_cents`` when it names one
     (a sale of 150 EUR moved 150 EUR, though its legs debit the cash, the patron's chips and the
-    window's drawer); else the sum of its debits outside the windows' subsidiary drawers, which
-    only repeat the cage's control accounts. None when it moved no money."""
-    own = event.data.get("amount_cents") if isinstance(event.data, dict) else None
+    window's drawer); a drop count's amount counted (``counted_cents``, the drop the daily report
+    shows: its legs debit the cage's cash with it and over/short with the variance, which
+    ``event_row`` gives apart); else the sum of its debits outside the windows' subsidiary
+    drawers, which only repeat the cage's control accounts. None when it moved no money."""
+    data = event.data if isinstance(event.data, dict) else {}
+    own = data.get("amount_cents")
     if type(own) is int:
         return own
+    if event.type == "DropCounted" and type(data.get("counted_cents")) is int:
+        return data["counted_cents"]
     debits = [
         p.amount_cents
         for p in event.postings.all()
@@ -266,8 +329,11 @@ def money_moved(event: Event) -> int | None:
 
 def event_row(event: Event) -> dict:
     """One line of the event list: ``{"position", "at", "day", "type", "line", "stream", "actor",
-    "amount_cents"}`` (``amount_cents``: ``money_moved``; None when none)."""
+    "amount_cents", "variance_cents"}`` (``amount_cents``: ``money_moved``; None when none;
+    ``variance_cents``: a count's variance against the book, None when none)."""
+    variance = event.data.get("variance_cents") if isinstance(event.data, dict) else None
     return {
+        "variance_cents": variance if type(variance) is int and variance else None,
         "position": event.position,
         "at": event.occurred_at,
         "day": event.gaming_day,
@@ -277,6 +343,31 @@ def event_row(event: Event) -> dict:
         "actor": event.actor,
         "amount_cents": money_moved(event),
     }
+
+
+def coup_title(round_id: object) -> str | None:
+    """``"Coup 3 at R1"``: a coup by its number within its table's gaming day (the day stamped
+    on its opening, as the pit's pages count), None for an id of no coup."""
+    try:
+        key = uuid_of(round_id) if isinstance(round_id, str) else None
+    except ValueError:
+        key = None
+    coup = Round.objects.select_related("table").filter(pk=key).first() if key is not None else None
+    if coup is None:
+        return None
+    opened = Event.objects.filter(stream=f"round/{coup.id}", version=1).values_list("gaming_day", flat=True).first()
+    first = first_numbers_of_day([coup.table_id], opened).get(coup.table_id) if opened else None
+    return f"Coup {day_number(coup.number, first)} at {coup.table.code}"
+
+
+def stream_title(stream: str, titles: dict[str, str] | None = None) -> str:
+    """A stream as people name it: a coup's (``round/<id>``) ``Coup 3 at R1``, any other as it
+    is. ``titles``: those already made, kept for the next line of the same stream."""
+    titles = {} if titles is None else titles
+    if stream not in titles:
+        kind, _, key = stream.partition("/")
+        titles[stream] = (coup_title(key) if kind == "round" else None) or stream
+    return titles[stream]
 
 
 # What the event page shows for the value of a card still face down in play.
@@ -297,7 +388,9 @@ def _round_over(event: Event) -> bool:
 
 def event_trail(position: int) -> dict:
     """An event and its trail: the event (all fields), the events of its stream, those of its
-    correlation, and what caused it / what it caused, and ``line``: what the event says, in
+    correlation, and what caused it / what it caused (each with its stream's ``title``:
+    ``stream_title``), ``title`` its own stream's, ``coup`` the title of the coup its data
+    names (None: none), ``correlation`` that of the coup its correlation id is, and ``line``: what the event says, in
     words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
     its coup is in play (the stored event is untouched); ``hash``, ``prev_hash`` and each trail
@@ -320,7 +413,13 @@ def event_trail(position: int) -> dict:
     for line in trail:
         line.shown_hash = line.hash if withheld.hash_shown(line.position, hashes_from) else withheld.HASH_WITHHELD
     shown = withheld.hash_shown(event.position, hashes_from)
+    titles: dict[str, str] = {}
+    for line in trail:
+        line.title = stream_title(line.stream, titles)
     return {
+        "title": stream_title(event.stream, titles),
+        "coup": coup_title(event.data.get("round")) if isinstance(event.data, dict) else None,
+        "correlation": coup_title(event.correlation_id) if event.correlation_id else None,
         "event": event,
         "hash": event.hash if shown else withheld.HASH_WITHHELD,
         "prev_hash": event.prev_hash if shown else withheld.HASH_WITHHELD,

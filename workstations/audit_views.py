@@ -35,7 +35,13 @@ def _day(text: str) -> date:
 @require_safe
 @audit_only
 def days(request):
-    return render(request, "workstations/audit_days.html", {"days": audit_selectors.gaming_days()})
+    context = {"days": audit_selectors.gaming_days(), "site_key": audit_selectors.site_key()}
+    return render(request, "workstations/audit_days.html", context)
+
+
+def _day_context(found: dict) -> dict:
+    """A day's page: the day, its bounds and the site's signing key (to check an export by)."""
+    return {"day": found, "bounds": audit_selectors.day_bounds(found["day"]), "site_key": audit_selectors.site_key()}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -45,7 +51,7 @@ def day(request, day: str):
     found = audit_selectors.gaming_day(_day(day))
     if found is None:
         raise Http404(f"no event on gaming day {day}")
-    context = {"day": found}
+    context = _day_context(found)
     status = 200
     if request.method == "POST":
         upload = request.FILES.get("export")
@@ -79,7 +85,7 @@ def export(request, day: str):
     if found is None:
         raise Http404(f"no event on gaming day {day}")
     if not found["exportable"]:  # the verifier would refuse it as not sealed: say why, on the day's page
-        return render(request, "workstations/audit_day.html", {"day": found}, status=409)
+        return render(request, "workstations/audit_day.html", _day_context(found), status=409)
     chunks = export_zip_stream(gaming_day, include_identity=True)
     response = StreamingHttpResponse(chunks, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="gaming-day-{gaming_day.isoformat()}.zip"'

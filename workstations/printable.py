@@ -161,6 +161,13 @@ def context(slug: str, day: date, *, links: bool = False) -> dict:
         "gaming_day": day,
     }
     ctx = {"report": report, "head": head, "signatures": printable.signatures, "slug": slug}
+    if slug in ("table-games", "cage-accountability"):
+        # A fill slip between the cage and the table: out of the cage's chips, not yet in a tray.
+        ctx["fills_in_transit_cents"] = reports.fills_in_transit_cents(day)
+        ctx["fills_in_transit_query"] = (
+            {"gaming_day": day.isoformat(), "type": "FillIssued,FillDelivered,FillVoided"} if links else None
+        )
+        ctx["fills_name"] = CAGE_MOVEMENT_NAMES["fills"]
     if slug == "table-games":
         ctx["figures"] = TABLE_FIGURES
         ctx["periods"] = []

@@ -5,7 +5,7 @@ ledger, below ``games`` in the layers, may use it too."""
 from __future__ import annotations
 
 from .errors import RuleError
-from .roulette import BetType, make_bet
+from .roulette import ANNOUNCED, BetType, make_bet
 
 # Column and dozen bets are named by ``which``, counted from 0 (``roulette.make_bet``); a pit boss
 # counts from the first: "first column", "second dozen".
@@ -74,3 +74,37 @@ def chips_words(chips: object) -> str:
     if type(chips) is int and chips == 1:
         return "1 chip"
     return f"{chips} chips"
+
+
+# The announced bets as the croupier calls them (``roulette.ANNOUNCED``); the finales, figures
+# and voisins of a number add theirs.
+_ANNOUNCE_WORDS = {
+    "voisins_du_zero": "voisins du zéro",
+    "tiers_du_cylindre": "tiers du cylindre",
+    "orphelins_a_cheval": "orphelins à cheval",
+    "orphelins_en_plein": "orphelins en plein",
+}
+
+
+def announce_words(name: object, number: object = None) -> str:
+    """An announced bet in words: ``finale_en_plein_0`` → ``finale en plein 0``,
+    ``finale_a_cheval_0_3`` → ``finale à cheval 0-3``, ``figures_4`` → ``figure 4``, ``voisins``
+    of 17 → ``voisins of 17`` (``number`` None: ``voisins of a number``); a name it does not know
+    as it is."""
+    if not isinstance(name, str):
+        return str(name)
+    if name in _ANNOUNCE_WORDS:
+        return _ANNOUNCE_WORDS[name]
+    if name == "voisins":
+        return f"voisins of {number}" if type(number) is int else "voisins of a number"
+    if name.startswith("finale_en_plein_"):
+        return f"finale en plein {name.removeprefix('finale_en_plein_')}"
+    if name.startswith("finale_a_cheval_"):
+        return f"finale à cheval {name.removeprefix('finale_a_cheval_').replace('_', '-')}"
+    if name.startswith("figures_"):
+        return f"figure {name.removeprefix('figures_')}"
+    return name
+
+
+ANNOUNCE_WORDS = {name: announce_words(name) for name in ANNOUNCED}
+"""Every announce name in words (``announce_words``; ``voisins`` without its number)."""

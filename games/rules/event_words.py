@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .bet_words import bet_spot, chips_words
+from .bet_words import ANNOUNCE_WORDS, announce_words, bet_spot, chips_words
 from .money import format_cents
 from .roulette import RED
 
@@ -239,6 +239,13 @@ def _slip(verb: str) -> Callable[[dict], str]:
     return words
 
 
+def _announced(d: dict) -> str:
+    """``, part of the announced finale en plein 0`` for a component of an announced bet."""
+    if not d.get("announce"):
+        return ""
+    return f", part of the announced {announce_words(d['announce'], d.get('announce_number'))}"
+
+
 def _rake_taken(d: dict) -> str:
     return f"rake of {eur(d['rake_cents'])} taken from pot {d.get('pot', 0)} of {eur(d['pot_cents'])}"
 
@@ -356,7 +363,7 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "ResultRecorded": lambda d: f"result: {d.get('number', d)}",
     "BetPlaced": lambda d: (
         f"{d['patron']} bets {eur(d['stake_cents'])} on {bet_spot(d.get('position') or {})}"
-        f" ({chips_words(d['chips'])})" + (f", part of {d['announce']}" if d.get("announce") else "")
+        f" ({chips_words(d['chips'])})" + _announced(d)
     ),
     "BetSettled": lambda d: (
         f"{d['patron']}'s {eur(d['stake_cents'])} on {bet_spot(d.get('position') or {})}: {d['outcome']},"
@@ -410,13 +417,32 @@ CODE_WORDS: dict[str, dict[str, str]] = {
     "direction": {"in": "cash in", "out": "cash out"},
     "basis": {"gaming_day": "per gaming day", "visit": "per visit"},
     "game": GAMES,
+    "announce": ANNOUNCE_WORDS,
+    # What zero does to the even chances (``roulette.ZeroRule``).
+    "zero_rule": {"la_partage": "la partage", "en_prison": "en prison", "lost": "lost (even chances lose on zero)"},
+}
+# Keys whose values are names of the data's own keys (the table rules a change changed).
+NAME_KEYS = frozenset({"changed"})
+# Keyed digests an identity event records (``staff.services``) for ``ledger verify`` to check
+# the accounts against: a page says what was recorded, never the digest (the export keeps it).
+DIGEST_WORDS = {
+    "password_digest": "password set or changed (digest not shown)",
+    "replaced_digest": "the replaced password (digest not shown)",
+    "profile_digests": "name and e-mail recorded (digests not shown)",
 }
 
 
 def code_words(key: str, value: object) -> str | None:
     """A known code value of data ``key`` in words (``channel`` ``cage_purchase`` → ``chips
-    bought at the cage``), ``None`` for a value without words."""
-    return CODE_WORDS.get(key, {}).get(value) if isinstance(value, str) else None
+    bought at the cage``, ``zero_rule`` ``la_partage`` → ``la partage``), a digest as what it
+    records (``DIGEST_WORDS``), ``None`` for a value without words."""
+    if key in DIGEST_WORDS:
+        return DIGEST_WORDS[key]
+    if not isinstance(value, str):
+        return None
+    if key in NAME_KEYS:
+        return value.replace("_", " ")
+    return CODE_WORDS.get(key, {}).get(value)
 
 
 # Keys that are ids or internal plumbing: the line leaves them out (the audit row names the
@@ -427,10 +453,10 @@ QUIET_KEYS = frozenset(
 
 
 def _value(key: str, value: object) -> str | None:
-    if value is None or value == "" or isinstance(value, dict):
-        return None
     if (said := code_words(key, value)) is not None:
         return said
+    if value is None or value == "" or isinstance(value, dict):
+        return None
     if key.endswith("_cents") and type(value) is int:
         return eur(value)
     if isinstance(value, bool):

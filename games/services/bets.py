@@ -277,6 +277,8 @@ def bet_check(
                     "colour": stack.colour if stack else None,
                     "announce": name or None,
                     "announce_group": str(group) if group else None,
+                    # voisins are named by the number in their middle
+                    **({"announce_number": announce.get("number")} if name == "voisins" else {}),
                     # off_chips = adjust: the stake asked, of which only stake_cents is taken
                     **({"adjusted_from_cents": asked_by_position[_key(position)]} if adjusted else {}),
                 },

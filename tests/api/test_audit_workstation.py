@@ -187,7 +187,9 @@ def test_an_events_trail_shows_it_and_its_correlated_events(auditor, sealed_day)
     purchase = Event.objects.get(type="ChipsPurchased", data__amount_cents=350_000)
     html = auditor.get(reverse("workstations:audit-event", args=[purchase.position])).content.decode()
     assert '<h1>Chips purchased <span class="meta">on cage/main</span></h1>' in html
-    assert f'<p data-section="what">{purchase.data["patron"]} bought 3,500.00 EUR of chips at the cage</p>' in html
+    code = purchase.data["patron"]
+    link = f'<a href="{reverse("workstations:audit-events")}?patron={code}" data-link="patron">{code}</a>'
+    assert f'<p data-section="what">{link} bought 3,500.00 EUR of chips at the cage</p>' in html
     assert '<dt>Event type (code)</dt><dd><code data-figure="type">ChipsPurchased</code></dd>' in html
     logged = Event.objects.get(type="AmlTransactionLogged")  # it shares the purchase's correlation
     assert 'title="AmlTransactionLogged">AML transaction logged</a>' in html
@@ -241,8 +243,10 @@ def test_a_bets_page_names_its_place_on_the_layout_in_words(auditor, table, colo
     )
     placed = Event.objects.get(type="BetPlaced")
     html = auditor.get(reverse("workstations:audit-event", args=[placed.position])).content.decode()
-    assert '<h1>Bet placed <span class="meta">on round/' in html
-    assert f'<p data-section="what">{colour_patron} bets 2.00 EUR on plein 17 (colour chips)</p>' in html
+    assert '<h1>Bet placed <span class="meta">in Coup 1 at R' in html
+    url = reverse("workstations:audit-events")
+    link = f'<a href="{url}?patron={colour_patron}" data-link="patron">{colour_patron}</a>'
+    assert f'<p data-section="what">{link} bets 2.00 EUR on plein 17 (colour chips)</p>' in html
     assert '<th scope="row">position</th><td>plein 17</td>' in html
     assert '<th scope="row">chips</th><td>colour chips</td>' in html
 

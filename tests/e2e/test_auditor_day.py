@@ -92,12 +92,18 @@ def test_an_auditor_reads_yesterdays_closed_day_through_the_pages_and_verifies_i
         closed.get_by_role("link", name=day).click()
         expect(page.get_by_role("heading", level=1)).to_contain_text(f"Gaming day {day}")
         expect(page.locator('[data-figure="events"]')).to_have_text(count)
-        expect(page.locator("dl.card")).to_contain_text(f"{after_seal:,} more")
+        later = page.locator('[data-section="later"]')
+        expect(later).to_contain_text(f"{after_seal:,} event")
+        expect(later).to_contain_text("not covered by this day's seal nor in its export")
         steps.readable()
         steps.shot("day_closed")
         page.locator('[data-figure="events"]').click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Ledger events")
         expect(page.locator('[data-figure="count"]')).to_contain_text(f"{count} events")
+        # The trail column stays on the page at 1280 px: long lines wrap in their cell.
+        trail = page.locator('[data-section="events"] tbody tr td:last-child a').first
+        box = trail.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 1280, box
         steps.readable()
         steps.shot("events_of_the_day")
         page.go_back()
@@ -113,8 +119,11 @@ def test_an_auditor_reads_yesterdays_closed_day_through_the_pages_and_verifies_i
         steps.shot("report_table_games")
 
         # --- from a figure to the events behind it: B1's drop is its count, 5 EUR short -------
+        drop = b1.locator('[data-figure="drop_cents"] a').inner_text().strip()
         b1.locator('[data-figure="drop_cents"] a').click()
         expect(page.locator('[data-figure="count"]')).to_have_text("1 event")
+        # The list lands on the report's figure: the drop as counted, its variance apart.
+        expect(page.locator('[data-section="events"] td.num').first).to_contain_text(drop)
         expect(page.locator('[data-section="events"]')).to_contain_text("Drop box of B1 counted")
         expect(page.locator('[data-section="events"]')).to_contain_text("variance -5.00 EUR")
         steps.readable()

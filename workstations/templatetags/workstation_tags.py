@@ -1,6 +1,7 @@
 """Display filters of the workstations: money stays in integer cents until here, times in UTC
 until here (shown in the casino's zone, with the zone's name)."""
 
+import re
 from datetime import datetime
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
@@ -8,6 +9,8 @@ from zoneinfo import ZoneInfo
 from django import template
 from django.conf import settings
 from django.urls import reverse
+from django.utils.html import conditional_escape
+from django.utils.safestring import mark_safe
 
 from dashboard import play
 from dashboard.alerts import eur as eur_text
@@ -39,6 +42,19 @@ def local(moment) -> str:
 
 
 @register.filter
+def negate(cents):
+    """``500`` → ``-500``: an amount out of the cage, as its movements are signed."""
+    return None if cents is None or cents == "" else -int(cents)
+
+
+@register.filter
+def local_bound(moment) -> str:
+    """A gaming day's bound in the casino's zone, hour first: ``06:00 CET 5 Dec``."""
+    at = moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    return f"{at:%H:%M %Z} {at.day} {at:%b}"
+
+
+@register.filter
 def count(number) -> str:
     """A count of things with thousands separated: ``15330`` → ``15,330``."""
     return "—" if number is None or number == "" else f"{int(number):,}"
@@ -49,6 +65,21 @@ def events_url(query) -> str:
     """The auditor's event list filtered by ``query`` (a dict of ``audit_selectors.EVENT_FILTERS``)."""
     given = {k: v for k, v in (query or {}).items() if v not in (None, "")}
     return f"{reverse('workstations:audit-events')}?{urlencode(given)}"
+
+
+# A patron's code as the registry makes it (``patrons.services.patrons``: ``P00024``).
+PATRON_CODE = re.compile(r"\b(P\d{5,})\b")
+
+
+@register.filter(needs_autoescape=True)
+def patron_links(text, autoescape=True) -> str:
+    """``text`` (escaped) with each patron code in it a link to the event list of that patron
+    (``?patron=P00024``): the auditor follows a patron from any line that names him."""
+    url = reverse("workstations:audit-events")
+    shown = conditional_escape(text) if autoescape else str(text)
+    return mark_safe(  # noqa: S308 (the text is escaped above; the codes are letters and digits)
+        PATRON_CODE.sub(lambda m: f'<a href="{url}?patron={m.group(1)}" data-link="patron">{m.group(1)}</a>', shown)
+    )
 
 
 @register.filter
