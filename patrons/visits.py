@@ -81,13 +81,6 @@ class Visit:
         return sum(e.amount_cents for e in self.exchanges if e.direction == direction)
 
 
-def is_cash(event_type: str, data: dict) -> bool:
-    """The event of ``event_type`` with ``data`` is a cash transaction of its patron."""
-    if event_type not in CASH_EVENTS:
-        return False
-    return event_type not in PAID_IN_CASH or data.get("method") == PAID_IN_CASH[event_type]
-
-
 def cash_event_filter(prefix: str = "") -> Q:
     """The cash transactions among events (``prefix``: the path to the event, ``"event__"``
     from a posting)."""
