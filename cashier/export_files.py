@@ -6,20 +6,23 @@ floor, not by the day's events). ``aml.csv`` lists the AML decisions and each pa
 totals. Rows, in ledger order, then the totals: ``record`` is ``identity_checked``, ``transaction_logged``
 (the multiple-transaction log: 3,000 EUR or more), ``aggregate_flagged`` (for a report),
 ``refused`` (identity missing), or ``day_total`` (one per patron and direction with cash that
-day). Amounts are in currency units (``amount``, ``threshold``) with a ``currency`` column, as
-in the other report files (``cashier.spreadsheet``). Identity (name, document) is filled only
+day: every kind of cash transaction of his, ``patrons.visits.CASH_EVENTS``, as the
+thresholds count them). Amounts are in currency units (``amount``, ``threshold``) with a
+``currency`` column, as in the other report files (``cashier.spreadsheet``). Identity (name, document) is filled only
 when the requester is entitled to it (``include_identity``: auditor, cage supervisor);
 otherwise ``identity_status`` says ``withheld``. An erased identity shows ``erased``: the
 ledger and the other files are unchanged.
 """
 
 from django.conf import settings
+from django.db.models import Q
 
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.export.registry import ExportContext, register_csv
 from ledger.models import Event
 from patrons.models import Patron
 from patrons.services.aml import CASH_EVENTS, DECISION_EVENTS, identity_on_file
+from patrons.visits import cash_event_filter
 
 from . import spreadsheet
 from .reports import cage_accountability_report, table_games_daily_report
@@ -97,7 +100,8 @@ def aml_csv(ctx: ExportContext):
     identity = _Identities(ctx.include_identity)
     totals: dict[tuple[str, str, str], list[int]] = {}
     events = (
-        Event.objects.filter(position__gte=ctx.first, position__lte=ctx.last, type__in=[*CASH_EVENTS, *DECISION_EVENTS])
+        Event.objects.filter(cash_event_filter() | Q(type__in=DECISION_EVENTS))
+        .filter(position__gte=ctx.first, position__lte=ctx.last)
         .order_by("position")
         .values_list("position", "type", "gaming_day", "data")
     )

@@ -42,6 +42,7 @@ from ledger.models import Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from ledger.scheduled_export import failed_exports
 from patrons.models import Patron
+from patrons.services.aml import cash_day_totals
 
 from . import alerts as checks
 from . import floor_reads
@@ -60,9 +61,6 @@ def _readable(event_type: str, data: dict) -> str:
 LAST_COUPS = 10
 LAST_NUMBERS = 20
 LAST_REFUSALS = 50
-# Event types that move cash between a patron and the house (cage or table), and which way.
-CASH_IN_TYPES = ("ChipsPurchased", "CashBuyIn")
-CASH_OUT_TYPES = ("ChipsRedeemed",)
 
 
 def _pct(numerator: int | Fraction, denominator: int) -> str | None:
@@ -974,18 +972,15 @@ def event_line(event_type: str, data: dict, *, round_over: bool = False) -> str:
 
 def patron_detail(code: str, *, day: date | None = None) -> dict:
     """A patron's day: rating (bets, staked, average bet, time played in seconds, actual and
-    theoretical win in cents), cash in and out (cage purchases and table buy-ins; redemptions),
-    chips held, AML flags, and the last seven rated days. ``NotFound`` (404)."""
+    theoretical win in cents), cash in and out (every cash transaction, as the AML rules total
+    them: ``patrons.services.aml.cash_day_totals``), chips held, AML flags, and the last seven
+    rated days. ``NotFound`` (404)."""
     patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
     if patron is None:
         raise NotFound(f"no patron {code!r}", field="patron")
     day = day or current_gaming_day()
     rating = PatronDayRating.objects.filter(patron=code, gaming_day=day).first()
-    moves = Event.objects.filter(
-        gaming_day=day, data__patron=code, type__in=[*CASH_IN_TYPES, *CASH_OUT_TYPES]
-    ).values_list("type", "data__amount_cents")
-    cash_in = sum(amount or 0 for kind, amount in moves if kind in CASH_IN_TYPES)
-    cash_out = sum(amount or 0 for kind, amount in moves if kind in CASH_OUT_TYPES)
+    cash = cash_day_totals(code, day)  # every cash transaction of his, as the AML rules total them
 
     def rated(row: PatronDayRating) -> dict:
         seconds = int((row.last_bet_at - row.first_bet_at).total_seconds()) if row.first_bet_at else 0
@@ -1015,8 +1010,8 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
         ],
         "gaming_day": day,
         "rating": rated(rating) if rating else None,
-        "cash_in_cents": cash_in,
-        "cash_out_cents": cash_out,
+        "cash_in_cents": cash["in"],
+        "cash_out_cents": cash["out"],
         "chips_cents": store.balance(accounts.patron_chips(code)),
         "aml_flags": _aml_flags(code),
         "history": [rated(r) for r in history],

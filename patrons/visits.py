@@ -19,17 +19,27 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Q
 
-from ledger.accounts import patron_chips
+from ledger.accounts import patron_chips, patron_credit, patron_deposit
 from ledger.models import Event, Posting
 
 IN, OUT = "in", "out"
-# Cash transactions in the ledger: event type → (direction, channel).
+# Cash transactions in the ledger: event type → (direction, channel). Every cash crossing of
+# the patron counts, whatever it buys (31 CFR 1021.311 lists as cash in chip purchases, front
+# money deposits and payments on markers; as cash out redemptions and front money
+# withdrawals): a patron who splits his cash between the counter's services stays one total.
 CASH_EVENTS = {
     "ChipsPurchased": (IN, "cage_purchase"),
     "CashBuyIn": (IN, "table_buy_in"),
+    "FrontMoneyDeposited": (IN, "front_money_deposit"),
+    "MarkerPaid": (IN, "marker_payment"),
     "ChipsRedeemed": (OUT, "cage_redemption"),
+    "FrontMoneyWithdrawn": (OUT, "front_money_withdrawal"),
 }
+# Event types that are cash only when paid that way (data ``method``): a marker paid with
+# chips or front money moves no cash.
+PAID_IN_CASH = {"MarkerPaid": "cash"}
 BASES = ("gaming_day", "visit")
 VISIT_LOOKBACK = timedelta(days=7)
 
@@ -71,6 +81,40 @@ class Visit:
         return sum(e.amount_cents for e in self.exchanges if e.direction == direction)
 
 
+def cash_event_filter(prefix: str = "") -> Q:
+    """The cash transactions among events (``prefix``: the path to the event, ``"event__"``
+    from a posting)."""
+    plain = [t for t in CASH_EVENTS if t not in PAID_IN_CASH]
+    query = Q(**{f"{prefix}type__in": plain})
+    for event_type, method in PAID_IN_CASH.items():
+        query |= Q(**{f"{prefix}type": event_type, f"{prefix}data__method": method})
+    return query
+
+
+def patron_cash_accounts(patron: str) -> list[str]:
+    """The patron's accounts a cash transaction of his moves (indexed): his chips (purchases,
+    buy-ins, redemptions), his front money, his credit (marker payments)."""
+    return [patron_chips(patron), patron_deposit(patron), patron_credit(patron)]
+
+
+def patron_cash_rows(patron: str, **event_filter) -> list[tuple[int, str, datetime, date, int]]:
+    """``(position, type, occurred_at, gaming_day, amount_cents)`` of the patron's cash
+    transactions among the events ``event_filter`` selects (keys relative to a posting's event
+    set by the caller, e.g. ``event__gaming_day=``), newest first, each once."""
+    rows = (
+        Posting.objects.filter(cash_event_filter("event__"), account__in=patron_cash_accounts(patron), **event_filter)
+        .order_by("-event__occurred_at", "-event_id")
+        .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
+    )
+    seen: set[int] = set()
+    found = []
+    for position, type_, at, day, amount in rows:
+        if position not in seen:  # one event may move two of his accounts
+            seen.add(position)
+            found.append((position, type_, at, day, abs(amount)))
+    return found
+
+
 def aml_basis() -> str:
     """``AML_BASIS``: ``"gaming_day"`` (US: 31 CFR 1021.313, per gaming day) or ``"visit"``
     (France: per séance)."""
@@ -102,7 +146,7 @@ def group_visits(exchanges: Iterable[Exchange], gap: timedelta) -> list[Visit]:
 def exchanges_between(first_day: date, last_day: date) -> list[Exchange]:
     """Every rated patron's cash exchanges of gaming days ``first_day``..``last_day`` (the
     shared ``anon`` patron left out: it is not one person)."""
-    rows = Event.objects.filter(gaming_day__range=(first_day, last_day), type__in=list(CASH_EVENTS)).values_list(
+    rows = Event.objects.filter(cash_event_filter(), gaming_day__range=(first_day, last_day)).values_list(
         "position", "type", "occurred_at", "gaming_day", "data__patron", "data__amount_cents"
     )
     return [
@@ -115,20 +159,13 @@ def exchanges_between(first_day: date, last_day: date) -> list[Exchange]:
 def current_visit(patron: str, until: Event) -> Visit:
     """The visit of ``patron`` that ends with his cash event ``until`` (already appended):
     his exchanges walking back from it while each is less than the gap before the next."""
-    rows = (
-        Posting.objects.filter(
-            account=patron_chips(patron),
-            event_id__lte=until.position,
-            event__type__in=list(CASH_EVENTS),
-            event__occurred_at__gte=until.occurred_at - VISIT_LOOKBACK,
-        )
-        .order_by("-event__occurred_at", "-event_id")
-        .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
+    rows = patron_cash_rows(
+        patron, event_id__lte=until.position, event__occurred_at__gte=until.occurred_at - VISIT_LOOKBACK
     )
     gap = visit_gap()
     found: list[Exchange] = []
     for position, type_, at, day, amount in rows:
         if found and found[-1].at - at >= gap:
             break
-        found.append(Exchange(patron, position, at, day, CASH_EVENTS[type_][0], abs(amount)))
+        found.append(Exchange(patron, position, at, day, CASH_EVENTS[type_][0], amount))
     return Visit(patron, tuple(reversed(found)))

@@ -27,6 +27,7 @@ from cashier.services.cage_shifts import cage_shift_open, open_windows, window_b
 from cashier.services.slips import slip_accept
 from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
+from games.rules.event_words import aml_line
 from ledger.commands import replays_noted
 from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
 from patrons.services.aml import IdentityRequired, patron_identity_record
@@ -129,6 +130,26 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
             row_failure = failed  # a line's or a slip's own form
     context = {"desk": desk, "forms": form_states, "row_failure": row_failure, **extra}
     return render(request, "workstations/cage.html", context, status=status)
+
+
+# What the cashier does about each AML decision a transaction brought.
+AML_NEXT = {
+    "AmlIdentityChecked": "His identity on file was checked: see that the document he shows is the one recorded.",
+    "AmlTransactionLogged": "It is entered in the multiple-transaction log.",
+    "AmlAggregateFlagged": "The patron is flagged for a report: the compliance officer sees it in the exception log.",
+}
+
+
+def _aml_notices(request, result: dict, *, key: str | None, replayed: set[str]) -> None:
+    """Tell the cashier, as she records it, each AML threshold the transaction reached (its
+    service's ``aml``: ``patrons.services.aml.decisions_result``) — once, not on a form sent again."""
+    if key is not None and key in replayed:
+        return
+    for decision in result.get("aml") or []:
+        line = aml_line(decision["type"], decision) or decision["type"]
+        messages.warning(
+            request, f"AML, patron {decision.get('patron', '')}: {line}. {AML_NEXT.get(decision['type'], '')}".strip()
+        )
 
 
 def _done(request, message: str, *, key: str | None, replayed: set[str], again: str) -> None:
@@ -297,6 +318,7 @@ def chips_movement(request, operation: str):
         replayed=replayed,
         again=f"the {noun} of {eur(result['amount_cents'])} of chips, patron {result['patron']}",
     )
+    _aml_notices(request, result, key=key, replayed=replayed)
     return redirect("workstations:cage")
 
 

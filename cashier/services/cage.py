@@ -104,8 +104,9 @@ def cage_open(
 def chips_purchase(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Sell ``amount_cents`` of value chips to ``patron`` for cash at the cage.
 
-    Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents"}``
-    (chips_cents: the patron's chips after). Raises ``InvalidInput`` (bad amount or patron),
+    Returns ``{"transaction", "event", "patron", "amount_cents", "chips_cents", "aml"}``
+    (chips_cents: the patron's chips after; aml: the AML decisions the sale brought,
+    ``aml.decisions_result``). Raises ``InvalidInput`` (bad amount or patron),
     ``StateConflict`` (cage closed, or no window open, or the actor has none of his own open:
     field ``shift``),
     ``InsufficientChips`` (the actor's window has not enough chips),
@@ -179,7 +180,7 @@ def _cage_exchange(cmd, cage: Cage, window: str | None, who, event_type: str, am
         correlation_id=txn,
         events=[NewEvent(event_type, data | {"transaction": txn}, legs)],
     )
-    aml.screen_cash(cmd, patron=who, event=event)
+    decisions = aml.screen_cash(cmd, patron=who, event=event)
     cage.version = event.version
     cage.save()
     return cmd.finish(
@@ -189,5 +190,6 @@ def _cage_exchange(cmd, cage: Cage, window: str | None, who, event_type: str, am
             "patron": who.code,
             "amount_cents": amount,
             "chips_cents": store.balance(who.chips_account),
+            "aml": aml.decisions_result(decisions),
         }
     )

@@ -29,6 +29,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.store import NewEvent
 from patrons.models import Patron
 from patrons.selectors import patron_get
+from patrons.services import aml
 from staff.roles import Role, require_role
 
 from ..credit_models import CreditLine, Marker
@@ -214,16 +215,20 @@ def marker_transfer(*, serial: str, actor: str, idempotency_key: str | None = No
         )
 
 
+@aml.records_refusals
 def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idempotency_key: str | None = None) -> dict:
     """A payment on a marker at the cage, in ``method`` ``cash``, ``chips`` (the patron's value
-    chips) or ``front_money`` (his deposit). The last payment makes it ``paid``.
+    chips) or ``front_money`` (his deposit). The last payment makes it ``paid``. A payment in
+    cash is cash in for the AML rules (``patrons.services.aml.screen_cash``).
 
-    Returns ``{"serial", "patron", "paid_cents", "outstanding_cents", "state", "event"}``.
+    Returns ``{"serial", "patron", "paid_cents", "outstanding_cents", "state", "event", "aml"}``
+    (``aml``: the AML decisions the payment brought, ``aml.decisions_result``).
     Raises ``RoleRequired`` (403: not a cashier or cage supervisor), ``InvalidInput`` (400:
     bad amount or method, more than owed), ``InsufficientChips`` (400: the patron lacks the
     chips or the front money), ``NotFound`` (404), ``StateConflict`` (409: still at its
     table, already paid, the cage closed; field ``shift``: no cashier shift open or another
-    cashier's, as for a chip redemption)."""
+    cashier's, as for a chip redemption), ``aml.IdentityRequired`` (409: cash in at the AML
+    identity threshold without an identity on file)."""
     require_role(actor, *CAGE_DESK, step="taking a marker payment")
     amount = _cents(amount_cents, "amount_cents")
     if method not in PAYMENT_METHODS:
@@ -268,6 +273,7 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
         (event,) = cmd.append(
             stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaid", data, legs)]
         )
+        decisions = aml.screen_cash(cmd, patron=marker.patron, event=event) if method == "cash" else []
         marker.version = event.version
         marker.save()
         return cmd.finish(
@@ -278,6 +284,7 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
                 "outstanding_cents": marker.outstanding_cents,
                 "state": marker.state,
                 "event": event.position,
+                "aml": aml.decisions_result(decisions),
             }
         )
 
@@ -312,18 +319,24 @@ def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, 
             expected_version=store.stream_version(stream),
             events=[NewEvent("FrontMoneyWithdrawn" if withdraw else "FrontMoneyDeposited", data, legs)],
         )
-        return cmd.finish({**data, "event": event.position})
+        decisions = aml.screen_cash(cmd, patron=who, event=event)
+        return cmd.finish({**data, "event": event.position, "aml": aml.decisions_result(decisions)})
 
 
+@aml.records_refusals
 def front_money_deposit(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
-    """A patron leaves ``amount_cents`` of cash at the cage (safekeeping). Returns ``{"patron",
-    "amount_cents", "balance_cents", "event"}``. Raises ``RoleRequired`` (403: not a cashier or
-    cage supervisor), ``InvalidInput`` (400), ``StateConflict`` (409: the cage closed; field
-    ``shift``: no cashier shift open or another cashier's, as for a chip sale)."""
+    """A patron leaves ``amount_cents`` of cash at the cage (safekeeping): cash in for the AML
+    rules. Returns ``{"patron", "amount_cents", "balance_cents", "event", "aml"}`` (``aml``: the
+    AML decisions it brought, ``aml.decisions_result``). Raises ``RoleRequired`` (403: not a
+    cashier or cage supervisor), ``InvalidInput`` (400), ``StateConflict`` (409: the cage closed;
+    field ``shift``: no cashier shift open or another cashier's, as for a chip sale),
+    ``aml.IdentityRequired`` (409: at the AML identity threshold without an identity on file)."""
     return _front_money(patron, amount_cents, actor, withdraw=False, idempotency_key=idempotency_key)
 
 
+@aml.records_refusals
 def front_money_withdraw(*, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
-    """A patron takes ``amount_cents`` of his front money back in cash; as the deposit, and
-    ``InsufficientChips`` (400) for more than he has there or than the cage's cash."""
+    """A patron takes ``amount_cents`` of his front money back in cash (cash out for the AML
+    rules); as the deposit, and ``InsufficientChips`` (400) for more than he has there or than
+    the cage's cash."""
     return _front_money(patron, amount_cents, actor, withdraw=True, idempotency_key=idempotency_key)

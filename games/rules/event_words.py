@@ -277,7 +277,10 @@ def _credit_line(d: dict) -> str:
 AML_CHANNELS = {
     "cage_purchase": "chips bought at the cage",
     "table_buy_in": "cash buy-in at a table",
+    "front_money_deposit": "front money deposited in cash at the cage",
+    "marker_payment": "marker paid in cash at the cage",
     "cage_redemption": "chips redeemed at the cage",
+    "front_money_withdrawal": "front money withdrawn in cash at the cage",
 }
 AML_LABELS = {
     "AmlIdentityChecked": "identity checked",

@@ -291,7 +291,8 @@ def _previous_closer(table: Table, book: int) -> int:
 def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Cash buy-in at table ``code``: the cash goes to the drop box, chips from the tray.
 
-    Returns ``{"transaction", "event", "table", "patron", "amount_cents", "chips_cents"}``.
+    Returns ``{"transaction", "event", "table", "patron", "amount_cents", "chips_cents", "aml"}``
+    (``aml``: the AML decisions the buy-in brought, ``aml.decisions_result``).
     Raises ``InvalidInput``, ``StateConflict`` (table closed), ``InsufficientChips`` (tray short),
     ``aml.IdentityRequired`` (409: cash in over the AML identity threshold, ``patrons.services.aml``).
     """
@@ -321,7 +322,7 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
                 )
             ],
         )
-        aml.screen_cash(cmd, patron=who, event=event, table=code)
+        decisions = aml.screen_cash(cmd, patron=who, event=event, table=code)
         table.version = event.version
         table.save()
         return cmd.finish(
@@ -332,5 +333,6 @@ def table_buy_in(*, code: str, patron: str, amount_cents: int, actor: str, idemp
                 "patron": who.code,
                 "amount_cents": amount_cents,
                 "chips_cents": store.balance(who.chips_account, table.currency),
+                "aml": aml.decisions_result(decisions),
             }
         )

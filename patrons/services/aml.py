@@ -3,10 +3,11 @@
 Defaults are France's (Code monétaire et financier L561-13 and R561-16, the EU directive
 2015/849 art. 11(d) for gambling services): settings ``AML_*`` in cents of the casino currency.
 
-Every cash transaction — a chip purchase or a cash buy-in at a table (cash in), a redemption
-(cash out) — is screened by ``screen_cash`` inside the same command, after its event is
-appended, against the patron's totals for that gaming day read from the ledger (so the totals
-include it):
+Every cash transaction of a patron (``patrons.visits.CASH_EVENTS``) — cash in: a chip purchase,
+a cash buy-in at a table, a front money deposit, a marker paid in cash; cash out: a redemption,
+a front money withdrawal — is screened by ``screen_cash`` inside the same command, after its
+event is appended, against the patron's totals for that gaming day read from the ledger (so
+the totals include it; cash in and cash out are totalled apart, every kind together):
 
 - **identity** (``AML_IDENTITY_THRESHOLD_CENTS``, 2,000 EUR): a transaction of that amount or
   more, or one that brings the day's total in the same direction to it or more, needs the
@@ -42,7 +43,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.rules.money import format_cents
-from ledger.accounts import ANONYMOUS_PATRON, patron_chips
+from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import Command, ledger_command
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.models import Event, Posting
@@ -52,9 +53,18 @@ from staff.roles import Role, require_role
 from ..documents import document_key
 from ..models import Patron
 from ..selectors import patron_get
-from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit
+from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit, patron_cash_accounts, patron_cash_rows
 from .patrons import check_document_free, identity_digests
 
+# What the patron was doing, for a refusal's words, by channel (``patrons.visits.CASH_EVENTS``).
+VERBS = {
+    "cage_purchase": "buy chips for",
+    "table_buy_in": "buy chips for",
+    "front_money_deposit": "deposit front money for",
+    "marker_payment": "pay markers in cash for",
+    "cage_redemption": "redeem chips for",
+    "front_money_withdrawal": "withdraw front money for",
+}
 DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")
 
 
@@ -102,20 +112,26 @@ def identity_on_file(patron: Patron) -> bool:
 
 
 def cash_day_totals(patron: str, day: date) -> dict:
-    """``{"in": cents, "out": cents, "transactions": n}``: the patron's cash transactions of gaming ``day``."""
+    """``{"in": cents, "out": cents, "transactions": n}``: the patron's cash transactions of gaming
+    ``day``, every kind (``patrons.visits.CASH_EVENTS``), cash in and cash out apart."""
     totals = {IN: 0, OUT: 0, "transactions": 0}
-    # The patron's chips account (indexed) from the day's first position on: each cash event
-    # moves it by its amount. Filtering the day's events on data->patron would scan a busy day.
+    # The patron's own accounts (indexed) from the day's first position on: each cash event
+    # moves one of them by its amount. Filtering the day's events on data->patron would scan a
+    # busy day.
     first = Event.objects.filter(gaming_day=day).order_by("position").values_list("position", flat=True).first()
     if first is None:
         return totals
-    rows = Posting.objects.filter(
-        account=patron_chips(patron), event_id__gte=first, event__gaming_day=day, event__type__in=list(CASH_EVENTS)
-    ).values_list("event__type", "amount_cents")
-    for type_, amount in rows:
-        totals[CASH_EVENTS[type_][0]] += abs(amount)
+    for _, type_, _, _, amount in patron_cash_rows(patron, event_id__gte=first, event__gaming_day=day):
+        totals[CASH_EVENTS[type_][0]] += amount
         totals["transactions"] += 1
     return totals
+
+
+def decisions_result(decisions: list[Event]) -> list[dict]:
+    """The AML decisions a cash transaction brought, for its service's result (``aml``): each
+    ``{"type", "threshold_cents", "amount_cents", "day_total_cents", "direction", "channel",
+    "basis", …}`` as recorded, so the page that made it can say so to the cashier at once."""
+    return [{"type": event.type, **event.data} for event in decisions]
 
 
 def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") -> list[Event]:
@@ -150,11 +166,11 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
     span = "in one visit" if visit is not None else "in one gaming day"
     decisions: list[NewEvent] = []
     if amount >= rules.identity_cents or total >= rules.identity_cents:
+        verb = VERBS.get(channel, "buy chips for" if direction == IN else "redeem chips for")
         if anonymous:
             # No identity can be recorded for the shared patron: the person must be registered.
-            verb = "buy chips" if direction == IN else "redeem chips"
             raise IdentityRequired(
-                f"the shared anonymous patron {patron.code} cannot {verb} for {format_cents(amount)}: "
+                f"the shared anonymous patron {patron.code} cannot {verb} {format_cents(amount)}: "
                 f"{format_cents(rules.identity_cents)} or more needs a registered patron (AML identity threshold, "
                 f"{rules.jurisdiction}). Register the person as a patron of his own with his name and identity "
                 "document, then use his own patron code.",
@@ -163,7 +179,6 @@ def screen_cash(cmd: Command, *, patron: Patron, event: Event, table: str = "") 
                 recordable=False,
             )
         if not identity_on_file(patron):
-            verb = "buy chips for" if direction == IN else "redeem chips for"
             raise IdentityRequired(
                 f"patron {patron.code} has no identity on file: he cannot {verb} "
                 f"{format_cents(rules.identity_cents)} or more {span} (AML identity threshold, {rules.jurisdiction}); "
@@ -275,9 +290,10 @@ def _years_after(moment: datetime, years: int) -> datetime:
 
 def identity_retention_ends(patron: Patron) -> datetime:
     """When the patron's identity may be erased: ``AML_IDENTITY_RETENTION_YEARS`` after his last
-    cash transaction, chip movement or AML decision (CMF L561-12: five years in France)."""
+    cash transaction, chip movement, front money or marker movement or AML decision (CMF L561-12:
+    five years in France)."""
     moments = [patron.created_at]
-    last_leg = Posting.objects.filter(account=patron_chips(patron.code)).order_by("-event_id").first()
+    last_leg = Posting.objects.filter(account__in=patron_cash_accounts(patron.code)).order_by("-event_id").first()
     if last_leg is not None:
         moments.append(last_leg.event.occurred_at)
     last_aml = Event.objects.filter(stream=f"aml/{patron.code}").order_by("-position").first()

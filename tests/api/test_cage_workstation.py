@@ -3,6 +3,7 @@ forms calling the cashier services as the logged-in user (the browser test does 
 shift; these pin the refusals and the reconciliation's figures)."""
 
 import re
+from html import unescape
 
 import pytest
 from django.urls import reverse
@@ -355,6 +356,39 @@ def test_the_identity_prompt_shows_the_amount_formatted_and_sends_it_back_unambi
     )
     assert f"Sold 2,500.50 EUR of chips, patron {nameless}" in sold.content.decode()
     assert store.balance(accounts.patron_chips(nameless)) == 250_050
+
+
+def test_a_sale_that_takes_the_patrons_cash_over_a_threshold_warns_the_cashier_on_her_page(
+    as_role, cage, django_user_model
+):
+    """9,000 EUR of front money and a 500 EUR marker paid in cash earlier that gaming day, then
+    500.01 EUR of chips sold on the page: 10,000.01 EUR of cash in, over the report threshold."""
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    grant(django_user_model.objects.create_user(username="super1", password="x"), Role.CAGE_SUPERVISOR)
+    patron = make_patron()
+    front_money_deposit(patron=patron, amount_cents=900_000, actor="cash1")
+    credit_line_set(patron=patron, limit_cents=50_000, actor="super1")
+    serial = marker_issue(patron=patron, amount_cents=50_000, actor="cash1")["serial"]
+    marker_pay(serial=serial, amount_cents=50_000, method="cash", actor="cash1")
+    quiet = client.get(reverse("workstations:cage")).content.decode()
+    assert 'class="warning"' not in quiet
+    sold = client.post(
+        reverse("workstations:cage-chips", args=["purchase"]), {"patron": patron, "amount": "500.01"}, follow=True
+    )
+    warnings = [
+        unescape(re.sub(r"<[^>]+>", "", line))
+        for line in re.findall(r'<li class="warning">(.*?)</li>', sold.content.decode(), re.S)
+    ]
+    assert warnings == [
+        f"AML, patron {patron}: identity checked: cash in 500.01 EUR (chips bought at the cage), day's total "
+        "10,000.01 EUR, threshold 2,000.00 EUR. His identity on file was checked: see that the document he shows "
+        "is the one recorded.",
+        f"AML, patron {patron}: total flagged for a report: cash in 500.01 EUR (chips bought at the cage), day's "
+        "total 10,000.01 EUR, threshold 10,000.00 EUR. The patron is flagged for a report: the compliance officer "
+        "sees it in the exception log.",
+    ]
+    assert Event.objects.filter(stream=f"aml/{patron}", type="AmlAggregateFlagged").count() == 1
 
 
 @pytest.mark.parametrize(("operation", "verb"), [("purchase", "buy chips"), ("redemption", "redeem chips")])
