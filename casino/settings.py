@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.middleware.RequestContextMiddleware",  # first: request id and log context
+    "core.middleware.DatabaseUnavailableMiddleware",  # a view meeting no database: 503, not 500
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, right after SecurityMiddleware
     "core.middleware.RejectNulMiddleware",

@@ -5,7 +5,7 @@ version conflict, 403 for a role. Anything a client can send must land here, nev
 """
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django_fsm import ConcurrentTransition, TransitionNotAllowed
 from rest_framework import status
 from rest_framework.exceptions import ParseError, ValidationError
@@ -22,6 +22,18 @@ BODY = "body"  # a body that is not JSON at all
 
 # The code of an error DRF's own handler answered without one of ours.
 CODES = {401: "not_authenticated", 403: "permission_denied", 404: "not_found", 405: "method_not_allowed"}
+
+
+# The database refused a connection (down, restarting, out of connection slots) or dropped
+# one: nothing was written, and the client may retry; never a 500, never the driver's words
+# (they name the host and port).
+UNAVAILABLE = {"error": "unavailable", "detail": "the database is unavailable; retry in a few seconds"}
+RETRY_AFTER = "5"
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database being out of reach (not a lock, not a refused write)."""
+    return isinstance(exc, InterfaceError) or (isinstance(exc, OperationalError) and "locked" not in str(exc))
 
 
 def _body(code: str, message: str, field: str | None) -> dict:
@@ -89,6 +101,8 @@ def exception_handler(exc, context):
         )
     if isinstance(exc, OperationalError) and "locked" in str(exc):
         return Response(_body("busy", "the ledger is busy; retry", None), status=status.HTTP_409_CONFLICT)
+    if database_unavailable(exc):
+        return Response(UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER})
     if isinstance(exc, DjangoValidationError):
         # The ORM refusing a malformed value (e.g. an id that is not a UUID): bad input, not a crash.
         field = next(iter(exc.error_dict), NON_FIELD) if hasattr(exc, "error_dict") else NON_FIELD

@@ -5,11 +5,12 @@ import logging
 import time
 
 from django.core.signals import request_finished
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 
 from ledger import metrics
 
 from . import logs
+from .errors import RETRY_AFTER, UNAVAILABLE, database_unavailable
 
 access_log = logging.getLogger("casino.request")
 
@@ -74,3 +75,31 @@ class RequestContextMiddleware:
         match = request.resolver_match
         if match is not None and "tables/<code:code>" in (match.route or ""):
             logs.bind(table=view_kwargs.get("code"))
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that meets the database out of reach (``core.errors.database_unavailable``)
+    answers 503 with ``Retry-After``: JSON under ``/api/``, a short page elsewhere; the API's
+    own views answer the same through the exception handler."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not database_unavailable(exception):
+            return None
+        access_log.warning("database unavailable: %s", type(exception).__name__, extra={"path": request.path})
+        if request.path.startswith("/api/"):
+            response = JsonResponse(UNAVAILABLE, status=503)
+        else:
+            response = HttpResponse(
+                "<!doctype html><title>Unavailable</title><h1>Unavailable</h1>"
+                "<p>The database cannot be reached just now. Nothing you sent was recorded; "
+                "try again in a few seconds.</p>",
+                status=503,
+            )
+        response["Retry-After"] = RETRY_AFTER
+        return response

@@ -44,4 +44,7 @@ if [ -n "$FLOOR_DAY" ]; then
 else
     echo "Serving on http://127.0.0.1:$port/ WITHOUT a live floor: $DAYS_NOTE."
 fi
-.venv/bin/python manage.py runserver "127.0.0.1:$port" --noreload
+# runserver serves each request in a new thread: a connection kept for the next request
+# (CONN_MAX_AGE) would never be reused, and a burst of parallel requests would hold the
+# database's connection slots until they time out.
+DJANGO_CONN_MAX_AGE=0 .venv/bin/python manage.py runserver "127.0.0.1:$port" --noreload
