@@ -214,7 +214,10 @@ def test_the_cage_and_the_auditor_read_the_cage_summary_and_go_back_to_their_own
     assert 'data-figure="cage-cash"' in html and 'id="landing"' in html
     back = re.search(r'<a id="landing" href="([^"]+)">', html).group(1)
     assert client.get(back).status_code == 200
-    signs = role == Role.CAGE_SUPERVISOR  # he signs approvals: his header links to them; no one else's does (a 403)
+    # Every link on the page opens for its reader: none to the pit's pages (a table's) or to a 403.
+    for link in set(re.findall(r'<a [^>]*href="(/[^"]*)"', html)):
+        assert client.get(link).status_code == 200, link
+    signs = role == Role.CAGE_SUPERVISOR  # he signs approvals: his header links to them
     assert (reverse("dashboard:approvals") in html) == signs
 
 
