@@ -17,7 +17,8 @@ the ledger (events and postings), so a report of a past day is the same whenever
   variance = win − ledger win. Beside it, ``back_office``: the tips, casino credit and front
   money of the same periods and their balances at the end of the day (``back_office_figures``).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
-  shift counts, and the day's movements through the cage.
+  shift counts, and the day's movements through the cage; ``opening`` (the book at the end of
+  the day before) + the movements = ``book`` (at the end of the day).
 - ``variance_report(day, threshold_cents=None)``: every variance of the day (drop counts,
   openers, closers, cage shifts), flagged for investigation at ``abs(variance) >= threshold``
   (setting ``CASINO_VARIANCE_THRESHOLD_CENTS``).
@@ -406,7 +407,9 @@ CAGE_MOVEMENTS = [
 def cage_accountability_report(day: date, code: str = "main") -> dict:
     """The cage's accountability on gaming day ``day``: for each shift closed that day, the
     book (``cage:cash`` + ``cage:chips`` from the ledger) against the count, and the day's
-    movements through the cage by kind (cents, positive into the cage)."""
+    movements through the cage by kind (cents, positive into the cage). ``opening`` and
+    ``book``: ``{"cage_cash_cents", "cage_chips_cents"}`` at the end of the day before and of
+    the day; the day's movements lead from one to the other."""
     rows: list[dict] = []
     shifts = Event.objects.filter(stream=f"cageshift/{code}", gaming_day=day).order_by("position")
     for event in shifts:
@@ -437,17 +440,25 @@ def cage_accountability_report(day: date, code: str = "main") -> dict:
         "handover_to",
         *(f"{name}_cents" for name, _, _ in CAGE_MOVEMENTS),
     ]
-    book = {
-        "cage_cash_cents": Posting.objects.filter(account=accounts.CAGE_CASH, event__gaming_day__lte=day).aggregate(
-            s=Sum("amount_cents")
-        )["s"]
-        or 0,
-        "cage_chips_cents": Posting.objects.filter(account=accounts.CAGE_CHIPS, event__gaming_day__lte=day).aggregate(
-            s=Sum("amount_cents")
-        )["s"]
-        or 0,
-    }
-    return _envelope("Cage accountability report", day, day, columns, rows, gaming_day=day.isoformat(), book=book)
+    return _envelope(
+        "Cage accountability report",
+        day,
+        day,
+        columns,
+        rows,
+        gaming_day=day.isoformat(),
+        opening=_cage_book(event__gaming_day__lt=day),
+        book=_cage_book(event__gaming_day__lte=day),
+    )
+
+
+def _cage_book(**until) -> dict:
+    """``{"cage_cash_cents", "cage_chips_cents"}``: the cage's book over the postings ``until`` selects."""
+
+    def total(account: str) -> int:
+        return Posting.objects.filter(account=account, **until).aggregate(s=Sum("amount_cents"))["s"] or 0
+
+    return {"cage_cash_cents": total(accounts.CAGE_CASH), "cage_chips_cents": total(accounts.CAGE_CHIPS)}
 
 
 def unused_serials_report(year: int) -> dict:

@@ -6,7 +6,8 @@ own. Amounts are in currency units (``1234.56``, a dot, no thousands separator) 
 ``currency`` column; booleans are ``true`` / ``false``; games are named as people write them.
 The table-games report has one row per table, game and total, its periods side by side
 (``win (day)``, ``win (month to date)``, ``win (year to date)``) rather than stacked; the cage
-report ends with the book at the end of the day, as its JSON has it.
+report starts with the book at the start of the day and ends with the book at its end, as its
+JSON has them.
 """
 
 from __future__ import annotations
@@ -52,9 +53,11 @@ def table(report: dict) -> tuple[list[str], list[list[object]]]:
     columns, rows = list(report["columns"]), [dict(row) for row in report["rows"]]
     if rows and "period" in columns and {"level", "key"} <= set(columns):
         columns, rows = _periods_side_by_side(columns, rows)
-    if "book" in report:  # the cage report: the book at the end of the day, as the JSON has it
+    if "book" in report:  # the cage report: the book at the start and the end of the day, as the JSON has it
         book_columns = [f"book_{name}" for name in report["book"]]
         columns += [c for c in book_columns if c not in columns]
+        if "opening" in report:
+            rows.insert(0, {"line": "book_start_of_day", **{f"book_{k}": v for k, v in report["opening"].items()}})
         rows.append({"line": "book_end_of_day", **{f"book_{k}": v for k, v in report["book"].items()}})
     money = any(c.endswith("_cents") for c in columns)
     header = [_name(c) for c in columns] + (["currency"] if money else [])

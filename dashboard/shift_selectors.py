@@ -258,8 +258,8 @@ def table_slips(code: str) -> list[dict]:
 
 
 def runner_slips(runner: str) -> dict:
-    """``{"to_sign": [{"approval", "kind", "serial", "table", "amount_cents", "count",
-    "issued_by", "asked_at"}], "carrying": [same without "approval"]}``: the slips the cage
+    """``{"to_sign": [{"approval", "kind", "serial", "table", "route" (``slip_route``),
+    "amount_cents", "count", "issued_by", "asked_at"}], "carrying": [same without "approval"]}``: the slips the cage
     issued to ``runner`` that wait for his signature, and those he carries (issued, not yet
     accepted at the table)."""
     to_sign = []
@@ -285,11 +285,20 @@ def runner_slips(runner: str) -> dict:
     return {"to_sign": to_sign, "carrying": carrying}
 
 
+def slip_route(kind: str, table: str) -> str:
+    """Which way a slip's chips travel, in words: a fill from the cage to its table, a credit
+    from its table to the cage."""
+    if kind == Slip.Kind.CREDIT:
+        return f"From table {table} to the cage"
+    return f"From the cage to table {table}"
+
+
 def _slip_row(slip: Slip) -> dict:
     return {
         "kind": slip.kind,
         "serial": slip.serial,
         "table": slip.table.code,
+        "route": slip_route(slip.kind, slip.table.code),
         "amount_cents": slip.amount_cents,
         "count": _count_words(slip.denominations),
     }

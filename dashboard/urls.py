@@ -39,5 +39,6 @@ urlpatterns = [
     path("approvals/<id:approval>/refuse", shift_views.approval_decide, {"decision": "refuse"}, name="refuse"),
 ]
 
-# Every page that needs the pit boss role (the access tests walk this list).
-PROTECTED = ["floor", "floor-live", "table", "table-live", "coup-audit", "patron-lookup", "patron", "cage", "open"]
+# Every page that needs the pit boss role (the access tests walk this list); the cage summary
+# is the cage's and the auditor's, never the pit's (``views.CAGE_BOOK_READERS``).
+PROTECTED = ["floor", "floor-live", "table", "table-live", "coup-audit", "patron-lookup", "patron", "open"]

@@ -1,8 +1,9 @@
 """The pit boss dashboard's pages: thin views over ``dashboard.selectors``, read-only (his forms,
 which write through the services, are ``dashboard.shift_views``).
 
-Every page needs a logged-in user with the pit boss role: anonymous → the login page (302),
-logged in without the role → 403. The ``_live`` fragments are what htmx polls to refresh a
+Every page needs a logged-in user with the pit boss role (the cage summary: a cashier, a cage
+supervisor or an auditor, never the pit): anonymous → the login page (302), logged in without
+the role → 403. The ``_live`` fragments are what htmx polls to refresh a
 page without a reload; they answer the same rules.
 """
 
@@ -159,6 +160,15 @@ def patron_lookup(request):
     return redirect("dashboard:patron", code=code)
 
 
-@pit_boss_required
+# SHIFTS.md, the cashier's shift: "the cage's copy is not open to the pit". The cage summary is
+# the cage's book (its cash and chips, its windows and their cashiers, who issued each slip):
+# read by the cage and the auditor; the pit follows his own slips on his table pages.
+CAGE_BOOK_READERS = (Role.CASHIER, Role.CAGE_SUPERVISOR, Role.AUDITOR)
+
+
+@require_safe
+@roles_required(CAGE_BOOK_READERS, "the cage's book is for the cage and the auditor, not the pit")
 def cage(request):
-    return render(request, "dashboard/cage.html", {"cage": selectors.cage_summary()})
+    """The cage summary (``selectors.cage_summary``), read-only, with a link back to the reader's own page."""
+    context = {"cage": selectors.cage_summary(), "landing": landing(request.user)}
+    return render(request, "dashboard/cage.html", context)

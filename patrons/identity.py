@@ -6,7 +6,8 @@ and names every row that differs (``manage.py ledger verify``, ``/metrics``). A 
 events never carried (a ledger older than the digests) is not compared. The stored
 ``document_key`` is derived, never in an event: a row whose key is not ``document_key`` of its
 document (written around the services, it could let a look-alike past the unique constraint)
-is named with field ``document_key``, unless its document already differs.
+is named with field ``document_key``, unless its document already differs; the same for
+``name_key`` (``patrons.names.name_key`` of its name: a stale one hides the patron from a search).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ledger.models import Event
 
 from .documents import document_key
 from .models import Patron
+from .names import name_key
 from .services.patrons import IDENTITY_FIELDS, identity_digests
 
 KIND = "patron"
@@ -51,11 +53,11 @@ def replayed_patrons() -> dict[str, dict]:
 
 def patron_mismatches() -> Iterator[Mismatch]:
     """Every patron whose kind, name or document differs from his events, or whose document key
-    from his document (never their values)."""
+    or name key from his document or name (never their values)."""
     patrons = replayed_patrons()
     seen = set()
-    rows = Patron.objects.order_by("code").values_list("code", "kind", "name", "document", "document_key")
-    for code, kind, name, document, key in rows:
+    rows = Patron.objects.order_by("code").values_list("code", "kind", "name", "document", "document_key", "name_key")
+    for code, kind, name, document, key, searched in rows:
         seen.add(code)
         patron = patrons.get(code)
         if not patron or "kind" not in patron:
@@ -70,6 +72,8 @@ def patron_mismatches() -> Iterator[Mismatch]:
         ]
         if "document" not in differ and key != document_key(document):
             differ.append("document_key")
+        if "name" not in differ and searched != name_key(name):
+            differ.append("name_key")
         for field in differ:
             yield Mismatch(KIND, code, field)
     for code in sorted(set(patrons) - seen):

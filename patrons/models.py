@@ -10,6 +10,7 @@ from django.db import models
 from ledger import accounts
 
 from .documents import document_key
+from .names import name_key
 
 # The longest key a document may have (``document_key`` can expand a compatibility character to
 # several letters); the registration services refuse a longer one.
@@ -32,6 +33,12 @@ class Patron(models.Model):
         editable=False,
         help_text="patrons.documents.document_key(document): the document as compared, blank when there is none",
     )
+    name_key = models.TextField(
+        blank=True,
+        default="",
+        editable=False,
+        help_text="patrons.names.name_key(name): the name as searched, accents and case aside; blank without one",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -49,11 +56,15 @@ class Patron(models.Model):
         return self.code
 
     def save(self, *args, **kwargs):
-        # The key is derived: any writer through the model gets it right (the services' updates
-        # set it themselves, and ``patrons.identity`` reports a row whose key is not its document's).
+        # The keys are derived: any writer through the model gets them right (the services' updates
+        # set them themselves, and ``patrons.identity`` reports a row whose key is not its
+        # document's or its name's).
         self.document_key = document_key(self.document)
-        if kwargs.get("update_fields") is not None and "document" in kwargs["update_fields"]:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "document_key"}
+        self.name_key = name_key(self.name)
+        fields = kwargs.get("update_fields")
+        if fields is not None:
+            derived = {"document": "document_key", "name": "name_key"}
+            kwargs["update_fields"] = {*fields, *(key for field, key in derived.items() if field in fields)}
         super().save(*args, **kwargs)
 
     @property

@@ -5,6 +5,7 @@ from ledger.errors import InvalidInput
 
 from .documents import document_key
 from .models import Patron
+from .names import name_key
 
 
 def patron_get(code: str, *, field: str = "patron") -> Patron:
@@ -30,7 +31,8 @@ def patron_by_document(document: object) -> Patron | None:
 
 def patron_search(query: object, *, limit: int = 20) -> list[Patron]:
     """Registered patrons (never the shared ``anon``) whose code is ``query``, or whose name or
-    identity document contains it (case-insensitive; the document also however it is typed:
+    identity document contains it (case-insensitive; the name also whatever its accents and
+    spaces: "helene" finds "Hélène", ``patrons.names.name_key``; the document also however it is typed:
     "dupdoc 777" finds "DUPDOC-777", ``patrons.documents.document_key``), by code; at most
     ``limit``. A query of fewer than two characters (after trimming) finds nobody: it would list
     the whole registry."""
@@ -40,6 +42,9 @@ def patron_search(query: object, *, limit: int = 20) -> list[Patron]:
     if len(text) < 2 or "\x00" in text:
         return []
     match = Q(code__iexact=text) | Q(name__icontains=text) | Q(document__icontains=text)
+    searched = name_key(text)
+    if len(searched) >= 2:  # accents, case and spaces aside: "helene" finds "Hélène"
+        match |= Q(name_key__contains=searched)
     key = document_key(text)
     if len(key) >= 2:  # "--" or "a-" is no document: it would list much of the registry
         match |= Q(document_key__contains=key)

@@ -21,10 +21,12 @@ from cashier.services.cage_shifts import (
     window_book,
     window_of,
 )
+from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
 from ledger import accounts, store
 from ledger.errors import NotFound
+from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from patrons.models import Patron
 from patrons.selectors import patron_chips_cents, patron_search
@@ -67,6 +69,59 @@ def count_lines(count: dict, denominations: tuple[int, ...]) -> list[dict]:
         for d in sorted(denominations, reverse=True)
         if count.get(str(d))
     ]
+
+
+def acceptances_waiting() -> dict[tuple[str, str], str]:
+    """Fills at their table whose dealer was asked to count and accept them (``approvals`` act
+    ``slip_accept``), by ``(kind, serial)``: who the acceptance waits for, in words."""
+    pending = Approval.objects.filter(kind="slip_accept", state=Approval.State.PENDING, expires_at__gt=timezone.now())
+    return {
+        (a.payload.get("kind"), a.payload.get("serial")): "; ".join(
+            s["user"] or " or ".join(r.replace("_", " ") for r in s["roles"]) for s in a.waiting_for()
+        )
+        for a in pending.order_by("requested_at")
+    }
+
+
+# The slip's last step, by state: the event that took it there (its time is the step's).
+LAST_STEP = {
+    Slip.State.DELIVERED: "Delivered",
+    Slip.State.VOIDED: "Voided",
+    Slip.State.REVERSED: "Reversed",
+}
+
+
+def slip_progress(slip: Slip, *, at=None, dealer: str | None = None) -> dict:
+    """Where slip ``slip`` stands, read from its state (never guessed from what it is not):
+    ``{"words", "at"}``, ``at`` the time of the step that brought it there (its last event;
+    ``None`` for a slip still requested or issued). ``dealer``: whom the fill's acceptance at
+    the table waits for, when the pit asked its dealer."""
+    fill = slip.kind == Slip.Kind.FILL
+    accepted = (
+        f"accepted at table {slip.table.code} by {slip.accepted_by}"
+        if fill
+        else f"received and counted at the cage by {slip.accepted_by}"
+    )
+    if slip.state == Slip.State.REQUESTED:
+        words = "to prepare"
+    elif slip.state == Slip.State.ISSUED and not fill:
+        words = f"slip issued by {slip.issued_by}; {slip.runner} brings the chips from the table"
+    elif slip.state == Slip.State.ISSUED and dealer:
+        words = (
+            f"issued by {slip.issued_by}; at table {slip.table.code}, "
+            f"waiting for the dealer {dealer} to count and accept it"
+        )
+    elif slip.state == Slip.State.ISSUED:
+        words = f"issued by {slip.issued_by}, with {slip.runner} (chips in transit)"
+    elif slip.state == Slip.State.DELIVERED:
+        words = accepted
+    elif slip.state == Slip.State.VOIDED:
+        words = f"voided by {slip.voided_by}, approved by {slip.void_approved_by} ({slip.void_reason})"
+    elif slip.state == Slip.State.REVERSED:
+        words = f"{accepted}, then reversed by {slip.reversed_by}, approved by {slip.reversal_approved_by}"
+    else:
+        raise ValueError(f"slip {slip.serial} has an unknown state {slip.state!r}")
+    return {"words": words, "at": at}
 
 
 def issues_waiting() -> dict[tuple[str, str], dict]:
@@ -259,8 +314,32 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
     windows = open_windows(code)
     mine = windows.get(user)
     window = window_of(mine)
-    queue = Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED]).select_related("table")
+    queue = list(
+        Slip.objects.filter(state__in=[Slip.State.REQUESTED, Slip.State.ISSUED])
+        .select_related("table")
+        .order_by("created_at", "id")
+    )
+    # The slips done this gaming day stay listed below, with their last step and its time: the
+    # cashier sees a fill accepted at its table or a credit counted in, not a slip that vanished.
+    last_steps = {
+        e.stream: e.occurred_at
+        for e in Event.objects.filter(
+            gaming_day=current_gaming_day(),
+            type__in=[f"{prefix}{step}" for prefix in EVENT_PREFIX.values() for step in LAST_STEP.values()],
+        )
+        .order_by("position")  # a slip delivered and reversed: its reversal is its last step
+        .only("stream", "occurred_at")
+    }
+    done = [
+        s
+        for s in Slip.objects.filter(serial__in=[stream.rsplit("/", 1)[-1] for stream in last_steps])
+        .filter(state__in=list(LAST_STEP))
+        .select_related("table")
+        .order_by("created_at", "id")
+        if s.stream in last_steps
+    ]
     waiting = issues_waiting()
+    counting = acceptances_waiting()
     bank = main_bank()
     book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
     return {
@@ -284,8 +363,10 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
                 "runner": s.runner,
                 "requested_at": s.created_at,
                 "waiting": waiting.get((s.kind, s.serial)) if s.state == Slip.State.REQUESTED else None,
+                "progress": slip_progress(s, at=last_steps.get(s.stream), dealer=counting.get((s.kind, s.serial))),
+                "done": s.state in LAST_STEP,
             }
-            for s in queue.order_by("created_at", "id")
+            for s in queue + done
         ],
         "approvals": approvals_waiting(user),
         "closes": closes_waiting(user),

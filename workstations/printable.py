@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 
@@ -45,8 +45,10 @@ BACK_OFFICE_BALANCES = [
     ("markers_outstanding_cents", "Markers outstanding"),
     ("front_money_held_cents", "Front money held for patrons"),
 ]
-# The cage's movements (cashier.reports.CAGE_MOVEMENTS) in words, shown under their side
-# (cash or value chips); positive into the cage.
+# The cage's movements (cashier.reports.CAGE_MOVEMENTS) in words: the one place their labels
+# are made (a movement without one is refused, never shown by its key). Each is listed under its
+# side (cash or value chips), as money in or out of the cage by its sign: a label that nets two
+# directions says so without naming one.
 CAGE_MOVEMENT_NAMES = {
     "bankroll_cash": "Float from the house bankroll",
     "bankroll_chips": "Float from the house bankroll",
@@ -57,10 +59,17 @@ CAGE_MOVEMENT_NAMES = {
     "chips_redeemed": "Chips redeemed (chips in)",
     "fills": "Fills to the tables",
     "credits": "Credits from the tables",
-    "front_money": "Front money deposited less withdrawn",
+    "front_money": "Front money (deposits and withdrawals)",
     "marker_payments": "Marker payments in cash",
-    "marker_chips": "Markers issued in chips less paid in chips",
+    "marker_chips": "Markers in chips (issued, and paid back in chips)",
+    "window_cash_variances": "Cashier windows counted over or short (cash)",
+    "window_chip_variances": "Cashier windows counted over or short (chips)",
+    "reversals_cash": "Reversals (cash)",
+    "reversals_chips": "Reversals (chips)",
 }
+# What the cage's book moved by on the day beyond the kinds above (none, as long as every
+# event that posts to the cage has its kind): shown, so the page still adds up.
+OTHER_MOVEMENTS = "Other movements (not itemised above)"
 # The ledger events behind each figure of the table games report (the event list's ``type``
 # filter; with the table or tables of the row). Win, ledger win and variance: all the table's events.
 FIGURE_EVENTS = {
@@ -218,42 +227,60 @@ def context(slug: str, day: date, *, links: bool = False) -> dict:
         ctx["shifts_query"] = (
             {"gaming_day": day.isoformat(), "type": "CageShiftOpened,CageShiftClosed"} if links else None
         )
-        moved = next((row for row in report["rows"] if row["line"] == "movements"), None) or {}
-        the_day = {"gaming_day": day.isoformat()}
-        ctx["book_queries"] = (
-            {
-                side: {"account": account, "until": day.isoformat()}
-                for side, account in (("cash", accounts.CAGE_CASH), ("chips", accounts.CAGE_CHIPS))
-            }
-            if links
-            else {}
-        )
-        ctx["movements"] = [
-            {
-                "title": title,
-                "lines": lines,
-                "total_cents": sum(value for _, value, _ in lines),
-                "query": the_day | {"account": account} if links else None,
-            }
-            for title, account in (("Cash movements", accounts.CAGE_CASH), ("Chip movements", accounts.CAGE_CHIPS))
-            if (
-                lines := [
-                    (
-                        CAGE_MOVEMENT_NAMES.get(name, name),
-                        moved[f"{name}_cents"],
-                        the_day | {"account": account, "type": ",".join(types)} if links else None,
-                    )
-                    for name, on, types in reports.CAGE_MOVEMENTS
-                    if on == account and moved.get(f"{name}_cents")
-                ]
-            )
-        ]
+        ctx["sides"] = cage_book_sides(report, day, links=links)
     else:
         ctx["rows"] = [row | {"kind_name": VARIANCE_KINDS.get(row["kind"], row["kind"])} for row in report["rows"]]
         ctx["counts"] = counts_of_the_day(day)
         ctx["counts_query"] = {"gaming_day": day.isoformat(), "type": ",".join(COUNT_EVENTS)} if links else None
         ctx["drop_counts_query"] = {"gaming_day": day.isoformat(), "type": "DropCounted"} if links else None
     return ctx
+
+
+def cage_book_sides(report: dict, day: date, *, links: bool = False) -> list[dict]:
+    """The cage report's book, one side after the other (``key`` ``cash``, then ``chips``), laid
+    out as people add it up: ``opening_cents`` (the book at the end of the day before) +
+    ``in_cents`` − ``out_cents`` = ``closing_cents`` (the book at the end of the day). ``in`` and
+    ``out``: the day's movements ``[(label, cents, query)]`` into and out of the cage, each a
+    positive amount; ``query``, ``opening_query`` and ``closing_query``: the auditor's event list
+    behind the figure, ``None`` without ``links``."""
+    moved = next((row for row in report["rows"] if row["line"] == "movements"), None) or {}
+    the_day = {"gaming_day": day.isoformat()}
+    before = (day - timedelta(days=1)).isoformat()
+    sides = []
+    for side, title, account, key in (
+        ("cash", "Cash", accounts.CAGE_CASH, "cage_cash_cents"),
+        ("chips", "Value chips", accounts.CAGE_CHIPS, "cage_chips_cents"),
+    ):
+        opening, closing = report["opening"][key], report["book"][key]
+        lines = [
+            (
+                CAGE_MOVEMENT_NAMES[name],
+                moved[f"{name}_cents"],
+                the_day | {"account": account, "type": ",".join(types)} if links else None,
+            )
+            for name, on, types in reports.CAGE_MOVEMENTS
+            if on == account and moved.get(f"{name}_cents")
+        ]
+        other = closing - opening - sum(value for _, value, _ in lines)
+        if other:
+            lines.append((OTHER_MOVEMENTS, other, the_day | {"account": account} if links else None))
+        ins = [(label, value, query) for label, value, query in lines if value > 0]
+        outs = [(label, -value, query) for label, value, query in lines if value < 0]
+        sides.append(
+            {
+                "key": side,
+                "title": title,
+                "opening_cents": opening,
+                "in": ins,
+                "in_cents": sum(value for _, value, _ in ins),
+                "out": outs,
+                "out_cents": sum(value for _, value, _ in outs),
+                "closing_cents": closing,
+                "opening_query": {"account": account, "until": before} if links else None,
+                "closing_query": {"account": account, "until": day.isoformat()} if links else None,
+            }
+        )
+    return sides
 
 
 def counts_of_the_day(day: date) -> dict:

@@ -52,6 +52,7 @@ from staff.roles import Role, require_role
 
 from ..documents import document_key
 from ..models import Patron
+from ..names import name_key
 from ..selectors import patron_get
 from ..visits import CASH_EVENTS, IN, OUT, aml_basis, current_visit, patron_cash_accounts, patron_cash_rows
 from .patrons import check_document_free, identity_digests
@@ -253,7 +254,11 @@ def patron_identity_record(*, patron: str, name: str, document: str, actor: str)
         document = document.strip()
         key = check_document_free(document, patron_id=who.pk)
         Patron.objects.filter(pk=who.pk).update(
-            kind=Patron.Kind.IDENTIFIED, name=name.strip(), document=document, document_key=key
+            kind=Patron.Kind.IDENTIFIED,
+            name=name.strip(),
+            name_key=name_key(name.strip()),
+            document=document,
+            document_key=key,
         )
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
@@ -322,7 +327,7 @@ def patron_identity_erase(*, patron: str, actor: str, now: datetime | None = Non
                 f"the identity of {who.code} must be kept until {ends.date().isoformat()} (AML retention)",
                 field="patron",
             )
-        Patron.objects.filter(pk=who.pk).update(name="", document="", document_key="")
+        Patron.objects.filter(pk=who.pk).update(name="", name_key="", document="", document_key="")
         stream = f"aml/{who.code}"
         (event,) = cmd.append(
             stream=stream,

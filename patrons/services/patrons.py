@@ -10,6 +10,7 @@ from ledger.store import NewEvent
 
 from ..documents import document_key
 from ..models import DOCUMENT_KEY_LENGTH, Patron
+from ..names import name_key
 
 IDENTITY_FIELDS = ("name", "document")
 
@@ -79,7 +80,12 @@ def patron_register(
             # Under the ledger writer lock: no other registration can take the same number.
             number = (Patron.objects.aggregate(n=Max("id"))["n"] or 0) + 1
             patron = Patron.objects.create(
-                code=f"P{number:05d}", kind=kind, name=name, document=document, document_key=key
+                code=f"P{number:05d}",
+                kind=kind,
+                name=name,
+                name_key=name_key(name),
+                document=document,
+                document_key=key,
             )
         cmd.append(
             stream=f"patron/{patron.code}",

@@ -4,8 +4,10 @@ shift; these pin the refusals and the reconciliation's figures)."""
 
 import re
 from html import unescape
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -210,6 +212,58 @@ def test_a_credit_is_received_on_the_cage_page_by_a_count_that_must_be_the_slips
     assert store.balance(accounts.window_chips(window)) == drawer + 40_000
     assert store.balance(accounts.table_tray("R1")) == tray - 40_000
     assert Event.objects.filter(type="CreditDelivered").count() == 1
+
+
+def _slip_row(html: str, kind: str, serial: str) -> str:
+    return re.search(rf'<tr data-serial="{serial}" data-kind="{kind}">(.*?)</tr>', html, re.S).group(1)
+
+
+def _local(moment) -> str:
+    return moment.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def test_a_fill_accepted_by_the_tables_dealer_shows_accepted_by_him_and_when_not_in_transit(
+    as_role, table, django_user_model
+):
+    """The cage's row follows the slip: with the runner (chips in transit), then waiting for the
+    dealer the pit asked to count it, then accepted at the table by that dealer at that time."""
+    from approvals.services import approval_confirm, approval_request
+    from cashier.services.slips import slip_issue
+    from staff.services import dealer_assign
+
+    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER, dealer1=Role.DEALER)
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    dealer_assign(dealer="dealer1", table="R1", actor="pit1")
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")["serial"]
+    slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
+    row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "fill", serial)
+    assert "issued by cash1, with run1 (chips in transit)" in row
+    asked = approval_request(kind="slip_accept", payload={"kind": "fill", "serial": serial}, actor="pit1")
+    row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "fill", serial)
+    assert "at table R1, waiting for the dealer dealer1 to count and accept it" in row
+    assert "in transit" not in row
+    approval_confirm(approval=asked["approval"]["id"], actor="dealer1")
+    assert Slip.objects.get(serial=serial).state == Slip.State.DELIVERED
+    accepted = Event.objects.get(type="FillDelivered", data__slip=serial)
+    row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "fill", serial)
+    assert f"accepted at table R1 by dealer1, {_local(accepted.occurred_at)}" in row
+    assert "in transit" not in row and "<form" not in row
+
+
+def test_a_credit_counted_in_shows_received_at_the_cage_by_whom_and_when(as_role, table, django_user_model):
+    from cashier.services.slips import slip_accept, slip_issue
+
+    _staff(django_user_model, pit1=Role.PIT_BOSS, run1=Role.RUNNER)
+    client = as_role("cash1", Role.CASHIER)
+    hand_cage_to("cash1")
+    serial = slip_request(kind="credit", table="R1", denominations={"10000": 2}, actor="pit1")["serial"]
+    slip_issue(kind="credit", serial=serial, runner="run1", actor="cash1")
+    slip_accept(kind="credit", serial=serial, actor="cash1", count={"10000": 2})
+    received = Event.objects.get(type="CreditDelivered", data__slip=serial)
+    row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "credit", serial)
+    assert f"received and counted at the cage by cash1, {_local(received.occurred_at)}" in row
+    assert "brings the chips" not in row and "Receive and count" not in row
 
 
 def test_a_fill_already_asked_through_the_api_shows_no_issue_button(as_role, table, django_user_model):

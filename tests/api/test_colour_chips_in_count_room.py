@@ -55,7 +55,7 @@ def test_the_figures_add_up_with_the_colour_chips_out_and_the_win_is_unchanged(c
 
 
 def test_the_cage_page_shows_the_colour_chips_out_and_the_formula(client, django_user_model, colour_day):
-    html = person(client, django_user_model, Role.PIT_BOSS).get(reverse("dashboard:cage")).content.decode()
+    html = person(client, django_user_model, Role.CAGE_SUPERVISOR).get(reverse("dashboard:cage")).content.decode()
     assert '<th scope="col" class="num">Colour chips out</th>' in html
     row = html[html.index('<tr data-table="R1">') :].split("</tr>")[0]
     assert '<td class="num" data-figure="colour-out">190.00 EUR</td>' in row

@@ -163,7 +163,7 @@ def test_an_aml_flag_reads_when_and_what_happened_and_links_its_event_only_for_a
         f"day's total 3,500.00 EUR, threshold 3,000.00 EUR · by {ACTOR}"
     )
     assert 'data-flag="AmlIdentityChecked"' in flags and "identity checked: cash in 3,500.00 EUR" in flags
-    assert "ledger entry" not in html and f">{logged.position}<" not in html and "/workstations/" not in html
+    assert "ledger entry" not in html and f">{logged.position}<" not in html and "/workstations/audit/" not in html
     # A pit boss who is also an auditor may open the event's page: the flag links to it.
     grant(boss, Role.AUDITOR)
     html = client.get(reverse("dashboard:patron", args=[code])).content.decode()
@@ -178,8 +178,51 @@ def test_unknown_table_round_or_patron_is_404_for_a_pit_boss(pit_boss, played):
     assert pit_boss.get(reverse("dashboard:patron", args=["P99999"])).status_code == 404
 
 
-def test_cage_summary_reads_the_cage_balances_from_the_ledger(pit_boss, played):
-    html = pit_boss.get(reverse("dashboard:cage")).content.decode()
+@pytest.fixture
+def cage_reader(django_user_model):
+    """A client of its own logged in as ``sup1``, a cage supervisor: the cage summary's reader."""
+    from django.test import Client
+
+    user = django_user_model.objects.create_user(username="sup1", password="pw")
+    grant(user, Role.CAGE_SUPERVISOR)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("role", [Role.PIT_BOSS, Role.DEALER, Role.RUNNER, Role.COUNT_TEAM])
+def test_the_cage_summary_is_not_open_to_the_pit_nor_the_floor(client, django_user_model, played, role):
+    """SHIFTS.md: the cage's copy is not open to the pit. The cage's book (its totals, its
+    cashiers, who issued each slip) is a 403 for the pit boss, and his header has no link to it."""
+    user = django_user_model.objects.create_user(username="other", password="pw")
+    grant(user, role)
+    client.force_login(user)
+    assert client.get(reverse("dashboard:cage")).status_code == 403
+    if role == Role.PIT_BOSS:
+        floor = client.get(reverse("dashboard:floor")).content.decode()
+        assert reverse("dashboard:cage") not in floor
+
+
+@pytest.mark.parametrize("role", [Role.CASHIER, Role.CAGE_SUPERVISOR, Role.AUDITOR])
+def test_the_cage_and_the_auditor_read_the_cage_summary_and_go_back_to_their_own_page(
+    client, django_user_model, played, role
+):
+    user = django_user_model.objects.create_user(username="reader", password="pw")
+    grant(user, role)
+    client.force_login(user)
+    html = client.get(reverse("dashboard:cage")).content.decode()
+    assert 'data-figure="cage-cash"' in html and 'id="landing"' in html
+    back = re.search(r'<a id="landing" href="([^"]+)">', html).group(1)
+    assert client.get(back).status_code == 200
+    # Every link on the page opens for its reader: none to the pit's pages (a table's) or to a 403.
+    for link in set(re.findall(r'<a [^>]*href="(/[^"]*)"', html)):
+        assert client.get(link).status_code == 200, link
+    signs = role == Role.CAGE_SUPERVISOR  # he signs approvals: his header links to them
+    assert (reverse("dashboard:approvals") in html) == signs
+
+
+def test_cage_summary_reads_the_cage_balances_from_the_ledger(cage_reader, played):
+    html = cage_reader.get(reverse("dashboard:cage")).content.decode()
     # The cage opened with 100,000.00 EUR of chips and sold 1,000.00 EUR of them.
     assert re.search(r'data-figure="cage-chips">99,000\.00 EUR<', html)
     assert re.search(r'data-figure="cage-cash">101,000\.00 EUR<', html)
@@ -191,13 +234,13 @@ def pit_staff(django_user_model):
         grant(django_user_model.objects.create_user(username=name, password="x"), role)
 
 
-def test_cage_summary_lists_a_pending_fill_and_the_table_drop(pit_boss, played, pit_staff):
+def test_cage_summary_lists_a_pending_fill_and_the_table_drop(cage_reader, played, pit_staff):
     from cashier.services.slips import slip_request
     from games.services.tables import table_buy_in
 
     table_buy_in(code="R1", patron=played[0], amount_cents=30_000, actor=ACTOR)
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 20}, actor="pit1")["serial"]
-    html = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    html = cage_reader.get(reverse("dashboard:cage")).content.decode()
     pending = html[html.index('data-section="pending"') :]
     assert re.search(
         rf'data-serial="{serial}"><td>fill {serial}</td><td>R1</td><td>requested</td>'
@@ -208,7 +251,9 @@ def test_cage_summary_lists_a_pending_fill_and_the_table_drop(pit_boss, played, 
     assert re.search(r'data-table="R1">.*?<td class="num">300\.00 EUR</td><td>not yet \(recorded buy-ins\)</td>', drop)
 
 
-def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_floor(pit_boss, table, pit_staff):
+def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_floor(
+    pit_boss, cage_reader, table, pit_staff
+):
     from games.services.tables import table_close, table_open
 
     table_close(code="R1", closer={"1000000": 5}, dealer="dealer2", pit_boss="pit1", actor="pit1")
@@ -231,7 +276,7 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
         " by pit2</li>" in card
     )
     assert f"#{opened.position}" not in card
-    cage = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    cage = cage_reader.get(reverse("dashboard:cage")).content.decode()
     assert (
         f'<tr data-variance="opener"><td>opener</td><td>R1</td><td>table opened at {local:%H:%M} {local.tzname()}'
         ' by pit2</td><td class="num">-1,000.00 EUR</td><td>yes</td></tr>' in cage
@@ -412,7 +457,7 @@ def figure(html: str, name: str) -> str:
     return re.sub(r"<[^>]+>", "", found.group(1)).strip()
 
 
-def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, cage_staff):
+def test_cage_page_shows_the_cashier_shift_not_the_cage_books(cage_reader, played, cage_staff):
     from cashier.services.cage_shifts import cage_shift_close
 
     from ..conftest import SHIFT_CASHIER, drawer_count, open_cage_shift
@@ -422,24 +467,24 @@ def test_cage_page_shows_the_cashier_shift_not_the_cage_books(pit_boss, played, 
     cage_shift_close(**drawer_count("1"), actor=SHIFT_CASHIER)
     opened = Event.objects.get(position=open_cage_shift("cash1")["event"])
     count = drawer_count(opened.data["window"])
-    html = pit_boss.get(url).content.decode()
+    html = cage_reader.get(url).content.decode()
     # Times in the casino's zone (Europe/Paris), the zone named.
     paris = ZoneInfo("Europe/Paris")
     since = f"{opened.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
     assert figure(html, "cage-shift") == f"window {opened.data['window']} open, by cash1 since {since}"
     # A second cashier's window beside it: both are open, and the page says so.
     second = Event.objects.get(position=open_cage_shift("cash2")["event"])
-    html = pit_boss.get(url).content.decode()
+    html = cage_reader.get(url).content.decode()
     since2 = f"{second.occurred_at.astimezone(paris):%Y-%m-%d %H:%M:%S %Z}"
     assert figure(html, "cage-shift") == (
         f"window {opened.data['window']} open, by cash1 since {since}; "
         f"window {second.data['window']} open, by cash2 since {since2}"
     )
     closed = Event.objects.get(position=cage_shift_close(**drawer_count(second.data["window"]), actor="cash2")["event"])
-    html = pit_boss.get(url).content.decode()
+    html = cage_reader.get(url).content.decode()
     assert figure(html, "cage-shift") == f"window {opened.data['window']} open, by cash1 since {since}"
     closed = Event.objects.get(position=cage_shift_close(**count, actor="cash1")["event"])
-    html = pit_boss.get(url).content.decode()
+    html = cage_reader.get(url).content.decode()
     at = closed.occurred_at.astimezone(paris)
     expected = f"closed, by cash1 at {at:%Y-%m-%d %H:%M:%S %Z}, handed over to nobody (end of day)"
     assert figure(html, "cage-shift") == expected

@@ -193,7 +193,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:coup-audit": ({"GET": DASHBOARD}, None),
     "dashboard:patron-lookup": ({"GET": DASHBOARD}, None),
     "dashboard:patron": ({"GET": DASHBOARD}, None),
-    "dashboard:cage": ({"GET": DASHBOARD}, None),
+    "dashboard:cage": ({"GET": CAGE | AUDIT}, None),  # the cage's book: not open to the pit (SHIFTS.md)
     # the pit boss's forms (dashboard.shift_views) and the signers' approvals page
     "dashboard:open": ({"GET": DASHBOARD, "POST": DASHBOARD}, None),
     "dashboard:limits": ({"POST": DASHBOARD}, None),

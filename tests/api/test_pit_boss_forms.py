@@ -116,7 +116,7 @@ def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_perso
         kind="slip_issue", payload={"kind": "fill", "serial": slip.serial, "runner": "run1"}, actor=SHIFT_CASHIER
     )
     mine = text(runner.get(reverse("workstations:runner")))
-    assert f"Fill {slip.serial} R5 500.00 EUR" in mine
+    assert f"Fill {slip.serial} From the cage to table R5 500.00 EUR" in mine
     approval = Approval.objects.get(kind="slip_issue")
     confirmed = runner.post(reverse("workstations:runner-confirm", args=[approval.id]), follow=True)
     assert f"You carry fill {slip.serial} of 500.00 EUR to table R5" in text(confirmed)
@@ -133,6 +133,28 @@ def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_perso
         "run1",
         "boss2",
     )
+
+
+def test_the_runners_page_says_a_credit_goes_from_its_table_to_the_cage_and_a_fill_the_other_way(people):
+    open_r5(people)
+    runner = people["runner"]
+    serials = {}
+    for kind in ("fill", "credit"):
+        people["boss"].post(reverse("dashboard:slip-request", args=["R5"]), {"kind": kind, "slip-10000": "2"})
+        serials[kind] = Slip.objects.get(kind=kind).serial
+        approval_request(
+            kind="slip_issue", payload={"kind": kind, "serial": serials[kind], "runner": "run1"}, actor=SHIFT_CASHIER
+        )
+    to_sign = text(runner.get(reverse("workstations:runner")))
+    assert f"Credit {serials['credit']} From table R5 to the cage 200.00 EUR" in to_sign
+    assert f"Fill {serials['fill']} From the cage to table R5 200.00 EUR" in to_sign
+    assert "To table" not in to_sign
+    for approval in Approval.objects.filter(kind="slip_issue"):
+        runner.post(reverse("workstations:runner-confirm", args=[approval.id]))
+    carrying = text(runner.get(reverse("workstations:runner")))
+    carrying = carrying[carrying.index("You carry (2)") :]
+    assert f"Credit {serials['credit']} From table R5 to the cage 200.00 EUR" in carrying
+    assert f"Fill {serials['fill']} From the cage to table R5 200.00 EUR" in carrying
 
 
 def test_a_coup_is_reversed_once_the_second_pit_boss_approves_it_from_his_queue(people, played):

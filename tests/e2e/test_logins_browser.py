@@ -1,7 +1,7 @@
 """Logging in through either form in a real browser: each role lands on its own page (the
 runner on the page listing the slips issued to him); ``/`` shows a visitor the two logins and the
-API docs; a printed report leads back to its reader's page; the cage page and the daily report
-show the colour chips still out, so each table's figures add up. Screenshots in var/artifacts/."""
+API docs; a printed report leads back to its reader's page; the daily report, linked from the
+pit boss's header, shows the colour chips still out, so each table's figures add up. Screenshots in var/artifacts/."""
 
 import pytest
 from playwright.sync_api import expect
@@ -66,13 +66,9 @@ def test_a_pit_boss_reads_the_colour_chips_out_and_goes_back_to_the_floor_from_a
 
     log_in(page, dashboard_server.url, "boss", app="workstations")
     page.wait_for_url(f"{dashboard_server.url}/dashboard/")
-    page.get_by_role("link", name="Cage", exact=True).click()
-    row = page.locator('[data-section="drop"] tr[data-table="R1"]')
-    expect(row.locator('[data-figure="colour-out"]')).to_have_text("200.00 EUR")
-    expect(page.locator('[data-section="formula"]')).to_contain_text("− colour chips out")
-    shot(page, "cage-colour")
-
-    page.goto(f"{dashboard_server.url}/workstations/reports/table-games/")
+    # The cage summary is the cage's (SHIFTS.md: not open to the pit); his own figures are the daily report's.
+    expect(page.get_by_role("link", name="Cage", exact=True)).to_have_count(0)
+    page.get_by_role("link", name="Daily report").click()
     expect(page.locator("table[data-period='1'] thead")).to_contain_text("Colour chips out")
     shot(page, "report-colour")
     page.get_by_role("link", name="Back to the floor").click()

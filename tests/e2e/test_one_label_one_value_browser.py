@@ -1,15 +1,16 @@
 """One label, one value: on every dashboard page of a demo day (the floor, each table, a coup's
-audit, a patron, the cage summary, the approvals, the open form), the figures read in the
-browser never show a label twice with two values — in a card or a list of figures (``dl``), a
-label names one figure; in a table, a column heading is not repeated and a row named by its
+audit, a patron, the approvals, the open form; the cage summary, as the cage supervisor reads
+it), the figures read in the browser never show a label twice with two values — in a card or a
+list of figures (``dl``), a label names one figure; in a table, a column heading is not repeated and a row named by its
 heading (Drop, Win...) holds one value, not one per basis; every figure of a card's
 money section carries how it is computed (its ``title``). Screenshots in var/artifacts/."""
 
 import pytest
 
 from games.models import Bet, Round
+from staff.roles import Role, grant
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 from .test_readable_floor_browser import assert_readable, demo_day  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.postgres
@@ -78,7 +79,12 @@ def labels_twice(page) -> list[str]:
     return found
 
 
-def test_no_dashboard_page_shows_a_label_twice_with_two_values(log_in_pit_boss, dashboard_server, demo_day):  # noqa: F811
+def test_no_dashboard_page_shows_a_label_twice_with_two_values(
+    log_in_pit_boss,
+    dashboard_server,
+    demo_day,  # noqa: F811
+    django_user_model,
+):
     page = log_in_pit_boss()
     url = dashboard_server.url
     coup = Round.objects.filter(table__code="R1", state="settled").order_by("-number").first()
@@ -88,7 +94,6 @@ def test_no_dashboard_page_shows_a_label_twice_with_two_values(log_in_pit_boss, 
         *((f"table-{code}", f"/dashboard/tables/{code}/") for code in ("R1", "B1", "C1", "P1", "S1", "T1")),
         ("coup-audit", f"/dashboard/coups/{coup.id}/audit/"),
         ("patron", f"/dashboard/patrons/{patron}/"),
-        ("cage", "/dashboard/cage/"),
         ("approvals", "/dashboard/approvals/"),
         ("open", "/dashboard/open/"),
     ]
@@ -98,7 +103,17 @@ def test_no_dashboard_page_shows_a_label_twice_with_two_values(log_in_pit_boss, 
         problems += labels_twice(page)
         assert_readable(page)
         page.screenshot(path=str(ARTIFACTS / f"one_label_one_value_{name}.png"), full_page=True)
+    # The cage summary is the cage's, not the pit's (SHIFTS.md): read as the cage supervisor.
+    grant(django_user_model.objects.create_user(username="sup1", password="floor-secret"), Role.CAGE_SUPERVISOR)
+    page.context.clear_cookies()
+    log_in(page, url, "sup1", app="workstations")
+    page.goto(url + "/dashboard/cage/")
+    problems += labels_twice(page)
+    assert_readable(page)
+    page.screenshot(path=str(ARTIFACTS / "one_label_one_value_cage.png"), full_page=True)
     assert problems == []
+    page.context.clear_cookies()
+    log_in(page, url, "boss")
 
     # Each card and each table page: one figure per label, each with how it is computed.
     page.goto(url + "/dashboard/")

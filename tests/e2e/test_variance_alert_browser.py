@@ -1,6 +1,7 @@
 """The pit boss reads a count variance in a real browser: on the floor, the table's alert says
 which count differed, by how much, when (local time with its zone) and who counted; the cage
-page lists it the same way. Never the ledger's position. Screenshots in var/artifacts/."""
+summary (the cage's, not the pit's) lists it the same way for the cage supervisor. Never the
+ledger's position. Screenshots in var/artifacts/."""
 
 import re
 
@@ -16,11 +17,12 @@ from .conftest import ARTIFACTS
 pytestmark = pytest.mark.postgres
 
 
-def test_a_pit_boss_reads_an_opener_variance_in_words_on_the_floor_and_the_cage_page(
+def test_a_pit_boss_reads_an_opener_variance_in_words_on_the_floor_and_the_cage_supervisor_on_the_cage_summary(
     browser_page, dashboard_server, django_user_model, table
 ):
     page = browser_page
-    for name, role in {"boss": Role.PIT_BOSS, "pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS}.items():
+    staff = {"boss": Role.PIT_BOSS, "pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "sup1": Role.CAGE_SUPERVISOR}
+    for name, role in staff.items():
         grant(django_user_model.objects.create_user(username=name, password="floor-secret"), role)
     grant(django_user_model.objects.create_user(username="dealer2", password="x"), Role.DEALER)
     # Closed with 50,000.00 EUR of chips, opened again with 49,000.00: 1,000.00 EUR short.
@@ -48,7 +50,14 @@ def test_a_pit_boss_reads_an_opener_variance_in_words_on_the_floor_and_the_cage_
     assert f"#{position}" not in page.content()
     page.screenshot(path=str(ARTIFACTS / "variance-alert-floor-1280x800.png"), full_page=True)
 
-    page.get_by_role("link", name="Cage", exact=True).click()
+    expect(page.get_by_role("link", name="Cage", exact=True)).to_have_count(0)  # not the pit's to open
+
+    page.context.clear_cookies()
+    page.goto(f"{dashboard_server.url}/workstations/login/")
+    page.get_by_label("User name").fill("sup1")
+    page.get_by_label("Password").fill("floor-secret")
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name="Cage summary").click()
     row = page.locator('tr[data-variance="opener"]')
     expect(row).to_have_text(re.compile(r"^opener\s*R1\s*table opened at \d\d:\d\d CES?T by pit2\s*-1,000\.00 EUR"))
     page.screenshot(path=str(ARTIFACTS / "variance-alert-cage-1280x800.png"), full_page=True)

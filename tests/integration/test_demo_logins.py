@@ -73,9 +73,9 @@ def test_each_demo_login_lands_on_its_own_page_whichever_form_it_used(cage_float
 def test_an_explicit_next_is_kept_after_the_login(cage_float):
     call_command("demo_user", stdout=StringIO())
     client = Client()
-    form = {"username": "pitboss", "password": "pitboss", "next": "/dashboard/cage/"}
+    form = {"username": "pitboss", "password": "pitboss", "next": "/dashboard/open/"}
     answer = client.post("/workstations/login/", form)
-    assert answer.status_code == 302 and answer["Location"] == "/dashboard/cage/"
+    assert answer.status_code == 302 and answer["Location"] == "/dashboard/open/"
 
 
 def test_the_runner_lands_on_the_slips_issued_to_him(cage_float):
