@@ -4,13 +4,16 @@ PostgreSQL (three ORM queries per API request were a sixth of a bet placement's 
 
 It refuses a password hash its account's identity events do not know (``staff.identity``):
 one written with raw SQL by someone holding the database credentials, who knows its password
-and would otherwise log in as that person long before anyone runs ``ledger verify``."""
+and would otherwise log in as that person long before anyone runs ``ledger verify``; and
+(``STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT``) an account no identity event created, a row he
+inserted."""
 
 from __future__ import annotations
 
 import functools
 import logging
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.hashers import check_password
@@ -19,12 +22,17 @@ from django.db import connection
 
 from core.rawsql import columns, fetch_prepared, instance
 
-from .identity import password_as_recorded
+from .identity import login_refusal
 from .models import PasswordChangeDue
 from .roles import remember_roles
 from .services import staff_password_rehashed
 
 log = logging.getLogger(__name__)
+
+REFUSALS = {
+    "password": "holds a stored password hash that is not the one the ledger recorded",
+    "unrecorded": "is an account no identity event in the ledger created",
+}
 
 
 @functools.cache  # built once: the user model's columns do not change while the process runs
@@ -57,12 +65,15 @@ class StaffBackend(ModelBackend):
             model().set_password(password)  # the same time as for an existing user (Django's #20760)
             return None
         stored = user.password
-        if not password_as_recorded(user.get_username(), stored):
+        refusal = login_refusal(
+            user.get_username(), stored, require_recorded=settings.STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT
+        )
+        if refusal is not None:
             # Checked without re-hashing (no setter): a planted hash stays the planted one.
             log.warning(
-                "login refused: %s's stored password hash is not the one the ledger recorded "
-                "(changed outside the services; manage.py ledger verify names it)",
+                "login refused: %s %s (changed outside the services; manage.py ledger verify names it)",
                 user.get_username(),
+                REFUSALS[refusal],
                 extra={"username": user.get_username(), "password_matched": check_password(password, stored)},
             )
             return None

@@ -85,15 +85,29 @@ def replayed_accounts() -> dict[str, dict]:
     return accounts
 
 
-def password_as_recorded(username: str, password_hash: str) -> bool:
-    """Whether ``password_hash`` is the hash ``username``'s identity events say he holds (True
-    when they never stated one: a ledger older than the digests locks nobody out). One query,
+def login_refusal(username: str, password_hash: str, *, require_recorded: bool) -> str | None:
+    """Why ``username`` may not log in with the stored ``password_hash``, or None: "password"
+    when it is not the hash his identity events recorded (None when they never stated one: a
+    ledger older than the digests locks nobody out); with ``require_recorded``, "unrecorded"
+    when no identity event created the account (a row inserted with raw SQL; an upgraded
+    database records its older accounts once with ``manage.py staff_baseline``). One query,
     over his own events only: the login backend asks it at every login."""
     accounts: dict[str, dict] = {}
     for type_, data in _account_events().filter(data__user=username).values_list("type", "data"):
         _apply(accounts, type_, data)
-    recorded = accounts.get(username, {}).get("password")
-    return recorded is None or _hash_matches(recorded, username, password_hash)
+    account = accounts.get(username)
+    if require_recorded and (account is None or account.get("created") is False):
+        return "unrecorded"
+    recorded = (account or {}).get("password")
+    if recorded is not None and not _hash_matches(recorded, username, password_hash):
+        return "password"
+    return None
+
+
+def password_as_recorded(username: str, password_hash: str) -> bool:
+    """Whether ``password_hash`` is the hash ``username``'s identity events say he holds (True
+    when they never stated one)."""
+    return login_refusal(username, password_hash, require_recorded=False) is None
 
 
 def _hash_matches(recorded: str, username: str, password_hash: str) -> bool:

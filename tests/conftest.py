@@ -56,6 +56,13 @@ def _ledger_anchor_files(settings, tmp_path_factory, _ledger_key_dir):
     settings.LEDGER_CHECKPOINT_INTERVAL_SECONDS = 0
 
 
+@pytest.fixture(autouse=True)
+def _unrecorded_test_accounts_log_in(settings):
+    """Tests make their people with ``create_user`` (``staff_user``), no identity event: the
+    tests of the rule (an account no event created may not log in) switch it back on."""
+    settings.STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT = False
+
+
 @pytest.fixture
 def _replication_role_reset(django_db_blocker):
     yield

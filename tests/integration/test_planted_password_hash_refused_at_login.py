@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 
 from ledger import identity
@@ -81,7 +82,7 @@ def test_a_planted_hash_is_refused_over_http_basic(cashier, caplog):
     _plant()
     with caplog.at_level(logging.WARNING, logger="staff.backends"):
         assert not _basic_logs_in("cash1", INSIDERS)
-    assert "login refused: cash1's stored password hash" in caplog.text
+    assert "login refused: cash1 holds a stored password hash" in caplog.text
     assert not _basic_logs_in("cash1", SECRET_PASSWORD)  # nor the old one: the row holds the insider's
 
 
@@ -128,3 +129,24 @@ def test_the_check_is_one_query_over_the_accounts_own_events(cashier, django_ass
         assert password_as_recorded("cash1", stored)
     assert "cash1" in captured.captured_queries[0]["sql"]
     assert not password_as_recorded("cash1", make_password(INSIDERS))
+
+
+def test_an_account_inserted_with_raw_sql_may_not_log_in(settings, caplog):
+    """A whole account row planted by someone holding the database credentials: no identity
+    event created it, so its password opens nothing (``ledger verify`` names it too)."""
+    from django.contrib.auth import authenticate
+    from django.test import RequestFactory
+    from django.utils import timezone
+
+    settings.STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT = True
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO auth_user (username, password, is_superuser, is_staff, is_active, first_name, last_name, "
+            "email, date_joined) VALUES ('ghostadmin', %s, true, true, true, '', '', '', %s)",
+            [make_password("boo"), timezone.now()],
+        )
+    with caplog.at_level("WARNING", logger="staff.backends"):
+        assert authenticate(RequestFactory().post("/accounts/login/"), username="ghostadmin", password="boo") is None
+    assert "ghostadmin is an account no identity event in the ledger created" in caplog.text
+    staff_account_create(username="recorded1", password="pw-recorded-1", actor="manage.py")
+    assert authenticate(RequestFactory().post("/accounts/login/"), username="recorded1", password="pw-recorded-1")
