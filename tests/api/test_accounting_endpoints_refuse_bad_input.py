@@ -211,7 +211,7 @@ def test_an_unknown_slip_is_404_and_an_unknown_kind_400(opened, kind, serial, st
     for user, step, body in (
         ("cash1", "issue", {"runner": "run1"}),
         ("cash1" if kind == "credit" else "pit2", "accept", {}),  # a credit is received at the cage
-        ("pit1", "void", {"reason": "x", "approver": "super1"}),
+        ("pit1", "void", {"confirmation": "VOID", "reason": "x", "approver": "super1"}),
         ("super1", "reverse", {"reason": "x", "approver": "pit1"}),
     ):
         response = opened[user].post(f"/api/cage/slips/{kind}/{serial}/{step}", body, format="json")
