@@ -13,6 +13,7 @@ from cashier.services.slips import slip_issue, slip_request
 from cashier.slip_models import Slip
 from ledger import store
 from ledger.models import Event
+from staff.models import DealerAssignment
 from staff.roles import Role
 from staff.services import dealer_release
 from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, staff_clients
@@ -78,7 +79,10 @@ def test_a_fill_is_accepted_with_the_dealers_own_count_given_with_his_signature(
     assert done.status_code == 200 and done.json()["state"] == "delivered", done.json()
     delivered = Event.objects.get(type="FillDelivered")
     assert (delivered.data["accepted_by"], delivered.data["counted"]) == ("dealer1", {"10000": 5, "2500": 4})
-    assert Event.objects.get(type="ApprovalConfirmed", data__kind="slip_accept").data["count"] == {"10000": 5, "2500": 4}
+    assert Event.objects.get(type="ApprovalConfirmed", data__kind="slip_accept").data["count"] == {
+        "10000": 5,
+        "2500": 4,
+    }
 
 
 def approval_asked(serial: str) -> str:
@@ -133,3 +137,16 @@ def test_voiding_a_slip_withdraws_the_approvals_still_waiting_on_it_and_they_rep
     late = clients["dealer1"].post(f"/api/approvals/{accepting}/confirm", {"count": {"10000": 5}}, format="json")
     assert late.status_code == 409 and "withdrawn" in late.json()["detail"]
     assert check_approvals() == []
+
+
+def test_an_opener_naming_no_dealer_goes_to_the_tables_dealer_and_naming_another_assigns_him(clients):
+    closing = clients["pit1"].post("/api/tables/T1/closer", {"closer": OPENER, "pit_boss": "pit2"}, format="json")
+    assert approve(closing, clients["pit2"], clients["dealer1"]).status_code == 200
+    body = {"game": "english_roulette", "opener": OPENER, "pit_boss": "pit1", "rules": {}}
+    asked = clients["pit1"].post("/api/tables/T1/opener", body, format="json")
+    assert [w["user"] for w in asked.json()["approval"]["waiting_for"]] == ["dealer1"]
+    clients["pit1"].post(f"/api/approvals/{asked.json()['approval']['id']}/reject", {}, format="json")
+    other = clients["pit1"].post("/api/tables/T1/opener", body | {"dealer": "dealer2"}, format="json")
+    assert [w["user"] for w in other.json()["approval"]["waiting_for"]] == ["dealer2"]
+    assert approve(other, clients["dealer2"]).status_code == 201
+    assert DealerAssignment.objects.get(dealer__username="dealer2", ended_at__isnull=True).table_code == "T1"
