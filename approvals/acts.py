@@ -28,6 +28,8 @@ from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_react
 from staff.roles import ALL_ROLES, Role
 from staff.services import assigned_dealers, assigned_table, dealer_assign
 
+from .selectors import dealer_only
+
 SUPERVISORS = [Role.PIT_BOSS.value, Role.CAGE_SUPERVISOR.value]
 TREASURY = [Role.CAGE_SUPERVISOR.value]
 ADMINS = [Role.ADMIN.value]
@@ -50,6 +52,18 @@ class Act:
     subject: tuple[str, ...] = ()
     # Keys of the result given to the last signer only, stored nowhere (a temporary password).
     secret: tuple[str, ...] = ()
+    # The maker's payload completed before its slots are read (whom the request goes to when he
+    # names nobody: a table's dealer), refusing a signer who could never sign (400).
+    addressed: Callable[[dict], dict] | None = None
+    # Kinds whose pending approvals about the same subject (``subject``) end when this act runs:
+    # a voided slip is neither carried nor accepted any more. ``ended_because``: the reason they
+    # are withdrawn with (formatted with the payload).
+    ends: tuple[str, ...] = ()
+    ended_because: str = ""
+    # The last signer counts what he signs for (a dealer the chips of a fill): his confirmation
+    # carries ``count`` ({"<cents>": pieces}), given to ``run`` in the payload; the request's
+    # trial run takes this stand-in (payload → the count it must be) instead.
+    counted: Callable[[dict], dict] | None = None
 
     def field_of(self, slot_name: str) -> str:
         """The request's field that names the signer of slot ``slot_name`` (400s name it)."""
@@ -163,20 +177,74 @@ def _assigned_to(dealer: str, code: str) -> bool:
     return assigned_table(dealer) == code
 
 
-def _table_dealer(payload: dict) -> list[dict]:
-    """A fill carried to a table is counted and accepted by that table's dealer (the one assigned
-    to it now; with none assigned, a dealer of that table when one is). A credit goes the other
-    way: it is counted in at the cage (``slip_accept``), never asked of the dealer."""
-    if payload.get("kind") == Slip.Kind.CREDIT:
-        raise InvalidInput("a credit is counted in at the cage by the cashier, not at the table", field="kind")
-    table = (
+def _dealers_of(code: object) -> list[str]:
+    """The dealers the ledger says deal at table ``code`` now (``staff.services.assigned_dealers``)."""
+    return assigned_dealers(code) if isinstance(code, str) else []
+
+
+def _table_dealer(table: object, named: object, what: str) -> object:
+    """Whom a dealer's signature at ``table`` is asked of: by default the dealer assigned to it;
+    one named must be him (a dealer reads and signs only his own table's requests, so anyone
+    else would never see it: ``approvals.selectors``). With nobody assigned the one named
+    stands, unless he is a dealer and nothing more (he could never sign). ``InvalidInput`` on
+    ``dealer`` saying whom the table's dealer is."""
+    assigned = _dealers_of(table)
+    if named is None or named == "":
+        if assigned:
+            return assigned[0]
+        raise InvalidInput(f"no dealer is assigned to table {table}: name the dealer who {what}", field="dealer")
+    if not isinstance(named, str):
+        return named  # the request's own check names it
+    if assigned and named not in assigned:
+        raise InvalidInput(
+            f"{named} is not the dealer of table {table}: its dealer is {' or '.join(assigned)}, who {what}",
+            field="dealer",
+        )
+    if not assigned and dealer_only(named):
+        raise InvalidInput(
+            f"no dealer is assigned to table {table}, and {named} signs only at the table he deals: "
+            "assign him to it first",
+            field="dealer",
+        )
+    return named
+
+
+def _slip_table(payload: dict) -> str | None:
+    return (
         Slip.objects.filter(kind=payload.get("kind"), serial=str(payload.get("serial")))
         .values_list("table__code", flat=True)
         .first()
     )
-    dealers = assigned_dealers(table) if table is not None else []
-    dealer = dealers[0] if dealers else None
-    return [slot("dealer", [Role.DEALER.value], dealer)]
+
+
+def _fill_dealer(payload: dict) -> dict:
+    """A fill carried to a table is counted and accepted by that table's dealer. A credit goes
+    the other way: it is counted in at the cage (``slip_accept``), never asked of the dealer."""
+    if payload.get("kind") == Slip.Kind.CREDIT:
+        raise InvalidInput("a credit is counted in at the cage by the cashier, not at the table", field="kind")
+    table = _slip_table(payload)
+    if table is None:
+        return payload  # no such slip: the trial run says so (404)
+    return payload | {"dealer": _table_dealer(table, payload.get("dealer"), "counts and accepts the fill")}
+
+
+def _slip_count(payload: dict) -> dict:
+    """The count a fill's acceptance must match: the slip's own, piece for piece."""
+    slip = Slip.objects.filter(kind=payload.get("kind"), serial=str(payload.get("serial"))).first()
+    return dict(slip.denominations) if slip is not None else {}
+
+
+def _closer_dealer(payload: dict) -> dict:
+    return payload | {"dealer": _table_dealer(payload.get("code"), payload.get("dealer"), "counts the closer")}
+
+
+def _opener_dealer(payload: dict) -> dict:
+    """The table's assigned dealer when the pit boss names nobody; naming another assigns him
+    (``_open_counted``)."""
+    if payload.get("dealer") in (None, ""):
+        assigned = _dealers_of(payload.get("code"))
+        return payload | {"dealer": assigned[0] if assigned else payload.get("dealer", "")}
+    return payload
 
 
 def _admin_signature(payload: dict) -> list[dict]:
@@ -231,18 +299,38 @@ ACTS: dict[str, Act] = {
             subject=("kind", "serial"),
         ),
         # SHIFTS.md: the runner's chips are counted by the dealer and accepted at the table: the
-        # dealer's own signature is the table's, and the acceptance is his (``accepted_by``).
+        # dealer's own count and signature are the table's, and the acceptance is his (``accepted_by``).
         Act(
             "slip_accept",
             "counting and accepting a slip's chips at the table",
             200,
-            _table_dealer,
+            lambda p: [slot("dealer", [Role.DEALER.value], p.get("dealer"))],
             lambda p, maker, s, k=None: slip_accept(
-                kind=p["kind"], serial=p["serial"], actor=s["dealer"], idempotency_key=k
+                kind=p["kind"], serial=p["serial"], count=p.get("count"), actor=s["dealer"], idempotency_key=k
             ),
             subject=("kind", "serial"),
+            addressed=_fill_dealer,
+            counted=_slip_count,
         ),
-        _approved("slip_void", "voiding a slip", 200, slip_void, "kind", "serial", "reason"),
+        # A void ends what still waited on the slip: carrying it, accepting it.
+        Act(
+            "slip_void",
+            "voiding a slip",
+            200,
+            lambda p: [slot("approver", SUPERVISORS, p["approver"])],
+            lambda p, maker, s, k=None: slip_void(
+                kind=p["kind"],
+                serial=p["serial"],
+                reason=p["reason"],
+                confirmation=p.get("confirmation"),
+                approver=s["approver"],
+                actor=maker,
+                idempotency_key=k,
+            ),
+            subject=("kind", "serial"),
+            ends=("slip_issue", "slip_accept"),
+            ended_because="{kind} {serial} was voided",
+        ),
         # A window's line corrected: any cage supervisor but the cashier signs, from his own session.
         Act(
             "cage_transaction_reverse",
@@ -290,6 +378,7 @@ ACTS: dict[str, Act] = {
                 *_large_opener(p),
             ],
             _open_counted,
+            addressed=_opener_dealer,
         ),
         Act(
             "table_close_counted",
@@ -306,6 +395,7 @@ ACTS: dict[str, Act] = {
                 actor=maker,
                 idempotency_key=k,
             ),
+            addressed=_closer_dealer,
         ),
         Act(
             "table_open",

@@ -1,8 +1,8 @@
 """A pending second signature (maker-checker): the act a maker asked for, waiting for others.
 
 Each row mirrors the ledger stream ``approval/<id>`` (``ApprovalRequested``, ``ApprovalSigned``,
-``ApprovalConfirmed``, ``ApprovalRejected``, ``ApprovalExpired``), written only by
-``approvals.services``.
+``ApprovalConfirmed``, ``ApprovalRejected``, ``ApprovalWithdrawn``, ``ApprovalExpired``), written
+only by ``approvals.services``.
 """
 
 import uuid
@@ -15,6 +15,8 @@ class Approval(models.Model):
         PENDING = "pending", "Pending"
         CONFIRMED = "confirmed", "Confirmed (the act ran)"
         REJECTED = "rejected", "Rejected"
+        # By its maker, or because the act it waited for lost its object (a voided slip's acceptance).
+        WITHDRAWN = "withdrawn", "Withdrawn"
         EXPIRED = "expired", "Expired"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -28,7 +30,7 @@ class Approval(models.Model):
     expires_at = models.DateTimeField()
     decided_by = models.CharField(max_length=150, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
-    reason = models.CharField(max_length=500, blank=True, help_text="why it was rejected")
+    reason = models.CharField(max_length=500, blank=True, help_text="why it was rejected or withdrawn")
     result = models.JSONField(null=True, blank=True, help_text="the act's result once confirmed")
     version = models.PositiveIntegerField(default=0)
 

@@ -9,6 +9,7 @@ STATES = {
     "ApprovalRequested": Approval.State.PENDING,
     "ApprovalConfirmed": Approval.State.CONFIRMED,
     "ApprovalRejected": Approval.State.REJECTED,
+    "ApprovalWithdrawn": Approval.State.WITHDRAWN,
     "ApprovalExpired": Approval.State.EXPIRED,
 }
 

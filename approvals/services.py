@@ -8,11 +8,15 @@ else has to sign (every named signer is the maker, no threshold passed) the act 
 
 ``approval_confirm`` is a signer's half, from his own session: he must be a signer the
 approval waits for (the named user, or for an open slot anyone with its role) and never the
-maker. The last signature runs the act through its service inside the same transaction
-(``ledger.commands.within``): ``ApprovalConfirmed`` and the act's events commit together, or
-nothing does. ``approval_reject`` ends it without the act (the maker withdrawing, or a
-signer refusing). A decided approval answers 409; so does one past ``expires_at``
-(``CASINO_APPROVAL_TTL_MINUTES`` after the request), which is then recorded as expired.
+maker; where the act is a count (``Act.counted``: a dealer accepting a fill) the last signer
+gives his own count with his signature. The last signature runs the act through its service
+inside the same transaction (``ledger.commands.within``): ``ApprovalConfirmed`` and the act's
+events commit together, or nothing does; the pending approvals the act makes pointless
+(``Act.ends``: a voided slip's carrying and acceptance) are withdrawn in it too
+(``ApprovalWithdrawn``). ``approval_reject`` ends it without the act: the maker withdrawing
+(``ApprovalWithdrawn``), or a signer refusing (``ApprovalRejected``). A decided approval
+answers 409; so does one past ``expires_at`` (``CASINO_APPROVAL_TTL_MINUTES`` after the
+request), which is then recorded as expired.
 """
 
 from __future__ import annotations
@@ -103,6 +107,10 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
     """
     act = _act(kind)
     payload = _jsonable(payload)
+    if act.addressed is not None:
+        payload = act.addressed(payload)
+    if act.counted is not None and "count" in payload:
+        raise InvalidInput("the signer counts from his own login: the request carries no count", field="count")
     slots = act.slots(payload)
     asked_at = timezone.now().isoformat()
     for each in slots:
@@ -121,10 +129,11 @@ def approval_request(*, kind: str, payload: dict, actor: str, idempotency_key: s
             return cmd.result
         _refuse_second_request(act, payload)
         trial = {each["slot"]: each["user"] or PENDING_SIGNATURE for each in slots}
+        tried = payload | {"count": act.counted(payload)} if act.counted is not None else payload
         savepoint = transaction.savepoint()
         try:
             with within(cmd), signatures_deferred():
-                act.run(payload, actor, trial)
+                act.run(tried, actor, trial)
         finally:
             transaction.savepoint_rollback(savepoint)
         now = timezone.now()
@@ -218,18 +227,24 @@ def _signature_of(approval: Approval, actor: str) -> dict:
     raise RoleRequired(f"this approval waits for {wanted}")
 
 
-def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None = None) -> dict:
+def approval_confirm(
+    *, approval: str, actor: str, count: dict | None = None, idempotency_key: str | None = None
+) -> dict:
     """``actor`` signs pending approval ``approval`` (its id). The last signature runs the act.
+
+    ``count`` (``{"<cents>": pieces}``): the last signer's own count where the act is a count
+    (``Act.counted``: a fill accepted at the table), checked by the act's service (a count
+    that is not the slip's: 400 on ``count``); refused (400) on any other act.
 
     Returns the act's result with ``"approval": summary`` once it ran, else ``{"approval":
     summary}`` still pending (another signature missing). Raises ``NotFound``,
     ``RoleRequired`` (403: the maker, a user the approval does not wait for, or one without
-    the role), ``StateConflict`` (409: already confirmed, rejected or expired), and whatever
-    the act's service raises (then nothing is written and the approval stays pending). The
-    act's secret keys (``Act.secret``) are in this answer only, not in a retry's.
+    the role), ``StateConflict`` (409: already confirmed, rejected, withdrawn or expired), and
+    whatever the act's service raises (then nothing is written and the approval stays
+    pending). The act's secret keys (``Act.secret``) are in this answer only, not in a retry's.
     """
     lapsed = False
-    request = {"op": "approval_confirm", "approval": str(approval)}
+    request = {"op": "approval_confirm", "approval": str(approval), **({"count": count} if count is not None else {})}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -238,29 +253,56 @@ def approval_confirm(*, approval: str, actor: str, idempotency_key: str | None =
         lapsed = _lapsed(cmd, found)
         if not lapsed:
             signature = _signature_of(found, actor)
+            if count is not None and ACTS[found.kind].counted is None:
+                raise InvalidInput(f"{ACTS[found.kind].what} takes no count", field="count")
             signature["by"], signature["at"] = actor, timezone.now().isoformat()
             if found.waiting_for():
                 _append(cmd, found, "ApprovalSigned", {"slot": signature["slot"], "by": actor})
                 return cmd.finish({"approval": summary(found)})
             signers = {each["slot"]: each["by"] for each in found.signatures}
             act = ACTS[found.kind]
+            payload = found.payload
+            if act.counted is not None:
+                payload = payload | {"count": {} if count is None else count}
             with within(cmd), signed_in_person(signers.values()):
-                result = act.run(found.payload, found.maker, signers)
+                result = act.run(payload, found.maker, signers)
+                _withdraw_ended(cmd, act, found, actor)
             # A secret of the result (a reset's temporary password) goes to this signer's answer
             # only: never into the approval, the ledger or the idempotency record.
             secret = {key: result[key] for key in act.secret if key in result}
             result = {key: value for key, value in result.items() if key not in secret}
             found.state, found.decided_by, found.decided_at = Approval.State.CONFIRMED, actor, timezone.now()
             found.result = result
-            _append(cmd, found, "ApprovalConfirmed", {"slot": signature["slot"], "by": actor, "result": result})
+            counted = {"count": payload["count"]} if act.counted is not None else {}
+            _append(
+                cmd, found, "ApprovalConfirmed", {"slot": signature["slot"], "by": actor, "result": result, **counted}
+            )
             return {**cmd.finish({**result, "approval": summary(found)}), **secret}
     raise StateConflict("this approval has expired: ask again", field="approval")
 
 
+def _withdraw_ended(cmd, act: Act, done: Approval, actor: str) -> None:
+    """Withdraw the pending approvals ``done``'s act makes pointless (``Act.ends``, about the
+    same subject): ``ApprovalWithdrawn`` by ``actor`` (who signed last), naming ``done``."""
+    if not act.ends:
+        return
+    subject = {key: done.payload.get(key) for key in act.subject}
+    waiting = Approval.objects.select_for_update().filter(kind__in=act.ends, state=Approval.State.PENDING)
+    for other in waiting.exclude(id=done.id).order_by("requested_at"):
+        if any(other.payload.get(key) != value for key, value in subject.items()):
+            continue
+        why = act.ended_because.format_map(done.payload)
+        other.state, other.decided_by, other.decided_at = Approval.State.WITHDRAWN, actor, timezone.now()
+        other.reason = why
+        _append(cmd, other, "ApprovalWithdrawn", {"by": actor, "reason": why, "ended_by": str(done.id)})
+
+
 def approval_reject(*, approval: str, actor: str, reason: str = "", idempotency_key: str | None = None) -> dict:
-    """End pending approval ``approval`` without its act: the maker withdraws it, or a user it
-    waits for refuses. Returns ``{"approval": summary}``. Raises ``NotFound``, ``RoleRequired``
-    (403: anyone else), ``StateConflict`` (409: already decided or expired), ``InvalidInput``."""
+    """End pending approval ``approval`` without its act: the maker withdraws it (state
+    ``withdrawn``, ``ApprovalWithdrawn``), or a user it waits for refuses (``rejected``,
+    ``ApprovalRejected``). Returns ``{"approval": summary}``. Raises ``NotFound``,
+    ``RoleRequired`` (403: anyone else), ``StateConflict`` (409: already decided or expired),
+    ``InvalidInput``."""
     if not isinstance(reason, str) or len(reason) > 500:
         raise InvalidInput("a reason is at most 500 characters", field="reason")
     lapsed = False
@@ -272,10 +314,13 @@ def approval_reject(*, approval: str, actor: str, reason: str = "", idempotency_
         _refuse_decided(found)
         lapsed = _lapsed(cmd, found)
         if not lapsed:
-            if actor != found.maker:
+            withdrawn = actor == found.maker
+            if not withdrawn:
                 _signature_of(found, actor)  # 403 unless the approval waits for him
-            found.state, found.decided_by, found.decided_at = Approval.State.REJECTED, actor, timezone.now()
+            state = Approval.State.WITHDRAWN if withdrawn else Approval.State.REJECTED
+            found.state, found.decided_by, found.decided_at = state, actor, timezone.now()
             found.reason = reason.strip()
-            _append(cmd, found, "ApprovalRejected", {"by": actor, "reason": found.reason})
+            event = "ApprovalWithdrawn" if withdrawn else "ApprovalRejected"
+            _append(cmd, found, event, {"by": actor, "reason": found.reason})
             return cmd.finish({"approval": summary(found)})
     raise StateConflict("this approval has expired", field="approval")

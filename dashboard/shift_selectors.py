@@ -9,7 +9,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from approvals.acts import ACTS
+from approvals.acts import ACTS, assigned_dealers
 from approvals.models import Approval
 from approvals.selectors import outside_scope
 from cashier.services.count_room import box_removal
@@ -145,10 +145,25 @@ def _waiting_words(approval: Approval) -> str:
     return "; ".join(s["user"] or " or ".join(r.replace("_", " ") for r in s["roles"]) for s in approval.waiting_for())
 
 
+def count_prefix(approval_id: object) -> str:
+    """The names of the count typed beside an approval's Approve button: ``count-<id>-<cents>``."""
+    return f"count-{approval_id}"
+
+
+def table_dealer(code: str) -> str | None:
+    """The dealer assigned to table ``code`` now (the latest assigned), or None."""
+    found = assigned_dealers(code)
+    return found[0] if found else None
+
+
 def _row(approval: Approval) -> dict:
+    act = ACTS.get(approval.kind)
     return {
         "id": str(approval.id),
         "kind": approval.kind,
+        # The signer counts what he signs for (a fill at the table): a count table by his Approve.
+        "counted": act is not None and act.counted is not None,
+        "count_prefix": count_prefix(approval.id),
         "what": approval_words(approval),
         "maker": approval.maker,
         "requested_at": approval.requested_at,
@@ -216,7 +231,8 @@ def table_slips(code: str) -> list[dict]:
     """Table ``code``'s fills and credits of the gaming day, oldest first: ``[{"kind", "serial",
     "state", "step"`` (in words), ``"amount_cents", "count"`` (in words), ``"requested_by",
     "issued_by", "runner", "accepted_by", "carrying"`` (the runner asked to sign, while the
-    cage's issue waits for him), ``"counting"`` (the dealer asked to count and accept it)``}]``."""
+    cage's issue waits for him), ``"counting"`` (the dealer asked to count and accept it),
+    ``"voided_by", "void_approved_by", "reversed_by", "reversal_approved_by"``}]``."""
     slips = Slip.objects.filter(table__code=code, gaming_day=current_gaming_day()).order_by("kind", "number")
     pending = _pending()
     waiting = {
@@ -250,6 +266,10 @@ def table_slips(code: str) -> list[dict]:
                 "issued_by": slip.issued_by,
                 "runner": slip.runner,
                 "accepted_by": slip.accepted_by,
+                "voided_by": slip.voided_by,
+                "void_approved_by": slip.void_approved_by,
+                "reversed_by": slip.reversed_by,
+                "reversal_approved_by": slip.reversal_approved_by,
                 "carrying": carrying,
                 "counting": dealer,
             }
@@ -398,15 +418,19 @@ def drop_box(code: str) -> dict:
 
 def table_page(code: str, me: str) -> dict:
     """What the table page's forms need beside its live figures, for the pit boss ``me``:
-    ``{"limit_fields", "denominations", "slips", "waiting", "dealers", "approvers"`` (the other
-    supervisors who may sign a void), ``"ratings", "drop_box", "currency", "me"}``."""
+    ``{"limit_fields", "denominations", "slips", "waiting", "dealers"`` (who may sign the
+    closer: the table's assigned dealers, or every dealer when none is), ``"table_dealer"`` (the
+    one asked by default), ``"approvers"`` (the other supervisors who may sign a void),
+    ``"ratings", "drop_box", "currency", "me"}``."""
     table = table_of(code)
+    assigned = assigned_dealers(code)
     return {
         "limit_fields": limit_fields(table),
         "denominations": denominations(),
         "slips": table_slips(code),
         "waiting": table_approvals(code),
-        "dealers": users_with(Role.DEALER),
+        "dealers": assigned or users_with(Role.DEALER),
+        "table_dealer": assigned[0] if assigned else None,
         "approvers": [u for u in users_with(Role.PIT_BOSS, Role.CAGE_SUPERVISOR) if u != me],
         "ratings": manual_ratings(code),
         "drop_box": drop_box(code),

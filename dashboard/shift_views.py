@@ -50,6 +50,8 @@ FIELD_LABELS = {
     "kind": "Fill or credit",
     "denominations": "Chips by denomination",
     "serial": "Slip",
+    "count": "Chips counted",
+    "confirmation": "VOID",
     "reason": "Reason",
     "approver": "Second signature",
     "approval": "Approval",
@@ -112,6 +114,9 @@ def _open_page(request, *, typed: dict | None = None, refused: dict | None = Non
     typed = typed or {"code": request.GET.get("table", "")}
     code = (typed.get("code") or "").strip()
     context = {
+        # The table's assigned dealer, chosen unless the pit boss names another (who is then
+        # assigned to it by the opening).
+        "table_dealer": shift_selectors.table_dealer(code) if is_code(code) else None,
         "choices": shift_selectors.table_choices(),
         "denominations": shift_selectors.denominations(),
         "typed": typed,
@@ -132,8 +137,9 @@ def table_open(request):
     """GET: the form (``?table=R1``: with R1's last closer). POST ``compare``: the count beside
     the last closer, nothing signed. POST: the opener counted by chip denomination, signed by
     this pit boss, with the written explanation of a difference with the last closer
-    (``variance_reason``); the named dealer confirms it from his own login (``approvals`` act
-    ``table_open_counted``, which assigns him to the table)."""
+    (``variance_reason``); the named dealer (none named: the table's assigned dealer) confirms
+    it from his own login (``approvals`` act ``table_open_counted``, which assigns him to the
+    table)."""
     if request.method != "POST":
         return _open_page(request)
     typed = _typed(request)
@@ -177,15 +183,15 @@ def _table_page(request, code: str, *, typed: dict | None = None, refused: dict 
     return render(request, "dashboard/table.html", context, status=refused["status"] if refused else 200)
 
 
-def _act(request, code: str, form: str, run, success, labels: dict | None = None) -> object:
+def _act(request, code: str, form: str, run, success, labels: dict | None = None, section: str = "") -> object:
     """Run ``run()`` (a service call); on success a message and back to the table page (its
-    ``form`` section), on a refusal the page again with what was typed."""
+    ``section``, by default the ``form``'s), on a refusal the page again with what was typed."""
     try:
         result = run()
     except DomainError as exc:
         return _table_page(request, code, typed=_typed(request), refused=_refused(exc, form, labels))
     messages.success(request, success(result))
-    return redirect(reverse("dashboard:table", kwargs={"code": code}) + f"#{form}")
+    return redirect(reverse("dashboard:table", kwargs={"code": code}) + f"#{section or form}")
 
 
 @require_POST
@@ -248,26 +254,33 @@ def slip_request(request, code: str):
 @require_POST
 @pit_boss_only
 def slip_accept(request, code: str, kind: str, serial: str):
-    """Accept the slip the runner brought: this pit boss's own login is the table's signature
-    (``slip_accept``: never the requester, the issuer or the runner)."""
+    """Count and accept the slip the runner brought: this pit boss's own count, the slip's piece
+    for piece, and his login are the table's signature (``slip_accept``: never the requester,
+    the issuer or the runner)."""
+
+    def run():
+        count = typed_amounts.count(request.POST, f"accept-{serial}", shift_selectors.denominations(), field="count")
+        return slips.slip_accept(kind=kind, serial=serial, count=count, actor=_actor(request))
+
     return _act(
         request,
         code,
-        "slips",
-        lambda: slips.slip_accept(kind=kind, serial=serial, actor=_actor(request)),
+        f"accept-{serial}",
+        run,
         lambda r: (
             f"{r['kind'].capitalize()} {r['serial']} of {eur(r['amount_cents'])} accepted at table {code}: "
             + ("the chips are in the tray." if r["kind"] == "fill" else "the chips have left the tray for the cage.")
         ),
+        section="slips",
     )
 
 
 @require_POST
 @pit_boss_only
 def slip_count_ask(request, code: str, kind: str, serial: str):
-    """The runner is at the table: ask the table's dealer to count the chips and accept the slip
-    from his own login (``approvals`` act ``slip_accept``, SHIFTS.md: counted by the dealer and
-    accepted at the table)."""
+    """The runner is at the table: ask the table's dealer (the one assigned to it) to count the
+    chips and accept the slip from his own login (``approvals`` act ``slip_accept``, SHIFTS.md:
+    counted by the dealer and accepted at the table)."""
 
     def said(result):
         waiting = _pending_note(result)
@@ -285,8 +298,8 @@ def slip_count_ask(request, code: str, kind: str, serial: str):
 @require_POST
 @pit_boss_only
 def slip_refuse(request, code: str, kind: str, serial: str):
-    """Refuse a slip not yet accepted: void it with a reason and a second supervisor's signature
-    (``approvals`` act ``slip_void``)."""
+    """Refuse a slip not yet accepted: void it with VOID typed, a reason and a second
+    supervisor's signature (``approvals`` act ``slip_void``)."""
 
     def run():
         return approval_request(
@@ -294,6 +307,7 @@ def slip_refuse(request, code: str, kind: str, serial: str):
             payload={
                 "kind": kind,
                 "serial": serial,
+                "confirmation": request.POST.get("confirmation", ""),
                 "reason": (request.POST.get("reason") or "").strip(),
                 "approver": request.POST.get("approver", ""),
             },
@@ -304,15 +318,16 @@ def slip_refuse(request, code: str, kind: str, serial: str):
         waiting = _pending_note(result)
         return f"Voiding {kind} {serial}: {waiting}." if waiting else f"{kind.capitalize()} {serial} voided."
 
-    return _act(request, code, "slips", run, said)
+    return _act(request, code, f"void-{serial}", run, said, section="slips")
 
 
 @require_POST
 @pit_boss_only
 def table_close(request, code: str):
     """Close the table with its closer counted by chip denomination, signed by this pit boss;
-    the named dealer confirms from his own login (``approvals`` act ``table_close_counted``).
-    The drop box stays locked on the table for the drop team."""
+    the table's dealer confirms from his own login (``approvals`` act ``table_close_counted``:
+    another dealer named is refused, naming the table's). The drop box stays locked on the
+    table for the drop team."""
 
     def run():
         closer = typed_amounts.count(request.POST, "closer", shift_selectors.denominations())
@@ -405,7 +420,12 @@ def coup_reversal(request, round_id: str):
 
 
 def _approvals_page(request, refused: dict | None = None):
-    context = {"queue": shift_selectors.approvals_for(_actor(request)), "refused": refused, "typed": _typed(request)}
+    context = {
+        "queue": shift_selectors.approvals_for(_actor(request)),
+        "denominations": shift_selectors.denominations(),  # a fill's count beside its Approve button
+        "refused": refused,
+        "typed": _typed(request),
+    }
     return render(request, "dashboard/approvals.html", context, status=refused["status"] if refused else 200)
 
 
@@ -424,7 +444,12 @@ def approval_decide(request, approval: str, decision: str):
     (``approval_reject``, with a reason) as the logged-in user."""
     try:
         if decision == "approve":
-            result = approval_confirm(approval=approval, actor=_actor(request))
+            # A fill's acceptance: the dealer's own count, typed beside the Approve button.
+            prefix = shift_selectors.count_prefix(approval)
+            typed = any(key.startswith(f"{prefix}-") for key in request.POST)
+            denominations = shift_selectors.denominations()
+            count = typed_amounts.count(request.POST, prefix, denominations, field="count") if typed else None
+            result = approval_confirm(approval=approval, actor=_actor(request), count=count)
         else:
             result = approval_reject(
                 approval=approval, actor=_actor(request), reason=(request.POST.get("reason") or "").strip()
@@ -440,6 +465,8 @@ def approval_decide(request, approval: str, decision: str):
         messages.success(request, f"Approved and done: {what}.{differs}")
     elif summary["state"] == "rejected":
         messages.success(request, f"Refused: {what}.")
+    elif summary["state"] == "withdrawn":
+        messages.success(request, f"Withdrawn: {what}.")
     else:
         messages.success(request, f"Signed: {what}; {_pending_note(result)}.")
     return redirect("dashboard:approvals")

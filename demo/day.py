@@ -121,7 +121,7 @@ def demo_slip(code: str) -> dict | None:
     slip = slip_request(kind=kind, table=code, denominations=decompose(amount, chip_denominations()), actor=PIT_BOSS)
     slip_issue(kind=kind, serial=slip["serial"], runner=RUNNER, actor=CASHIER)
     if kind == "fill":
-        return slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+        return slip_accept(kind=kind, serial=slip["serial"], actor=DEALER, count=slip["denominations"])
     return slip_accept(kind=kind, serial=slip["serial"], actor=CASHIER, count=slip["denominations"])
 
 

@@ -200,7 +200,7 @@ class FloorSimulator:
         )
         slip_issue(kind=kind, serial=slip["serial"], runner=RUNNER, actor=CASHIER)
         if kind == "fill":
-            slip_accept(kind=kind, serial=slip["serial"], actor=DEALER)
+            slip_accept(kind=kind, serial=slip["serial"], actor=DEALER, count=slip["denominations"])
         else:  # a credit is counted in at the cage, by the cashier who prepared its slip
             slip_accept(kind=kind, serial=slip["serial"], actor=CASHIER, count=slip["denominations"])
         self.stats.slips += 1

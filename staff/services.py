@@ -148,13 +148,13 @@ def assigned_table(username: str) -> str | None:
 
 
 def assigned_dealers(table: str) -> list[str]:
-    """The dealers the ledger says deal at ``table`` now, sorted."""
+    """The dealers the ledger says deal at ``table`` now, the latest assigned first."""
     named = (
         Event.objects.filter(type="DealerAssigned", stream=ASSIGNMENTS_STREAM, data__table=table)
+        .order_by("-position")
         .values_list("data__dealer", flat=True)
-        .distinct()
     )
-    return sorted(dealer for dealer in set(named) if assigned_table(dealer) == table)
+    return [dealer for dealer in dict.fromkeys(named) if assigned_table(dealer) == table]
 
 
 def dealer_table(user) -> str | None:

@@ -1,9 +1,12 @@
 """The signer's endpoints: the approvals, and confirming or rejecting one from one's own session.
 
-- ``GET /api/approvals/`` (``?state=pending|confirmed|rejected|expired``), ``GET /api/approvals/<id>``
+- ``GET /api/approvals/`` (``?state=pending|confirmed|rejected|withdrawn|expired``), ``GET /api/approvals/<id>``
 - ``POST /api/approvals/<id>/confirm``: the signer's own signature; the last one runs the act
-  and answers as the act does (201 or 200, its result and ``approval``); one of several: 202
-- ``POST /api/approvals/<id>/reject`` (``{"reason"}``, optional): the maker withdraws, a signer refuses
+  and answers as the act does (201 or 200, its result and ``approval``); one of several: 202.
+  A fill's acceptance takes the dealer's own count (``{"count": {"<cents>": pieces}}``), the
+  slip's piece for piece (400 on ``count`` otherwise, nothing written)
+- ``POST /api/approvals/<id>/reject`` (``{"reason"}``, optional): the maker withdraws (state
+  ``withdrawn``), a signer refuses (``rejected``)
 
 403: the maker confirming his own request, a user the approval does not wait for, or one
 without the role; 409: already confirmed, rejected or expired; 404: no such approval.
@@ -17,6 +20,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 
+from cashier.api.accounting import Count
 from core.ids import uuid_of
 from core.views import CommandSchema, CommandView
 from staff.permissions import roles_allowed
@@ -85,14 +89,17 @@ class ApprovalConfirm(CommandView):
     schema = ConfirmSchema()
 
     class Input(serializers.Serializer):
-        pass
+        count = Count(required=False, help_text='a fill accepted at the table: the dealer\'s count {"<cents>": pieces}')
 
     input_serializer = Input
 
     def post(self, request, **kwargs):
+        serializer = self.input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         result = approval_confirm(
             approval=kwargs["approval"],
             actor=request.user.get_username(),
+            count=serializer.validated_data.get("count"),
             idempotency_key=request.headers.get("Idempotency-Key") or None,
         )
         approval = result["approval"]

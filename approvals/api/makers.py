@@ -7,10 +7,13 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 ``dealer``, ``pit_boss``, ``counters``) say who is to sign; naming someone is not his signature.
 
 - ``POST /api/tables/<code>/open`` (an opener over ``CASINO_LARGE_OPENER_CENTS``: a cage supervisor)
-- ``POST /api/tables/<code>/opener`` and ``/closer`` (the named dealer and pit boss)
+- ``POST /api/tables/<code>/opener`` and ``/closer`` (the dealer and the named pit boss; ``dealer``
+  left out: the table's assigned dealer; a closer's dealer named must be the table's: 400 naming
+  him otherwise; an opener's named dealer is assigned to the table by the opening)
 - ``POST /api/tables/<code>/slips`` (a fill over ``CASINO_LARGE_FILL_CENTS``: a cage supervisor)
 - ``POST /api/cage/slips/<kind>/<serial>/issue`` (the named runner: he takes the chips or the slip)
-- ``POST /api/cage/slips/<kind>/<serial>/void`` and ``/reverse`` (the named approver)
+- ``POST /api/cage/slips/<kind>/<serial>/void`` (``confirmation``: the word VOID typed; a reason,
+  the named approver) and ``/reverse`` (the named approver)
 - ``POST /api/rounds/<round_id>/reversal`` (the named approver)
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
 - ``POST /api/tables/<code>/drop-removal`` (the two named removers)
@@ -89,8 +92,9 @@ class TableOpen(ActView):
 
 
 class TableOpenCounted(ActView):
-    """Open a table with its opener counted by chip denomination: 202 until the named dealer
-    (and the named pit boss, unless he asks) confirm."""
+    """Open a table with its opener counted by chip denomination: 202 until the dealer (the one
+    named, who is assigned to the table by the opening; none named: the table's assigned dealer)
+    and the named pit boss (unless he asks) confirm."""
 
     permission_classes = [roles_allowed(write=PIT)]
     act = "table_open_counted"
@@ -98,7 +102,7 @@ class TableOpenCounted(ActView):
     class Input(serializers.Serializer):
         game = serializers.ChoiceField(choices=Table.Game.choices)
         opener = Count()
-        dealer = UsernameField()
+        dealer = UsernameField(required=False)
         pit_boss = UsernameField()
         rules = serializers.DictField(required=False)
 
@@ -107,14 +111,15 @@ class TableOpenCounted(ActView):
 
 class TableCloseCounted(ActView):
     """Close a table with its closer counted by chip denomination (the next opener): 202 until
-    the named dealer and pit boss confirm."""
+    the table's dealer and the named pit boss confirm (``dealer``: by default the dealer
+    assigned to the table; another is 400, naming the table's)."""
 
     permission_classes = [roles_allowed(write=PIT)]
     act = "table_close_counted"
 
     class Input(serializers.Serializer):
         closer = Count()
-        dealer = UsernameField()
+        dealer = UsernameField(required=False)
         pit_boss = UsernameField()
 
     input_serializer = Input
@@ -152,11 +157,19 @@ class SlipIssue(ActView):
 
 
 class SlipVoid(ActView):
-    """Void a requested or issued slip: a reason, and the named approver's confirmation."""
+    """Void a requested or issued slip: the word VOID typed (``confirmation``; 400 on that field
+    otherwise), a reason, and the named approver's confirmation. Its pending carrying and
+    acceptance are withdrawn with the void."""
 
     permission_classes = [roles_allowed(write=PIT | CAGE)]
     act = "slip_void"
-    input_serializer = Signed
+
+    class Input(Signed):
+        confirmation = serializers.CharField(
+            max_length=10, required=False, allow_blank=True, default="", help_text="the word VOID, typed"
+        )
+
+    input_serializer = Input
 
 
 class SlipReverse(ActView):

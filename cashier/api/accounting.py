@@ -45,16 +45,16 @@ class Count(serializers.DictField):
 
 
 class SlipAccept(CommandView):
-    """The slip's last step: a fill accepted at the table, a credit received and counted at the
-    cage (``count``: the cashier's count by denomination, the slip's piece for piece). The
-    chips move in the ledger."""
+    """The slip's last step: a fill counted and accepted at the table, a credit received and
+    counted at the cage (``count``: the count by denomination of whoever takes the chips, the
+    slip's piece for piece; 400 on ``count`` otherwise). The chips move in the ledger."""
 
     # A dealer (or the table's device) accepts only at the table he is assigned to.
     permission_classes = [roles_allowed(write=FLOOR | CAGE, table="slip")]
     success_status = 200
 
     class Input(serializers.Serializer):
-        count = Count(required=False, help_text='a credit: the cage\'s count {"<cents>": pieces}')
+        count = Count(required=False, help_text='the chips counted {"<cents>": pieces}: the slip\'s, piece for piece')
 
     input_serializer = Input
 

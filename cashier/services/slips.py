@@ -238,31 +238,30 @@ def slip_issue(*, kind: str, serial: str, runner: str, actor: str, idempotency_k
 def slip_accept(
     *, kind: str, serial: str, actor: str, count: dict | None = None, idempotency_key: str | None = None
 ) -> dict:
-    """The slip's last step; the chips move.
+    """The slip's last step; the chips move. Whoever takes the chips counts them first
+    (``count``: ``{"<cents>": pieces}``), and the count must be the slip's, piece for piece.
 
     A fill is counted by the dealer and accepted at the table (a pit boss or the table's
     dealer): in transit → tray. A credit is received at the cage (SHIFTS.md, the cashier's
     "receive credits (count and certify)"): the receiving cashier or cage supervisor counts the
-    chips the runner brought (``count``: ``{"<cents>": pieces}``) and the count must be the
-    slip's, piece for piece; the chips go tray → the receiving window's drawer.
+    chips the runner brought; the chips go tray → the receiving window's drawer.
 
-    Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents`` and the postings
-    (a credit's event also carries ``counted``: the cage's count). Same result shape as
-    ``slip_request``. Raises ``RoleRequired`` (403: a fill accepted by anyone but a pit boss or
-    dealer, a credit received by anyone but the cage; the requester, the issuer or the runner
-    accepting a fill; the requester or the runner receiving a credit), ``InvalidInput`` (a
-    credit without its count, or a count that is not the slip's: field ``count``),
-    ``StateConflict`` (not issued; table closed; the receiving cashier's window not open),
-    ``InsufficientChips`` (a credit larger than the tray, a fill the cage cannot cover).
+    Appends ``FillDelivered`` / ``CreditDelivered`` with ``amount_cents``, ``counted`` (the
+    count) and the postings. Same result shape as ``slip_request``. Raises ``RoleRequired``
+    (403: a fill accepted by anyone but a pit boss or dealer, a credit received by anyone but
+    the cage; the requester, the issuer or the runner accepting a fill; the requester or the
+    runner receiving a credit), ``InvalidInput`` (no count, or a count that is not the slip's:
+    field ``count``; nothing is written), ``StateConflict`` (not issued; table closed; the
+    receiving cashier's window not open), ``InsufficientChips`` (a credit larger than the
+    tray, a fill the cage cannot cover).
     """
     kind = _kind(kind)
     if kind == Slip.Kind.CREDIT:
         require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="receiving a credit (it is counted at the cage)")
-        counted, _ = count_total(count if count is not None else {}, chip_denominations(), field="count")
     else:
         require_role(actor, Role.PIT_BOSS, Role.DEALER, step=f"accepting a {kind}")
-        counted = None
-    request = {"op": "slip_accept", "kind": kind, "serial": serial, **({"count": counted} if counted else {})}
+    counted, _ = count_total(count if count is not None else {}, chip_denominations(), field="count")
+    request = {"op": "slip_accept", "kind": kind, "serial": serial, "count": counted}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -282,18 +281,16 @@ def slip_accept(
         if slip.state == Slip.State.ISSUED and table.state != Table.State.OPEN:
             raise StateConflict(f"table {table.code} is closed", field="table")
         _transition(slip, "deliver")
+        _check_count_is_the_slips(slip, counted)
         issued = _issued(slip)
         in_transit = issued is not None and bool(issued.data.get("in_transit"))
         window = None
-        extra: dict = {}
         if kind == Slip.Kind.CREDIT:
-            _check_count_is_the_slips(slip, counted)
             _check_tray_covers(table, slip.amount_cents)
             window = window_of(require_open_shift("main", actor))
             legs = slip_legs(kind, table.code, slip.amount_cents)
             if window is not None:
                 legs += posting_rules.window_share(window, chips=slip.amount_cents)
-            extra = {"counted": counted}
         elif in_transit:
             legs = [
                 Leg(accounts.CHIPS_IN_TRANSIT, -slip.amount_cents),
@@ -314,7 +311,7 @@ def slip_accept(
                 "issued_by": slip.issued_by,
                 "runner": slip.runner,
                 "accepted_by": actor,
-                **extra,
+                "counted": counted,
                 **({"window": window} if window else {}),
             },
             legs,
@@ -323,9 +320,10 @@ def slip_accept(
 
 
 def _check_count_is_the_slips(slip: Slip, counted: dict) -> None:
-    """The cage's count of a credit (normalised by ``count_total``) must be the slip's,
-    denomination by denomination: a difference is not posted (the pit recounts or voids the
-    slip), so the book never holds a credit nobody can account for."""
+    """The count of the chips taken in (normalised by ``count_total``: the dealer's of a fill,
+    the cage's of a credit) must be the slip's, denomination by denomination: a difference is
+    not posted (they are counted again, or the slip is voided), so the book never holds chips
+    nobody counted."""
     if not counted:
         raise InvalidInput("count the chips the runner brought, by denomination", field="count")
     if counted != slip.denominations:
@@ -348,15 +346,30 @@ def _signatures(actor: str, approver: object, reason: object, step: str) -> str:
     return reason.strip()
 
 
-def slip_void(
-    *, kind: str, serial: str, reason: str, approver: str, actor: str, idempotency_key: str | None = None
-) -> dict:
-    """Void a slip that was requested or issued (no chips moved): a reason and two signatures.
+VOID = "VOID"
 
-    The slip stays listed (state ``voided``). Raises ``InvalidInput`` (no reason, no approver),
-    ``RoleRequired`` (403), ``StateConflict`` (delivered: reverse it instead), ``NotFound``.
+
+def slip_void(
+    *,
+    kind: str,
+    serial: str,
+    reason: str,
+    approver: str,
+    actor: str,
+    confirmation: object = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Void a slip that was requested or issued (no chips moved): SHIFTS.md's "VOID", a reason
+    and two signatures. ``confirmation``: the word VOID, typed by the one who asks (a void is
+    never one click away).
+
+    The slip stays listed (state ``voided``). Raises ``InvalidInput`` (no VOID typed: field
+    ``confirmation``; no reason, no approver), ``RoleRequired`` (403), ``StateConflict``
+    (delivered: reverse it instead), ``NotFound``.
     """
     kind = _kind(kind)
+    if not isinstance(confirmation, str) or confirmation.strip() != VOID:
+        raise InvalidInput(f"type {VOID}, in capitals, to confirm the void", field="confirmation")
     why = _signatures(actor, approver, reason, f"voiding a {kind}")
     request = {"op": "slip_void", "kind": kind, "serial": serial, "reason": why, "approver": approver}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:

@@ -399,6 +399,9 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "ApprovalSigned": lambda d: f"{d['by']} signed {d['kind']}",
     "ApprovalConfirmed": lambda d: f"{d['by']} signed {d['kind']}: it ran",
     "ApprovalRejected": lambda d: f"{d['by']} rejected {d['kind']}" + (f": {d['reason']}" if d.get("reason") else ""),
+    "ApprovalWithdrawn": lambda d: (
+        f"{d['kind']} withdrawn by {d['by']}" + (f": {d['reason']}" if d.get("reason") else "")
+    ),
     "ApprovalExpired": lambda d: f"{d['kind']} expired unsigned",
 }
 

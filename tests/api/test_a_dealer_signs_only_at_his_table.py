@@ -39,7 +39,11 @@ def test_a_dealer_dealing_at_an_open_table_may_not_confirm_another_tables_opener
 def test_a_closer_is_confirmed_only_by_a_dealer_of_that_table(clients):
     open_counted_table(clients, "T1")
     body = {"closer": OPENER, "dealer": "dealer2", "pit_boss": "pit1"}
-    asked = clients["pit1"].post("/api/tables/T1/closer", body, format="json")
+    # Naming another table's dealer is refused at once: he would never see the request.
+    refused = clients["pit1"].post("/api/tables/T1/closer", body, format="json")
+    assert refused.status_code == 400 and refused.json()["field"] == "dealer"
+    assert "its dealer is dealer1" in refused.json()["detail"]
+    asked = clients["pit1"].post("/api/tables/T1/closer", body | {"dealer": "dealer1"}, format="json")
     assert asked.status_code == 202
     approval = asked.json()["approval"]["id"]
     assert clients["dealer2"].post(f"/api/approvals/{approval}/confirm").status_code == 403

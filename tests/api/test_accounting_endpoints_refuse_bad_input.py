@@ -174,14 +174,22 @@ def test_a_voided_slip_cannot_be_issued_accepted_or_reversed(opened):
     serial = _request_fill(opened)
     base = f"/api/cage/slips/fill/{serial}"
     voided = approve(
-        opened["pit1"].post(f"{base}/void", {"reason": "typo", "approver": "super1"}, format="json"), opened["super1"]
+        opened["pit1"].post(
+            f"{base}/void", {"confirmation": "VOID", "reason": "typo", "approver": "super1"}, format="json"
+        ),
+        opened["super1"],
     )
     assert voided.status_code == 200
     before = store.head()
     refused(opened["cash1"].post(f"{base}/issue", {"runner": "run1"}, format="json"), 409, "serial", before)
     refused(opened["pit2"].post(f"{base}/accept", {}, format="json"), 409, "serial", before)
     refused(
-        opened["pit1"].post(f"{base}/void", {"reason": "x", "approver": "super1"}, format="json"), 409, "serial", before
+        opened["pit1"].post(
+            f"{base}/void", {"confirmation": "VOID", "reason": "x", "approver": "super1"}, format="json"
+        ),
+        409,
+        "serial",
+        before,
     )
 
 
@@ -203,7 +211,7 @@ def test_an_unknown_slip_is_404_and_an_unknown_kind_400(opened, kind, serial, st
     for user, step, body in (
         ("cash1", "issue", {"runner": "run1"}),
         ("cash1" if kind == "credit" else "pit2", "accept", {}),  # a credit is received at the cage
-        ("pit1", "void", {"reason": "x", "approver": "super1"}),
+        ("pit1", "void", {"confirmation": "VOID", "reason": "x", "approver": "super1"}),
         ("super1", "reverse", {"reason": "x", "approver": "pit1"}),
     ):
         response = opened[user].post(f"/api/cage/slips/{kind}/{serial}/{step}", body, format="json")
@@ -226,15 +234,21 @@ def test_the_same_user_cannot_sign_and_approve_a_void_or_reversal(opened):
     serial = _request_fill(opened)
     before = store.head()
     same = opened["pit1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "x", "approver": "pit1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "x", "approver": "pit1"},
+        format="json",
     )
     refused(same, 403, None, before)
     runner = opened["run1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "x", "approver": "pit1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "x", "approver": "pit1"},
+        format="json",
     )
     refused(runner, 403, None, before)
     not_approver = opened["pit1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "x", "approver": "cash1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "x", "approver": "cash1"},
+        format="json",
     )
     refused(not_approver, 403, None, before)
 

@@ -42,7 +42,7 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     assert clients["run1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json").status_code == 403
     # A dealer accepts only at the table he is assigned to: dealer1, who confirmed T1's opener, deals there.
     assert pit.post("/api/staff/assignments", {"dealer": "dealer1", "table": "T1"}, format="json").status_code == 409
-    accepted = clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {}, format="json")
+    accepted = clients["dealer1"].post(f"/api/cage/slips/fill/{serial}/accept", {"count": {"10000": 50}}, format="json")
     assert accepted.status_code == 200 and accepted.json()["state"] == "delivered"
 
     # No coup was played: the tray holds opener + fill − chips sold for cash.
@@ -228,7 +228,9 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patro
     first = pit.post("/api/tables/T1/slips", {"kind": "fill", "denominations": {"10000": 1}}, format="json").json()
     voided = approve(
         pit.post(
-            f"/api/cage/slips/fill/{first['serial']}/void", {"reason": "typo", "approver": "super1"}, format="json"
+            f"/api/cage/slips/fill/{first['serial']}/void",
+            {"confirmation": "VOID", "reason": "typo", "approver": "super1"},
+            format="json",
         ),
         supervisor,
     )
@@ -238,7 +240,7 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patro
         cash.post(f"/api/cage/slips/fill/{second['serial']}/issue", {"runner": "run1"}, format="json"),
         clients["run1"],
     )
-    clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {}, format="json")
+    clients["pit2"].post(f"/api/cage/slips/fill/{second['serial']}/accept", {"count": {"10000": 2}}, format="json")
     tray = store.balance("table:T1:tray")
     reversed_ = approve(
         supervisor.post(

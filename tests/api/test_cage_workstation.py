@@ -170,7 +170,7 @@ def test_a_fill_prepared_on_the_page_waits_for_the_runner_then_leaves_the_window
     assert "issued by cash1, with run1 (chips in transit)" in html
     assert re.search(r"<td>Fill issued</td>\s*<td>slip ", html)
     tray = store.balance(accounts.table_tray("R1"))
-    slip_accept(kind="fill", serial=serial, actor="pit2")
+    slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 30})
     assert store.balance(accounts.CHIPS_IN_TRANSIT) == 0
     assert store.balance(accounts.table_tray("R1")) == tray + 300_000
     assert store.balance(accounts.window_chips(window)) == drawer - 300_000  # the drawer moved once

@@ -193,7 +193,9 @@ def test_a_credit_is_counted_into_the_receiving_window_and_a_voided_fill_goes_to
     approval_confirm(approval=pending["approval"]["id"], actor="run1")
     assert window_book(own)["chips_cents"] == 10_000 and store.balance(accounts.CHIPS_IN_TRANSIT) == 10_000
     main_chips = store.balance(accounts.CAGE_CHIPS) + store.balance(accounts.CAGE_WINDOWS_CHIPS)
-    slip_void(kind="fill", serial=fill, reason="table closed early", approver="super1", actor="pit1")
+    slip_void(
+        confirmation="VOID", kind="fill", serial=fill, reason="table closed early", approver="super1", actor="pit1"
+    )
     assert store.balance(accounts.CHIPS_IN_TRANSIT) == 0
     assert store.balance(accounts.CAGE_CHIPS) + store.balance(accounts.CAGE_WINDOWS_CHIPS) == main_chips + 10_000
     assert window_book(own)["chips_cents"] == 10_000

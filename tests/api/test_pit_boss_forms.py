@@ -16,6 +16,7 @@ from approvals.models import Approval
 from approvals.services import approval_request
 from cashier.slip_models import Slip
 from games.models import Table
+from ledger.errors import InvalidInput
 from ledger.models import Event
 from staff.roles import Role
 from tests.conftest import SHIFT_CASHIER, staff_user
@@ -120,10 +121,11 @@ def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_perso
     approval = Approval.objects.get(kind="slip_issue")
     confirmed = runner.post(reverse("workstations:runner-confirm", args=[approval.id]), follow=True)
     assert f"You carry fill {slip.serial} of 500.00 EUR to table R5" in text(confirmed)
-    # The requester cannot accept it; the second pit boss does.
-    own = boss.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]))
+    # The requester cannot accept it; the second pit boss counts it and does.
+    counted = {f"accept-{slip.serial}-10000": "5"}
+    own = boss.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]), counted)
     assert own.status_code == 403 and "Nothing was recorded" in text(own)
-    accepted = boss2.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]), follow=True)
+    accepted = boss2.post(reverse("dashboard:slip-accept", args=["R5", "fill", slip.serial]), counted, follow=True)
     assert f"Fill {slip.serial} of 500.00 EUR accepted at table R5" in text(accepted)
     slip.refresh_from_db()
     assert (slip.state, slip.requested_by, slip.issued_by, slip.runner, slip.accepted_by) == (
@@ -257,11 +259,11 @@ def test_a_slip_refused_at_the_table_is_voided_once_a_second_supervisor_signs(pe
     boss.post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "credit", "slip-10000": "3"})
     slip = Slip.objects.get()
     refuse = reverse("dashboard:slip-refuse", args=["R5", "credit", slip.serial])
-    bad = boss.post(refuse, {"reason": "", "approver": "boss2"})
+    bad = boss.post(refuse, {"confirmation": "VOID", "reason": "", "approver": "boss2"})
     assert bad.status_code == 400 and "Refused — <strong>Reason</strong>" in bad.content.decode()
-    assert boss.post(refuse, {"reason": "VOID: wrong table", "approver": "boss2"}).status_code == 302
+    assert boss.post(refuse, {"confirmation": "VOID", "reason": "wrong table", "approver": "boss2"}).status_code == 302
     queue = text(boss2.get(reverse("dashboard:approvals")))
-    assert f"Void credit {slip.serial} (300.00 EUR, table R5): “VOID: wrong table”" in queue
+    assert f"Void credit {slip.serial} (300.00 EUR, table R5): “wrong table”" in queue
     approval = Approval.objects.get(kind="slip_void")
     boss2.post(reverse("dashboard:approve", args=[approval.id]))
     slip.refresh_from_db()
@@ -269,7 +271,7 @@ def test_a_slip_refused_at_the_table_is_voided_once_a_second_supervisor_signs(pe
         "voided",
         "boss",
         "boss2",
-        "VOID: wrong table",
+        "wrong table",
     )
 
 
@@ -295,12 +297,18 @@ def test_the_dealer_counts_and_accepts_a_fill_at_his_table_from_his_own_page(peo
     queue = text(dealer.get(reverse("dashboard:approvals")))
     assert f"Count and accept fill {slip.serial} (500.00 EUR, table R5): 5 × 100.00 EUR" in queue
     approval = Approval.objects.get(kind="slip_accept")
-    done = dealer.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
+    done = dealer.post(
+        reverse("dashboard:approve", args=[approval.id]), {f"count-{approval.id}-10000": "5"}, follow=True
+    )
     assert f"Approved and done: Count and accept fill {slip.serial}" in text(done)
     slip.refresh_from_db()
     assert (slip.state, slip.requested_by, slip.runner, slip.accepted_by) == ("delivered", "boss", "run1", "dealer1")
     delivered = Event.objects.get(type="FillDelivered")
-    assert (delivered.actor, delivered.data["accepted_by"]) == ("dealer1", "dealer1")
+    assert (delivered.actor, delivered.data["accepted_by"], delivered.data["counted"]) == (
+        "dealer1",
+        "dealer1",
+        {"10000": 5},
+    )
 
 
 def test_a_dealer_of_another_table_neither_sees_nor_signs_its_fill(people):
@@ -313,3 +321,143 @@ def test_a_dealer_of_another_table_neither_sees_nor_signs_its_fill(people):
     assert refused.status_code == 403 and "this approval waits for dealer1" in text(refused)
     slip.refresh_from_db()
     assert slip.state == "issued"
+
+
+# --- a dealer's signature goes to the table's own dealer -----------------------------------
+
+
+def test_a_fill_acceptance_is_asked_of_the_tables_assigned_dealer_without_the_pit_boss_choosing(people):
+    logged_in("dealer2", Role.DEALER)
+    slip = carried_fill(people)
+    page = text(people["boss"].get(reverse("dashboard:table", args=["R5"])))
+    assert f"Ask the dealer dealer1 to count and accept fill {slip.serial}" in page
+    people["boss"].post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]))
+    approval = Approval.objects.get(kind="slip_accept")
+    assert (approval.payload["dealer"], approval.waiting_for()[0]["user"]) == ("dealer1", "dealer1")
+
+
+def test_a_fill_acceptance_naming_a_dealer_not_at_the_table_is_refused_naming_the_tables_dealer(people):
+    logged_in("dealer2", Role.DEALER)
+    slip = carried_fill(people)
+    with pytest.raises(InvalidInput, match="dealer2 is not the dealer of table R5: its dealer is dealer1") as refused:
+        approval_request(
+            kind="slip_accept", payload={"kind": "fill", "serial": slip.serial, "dealer": "dealer2"}, actor="boss"
+        )
+    assert refused.value.field == "dealer"
+    assert not Approval.objects.filter(kind="slip_accept").exists()
+
+
+def test_a_closer_naming_a_dealer_not_at_the_table_is_refused_at_the_request_naming_the_tables_dealer(people):
+    open_r5(people)
+    logged_in("dealer2", Role.DEALER)
+    boss = people["boss"]
+    form = boss.get(reverse("dashboard:table", args=["R5"])).content.decode()
+    assert "<option selected>dealer1</option>" in form and "The table's dealer: dealer1." in unescape(form)
+    sent = {"dealer": "dealer2", "closer-100000": "40", "closer-10000": "100"}
+    refused = boss.post(reverse("dashboard:close", args=["R5"]), sent)
+    assert refused.status_code == 400
+    assert "Refused — <strong>Dealer</strong>: dealer2 is not the dealer of table R5: its dealer is dealer1" in (
+        refused.content.decode()
+    )
+    assert 'name="closer-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="100"' in (
+        refused.content.decode()
+    )
+    assert not Approval.objects.filter(kind="table_close_counted").exists()
+    # Named nobody: the table's dealer.
+    assert boss.post(reverse("dashboard:close", args=["R5"]), sent | {"dealer": ""}).status_code == 302
+    assert Approval.objects.get(kind="table_close_counted").waiting_for()[0]["user"] == "dealer1"
+
+
+def test_the_open_form_preselects_the_tables_assigned_dealer(people):
+    open_r5(people)
+    boss, dealer = people["boss"], people["dealer"]
+    boss.post(reverse("dashboard:close", args=["R5"]), {"closer-100000": "40", "closer-10000": "100"})
+    dealer.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="table_close_counted").id]))
+    page = boss.get(reverse("dashboard:open") + "?table=R5").content.decode()
+    assert "<option selected>dealer1</option>" in page and "R5's dealer: dealer1" in unescape(page)
+
+
+# --- the dealer counts a fill himself ------------------------------------------------------
+
+
+def test_a_dealers_count_that_is_not_the_slips_is_refused_on_count_nothing_written_and_kept_on_the_page(people):
+    slip = carried_fill(people)
+    people["boss"].post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]))
+    approval = Approval.objects.get(kind="slip_accept")
+    page = people["dealer"].get(reverse("dashboard:approvals")).content.decode()
+    assert f'name="count-{approval.id}-10000"' in page  # a count table beside his Approve button
+    before = Event.objects.count()
+    refused = people["dealer"].post(
+        reverse("dashboard:approve", args=[approval.id]), {f"count-{approval.id}-10000": "4"}
+    )
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert "Refused — <strong>Chips counted</strong>: the count (400.00 EUR) is not the slip&#x27;s" in html
+    assert f'name="count-{approval.id}-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="4"' in html
+    assert Event.objects.count() == before
+    approval.refresh_from_db()
+    slip.refresh_from_db()
+    assert (approval.state, slip.state) == ("pending", "issued")
+    # Not counted at all: refused the same way.
+    blank = people["dealer"].post(reverse("dashboard:approve", args=[approval.id]))
+    assert blank.status_code == 400 and "count the chips the runner brought" in text(blank)
+
+
+# --- a void: VOID typed, both signers shown, what waited on the slip withdrawn --------------
+
+
+def test_a_void_without_void_typed_is_refused_on_the_confirmation_field(people):
+    open_r5(people)
+    boss = people["boss"]
+    boss.post(reverse("dashboard:slip-request", args=["R5"]), {"kind": "fill", "slip-10000": "3"})
+    slip = Slip.objects.get()
+    refuse = reverse("dashboard:slip-refuse", args=["R5", "fill", slip.serial])
+    for typed in ("", "void", "yes"):
+        page = boss.post(refuse, {"confirmation": typed, "reason": "wrong table", "approver": "boss2"})
+        assert page.status_code == 400
+        html = page.content.decode()
+        assert "Refused — <strong>VOID</strong>: type VOID, in capitals, to confirm the void" in html
+        assert 'value="wrong table"' in html  # what he typed stays
+    assert not Approval.objects.filter(kind="slip_void").exists()
+
+
+def test_voiding_a_slip_withdraws_its_pending_acceptance_and_shows_both_signers(people):
+    slip = carried_fill(people)
+    boss, boss2, dealer = people["boss"], people["boss2"], people["dealer"]
+    boss.post(reverse("dashboard:slip-count", args=["R5", "fill", slip.serial]))
+    asked = Approval.objects.get(kind="slip_accept")
+    void = {"confirmation": "VOID", "reason": "the runner dropped the rack", "approver": "boss2"}
+    assert boss.post(reverse("dashboard:slip-refuse", args=["R5", "fill", slip.serial]), void).status_code == 302
+    boss2.post(reverse("dashboard:approve", args=[Approval.objects.get(kind="slip_void").id]))
+    asked.refresh_from_db()
+    assert (asked.state, asked.decided_by, asked.reason) == ("withdrawn", "boss2", f"fill {slip.serial} was voided")
+    withdrawn = Event.objects.get(type="ApprovalWithdrawn")
+    assert (withdrawn.stream, withdrawn.data["ended_by"]) == (
+        asked.stream,
+        str(Approval.objects.get(kind="slip_void").id),
+    )
+    assert "Count and accept" not in text(dealer.get(reverse("dashboard:approvals")))
+    page = boss.get(reverse("dashboard:table", args=["R5"]))
+    row = re.search(rf'data-serial="{slip.serial}".*?</tr>', page.content.decode(), re.S).group(0)
+    assert "voided boss, approved boss2" in unescape(row)
+    assert "waiting for the dealer" not in text(page)
+    decided = text(boss.get(reverse("dashboard:approvals")))
+    assert (
+        f"Count and accept fill {slip.serial}" in decided
+        and f"withdrawn by boss2 (“fill {slip.serial} was voided”)" in decided
+    )
+
+
+def test_a_makers_own_withdrawal_reads_withdrawn_by_him(people, played):
+    boss = people["boss"]
+    _, coup = played
+    boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "ball misread", "approver": "boss2"})
+    approval = Approval.objects.get(kind="round_reverse")
+    done = boss.post(reverse("dashboard:refuse", args=[approval.id]), follow=True)
+    assert "Withdrawn: Reverse coup 1 at table R1" in text(done)
+    approval.refresh_from_db()
+    assert (approval.state, approval.decided_by) == ("withdrawn", "boss")
+    decided = text(boss.get(reverse("dashboard:approvals")))
+    assert "Reverse coup 1 at table R1: “ball misread” — withdrawn by boss" in decided
+    assert "refused by boss" not in decided
+    assert Event.objects.filter(type="ApprovalWithdrawn", actor="boss").count() == 1

@@ -37,7 +37,7 @@ def day_played(table, django_user_model):
     table_buy_in(code="R1", patron=patron, amount_cents=30_000, actor=ACTOR)
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 30}, actor="pit1")["serial"]
     slip_issue(kind="fill", serial=serial, runner="run1", actor=SHIFT_CASHIER)
-    slip_accept(kind="fill", serial=serial, actor="pit2")
+    slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 30})
     coup = round_open(table="R1", actor=ACTOR)["round"]
     bet_place(
         round_id=coup, patron=patron, stake_cents=2_000, bet={"type": "chance_simple", "chance": "rouge"}, actor=ACTOR

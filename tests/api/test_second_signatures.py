@@ -95,7 +95,9 @@ def test_a_pit_boss_naming_an_approver_does_not_reverse_a_coup_until_the_approve
 def test_a_cashier_naming_a_supervisor_does_not_void_a_slip_until_the_supervisor_confirms(clients, table_t1):
     serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
     asked = clients["cash1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "typo", "approver": "super1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "typo", "approver": "super1"},
+        format="json",
     )
     assert asked.status_code == 202, asked.json()
     listed = {s["serial"]: s["state"] for s in clients["pit1"].get("/api/cage/slips/").json()["results"]}
@@ -248,7 +250,9 @@ def test_a_decided_approval_is_409(clients, table_t1):
 def test_a_rejected_approval_never_runs(clients, table_t1):
     serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
     asked = clients["cash1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "typo", "approver": "super1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "typo", "approver": "super1"},
+        format="json",
     )
     approval = asked.json()["approval"]["id"]
     assert clients["pit2"].post(f"/api/approvals/{approval}/reject", {}, format="json").status_code == 403
@@ -264,7 +268,9 @@ def test_an_expired_approval_is_409_and_recorded_as_expired(clients, table_t1, s
     settings.CASINO_APPROVAL_TTL_MINUTES = 0
     serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
     asked = clients["cash1"].post(
-        f"/api/cage/slips/fill/{serial}/void", {"reason": "typo", "approver": "super1"}, format="json"
+        f"/api/cage/slips/fill/{serial}/void",
+        {"confirmation": "VOID", "reason": "typo", "approver": "super1"},
+        format="json",
     )
     assert clients["super1"].get("/api/approvals/?state=pending").json()["results"] == []
     listed = clients["super1"].get("/api/approvals/?state=expired").json()["results"]
@@ -296,16 +302,26 @@ def test_the_placeholder_of_a_missing_signature_cannot_be_named(clients, table_t
 
 
 def test_an_act_refused_at_confirmation_writes_nothing_and_stays_pending(clients, table_t1):
-    serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
-    body = {"reason": "typo", "approver": "super1"}
-    first = clients["cash1"].post(f"/api/cage/slips/fill/{serial}/void", body, format="json")
-    second = clients["pit1"].post(f"/api/cage/slips/fill/{serial}/void", body, format="json")
-    assert confirm(clients["super1"], first).status_code == 200
+    coup = settled_coup()
+    body = {"reason": "wrong number", "approver": "pit2"}
+    first = clients["pit1"].post(f"/api/rounds/{coup}/reversal", body, format="json")
+    second = clients["pit1"].post(f"/api/rounds/{coup}/reversal", body, format="json")
+    assert confirm(clients["pit2"], first).status_code == 200
     before = store.head()
-    late = confirm(clients["super1"], second)
-    assert late.status_code == 409 and late.json()["field"] == "serial"
+    late = confirm(clients["pit2"], second)
+    assert late.status_code == 409, late.json()
     assert store.head() == before
     assert Approval.objects.get(id=second.json()["approval"]["id"]).state == Approval.State.PENDING
+
+
+def test_a_slip_asked_to_be_voided_cannot_be_asked_again_while_the_first_waits(clients, table_t1):
+    serial = slip_request(kind="fill", table="T1", denominations={"10000": 1}, actor="pit1")["serial"]
+    body = {"confirmation": "VOID", "reason": "typo", "approver": "super1"}
+    assert clients["cash1"].post(f"/api/cage/slips/fill/{serial}/void", body, format="json").status_code == 202
+    before = store.head()
+    again = clients["pit1"].post(f"/api/cage/slips/fill/{serial}/void", body, format="json")
+    assert again.status_code == 409 and again.json()["field"] == "serial"
+    assert "already asked by cash1" in again.json()["detail"] and store.head() == before
 
 
 def test_the_approvals_are_listed_for_their_signers(clients, table_t1):

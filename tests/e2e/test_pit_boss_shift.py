@@ -5,11 +5,12 @@ The set-up (services, before any page) is what the shift finds: the cage open wi
 shift, English roulette R1 open since the last shift with one coup played, the staff's logins.
 Then: the pit boss opens R2 and B1 by counted openers, each dealer confirming from his own
 login; changes R2's limits; requests a fill for R2, which the cashier issues on the cage page
-to the runner, who confirms on his page, and which the dealer counts and accepts from his own
-page; asks
-to reverse R1's coup, which the second pit boss approves from his queue; rates a patron by
-hand; closes R2 with its dealer's confirmation; opens R2 again, reading the difference with its
-last closer before he signs and explaining it. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
+to the runner, who confirms on his page, and which R2's dealer counts (a miscount refused, his
+count kept) and accepts from his own page; voids a second fill with VOID typed, the second pit
+boss signing, both shown among its signers; asks to reverse R1's coup, which the second pit
+boss approves from his queue; rates a patron by hand; closes R2 with its dealer's
+confirmation; opens R2 again, reading the difference with its last closer before he signs and
+explaining it. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
 import re
 
@@ -193,13 +194,33 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     row = page.locator(f'#slips [data-serial="{slip.serial}"]')
     expect(row.locator('[data-figure="slip-step"]')).to_have_text("prepared at the cage, carried by the runner")
     shot(page, "fill_at_the_table")
-    row.get_by_role("button", name=f"Ask the dealer to count and accept fill {slip.serial}").click()
+    # R2's dealer is asked without the pit boss choosing him: the one assigned to R2 (dealer1).
+    row.get_by_role("button", name=f"Ask the dealer dealer1 to count and accept fill {slip.serial}").click()
     expect(page.locator(".messages")).to_contain_text(f"Fill {slip.serial}: waiting for dealer1 to sign")
     expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
         "at the table, waiting for the dealer dealer1 to count and accept it"
     )
     shot(page, "fill_waiting_for_the_dealer")
-    dealer_confirms(page, url, "dealer1", f"Count and accept fill {slip.serial} (3,000.00 EUR, table R2)", shot, "fill")
+
+    # The dealer counts the chips himself, in his own browser: a miscount is refused, kept on his page.
+    asked = Approval.objects.get(kind="slip_accept")
+    dealer = second_person(page, url, "dealer1")
+    expect(dealer).to_have_url(re.compile(r"/dashboard/approvals/$"))
+    what = f"Count and accept fill {slip.serial} (3,000.00 EUR, table R2)"
+    row = dealer.locator('[data-section="to-sign"] tbody tr', has_text=what)
+    expect(row).to_have_count(1)
+    type_count(dealer, "approval", f"count-{asked.id}", {"10000": 20, "2500": 39})
+    shot(dealer, "fill_dealer_counts")
+    row.get_by_role("button", name="Approve").click()
+    expect(dealer.locator(".refused")).to_contain_text("Refused — Chips counted: the count (2,975.00 EUR) is not the")
+    expect(dealer.locator(f"#approval-count-{asked.id}-2500")).to_have_value("39")
+    shot(dealer, "fill_dealer_miscount_refused")
+    assert Slip.objects.get(pk=slip.pk).state == "issued"
+    dealer.locator(f"#approval-count-{asked.id}-2500").fill("40")
+    dealer.locator('[data-section="to-sign"] tbody tr', has_text=what).get_by_role("button", name="Approve").click()
+    expect(dealer.locator(".messages")).to_contain_text(f"Approved and done: {what}")
+    shot(dealer, "fill_dealer_counted_and_accepted")
+    dealer.context.close()
     page.reload()
     expect(page.locator(f'#slips [data-serial="{slip.serial}"] [data-figure="slip-step"]')).to_have_text(
         "accepted at the table"
@@ -213,6 +234,36 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
         "runner",
         "dealer1",
     )
+
+    # --- 4b. a second fill, refused at the table: VOID typed, a reason, the second pit boss signs --
+    page.locator("#request").get_by_label("Fill (chips from the cage)").check()
+    type_count(page, "request", "slip", {"10000": 1})
+    page.get_by_role("button", name="Request", exact=True).click()
+    second = Slip.objects.get(table__code="R2", state="requested")
+    row = page.locator(f'#slips [data-serial="{second.serial}"]')
+    row.get_by_text(f"Refuse (void) fill {second.serial}").click()
+    row.get_by_label("Type VOID to confirm").fill("void")
+    row.get_by_label("Reason").fill("asked twice")
+    row.get_by_label("Second signature (signs from his login)").select_option("pitboss2")
+    row.get_by_role("button", name="Ask to void").click()
+    expect(page.locator(".refused")).to_contain_text("Refused — VOID: type VOID, in capitals, to confirm the void")
+    row = page.locator(f'#slips [data-serial="{second.serial}"]')
+    expect(row.get_by_label("Reason")).to_have_value("asked twice")
+    shot(page, "void_refused_without_VOID")
+    row.get_by_label("Type VOID to confirm").fill("VOID")
+    row.get_by_role("button", name="Ask to void").click()
+    expect(page.locator(".messages")).to_contain_text(f"Voiding fill {second.serial}: waiting for pitboss2")
+    boss2 = second_person(page, url, "pitboss2")
+    boss2.goto(f"{url}/dashboard/approvals/")
+    boss2.locator('[data-section="to-sign"] tbody tr', has_text=f"Void fill {second.serial}").get_by_role(
+        "button", name="Approve"
+    ).click()
+    expect(boss2.locator(".messages")).to_contain_text(f"Approved and done: Void fill {second.serial}")
+    boss2.context.close()
+    page.reload()
+    signed = page.locator(f'#slips [data-serial="{second.serial}"] [data-figure="slip-signed"]')
+    expect(signed).to_contain_text("voided pitboss, approved pitboss2")
+    shot(page, "void_signed_by_both")
 
     # --- 5. a correction of R1's coup, approved from the second pit boss's queue -----------------
     page.goto(f"{url}/dashboard/tables/R1/")
@@ -260,7 +311,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
 
     # --- 7. close R2 with its closer; the dealer confirms; the drop box left for the drop team ----
     page.goto(f"{url}/dashboard/tables/R2/#close")
-    page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
+    expect(page.get_by_label("Dealer (confirms from his login)")).to_have_value("dealer1")  # R2's dealer
     type_count(page, "close", "closer", {"100000": 20, "10000": 70, "2500": 80})
     page.get_by_role("button", name="Sign the closer").click()
     expect(page.locator(".messages")).to_contain_text("Closing of table R2 signed by you, waiting for dealer1")

@@ -45,7 +45,7 @@ def fill(amount_denominations, *, kind="fill", table="R1"):
     slip_issue(kind=kind, serial=serial, runner="run1", actor="cash1")
     if kind == "credit":  # counted in at the cage
         return slip_accept(kind=kind, serial=serial, actor="cash1", count=amount_denominations)
-    return slip_accept(kind=kind, serial=serial, actor="pit2")
+    return slip_accept(kind=kind, serial=serial, actor="pit2", count=amount_denominations)
 
 
 def test_opener_counted_by_denomination_with_dealer_and_pit_boss(cage, staff):
@@ -160,7 +160,7 @@ def test_fill_flow_posts_at_delivery_with_sequential_serials(table, staff):
     assert first["serial"] == f"{year}-000001" and first["amount_cents"] == 200_000
     issued = slip_issue(kind="fill", serial=first["serial"], runner="run1", actor="cash1")
     assert issued["state"] == "issued" and tray() == 5_000_000
-    delivered = slip_accept(kind="fill", serial=first["serial"], actor="dealer1")
+    delivered = slip_accept(kind="fill", serial=first["serial"], actor="dealer1", count={"10000": 20})
     assert delivered["state"] == "delivered"
     assert tray() == 5_200_000 and store.balance(accounts.CAGE_CHIPS) == cage_chips - 200_000
     second = slip_request(kind="fill", table="R1", denominations={"500": 2}, actor="pit1")
@@ -224,10 +224,10 @@ def test_a_reversed_fill_restores_both_balances_and_both_events_stay(table, staf
 def test_a_voided_slip_needs_a_reason_and_two_signatures_and_stays_listed(table, staff):
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
     with pytest.raises(InvalidInput):
-        slip_void(kind="fill", serial=serial, reason=" ", approver="pit2", actor="pit1")
+        slip_void(confirmation="VOID", kind="fill", serial=serial, reason=" ", approver="pit2", actor="pit1")
     with pytest.raises(RoleRequired):
-        slip_void(kind="fill", serial=serial, reason="typo", approver="pit1", actor="pit1")
-    voided = slip_void(kind="fill", serial=serial, reason="typo", approver="pit2", actor="pit1")
+        slip_void(confirmation="VOID", kind="fill", serial=serial, reason="typo", approver="pit1", actor="pit1")
+    voided = slip_void(confirmation="VOID", kind="fill", serial=serial, reason="typo", approver="pit2", actor="pit1")
     assert voided["state"] == "voided"
     assert Slip.objects.filter(kind="fill").count() == 1
     with pytest.raises(StateConflict):

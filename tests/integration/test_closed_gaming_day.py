@@ -74,7 +74,7 @@ def _play_coup(patron: str, table: str = "R1") -> str:
 def _deliver_fill(table: str = "R1") -> str:
     serial = slip_request(kind="fill", table=table, denominations={"10000": 3}, actor="pit1")["serial"]
     slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
-    slip_accept(kind="fill", serial=serial, actor="pit2")
+    slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 3})
     return serial
 
 
@@ -105,7 +105,7 @@ def closed_day(table, patron, django_user_model):
     round_record_result(round_id=coup, number=2, actor=ACTOR)
     serial = slip_request(kind="fill", table="R1", denominations={"10000": 3}, actor="pit1")["serial"]
     slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
-    slip_accept(kind="fill", serial=serial, actor="pit2")
+    slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 3})
     table_close(code="R1", actor=ACTOR)
     drop_box_remove(table="R1", gaming_day=day, actor="count1")
     drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")

@@ -40,6 +40,24 @@ def test_demo_user_creates_a_login_per_role_with_its_password(cage_float):
     assert get_user_model().objects.get(username="cashier").check_password("cashier")
 
 
+def test_the_demo_login_dealer_deals_the_floors_table_s1_so_its_requests_reach_him(cage_float):
+    """A dealer reads and signs only his own table's requests: the demo's dealer deals S1 (the
+    floor's classic stud table), where the pit boss asks him to count a fill or a closer."""
+    from games.services.tables import table_open
+    from staff.models import DealerAssignment
+    from tests.conftest import ACTOR
+
+    table_open(code="S1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
+    out = StringIO()
+    call_command("demo_user", stdout=out)
+    assert "dealer deals table S1." in out.getvalue()
+    call_command("demo_user", stdout=StringIO())  # run again: he stays where he deals
+    seats = DealerAssignment.objects.filter(dealer__username="dealer", ended_at__isnull=True)
+    assert list(seats.values_list("table_code", flat=True)) == ["S1"]
+    readme = (Path(settings.BASE_DIR) / "README.md").read_text()
+    assert re.search(r"\| dealer \(deals the floor's classic stud table \*\*S1\*\*.*\| `dealer` \| `dealer` \|", readme)
+
+
 def test_the_readme_table_lists_every_demo_login_with_its_password():
     readme = (Path(settings.BASE_DIR) / "README.md").read_text()
     for login in LOGINS:

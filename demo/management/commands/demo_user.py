@@ -2,16 +2,24 @@
 
 One login per role a visitor tries, each with its name as password (README "Demo logins"):
 two pit bosses (a fill one requests, the other accepts: segregation of duties), a cashier, a
-cage supervisor, an auditor and a runner (who confirms carrying a fill through the API).
-Run again, it leaves existing users' passwords alone and only adds missing roles.
+cage supervisor, an auditor, a runner (who confirms carrying a fill) and a dealer, who deals
+the floor's classic stud table S1: a dealer reads and signs only his own table's requests, so
+that is where the pit boss asks him to count a fill, a closer or an opener. Run again, it
+leaves existing users' passwords alone and only adds missing roles; the dealer stays at the
+table he deals (a pit boss may have moved him).
 """
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from demo.day import DEMO_ACTOR
+from demo.day import DEMO_ACTOR, PIT_BOSS, ensure_demo_staff
+from staff.models import DealerAssignment
 from staff.roles import Role
-from staff.services import staff_account_create, staff_roles_add
+from staff.scopes import table_exists
+from staff.services import dealer_assign, staff_account_create, staff_roles_add
+
+# The floor's table the demo login ``dealer`` deals (demo.floor.TABLES; the demo day plays it too).
+DEALER_TABLE = "S1"
 
 # (login, role, where the login lands); the password is the login.
 DEMO_LOGINS = (
@@ -21,7 +29,7 @@ DEMO_LOGINS = (
     ("cagesup", Role.CAGE_SUPERVISOR, "/workstations/cage/"),
     ("auditor", Role.AUDITOR, "/workstations/audit/"),
     ("runner", Role.RUNNER, "/workstations/runner/ (confirms carrying a fill)"),
-    ("dealer", Role.DEALER, "/dashboard/approvals/ (confirms the openers and closers he counts)"),
+    ("dealer", Role.DEALER, f"/dashboard/approvals/ (deals {DEALER_TABLE}: counts its fills, closer and opener)"),
 )
 
 
@@ -38,4 +46,17 @@ class Command(BaseCommand):
             else:
                 staff_roles_add(username=login, roles=[role], actor=DEMO_ACTOR)
             self.stdout.write(f"Demo login: {login} / {login} ({role.label}) lands on {lands}")
+        self._seat_the_dealer()
         self.stdout.write("For the local demo only (HTTP Basic or session).")
+
+    def _seat_the_dealer(self) -> None:
+        """``dealer`` deals ``DEALER_TABLE`` (a ledger event, as any assignment), unless he deals
+        at a table already; the demo's pit boss assigns him."""
+        if DealerAssignment.objects.filter(dealer__username="dealer", ended_at__isnull=True).exists():
+            return
+        if not table_exists(DEALER_TABLE):
+            self.stdout.write(f"Table {DEALER_TABLE} does not exist yet: dealer deals no table (run manage.py demo).")
+            return
+        ensure_demo_staff()
+        dealer_assign(dealer="dealer", table=DEALER_TABLE, actor=PIT_BOSS)
+        self.stdout.write(f"dealer deals table {DEALER_TABLE}.")
