@@ -18,7 +18,10 @@ from core.denominations import chip_denominations
 from core.ids import uuid_of
 from games.models import Round, Table
 from games.names import game_name
+from games.rules.errors import RuleError
 from games.rules.money import currency
+from games.rules.stud_table import ClassicStudTableRules
+from games.services.table_limits import approved_range
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day, gaming_day_of
 from ledger.models import Event
@@ -30,7 +33,10 @@ from . import selectors
 from .alerts import eur
 
 # The limits a pit boss changes from his table page, per game: (rule option, label). Classic
-# stud's caps are a schedule of rounds, changed through the API only.
+# stud's limits are its base stake and the most a player puts in each round (``caps``, stored as
+# multiples of the base stake): the page shows and takes each round's most in money
+# (``STUD_ROUNDS``; ``dashboard.forms.stud_limits`` turns them back into multiples).
+STUD_ROUNDS = tuple(f"round_{n}_cap_cents" for n in range(1, 5))
 LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     Table.Game.ENGLISH_ROULETTE: (
         ("min_bet_cents", "Minimum, numbers"),
@@ -42,15 +48,37 @@ LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     Table.Game.CARIBBEAN_STUD: (("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
     Table.Game.BACCARAT: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
     Table.Game.TRENTE_QUARANTE: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
+    Table.Game.CLASSIC_STUD: (
+        ("base_stake_cents", "Base stake"),
+        *((option, f"Most in round {n}") for n, option in enumerate(STUD_ROUNDS, start=1)),
+    ),
 }
+
+
+def limits_in_money(game: str, rules: dict | None) -> dict:
+    """``{option: cents}`` of ``LIMIT_FIELDS[game]`` in rule set ``rules`` (an option it leaves
+    out is absent); classic stud's rounds as the most a player puts in, in cents."""
+    rules = dict(rules or {})
+    if game == Table.Game.CLASSIC_STUD:
+        try:
+            stud = ClassicStudTableRules.from_dict(rules).game
+        except RuleError:  # a rule set the engine refuses: no value in force to show
+            return {}
+        rules = {"base_stake_cents": stud.base_stake_cents}
+        rules |= {option: stud.cap_cents(n) for n, option in enumerate(STUD_ROUNDS, start=1)}
+    return {
+        option: rules[option]
+        for option, _ in LIMIT_FIELDS.get(game, ())
+        if isinstance(rules.get(option), int) and not isinstance(rules.get(option), bool)
+    }
 
 
 def limit_fields(table: Table) -> list[dict]:
     """``[{"option", "label", "cents"}]``: the table's limits its page lets the pit boss change,
     with the value in force (``None`` when the rule set leaves it out)."""
-    rules = table.rules or {}
+    in_money = limits_in_money(table.game, table.rules)
     return [
-        {"option": option, "label": label, "cents": rules.get(option) if isinstance(rules.get(option), int) else None}
+        {"option": option, "label": label, "cents": in_money.get(option)}
         for option, label in LIMIT_FIELDS.get(table.game, ())
     ]
 
@@ -389,11 +417,13 @@ def drop_box(code: str) -> dict:
 
 def table_page(code: str, me: str) -> dict:
     """What the table page's forms need beside its live figures, for the pit boss ``me``:
-    ``{"limit_fields", "denominations", "slips", "waiting", "dealers", "approvers"`` (the other
+    ``{"limit_fields", "approved_limits"`` (the house's range: ``lowest_cents``, ``highest_cents``),
+    ``"denominations", "slips", "waiting", "dealers", "approvers"`` (the other
     supervisors who may sign a void), ``"ratings", "drop_box", "currency", "me"}``."""
     table = table_of(code)
     return {
         "limit_fields": limit_fields(table),
+        "approved_limits": dict(zip(("lowest_cents", "highest_cents"), approved_range(table.game), strict=True)),
         "denominations": denominations(),
         "slips": table_slips(code),
         "waiting": table_approvals(code),

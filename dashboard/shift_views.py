@@ -20,6 +20,7 @@ from approvals.services import approval_confirm, approval_reject, approval_reque
 from cashier.services import slips
 from core import typed_amounts
 from core.ids import is_code
+from games.models import Table
 from games.services.ratings import patron_rating_record
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput
@@ -83,6 +84,8 @@ def _refused(exc: DomainError, form: str, labels: dict | None = None) -> dict:
     """A refusal as the page shows it: ``{"form", "field", "label", "message", "status"}``
     (``labels``: the form's own words for its fields, before ``FIELD_LABELS``)."""
     field = None if isinstance(exc, RoleRequired) else exc.field
+    if field and field.startswith("rules.") and field.removeprefix("rules.") in (labels or {}):
+        field = field.removeprefix("rules.")  # a table option the form shows as a field of its own
     label = (labels or {}).get(field) or field_label(field)
     return {"form": form, "field": field, "label": label, "message": exc.message, "status": exc.status}
 
@@ -194,24 +197,28 @@ def limits_change(request, code: str):
     """New limits within the game's rule set (``table_rules_change``: recorded as
     ``TableRulesChanged`` with before and after)."""
     table = shift_selectors.table_of(code)
-    labels = {f["option"]: f["label"] for f in shift_selectors.limit_fields(table)}
+    fields = shift_selectors.limit_fields(table)
+    labels = {f["option"]: f["label"] for f in fields} | {"caps": "Most in a round"}
 
     def run():
         rules = {}
-        for field in shift_selectors.limit_fields(table):
+        for field in fields:
             text = (request.POST.get(field["option"]) or "").strip()
             if text:
                 cents = typed_amounts.amount_cents(text, field=field["option"])
                 if cents != field["cents"]:
                     rules[field["option"]] = cents
+        if rules and table.game == Table.Game.CLASSIC_STUD:
+            in_force = {f["option"]: f["cents"] for f in fields}
+            rules = forms.stud_limits(in_force, rules, shift_selectors.STUD_ROUNDS)
         if not rules:
             raise InvalidInput("type the limits to change (they are already in force)", field="rules")
         return table_rules_change(code=code, rules=rules, actor=_actor(request))
 
     def said(result):
+        before, after = (shift_selectors.limits_in_money(table.game, result[k]) for k in ("before", "after"))
         changed = ", ".join(
-            f"{labels.get(o) or field_label(o)} {eur(result['before'].get(o))} → {eur(result['after'].get(o))}"
-            for o in result["changed"]
+            f"{labels[o]} {eur(before.get(o))} → {eur(after.get(o))}" for o in labels if before.get(o) != after.get(o)
         )
         return f"Limits of {code} changed and recorded: {changed}."
 

@@ -100,6 +100,105 @@ def test_limits_change_within_the_rule_set_and_are_recorded(people):
     assert 'value="1,5,0"' in refused.content.decode()
 
 
+def test_limits_outside_the_houses_approved_range_are_refused_in_a_sentence_naming_the_field(people):
+    """A pit boss once set 0.50 to 500,000.00 EUR at a table: each end is refused on its own
+    field, in words (never a Python name such as "Rules.min bet"), and nothing is recorded."""
+    open_r5(people)
+    boss, url = people["boss"], reverse("dashboard:limits", args=["R5"])
+    page = text(boss.get(reverse("dashboard:table", args=["R5"])))
+    assert "Within the house's approved range for English roulette: from 1.00 EUR" in page
+    assert "to 10,000.00 EUR." in page
+    over = boss.post(url, {"max_bet_cents": "500000"})
+    assert over.status_code == 400
+    assert (
+        "Refused — <strong>Maximum, numbers</strong>: 500,000.00 EUR is over the house's maximum of 10,000.00 EUR "
+        "for English roulette tables." in unescape(over.content.decode())
+    )
+    assert (
+        'name="max_bet_cents" inputmode="decimal" size="9" autocomplete="off" value="500000" aria-invalid="true"'
+        in (over.content.decode())
+    )
+    under = boss.post(url, {"min_bet_cents": "0.50"})
+    assert under.status_code == 400
+    assert (
+        "Refused — <strong>Minimum, numbers</strong>: 0.50 EUR is under the house's lowest limit of 1.00 EUR"
+        in unescape(under.content.decode())
+    )
+    crossed = unescape(boss.post(url, {"min_bet_cents": "200", "max_bet_cents": "100"}).content.decode())
+    assert "Refused — <strong>Minimum, numbers</strong>: the minimum is above the maximum." in crossed
+    assert "Rules." not in crossed
+    assert not Event.objects.filter(type="TableRulesChanged").exists()
+
+
+def test_the_approved_range_is_the_services_own_rule_at_open_and_at_a_change(people):
+    """The API refuses what the page refuses: 400 naming the option (``rules.max_bet_cents``),
+    whether the limits come with the opening or with a change; a baccarat table's minimum may
+    not be under its own smallest chip."""
+    from games.services.table_rules import table_rules_change
+    from games.services.tables import table_open
+    from ledger.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as opened:
+        table_open(
+            code="B7", game="blackjack", opener_cents=1_000_000, actor="boss", rules={"max_box_cents": 50_000_000}
+        )
+    assert opened.value.field == "rules.max_box_cents"
+    with pytest.raises(InvalidInput) as chip:
+        table_open(code="P7", game="baccarat", opener_cents=1_000_000, actor="boss", rules={"min_bet_cents": 50})
+    assert (chip.value.field, chip.value.message) == (
+        "rules.min_bet_cents",
+        "0.50 EUR is under the table's smallest chip of 1.00 EUR: a bet that small cannot be made of its chips",
+    )
+    open_r5(people)
+    with pytest.raises(InvalidInput) as changed:
+        table_rules_change(code="R5", rules={"even_chance_max_cents": 2_000_000}, actor="boss")
+    assert changed.value.field == "rules.even_chance_max_cents"
+    assert not Table.objects.filter(code__in=["B7", "P7"]).exists()
+
+
+def test_a_classic_stud_tables_limits_are_changed_on_its_page_in_money(people):
+    """Classic stud's limits (a base stake, the most in each of four rounds) are typed in money
+    like any table's; the rule set keeps the rounds as multiples of the base stake."""
+    from games.services.tables import table_open
+
+    table_open(code="S5", game="classic_stud", opener_cents=1_000_000, actor="boss", rules={"base_stake_cents": 200})
+    boss, url = people["boss"], reverse("dashboard:limits", args=["S5"])
+    page = boss.get(reverse("dashboard:table", args=["S5"])).content.decode()
+    assert "change them through the API" not in page
+    assert 'id="limit-base_stake_cents" name="base_stake_cents"' in page
+    assert (
+        'id="limit-round_4_cap_cents" name="round_4_cap_cents" inputmode="decimal" size="9" '
+        'autocomplete="off" value="160"' in page
+    )
+    odd = boss.post(url, {"round_1_cap_cents": "25"})
+    assert odd.status_code == 400
+    assert "Refused — <strong>Most in round 1</strong>: a whole number of base stakes (2.00 EUR each)" in unescape(
+        odd.content.decode()
+    )
+    done = boss.post(
+        url,
+        {
+            "base_stake_cents": "5",
+            "round_1_cap_cents": "50",
+            "round_2_cap_cents": "100",
+            "round_3_cap_cents": "200",
+            "round_4_cap_cents": "400",
+        },
+        follow=True,
+    )
+    assert (
+        "Limits of S5 changed and recorded: Base stake 2.00 EUR → 5.00 EUR, Most in round 1 20.00 EUR → 50.00 EUR"
+        in text(done)
+    )
+    after = Event.objects.get(type="TableRulesChanged").data["after"]
+    assert (after["base_stake_cents"], after["caps"]) == (500, [10, 20, 40, 80])
+    too_much = boss.post(url, {"round_4_cap_cents": "20000"})
+    assert (
+        "Refused — <strong>Most in a round</strong>: a round's most of 20,000.00 EUR is over the house's maximum"
+        in unescape(too_much.content.decode())
+    )
+
+
 def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_person(people):
     open_r5(people)
     boss, boss2, runner = people["boss"], people["boss2"], people["runner"]
