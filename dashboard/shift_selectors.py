@@ -16,6 +16,7 @@ from cashier.services.count_room import box_removal
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations
 from core.ids import uuid_of
+from games import selectors as games_selectors
 from games.models import Round, Table
 from games.names import game_name
 from games.rules.errors import RuleError
@@ -404,6 +405,15 @@ def manual_ratings(code: str) -> list[dict]:
     ]
 
 
+def running_ratings(code: str) -> list[dict]:
+    """The patrons being timed at table ``code`` (a rating started, not stopped), oldest first:
+    ``[{"patron", "label"`` (name, code second), ``"since"`` (UTC), ``"by"}]``."""
+    return [
+        {"patron": e.data["patron"], "label": patron_label(e.data["patron"]), "since": e.occurred_at, "by": e.actor}
+        for e in games_selectors.running_ratings(code)
+    ]
+
+
 def drop_box(code: str) -> dict:
     """Where table ``code``'s drop box of the gaming day is: ``{"state": "on_table" |
     "left_for_drop_team" | "removed", "words"}``."""
@@ -418,8 +428,9 @@ def drop_box(code: str) -> dict:
 def table_page(code: str, me: str) -> dict:
     """What the table page's forms need beside its live figures, for the pit boss ``me``:
     ``{"limit_fields", "approved_limits"`` (the house's range: ``lowest_cents``, ``highest_cents``),
-    ``"denominations", "slips", "waiting", "dealers", "approvers"`` (the other
-    supervisors who may sign a void), ``"ratings", "drop_box", "currency", "me"}``."""
+    ``"denominations", "slips", "waiting", "dealers", "approvers"`` (the other supervisors who
+    may sign a void), ``"ratings", "running"`` (ratings being timed), ``"drop_box", "currency",
+    "me"}``."""
     table = table_of(code)
     return {
         "limit_fields": limit_fields(table),
@@ -430,6 +441,7 @@ def table_page(code: str, me: str) -> dict:
         "dealers": users_with(Role.DEALER),
         "approvers": [u for u in users_with(Role.PIT_BOSS, Role.CAGE_SUPERVISOR) if u != me],
         "ratings": manual_ratings(code),
+        "running": running_ratings(code),
         "drop_box": drop_box(code),
         "currency": currency(),
         "me": me,

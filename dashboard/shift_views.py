@@ -1,5 +1,6 @@
 """The pit boss's forms: open and close a table, change its limits, request a fill or a credit
-and accept or refuse it, reverse a coup, rate a patron, sign the approvals waiting for him.
+and accept or refuse it, reverse a coup, rate a patron (by hand, or timed from a start to a
+stop), sign the approvals waiting for him.
 
 Each form posts to a view that calls the same service as the API (``approvals``, ``games``,
 ``cashier``), as the logged-in user: a second signature is asked through ``approvals`` and
@@ -21,7 +22,7 @@ from cashier.services import slips
 from core import typed_amounts
 from core.ids import is_code
 from games.models import Table
-from games.services.ratings import patron_rating_record
+from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput
 from staff.roles import Role, RoleRequired
@@ -372,6 +373,51 @@ def rating_record(request, code: str):
         run,
         lambda r: (
             f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min, "
+            f"average bet {eur(r['average_bet_cents'])}."
+        ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def rating_start(request, code: str):
+    """The patron sits down: start timing his rating (``patron_rating_start``)."""
+    return _act(
+        request,
+        code,
+        "timed",
+        lambda: patron_rating_start(
+            table=code, patron=(request.POST.get("patron") or "").strip(), actor=_actor(request)
+        ),
+        lambda r: f"Rating started for {shift_selectors.patron_label(r['patron'])}: stop it when he leaves.",
+    )
+
+
+@require_POST
+@pit_boss_only
+def rating_stop(request, code: str):
+    """The patron leaves: his rating is recorded with the time measured since it started and the
+    average bet (and buy-in) the pit boss saw (``patron_rating_stop``)."""
+
+    def run():
+        average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
+        buy_in_text = (request.POST.get("buy_in") or "").strip()
+        buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        return patron_rating_stop(
+            table=code,
+            patron=(request.POST.get("patron") or "").strip(),
+            average_bet_cents=average,
+            buy_in_cents=buy_in,
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        code,
+        "timed",
+        run,
+        lambda r: (
+            f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min timed, "
             f"average bet {eur(r['average_bet_cents'])}."
         ),
     )

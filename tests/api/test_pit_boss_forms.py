@@ -5,17 +5,20 @@ accepted by a second pit boss, a coup reversed once the second pit boss approves
 rated by hand, the table closed. A refused entry keeps what was typed and names the field."""
 
 import re
+from datetime import timedelta
 from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from approvals.models import Approval
 from approvals.services import approval_request
 from cashier.slip_models import Slip
 from games.models import Table
+from games.services import ratings
 from ledger.models import Event
 from staff.roles import Role
 from tests.conftest import SHIFT_CASHIER, staff_user
@@ -263,16 +266,62 @@ def test_a_reversed_coup_reads_reversed_with_who_and_when_and_offers_no_second_c
     assert said in table
 
 
+def hours_ago(minutes: int) -> str:
+    """The time of day ``minutes`` ago in the casino's zone, as the form takes it (``"21:05"``)."""
+    return (timezone.localtime(timezone.now(), ZoneInfo("Europe/Paris")) - timedelta(minutes=minutes)).strftime("%H:%M")
+
+
 def test_a_patron_is_rated_by_hand_at_the_table(people, played):
     patron, _ = played
     boss = people["boss"]
-    sent = {"patron": patron, "time_in": "00:00", "minutes": "45", "average_bet": "25", "buy_in": "500"}
+    sent = {"patron": patron, "time_in": hours_ago(60), "minutes": "45", "average_bet": "25", "buy_in": "500"}
     page = boss.post(reverse("dashboard:rating", args=["R1"]), sent, follow=True)
     assert f"Rating recorded for Test Patron ({patron}): 45 min, average bet 25.00 EUR." in text(page)
     rated = Event.objects.get(type="PatronRatedManually")
     assert (rated.data["average_bet_cents"], rated.data["buy_in_cents"], rated.data["minutes"]) == (2_500, 50_000, 45)
     bad = boss.post(reverse("dashboard:rating", args=["R1"]), sent | {"minutes": "0"})
     assert bad.status_code == 400 and "Refused — <strong>Time played</strong>" in bad.content.decode()
+
+
+def test_a_rating_by_hand_that_would_end_after_now_is_refused_on_the_time_in(people, played):
+    """In at 22:20 for 15 minutes, typed at 22:33, ends at 22:35: play still to come is not rated."""
+    patron, _ = played
+    sent = {"patron": patron, "time_in": hours_ago(13), "minutes": "15", "average_bet": "25"}
+    page = people["boss"].post(reverse("dashboard:rating", args=["R1"]), sent)
+    assert page.status_code == 400
+    html = unescape(page.content.decode())
+    assert f"Refused — <strong>Time in</strong>: in at {sent['time_in']} and 15 minutes played end at " in html
+    assert "later than now" in html
+    assert 'name="time_in" size="6" required value="' + sent["time_in"] + '" aria-invalid="true"' in html
+    assert not Event.objects.filter(type="PatronRatedManually").exists()
+
+
+def test_a_rating_is_started_when_the_patron_sits_and_stopped_with_the_time_measured(people, played, monkeypatch):
+    """Start: ``RatingStarted``; stop with his average bet: ``PatronRatedManually`` from the start
+    to now in whole minutes, naming the start it ends; a second start while one runs, or a stop
+    with none running, is refused on the patron."""
+    patron, _ = played
+    boss = people["boss"]
+    started = boss.post(reverse("dashboard:rating-start", args=["R1"]), {"patron": patron}, follow=True)
+    assert f"Rating started for Test Patron ({patron}): stop it when he leaves." in text(started)
+    assert "Being timed" in text(started) and f"Stop rating of Test Patron ({patron})" in text(started)
+    again = boss.post(reverse("dashboard:rating-start", args=["R1"]), {"patron": patron})
+    assert again.status_code == 409 and "Refused — <strong>Patron</strong>: his rating at R1 runs since" in (
+        again.content.decode()
+    )
+    start = Event.objects.get(type="RatingStarted")
+    assert (start.stream, start.data, start.actor) == ("table/R1", {"table": "R1", "patron": patron}, "boss")
+    # 37 minutes later he leaves (the service's clock moved on).
+    monkeypatch.setattr(ratings, "now", lambda: start.occurred_at + timedelta(minutes=37, seconds=20))
+    stop = {"patron": patron, "average_bet": "30", "buy_in": "200"}
+    done = boss.post(reverse("dashboard:rating-stop", args=["R1"]), stop, follow=True)
+    assert f"Rating recorded for Test Patron ({patron}): 37 min timed, average bet 30.00 EUR." in text(done)
+    rated = Event.objects.get(type="PatronRatedManually")
+    assert (rated.data["minutes"], rated.data["average_bet_cents"], rated.data["buy_in_cents"]) == (37, 3_000, 20_000)
+    assert rated.data["started"] == start.position
+    assert "Being timed" not in text(done)
+    none = boss.post(reverse("dashboard:rating-stop", args=["R1"]), stop)
+    assert none.status_code == 409 and f"no rating of {patron} is running at R1" in none.content.decode()
 
 
 def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
