@@ -497,3 +497,29 @@ def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_bos
         money = html[html.index('data-section="money"') :]  # R1's figures (the floor's totals come first)
         assert figure(money, "drop") == "250.00 EUR", page
         assert figure(money, "win") == f"{r1['win_cents'] / 100:,.2f} EUR", page
+
+
+def test_the_patron_box_finds_by_name_or_document_and_lists_several_name_first(pit_boss, cage):
+    """ "Benali" once gave "No patron Benali": the box searches codes, names and identity
+    documents (``patrons.selectors.patron_search``); one found → his page, several → a list
+    reading each by name, his code second."""
+    from patrons.services.patrons import patron_register
+
+    def register(name: str, document: str) -> str:
+        return patron_register(kind="identified", name=name, document=document, actor=ACTOR)["patron"]
+
+    sara, karim = register("Sara Benali", "FR-BEN-0002"), register("Karim Benali", "FR-BEN-0001")
+    lookup = reverse("dashboard:patron-lookup")
+    one = pit_boss.get(lookup, {"q": "karim benali"})
+    assert (one.status_code, one["Location"]) == (302, reverse("dashboard:patron", args=[karim]))
+    by_document = pit_boss.get(lookup, {"q": "fr ben 0002"})
+    assert by_document["Location"] == reverse("dashboard:patron", args=[sara])
+    assert pit_boss.get(lookup, {"code": sara})["Location"] == reverse("dashboard:patron", args=[sara])
+    several = pit_boss.get(lookup, {"q": "Benali"})
+    assert several.status_code == 200
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(several.content.decode())))
+    assert f"Karim Benali ({karim}) · FR-BEN-0001 Sara Benali ({sara}) · FR-BEN-0002" in page
+    nobody = pit_boss.get(lookup, {"q": "Nobody"})
+    assert nobody.status_code == 404 and "No patron matches “Nobody” by name, code or identity document." in (
+        unescape(nobody.content.decode())
+    )
