@@ -466,7 +466,7 @@ def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played,
     assert figure(card, "seated") == "none (table closed)"
     assert f'id="seat-R1-{patron}"' not in card
     table_page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
-    assert "dealer none (table closed)" in table_page and "dealer3" not in table_page
+    assert "closed, no dealer" in table_page and "dealer3" not in table_page
 
 
 def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_boss, played, cage_staff):
@@ -523,3 +523,37 @@ def test_the_patron_box_finds_by_name_or_document_and_lists_several_name_first(p
     assert nobody.status_code == 404 and "No patron matches “Nobody” by name, code or identity document." in (
         unescape(nobody.content.decode())
     )
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(html)))
+
+
+def page_text(response) -> str:
+    return text_of(response.content.decode())
+
+
+def test_a_closed_table_with_its_box_not_counted_reads_not_final_on_the_cage_and_the_floor(pit_boss, cage):
+    """Opened and closed without a buy-in: the floor said "No win is final yet" while the cage
+    summary said "0.00 EUR final". Final is one rule on both: the box counted, the table closed."""
+    from games.services.tables import table_close, table_open
+
+    table_open(code="B2", game="blackjack", opener_cents=1_000_000, actor=ACTOR, rules={})
+    table_close(code="B2", actor=ACTOR)
+    projections.catch_up_all()
+    assert "No win is final yet: drop boxes not counted." in page_text(pit_boss.get(reverse("dashboard:floor")))
+    cage = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    row = text_of(cage[cage.index('<tr data-table="B2">') : cage.index("</tr>", cage.index('data-table="B2"'))])
+    assert "not yet (no buy-in recorded)" in row and "final" not in row
+
+
+def test_a_closed_tables_page_says_it_is_closed_once_and_a_patrons_page_reads_timeline(pit_boss, played):
+    from games.services.tables import table_close
+
+    patron, _ = played
+    table_close(code="R1", actor=ACTOR)
+    page = page_text(pit_boss.get(reverse("dashboard:table", args=["R1"])))
+    assert page.count("is closed") == 1 and "(table closed)" not in page
+    assert "Table R1 is closed. Open it with a counted opener." in page
+    patron_page = page_text(pit_boss.get(reverse("dashboard:patron", args=[patron])))
+    assert "His timeline" not in patron_page and "Timeline with ledger positions and hashes" in patron_page
