@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from games.rules.classic_stud import MAX_CAP
 from games.rules.money import format_cents
 from ledger.errors import InvalidInput
 
@@ -56,6 +57,8 @@ def stud_limits(in_force: dict, typed: dict, rounds: tuple[str, ...]) -> dict:
                 f"a whole number of base stakes ({format_cents(base)} each), at least one",
                 field=option,
             )
+        if most // base > MAX_CAP:
+            raise InvalidInput(f"at most {MAX_CAP:,} base stakes: {format_cents(base * MAX_CAP)}", field=option)
         caps.append(most // base)
     current = in_force.get("base_stake_cents")
     mosts = [in_force.get(option) for option in rounds]

@@ -369,6 +369,15 @@ def opener_check(code: str, opener: dict | None) -> dict | None:
     }
 
 
+def table_or_none(code: str) -> Table | None:
+    """The table ``code``, or None when the floor has none."""
+    return Table.objects.filter(code=code).first()
+
+
+def table_exists(code: str) -> bool:
+    return Table.objects.filter(code=code).exists()
+
+
 def table_of(code: str) -> Table:
     """The table ``code``; ``NotFound`` (404) when there is none."""
     table = Table.objects.filter(code=code).first()

@@ -24,8 +24,8 @@ from core.ids import is_code
 from games.models import Table
 from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
-from ledger.errors import DomainError, InvalidInput
-from staff.roles import Role, RoleRequired
+from ledger.errors import DomainError, InvalidInput, StateConflict
+from staff.roles import Role, RoleRequired, has_role
 from staff.selectors import users_with
 
 from . import forms, shift_selectors
@@ -40,6 +40,7 @@ SIGNERS = (Role.PIT_BOSS, Role.DEALER, Role.CAGE_SUPERVISOR)
 # The forms' own words for the field a service names.
 FIELD_LABELS = {
     "code": "Table",
+    "new_code": "New table code",
     "table": "Table",
     "game": "Game",
     "dealer": "Dealer",
@@ -112,11 +113,51 @@ def _pending_note(result: dict) -> str | None:
 # --- opening a table ------------------------------------------------------------------------
 
 
+# A table is made on its first opening (``games.services.tables.table_open``). From this page a
+# pit boss opens one of the tables already on the floor; only a person who may also set the floor
+# up (these roles, beside the pit boss's) opens a new one, named on purpose: a code mistyped in
+# the table field once made a live table nobody had set up.
+TABLE_CREATORS = (Role.ADMIN,)
+NEW_TABLE = "new"
+
+
+def _typed_code(typed: dict) -> str:
+    """The table the open form names: the chosen closed table, or the new table's code."""
+    code = (typed.get("code") or "").strip()
+    return (typed.get("new_code") or "").strip() if code == NEW_TABLE else code
+
+
+def _table_to_open(request, typed: dict) -> tuple[str, str]:
+    """``(code, game)`` of the table the open form names: a closed table of the floor (its own
+    game), or, for a table creator, a new table with the game he chose. ``RoleRequired`` (a new
+    table without the role), ``InvalidInput`` (no table chosen, a code the floor does not have, a
+    new code that exists), ``StateConflict`` (the table is open already)."""
+    code = _typed_code(typed)
+    if (typed.get("code") or "").strip() == NEW_TABLE:
+        if not has_role(request.user, *TABLE_CREATORS):
+            raise RoleRequired("a new table is set up by an administrator: choose one of the closed tables")
+        if not code:
+            raise InvalidInput("type the new table's code", field="new_code")
+        if shift_selectors.table_exists(code):
+            raise InvalidInput(f"table {code} exists already: choose it among the closed tables", field="new_code")
+        return code, typed.get("game", "")
+    if not code:
+        raise InvalidInput("choose the table to open", field="code")
+    table = shift_selectors.table_or_none(code)
+    if table is None:
+        raise InvalidInput(f"there is no table {code} on the floor: choose one of the closed tables", field="code")
+    if table.state == Table.State.OPEN:
+        raise StateConflict(f"table {code} is already open", field="table")
+    return table.code, table.game
+
+
 def _open_page(request, *, typed: dict | None = None, refused: dict | None = None, opener: dict | None = None):
     typed = typed or {"code": request.GET.get("table", "")}
-    code = (typed.get("code") or "").strip()
+    code = _typed_code(typed)
     context = {
         "choices": shift_selectors.table_choices(),
+        "may_create": has_role(request.user, *TABLE_CREATORS),
+        "new_table": NEW_TABLE,
         "denominations": shift_selectors.denominations(),
         "typed": typed,
         "refused": refused,
@@ -133,7 +174,9 @@ def _open_page(request, *, typed: dict | None = None, refused: dict | None = Non
 @require_http_methods(["GET", "HEAD", "POST"])
 @pit_boss_only
 def table_open(request):
-    """GET: the form (``?table=R1``: with R1's last closer). POST ``compare``: the count beside
+    """GET: the form (``?table=R1``: with R1's last closer). POST ``code``: a closed table of
+    the floor, or ``new`` with ``new_code`` and ``game`` for one of ``TABLE_CREATORS``
+    (``_table_to_open``). POST ``compare``: the count beside
     the last closer, nothing signed. POST: the opener counted by chip denomination, signed by
     this pit boss, with the written explanation of a difference with the last closer
     (``variance_reason``); the named dealer confirms it from his own login (``approvals`` act
@@ -141,9 +184,10 @@ def table_open(request):
     if request.method != "POST":
         return _open_page(request)
     typed = _typed(request)
-    code = typed.get("code", "").strip()
+    code = _typed_code(typed)
     opener = None
     try:
+        code, game = _table_to_open(request, typed)
         opener = typed_amounts.count(request.POST, "opener", shift_selectors.denominations())
         if not opener:
             raise InvalidInput("count the chips of the tray, by denomination", field="opener")
@@ -154,7 +198,7 @@ def table_open(request):
             kind="table_open_counted",
             payload={
                 "code": code,
-                "game": typed.get("game", ""),
+                "game": game,
                 "opener": opener,
                 "dealer": typed.get("dealer", ""),
                 "pit_boss": _actor(request),

@@ -39,7 +39,7 @@ def text(response) -> str:
 @pytest.fixture
 def people(cage):
     return {
-        "boss": logged_in("boss", Role.PIT_BOSS),
+        "boss": logged_in("boss", Role.PIT_BOSS, Role.ADMIN),  # may set up a new table
         "boss2": logged_in("boss2", Role.PIT_BOSS),
         "dealer": logged_in("dealer1", Role.DEALER),
         "runner": logged_in("run1", Role.RUNNER),
@@ -50,7 +50,14 @@ def open_r5(people) -> None:
     boss, dealer = people["boss"], people["dealer"]
     sent = boss.post(
         reverse("dashboard:open"),
-        {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"},
+        {
+            "code": "new",
+            "new_code": "R5",
+            "game": "english_roulette",
+            "dealer": "dealer1",
+            "opener-100000": "40",
+            "opener-10000": "100",
+        },
     )
     assert sent.status_code == 302
     assert not Table.objects.filter(code="R5", state="open").exists()  # the dealer has not confirmed yet
@@ -69,7 +76,7 @@ def test_a_table_opens_once_the_dealer_confirms_from_his_own_login(people):
 
 
 def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
-    sent = {"code": "R6", "game": "english_roulette", "dealer": "dealer1", "opener-10000": "x3"}
+    sent = {"code": "new", "new_code": "R6", "game": "english_roulette", "dealer": "dealer1", "opener-10000": "x3"}
     page = people["boss"].post(reverse("dashboard:open"), sent)
     assert page.status_code == 400
     html = page.content.decode()
@@ -81,12 +88,44 @@ def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
 
 def test_an_opener_with_no_dealer_named_is_refused_naming_the_dealer_and_waits_for_nobody(people):
     """A blank dealer would leave an approval waiting for a signer nobody can be."""
-    sent = {"code": "R9", "game": "english_roulette", "dealer": "", "opener-10000": "5"}
+    sent = {"code": "new", "new_code": "R9", "game": "english_roulette", "dealer": "", "opener-10000": "5"}
     page = people["boss"].post(reverse("dashboard:open"), sent)
     assert page.status_code == 400
     assert "Refused — <strong>Dealer</strong>: may not be blank" in page.content.decode()
     assert not Approval.objects.exists()
     assert not Event.objects.filter(type="ApprovalRequested").exists()
+
+
+def test_the_open_form_offers_the_closed_tables_only_and_refuses_a_table_the_floor_does_not_have(people):
+    """A made-up "B2" typed in the table field once became a live table: a pit boss chooses among
+    the floor's closed tables; a new table is for one who may also set the floor up (admin)."""
+    from games.services.tables import table_close, table_open
+
+    table_open(code="R3", game="english_roulette", opener_cents=1_000_000, actor="boss", rules={})
+    table_close(code="R3", actor="boss")
+    pit_boss_only = people["boss2"]
+    form = pit_boss_only.get(reverse("dashboard:open")).content.decode()
+    assert '<option value="R3">R3 · English roulette</option>' in form
+    assert "A new table" not in form and 'name="new_code"' not in form
+    made_up = {"code": "B2", "dealer": "dealer1", "opener-10000": "5"}
+    refused = pit_boss_only.post(reverse("dashboard:open"), made_up)
+    assert refused.status_code == 400
+    assert (
+        "Refused — <strong>Table</strong>: there is no table B2 on the floor: choose one of the closed tables"
+        in refused.content.decode()
+    )
+    new = pit_boss_only.post(
+        reverse("dashboard:open"), made_up | {"code": "new", "new_code": "B2", "game": "blackjack"}
+    )
+    assert new.status_code == 403 and "a new table is set up by an administrator" in new.content.decode()
+    assert not Table.objects.filter(code="B2").exists() and not Approval.objects.exists()
+    assert '<option value="new">A new table…</option>' in people["boss"].get(reverse("dashboard:open")).content.decode()
+    # A closed table opens with its own game, whatever the form says.
+    chosen = pit_boss_only.post(
+        reverse("dashboard:open"), made_up | {"code": "R3", "game": "blackjack", "variance_reason": "a recount"}
+    )
+    assert chosen.status_code == 302
+    assert Approval.objects.get(kind="table_open_counted").payload["game"] == "english_roulette"
 
 
 def test_limits_change_within_the_rule_set_and_are_recorded(people):
