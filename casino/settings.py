@@ -349,6 +349,27 @@ LOGGING = {
 AXES_SENSITIVE_PARAMETERS: list[str] = []
 # --- end of logs ---------------------------------------------------------------------------------
 
+# --- Table limits (games/services/table_limits.py) ---------------------------------------------
+# The house's approved range of a table's limits, per game, in cents of CASINO_CURRENCY: a table
+# opens and its limits change only within it (SHIFTS.md, pit boss §3). Every minimum is at least
+# the low end (1.00: the smallest value chip; the tokens under it are change, not stakes) and at
+# least the table's own smallest chip; every maximum at most the high end. E.g.
+# CASINO_TABLE_MAX_BACCARAT_CENTS=5000000. The defaults are written here only.
+CASINO_TABLE_LIMITS_CENTS = {
+    game: (
+        env.int(f"CASINO_TABLE_MIN_{game.upper()}_CENTS", default=100),
+        env.int(f"CASINO_TABLE_MAX_{game.upper()}_CENTS", default=highest),
+    )
+    for game, highest in {
+        "english_roulette": 1_000_000,
+        "blackjack": 1_000_000,
+        "baccarat": 2_000_000,
+        "caribbean_stud": 500_000,
+        "trente_quarante": 2_000_000,
+        "classic_stud": 1_000_000,
+    }.items()
+}
+
 # --- Manual ratings (games/services/ratings.py) --------------------------------------------------
 # A patron rated by hand played this many decisions an hour at the game's usual pace; his time
 # × this pace × his average bet is his handle, × the table's house edge his theoretical win.

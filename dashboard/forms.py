@@ -1,4 +1,5 @@
-"""What the pit boss's forms send beyond amounts and counts (``core.typed_amounts``): minutes, times.
+"""What the pit boss's forms send beyond amounts and counts (``core.typed_amounts``): minutes,
+times, classic stud's limits.
 
 Every refusal is an ``InvalidInput`` naming the field, in words saying how to type it."""
 
@@ -9,6 +10,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from games.rules.classic_stud import MAX_CAP
+from games.rules.money import format_cents
 from ledger.errors import InvalidInput
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -35,3 +38,35 @@ def local_time(text: object, *, field: str) -> datetime:
     if moment > now:  # a table is rated after the play: a time still to come was yesterday's
         moment -= timedelta(days=1)
     return moment
+
+
+def stud_limits(in_force: dict, typed: dict, rounds: tuple[str, ...]) -> dict:
+    """Classic stud's limits as its rule options: ``in_force`` and ``typed`` map
+    ``base_stake_cents`` and each of ``rounds`` (a round's most, cents) to cents (``typed``: the
+    fields changed). Returns the options that change, ``{"base_stake_cents", "caps"}`` (caps as
+    multiples of the base stake, as the engine keeps them). ``InvalidInput`` naming the round
+    whose most is not a whole number of base stakes."""
+    base = typed.get("base_stake_cents", in_force.get("base_stake_cents"))
+    if not isinstance(base, int) or base <= 0:
+        raise InvalidInput("type the base stake", field="base_stake_cents")
+    caps = []
+    for option in rounds:
+        most = typed.get(option, in_force.get(option))
+        if not isinstance(most, int) or most < base or most % base:
+            raise InvalidInput(
+                f"a whole number of base stakes ({format_cents(base)} each), at least one",
+                field=option,
+            )
+        if most // base > MAX_CAP:
+            raise InvalidInput(f"at most {MAX_CAP:,} base stakes: {format_cents(base * MAX_CAP)}", field=option)
+        caps.append(most // base)
+    current = in_force.get("base_stake_cents")
+    mosts = [in_force.get(option) for option in rounds]
+    readable = isinstance(current, int) and current > 0 and all(isinstance(m, int) for m in mosts)
+    before = [m // current for m in mosts] if readable else None
+    rules = {}
+    if base != current:
+        rules["base_stake_cents"] = base
+    if caps != before:
+        rules["caps"] = caps
+    return rules

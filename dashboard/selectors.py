@@ -26,6 +26,7 @@ from django.utils import timezone
 from cashier.models import Cage
 from cashier.reports import hold_pct, table_figures, tables_active, variance_report
 from cashier.services.cage_shifts import last_shift_event, open_windows, window_of
+from cashier.services.count_room import live_count
 from cashier.slip_models import Slip
 from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
@@ -1043,14 +1044,19 @@ def cage_shift(code: str = "main") -> dict:
     }
 
 
-def _cage_row(code: str, figures: dict) -> dict:
+def _cage_row(code: str, figures: dict, *, counted: bool) -> dict:
     """A table's row of the cage summary: the daily report's figures with ``hold`` (the hold, or
-    why it is not shown: ``dashboard.figures.hold``) and ``final`` (counted and closed)."""
+    why it is not shown: ``dashboard.figures.hold``), ``counted`` (the count room counted its
+    drop box: ``live_count``) and ``final`` (counted and closed). As on the floor
+    (``_count_room``), a win is final once its box is counted: the report's ``drop_counted`` is
+    true of a table without a buy-in before any count, so the floor said "no win is final yet"
+    while this row said "final"."""
     return {
         "table": code,
         **figures,
         "hold": hold_of(figures["win_cents"], figures["drop_cents"]),
-        "final": figures["drop_counted"] and not figures["open"],
+        "counted": counted,
+        "final": counted and figures["drop_counted"] and not figures["open"],
     }
 
 
@@ -1092,7 +1098,10 @@ def cage_summary(*, day: date | None = None) -> dict:
             for slip in pending.order_by("created_at", "id")
         ],
         "slips_of_day": list(of_day),
-        "tables": [_cage_row(t.code, table_figures(t.code, day, day)) for t in tables_active(day, day)],
+        "tables": [
+            _cage_row(t.code, table_figures(t.code, day, day), counted=live_count(t.code, day) is not None)
+            for t in tables_active(day, day)
+        ],
         "variances": [
             row | {"kind_words": row["kind"].replace("_", " "), "count": checks.variance_count(row)}
             for row in map(_with_local_time, variance_report(day)["rows"])

@@ -16,9 +16,13 @@ from cashier.services.count_room import box_removal
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations
 from core.ids import uuid_of
+from games import selectors as games_selectors
 from games.models import Round, Table
 from games.names import game_name
+from games.rules.errors import RuleError
 from games.rules.money import currency
+from games.rules.stud_table import ClassicStudTableRules
+from games.services.table_limits import approved_range
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day, gaming_day_of
 from ledger.models import Event
@@ -30,7 +34,10 @@ from . import selectors
 from .alerts import eur
 
 # The limits a pit boss changes from his table page, per game: (rule option, label). Classic
-# stud's caps are a schedule of rounds, changed through the API only.
+# stud's limits are its base stake and the most a player puts in each round (``caps``, stored as
+# multiples of the base stake): the page shows and takes each round's most in money
+# (``STUD_ROUNDS``; ``dashboard.forms.stud_limits`` turns them back into multiples).
+STUD_ROUNDS = tuple(f"round_{n}_cap_cents" for n in range(1, 5))
 LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     Table.Game.ENGLISH_ROULETTE: (
         ("min_bet_cents", "Minimum, numbers"),
@@ -42,15 +49,37 @@ LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     Table.Game.CARIBBEAN_STUD: (("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
     Table.Game.BACCARAT: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
     Table.Game.TRENTE_QUARANTE: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
+    Table.Game.CLASSIC_STUD: (
+        ("base_stake_cents", "Base stake"),
+        *((option, f"Most in round {n}") for n, option in enumerate(STUD_ROUNDS, start=1)),
+    ),
 }
+
+
+def limits_in_money(game: str, rules: dict | None) -> dict:
+    """``{option: cents}`` of ``LIMIT_FIELDS[game]`` in rule set ``rules`` (an option it leaves
+    out is absent); classic stud's rounds as the most a player puts in, in cents."""
+    rules = dict(rules or {})
+    if game == Table.Game.CLASSIC_STUD:
+        try:
+            stud = ClassicStudTableRules.from_dict(rules).game
+        except RuleError:  # a rule set the engine refuses: no value in force to show
+            return {}
+        rules = {"base_stake_cents": stud.base_stake_cents}
+        rules |= {option: stud.cap_cents(n) for n, option in enumerate(STUD_ROUNDS, start=1)}
+    return {
+        option: rules[option]
+        for option, _ in LIMIT_FIELDS.get(game, ())
+        if isinstance(rules.get(option), int) and not isinstance(rules.get(option), bool)
+    }
 
 
 def limit_fields(table: Table) -> list[dict]:
     """``[{"option", "label", "cents"}]``: the table's limits its page lets the pit boss change,
     with the value in force (``None`` when the rule set leaves it out)."""
-    rules = table.rules or {}
+    in_money = limits_in_money(table.game, table.rules)
     return [
-        {"option": option, "label": label, "cents": rules.get(option) if isinstance(rules.get(option), int) else None}
+        {"option": option, "label": label, "cents": in_money.get(option)}
         for option, label in LIMIT_FIELDS.get(table.game, ())
     ]
 
@@ -369,6 +398,15 @@ def opener_check(code: str, opener: dict | None) -> dict | None:
     }
 
 
+def table_or_none(code: str) -> Table | None:
+    """The table ``code``, or None when the floor has none."""
+    return Table.objects.filter(code=code).first()
+
+
+def table_exists(code: str) -> bool:
+    return Table.objects.filter(code=code).exists()
+
+
 def table_of(code: str) -> Table:
     """The table ``code``; ``NotFound`` (404) when there is none."""
     table = Table.objects.filter(code=code).first()
@@ -405,6 +443,15 @@ def manual_ratings(code: str) -> list[dict]:
     ]
 
 
+def running_ratings(code: str) -> list[dict]:
+    """The patrons being timed at table ``code`` (a rating started, not stopped), oldest first:
+    ``[{"patron", "label"`` (name, code second), ``"since"`` (UTC), ``"by"}]``."""
+    return [
+        {"patron": e.data["patron"], "label": patron_label(e.data["patron"]), "since": e.occurred_at, "by": e.actor}
+        for e in games_selectors.running_ratings(code)
+    ]
+
+
 def drop_box(code: str) -> dict:
     """Where table ``code``'s drop box of the gaming day is: ``{"state": "on_table" |
     "left_for_drop_team" | "removed", "words"}``."""
@@ -418,14 +465,16 @@ def drop_box(code: str) -> dict:
 
 def table_page(code: str, me: str) -> dict:
     """What the table page's forms need beside its live figures, for the pit boss ``me``:
-    ``{"limit_fields", "denominations", "slips", "waiting", "dealers"`` (who may sign the
-    closer: the table's assigned dealers, or every dealer when none is), ``"table_dealer"`` (the
-    one asked by default), ``"approvers"`` (the other supervisors who may sign a void),
-    ``"ratings", "drop_box", "currency", "me"}``."""
+    ``{"limit_fields", "approved_limits"`` (the house's range: ``lowest_cents``, ``highest_cents``),
+    ``"denominations", "slips", "waiting", "dealers"`` (who may sign the closer: the table's
+    assigned dealers, or every dealer when none is), ``"table_dealer"`` (the one asked by
+    default), ``"approvers"`` (the other supervisors who may sign a void), ``"ratings",
+    "running"`` (ratings being timed), ``"drop_box", "currency", "me"}``."""
     table = table_of(code)
     assigned = assigned_dealers(code)
     return {
         "limit_fields": limit_fields(table),
+        "approved_limits": dict(zip(("lowest_cents", "highest_cents"), approved_range(table.game), strict=True)),
         "denominations": denominations(),
         "slips": table_slips(code),
         "waiting": table_approvals(code),
@@ -433,6 +482,7 @@ def table_page(code: str, me: str) -> dict:
         "table_dealer": assigned[0] if assigned else None,
         "approvers": [u for u in users_with(Role.PIT_BOSS, Role.CAGE_SUPERVISOR) if u != me],
         "ratings": manual_ratings(code),
+        "running": running_ratings(code),
         "drop_box": drop_box(code),
         "currency": currency(),
         "me": me,

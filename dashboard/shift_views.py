@@ -1,5 +1,6 @@
 """The pit boss's forms: open and close a table, change its limits, request a fill or a credit
-and accept or refuse it, reverse a coup, rate a patron, sign the approvals waiting for him.
+and accept or refuse it, reverse a coup, rate a patron (by hand, or timed from a start to a
+stop), sign the approvals waiting for him.
 
 Each form posts to a view that calls the same service as the API (``approvals``, ``games``,
 ``cashier``), as the logged-in user: a second signature is asked through ``approvals`` and
@@ -20,10 +21,11 @@ from approvals.services import approval_confirm, approval_reject, approval_reque
 from cashier.services import slips
 from core import typed_amounts
 from core.ids import is_code
-from games.services.ratings import patron_rating_record
+from games.models import Table
+from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
-from ledger.errors import DomainError, InvalidInput
-from staff.roles import Role, RoleRequired
+from ledger.errors import DomainError, InvalidInput, StateConflict
+from staff.roles import Role, RoleRequired, has_role
 from staff.selectors import users_with
 
 from . import forms, shift_selectors
@@ -38,6 +40,7 @@ SIGNERS = (Role.PIT_BOSS, Role.DEALER, Role.CAGE_SUPERVISOR)
 # The forms' own words for the field a service names.
 FIELD_LABELS = {
     "code": "Table",
+    "new_code": "New table code",
     "table": "Table",
     "game": "Game",
     "dealer": "Dealer",
@@ -85,6 +88,8 @@ def _refused(exc: DomainError, form: str, labels: dict | None = None) -> dict:
     """A refusal as the page shows it: ``{"form", "field", "label", "message", "status"}``
     (``labels``: the form's own words for its fields, before ``FIELD_LABELS``)."""
     field = None if isinstance(exc, RoleRequired) else exc.field
+    if field and field.startswith("rules.") and field.removeprefix("rules.") in (labels or {}):
+        field = field.removeprefix("rules.")  # a table option the form shows as a field of its own
     label = (labels or {}).get(field) or field_label(field)
     return {"form": form, "field": field, "label": label, "message": exc.message, "status": exc.status}
 
@@ -110,14 +115,54 @@ def _pending_note(result: dict) -> str | None:
 # --- opening a table ------------------------------------------------------------------------
 
 
+# A table is made on its first opening (``games.services.tables.table_open``). From this page a
+# pit boss opens one of the tables already on the floor; only a person who may also set the floor
+# up (these roles, beside the pit boss's) opens a new one, named on purpose: a code mistyped in
+# the table field once made a live table nobody had set up.
+TABLE_CREATORS = (Role.ADMIN,)
+NEW_TABLE = "new"
+
+
+def _typed_code(typed: dict) -> str:
+    """The table the open form names: the chosen closed table, or the new table's code."""
+    code = (typed.get("code") or "").strip()
+    return (typed.get("new_code") or "").strip() if code == NEW_TABLE else code
+
+
+def _table_to_open(request, typed: dict) -> tuple[str, str]:
+    """``(code, game)`` of the table the open form names: a closed table of the floor (its own
+    game), or, for a table creator, a new table with the game he chose. ``RoleRequired`` (a new
+    table without the role), ``InvalidInput`` (no table chosen, a code the floor does not have, a
+    new code that exists), ``StateConflict`` (the table is open already)."""
+    code = _typed_code(typed)
+    if (typed.get("code") or "").strip() == NEW_TABLE:
+        if not has_role(request.user, *TABLE_CREATORS):
+            raise RoleRequired("a new table is set up by an administrator: choose one of the closed tables")
+        if not code:
+            raise InvalidInput("type the new table's code", field="new_code")
+        if shift_selectors.table_exists(code):
+            raise InvalidInput(f"table {code} exists already: choose it among the closed tables", field="new_code")
+        return code, typed.get("game", "")
+    if not code:
+        raise InvalidInput("choose the table to open", field="code")
+    table = shift_selectors.table_or_none(code)
+    if table is None:
+        raise InvalidInput(f"there is no table {code} on the floor: choose one of the closed tables", field="code")
+    if table.state == Table.State.OPEN:
+        raise StateConflict(f"table {code} is already open", field="table")
+    return table.code, table.game
+
+
 def _open_page(request, *, typed: dict | None = None, refused: dict | None = None, opener: dict | None = None):
     typed = typed or {"code": request.GET.get("table", "")}
-    code = (typed.get("code") or "").strip()
+    code = _typed_code(typed)
     context = {
         # The table's assigned dealer, chosen unless the pit boss names another (who is then
         # assigned to it by the opening).
         "table_dealer": shift_selectors.table_dealer(code) if is_code(code) else None,
         "choices": shift_selectors.table_choices(),
+        "may_create": has_role(request.user, *TABLE_CREATORS),
+        "new_table": NEW_TABLE,
         "denominations": shift_selectors.denominations(),
         "typed": typed,
         "refused": refused,
@@ -134,7 +179,9 @@ def _open_page(request, *, typed: dict | None = None, refused: dict | None = Non
 @require_http_methods(["GET", "HEAD", "POST"])
 @pit_boss_only
 def table_open(request):
-    """GET: the form (``?table=R1``: with R1's last closer). POST ``compare``: the count beside
+    """GET: the form (``?table=R1``: with R1's last closer). POST ``code``: a closed table of
+    the floor, or ``new`` with ``new_code`` and ``game`` for one of ``TABLE_CREATORS``
+    (``_table_to_open``). POST ``compare``: the count beside
     the last closer, nothing signed. POST: the opener counted by chip denomination, signed by
     this pit boss, with the written explanation of a difference with the last closer
     (``variance_reason``); the named dealer (none named: the table's assigned dealer) confirms
@@ -143,9 +190,10 @@ def table_open(request):
     if request.method != "POST":
         return _open_page(request)
     typed = _typed(request)
-    code = typed.get("code", "").strip()
+    code = _typed_code(typed)
     opener = None
     try:
+        code, game = _table_to_open(request, typed)
         opener = typed_amounts.count(request.POST, "opener", shift_selectors.denominations())
         if not opener:
             raise InvalidInput("count the chips of the tray, by denomination", field="opener")
@@ -156,7 +204,7 @@ def table_open(request):
             kind="table_open_counted",
             payload={
                 "code": code,
-                "game": typed.get("game", ""),
+                "game": game,
                 "opener": opener,
                 "dealer": typed.get("dealer", ""),
                 "pit_boss": _actor(request),
@@ -200,24 +248,28 @@ def limits_change(request, code: str):
     """New limits within the game's rule set (``table_rules_change``: recorded as
     ``TableRulesChanged`` with before and after)."""
     table = shift_selectors.table_of(code)
-    labels = {f["option"]: f["label"] for f in shift_selectors.limit_fields(table)}
+    fields = shift_selectors.limit_fields(table)
+    labels = {f["option"]: f["label"] for f in fields} | {"caps": "Most in a round"}
 
     def run():
         rules = {}
-        for field in shift_selectors.limit_fields(table):
+        for field in fields:
             text = (request.POST.get(field["option"]) or "").strip()
             if text:
                 cents = typed_amounts.amount_cents(text, field=field["option"])
                 if cents != field["cents"]:
                     rules[field["option"]] = cents
+        if rules and table.game == Table.Game.CLASSIC_STUD:
+            in_force = {f["option"]: f["cents"] for f in fields}
+            rules = forms.stud_limits(in_force, rules, shift_selectors.STUD_ROUNDS)
         if not rules:
             raise InvalidInput("type the limits to change (they are already in force)", field="rules")
         return table_rules_change(code=code, rules=rules, actor=_actor(request))
 
     def said(result):
+        before, after = (shift_selectors.limits_in_money(table.game, result[k]) for k in ("before", "after"))
         changed = ", ".join(
-            f"{labels.get(o) or field_label(o)} {eur(result['before'].get(o))} → {eur(result['after'].get(o))}"
-            for o in result["changed"]
+            f"{labels[o]} {eur(before.get(o))} → {eur(after.get(o))}" for o in labels if before.get(o) != after.get(o)
         )
         return f"Limits of {code} changed and recorded: {changed}."
 
@@ -380,6 +432,51 @@ def rating_record(request, code: str):
         run,
         lambda r: (
             f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min, "
+            f"average bet {eur(r['average_bet_cents'])}."
+        ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def rating_start(request, code: str):
+    """The patron sits down: start timing his rating (``patron_rating_start``)."""
+    return _act(
+        request,
+        code,
+        "timed",
+        lambda: patron_rating_start(
+            table=code, patron=(request.POST.get("patron") or "").strip(), actor=_actor(request)
+        ),
+        lambda r: f"Rating started for {shift_selectors.patron_label(r['patron'])}: stop it when he leaves.",
+    )
+
+
+@require_POST
+@pit_boss_only
+def rating_stop(request, code: str):
+    """The patron leaves: his rating is recorded with the time measured since it started and the
+    average bet (and buy-in) the pit boss saw (``patron_rating_stop``)."""
+
+    def run():
+        average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
+        buy_in_text = (request.POST.get("buy_in") or "").strip()
+        buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        return patron_rating_stop(
+            table=code,
+            patron=(request.POST.get("patron") or "").strip(),
+            average_bet_cents=average,
+            buy_in_cents=buy_in,
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        code,
+        "timed",
+        run,
+        lambda r: (
+            f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min timed, "
             f"average bet {eur(r['average_bet_cents'])}."
         ),
     )

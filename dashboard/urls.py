@@ -32,6 +32,8 @@ urlpatterns = [
     path("tables/<code:code>/slips/<name:kind>/<serial:serial>/refuse", shift_views.slip_refuse, name="slip-refuse"),
     path("tables/<code:code>/close", shift_views.table_close, name="close"),
     path("tables/<code:code>/ratings", shift_views.rating_record, name="rating"),
+    path("tables/<code:code>/ratings/start", shift_views.rating_start, name="rating-start"),
+    path("tables/<code:code>/ratings/stop", shift_views.rating_stop, name="rating-stop"),
     path("coups/<id:round_id>/reversal", shift_views.coup_reversal, name="coup-reversal"),
     # The pit boss's and the dealer's signatures, each from his own login.
     path("approvals/", shift_views.approvals, name="approvals"),

@@ -23,8 +23,8 @@ from django.urls import reverse, reverse_lazy
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from core.ids import is_code
 from ledger.errors import InvalidInput, NotFound
+from patrons.selectors import patron_search
 from staff.roles import Role, has_role
 from staff.selectors import users_with
 
@@ -151,13 +151,20 @@ def patron(request, code: str):
 
 @pit_boss_required
 def patron_lookup(request):
-    """The floor's patron search box: ``?code=P00001`` → that patron's page."""
-    code = (request.GET.get("code") or "").strip()[:20]
-    if not code:
+    """The header's patron search box: ``?q=`` a code, a name or an identity document (or part
+    of one: ``patrons.selectors.patron_search``; ``?code=`` is read the same). One patron found
+    (or the code typed exactly) → his page; several → the list, name first, code second; none
+    → the same page, 404, saying so."""
+    query = (request.GET.get("q") or request.GET.get("code") or "").strip()[:100]
+    if not query:
         return redirect("dashboard:floor")
-    if not is_code(code):  # the patron page's URL takes only a code (else NoReverseMatch: a 500)
-        raise Http404(f"no patron {code!r}")
-    return redirect("dashboard:patron", code=code)
+    found = patron_search(query)
+    exact = [p for p in found if p.code.casefold() == query.casefold()]
+    if len(exact) == 1 or len(found) == 1:
+        return redirect("dashboard:patron", code=(exact or found)[0].code)
+    matches = sorted(found, key=lambda p: (p.name.casefold(), p.code))
+    context = {"query": query, "patron_query": query, "matches": matches}
+    return render(request, "dashboard/patron_search.html", context, status=200 if matches else 404)
 
 
 # SHIFTS.md, the cashier's shift: "the cage's copy is not open to the pit". The cage summary is

@@ -3,8 +3,10 @@
 import functools
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import connection
+from django.utils import timezone
 
 from core.ids import uuid_of
 from core.rawsql import columns, fetch_prepared, instance
@@ -205,3 +207,28 @@ def patron_result_cents(patron: str, *, after: int = 0) -> int:
     for data in events.values_list("data", flat=True).iterator(chunk_size=2000):
         net += data["return_cents"] - data["stake_cents"]
     return net
+
+
+def running_rating(code: str, patron: str) -> Event | None:
+    """Patron ``patron``'s ``RatingStarted`` at table ``code`` that no rating has stopped yet
+    (``running_ratings``), or None."""
+    return next((e for e in running_ratings(code) if e.data.get("patron") == patron), None)
+
+
+def running_ratings(code: str) -> list[Event]:
+    """The ``RatingStarted`` events of table ``code`` still running, oldest first: since the
+    table last opened (a closed table times nobody), within the last 24 hours (the longest
+    rating), none stopped by a ``PatronRatedManually`` naming it (``started``)."""
+    stream = f"table/{code}"
+    opened = (
+        Event.objects.filter(stream=stream, type="TableOpened").order_by("-position").values_list("position", flat=True)
+    ).first()
+    if opened is None:
+        return []
+    recent = Event.objects.filter(
+        stream=stream, position__gt=opened, occurred_at__gte=timezone.now() - timedelta(days=1)
+    )
+    stopped = set(
+        recent.filter(type="PatronRatedManually", data__has_key="started").values_list("data__started", flat=True)
+    )
+    return [e for e in recent.filter(type="RatingStarted").order_by("position") if e.position not in stopped]

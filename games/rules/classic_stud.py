@@ -87,6 +87,7 @@ __all__ = [
 
 SEATS = range(1, 8)  # a table of 7 places (sheet 000)
 ROUNDS = 4
+MAX_CAP = 10_000  # a round's cap, in base stakes
 ACTIONS = ("check", "bet", "call", "raise", "fold")
 OPENERS = ("highest_card", "best_showing")
 HOUSE = "house"  # the party of the rake line
@@ -145,8 +146,10 @@ class StudRules:
         caps = self.caps
         if isinstance(caps, list):
             caps = tuple(caps)
-        if type(caps) is not tuple or len(caps) != ROUNDS or not all(_is_int(c) and 1 <= c <= 10_000 for c in caps):
-            raise RuleError("rules.caps", f"must be {ROUNDS} integers from 1 to 10000 (multiples of the base stake)")
+        if type(caps) is not tuple or len(caps) != ROUNDS or not all(_is_int(c) and 1 <= c <= MAX_CAP for c in caps):
+            raise RuleError(
+                "rules.caps", f"must be {ROUNDS} integers from 1 to {MAX_CAP} (multiples of the base stake)"
+            )
         object.__setattr__(self, "caps", caps)
         if type(self.ante) is not bool:
             raise RuleError("rules.ante", "must be true or false")

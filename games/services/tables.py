@@ -32,9 +32,18 @@ from ..rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_in_play, table_for_update
 from . import prison
+from .table_limits import check_within_approved_range
 
 
 def _validated_rules(game: str, options: dict | None) -> dict:
+    """``options`` as the game's rule set (``to_dict()``, defaults filled in), its limits within
+    the house's approved range (``table_limits``); ``InvalidInput`` naming the option at fault."""
+    rules = _game_rules(game, options)
+    check_within_approved_range(game, rules)
+    return rules
+
+
+def _game_rules(game: str, options: dict | None) -> dict:
     if game not in Table.Game.values:
         raise InvalidInput(f"unknown game {game!r}; one of {', '.join(Table.Game.values)}", field="game")
     if options is not None and not isinstance(options, dict):

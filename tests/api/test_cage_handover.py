@@ -88,7 +88,7 @@ def test_the_maker_cannot_confirm_his_own_handover_nor_hand_over_to_himself(clie
     own = clients["cash1"].post(f"/api/approvals/{asked.json()['approval']['id']}/confirm", {}, format="json")
     assert own.status_code == 403
     withdrawn = clients["cash1"].post(f"/api/approvals/{asked.json()['approval']['id']}/reject", {}, format="json")
-    assert withdrawn.status_code == 200 and withdrawn.json()["approval"]["state"] == "rejected"
+    assert withdrawn.status_code == 200 and withdrawn.json()["approval"]["state"] == "withdrawn"
     to_himself = _ask_close(clients, handover_to="cash1")
     assert to_himself.status_code == 403 and "segregation of duties" in to_himself.json()["detail"]
     assert _closed() == []

@@ -511,7 +511,7 @@ def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played,
     assert figure(card, "seated") == "none (table closed)"
     assert f'id="seat-R1-{patron}"' not in card
     table_page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
-    assert "dealer none (table closed)" in table_page and "dealer3" not in table_page
+    assert "closed, no dealer" in table_page and "dealer3" not in table_page
 
 
 def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_boss, played, cage_staff):
@@ -542,3 +542,63 @@ def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_bos
         money = html[html.index('data-section="money"') :]  # R1's figures (the floor's totals come first)
         assert figure(money, "drop") == "250.00 EUR", page
         assert figure(money, "win") == f"{r1['win_cents'] / 100:,.2f} EUR", page
+
+
+def test_the_patron_box_finds_by_name_or_document_and_lists_several_name_first(pit_boss, cage):
+    """ "Benali" once gave "No patron Benali": the box searches codes, names and identity
+    documents (``patrons.selectors.patron_search``); one found → his page, several → a list
+    reading each by name, his code second."""
+    from patrons.services.patrons import patron_register
+
+    def register(name: str, document: str) -> str:
+        return patron_register(kind="identified", name=name, document=document, actor=ACTOR)["patron"]
+
+    sara, karim = register("Sara Benali", "FR-BEN-0002"), register("Karim Benali", "FR-BEN-0001")
+    lookup = reverse("dashboard:patron-lookup")
+    one = pit_boss.get(lookup, {"q": "karim benali"})
+    assert (one.status_code, one["Location"]) == (302, reverse("dashboard:patron", args=[karim]))
+    by_document = pit_boss.get(lookup, {"q": "fr ben 0002"})
+    assert by_document["Location"] == reverse("dashboard:patron", args=[sara])
+    assert pit_boss.get(lookup, {"code": sara})["Location"] == reverse("dashboard:patron", args=[sara])
+    several = pit_boss.get(lookup, {"q": "Benali"})
+    assert several.status_code == 200
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(several.content.decode())))
+    assert f"Karim Benali ({karim}) · FR-BEN-0001 Sara Benali ({sara}) · FR-BEN-0002" in page
+    nobody = pit_boss.get(lookup, {"q": "Nobody"})
+    assert nobody.status_code == 404 and "No patron matches “Nobody” by name, code or identity document." in (
+        unescape(nobody.content.decode())
+    )
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(html)))
+
+
+def page_text(response) -> str:
+    return text_of(response.content.decode())
+
+
+def test_a_closed_table_with_its_box_not_counted_reads_not_final_on_the_cage_and_the_floor(pit_boss, cage):
+    """Opened and closed without a buy-in: the floor said "No win is final yet" while the cage
+    summary said "0.00 EUR final". Final is one rule on both: the box counted, the table closed."""
+    from games.services.tables import table_close, table_open
+
+    table_open(code="B2", game="blackjack", opener_cents=1_000_000, actor=ACTOR, rules={})
+    table_close(code="B2", actor=ACTOR)
+    projections.catch_up_all()
+    assert "No win is final yet: drop boxes not counted." in page_text(pit_boss.get(reverse("dashboard:floor")))
+    cage = pit_boss.get(reverse("dashboard:cage")).content.decode()
+    row = text_of(cage[cage.index('<tr data-table="B2">') : cage.index("</tr>", cage.index('data-table="B2"'))])
+    assert "not yet (no buy-in recorded)" in row and "final" not in row
+
+
+def test_a_closed_tables_page_says_it_is_closed_once_and_a_patrons_page_reads_timeline(pit_boss, played):
+    from games.services.tables import table_close
+
+    patron, _ = played
+    table_close(code="R1", actor=ACTOR)
+    page = page_text(pit_boss.get(reverse("dashboard:table", args=["R1"])))
+    assert page.count("is closed") == 1 and "(table closed)" not in page
+    assert "Table R1 is closed. Open it with a counted opener." in page
+    patron_page = page_text(pit_boss.get(reverse("dashboard:patron", args=[patron])))
+    assert "His timeline" not in patron_page and "Timeline with ledger positions and hashes" in patron_page

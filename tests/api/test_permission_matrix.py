@@ -203,6 +203,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:slip-refuse": ({"POST": DASHBOARD}, None),
     "dashboard:close": ({"POST": DASHBOARD}, None),
     "dashboard:rating": ({"POST": DASHBOARD}, None),
+    "dashboard:rating-start": ({"POST": DASHBOARD}, None),
+    "dashboard:rating-stop": ({"POST": DASHBOARD}, None),
     "dashboard:coup-reversal": ({"POST": DASHBOARD}, None),
     "dashboard:approvals": ({"GET": SIGNERS}, None),
     "dashboard:approve": ({"POST": SIGNERS}, None),

@@ -5,17 +5,20 @@ accepted by a second pit boss, a coup reversed once the second pit boss approves
 rated by hand, the table closed. A refused entry keeps what was typed and names the field."""
 
 import re
+from datetime import timedelta
 from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from approvals.models import Approval
 from approvals.services import approval_request
 from cashier.slip_models import Slip
 from games.models import Table
+from games.services import ratings
 from ledger.errors import InvalidInput
 from ledger.models import Event
 from staff.roles import Role
@@ -37,7 +40,7 @@ def text(response) -> str:
 @pytest.fixture
 def people(cage):
     return {
-        "boss": logged_in("boss", Role.PIT_BOSS),
+        "boss": logged_in("boss", Role.PIT_BOSS, Role.ADMIN),  # may set up a new table
         "boss2": logged_in("boss2", Role.PIT_BOSS),
         "dealer": logged_in("dealer1", Role.DEALER),
         "runner": logged_in("run1", Role.RUNNER),
@@ -48,7 +51,14 @@ def open_r5(people) -> None:
     boss, dealer = people["boss"], people["dealer"]
     sent = boss.post(
         reverse("dashboard:open"),
-        {"code": "R5", "game": "english_roulette", "dealer": "dealer1", "opener-100000": "40", "opener-10000": "100"},
+        {
+            "code": "new",
+            "new_code": "R5",
+            "game": "english_roulette",
+            "dealer": "dealer1",
+            "opener-100000": "40",
+            "opener-10000": "100",
+        },
     )
     assert sent.status_code == 302
     assert not Table.objects.filter(code="R5", state="open").exists()  # the dealer has not confirmed yet
@@ -67,7 +77,7 @@ def test_a_table_opens_once_the_dealer_confirms_from_his_own_login(people):
 
 
 def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
-    sent = {"code": "R6", "game": "english_roulette", "dealer": "dealer1", "opener-10000": "x3"}
+    sent = {"code": "new", "new_code": "R6", "game": "english_roulette", "dealer": "dealer1", "opener-10000": "x3"}
     page = people["boss"].post(reverse("dashboard:open"), sent)
     assert page.status_code == 400
     html = page.content.decode()
@@ -79,12 +89,44 @@ def test_a_refused_opener_keeps_what_was_typed_and_names_the_field(people):
 
 def test_an_opener_with_no_dealer_named_is_refused_naming_the_dealer_and_waits_for_nobody(people):
     """A blank dealer would leave an approval waiting for a signer nobody can be."""
-    sent = {"code": "R9", "game": "english_roulette", "dealer": "", "opener-10000": "5"}
+    sent = {"code": "new", "new_code": "R9", "game": "english_roulette", "dealer": "", "opener-10000": "5"}
     page = people["boss"].post(reverse("dashboard:open"), sent)
     assert page.status_code == 400
     assert "Refused — <strong>Dealer</strong>: may not be blank" in page.content.decode()
     assert not Approval.objects.exists()
     assert not Event.objects.filter(type="ApprovalRequested").exists()
+
+
+def test_the_open_form_offers_the_closed_tables_only_and_refuses_a_table_the_floor_does_not_have(people):
+    """A made-up "B2" typed in the table field once became a live table: a pit boss chooses among
+    the floor's closed tables; a new table is for one who may also set the floor up (admin)."""
+    from games.services.tables import table_close, table_open
+
+    table_open(code="R3", game="english_roulette", opener_cents=1_000_000, actor="boss", rules={})
+    table_close(code="R3", actor="boss")
+    pit_boss_only = people["boss2"]
+    form = pit_boss_only.get(reverse("dashboard:open")).content.decode()
+    assert '<option value="R3">R3 · English roulette</option>' in form
+    assert "A new table" not in form and 'name="new_code"' not in form
+    made_up = {"code": "B2", "dealer": "dealer1", "opener-10000": "5"}
+    refused = pit_boss_only.post(reverse("dashboard:open"), made_up)
+    assert refused.status_code == 400
+    assert (
+        "Refused — <strong>Table</strong>: there is no table B2 on the floor: choose one of the closed tables"
+        in refused.content.decode()
+    )
+    new = pit_boss_only.post(
+        reverse("dashboard:open"), made_up | {"code": "new", "new_code": "B2", "game": "blackjack"}
+    )
+    assert new.status_code == 403 and "a new table is set up by an administrator" in new.content.decode()
+    assert not Table.objects.filter(code="B2").exists() and not Approval.objects.exists()
+    assert '<option value="new">A new table…</option>' in people["boss"].get(reverse("dashboard:open")).content.decode()
+    # A closed table opens with its own game, whatever the form says.
+    chosen = pit_boss_only.post(
+        reverse("dashboard:open"), made_up | {"code": "R3", "game": "blackjack", "variance_reason": "a recount"}
+    )
+    assert chosen.status_code == 302
+    assert Approval.objects.get(kind="table_open_counted").payload["game"] == "english_roulette"
 
 
 def test_limits_change_within_the_rule_set_and_are_recorded(people):
@@ -99,6 +141,105 @@ def test_limits_change_within_the_rule_set_and_are_recorded(people):
     assert refused.status_code == 400
     assert "Refused — <strong>Minimum, numbers</strong>: &quot;1,5,0&quot; is not an amount" in refused.content.decode()
     assert 'value="1,5,0"' in refused.content.decode()
+
+
+def test_limits_outside_the_houses_approved_range_are_refused_in_a_sentence_naming_the_field(people):
+    """A pit boss once set 0.50 to 500,000.00 EUR at a table: each end is refused on its own
+    field, in words (never a Python name such as "Rules.min bet"), and nothing is recorded."""
+    open_r5(people)
+    boss, url = people["boss"], reverse("dashboard:limits", args=["R5"])
+    page = text(boss.get(reverse("dashboard:table", args=["R5"])))
+    assert "Within the house's approved range for English roulette: from 1.00 EUR" in page
+    assert "to 10,000.00 EUR." in page
+    over = boss.post(url, {"max_bet_cents": "500000"})
+    assert over.status_code == 400
+    assert (
+        "Refused — <strong>Maximum, numbers</strong>: 500,000.00 EUR is over the house's maximum of 10,000.00 EUR "
+        "for English roulette tables." in unescape(over.content.decode())
+    )
+    assert (
+        'name="max_bet_cents" inputmode="decimal" size="9" autocomplete="off" value="500000" aria-invalid="true"'
+        in (over.content.decode())
+    )
+    under = boss.post(url, {"min_bet_cents": "0.50"})
+    assert under.status_code == 400
+    assert (
+        "Refused — <strong>Minimum, numbers</strong>: 0.50 EUR is under the house's lowest limit of 1.00 EUR"
+        in unescape(under.content.decode())
+    )
+    crossed = unescape(boss.post(url, {"min_bet_cents": "200", "max_bet_cents": "100"}).content.decode())
+    assert "Refused — <strong>Minimum, numbers</strong>: the minimum is above the maximum." in crossed
+    assert "Rules." not in crossed
+    assert not Event.objects.filter(type="TableRulesChanged").exists()
+
+
+def test_the_approved_range_is_the_services_own_rule_at_open_and_at_a_change(people):
+    """The API refuses what the page refuses: 400 naming the option (``rules.max_bet_cents``),
+    whether the limits come with the opening or with a change; a baccarat table's minimum may
+    not be under its own smallest chip."""
+    from games.services.table_rules import table_rules_change
+    from games.services.tables import table_open
+    from ledger.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as opened:
+        table_open(
+            code="B7", game="blackjack", opener_cents=1_000_000, actor="boss", rules={"max_box_cents": 50_000_000}
+        )
+    assert opened.value.field == "rules.max_box_cents"
+    with pytest.raises(InvalidInput) as chip:
+        table_open(code="P7", game="baccarat", opener_cents=1_000_000, actor="boss", rules={"min_bet_cents": 50})
+    assert (chip.value.field, chip.value.message) == (
+        "rules.min_bet_cents",
+        "0.50 EUR is under the table's smallest chip of 1.00 EUR: a bet that small cannot be made of its chips",
+    )
+    open_r5(people)
+    with pytest.raises(InvalidInput) as changed:
+        table_rules_change(code="R5", rules={"even_chance_max_cents": 2_000_000}, actor="boss")
+    assert changed.value.field == "rules.even_chance_max_cents"
+    assert not Table.objects.filter(code__in=["B7", "P7"]).exists()
+
+
+def test_a_classic_stud_tables_limits_are_changed_on_its_page_in_money(people):
+    """Classic stud's limits (a base stake, the most in each of four rounds) are typed in money
+    like any table's; the rule set keeps the rounds as multiples of the base stake."""
+    from games.services.tables import table_open
+
+    table_open(code="S5", game="classic_stud", opener_cents=1_000_000, actor="boss", rules={"base_stake_cents": 200})
+    boss, url = people["boss"], reverse("dashboard:limits", args=["S5"])
+    page = boss.get(reverse("dashboard:table", args=["S5"])).content.decode()
+    assert "change them through the API" not in page
+    assert 'id="limit-base_stake_cents" name="base_stake_cents"' in page
+    assert (
+        'id="limit-round_4_cap_cents" name="round_4_cap_cents" inputmode="decimal" size="9" '
+        'autocomplete="off" value="160"' in page
+    )
+    odd = boss.post(url, {"round_1_cap_cents": "25"})
+    assert odd.status_code == 400
+    assert "Refused — <strong>Most in round 1</strong>: a whole number of base stakes (2.00 EUR each)" in unescape(
+        odd.content.decode()
+    )
+    done = boss.post(
+        url,
+        {
+            "base_stake_cents": "5",
+            "round_1_cap_cents": "50",
+            "round_2_cap_cents": "100",
+            "round_3_cap_cents": "200",
+            "round_4_cap_cents": "400",
+        },
+        follow=True,
+    )
+    assert (
+        "Limits of S5 changed and recorded: Base stake 2.00 EUR → 5.00 EUR, Most in round 1 20.00 EUR → 50.00 EUR"
+        in text(done)
+    )
+    after = Event.objects.get(type="TableRulesChanged").data["after"]
+    assert (after["base_stake_cents"], after["caps"]) == (500, [10, 20, 40, 80])
+    too_much = boss.post(url, {"round_4_cap_cents": "20000"})
+    assert (
+        "Refused — <strong>Most in a round</strong>: a round's most of 20,000.00 EUR is over the house's maximum"
+        in unescape(too_much.content.decode())
+    )
 
 
 def test_a_fill_travels_from_the_request_to_the_table_each_step_by_its_own_person(people):
@@ -188,16 +329,62 @@ def test_a_reversed_coup_reads_reversed_with_who_and_when_and_offers_no_second_c
     assert said in table
 
 
+def hours_ago(minutes: int) -> str:
+    """The time of day ``minutes`` ago in the casino's zone, as the form takes it (``"21:05"``)."""
+    return (timezone.localtime(timezone.now(), ZoneInfo("Europe/Paris")) - timedelta(minutes=minutes)).strftime("%H:%M")
+
+
 def test_a_patron_is_rated_by_hand_at_the_table(people, played):
     patron, _ = played
     boss = people["boss"]
-    sent = {"patron": patron, "time_in": "00:00", "minutes": "45", "average_bet": "25", "buy_in": "500"}
+    sent = {"patron": patron, "time_in": hours_ago(60), "minutes": "45", "average_bet": "25", "buy_in": "500"}
     page = boss.post(reverse("dashboard:rating", args=["R1"]), sent, follow=True)
     assert f"Rating recorded for Test Patron ({patron}): 45 min, average bet 25.00 EUR." in text(page)
     rated = Event.objects.get(type="PatronRatedManually")
     assert (rated.data["average_bet_cents"], rated.data["buy_in_cents"], rated.data["minutes"]) == (2_500, 50_000, 45)
     bad = boss.post(reverse("dashboard:rating", args=["R1"]), sent | {"minutes": "0"})
     assert bad.status_code == 400 and "Refused — <strong>Time played</strong>" in bad.content.decode()
+
+
+def test_a_rating_by_hand_that_would_end_after_now_is_refused_on_the_time_in(people, played):
+    """In at 22:20 for 15 minutes, typed at 22:33, ends at 22:35: play still to come is not rated."""
+    patron, _ = played
+    sent = {"patron": patron, "time_in": hours_ago(13), "minutes": "15", "average_bet": "25"}
+    page = people["boss"].post(reverse("dashboard:rating", args=["R1"]), sent)
+    assert page.status_code == 400
+    html = unescape(page.content.decode())
+    assert f"Refused — <strong>Time in</strong>: in at {sent['time_in']} and 15 minutes played end at " in html
+    assert "later than now" in html
+    assert 'name="time_in" size="6" required value="' + sent["time_in"] + '" aria-invalid="true"' in html
+    assert not Event.objects.filter(type="PatronRatedManually").exists()
+
+
+def test_a_rating_is_started_when_the_patron_sits_and_stopped_with_the_time_measured(people, played, monkeypatch):
+    """Start: ``RatingStarted``; stop with his average bet: ``PatronRatedManually`` from the start
+    to now in whole minutes, naming the start it ends; a second start while one runs, or a stop
+    with none running, is refused on the patron."""
+    patron, _ = played
+    boss = people["boss"]
+    started = boss.post(reverse("dashboard:rating-start", args=["R1"]), {"patron": patron}, follow=True)
+    assert f"Rating started for Test Patron ({patron}): stop it when he leaves." in text(started)
+    assert "Being timed" in text(started) and f"Stop rating of Test Patron ({patron})" in text(started)
+    again = boss.post(reverse("dashboard:rating-start", args=["R1"]), {"patron": patron})
+    assert again.status_code == 409 and "Refused — <strong>Patron</strong>: his rating at R1 runs since" in (
+        again.content.decode()
+    )
+    start = Event.objects.get(type="RatingStarted")
+    assert (start.stream, start.data, start.actor) == ("table/R1", {"table": "R1", "patron": patron}, "boss")
+    # 37 minutes later he leaves (the service's clock moved on).
+    monkeypatch.setattr(ratings, "now", lambda: start.occurred_at + timedelta(minutes=37, seconds=20))
+    stop = {"patron": patron, "average_bet": "30", "buy_in": "200"}
+    done = boss.post(reverse("dashboard:rating-stop", args=["R1"]), stop, follow=True)
+    assert f"Rating recorded for Test Patron ({patron}): 37 min timed, average bet 30.00 EUR." in text(done)
+    rated = Event.objects.get(type="PatronRatedManually")
+    assert (rated.data["minutes"], rated.data["average_bet_cents"], rated.data["buy_in_cents"]) == (37, 3_000, 20_000)
+    assert rated.data["started"] == start.position
+    assert "Being timed" not in text(done)
+    none = boss.post(reverse("dashboard:rating-stop", args=["R1"]), stop)
+    assert none.status_code == 409 and f"no rating of {patron} is running at R1" in none.content.decode()
 
 
 def test_a_table_closes_once_the_dealer_confirms_the_closer(people):

@@ -109,3 +109,26 @@ def test_pit_boss_watches_a_coup_live_and_audits_it(
     page.focus("#open-R1")
     expect(stamp).not_to_have_text(before)  # the region was swapped
     assert page.evaluate("document.activeElement.id") == "open-R1"
+
+
+# Each label of a card's list whose text (not its box: a label kept on one line overflows its
+# box) runs into its value's box on the same line.
+LABELS_UNDER_VALUES = """() => [...document.querySelectorAll('.card dl dt, dl.card dt')].filter((dt) => {
+  const dd = dt.nextElementSibling;
+  if (!dd || dd.tagName !== 'DD') return false;
+  const words = document.createRange();
+  words.selectNodeContents(dt);
+  const [a, b] = [words.getBoundingClientRect(), dd.getBoundingClientRect()];
+  return a.right > b.left + 0.5 && a.top < b.bottom && b.top < a.bottom;
+}).map((dt) => dt.textContent.trim())"""
+
+
+def test_the_cage_summarys_labels_never_run_under_their_values(log_in_pit_boss, dashboard_server, table):
+    """ "Cashier windows" was wider than the cards' label column and ran under its value."""
+    page = log_in_pit_boss()
+    for width in (1280, 1024):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"{dashboard_server.url}/dashboard/cage/")
+        expect(page.locator('[data-figure="cage-shift"]')).to_contain_text("window 1 open")
+        assert page.evaluate(LABELS_UNDER_VALUES) == [], width
+        page.screenshot(path=str(ARTIFACTS / f"dashboard-cage-{width}.png"), full_page=False)

@@ -13,8 +13,11 @@ confirmation; opens R2 again, reading the difference with its last closer before
 explaining it. A screenshot per step: var/artifacts/pit_boss_shift_NN_<step>.png."""
 
 import re
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from approvals.models import Approval
@@ -36,7 +39,7 @@ from .test_readable_floor_browser import assert_readable
 pytestmark = pytest.mark.postgres
 
 PEOPLE = {
-    "pitboss": Role.PIT_BOSS,
+    "pitboss": (Role.PIT_BOSS, Role.ADMIN),  # he also sets up the floor: R2 and B1 are new tables
     "pitboss2": Role.PIT_BOSS,
     "dealer1": Role.DEALER,
     "dealer2": Role.DEALER,
@@ -58,11 +61,13 @@ class Shots:
 def the_shift_finds(django_user_model, cage_float):
     """The staff's logins (password ``floor-secret``), the cashier's shift open, R1 open with one
     settled coup (Jeanne Martin's 20.00 EUR on noir, the ball on 2)."""
-    for username, role in PEOPLE.items():
-        grant(django_user_model.objects.create_user(username=username, password="floor-secret"), role)
+    for username, roles in PEOPLE.items():
+        roles = roles if isinstance(roles, tuple) else (roles,)
+        grant(django_user_model.objects.create_user(username=username, password="floor-secret"), *roles)
     open_cage_shift("cashier")
     table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     patron = patron_register(kind="identified", name="Jeanne Martin", document="ID-JM-1", actor=ACTOR)["patron"]
+    patron_register(kind="identified", name="Paul Martin", document="ID-PM-2", actor=ACTOR)
     chips_purchase(patron=patron, amount_cents=100_000, actor="cashier")
     coup = round_open(table="R1", actor=ACTOR)["round"]
     bet_place(
@@ -114,8 +119,9 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
         ("B1", "Punto banco", "dealer2", {"100000": 10, "10000": 30}),
     ):
         page.get_by_role("link", name="Open a table").click()
-        page.get_by_label("Table", exact=True).fill(code)
-        page.get_by_label("Game").select_option(label=game)
+        page.get_by_label("Table", exact=True).select_option(label="A new table…")
+        page.get_by_label("New table code").fill(code)
+        page.get_by_label("Game of the new table").select_option(label=game)
         page.get_by_label("Dealer (confirms from his login)").select_option(dealer)
         type_count(page, "open", "opener", count)
         shot(page, f"open_{code}_typed")
@@ -137,12 +143,15 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
 
     # A refused entry keeps the typed values and names the field at fault.
     page.get_by_role("link", name="Open a table").click()
-    page.get_by_label("Table", exact=True).fill("R2")
-    page.get_by_label("Game").select_option(label="English roulette")
+    page.get_by_label("Table", exact=True).select_option(label="A new table…")
+    page.get_by_label("New table code").fill("R2")
+    page.get_by_label("Game of the new table").select_option(label="English roulette")
     page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
     type_count(page, "open", "opener", {"10000": 5})
     page.get_by_role("button", name="Sign the opener").click()
-    expect(page.locator(".refused")).to_contain_text("Refused — Table: table R2 is already open")
+    expect(page.locator(".refused")).to_contain_text(
+        "Refused — New table code: table R2 exists already: choose it among the closed tables"
+    )
     expect(page.locator("#open-opener-10000")).to_have_value("5")
     shot(page, "open_refused_keeps_what_was_typed")
 
@@ -295,19 +304,38 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     assert Approval.objects.get(kind="round_reverse").decided_by == "pitboss2"
     boss2.context.close()
 
+    # --- 5b. he looks Jeanne Martin up by her name: two Martins, each by name, code second ------
+    page.get_by_label("Patron", exact=True).fill("martin")
+    page.get_by_role("button", name="Find").click()
+    matches = page.locator('[data-section="patron-matches"] li')
+    expect(matches).to_have_count(2)
+    expect(matches.first).to_contain_text(f"Jeanne Martin ({the_shift_finds})")
+    shot(page, "patrons_found_by_name")
+    matches.first.get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Jeanne Martin")
+    expect(page.get_by_text("Timeline with ledger positions and hashes")).to_be_visible()
+
     # --- 6. rate Jeanne Martin by hand at R1 (no card read her) -------------------------------
     page.goto(f"{url}/dashboard/tables/R1/#rating")
-    page.get_by_label("Patron code").fill(the_shift_finds)
-    page.get_by_label("Time in (hh:mm)").fill("00:00")
-    page.get_by_label("Minutes played").fill("40")
-    page.get_by_label("Average bet (EUR)").fill("20")
-    page.get_by_label("Buy-in (EUR)").fill("1000")
+    by_hand = page.locator("#rating")
+    an_hour_ago = timezone.localtime(timezone.now(), ZoneInfo("Europe/Paris")) - timedelta(hours=1)
+    by_hand.get_by_label("Patron code").fill(the_shift_finds)
+    by_hand.get_by_label("Time in (hh:mm)").fill(f"{an_hour_ago:%H:%M}")
+    by_hand.get_by_label("Minutes played").fill("40")
+    by_hand.get_by_label("Average bet (EUR)").fill("20")
+    by_hand.get_by_label("Buy-in (EUR)").fill("1000")
     page.get_by_role("button", name="Record the rating").click()
     expect(page.locator(".messages")).to_contain_text(
         f"Rating recorded for Jeanne Martin ({the_shift_finds}): 40 min, average bet 20.00 EUR."
     )
     expect(page.locator('[data-section="manual-ratings"]')).to_contain_text("Jeanne Martin")
     shot(page, "patron_rated_by_hand")
+    # She sits down again: her rating is timed from now until she leaves.
+    page.locator("#timed").get_by_label("Patron code").fill(the_shift_finds)
+    page.get_by_role("button", name="Start rating").click()
+    expect(page.locator(".messages")).to_contain_text(f"Rating started for Jeanne Martin ({the_shift_finds})")
+    expect(page.locator('[data-section="running-ratings"]')).to_contain_text("Jeanne Martin")
+    shot(page, "patron_rating_timed")
 
     # --- 7. close R2 with its closer; the dealer confirms; the drop box left for the drop team ----
     page.goto(f"{url}/dashboard/tables/R2/#close")
@@ -326,8 +354,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
 
     # --- 7b. R2 opened again: the difference with its last closer, read before signing, explained
     page.get_by_role("link", name="Open a table").click()
-    page.get_by_label("Table", exact=True).fill("R2")
-    page.get_by_label("Game").select_option(label="English roulette")
+    page.get_by_label("Table", exact=True).select_option("R2")  # a closed table: its own game
     page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
     type_count(page, "open", "opener", {"100000": 20, "10000": 70, "2500": 79})
     page.get_by_role("button", name="Compare with the last closer").click()
