@@ -243,7 +243,7 @@ def test_a_fill_accepted_by_the_tables_dealer_shows_accepted_by_him_and_when_not
     row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "fill", serial)
     assert "at table R1, waiting for the dealer dealer1 to count and accept it" in row
     assert "in transit" not in row
-    approval_confirm(approval=asked["approval"]["id"], actor="dealer1")
+    approval_confirm(approval=asked["approval"]["id"], actor="dealer1", count={"10000": 20})
     assert Slip.objects.get(serial=serial).state == Slip.State.DELIVERED
     accepted = Event.objects.get(type="FillDelivered", data__slip=serial)
     row = _slip_row(client.get(reverse("workstations:cage")).content.decode(), "fill", serial)

@@ -234,7 +234,7 @@ def two_cage_days(settings, django_user_model, supervisor):
     cage_transaction_reverse(event=mistake, reason="typed twice", approver="super1", actor="cash1")
     fill = slip_request(kind="fill", table="R1", denominations={"10000": 30}, actor="pit1")["serial"]
     slip_issue(kind="fill", serial=fill, runner="run1", actor="cash1")
-    slip_accept(kind="fill", serial=fill, actor="pit2")
+    slip_accept(kind="fill", serial=fill, actor="pit2", count={"10000": 30})
     credit = slip_request(kind="credit", table="R1", denominations={"10000": 4}, actor="pit1")["serial"]
     slip_issue(kind="credit", serial=credit, runner="run1", actor="cash1")
     slip_accept(kind="credit", serial=credit, actor="cash1", count={"10000": 4})
