@@ -16,6 +16,7 @@ from django.conf import settings
 
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
+from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
@@ -343,6 +344,17 @@ ACTS: dict[str, Act] = {
             subject=("event",),
         ),
         _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),
+        # A window topped up from the main bank mid-shift, or returning its surplus: counted with
+        # the cashier and signed by any cage supervisor but her, from his own session.
+        Act(
+            "cage_window_transfer",
+            "moving cash or chips between the main bank and a cashier window",
+            201,
+            lambda p: [slot("approver", TREASURY)],
+            lambda p, maker, s, k=None: cage_window_transfer(
+                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+        ),
         # SHIFTS.md: the window is counted and signed with the incoming cashier; the close is
         # recorded with him as ``handover_to`` only once he confirmed it himself.
         Act(

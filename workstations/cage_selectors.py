@@ -21,6 +21,7 @@ from cashier.services.cage_shifts import (
     window_book,
     window_of,
 )
+from cashier.services.cage_transfers import TRANSFERS
 from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
@@ -45,6 +46,8 @@ MOVEMENT_NAMES = {
     "ChipsPurchaseReversed": "chip sales reversed",
     "ChipsRedemptionReversed": "chip redemptions reversed",
     "CageShiftClosed": "window closing (count back to the main bank)",
+    "CageWindowReplenished": "top-ups from the main bank",
+    "CageWindowReturned": "returns to the main bank",
     "FillReversed": "fills reversed",
     "CreditReversed": "credits reversed",
     "DropCounted": "drop counts",
@@ -166,7 +169,11 @@ LINE_WORDS = {
     "CreditDelivered": "Credit received",
     "CageShiftOpened": "Window opened (imprest counted in)",
     "CageShiftClosed": "Window closed (count back to the main bank)",
+    "CageWindowReplenished": "Top-up from the main bank",
+    "CageWindowReturned": "Returned to the main bank",
 }
+# A transfer between the main bank and a window, by its direction (``cage_window_transfer``).
+TRANSFER_WORDS = {"in": "Top-up from the main bank", "out": "Return to the main bank"}
 
 
 def reversal_requests(user: str | None = None) -> dict[int, dict]:
@@ -222,6 +229,7 @@ def window_lines(window: str) -> list[dict]:
                 "slip": data.get("slip", ""),
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
+                "approved_by": data.get("approved_by", "") if event.type in TRANSFERS else "",
                 **sums[position],
                 "total_cents": sums[position]["cash_cents"] + sums[position]["chips_cents"],
                 "reversed": None
@@ -234,10 +242,46 @@ def window_lines(window: str) -> list[dict]:
     return lines
 
 
+def transfer_requests(code: str = "main") -> list[dict]:
+    """Transfers between the main bank and a window asked and waiting for a cage supervisor
+    (``approvals`` act ``cage_window_transfer``), oldest first: ``{"id", "maker", "asked_at",
+    "direction", "what", "window", "cash", "chips", "cash_cents", "chips_cents", "total_cents"}``
+    (the counts as ``count_lines`` rows; cents)."""
+    pending = Approval.objects.filter(
+        kind="cage_window_transfer", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    )
+    windows = open_windows(code)
+    rows = []
+    for a in pending.order_by("requested_at"):
+        cash = count_lines(a.payload.get("cash") or {}, cash_denominations())
+        chips = count_lines(a.payload.get("chips") or {}, chip_denominations())
+        cash_cents = sum(line["amount_cents"] for line in cash)
+        chips_cents = sum(line["amount_cents"] for line in chips)
+        direction = a.payload.get("direction")
+        rows.append(
+            {
+                "id": str(a.id),
+                "maker": a.maker,
+                "asked_at": a.requested_at,
+                "direction": direction,
+                "what": TRANSFER_WORDS.get(direction, "Transfer with the main bank"),
+                "window": window_of(windows.get(a.maker)),
+                "cash": cash,
+                "chips": chips,
+                "cash_cents": cash_cents,
+                "chips_cents": chips_cents,
+                "total_cents": cash_cents + chips_cents,
+            }
+        )
+    return rows
+
+
 def approvals_waiting(user: str) -> list[dict]:
-    """Reversals asked at the cage and waiting: ``{"id", "maker", "reason", "asked_at", "line"}``
-    (the line: what, patron, amount), with ``"mine"`` when ``user`` asked it and ``"signable"``
-    when he is a cage supervisor who may sign it (never its maker)."""
+    """What waits at the cage for a cage supervisor's signature, oldest first by kind: reversals
+    asked (``"kind": "reversal"``, ``{"id", "maker", "reason", "asked_at", "line"}``, the line:
+    what, patron, amount), then transfers between the main bank and a window (``"kind":
+    "transfer"``, ``transfer_requests``' rows); each with ``"mine"`` when ``user`` asked it and
+    ``"signable"`` when he is a cage supervisor who may sign it (never its maker)."""
     supervisor = has_role(user, Role.CAGE_SUPERVISOR)
     rows = []
     for position, asked in reversal_requests().items():
@@ -247,6 +291,7 @@ def approvals_waiting(user: str) -> list[dict]:
         rows.append(
             asked
             | {
+                "kind": "reversal",
                 "line": {
                     "what": LINE_WORDS.get(event.type) or event_words(event.type),
                     "patron": event.data.get("patron", ""),
@@ -257,6 +302,11 @@ def approvals_waiting(user: str) -> list[dict]:
                 "mine": asked["maker"] == user,
                 "signable": supervisor and asked["maker"] != user,
             }
+        )
+    for asked in transfer_requests():
+        rows.append(
+            asked
+            | {"kind": "transfer", "mine": asked["maker"] == user, "signable": supervisor and asked["maker"] != user}
         )
     return rows
 

@@ -41,7 +41,7 @@ from .templatetags.workstation_tags import eur
 cage_only = roles_required(*CAGE_ROLES, place="cage")
 
 # The page's forms that carry a key and keep their values on a refusal.
-FORMS = ("open", "close", "close_other", "sell", "redeem", "register", "identity")
+FORMS = ("open", "close", "close_other", "sell", "redeem", "transfer", "register", "identity")
 
 # The form's own words for a refusal's field (the service names it as the API does).
 FIELD_LABELS = {
@@ -63,6 +63,8 @@ FIELD_LABELS = {
     "document": "Identity document",
     "reason": "Reason",
     "event": "Transaction",
+    "direction": "Direction",
+    "approver": "Cage supervisor",
     "approval": "Approval",
     "idempotency_key": "Form",
 }
@@ -119,7 +121,7 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
     for row in desk["approvals"] + desk["closes"]["to_sign"]:
         row["key"] = _key()
     row_failure = None
-    shown = {"sell", "redeem", "close"} if desk["window"] else {"open"}
+    shown = {"sell", "redeem", "transfer", "close"} if desk["window"] else {"open"}
     shown |= {"register", "identity"} | ({"close_other"} if desk["supervises"] and desk["windows"] else set())
     if failed is not None and failed["form"] in FORMS and failed["form"] not in shown:
         messages.error(request, f"Not recorded. {_words(failed['error'])}")  # its form is not on the page
@@ -455,6 +457,55 @@ def reverse_line(request, event: int):
 
 @require_POST
 @cage_only
+def transfer(request):
+    """Ask for a top-up of the cashier's own window from the main bank (``direction`` ``in``) or
+    the return of its surplus (``out``), counted by denomination: a cage supervisor other than
+    her counts it with her and signs from his own login (``approvals`` act
+    ``cage_window_transfer``); the drawer and the main bank move when he does. More than the
+    giving side holds is refused at once (400 on the count), the form kept."""
+    key = _posted_key(request)
+    direction = request.POST.get("direction", "")
+    try:
+        cash = typed_amounts.count(request.POST, "cash", cash_denominations())
+        chips = typed_amounts.count(request.POST, "chips", chip_denominations())
+        with replays_noted() as replayed:
+            approval_request(
+                kind="cage_window_transfer",
+                payload={"cash": cash, "chips": chips, "direction": direction},
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "transfer", exc))
+    what = "Top-up from the main bank" if direction == "in" else "Return to the main bank"
+    _done(
+        request,
+        f"{what} asked: cash {eur(_total(cash))}, chips {eur(_total(chips))}. A cage supervisor counts it "
+        "with you and signs from his own login; your drawer moves when he does.",
+        key=key,
+        replayed=replayed,
+        again=f"the {what.lower()} was already asked",
+    )
+    return redirect("workstations:cage")
+
+
+def _transfer_words(result: dict, decision: str, user: str) -> str:
+    """What the decision on a transfer between the main bank and a window did, for the signer."""
+    if decision == "confirm" and "moved_cents" in result:
+        way = "moved from the main bank into" if result["direction"] == "in" else "returned to the main bank from"
+        return (
+            f"Signed: {eur(result['moved_cents'])} (cash {eur(result['cash_cents'])}, chips "
+            f"{eur(result['chips_cents'])}) {way} window {result['window']} of {result['cashier']}."
+        )
+    if decision == "confirm":
+        return "Signed."
+    if result["approval"]["maker"] == user:
+        return "Transfer withdrawn: nothing moves."
+    return "Transfer refused: nothing moves."
+
+
+@require_POST
+@cage_only
 def decide(request, approval: str, decision: str):
     """Sign (``confirm``) or refuse (``reject``) an approval from one's own login: a cage
     supervisor a reversal another user asked, the incoming cashier a window handed over to him;
@@ -475,7 +526,9 @@ def decide(request, approval: str, decision: str):
         messages.error(request, f"Not {'approved' if decision == 'confirm' else 'rejected'}. {_words(_refusal(exc))}")
         return _page(request, status=exc.status)
     kind = result.get("approval", {}).get("kind")
-    if kind == "cage_shift_close":
+    if kind == "cage_window_transfer":
+        message = _transfer_words(result, decision, user)
+    elif kind == "cage_shift_close":
         if decision == "confirm" and "counted_cents" in result:
             message = (
                 f"Signed: window {result['window'] or 'of the cage'} of {result['approval']['maker']} closed and "

@@ -19,6 +19,7 @@ urlpatterns = [
     path("cage/credits/<serial:serial>/receive", cage_views.credit_receive, name="cage-credit-receive"),
     path("cage/patrons/register", cage_views.patron_register, name="cage-patron-register"),
     path("cage/lines/<pos:event>/reverse", cage_views.reverse_line, name="cage-reverse"),
+    path("cage/transfers", cage_views.transfer, name="cage-transfer"),
     path("cage/approvals/<id:approval>/<name:decision>", cage_views.decide, name="cage-decide"),
     path("cage/shifts/<pos:opened_event>/", cage_views.shift, name="cage-shift"),
     path("audit/", audit_views.days, name="audit-days"),

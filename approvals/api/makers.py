@@ -19,6 +19,7 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tables/<code>/drop-removal`` (the two named removers)
 - ``POST /api/tronc/counts`` (each named counter and the manager)
 - ``POST /api/cage/shifts/close`` (with ``handover_to``: the incoming cashier; without: at once)
+- ``POST /api/cage/windows/transfers`` (any cage supervisor but the cashier)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -277,3 +278,23 @@ class CageShiftClose(ActView):
     def payload(self, data, **kwargs):
         # Whose window it is, named in the request: one close waits for its signature per window.
         return data | {"cashier": window_cashier(self.maker, data.get("cashier"))}
+
+
+class CageWindowTransfer(ActView):
+    """Top up the caller's open window from the cage's main bank (``direction`` ``in``) or return
+    its surplus to the main bank (``out``), counted by denomination: 202 until a cage supervisor
+    other than the caller confirms from his own session; then the drawer and the main bank move
+    by the count (201), the cage's total unchanged. More than the giving side holds: 400 on
+    ``cash`` or ``chips``, nothing asked."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "cage_window_transfer"
+
+    class Input(serializers.Serializer):
+        direction = serializers.ChoiceField(
+            choices=[("in", "from the main bank to the window"), ("out", "from the window to the main bank")]
+        )
+        cash = Count(required=False, default=dict)
+        chips = Count(required=False, default=dict)
+
+    input_serializer = Input

@@ -28,4 +28,5 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
     path("cage/shifts/close", makers.CageShiftClose.as_view(), name="cage-shift-close"),
+    path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
 ]

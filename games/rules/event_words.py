@@ -352,6 +352,14 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f"redemption of {eur(d['amount_cents'])} of chips by {d['patron']} reversed ({d.get('reason', '')}), "
         f"approved by {d.get('approved_by', '?')}"
     ),
+    "CageWindowReplenished": lambda d: (
+        f"window {d.get('window', '?')} topped up from the main bank: cash {eur(d['cash_cents'])}, "
+        f"chips {eur(d['chips_cents'])}, signed by {d.get('approved_by', '?')}"
+    ),
+    "CageWindowReturned": lambda d: (
+        f"window {d.get('window', '?')} returned to the main bank: cash {eur(d['cash_cents'])}, "
+        f"chips {eur(d['chips_cents'])}, signed by {d.get('approved_by', '?')}"
+    ),
     "TableOpened": lambda d: f"table {d['table']} opened ({game_words(d['game'])}), opener {eur(d['opener_cents'])}",
     "TableClosed": lambda d: f"table {d['table']} closed, closer {eur(d['closer_cents'])}",
     "CashBuyIn": lambda d: f"{d['patron']} bought in for {eur(d['amount_cents'])} cash at {d['table']}",

@@ -116,6 +116,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "drop-count-reversal": ({"POST": PIT | {"count_team", "cage_supervisor"}}, None),
     "cage-shift-open": ({"POST": CAGE}, None),
     "cage-shift-close": ({"POST": CAGE}, None),
+    "cage-window-transfer": ({"POST": CAGE}, None),
     "gaming-day-close": ({"POST": frozenset({"pit_boss", "cage_supervisor", "admin"})}, None),
     # approvals: any member of staff reads them and signs where one waits for him
     # (who may sign a given approval is the service's check: 403 "forbidden" past this layer)
@@ -220,6 +221,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-credit-receive": ({"POST": CAGE}, None),
     "workstations:cage-patron-register": ({"POST": CAGE}, None),
     "workstations:cage-reverse": ({"POST": CAGE}, None),
+    "workstations:cage-transfer": ({"POST": CAGE}, None),
     "workstations:cage-decide": ({"POST": CAGE}, None),
     "workstations:cage-shift": ({"GET": CAGE}, None),
     "workstations:audit-days": ({"GET": AUDIT}, None),
