@@ -13,7 +13,7 @@ from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
@@ -123,9 +123,14 @@ LABELS_UNDER_VALUES = """() => [...document.querySelectorAll('.card dl dt, dl.ca
 }).map((dt) => dt.textContent.trim())"""
 
 
-def test_the_cage_summarys_labels_never_run_under_their_values(log_in_pit_boss, dashboard_server, table):
-    """ "Cashier windows" was wider than the cards' label column and ran under its value."""
-    page = log_in_pit_boss()
+def test_the_cage_summarys_labels_never_run_under_their_values(
+    browser_page, dashboard_server, django_user_model, table
+):
+    """ "Cashier windows" was wider than the cards' label column and ran under its value. The
+    cage summary is the cage's book: a cage supervisor reads it."""
+    grant(django_user_model.objects.create_user(username="sup1", password="floor-secret"), Role.CAGE_SUPERVISOR)
+    log_in(browser_page, dashboard_server.url, "sup1")
+    page = browser_page
     for width in (1280, 1024):
         page.set_viewport_size({"width": width, "height": 800})
         page.goto(f"{dashboard_server.url}/dashboard/cage/")

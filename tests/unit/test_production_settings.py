@@ -79,9 +79,9 @@ call_command("migrate", verbosity=0)
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.settings import api_settings
-from staff.roles import grant
-user = get_user_model().objects.create_user(username="pit", password="pit-password")
-grant(user, "pit_boss")
+from staff.services import staff_account_create
+staff_account_create(username="pit", password="pit-password", roles=["pit_boss"], actor="probe")
+user = get_user_model().objects.get(username="pit")
 basic = "Basic " + base64.b64encode(b"pit:pit-password").decode()
 print(",".join(cls.__name__ for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES))
 r = Client().get("/api/tables/", secure=True, HTTP_HOST="casino.example.com", HTTP_AUTHORIZATION=basic)
