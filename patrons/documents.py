@@ -13,24 +13,33 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-# What a document number is read as: its letters and digits. Everything else is dropped, not
-# only the separators and invisible characters one can think of (spaces, dashes, zero-width
-# and format characters): a braille blank, a hyphen bullet, a modifier minus, a middle dot, a
-# comma each read as a separator to a person, and a list of them is never complete. Modifier
-# letters (Lm: the katakana prolonged sound mark, which looks like a dash) and combining marks
-# go too; a precomposed accented letter (É) stays a letter of its own.
-KEPT_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lo", "Nd", "Nl", "No"})
+# What a document number is read as: the Latin letters A-Z and the digits 0-9 its machine-
+# readable zone prints (ICAO 9303), nothing else. Everything between them is dropped, not only
+# the separators and invisible characters one can think of (spaces, dashes, zero-width and
+# format characters): a braille blank, a hyphen bullet, a middle dot, a comma each read as a
+# separator to a person, and no list of them is ever complete. A letter of another script is
+# not dropped but refused (``foreign_characters``): a Hangul filler is an invisible letter, a
+# CJK "one" (一) or a Hangul "eu" (ㅡ) looks like a dash, a Cyrillic Х like an X.
+KEPT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _latin(text: str) -> str:
+    """``text`` with compatibility forms as their plain letters and digits (NFKC: full-width,
+    mathematical bold, roman numerals), accents taken off (NFKD without its combining marks),
+    case folded (ß as SS) and in capitals."""
+    plain = unicodedata.normalize("NFKC", text)
+    bare = "".join(c for c in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFKC", bare.casefold().upper())
 
 
 def document_key(text: str) -> str:
     """The identity document ``text`` as a comparison key: two documents with one key are one.
 
-    Unicode NFKC (full-width and other compatibility forms become their plain letters and
-    digits), then only letters and digits are kept (``KEPT_CATEGORIES``): every space, dash,
-    punctuation mark, symbol, invisible or modifier character is dropped; then the case is
-    folded and the key written in capitals. Letters and digits are kept as they are: a letter O
-    is never a digit 0, an I never a 1 (different numbers must stay different), and accented
-    letters are kept. ``""`` when ``text`` holds no letter or digit (a blank document).
+    ``text`` in plain capitals without accents (``_latin``), of which only A-Z and 0-9 are kept:
+    every space, dash, punctuation mark, symbol, invisible character and letter of another
+    script is dropped (the registration refuses the last: ``foreign_characters``). A letter O
+    is never a digit 0, an I never a 1: different numbers stay different. ``""`` when ``text``
+    holds no Latin letter or digit.
 
     >>> document_key("DUPDOC-777")
     'DUPDOC777'
@@ -40,8 +49,8 @@ def document_key(text: str) -> str:
     'DUPDOC777'
     >>> document_key("DUPDOC\\u2800777") == document_key("DUPDOC\\u30fc777") == document_key("DUP,DOC·777")
     True
-    >>> document_key("passport 12.ab/345_67")
-    'PASSPORT12AB34567'
+    >>> document_key("carte d'identité 12.ab/345_67")
+    'CARTEDIDENTITE12AB34567'
     >>> document_key("Straße 1")
     'STRASSE1'
     >>> document_key("O0") == document_key("00")
@@ -49,10 +58,31 @@ def document_key(text: str) -> str:
     >>> document_key(" - \\u200b ")
     ''
     """
-    # Case folding and capitals can each leave a string that is no longer in NFKC ("İ"), or a
-    # modifier letter ("ŉ" folds to "ʼn"): normalized and filtered last, the key is its own key.
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold().upper())
-    return "".join(char for char in folded if unicodedata.category(char) in KEPT_CATEGORIES)
+    return "".join(char for char in _latin(text) if char in KEPT)
+
+
+def foreign_characters(text: str) -> list[str]:
+    """The characters of ``text``, as typed, that are letters or digits but not Latin letters or
+    digits once written plainly (``_latin``), each once, in order of appearance: a document holding one is refused
+    rather than keyed without it (an invisible Hangul filler, a CJK 一 posing as a dash, a
+    Cyrillic Х posing as an X). Invisible letters count, whatever their category.
+
+    >>> foreign_characters("HX\\u3164 4242-77") == ["\\u3164"], foreign_characters("ＤＵＰＤＯＣ-７７７")
+    (True, [])
+    >>> foreign_characters("Χ123")
+    ['Χ']
+    """
+    found: dict[str, None] = {}
+    for typed in text:  # named as typed (NFKC would show a Hangul jamo as another one)
+        if any(char not in KEPT and unicodedata.category(char)[0] in "LN" for char in _latin(typed)):
+            found[typed] = None
+    return list(found)
+
+
+def describe(char: str) -> str:
+    """``char`` for a person: the character itself, its code point and Unicode name."""
+    name = unicodedata.name(char, "unnamed character")
+    return f"{char} (U+{ord(char):04X} {name})"
 
 
 def colliding_documents(patrons: Iterable[tuple[str, str]]) -> list[list[str]]:

@@ -8,7 +8,7 @@ from ledger.errors import InvalidInput
 from ledger.identity import digest
 from ledger.store import NewEvent
 
-from ..documents import document_key
+from ..documents import describe, document_key, foreign_characters
 from ..models import DOCUMENT_KEY_LENGTH, Patron
 from ..names import name_key
 
@@ -26,15 +26,23 @@ def identity_digests(code: str, *, name: str, document: str) -> dict[str, str]:
 
 def check_document_free(document: str, *, patron_id: int | None = None) -> str:
     """One identity document belongs to one patron: the key of ``document``
-    (``patrons.documents.document_key``: letter case, spaces, hyphens, full-width and invisible
-    characters aside), to be stored with it; ``""`` for a blank document. Raises
+    (``patrons.documents.document_key``: its Latin letters and digits in capitals), to be stored
+    with it; ``""`` for a blank document. Raises
     ``InvalidInput`` (400, field ``document``) when another patron (not ``patron_id``) holds a
     document with that key (the database's unique constraint ``patron_document_key_unique`` says
-    the same), when a non-blank document has no letter or digit (it would be no document on
+    the same), when it holds a letter of another script (``foreign_characters``: a look-alike
+    or an invisible letter), when a non-blank document has no letter or digit (it would be no document on
     file), or when its key is too long to store. Called under the ledger's writer lock, so two
     desks cannot both register one document."""
     if not document:
         return ""
+    foreign = foreign_characters(document)
+    if foreign:
+        raise InvalidInput(
+            "write the document's type and number in Latin letters and digits, as its machine-readable "
+            f"zone prints them: {', '.join(describe(char) for char in foreign[:3])} is not one",
+            field="document",
+        )
     key = document_key(document)
     if not key:
         raise InvalidInput(

@@ -234,9 +234,30 @@ def test_the_migration_stops_naming_the_patrons_whose_documents_are_one(dupdoc):
 
 
 def test_a_document_whose_key_is_too_long_to_store_is_refused_not_an_error(desk, cage_float):
-    typed = "\ufdfa" * 14  # one compatibility character, 15 letters in the key: 210 of them
+    typed = "\ufb03" * 70  # the ligature ffi: three letters in the key each, 210 of them
     response = desk.post(
         "/api/patrons/register", {"kind": "identified", "name": "Someone Else", "document": typed}, format="json"
     )
     assert response.status_code == 400 and response.json()["field"] == "document", response.content
     assert "too long" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "named"),
+    [
+        ("DUPDOC\u3164777", "U+3164 HANGUL FILLER"),
+        ("DUPDOC\u4e00777", "U+4E00 CJK UNIFIED IDEOGRAPH-4E00"),
+        ("\u0425DUPDOC-777", "U+0425 CYRILLIC CAPITAL LETTER HA"),
+    ],
+)
+def test_a_document_holding_a_letter_of_another_script_is_refused_naming_it(desk, dupdoc, typed, named):
+    """An invisible letter, or a letter that looks like a dash or a Latin one, would key a look-
+    alike as a new document: refused, the character named so the cashier sees what was typed."""
+    registered = Event.objects.filter(type="PatronRegistered").count()
+    response = desk.post(
+        "/api/patrons/register", {"kind": "identified", "name": "Someone Else", "document": typed}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["field"] == "document", response.content
+    assert response.json()["detail"].startswith("write the document's type and number in Latin letters and digits")
+    assert f"({named}) is not one" in response.json()["detail"]
+    assert Event.objects.filter(type="PatronRegistered").count() == registered
