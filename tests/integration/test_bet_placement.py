@@ -39,7 +39,7 @@ from patrons.selectors import patron_chips_cents
 from patrons.services.self_limit import self_limit_set
 from staff.backends import StaffBackend
 from staff.roles import roles_of
-from staff.sessions import SessionStore
+from staff.sessions import SessionStore, stored_key
 from tests.conftest import ACTOR, make_patron, staff_user
 from tests.integration.concurrency import run_concurrently
 
@@ -524,7 +524,7 @@ def test_the_first_read_of_a_request_on_a_dropped_persistent_connection_reconnec
     # control: what Django does for an ORM read at the start of a request (CONN_HEALTH_CHECKS)
     connection.close_if_unusable_or_obsolete()  # request_started
     _kill_this_connection()
-    assert Session.objects.filter(pk=key).exists()
+    assert Session.objects.filter(pk=stored_key(key)).exists()
     # the session engine's read, the first query of the next request
     connection.close_if_unusable_or_obsolete()
     _kill_this_connection()
