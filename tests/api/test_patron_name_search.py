@@ -79,6 +79,8 @@ def test_the_migration_fills_the_name_key_of_every_patron(helene):
 
 
 def test_the_migration_goes_back_and_forth_and_fills_the_keys_again(helene):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's schema editor cannot run inside the test's transaction")
     call_command("migrate", "patrons", "0003", verbosity=0)
     with connection.cursor() as cursor:
         cursor.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'cashier_patron'")

@@ -5,6 +5,8 @@ ledger verify`` (the dealer and the field) and counted by ``casino_identity_mism
 Assignments made, moved, released and ended by a leaver through the services verify intact.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -86,8 +88,9 @@ def test_an_ended_assignment_revived_is_named(floor):
 
 
 def test_an_ended_assignment_whose_end_is_moved_is_named(floor):
-    pk = DealerAssignment.objects.get(dealer__username="dealer3").pk
-    _sql("UPDATE staff_dealerassignment SET ended_at = ended_at + interval '2 hours' WHERE id = %s", [pk])
+    row = DealerAssignment.objects.get(dealer__username="dealer3")
+    pk = row.pk
+    _sql("UPDATE staff_dealerassignment SET ended_at = %s WHERE id = %s", [row.ended_at + timedelta(hours=2), pk])
     assert _found() == [("dealer assignment", f"dealer3 at R1 (#{pk})", "ended_at")]
 
 
@@ -143,12 +146,13 @@ def test_assignments_recorded_before_their_ids_and_times_are_paired_in_order(flo
     dealer_release(dealer="dealer4", actor="pit1")
     assert _found() == []
     first, second = DealerAssignment.objects.filter(dealer__username="dealer4").order_by("id")
-    _sql("UPDATE staff_dealerassignment SET started_at = started_at - interval '1 hour' WHERE id = %s", [first.pk])
-    _sql("UPDATE staff_dealerassignment SET ended_at = ended_at + interval '1 hour' WHERE id = %s", [first.pk])
+    hour = timedelta(hours=1)
+    _sql("UPDATE staff_dealerassignment SET started_at = %s WHERE id = %s", [first.started_at - hour, first.pk])
+    _sql("UPDATE staff_dealerassignment SET ended_at = %s WHERE id = %s", [first.ended_at + hour, first.pk])
     assert _found() == []
     _sql("UPDATE staff_dealerassignment SET ended_at = NULL WHERE id = %s", [first.pk])
     _sql("UPDATE staff_dealerassignment SET table_code = 'R2' WHERE id = %s", [first.pk])
-    _sql("UPDATE staff_dealerassignment SET ended_at = ended_at + interval '1 hour' WHERE id = %s", [second.pk])
+    _sql("UPDATE staff_dealerassignment SET ended_at = %s WHERE id = %s", [second.ended_at + hour, second.pk])
     assert _found() == [
         ("dealer assignment", f"dealer4 at R1 (#{first.pk})", "table_code"),
         ("dealer assignment", f"dealer4 at R1 (#{first.pk})", "ended_at"),
