@@ -405,6 +405,14 @@ def table_close(request, code: str):
     return _act(request, code, "close", run, said)
 
 
+def _rating_amounts(request) -> tuple[int, int]:
+    """The average bet and the buy-in (blank: none) a rating form typed, in cents."""
+    average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
+    buy_in_text = (request.POST.get("buy_in") or "").strip()
+    buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+    return average, buy_in
+
+
 @require_POST
 @pit_boss_only
 def rating_record(request, code: str):
@@ -412,9 +420,7 @@ def rating_record(request, code: str):
     (``games.services.ratings.patron_rating_record``)."""
 
     def run():
-        average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
-        buy_in_text = (request.POST.get("buy_in") or "").strip()
-        buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        average, buy_in = _rating_amounts(request)
         return patron_rating_record(
             table=code,
             patron=(request.POST.get("patron") or "").strip(),
@@ -459,9 +465,7 @@ def rating_stop(request, code: str):
     average bet (and buy-in) the pit boss saw (``patron_rating_stop``)."""
 
     def run():
-        average = typed_amounts.amount_cents(request.POST.get("average_bet"), field="average_bet_cents")
-        buy_in_text = (request.POST.get("buy_in") or "").strip()
-        buy_in = typed_amounts.amount_cents(buy_in_text, field="buy_in_cents") if buy_in_text else 0
+        average, buy_in = _rating_amounts(request)
         return patron_rating_stop(
             table=code,
             patron=(request.POST.get("patron") or "").strip(),

@@ -93,12 +93,7 @@ def patron_rating_record(
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        found = table_for_update(table)
-        who = patron_get(patron)
-        if who.kind != Patron.Kind.IDENTIFIED:
-            raise InvalidInput("only a patron known by name is rated", field="patron")
-        if found.state != Table.State.OPEN:
-            raise StateConflict(f"table {found.code} is closed", field="table")
+        found, who = _rated_at(table, patron)
         if started is not None:
             # Under the table's lock: a second stop of the same rating finds it stopped.
             running = running_rating(found.code, who.code)
@@ -122,6 +117,19 @@ def patron_rating_record(
         return cmd.finish(data | {"event": event.position})
 
 
+def _rated_at(table: str, patron: str) -> tuple[Table, Patron]:
+    """Open table ``table`` (locked) and identified patron ``patron``, as a rating needs them.
+    Raises ``NotFound`` (404), ``InvalidInput`` (400: the anonymous patron), ``StateConflict``
+    (409: the table is closed)."""
+    found = table_for_update(table)
+    who = patron_get(patron)
+    if who.kind != Patron.Kind.IDENTIFIED:
+        raise InvalidInput("only a patron known by name is rated", field="patron")
+    if found.state != Table.State.OPEN:
+        raise StateConflict(f"table {found.code} is closed", field="table")
+    return found, who
+
+
 def patron_rating_start(*, table: str, patron: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Start timing identified patron ``patron`` at open table ``table`` (he sits down now):
     ``RatingStarted`` on the table's stream; ``patron_rating_stop`` ends it with his average bet.
@@ -135,12 +143,7 @@ def patron_rating_start(*, table: str, patron: str, actor: str, idempotency_key:
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        found = table_for_update(table)
-        who = patron_get(patron)
-        if who.kind != Patron.Kind.IDENTIFIED:
-            raise InvalidInput("only a patron known by name is rated", field="patron")
-        if found.state != Table.State.OPEN:
-            raise StateConflict(f"table {found.code} is closed", field="table")
+        found, who = _rated_at(table, patron)
         running = running_rating(found.code, who.code)
         if running is not None:
             since = running.occurred_at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%H:%M")

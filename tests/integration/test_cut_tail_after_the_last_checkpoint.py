@@ -24,17 +24,9 @@ from ledger.models import (
 from ledger.store import head
 from ledger.verify import record_verification, verify_chain
 from tests.conftest import make_patron
+from tests.integration.test_anchored_chain import superuser_tamper  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def superuser_tamper(_replication_role_reset):
-    """Triggers off for this test's connection, as a superuser can (reset afterwards)."""
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL: the tampering switches the triggers off as a superuser")
-    with connection.cursor() as cursor:
-        cursor.execute("SET session_replication_role = replica")
 
 
 @pytest.fixture
@@ -65,7 +57,8 @@ def _cut_after(position: int) -> None:
         cursor.execute("DELETE FROM ledger_event WHERE position > %s", [position])
 
 
-def test_events_cut_after_the_last_checkpoint_are_found_by_what_they_left(anchored_then_played, superuser_tamper):
+@pytest.mark.usefixtures("superuser_tamper")
+def test_events_cut_after_the_last_checkpoint_are_found_by_what_they_left(anchored_then_played):
     anchored, played = anchored_then_played
     _cut_after(anchored)
     assert head()[0] == anchored  # every signed checkpoint is still reached
@@ -89,7 +82,8 @@ def test_events_cut_after_the_last_checkpoint_are_found_by_what_they_left(anchor
         (ChainVerification, "an earlier verification"),
     ],
 )
-def test_a_forger_must_clean_every_witness_one_left_is_enough(anchored_then_played, superuser_tamper, kept, words):
+@pytest.mark.usefixtures("superuser_tamper")
+def test_a_forger_must_clean_every_witness_one_left_is_enough(anchored_then_played, kept, words):
     anchored, played = anchored_then_played
     _cut_after(anchored)
     cleaned = {
