@@ -29,14 +29,6 @@ def sealed_day(cage) -> str:
     return day.isoformat()
 
 
-@pytest.fixture
-def auditor(client, django_user_model):
-    user = django_user_model.objects.create_user(username="aud1", password="pw")
-    grant(user, Role.AUDITOR)
-    client.force_login(user)
-    return client
-
-
 def pages(day: str, position: int) -> list[str]:
     return [
         reverse("workstations:audit-days"),

@@ -22,14 +22,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def auditor(client, django_user_model):
-    user = django_user_model.objects.create_user(username="aud1", password="x")
-    grant(user, Role.AUDITOR)
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def busy_day(table):
     """R1 open (its opener counted exact), a 300.00 EUR buy-in, one even-chance coup."""
     patron = make_patron(10_000)

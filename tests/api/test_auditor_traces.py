@@ -22,14 +22,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def auditor(client, django_user_model):
-    user = django_user_model.objects.create_user(username="aud1", password="x")
-    grant(user, Role.AUDITOR)
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def played(table):
     """R1: a patron's 300.00 EUR buy-in, a coup with his even-chance bet and an announced
     finale en plein 0, the ball on 2. Returns ``(patron, coup id)``."""
