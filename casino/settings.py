@@ -197,6 +197,9 @@ LEDGER_TRUSTED_PUBLIC_KEYS = env.list("LEDGER_TRUSTED_PUBLIC_KEYS", default=[])
 LEDGER_CHECKPOINT_DIR = env.str("LEDGER_CHECKPOINT_DIR", default=str(VAR_DIR / "checkpoints"))
 LEDGER_CHECKPOINT_INTERVAL_SECONDS = env.int("LEDGER_CHECKPOINT_INTERVAL_SECONDS", default=60)
 LEDGER_CHECKPOINT_EVENTS = env.int("LEDGER_CHECKPOINT_EVENTS", default=1000)
+# Every event from this position on carries the application's seal (ledger/event_seals.py,
+# keyed by SECRET_KEY): a ledger written before seals existed sets it past its older events.
+LEDGER_EVENTS_SEALED_FROM = env.int("LEDGER_EVENTS_SEALED_FROM", default=1)
 # Login refused to an account no identity event created (a row inserted with raw SQL). An
 # upgraded database records its older accounts first: manage.py staff_baseline (deploy/README.md).
 STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT = env.bool("STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT", default=True)

@@ -34,6 +34,7 @@ seconds old (``write_if_due``), and by
 """
 
 import json
+import logging
 import os
 import re
 import uuid
@@ -45,9 +46,12 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from . import signing
+from .event_seals import first_unsealed
 from .hashing import canonical_json, iso_utc
-from .models import CheckpointRecord, Event, LedgerIdentity
+from .models import ChainVerification, CheckpointRecord, Event, LedgerIdentity
 from .store import head
+
+logger = logging.getLogger(__name__)
 
 FORMAT = "casino-ledger-checkpoint/2"
 FIRST_FORMAT = "casino-ledger-checkpoint/1"  # before checkpoints named their ledger
@@ -140,11 +144,14 @@ def latest_position() -> int:
 
 def write_checkpoint() -> Checkpoint | None:
     """Sign the head and add it to the directory, under this ledger's id, and record it. Returns
-    it, or None when the ledger is empty or its head is already anchored. Raises ``OSError``
+    it, or None when the ledger is empty, its head is already anchored, or an event since the
+    last checkpoint is not sealed by the application (``_unsealed_since``). Raises ``OSError``
     when the directory cannot be written."""
     position, last_hash = head()
     previous = _latest_record(position)
     if position == 0 or (previous is not None and position <= previous.position):
+        return None
+    if _unsealed_since(previous.position if previous else 0, position):
         return None
     ledger = identity()
     now = datetime.now(UTC)
@@ -182,6 +189,27 @@ def write_checkpoint() -> Checkpoint | None:
         document["genesis"],
         (previous.position, previous.hash) if previous else None,
     )
+
+
+def _unsealed_since(after: int, head_position: int) -> bool:
+    """Whether an event in ``(after, head_position]`` lacks its seal (``ledger.event_seals``):
+    the head is then not signed, and a failed verification is recorded naming the event, so
+    ``/api/health/ready`` answers 503 until ``manage.py ledger verify`` passes again."""
+    rows = Event.objects.filter(position__gt=after, position__lte=head_position).order_by("position")
+    bad = first_unsealed(rows.values_list("position", "hash", "seal").iterator(chunk_size=2000))
+    if bad is None:
+        return False
+    logger.error("ledger: event %s is not sealed by the application; checkpoint not written", bad)
+    with transaction.atomic():
+        ChainVerification.objects.create(
+            verified_at=datetime.now(UTC),
+            ok=False,
+            checked=max(0, bad - 1),
+            head_position=head_position,
+            first_bad_position=bad,
+            reason=f"event {bad} is not sealed by the application: the checkpoint writer would not sign it",
+        )
+    return True
 
 
 def write_if_due() -> Checkpoint | None:

@@ -33,6 +33,9 @@ class Event(models.Model):
     # every NULL were a third of the server's work per inserted event (migration 0008),
     # enforcing nothing the position key does not.
     hash = models.CharField(max_length=64)
+    # HMAC of the hash under a key outside the database (ledger.event_seals): what an event
+    # INSERTed around the application, with a correct hash, lacks. "" before seals existed.
+    seal = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["position"]

@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from . import metrics
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
+from .event_seals import seal
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
 from .jsoncodec import canonical
@@ -448,7 +449,7 @@ def _saved_row(envelope: dict, prev_hash: str, hash_: str, alias: str) -> Event:
     model's ``__init__`` took a tenth of a coup's append. Every field's attname is
     its name (no foreign key), so the envelope and the hashes are the instance's whole state."""
     event = Event.__new__(Event)
-    event.__dict__.update(envelope, prev_hash=prev_hash, hash=hash_)
+    event.__dict__.update(envelope, prev_hash=prev_hash, hash=hash_, seal=seal(hash_))
     event._state = ModelState()
     event._state.adding, event._state.db = False, alias
     return event
@@ -505,11 +506,11 @@ _POSTINGS_SQL = (
 )
 _EVENT_COLUMNS = (
     "position", "stream", "version", "type", "schema_version", "data", "occurred_at", "recorded_at",
-    "gaming_day", "actor", "correlation_id", "causation_id", "idempotency_key", "prev_hash", "hash",
+    "gaming_day", "actor", "correlation_id", "causation_id", "idempotency_key", "prev_hash", "hash", "seal",
 )  # fmt: skip
 _EVENT_TYPES = (
     "bigint", "text", "integer", "text", "smallint", "jsonb", "timestamptz", "timestamptz",
-    "date", "text", "text", "text", "text", "text", "text",
+    "date", "text", "text", "text", "text", "text", "text", "text",
 )  # fmt: skip
 _EVENTS_SQL = (
     f"INSERT INTO ledger_event ({', '.join(_EVENT_COLUMNS)}) SELECT {', '.join(_EVENT_COLUMNS)} "
@@ -685,7 +686,8 @@ def _event_copy_line(e: dict, data_text: str, text: _CopyText) -> str:
         f"{e['position']}\t{text(e['stream'])}\t{e['version']}\t{text(e['type'])}\t{e['schema_version']}\t"
         f"{_copy_escaped(data_text)}\t{text.moment(e['occurred_at'])}\t{text.moment(e['recorded_at'])}\t"
         f"{text.moment(e['gaming_day'])}\t{text(e['actor'])}\t{text(e['correlation_id'])}\t"
-        f"{text(e['causation_id'])}\t{text(e['idempotency_key'])}\t{_copy_escaped(e['prev_hash'])}\t{e['hash']}\n"
+        f"{text(e['causation_id'])}\t{text(e['idempotency_key'])}\t{_copy_escaped(e['prev_hash'])}\t"
+        f"{e['hash']}\t{e['seal']}\n"
     )
 
 
@@ -717,6 +719,6 @@ def _events_json(saved: list[Event], data_texts: list[str]) -> str:
             f'"gaming_day":"{e["gaming_day"].isoformat()}","actor":{_string(e["actor"])},'
             f'"correlation_id":{_string(e["correlation_id"])},"causation_id":{_string(e["causation_id"])},'
             f'"idempotency_key":{"null" if key is None else _string(key)},'
-            f'"prev_hash":{_string(e["prev_hash"])},"hash":"{e["hash"]}"}}'
+            f'"prev_hash":{_string(e["prev_hash"])},"hash":"{e["hash"]}","seal":"{e["seal"]}"}}'
         )
     return "[" + ",".join(rows) + "]"

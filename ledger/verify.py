@@ -10,7 +10,8 @@ passes. Given the signed checkpoints (``ledger.checkpoints``, kept outside the d
 walk also checks that the event at each checkpoint's position has the hash signed there, and
 that the ledger reaches the last checkpoint: a rewritten chain and a cut tail are found. Events
 cut after the last checkpoint leave records naming their positions (``ledger.tail_witnesses``):
-the ledger must reach those too.
+the ledger must reach those too. An event added at the tail with a correct hash, by someone
+holding only the database, lacks the application's seal (``ledger.event_seals``): found too.
 """
 
 from collections import defaultdict
@@ -26,6 +27,7 @@ from psycopg.types.datetime import TimestamptzLoader
 
 from . import tail_witnesses
 from .checkpoints import Checkpoint
+from .event_seals import seal_fault
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
 from .models import ChainVerification, Event
@@ -49,6 +51,7 @@ class _Stored(NamedTuple):
     idempotency_key: str | None
     prev_hash: str
     hash: str
+    seal: str
 
 
 @dataclass(frozen=True)
@@ -233,4 +236,4 @@ def _fault(event: _Stored, expected_position: int, prev_hash: str, legs: list[tu
     )
     if recomputed != event.hash:
         return "hash does not match the event's content (altered)"
-    return ""
+    return seal_fault(event.position, event.hash, event.seal)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.identity import Mismatch, digest_matches
 from ledger.models import Event
 
@@ -29,8 +30,8 @@ EVENT_TYPES = ("PatronRegistered", "PatronIdentityRecorded", "PatronIdentityEras
 def replayed_patrons() -> dict[str, dict]:
     """``{code: {"kind", "name"?, "document"?}}`` (the digests) from the identity events, in ledger order."""
     patrons: dict[str, dict] = {}
-    events = Event.objects.filter(type__in=EVENT_TYPES).order_by("position").values_list("type", "data")
-    for type_, data in events.iterator(chunk_size=2000):
+    rows = Event.objects.filter(type__in=EVENT_TYPES).order_by("position").values_list(*SEAL_FIELDS, "type", "data")
+    for type_, data in sealed_rows(rows.iterator(chunk_size=2000)):
         code = data.get("patron")
         if not isinstance(code, str):
             continue

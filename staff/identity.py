@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.identity import Mismatch, Unchecked, digest_matches
 from ledger.models import Event
 
@@ -80,7 +81,8 @@ def _account_events():
 def replayed_accounts() -> dict[str, dict]:
     """``{username: {field: value}}`` from the identity events, in ledger order."""
     accounts: dict[str, dict] = {}
-    for type_, data in _account_events().values_list("type", "data").iterator(chunk_size=2000):
+    rows = _account_events().values_list(*SEAL_FIELDS, "type", "data").iterator(chunk_size=2000)
+    for type_, data in sealed_rows(rows):
         _apply(accounts, type_, data)
     return accounts
 
@@ -93,7 +95,8 @@ def login_refusal(username: str, password_hash: str, *, require_recorded: bool) 
     database records its older accounts once with ``manage.py staff_baseline``). One query,
     over his own events only: the login backend asks it at every login."""
     accounts: dict[str, dict] = {}
-    for type_, data in _account_events().filter(data__user=username).values_list("type", "data"):
+    rows = _account_events().filter(data__user=username).values_list(*SEAL_FIELDS, "type", "data")
+    for type_, data in sealed_rows(rows):
         _apply(accounts, type_, data)
     account = accounts.get(username)
     if require_recorded and (account is None or account.get("created") is False):
@@ -212,9 +215,9 @@ def replayed_assignments() -> list[dict]:
     events = (
         Event.objects.filter(type__in=ASSIGNMENT_EVENTS, stream__in=(ASSIGNMENTS_STREAM, ROLES_STREAM))
         .order_by("position")
-        .values_list("type", "data", "actor")
+        .values_list(*SEAL_FIELDS, "type", "data", "actor")
     )
-    for type_, data, actor in events.iterator(chunk_size=2000):
+    for type_, data, actor in sealed_rows(events.iterator(chunk_size=2000)):
         if type_ == "StaffLeft":
             end(data.get("user"), data.get("left_at"), actor)
             continue

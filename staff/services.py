@@ -20,6 +20,7 @@ from django.utils import timezone
 from ledger import store
 from ledger.commands import ledger_command, projections_after_commit
 from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.identity import digest
 from ledger.models import Event
 from ledger.store import NewEvent
@@ -135,13 +136,14 @@ _ASSIGNMENT_EVENTS = ("DealerAssigned", "DealerReleased", "StaffLeft")
 def assigned_table(username: str) -> str | None:
     """The table code the ledger says ``username`` deals at now (his last ``DealerAssigned``,
     unless a ``DealerReleased`` or ``StaffLeft`` came after it), or None. One query."""
-    last = (
+    latest_first = (
         Event.objects.filter(type__in=_ASSIGNMENT_EVENTS, stream__in=(ASSIGNMENTS_STREAM, ROLES_STREAM))
         .filter(Q(data__dealer=username) | Q(type="StaffLeft", data__user=username))
         .order_by("-position")
-        .values_list("type", "data")
-        .first()
+        .values_list(*SEAL_FIELDS, "type", "data")
     )
+    # The latest the application sealed: one written around it (ledger.event_seals) grants nothing.
+    last = next(sealed_rows(latest_first.iterator(chunk_size=20)), None)
     if last is None or last[0] != "DealerAssigned":
         return None
     return last[1].get("table")

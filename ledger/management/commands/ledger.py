@@ -33,6 +33,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ledger import checkpoints, guarded, identity, projections, rebuilds, signing
 from ledger.errors import DomainError
+from ledger.event_seals import first_unsealed
 from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
@@ -121,6 +122,10 @@ class Command(BaseCommand):
         written = checkpoints.write_checkpoint()
         if written is None:
             position = checkpoints.latest_position()
+            after = Event.objects.filter(position__gt=position).order_by("position")
+            bad = first_unsealed(after.values_list("position", "hash", "seal").iterator(chunk_size=2000))
+            if bad is not None:
+                raise CommandError(f"no checkpoint written: event {bad} is not sealed by the application")
             self.stdout.write(f"no checkpoint written: the head is already anchored (last checkpoint: {position})")
             return
         self.stdout.write(f"checkpoint written: position {written.position}, hash {written.hash}, {written.file}")
