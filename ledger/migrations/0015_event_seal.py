@@ -7,6 +7,9 @@ The column's database default is "" (no seal), so a row inserted without naming 
 databases: it rewrites no row (PostgreSQL 11 and later), so the append-only triggers and
 casino_guard's rewrite check are not crossed; Django's own AddField would rebuild the table
 on SQLite, which the triggers of its neighbours (naming ``ledger_event``) refuse.
+Migrating back keeps the column and its seals: they are the ledger's, and the ledger loses
+nothing (the older code does not name the column; its default fills it); forward again, the
+column is there already.
 Events already in the ledger carry no seal: set ``LEDGER_EVENTS_SEALED_FROM`` to the first
 position written after this migration (deploy/README.md, "Event seals").
 """
@@ -14,17 +17,20 @@ position written after this migration (deploy/README.md, "Event seals").
 from django.db import migrations, models
 
 
+def add_seal_column(apps, schema_editor):
+    connection = schema_editor.connection
+    with connection.cursor() as cursor:
+        columns = {column.name for column in connection.introspection.get_table_description(cursor, "ledger_event")}
+    if "seal" not in columns:
+        schema_editor.execute("ALTER TABLE ledger_event ADD COLUMN seal varchar(64) DEFAULT '' NOT NULL", params=None)
+
+
 class Migration(migrations.Migration):
     dependencies = [("ledger", "0014_chain_verification")]
 
     operations = [
         migrations.SeparateDatabaseAndState(
-            database_operations=[
-                migrations.RunSQL(
-                    "ALTER TABLE ledger_event ADD COLUMN seal varchar(64) DEFAULT '' NOT NULL",
-                    reverse_sql="ALTER TABLE ledger_event DROP COLUMN seal",
-                )
-            ],
+            database_operations=[migrations.RunPython(add_seal_column, migrations.RunPython.noop)],
             state_operations=[
                 migrations.AddField(
                     model_name="event",

@@ -22,6 +22,7 @@ from django.db import connection
 from cashier.services.cage import chips_purchase
 from ledger import checkpoints, signing
 from ledger.accounts import CAGE_CHIPS, patron_chips
+from ledger.event_seals import seal
 from ledger.hashing import canonical_json, event_hash
 from ledger.models import Event, Posting
 from ledger.store import balance, head
@@ -52,8 +53,9 @@ def busy_ledger(cage) -> str:
 
 
 def _recompute_from(position: int) -> int:
-    """Rewrite every hash from ``position`` on so that the chain is consistent again (the forger's
-    step). Returns how many events were rehashed."""
+    """Rewrite every hash from ``position`` on so that the chain is consistent again, and seal
+    each one (the forger's step: he holds the application's key too, so only the signed
+    checkpoints can find him). Returns how many events were rehashed."""
     rows = list(Event.objects.filter(position__gte=position).order_by("position"))
     prev = Event.objects.get(position=position - 1).hash if position > 1 else "0" * 64
     with connection.cursor() as cursor:
@@ -79,8 +81,8 @@ def _recompute_from(position: int) -> int:
                 postings=legs,
             )
             cursor.execute(
-                "UPDATE ledger_event SET prev_hash = %s, hash = %s WHERE position = %s",
-                [prev, new_hash, event.position],
+                "UPDATE ledger_event SET prev_hash = %s, hash = %s, seal = %s WHERE position = %s",
+                [prev, new_hash, seal(new_hash), event.position],
             )
             prev = new_hash
     return len(rows)

@@ -32,6 +32,7 @@ from django.conf import settings
 from psycopg import errors
 
 from ledger import signing
+from ledger.event_seals import seal
 from ledger.hashing import GENESIS_HASH, event_hash
 
 from .roles_database import connect_as, migration_window, roles_database
@@ -46,9 +47,9 @@ FIRST = event_hash(
 )  # fmt: skip
 EVENT = (
     "INSERT INTO {table} (position, stream, version, type, schema_version, data, occurred_at, recorded_at,"
-    " gaming_day, actor, correlation_id, causation_id, prev_hash, hash)"
+    " gaming_day, actor, correlation_id, causation_id, prev_hash, hash, seal)"
     " VALUES ({position}, 'cage', {position}, 'CageOpened', 1, '{{}}', '2026-12-06T04:00:00Z', '2026-12-06T04:00:00Z',"
-    f" '2026-12-05', 'tester', '', '', repeat('0', 64), '{FIRST}')"
+    f" '2026-12-05', 'tester', '', '', repeat('0', 64), '{FIRST}', '{seal(FIRST)}')"
 )
 WHERE_IS = "SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = to_regclass(%s)"
 UNPINNED = '-c search_path="$user",public'  # PostgreSQL's default, given explicitly
