@@ -4,7 +4,7 @@
 # - against DATABASE_URL when it is set (CI sets a fresh PostgreSQL database), otherwise
 #   against the local PostgreSQL at 127.0.0.1:5432 when one answers;
 # - then against SQLite, so the ledger's contract (triggers, hash chain) is checked on both
-#   backends. Tests that need real concurrent transactions, and the browser tests, run on
+#   backends: after a PostgreSQL run, only the tests that reach the database. Tests that need real concurrent transactions, and the browser tests, run on
 #   PostgreSQL only (the SQLite run leaves tests/e2e out).
 # With CI=true a browser test that skips fails the run (tests/e2e/conftest.py).
 # Extra arguments go to pytest.
@@ -37,8 +37,12 @@ if [ -n "$pg_url" ] && [[ "$pg_url" == postgres* ]]; then
 else
     echo "== no PostgreSQL reachable: the concurrency and browser tests will be skipped"
 fi
-echo "== test suite on SQLite ($workers workers)"
-DATABASE_URL="sqlite:///$PWD/var/test-main.sqlite3" CELERY_BROKER_URL="" \
+# After a PostgreSQL run, SQLite runs only the tests that reach the database: the others
+# (the pure rules, settings, templates) prove the same on either backend and passed already.
+database_only=""
+[ -n "$pg_url" ] && [[ "$pg_url" == postgres* ]] && database_only=1
+echo "== test suite on SQLite ($workers workers${database_only:+, the tests that reach the database})"
+DATABASE_URL="sqlite:///$PWD/var/test-main.sqlite3" CELERY_BROKER_URL="" CASINO_TESTS_DATABASE_ONLY="$database_only" \
     .venv/bin/python -m pytest --create-db --ignore=tests/e2e "${spread[@]}" "$@" || {
     rc=$?
     [ "$rc" = 5 ] || status=$rc  # 5: nothing left to run here (only browser tests were asked for)
