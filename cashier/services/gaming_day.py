@@ -6,8 +6,6 @@
 (``ledger.seal.seal_gaming_day``), in its own transaction after this one commits.
 """
 
-import importlib
-import importlib.util
 from datetime import date
 
 from games.models import Table
@@ -16,6 +14,7 @@ from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
 from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event, Posting
+from ledger.seal import seal_gaming_day
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
 
@@ -49,8 +48,8 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
     its drop is not counted, when the day is already closed, or when it has not begun (closed
     ahead of time, it could never be closed, nor sealed at its close, once played); with
     ``InvalidInput`` (400) for a day before the previous one (``gaming_day_in_reach``). Returns ``{"gaming_day",
-    "event", "tables", "sealed"}`` (``sealed``: the seal's result, or None when
-    ``ledger.seal`` is not installed).
+    "event", "tables", "sealed"}`` (``sealed``: the seal's result, or ``{"error", "detail"}``
+    when it refused).
     """
     day = gaming_day_in_reach(gaming_day)
     require_role(actor, Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN, step="closing a gaming day")
@@ -81,16 +80,13 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
 
 
 def _seal(day: date, actor: str):
-    """Seal the closed day when ``ledger.seal`` is installed (another workstream writes it).
+    """Seal the closed day (``ledger.seal``).
 
     Called after the close has committed: sealing runs its own durable transaction. The
-    result is the seal service's (JSON), ``{"error", "detail"}`` if it refused, or None without it.
+    result is the seal service's (JSON), or ``{"error", "detail"}`` if it refused.
     """
-    if importlib.util.find_spec("ledger.seal") is None:
-        return None
-    seal = importlib.import_module("ledger.seal")
     try:
-        return seal.seal_gaming_day(day=day, actor=actor)
+        return seal_gaming_day(day=day, actor=actor)
     except DomainError as exc:
         # The close has committed; a seal refused (e.g. a later day already sealed) is
         # reported with it rather than turning the committed close into an error.

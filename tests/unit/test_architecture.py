@@ -1,8 +1,10 @@
 """The architecture's guard: imports point one way, bottom to top (docs/architecture.md).
 
 Every ``import`` in the product's packages is read with ``ast`` (those inside functions too: a
-lazy import is a dependency all the same) and refused when it reaches a layer above its own,
-or a peer of its own layer. ``games.rules`` is the pure bottom: the standard library only.
+lazy import is a dependency all the same; ``importlib.import_module``, ``__import__`` and
+``apps.get_model`` as well) and refused when it reaches a layer above its own, or a peer of
+its own layer. ``games.rules`` is the pure bottom: the standard library only. A top-level
+package no layer names is refused too.
 
 Comments and strings (docstrings, help texts) of the project's own Python say why, never which
 tracker issue: a reader cannot look an issue number up, and it ages; the history is in git.
@@ -60,9 +62,42 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
+# Imports the ``import`` statement does not show: ``importlib.import_module("x.y")``,
+# ``__import__("x")``, and a model fetched by its app's label (``apps.get_model("x", "M")``,
+# ``get_model("x.M")``: the app's models). With a name the guard cannot read (not a literal)
+# the import is refused as such: a dependency nobody can check is not one to keep.
+DYNAMIC_IMPORTS = {"import_module", "__import__"}
+MODEL_LOOKUPS = {"get_model"}
+UNREADABLE = "<a name computed at run time>"
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _literal(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def dynamic_import(node: ast.Call) -> str | None:
+    """The module a call imports (``UNREADABLE`` when its name is not a literal), or None when
+    it imports nothing."""
+    called = _called(node)
+    if called in DYNAMIC_IMPORTS:
+        return _literal(node.args[0] if node.args else None) or UNREADABLE
+    if called in MODEL_LOOKUPS:
+        label = _literal(node.args[0] if node.args else None)
+        if label is None:
+            return UNREADABLE
+        return f"{label.partition('.')[0]}.models"
+    return None
+
+
 def imports_of(path: Path, root: Path) -> list[tuple[int, str]]:
     """(line, absolute module) of every import in ``path``, relative ones resolved; ``from X
-    import y`` yields ``X.y`` too, so importing a submodule by name counts as importing it."""
+    import y`` yields ``X.y`` too, so importing a submodule by name counts as importing it.
+    Dynamic imports (``dynamic_import``) count as imports."""
     name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
@@ -78,12 +113,26 @@ def imports_of(path: Path, root: Path) -> list[tuple[int, str]]:
                 target = node.module or ""
             found.append((node.lineno, target))
             found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Call) and (target := dynamic_import(node)) is not None:
+            found.append((node.lineno, target))
     return found
 
 
+def unknown_packages(root: Path) -> list[str]:
+    """Each top-level package of the project (a folder with ``__init__.py``) that no layer
+    names: its imports would go unread. ``tests`` is not product code."""
+    known = {name.split(".")[0] for name in PACKAGES} | {"tests"}
+    return [
+        f"{folder.name}/ is a package no layer names (tests/unit/test_architecture.py LAYERS)"
+        for folder in sorted(root.iterdir())
+        if (folder / "__init__.py").is_file() and folder.name not in known
+    ]
+
+
 def violations(root: Path) -> list[str]:
-    """Each import of the tree under ``root`` that runs upward, sideways, or out of the pure rules."""
-    found = []
+    """Each import of the tree under ``root`` that runs upward, sideways, or out of the pure
+    rules, that cannot be read, or that lies in a package no layer names."""
+    found = unknown_packages(root)
     for top in {name.split(".")[0] for name in PACKAGES}:
         for path in sorted((root / top).rglob("*.py")):
             here = owner(module_name(path, root))
@@ -91,6 +140,9 @@ def violations(root: Path) -> list[str]:
                 continue
             for line, target in imports_of(path, root):
                 where = f"{path.relative_to(root)}:{line}"
+                if target == UNREADABLE:
+                    found.append(f"{where} imports {UNREADABLE}: the guard cannot read it")
+                    continue
                 there = owner(target)
                 if here == "games.rules":
                     top_level = target.split(".")[0]
@@ -147,6 +199,30 @@ def write(root: Path, files: dict[str, str]) -> None:
             {"patrons/services/x.py": "from . import y\nfrom ...games import models\n"},
             "patrons/services/x.py:2 imports games: games is above patrons",
         ),
+        (
+            {"ledger/x.py": "import importlib\nseal = importlib.import_module('cashier.services')\n"},
+            "ledger/x.py:2 imports cashier.services: cashier is above ledger",
+        ),
+        (
+            {"core/x.py": "def f():\n    return __import__('dashboard.selectors')\n"},
+            "core/x.py:2 imports dashboard.selectors: dashboard is above core",
+        ),
+        (
+            {"games/x.py": "from django.apps import apps\nSlip = apps.get_model('cashier', 'Slip')\n"},
+            "games/x.py:2 imports cashier.models: cashier is above games",
+        ),
+        (
+            {"staff/x.py": "from django.apps import apps\nM = apps.get_model('approvals.Approval')\n"},
+            "staff/x.py:2 imports approvals.models: approvals is above staff",
+        ),
+        (
+            {"ledger/x.py": "import importlib\nname = 'games'\nm = importlib.import_module(name)\n"},
+            f"ledger/x.py:3 imports {UNREADABLE}: the guard cannot read it",
+        ),
+        (
+            {"reports/__init__.py": "", "reports/x.py": "from workstations import views\n"},
+            "reports/ is a package no layer names (tests/unit/test_architecture.py LAYERS)",
+        ),
     ],
 )
 def test_the_guard_names_each_wrong_import(tmp_path, files, expected):
@@ -163,6 +239,8 @@ def test_the_guard_lets_downward_and_same_package_imports_through(tmp_path):
             ),
             "games/rules/x.py": "from fractions import Fraction\nfrom .cards import Card\n",
             "casino/urls.py": "from dashboard import views\nimport demo\n",
+            "patrons/migrations/0002_x.py": "def f(apps):\n    apps.get_model('auth', 'Group')\n",
+            "workstations/x.py": "import importlib\nimportlib.import_module('games.models')\n",
         },
     )
     assert violations(tmp_path) == []
