@@ -1,7 +1,7 @@
 """The pit boss's alerts, as pure functions over plain figures (no Django, no clock).
 
 Each check takes what the selectors read (cents, counts, states) and returns ``Alert`` records;
-``dashboard.selectors`` gathers the figures, the templates show the records. Thresholds are
+``dashboard.floor_cards`` gathers the figures, the templates show the records. Thresholds are
 module constants so a casino can tune them in one place.
 """
 

@@ -55,7 +55,7 @@ def win_chart(
     ``zone`` (the casino's); ``None`` without a point (the page says "no coups yet" instead of
     drawing an empty grid).
 
-    ``series``: ``[(occurred_at UTC, win so far in cents)]`` (``dashboard.selectors.win_series``);
+    ``series``: ``[(occurred_at UTC, win so far in cents)]`` (``dashboard.table_reads.win_series``);
     plotted in CASINO_CURRENCY (cents / 100, display only: money stays in cents everywhere else).
     ``start`` (UTC): when the day's win was nil (the table's opening, or the gaming day's start);
     the line starts there at 0, and the y axis always shows 0, so a small day does not look large."""

@@ -30,7 +30,7 @@ from patrons.models import Patron
 from staff.roles import Role, has_role
 from staff.selectors import users_with
 
-from . import selectors
+from . import floor_cards
 from .alerts import eur
 
 # The limits a pit boss changes from his table page, per game: (rule option, label). Classic
@@ -153,7 +153,9 @@ def _coup_words(round_id: object) -> str:
 def day_number(coup: Round) -> int:
     """The coup's number within its table's gaming day (1 for the day's first coup)."""
     day = gaming_day_of(coup.opened_at, tz_name=settings.CASINO_TIMEZONE, start=settings.GAMING_DAY_START)
-    return selectors.day_number(coup.number, selectors.first_numbers_of_day([coup.table_id], day).get(coup.table_id))
+    return floor_cards.day_number(
+        coup.number, floor_cards.first_numbers_of_day([coup.table_id], day).get(coup.table_id)
+    )
 
 
 def _signable_by(approval: Approval, user: str) -> bool:

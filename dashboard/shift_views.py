@@ -30,7 +30,7 @@ from staff.selectors import users_with
 
 from . import forms, shift_selectors
 from .alerts import eur
-from .selectors import coup_audit
+from .table_reads import coup_audit
 from .views import _table_context, roles_required
 
 # Who signs from the approvals page: the pit boss, the dealer confirming a count, the cage

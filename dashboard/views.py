@@ -1,4 +1,4 @@
-"""The pit boss dashboard's pages: thin views over ``dashboard.selectors``, read-only (his forms,
+"""The pit boss dashboard's pages: thin views over the dashboard's reads, read-only (his forms,
 which write through the services, are ``dashboard.shift_views``).
 
 Every page needs a logged-in user with the pit boss role (the cage summary: a cashier, a cage
@@ -28,7 +28,7 @@ from patrons.selectors import patron_search
 from staff.roles import Role, has_role
 from staff.selectors import users_with
 
-from . import charts, selectors
+from . import cage_book, charts, floor_cards, patron_page, table_reads
 from .errors import LandsOnOwnPage, landing
 from .shift_selectors import table_page
 
@@ -90,7 +90,7 @@ def _floor(request, template: str):
     left out or empty); a bad filter is a 400 naming the parameter. The live fragment polls
     with the same query string, so the filter holds across refreshes."""
     try:
-        floor = selectors.floor(game=request.GET.get("game"), state=request.GET.get("state"))
+        floor = floor_cards.floor(game=request.GET.get("game"), state=request.GET.get("state"))
     except InvalidInput as exc:
         return HttpResponseBadRequest(f"{exc.field}: {exc.message}", content_type="text/plain; charset=utf-8")
     query = {key: value for key, value in floor["filters"].items() if value}
@@ -108,7 +108,7 @@ def floor_live(request):
 
 
 def _table_context(code: str) -> dict:
-    detail = selectors.table_detail(code)
+    detail = table_reads.table_detail(code)
     return {
         "detail": detail,
         "card": detail["table"],
@@ -134,7 +134,7 @@ def table_live(request, code: str):
 @pit_boss_required
 def coup_audit(request, round_id: str):
     approvers = [u for u in users_with(Role.PIT_BOSS) if u != request.user.get_username()]
-    return render(request, "dashboard/audit.html", {"audit": selectors.coup_audit(round_id), "approvers": approvers})
+    return render(request, "dashboard/audit.html", {"audit": table_reads.coup_audit(round_id), "approvers": approvers})
 
 
 # Who may open one ledger event's page (``workstations:audit-event``, the audit workstation's
@@ -145,7 +145,7 @@ EVENT_PAGE_ROLES = (Role.AUDITOR,)
 @pit_boss_required
 def patron(request, code: str):
     """A patron's day; each AML flag links to its ledger event only for a viewer who may open it."""
-    context = {"detail": selectors.patron_detail(code), "opens_events": has_role(request.user, *EVENT_PAGE_ROLES)}
+    context = {"detail": patron_page.patron_detail(code), "opens_events": has_role(request.user, *EVENT_PAGE_ROLES)}
     return render(request, "dashboard/patron.html", context)
 
 
@@ -177,5 +177,5 @@ CAGE_BOOK_READERS = (Role.CASHIER, Role.CAGE_SUPERVISOR, Role.AUDITOR)
 @roles_required(CAGE_BOOK_READERS, "the cage's book is for the cage and the auditor, not the pit")
 def cage(request):
     """The cage summary (``selectors.cage_summary``), read-only, with a link back to the reader's own page."""
-    context = {"cage": selectors.cage_summary(), "landing": landing(request.user)}
+    context = {"cage": cage_book.cage_summary(), "landing": landing(request.user)}
     return render(request, "dashboard/cage.html", context)

@@ -17,7 +17,7 @@ day closed (``GamingDayClosed`` on ``gamingday/<YYYY-MM-DD>``), oldest first:
 A day already exported from its latest seal is skipped, so the task is idempotent: a second
 run, or a redelivered task, writes nothing. A failed day is tried again at each run; while its
 latest attempt failed the pit boss's floor shows an alert (``failed_exports``, read by
-``dashboard.selectors``); a later success clears it.
+``dashboard.floor_cards``); a later success clears it.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from django.db.models import Count, Max, Min, Q
 from audit.exceptions import KINDS, exception_log
 from cashier.services.pit_shift import gaming_day_bounds
 from core.ids import uuid_of
-from dashboard.selectors import day_number, event_line, first_numbers_of_day
+from dashboard.floor_cards import day_number, first_numbers_of_day
+from dashboard.table_reads import event_line
 from games.models import Round
 from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
@@ -391,7 +392,7 @@ def event_trail(position: int) -> dict:
     correlation, and what caused it / what it caused (each with its stream's ``title``:
     ``stream_title``), ``title`` its own stream's, ``coup`` the title of the coup its data
     names (None: none), ``correlation`` that of the coup its correlation id is, and ``line``: what the event says, in
-    words (``dashboard.selectors.event_line``), ``data``: the event's data to show, a face-down
+    words (``dashboard.table_reads.event_line``), ``data``: the event's data to show, a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
     its coup is in play (the stored event is untouched); ``hash``, ``prev_hash`` and each trail
     line's ``shown_hash`` read ``ledger.withheld.HASH_WITHHELD`` from such a card onwards.

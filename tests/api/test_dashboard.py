@@ -320,7 +320,7 @@ def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, c
 
 
 def test_win_series_has_one_point_per_coup_and_ends_at_the_day_win(table):
-    from dashboard.selectors import win_series
+    from dashboard.table_reads import win_series
     from ledger.gaming_day import current_gaming_day
 
     a, b = make_patron(100_000), make_patron(100_000)
@@ -339,7 +339,7 @@ def test_win_series_has_one_point_per_coup_and_ends_at_the_day_win(table):
 
 
 def test_aml_decisions_read_as_one_line_each():
-    from dashboard.selectors import _aml_line
+    from dashboard.table_reads import aml_summary
 
     data = {
         "patron": "P00018",
@@ -349,21 +349,21 @@ def test_aml_decisions_read_as_one_line_each():
         "day_total_cents": 350_000,
         "threshold_cents": 200_000,
     }
-    assert _aml_line("AmlIdentityChecked", data) == (
+    assert aml_summary("AmlIdentityChecked", data) == (
         "identity checked: cash in 2,000.00 EUR (chips bought at the cage), day's total 3,500.00 EUR, "
         "threshold 2,000.00 EUR"
     )
     buy_in = {**data, "channel": "table_buy_in", "table": "R1"}
-    assert "cash in 2,000.00 EUR (cash buy-in at table R1)," in _aml_line("AmlTransactionLogged", buy_in)
+    assert "cash in 2,000.00 EUR (cash buy-in at table R1)," in aml_summary("AmlTransactionLogged", buy_in)
     refused = {**data, "reason": "no identity on file"}
-    assert _aml_line("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
-    assert _aml_line("AmlSomethingNew", {"patron": "P00018"}) == "AML something new: patron P00018"
+    assert aml_summary("AmlTransactionRefused", refused).endswith("threshold 2,000.00 EUR: no identity on file")
+    assert aml_summary("AmlSomethingNew", {"patron": "P00018"}) == "AML something new: patron P00018"
 
 
 def test_an_aml_decision_taken_per_visit_names_the_visits_total():
     """Under ``AML_BASIS = "visit"`` the threshold applies to the visit's total, which the
     decision records beside the day's: the line names the visit's."""
-    from dashboard.selectors import _aml_line
+    from dashboard.table_reads import aml_summary
 
     data = {
         "patron": "P00018",
@@ -375,13 +375,13 @@ def test_an_aml_decision_taken_per_visit_names_the_visits_total():
         "visit_total_cents": 1_100_000,
         "threshold_cents": 1_000_000,
     }
-    assert _aml_line("AmlAggregateFlagged", data) == (
+    assert aml_summary("AmlAggregateFlagged", data) == (
         "total flagged for a report: cash in 2,000.00 EUR (chips bought at the cage), "
         "visit's total 11,000.00 EUR, threshold 10,000.00 EUR"
     )
     per_day = {**data, "basis": "gaming_day", "day_total_cents": 1_100_000}
     del per_day["visit_total_cents"]
-    assert "day's total 11,000.00 EUR, threshold 10,000.00 EUR" in _aml_line("AmlAggregateFlagged", per_day)
+    assert "day's total 11,000.00 EUR, threshold 10,000.00 EUR" in aml_summary("AmlAggregateFlagged", per_day)
 
 
 def test_the_patron_page_says_visits_total_when_the_basis_is_the_visit(settings, pit_boss, cage):

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
-from dashboard import selectors
+from dashboard import table_reads
 from dashboard.charts import win_chart
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
@@ -48,12 +48,12 @@ def test_the_last_coups_and_numbers_are_the_gaming_days_only(pit_boss, table, mo
     assert "Last numbers today" in page and "Last coups today" in page
     # The next gaming day, the table still open: yesterday's coups are not today's.
     tomorrow = current_gaming_day() + timedelta(days=1)
-    monkeypatch.setattr(selectors, "current_gaming_day", lambda *args: tomorrow)
+    monkeypatch.setattr(table_reads, "current_gaming_day", lambda *args: tomorrow)
     page = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
     assert f"Gaming day {tomorrow:%Y-%m-%d}" in page
     assert "data-coup=" not in page and 'data-section="last-numbers"' not in page
     assert "No coup yet today." in page
-    detail = selectors.table_detail("R1", day=tomorrow)
+    detail = table_reads.table_detail("R1", day=tomorrow)
     assert detail["last_coups"] == [] and detail["last_numbers"] == []
 
 
@@ -114,8 +114,8 @@ def test_the_win_chart_starts_at_nil_at_the_tables_opening_and_shows_nil_on_its_
     spin(patron, 17, {"type": "chance_simple", "chance": "noir"}, stake=7_000)  # 17 is black: the house loses 70.00 EUR
     projections.catch_up_all()
     day = current_gaming_day()
-    series = selectors.win_series("R1", day=day)
-    start = selectors.day_start("R1", day=day)
+    series = table_reads.win_series("R1", day=day)
+    start = table_reads.day_start("R1", day=day)
     opened = Event.objects.get(stream="table/R1", type="TableOpened")
     assert start == opened.occurred_at < series[0][0] and [c for _, c in series] == [-7_000]
     svg = win_chart(series, table="R1", zone=opened.occurred_at.tzinfo, start=start)

@@ -20,7 +20,7 @@ from cashier.services.credit import (
     marker_issue,
     marker_pay,
 )
-from dashboard.selectors import patron_detail
+from dashboard.patron_page import patron_detail
 from ledger import posting_rules, store
 from ledger.export.writer import export_to_dir
 from ledger.gaming_day import current_gaming_day

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from dashboard.selectors import round_events
+from dashboard.table_reads import round_events
 from games.models import Round
 from ledger import projections
 from ledger.models import AuditEntry

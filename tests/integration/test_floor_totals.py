@@ -11,8 +11,8 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from cashier.reports import table_figures
-from dashboard import selectors
+from cashier.reports import hold_pct, table_figures
+from dashboard import floor_cards, one_table
 from dashboard.floor_reads import count_room_figures
 from games.models import Table
 from games.rules.house_edges import house_edge
@@ -82,10 +82,10 @@ def test_pit_totals_are_the_sums_of_the_table_cards_to_the_cent_per_game_and_in_
         assert {name: cents(row[name]) for name in MONEY} == sums, key
         assert int(row["tables"]) == (len(codes) if key == "all" else list(games.values()).count(key))
     # The percentages are the ratios of the sums, as the daily report rounds them.
-    pit = selectors.floor()["totals"]["all"]
+    pit = floor_cards.floor()["totals"]["all"]
     row = total_row(html, "all")
-    assert row["hold"] == f"{selectors.hold_pct(expected['all']['win'], expected['all']['drop'])} %"
-    assert row["edge"] == f"{selectors.hold_pct(expected['all']['theoretical-win'], expected['all']['handle'])} %"
+    assert row["hold"] == f"{hold_pct(expected['all']['win'], expected['all']['drop'])} %"
+    assert row["edge"] == f"{hold_pct(expected['all']['theoretical-win'], expected['all']['handle'])} %"
     assert (
         pit["figures"]["win_cents"] == expected["all"]["win"]
         and pit["theoretical_win_cents"] == expected["all"]["theoretical-win"]
@@ -140,7 +140,7 @@ def test_caribbean_theory_is_the_edge_per_ante_on_the_antes_and_labelled_so(pit_
     assert "per ante" in basis
     antes = Event.objects.filter(type="BetSettled", gaming_day=demo_day, data__table="C1", data__line="ante")
     ante_cents = sum(antes.values_list("data__stake_cents", flat=True))
-    card = next(c for c in selectors.floor()["tables"] if c["code"] == "C1")
+    card = next(c for c in floor_cards.floor()["tables"] if c["code"] == "C1")
     assert 0 < ante_cents < card["handle_cents"]  # the raises are in the handle, not in the edge's base
     assert card["theoretical_win_cents"] == math.floor(Fraction(edge) * ante_cents + Fraction(1, 2))
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()
@@ -263,21 +263,21 @@ def test_without_recorded_edges_caribbean_theory_is_the_rule_set_edge_on_the_ant
     set's edge, per ante, so on the antes (1,000.00 EUR of a 3,000.00 EUR handle, the rest raises)."""
     stats = TableDayStats(table="C1", handle_cents=300_000, theoretical_win="0")
     edge, _ = house_edge("caribbean_stud", {})
-    theory, source = selectors._theory("caribbean_stud", {}, stats, 100_000)
+    theory, source = one_table.theory("caribbean_stud", {}, stats, 100_000)
     assert theory == Fraction(edge) * 100_000 and source.endswith("on the antes staked")
     # Roulette's edge is per unit staked: on the handle.
-    theory, _ = selectors._theory("english_roulette", {}, TableDayStats(handle_cents=370_000), 0)
+    theory, _ = one_table.theory("english_roulette", {}, TableDayStats(handle_cents=370_000), 0)
     assert theory == Fraction(house_edge("english_roulette", {})[0]) * 370_000
 
 
 def test_classic_stud_theory_is_the_rake_taken_and_its_rule_reads_as_a_percentage_with_its_cap():
     """Players play each other: the card's theory is the rake the hands took (the engines'
     figures), else the rake rule on the handle; the rule reads 2.5 %, not the stored 5/2."""
-    edge = selectors._edge("classic_stud", {"rake_pct": "5/2", "rake_cap_cents": 500})
+    edge = one_table.edge("classic_stud", {"rake_pct": "5/2", "rake_cap_cents": 500})
     assert edge["short"] == "rake 2.5 % of each pot, at most 5.00 EUR a hand"
-    assert selectors._edge("classic_stud", {"rake_pct": 10})["short"] == "rake 10 % of each pot"
+    assert one_table.edge("classic_stud", {"rake_pct": 10})["short"] == "rake 10 % of each pot"
     stats = TableDayStats(table="S1", handle_cents=10_000, theoretical_win="7/2")
-    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, stats, 0)
+    theory, source = one_table.theory("classic_stud", {"rake_pct": 5}, stats, 0)
     assert theory == Fraction(7, 2) and source.startswith("the rake taken")
-    theory, source = selectors._theory("classic_stud", {"rake_pct": 5}, TableDayStats(handle_cents=10_000), 0)
+    theory, source = one_table.theory("classic_stud", {"rake_pct": 5}, TableDayStats(handle_cents=10_000), 0)
     assert theory == 500 and "5 % of each pot" in source

@@ -4,7 +4,7 @@ coup's house win is what its events moved on the table's win accounts (the win c
 
 import pytest
 
-from dashboard.selectors import table_detail
+from dashboard.table_reads import table_detail
 from games.selectors import table_win_cents
 from tests.api.test_caribbean_cases import StudTable
 from tests.conftest import make_patron

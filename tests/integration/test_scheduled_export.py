@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import transaction
 
-from dashboard.selectors import floor
+from dashboard.floor_cards import floor
 from ledger import scheduled_export, store, tasks
 from ledger.export.verify_export import verify
 from ledger.gaming_day import current_gaming_day, gaming_day_stream

@@ -5,7 +5,7 @@ cent count or a ``key=value`` dump; a face-down card without its value until its
 import pytest
 
 from dashboard.play import play_line
-from dashboard.selectors import event_line
+from dashboard.table_reads import event_line
 from ledger.projections.audit import summary
 
 ROUND = {"round": "182220a9-27f9-467f-a206-8ef96e316dad", "table": "C2"}
