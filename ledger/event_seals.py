@@ -154,3 +154,11 @@ def first_unsealed(rows: Iterable[tuple]) -> int | None:
         if not authentic:
             return row[0]
     return None
+
+
+def sealed_events(queryset) -> list:
+    """The events of ``queryset`` (an ``Event`` query, in its order) that are the application's
+    (``sealed_rows``): for the few events whose presence decides something (a day's close, a
+    day's seal), read as model instances."""
+    authentic = {row[0] for row in sealed_rows(queryset.values_list(*SEAL_FIELDS, "position"))}
+    return [event for event in queryset if event.position in authentic]
