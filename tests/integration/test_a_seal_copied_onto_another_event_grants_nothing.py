@@ -17,7 +17,12 @@ from ledger.verify import verify_chain
 from staff.services import ASSIGNMENTS_STREAM, assigned_table
 from tests.conftest import CAGE_STAFF, open_counted_table, staff_clients
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    # SQLite keeps a unique index on the hash column (PostgreSQL dropped it: ledger migration
+    # 0008), so there a copied hash is refused at the INSERT.
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL: the hash column is not unique there"),
+]
 
 COLUMNS = (
     "position, stream, version, type, schema_version, data, occurred_at, recorded_at, gaming_day, actor, "
