@@ -46,7 +46,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from . import signing
-from .event_seals import first_unsealed
+from .event_seals import SEAL_FIELDS, first_unsealed
 from .hashing import canonical_json, iso_utc
 from .models import ChainVerification, CheckpointRecord, Event, LedgerIdentity
 from .store import head
@@ -196,7 +196,7 @@ def _unsealed_since(after: int, head_position: int) -> bool:
     the head is then not signed, and a failed verification is recorded naming the event, so
     ``/api/health/ready`` answers 503 until ``manage.py ledger verify`` passes again."""
     rows = Event.objects.filter(position__gt=after, position__lte=head_position).order_by("position")
-    bad = first_unsealed(rows.values_list("position", "hash", "seal").iterator(chunk_size=2000))
+    bad = first_unsealed(rows.values_list(*SEAL_FIELDS).iterator(chunk_size=2000))
     if bad is None:
         return False
     logger.error("ledger: event %s is not sealed by the application; checkpoint not written", bad)

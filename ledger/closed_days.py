@@ -12,14 +12,17 @@ change as a bet; only the day's seal and staff sign-ins pass), whatever service 
 from datetime import date
 
 from ledger.errors import StateConflict
+from ledger.event_seals import sealed_events
 from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event
 from ledger.store import closed_gaming_days
 
 
 def gaming_day_closed(day: date) -> Event | None:
-    """The ``GamingDayClosed`` event of ``day``, if it was closed."""
-    return Event.objects.filter(stream=gaming_day_stream(day), type="GamingDayClosed").first()
+    """The ``GamingDayClosed`` event of ``day``, if it was closed (one the application sealed:
+    ``ledger.event_seals``)."""
+    closes = sealed_events(Event.objects.filter(stream=gaming_day_stream(day), type="GamingDayClosed"))
+    return closes[0] if closes else None
 
 
 def refuse_if_closed(days: date | set[date], *, what: str, field: str) -> None:

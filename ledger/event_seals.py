@@ -13,7 +13,9 @@ Who checks:
 - the checkpoint writer refuses to sign a head with such an event after the last checkpoint,
   and records a failed verification (``/api/health/ready`` answers 503 until one passes);
 - the reads that grant authority (who deals which table, the accounts' passwords, roles and
-  flags as their events say) leave such an event out (``sealed``).
+  flags as their events say) leave such an event out (``sealed_rows``), and so does the
+  checkpoint writer: both recompute the row's hash first, since a seal vouches for a hash
+  and a row may carry a hash (and seal) copied from another event.
 
 Events written before seals existed carry none: ``LEDGER_EVENTS_SEALED_FROM`` (a setting, so
 outside the database: default 1, every event) is the first position that must carry one.
@@ -28,20 +30,11 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from itertools import islice
 
 from django.conf import settings
 
 _SALT = b"casino.ledger.event-seal"
-
-
-class _Sealable(Protocol):
-    position: int
-    hash: str
-    seal: str
-
-
-S = TypeVar("S", bound=_Sealable)
 
 
 @lru_cache(maxsize=8)
@@ -85,28 +78,87 @@ def seal_fault(position: int, hash_: str, recorded: str | None) -> str:
     return "its seal is not the application's: it was written around the application (ledger.event_seals)"
 
 
-def sealed(events: Iterable[S]) -> Iterator[S]:
-    """``events`` without those whose seal does not hold: the reads that grant authority act
-    only on what the application wrote (``verify`` names the others)."""
-    for event in events:
-        if seal_holds(event.position, event.hash, event.seal):
-            yield event
+# The columns an event's hash covers, in ``ledger.hashing.event_hash``'s keyword order, then the
+# hash and the seal: a read that trusts an event recomputes its hash from these (and its
+# postings) before it trusts the seal. A seal only vouches for a hash, and a hash column can be
+# copied: a row carrying another event's hash and seal (an assignment to another dealer, or a
+# genuine old event replayed at the tail) matches its seal, not its content.
+HASHED_FIELDS = (
+    "position",
+    "stream",
+    "version",
+    "type",
+    "schema_version",
+    "data",
+    "occurred_at",
+    "recorded_at",
+    "gaming_day",
+    "actor",
+    "correlation_id",
+    "causation_id",
+    "idempotency_key",
+    "prev_hash",
+)
+SEAL_FIELDS = (*HASHED_FIELDS, "hash", "seal")
+_HASH, _SEAL = len(HASHED_FIELDS), len(HASHED_FIELDS) + 1
 
 
-SEAL_FIELDS = ("position", "hash", "seal")
+def _legs(positions: list[int]) -> dict[int, list[tuple[str, int, str]]]:
+    from .models import Posting  # ledger.store imports this module; the models import nothing of it
+
+    legs: dict[int, list[tuple[str, int, str]]] = {}
+    rows = Posting.objects.filter(event_id__in=positions).values_list("event_id", "account", "amount_cents", "currency")
+    for event_id, account, amount, currency in rows:
+        legs.setdefault(event_id, []).append((account, amount, currency))
+    return legs
 
 
-def sealed_rows(rows: Iterable[tuple]) -> Iterator[tuple]:
-    """``values_list(*SEAL_FIELDS, *rest)`` rows whose seal holds, as ``rest`` (the others
-    left out, as ``sealed`` leaves them)."""
-    for row in rows:
-        if seal_holds(row[0], row[1], row[2]):
-            yield row[3:]
+def _authentic(row: tuple, legs: list[tuple[str, int, str]]) -> bool:
+    from .hashing import event_hash
+
+    position, hash_, recorded = row[0], row[_HASH], row[_SEAL]
+    if position < sealed_from():
+        return True
+    if not seal_holds(position, hash_, recorded):
+        return False
+    try:
+        recomputed = event_hash(**dict(zip(HASHED_FIELDS, row[:_HASH], strict=True)), postings=legs, stored=True)
+    except (TypeError, ValueError):
+        return False
+    return hmac.compare_digest(recomputed, hash_)
 
 
-def first_unsealed(rows: Iterable[tuple[int, str, str]]) -> int | None:
-    """The position of the first ``(position, hash, seal)`` whose seal does not hold, or None."""
-    for position, hash_, recorded in rows:
-        if not seal_holds(position, hash_, recorded):
-            return position
+def _authentic_chunks(rows: Iterable[tuple], chunk: int) -> Iterator[tuple[tuple, bool]]:
+    iterator = iter(rows)
+    while batch := list(islice(iterator, chunk)):
+        legs = _legs([row[0] for row in batch])
+        for row in batch:
+            yield row, _authentic(row, legs.get(row[0], []))
+
+
+def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500) -> Iterator[tuple]:
+    """``values_list(*SEAL_FIELDS, *rest)`` rows that are the application's, as ``rest``: the
+    seal holds and the row is what was sealed (its hash recomputed from its content and
+    postings). The others are left out: the reads that grant authority act only on what the
+    application wrote (``verify`` names the others). ``chunk``: rows whose postings are read at
+    once (a reader that wants only the first match asks for few)."""
+    for row, authentic in _authentic_chunks(rows, chunk):
+        if authentic:
+            yield row[len(SEAL_FIELDS) :]
+
+
+def first_unsealed(rows: Iterable[tuple]) -> int | None:
+    """The position of the first ``values_list(*SEAL_FIELDS)`` row that is not the
+    application's (no seal, another key's, or a seal copied from another event), or None."""
+    for row, authentic in _authentic_chunks(rows, 2000):
+        if not authentic:
+            return row[0]
     return None
+
+
+def sealed_events(queryset) -> list:
+    """The events of ``queryset`` (an ``Event`` query, in its order) that are the application's
+    (``sealed_rows``): for the few events whose presence decides something (a day's close, a
+    day's seal), read as model instances."""
+    authentic = {row[0] for row in sealed_rows(queryset.values_list(*SEAL_FIELDS, "position"))}
+    return [event for event in queryset if event.position in authentic]

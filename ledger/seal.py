@@ -28,6 +28,7 @@ from django.db.models import Max, Min
 from . import signing, withheld
 from .commands import ledger_command
 from .errors import Conflict, InvalidInput, NotFound, StateConflict
+from .event_seals import sealed_events
 from .hashing import canonical_json
 from .models import Event
 from .store import NewEvent, stream_version
@@ -56,10 +57,12 @@ def sign(payload: dict, key: bytes) -> str:
 def latest_seal(*, before: date | None = None, day: date | None = None) -> Event | None:
     """The latest ``GamingDaySealed`` event of ``day``, or of the latest day earlier than ``before``.
 
-    Seals are one or two a day, so a scan of them all is small even after years.
+    Seals are one or two a day, so a scan of them all is small even after years. Only seals the
+    application wrote count (``ledger.event_seals``): one INSERTed around it would otherwise
+    move the day's partition, or forbid sealing every earlier day.
     """
     best = None
-    for seal in Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position"):
+    for seal in sealed_events(Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position")):
         sealed = seal.data["day"]
         if day is not None and sealed != day.isoformat():
             continue
@@ -126,7 +129,8 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
     if not isinstance(day, date):
         raise InvalidInput("day must be a date (YYYY-MM-DD)", field="day")
     with ledger_command(actor=actor, request={"op": "seal_gaming_day", "day": day.isoformat()}) as cmd:
-        later = [s for s in Event.objects.filter(type=SEAL_EVENT).only("data") if s.data["day"] > day.isoformat()]
+        seals = sealed_events(Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position"))
+        later = [s for s in seals if s.data["day"] > day.isoformat()]
         if later:
             raise Conflict(
                 f"gaming day {later[-1].data['day']} is already sealed; {day.isoformat()} can no longer be",

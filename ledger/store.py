@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from . import metrics
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
-from .event_seals import seal
+from .event_seals import SEAL_FIELDS, seal, sealed_rows
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
 from .jsoncodec import canonical
@@ -330,11 +330,13 @@ def _check_event(new: NewEvent) -> None:
 
 
 def closed_gaming_days(days: set[date]) -> set[date]:
-    """Those of ``days`` that are closed (``GamingDayClosed`` on the day's stream): one query."""
-    streams = Event.objects.filter(
+    """Those of ``days`` that are closed (``GamingDayClosed`` on the day's stream): one query while
+    none is. A close the application did not seal (``ledger.event_seals``: INSERTed around it)
+    closes nothing: one such row would otherwise stop every append of the day."""
+    rows = Event.objects.filter(
         stream__in=[gaming_day_stream(day) for day in days], type="GamingDayClosed"
-    ).values_list("stream", flat=True)
-    return {date.fromisoformat(stream.split("/", 1)[1]) for stream in streams}
+    ).values_list(*SEAL_FIELDS, "stream")
+    return {date.fromisoformat(stream.split("/", 1)[1]) for (stream,) in sealed_rows(rows)}
 
 
 # What may still be recorded on a closed gaming day: its seal (``ledger.seal``), made right after
@@ -360,7 +362,9 @@ def _refuse_closed_days(envelopes: list[dict], events: Sequence[NewEvent], tip: 
     }
     if not days:
         return
-    closed = {tip.day} & days if tip.day_closed else set()
+    # The tip's flag says only that a close is on the stream; whether the application sealed it
+    # (a forged one closes nothing) is asked again, a query only when the day looks closed.
+    closed = closed_gaming_days({tip.day} & days) if tip.day_closed and tip.day in days else set()
     unknown = days - {tip.day}
     if unknown:
         closed |= closed_gaming_days(unknown)

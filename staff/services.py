@@ -143,7 +143,7 @@ def assigned_table(username: str) -> str | None:
         .values_list(*SEAL_FIELDS, "type", "data")
     )
     # The latest the application sealed: one written around it (ledger.event_seals) grants nothing.
-    last = next(sealed_rows(latest_first.iterator(chunk_size=20)), None)
+    last = next(sealed_rows(latest_first.iterator(chunk_size=20), chunk=1), None)
     if last is None or last[0] != "DealerAssigned":
         return None
     return last[1].get("table")

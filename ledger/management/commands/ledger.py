@@ -33,7 +33,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ledger import checkpoints, guarded, identity, projections, rebuilds, signing
 from ledger.errors import DomainError
-from ledger.event_seals import first_unsealed
+from ledger.event_seals import SEAL_FIELDS, first_unsealed
 from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
@@ -123,7 +123,7 @@ class Command(BaseCommand):
         if written is None:
             position = checkpoints.latest_position()
             after = Event.objects.filter(position__gt=position).order_by("position")
-            bad = first_unsealed(after.values_list("position", "hash", "seal").iterator(chunk_size=2000))
+            bad = first_unsealed(after.values_list(*SEAL_FIELDS).iterator(chunk_size=2000))
             if bad is not None:
                 raise CommandError(f"no checkpoint written: event {bad} is not sealed by the application")
             self.stdout.write(f"no checkpoint written: the head is already anchored (last checkpoint: {position})")
