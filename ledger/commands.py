@@ -15,6 +15,7 @@ other append once — case C15)::
 """
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -207,6 +208,7 @@ _MARGIN_SECONDS = 0.05
 class _Publishing:
     last_sent: float = float("-inf")  # time.monotonic() of the last publish
     covered_until: float = float("-inf")  # commits before this are covered by a delayed task
+    broker_down_until: float = float("-inf")  # no publishing attempt before this (a failure)
     destination: tuple = ()  # (broker, default queue) those tasks went to
 
 
@@ -245,9 +247,12 @@ def _schedule_projections() -> None:
             # A task sent elsewhere (another broker or queue, e.g. a test's own worker queue) covers
             # nothing here: counting on it left a quick burst of commits with no catch-up at all.
             _publishing.last_sent = _publishing.covered_until = float("-inf")
+            _publishing.broker_down_until = float("-inf")
             _publishing.destination = destination
         if now < _publishing.covered_until:
             return
+        if now < _publishing.broker_down_until:
+            return  # the broker failed a moment ago: this command does not wait for it again
     try:
         if eager:
             # ``apply()``, not ``delay()``: an eager ``delay()`` sets Celery's process-wide "a join
@@ -255,10 +260,50 @@ def _schedule_projections() -> None:
             # committing at once left it set and every later ``result.get()`` raised.
             catch_up_projections.apply()
         elif now - _publishing.last_sent >= _WINDOW_SECONDS:
-            catch_up_projections.delay()
+            _send(None)
             _publishing.last_sent = now
         else:
-            catch_up_projections.apply_async(countdown=_WINDOW_SECONDS)
+            _send(_WINDOW_SECONDS)
             _publishing.covered_until = now + _WINDOW_SECONDS - _MARGIN_SECONDS
     except Exception:  # noqa: BLE001 - any broker/transport failure
-        logger.warning("could not enqueue the projection catch-up; beat will retry", exc_info=True)
+        if eager:
+            logger.warning("could not run the projection catch-up; beat will retry", exc_info=True)
+            return
+        first = _publishing.broker_down_until == float("-inf")
+        _publishing.broker_down_until = now + _BROKER_DOWN_SECONDS
+        if first:
+            logger.warning(
+                "could not enqueue the projection catch-up; no new attempt for %ss, beat will retry",
+                _BROKER_DOWN_SECONDS,
+                exc_info=True,
+            )
+        return
+    _publishing.broker_down_until = float("-inf")
+
+
+# A broker that is down costs a command one attempt, not Celery's retries (0.6 s to 6 s of
+# reconnecting, in the request), and then none for this long: the floor plays at full speed
+# while its projections wait for beat, which catches them up once the broker is back.
+_BROKER_DOWN_SECONDS = 5.0
+_CONNECT_TIMEOUT_SECONDS = 1.0
+_connections = threading.local()  # a kombu connection is not shared between threads
+
+
+def _send(countdown: float | None) -> None:
+    """Publish one catch-up (after ``countdown`` seconds, or at once): one connection attempt
+    and no publish retry, so a broker outage fails here at once. Raises what the transport
+    raises."""
+    from .tasks import catch_up_projections
+
+    app = catch_up_projections.app
+    url = app.conf.broker_url
+    held = getattr(_connections, "by_url", None)
+    if held is None:
+        held = _connections.by_url = {}
+    connection = held.get(url)
+    if connection is None:
+        options = {**(app.conf.broker_transport_options or {}), "max_retries": 0}
+        connection = held[url] = app.connection_for_write(
+            transport_options=options, connect_timeout=_CONNECT_TIMEOUT_SECONDS
+        )
+    catch_up_projections.apply_async(countdown=countdown, retry=False, connection=connection)

@@ -18,12 +18,11 @@ def published(monkeypatch):
     monkeypatch.setattr(commands.time, "monotonic", lambda: clock["now"])
     monkeypatch.setattr(commands, "_publishing", commands._Publishing())
     monkeypatch.setattr(commands, "_eager", lambda: False)
-    monkeypatch.setattr(catch_up_projections, "delay", lambda: sent.append((clock["now"], clock["now"])))
 
-    def apply_async(countdown):
-        sent.append((clock["now"], clock["now"] + countdown))
+    def send(countdown):
+        sent.append((clock["now"], clock["now"] + (countdown or 0)))
 
-    monkeypatch.setattr(catch_up_projections, "apply_async", apply_async)
+    monkeypatch.setattr(commands, "_send", send)
 
     def commit_at(t: float) -> None:
         clock["now"] = 1_000.0 + t
@@ -64,12 +63,57 @@ def test_eager_mode_runs_the_catch_up_for_every_commit(published, monkeypatch):
 def test_a_broker_failure_is_logged_not_raised(published, monkeypatch, caplog):
     _, commit_at = published
 
-    def down():
+    def down(countdown):
         raise ConnectionError("broker down")
 
-    monkeypatch.setattr(catch_up_projections, "delay", down)
+    monkeypatch.setattr(commands, "_send", down)
     commit_at(0.0)
     assert "could not enqueue the projection catch-up" in caplog.text
+
+
+def test_a_broker_down_is_tried_once_then_left_alone_until_it_may_be_back(published, monkeypatch, caplog):
+    """Each attempt at a broker that is down cost a command Celery's reconnecting (0.6 s to 6 s
+    in the request): one attempt, then none for ``_BROKER_DOWN_SECONDS``, then again."""
+    sent, commit_at = published
+    attempts = []
+
+    def down(countdown):
+        attempts.append(countdown)
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(commands, "_send", down)
+    for t in (0.0, 0.6, 1.2, 2.0, 4.9):
+        commit_at(t)
+    assert len(attempts) == 1
+    assert caplog.text.count("could not enqueue the projection catch-up") == 1
+    commit_at(5.0)  # the pause is over: tried again, still down
+    assert len(attempts) == 2
+    monkeypatch.setattr(commands, "_send", lambda countdown: sent.append((0.0, countdown)))
+    commit_at(10.1)  # back: published
+    assert sent == [(0.0, None)]
+    commit_at(10.2)  # and the window's delay works again
+    assert sent[-1] == (0.0, WINDOW)
+
+
+def test_publishing_to_a_broker_that_is_down_fails_at_once(monkeypatch):
+    """One connection attempt and no publish retry: refused at once (a closed port here), where
+    Celery's defaults reconnect for 0.6 s to 6 s."""
+    import time as clock
+
+    from casino.celery import app
+
+    monkeypatch.setattr(commands, "_connections", commands.threading.local())
+    before = app.conf.broker_url, app.conf.task_always_eager
+    app.conf.broker_url, app.conf.task_always_eager = "amqp://guest:guest@127.0.0.1:1//", False  # sent, not run
+    try:
+        started = clock.monotonic()
+        with pytest.raises(Exception) as refused:  # noqa: PT011 - whichever error the transport raises
+            commands._send(None)
+        took = clock.monotonic() - started
+    finally:
+        app.conf.broker_url, app.conf.task_always_eager = before
+    assert "refused" in str(refused.value).lower()
+    assert took < 0.5
 
 
 def test_eager_catch_ups_committed_in_two_threads_at_once_leave_results_readable(monkeypatch, eager_tasks):
@@ -146,12 +190,9 @@ def test_a_commit_after_the_queue_changed_is_not_counted_as_covered_by_a_task_se
 
     sent, commit_at = published
     queues = []
-    delay, apply_async = catch_up_projections.delay, catch_up_projections.apply_async
-    monkeypatch.setattr(catch_up_projections, "delay", lambda: (queues.append(app.conf.task_default_queue), delay()))
+    send = commands._send
     monkeypatch.setattr(
-        catch_up_projections,
-        "apply_async",
-        lambda countdown: (queues.append(app.conf.task_default_queue), apply_async(countdown)),
+        commands, "_send", lambda countdown: (queues.append(app.conf.task_default_queue), send(countdown))
     )
     before, app.conf.task_default_queue = app.conf.task_default_queue, "the-run-queue"
     try:
