@@ -1,5 +1,6 @@
 """Replay the approvals from their events (``ledger replay-check``): state, signers, version."""
 
+from ledger.event_seals import sealed_events
 from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
@@ -17,7 +18,8 @@ STATES = {
 @register
 def check_approvals() -> list[Difference]:
     replayed: dict[str, dict] = {}
-    for event in Event.objects.filter(stream__startswith="approval/").order_by("position"):
+    # The application's events only: a forged ApprovalConfirmed does not vouch for a planted row.
+    for event in sealed_events(Event.objects.filter(stream__startswith="approval/").order_by("position")):
         approval = replayed.setdefault(event.data["approval"], {"signed_by": []})
         approval["version"] = event.version
         approval["state"] = STATES.get(event.type, approval.get("state"))

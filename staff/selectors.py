@@ -8,6 +8,7 @@ import io
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.models import Event
 from ledger.spreadsheet_cells import safe_cell
 
@@ -46,9 +47,9 @@ def _role_grants() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     events = (
         Event.objects.filter(stream=ROLES_STREAM, type__in=("StaffRolesChanged", "StaffLeft"))
         .order_by("position")
-        .values_list("type", "data", "occurred_at")
+        .values_list(*SEAL_FIELDS, "type", "data", "occurred_at")
     )
-    for type_, data, occurred_at in events:
+    for type_, data, occurred_at in sealed_rows(events.iterator(chunk_size=2000)):  # the application's only
         if type_ == "StaffLeft":
             left[data["user"]] = data["left_at"]
             continue

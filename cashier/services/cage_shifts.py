@@ -27,6 +27,7 @@ from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict
+from ledger.event_seals import sealed_events
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from staff.roles import Role, has_role, require_distinct, require_role, require_signed_in_person
@@ -45,7 +46,8 @@ def last_shift_event(code: str = "main") -> Event | None:
 def open_windows(code: str = "main") -> dict[str, Event]:
     """The windows open at cage ``code``: ``{cashier: her CageShiftOpened event}``, oldest first."""
     opened: dict[int, Event] = {}
-    for event in Event.objects.filter(stream=shift_stream(code)).order_by("version"):
+    # The application's events only: a CageShiftOpened INSERTed around it opens no window.
+    for event in sealed_events(Event.objects.filter(stream=shift_stream(code)).order_by("version")):
         if event.type == "CageShiftOpened":
             opened[event.position] = event
         else:
