@@ -23,7 +23,8 @@ from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
-from games.services.tables import table_close, table_open
+from games.services.table_rules import rules_change_without_edge, table_rules_change
+from games.services.tables import rules_without_edge, table_close, table_open
 from ledger.errors import InvalidInput
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
 from staff.roles import ALL_ROLES, Role
@@ -82,6 +83,20 @@ def _opener_total(payload: dict) -> int:
 
 def _large_opener(payload: dict) -> list[dict]:
     return [slot("approver", TREASURY)] if _opener_total(payload) > settings.CASINO_LARGE_OPENER_CENTS else []
+
+
+def _no_edge(payload: dict) -> list[dict]:
+    """A rule set giving the house no edge on some bet: a second supervisor signs it."""
+    game, rules = payload.get("game"), payload.get("rules")
+    if not isinstance(game, str) or not (rules is None or isinstance(rules, dict)):
+        return []
+    return [slot("edge_approver", SUPERVISORS)] if rules_without_edge(game, rules) else []
+
+
+def _no_edge_change(payload: dict) -> list[dict]:
+    """The rule set an open table's change would leave in force (``_no_edge``)."""
+    found = rules_change_without_edge(payload.get("code"), payload.get("rules"))
+    return [slot("edge_approver", SUPERVISORS)] if found else []
 
 
 def _large_fill(payload: dict) -> list[dict]:
@@ -166,6 +181,7 @@ def _open_counted(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
         dealer=s["dealer"],
         pit_boss=s["pit_boss"],
         approver=s.get("approver"),
+        edge_approver=s.get("edge_approver"),
         actor=maker,
         idempotency_key=k,
     )
@@ -388,6 +404,7 @@ ACTS: dict[str, Act] = {
                 slot("dealer", [Role.DEALER.value], p["dealer"]),
                 slot("pit_boss", [Role.PIT_BOSS.value], p["pit_boss"]),
                 *_large_opener(p),
+                *_no_edge(p),
             ],
             _open_counted,
             addressed=_opener_dealer,
@@ -411,10 +428,21 @@ ACTS: dict[str, Act] = {
         ),
         Act(
             "table_open",
-            "opening a table with a large opener",
+            "opening a table with a large opener or a rule set without a house edge",
             201,
-            _large_opener,
-            lambda p, maker, s, k=None: table_open(**p, approver=s.get("approver"), actor=maker, idempotency_key=k),
+            lambda p: [*_large_opener(p), *_no_edge(p)],
+            lambda p, maker, s, k=None: table_open(
+                **p, approver=s.get("approver"), edge_approver=s.get("edge_approver"), actor=maker, idempotency_key=k
+            ),
+        ),
+        Act(
+            "table_rules_change",
+            "changing a table's rules to a rule set without a house edge",
+            200,
+            _no_edge_change,
+            lambda p, maker, s, k=None: table_rules_change(
+                **p, edge_approver=s.get("edge_approver"), actor=maker, idempotency_key=k
+            ),
         ),
         Act("tips_count", "counting a tip box into the tronc", 201, _tips_signers, _tips_run, ("box", "gaming_day")),
         Act("drop_box_remove", "removing a drop box", 201, _removers, _removal_run, ("table", "gaming_day")),

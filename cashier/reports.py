@@ -14,7 +14,10 @@ the ledger (events and postings), so a report of a past day is the same whenever
   win = drop + credits − fills + (closer − opener) + Δ colour chips issued (DESIGN.md; the
   last term is nil once every colour chip is changed back), hold % = win / drop, the
   ledger win (the table's gaming movements, as ``games.selectors.table_win_cents``) and the
-  variance = win − ledger win. Beside it, ``back_office``: the tips, casino credit and front
+  variance = win − ledger win; the handle (Σ stake of the bets decided), the theoretical win
+  (Σ stake × the exact edge each engine wrote on the bet: ``games.theory.EFFECTIVE_EDGE``,
+  whole cents rounded half up from the exact sum) and the effective edge = theoretical win ÷
+  handle (``theoretical_edge_pct``, the floor's figure). Beside it, ``back_office``: the tips, casino credit and front
   money of the same periods and their balances at the end of the day (``back_office_figures``).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
   shift counts, and the day's movements through the cage; ``opening`` (the book at the end of
@@ -25,16 +28,21 @@ the ledger (events and postings), so a report of a past day is the same whenever
 - ``tronc_report(day)``: tips to the staff pool for the day, month-to-date, year-to-date.
 """
 
+import math
 from collections import defaultdict
 from datetime import UTC, date, datetime
+from fractions import Fraction
 
 from django.conf import settings
-from django.db.models import Sum
+from django.db.models import BigIntegerField, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 
 from games.models import Table
+from games.theory import effective_edge_pct
 from ledger import accounts
 from ledger.models import Event, Posting
-from ledger.projections.table_stats import NOT_GAMING
+from ledger.projections.table_stats import DECIDING, NOT_GAMING
 
 from .services.count_room import box_removal, expected_drop_cents
 from .services.gaming_day import table_codes_active
@@ -53,7 +61,11 @@ FIGURES = [
     "hold_pct",
     "ledger_win_cents",
     "variance_cents",
+    "handle_cents",
+    "theoretical_win_cents",
+    "theoretical_edge_pct",
 ]
+_RATIOS = ("hold_pct", "theoretical_edge_pct")
 
 
 def software_version() -> str:
@@ -214,6 +226,37 @@ def tables_active(start: date, end: date) -> list[Table]:
     return list(Table.objects.filter(code__in=table_codes_active(start, end)).order_by("code"))
 
 
+def theory_by_table(start: date, end: date) -> dict[str, tuple[int, Fraction]]:
+    """``{table: (handle_cents, theoretical win in exact cents)}`` of the bets decided on gaming
+    days [start, end]: Σ stake and Σ stake × ``house_edge`` over the deciding events, the sums
+    the table statistics keep (``ledger.projections.table_stats``), read from the ledger."""
+    sums = (
+        Event.objects.filter(type__in=DECIDING, gaming_day__range=(start, end))
+        .values(table=KT("data__table"), edge=KT("data__house_edge"))
+        .annotate(staked=Sum(Cast(KT("data__stake_cents"), BigIntegerField())))
+    )
+    theory: dict[str, tuple[int, Fraction]] = {}
+    for row in sums:
+        if row["table"] is None:
+            continue
+        staked = row["staked"] or 0
+        try:
+            edge = Fraction(row["edge"] or 0)
+        except (ValueError, ZeroDivisionError):
+            edge = Fraction(0)
+        handle, theoretical = theory.get(row["table"], (0, Fraction(0)))
+        theory[row["table"]] = (handle + staked, theoretical + staked * edge)
+    return theory
+
+
+def _theory_figures(handle: int, theoretical: Fraction) -> dict:
+    return {
+        "handle_cents": handle,
+        "theoretical_win_cents": math.floor(theoretical + Fraction(1, 2)),
+        "theoretical_edge_pct": effective_edge_pct(theoretical, handle),
+    }
+
+
 def table_games_daily_report(day: date) -> dict:
     """The table games daily report of gaming day ``day`` (see the module docstring)."""
     bounds = period_bounds(day)
@@ -222,10 +265,14 @@ def table_games_daily_report(day: date) -> dict:
     for period in PERIODS:
         start, end = bounds[period]
         by_game: dict[str, dict] = {}
-        total = {name: 0 for name in FIGURES if name != "hold_pct"}
+        total = {name: 0 for name in FIGURES if name not in _RATIOS}
+        theory = theory_by_table(start, end)
         for table in tables_active(start, end):
-            figures = table_figures(table.code, start, end)
+            handle, theoretical = theory.get(table.code, (0, Fraction(0)))
+            figures = {**table_figures(table.code, start, end), **_theory_figures(handle, theoretical)}
             rows.append({"level": "table", "key": table.code, "game": table.game, "period": period, **figures})
+            # the exact theory is summed, so a game's and the total's are rounded once
+            figures["theoretical_win_cents"] = theoretical
             game = by_game.setdefault(table.game, {name: 0 for name in total})
             for name in total:
                 game[name] += figures[name]
@@ -306,6 +353,7 @@ def back_office_figures(day: date) -> dict:
 def _with_hold(sums: dict) -> dict:
     ordered = {name: sums.get(name) for name in FIGURES}
     ordered["hold_pct"] = hold_pct(sums["win_cents"], sums["drop_cents"])
+    ordered |= _theory_figures(sums["handle_cents"], Fraction(sums["theoretical_win_cents"]))
     return ordered
 
 

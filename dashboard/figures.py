@@ -28,7 +28,9 @@ HOW = {
     "closes, the tray by the book stands in for the closer",
     "hold": f"Win ÷ drop; shown once the drop reaches {eur(HOLD_MIN_DROP_CENTS)}",
     "handle": "Everything staked on the bets decided today",
-    "theoretical_win": "Σ stake × the game's exact house edge, on the bets decided today",
+    "theoretical_win": "Σ stake × the game's exact house edge on the stakes that edge is per (black jack: "
+    "the initial bets, doubles and splits inside it; Caribbean stud: the antes), insurance and even money at "
+    "their own edge, on the bets decided today",
     "edge": "Theoretical win ÷ handle: the house's edge on what was actually played",
 }
 

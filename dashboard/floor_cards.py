@@ -17,6 +17,7 @@ from django.utils import timezone
 from cashier.reports import hold_pct
 from games.models import Table
 from games.names import game_name
+from games.theory import effective_edge_pct
 from ledger.errors import InvalidInput
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
@@ -113,7 +114,7 @@ def table_cards(
                 "theoretical_win_cents": whole_cents(theoretical) if theoretical is not None else None,
                 "theoretical_hold_pct": pct(theoretical, drop) if theoretical is not None else None,
                 "win_on_handle_pct": pct(win, handle),
-                "theoretical_edge_pct": pct(theoretical, handle) if theoretical is not None else None,
+                "theoretical_edge_pct": effective_edge_pct(theoretical, handle) if theoretical is not None else None,
                 "theory_source": theory_source,
                 "theory_edge": edge(table.game, table.rules),
                 "coup_in_play": read["in_play"],
@@ -207,7 +208,7 @@ def _totals(cards: list[dict]) -> dict:
     sums["hold_pct"] = hold_pct(sums["win_cents"], sums["drop_cents"])
     sums["final_hold_pct"] = hold_pct(sums["final_win_cents"], sums["counted_drop_cents"])
     sums["win_on_handle_pct"] = pct(sums["win_cents"], sums["handle_cents"])
-    sums["theoretical_edge_pct"] = pct(sum(theory), sums["handle_cents"]) if theory else None
+    sums["theoretical_edge_pct"] = effective_edge_pct(sum(theory), sums["handle_cents"]) if theory else None
     sums["figures"] = one_set(
         drop_cents=sums["counted_drop_cents"],
         win_cents=sums["final_win_cents"],

@@ -307,6 +307,15 @@ def format_daily_report(closed: dict) -> str:
                 f"{_eur(r['colour_out_cents']):>12}{_eur(r['win_cents']):>12}"
                 f"{r['hold_pct'] or '-':>8}{_eur(r['ledger_win_cents']):>12}{_eur(r['variance_cents']):>10}"
             )
+        lines.append(f"  {'':<24}{'handle':>14}{'theo. win':>12}{'edge %':>8}")
+        lines.append(
+            "  (theo. win = Σ stake × the exact edge of each bet decided (black jack: initial stakes; insurance and"
+            " even money at their own edge); edge = theo. win / handle)"
+        )
+        for r in day_rows:
+            label = r["key"] if r["level"] == "table" else f"{r['level']}: {r['key']}"
+            edge = r["theoretical_edge_pct"] or "-"
+            lines.append(f"  {label:<24}{_eur(r['handle_cents']):>14}{_eur(r['theoretical_win_cents']):>12}{edge:>8}")
     variances = closed["reports"]["variances"]
     lines.append(f"Variances (investigation threshold {_money(variances['threshold_cents'])}):")
     lines += [

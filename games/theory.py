@@ -5,12 +5,30 @@ The figures come from the pure :func:`games.rules.house_edges.house_edge` (cache
 """
 
 from decimal import Decimal
+from fractions import Fraction
 
 from .models import Table
 from .rules.errors import RuleError
 from .rules.house_edges import house_edge
 
-__all__ = ["house_edge", "table_house_edge", "table_house_edges"]
+__all__ = ["effective_edge_pct", "house_edge", "table_house_edge", "table_house_edges"]
+
+EFFECTIVE_EDGE = (
+    "theoretical win ÷ handle: Σ stake × the exact edge of each bet decided (black jack: on the initial stakes, "
+    "insurance and even money at their own edge; Caribbean stud: on the antes), over everything staked on them"
+)
+
+
+def effective_edge_pct(theoretical_win: Fraction | int, handle_cents: int) -> str | None:
+    """The effective edge (``EFFECTIVE_EDGE``) in % with two decimals, rounded half away from
+    zero (``"0.35"``); ``None`` without a handle. ``theoretical_win`` exact cents, as the table
+    statistics keep it. The one figure the floor, the table statistics and the daily report show."""
+    if not handle_cents:
+        return None
+    ratio = Fraction(theoretical_win) * 10_000 / handle_cents
+    hundredths = int(abs(ratio) + Fraction(1, 2))
+    sign = "-" if ratio < 0 and hundredths else ""
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
 
 
 def table_house_edges(codes) -> dict[str, tuple[Decimal, str]]:

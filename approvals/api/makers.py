@@ -6,7 +6,9 @@ or runs the act at once when nobody else has to (a plain opener or a fill under 
 threshold): then the act's own answer (201 or 200). The names in a body (``approver``,
 ``dealer``, ``pit_boss``, ``counters``) say who is to sign; naming someone is not his signature.
 
-- ``POST /api/tables/<code>/open`` (an opener over ``CASINO_LARGE_OPENER_CENTS``: a cage supervisor)
+- ``POST /api/tables/<code>/open`` (an opener over ``CASINO_LARGE_OPENER_CENTS``: a cage supervisor;
+  a rule set giving the house no edge on some bet: another pit boss or a cage supervisor)
+- ``POST /api/tables/<code>/rules`` (a rule set giving the house no edge: as above)
 - ``POST /api/tables/<code>/opener`` and ``/closer`` (the dealer and the named pit boss; ``dealer``
   left out: the table's assigned dealer; a closer's dealer named must be the table's: 400 naming
   him otherwise; an opener's named dealer is assigned to the table by the opening)
@@ -88,6 +90,20 @@ class TableOpen(ActView):
         game = serializers.ChoiceField(choices=Table.Game.choices)
         opener_cents = CentsField(min_value=0)
         rules = serializers.DictField(required=False)
+
+    input_serializer = Input
+
+
+class TableRulesChange(ActView):
+    """Change an open table's rule options between coups (a pit boss; event ``TableRulesChanged``
+    with the rule set before and after); a rule set giving the house no edge on some bet: 202
+    until another pit boss or a cage supervisor confirms."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "table_rules_change"
+
+    class Input(serializers.Serializer):
+        rules = serializers.DictField()
 
     input_serializer = Input
 

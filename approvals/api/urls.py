@@ -14,6 +14,7 @@ urlpatterns = [
     # The acts a second signature guards (moved here from games and cashier: same paths, same names).
     path("tables/<code:code>/open", makers.TableOpen.as_view(), name="table-open"),
     path("tables/<code:code>/opener", makers.TableOpenCounted.as_view(), name="table-open-counted"),
+    path("tables/<code:code>/rules", makers.TableRulesChange.as_view(), name="table-rules-change"),
     path("tables/<code:code>/closer", makers.TableCloseCounted.as_view(), name="table-close-counted"),
     path("tables/<code:code>/slips", makers.SlipRequest.as_view(), name="slip-request"),
     path("tables/<code:code>/drop-removal", makers.DropRemoval.as_view(), name="drop-removal"),

@@ -15,7 +15,7 @@ from core.ids import uuid_of
 from core.pagination import StrictCursorPagination
 from games.models import Round
 from games.rules.event_words import CARD_HIDDEN, hides_card, is_face_down, without_card_value
-from games.theory import table_house_edge
+from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
@@ -333,6 +333,9 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
     theoretical_win_cents = serializers.SerializerMethodField(
         help_text="Σ stake × house edge of every bet settled that day, in cents, rounded half up from the exact value"
     )
+    theoretical_edge_pct = serializers.SerializerMethodField(
+        help_text=f"the effective edge, {EFFECTIVE_EDGE}; in %, 2 decimals as text; null without a handle"
+    )
     average_bet_cents = serializers.SerializerMethodField()
     coups_per_hour = serializers.SerializerMethodField()
     patron_count = serializers.SerializerMethodField()
@@ -356,6 +359,7 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
             "house_edge",
             "house_edge_basis",
             "theoretical_win_cents",
+            "theoretical_edge_pct",
             "first_coup_at",
             "last_coup_at",
         ]
@@ -376,6 +380,9 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
 
     def get_theoretical_win_cents(self, row) -> int:
         return _round_half_up(Fraction(row.theoretical_win))
+
+    def get_theoretical_edge_pct(self, row) -> str | None:
+        return effective_edge_pct(Fraction(row.theoretical_win), row.handle_cents)
 
     def get_hold_pct(self, row) -> str | None:
         return f"{row.win_cents * 100 / row.drop_cents:.2f}" if row.drop_cents else None

@@ -1,4 +1,4 @@
-"""Table endpoints: the list, a table, close, buy-ins, rule changes (opening: approvals/api/makers.py)."""
+"""Table endpoints: the list, a table, close, buy-ins (opening and rule changes: approvals/api/makers.py)."""
 
 from rest_framework import generics, serializers
 
@@ -7,7 +7,6 @@ from core.views import CentsField, CommandView
 from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Table
-from ..services.table_rules import table_rules_change
 from ..services.tables import table_buy_in, table_close
 
 
@@ -43,22 +42,6 @@ class TableClose(CommandView):
 
     def perform(self, data, *, code, **ctx):
         return table_close(code=code, **ctx)
-
-
-class TableRulesChange(CommandView):
-    """Change an open table's rule options between coups (a pit boss; event ``TableRulesChanged``
-    with the rule set before and after)."""
-
-    permission_classes = [roles_allowed(write=PIT)]
-    success_status = 200
-
-    class Input(serializers.Serializer):
-        rules = serializers.DictField()
-
-    input_serializer = Input
-
-    def perform(self, data, *, code, **ctx):
-        return table_rules_change(code=code, **data, **ctx)
 
 
 class TableBuyIn(CommandView):

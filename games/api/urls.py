@@ -17,7 +17,6 @@ urlpatterns = [
     path("tables/<code:code>/", tables.TableDetail.as_view(), name="table-detail"),
     path("tables/<code:code>/close", tables.TableClose.as_view(), name="table-close"),
     path("tables/<code:code>/buy-ins", tables.TableBuyIn.as_view(), name="table-buy-in"),
-    path("tables/<code:code>/rules", tables.TableRulesChange.as_view(), name="table-rules-change"),
     path("tables/<code:code>/colour-chips", colour_chips.ColourChipsBuy.as_view(), name="colour-chips-buy"),
     path("tables/<code:code>/change-inverse", colour_chips.ColourChipsChangeInverse.as_view(), name="change-inverse"),
     path("tables/<code:code>/rounds", rounds.RoundOpen.as_view(), name="round-open"),

@@ -48,7 +48,7 @@ from .roulette import DoublePrison, ZeroRule
 from .stud_table import CaribbeanTableRules
 from .trente_quarante import APRES, NOIR, REFAIT, ROUGE, exact_probabilities
 
-__all__ = ["caribbean_edge", "house_edge", "tq_edge"]
+__all__ = ["bets_without_edge", "caribbean_edge", "house_edge", "tq_edge"]
 
 _PLACES = Decimal("0.000001")
 
@@ -189,3 +189,20 @@ def settled_line_edge(game: str, rules: dict[str, Any] | None, line: str | None 
             return "0"
         return str(caribbean_edge((rules or {}).get("pay_table", "sheet"), (rules or {}).get("raise_multiple", 2)))
     return str(house_edge(game, rules)[0])
+
+
+def bets_without_edge(game: str, rules: dict[str, Any] | None) -> list[tuple[str, Fraction | Decimal]]:
+    """``[(bet, edge)]``: the bets of a table of ``game`` under ``rules`` whose exact house edge
+    is ≤ 0 (the player has the advantage, or nobody), by the figures of :func:`house_edge`
+    (baccarat: each of banker, player and tie; black jack: per initial bet; Caribbean stud: per
+    ante; roulette and trente-et-quarante: their one edge). Classic stud: none, the house is no
+    party to the pot. E.g. baccarat paying the banker 1:1 (``banker_commission_pct`` 0):
+    ``[("banker", −1.2351 %)]``. Raises :class:`RuleError` for bad rules."""
+    if game == "classic_stud":
+        return []
+    if game == "baccarat":
+        options = baccarat.BaccaratRules.from_dict(rules or {})
+        edges = [(bet, baccarat.house_edge(bet, options)) for bet in ("banker", "player", "tie")]
+        return [(bet, edge) for bet, edge in edges if edge <= 0]
+    edge = house_edge(game, rules)[0]
+    return [(game, edge)] if edge <= 0 else []

@@ -24,6 +24,7 @@ from patrons.selectors import patron_get
 
 from ..models import Round, Shoe, Table
 from ..rules import blackjack as bj
+from ..rules import blackjack_theory as theory
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.money import format_cents
 from . import card_table as ct
@@ -139,7 +140,9 @@ def _call(game: bj.BlackjackCoup, call: dict) -> list:
     return getattr(game, call["method"])(**call["args"])
 
 
-def _record_events(records: list, coup: Round, rules: BlackjackTableRules, call: dict | None = None) -> list[NewEvent]:
+def _record_events(
+    records: list, coup: Round, game: bj.BlackjackCoup, rules: BlackjackTableRules, call: dict | None = None
+) -> list[NewEvent]:
     """One event per engine record; a stake it adds is posted on it (patron −x, layout +x), and
     each line it pays at once follows it as a ``BetSettled``. The decision's call rides on its
     record, so a replay can make the same call."""
@@ -157,14 +160,27 @@ def _record_events(records: list, coup: Round, rules: BlackjackTableRules, call:
         if call is not None and event_type in DECISION_EVENTS.values():
             data["call"], call = call, None
         events.append(NewEvent(event_type, data, legs))
-        events += [_line_event(line, coup, rules) for line in getattr(record, "lines", ()) or ()]
+        events += [_line_event(line, coup, game, rules) for line in getattr(record, "lines", ()) or ()]
     return events
 
 
-def _line_event(line: bj.BetSettlement, coup: Round, rules: BlackjackTableRules) -> NewEvent:
-    """One settlement line (a bettor's hand, or his insurance) as ``BetSettled`` with DESIGN.md's postings."""
+def _line_event(line: bj.BetSettlement, coup: Round, game: bj.BlackjackCoup, rules: BlackjackTableRules) -> NewEvent:
+    """One settlement line (a bettor's hand, or his insurance) as ``BetSettled`` with DESIGN.md's postings.
+
+    Its ``house_edge`` is the rate on the line's stake that makes stake × rate the line's
+    theoretical win (``games.rules.blackjack_theory``: the table's edge on the initial stake
+    only, insurance and even money at their own edge); ``edge_per_initial_bet`` is the rule
+    set's edge it derives from."""
     bet = next(
         b for b in coup.bets.select_related("patron") if b.position["box"] == line.box and b.patron.code == line.bettor
+    )
+    dealer = game.dealer_cards
+    rate = theory.line_edge(
+        line,
+        edge=rules.edge(),
+        initial_stake_cents=bet.stake_cents,
+        decks=rules.game.decks,
+        up_card=dealer[0] if dealer else None,
     )
     figures = ct.line_figures(
         line,
@@ -173,7 +189,8 @@ def _line_event(line: bj.BetSettlement, coup: Round, rules: BlackjackTableRules)
         # RULES.md: 3:2 on odd cents rounds down; the fraction not paid is recorded
         unpaid_fraction_cents=str(line.unpaid_fraction),
         paid_at_once=line.paid_at_once,
-        house_edge=str(rules.edge()),
+        house_edge=str(rate),
+        edge_per_initial_bet=str(rules.edge()),
     )
     return ct.settlement_line(coup, bet, line.bettor, figures)
 
@@ -206,7 +223,7 @@ def _deal(
     dealt_event = ct.card_dealt(
         coup, shoe, index, card, to=bj.to_data(target), total=dealt.total, soft=dealt.soft, **face
     )
-    return [dealt_event, *_record_events(rest, coup, rules)]
+    return [dealt_event, *_record_events(rest, coup, game, rules)]
 
 
 def _settlement_events(coup: Round, game: bj.BlackjackCoup, rules: BlackjackTableRules) -> list[NewEvent]:
@@ -218,7 +235,7 @@ def _settlement_events(coup: Round, game: bj.BlackjackCoup, rules: BlackjackTabl
         staked[bet.pk] += line.stake_cents
         returned[bet.pk] += line.return_cents
         if not line.paid_at_once:  # those were written when they were paid
-            events.append(_line_event(line, coup, rules))
+            events.append(_line_event(line, coup, game, rules))
     events += [ct.resolve(bet, coup, staked[bet.pk], returned[bet.pk]) for bet in bets.values()]
     dealer = list(game.dealer_cards)
     events.append(ct.round_settled(coup, sum(staked.values()), sum(returned.values()), dealer=dealer, bets=len(bets)))
@@ -344,7 +361,7 @@ def blackjack_decide(
         game = _replay(coup, rules)
         records = ct.engine_step(lambda: _call(game, call))
         _check_stakes_covered(records, coup)
-        _drive(cmd, coup, game, rules, _record_events(records, coup, rules, call), active_shoe(coup.table))
+        _drive(cmd, coup, game, rules, _record_events(records, coup, game, rules, call), active_shoe(coup.table))
         return _summary(coup, game)
 
     request = {"round": str(round_id), "patron": patron, "box": box, "action": action, "hand_index": hand_index}

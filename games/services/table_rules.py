@@ -8,13 +8,24 @@ from staff.roles import Role, require_role
 
 from ..models import Bet, Table
 from ..selectors import round_in_play, table_for_update
-from .tables import _validated_rules
+from .tables import _validated_rules, require_edge_signature, rules_without_edge
 
 # The options that decide a bet in prison (RULES.md §Prison bets).
 PRISON_OPTIONS = frozenset({"zero_rule", "double_prison"})
 
 
-def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: str | None = None) -> dict:
+def rules_change_without_edge(code: object, rules: object) -> list[tuple[str, str]]:
+    """``tables.rules_without_edge`` of the rule set table ``code`` would have with ``rules``
+    merged in; ``[]`` for an unknown table or rules that are no object (the change says why)."""
+    table = Table.objects.filter(code=code).first() if isinstance(code, str) else None
+    if table is None or not isinstance(rules, dict):
+        return []
+    return rules_without_edge(table.game, {**table.rules, **rules})
+
+
+def table_rules_change(
+    *, code: str, rules: dict, actor: str, edge_approver: str | None = None, idempotency_key: str | None = None
+) -> dict:
     """Merge ``rules`` (options of the table's game, e.g. ``{"max_bet_cents": 20000}``) into the
     rule set of open table ``code``. Returns ``{"table", "before", "after", "changed", "event"}``.
 
@@ -23,7 +34,9 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
     a pit boss; ``NotFound`` (404); ``InvalidInput`` (400, the option at fault) for options the
     game refuses; ``StateConflict`` (409) when the table is closed, a coup is in play (rules
     change between coups only), nothing would change, or ``zero_rule`` / ``double_prison``
-    would change while bets are in prison at the table."""
+    would change while bets are in prison at the table. A rule set after the change that gives
+    the house no edge on some bet needs ``edge_approver``'s second signature (403 without it;
+    ``tables.require_edge_signature``), recorded as ``edge_approved_by``."""
     require_role(actor, Role.PIT_BOSS, step="changing a table's rules")
     if not isinstance(rules, dict) or not rules:
         raise InvalidInput("rules must be an object naming the options to change", field="rules")
@@ -41,6 +54,7 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
         if after == before:
             raise StateConflict("these rules are already in force", field="rules")
         changed = sorted(key for key in after if after.get(key) != before.get(key))
+        edge_approval = require_edge_signature(table.game, after, edge_approver, actor)
         deciding = PRISON_OPTIONS.intersection(changed)
         if deciding and Bet.objects.in_prison().filter(round__table=table).exists():
             # The engine decides a prisoner under the rules it entered under: a level above 1
@@ -53,7 +67,10 @@ def table_rules_change(*, code: str, rules: dict, actor: str, idempotency_key: s
             stream=table.stream,
             expected_version=table.version,
             events=[
-                NewEvent("TableRulesChanged", {"table": code, "before": before, "after": after, "changed": changed})
+                NewEvent(
+                    "TableRulesChanged",
+                    {"table": code, "before": before, "after": after, "changed": changed, **edge_approval},
+                )
             ],
         )
         table.rules, table.version = after, event.version

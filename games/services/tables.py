@@ -24,6 +24,7 @@ from ..models import Table
 from ..rules.baccarat import BaccaratRules
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
+from ..rules.house_edges import bets_without_edge
 from ..rules.money import format_cents
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
@@ -65,6 +66,33 @@ def _game_rules(game: str, options: dict | None) -> dict:
     return rules.to_dict()
 
 
+def rules_without_edge(game: str, rules: dict | None) -> list[tuple[str, str]]:
+    """``[(bet, edge as a percentage to 4 places)]``: the bets on which ``rules`` (a rule set of
+    ``game``) give the house no edge (``games.rules.house_edges.bets_without_edge``); ``[]`` for
+    rules the game refuses (its own validation says why)."""
+    try:
+        found = bets_without_edge(game, _game_rules(game, rules))
+    except (InvalidInput, RuleError, ValueError):
+        return []
+    return [(bet, f"{float(edge) * 100:.4f} %") for bet, edge in found]
+
+
+def require_edge_signature(game: str, rules: dict, approver: object, actor: str) -> dict:
+    """A rule set on which the house has no edge on some bet (its exact edge ≤ 0: the players
+    have the advantage) is a decision for two: ``approver``, a pit boss or a cage supervisor
+    other than ``actor``, must have confirmed it (``approvals``). Returns what the event records
+    (``{"edge_approved_by", "without_edge"}``, or ``{}`` for a rule set with an edge); raises
+    ``RoleRequired`` (403) without that signature."""
+    found = rules_without_edge(game, rules)
+    if not found:
+        return {}
+    bets = ", ".join(f"{bet} {edge}" for bet, edge in found)
+    require_second_signature(
+        f"a rule set giving the house no edge ({bets})", approver, actor, Role.PIT_BOSS, Role.CAGE_SUPERVISOR
+    )
+    return {"edge_approved_by": approver, "without_edge": {bet: edge for bet, edge in found}}
+
+
 def table_open(
     *,
     code: str,
@@ -76,6 +104,7 @@ def table_open(
     pit_boss: str | None = None,
     rules: dict | None = None,
     approver: str | None = None,
+    edge_approver: str | None = None,
     variance_reason: str | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
@@ -92,7 +121,9 @@ def table_open(
     another user: given through an approval he confirmed, ``approvals``); it is recorded as
     ``approved_by``. A counted opener that differs from the previous closer needs a written
     ``variance_reason`` (SHIFTS.md: a difference is reported at once, in writing), recorded in
-    ``TableOpened`` for the auditor's exception log.
+    ``TableOpened`` for the auditor's exception log. A rule set giving the house no edge on
+    some bet needs a pit boss's or cage supervisor's second signature (``edge_approver``,
+    ``require_edge_signature``), recorded as ``edge_approved_by``.
     Returns ``{"table", "event", "rules", "opener_cents", "variance_cents"}``. Raises
     ``InvalidInput`` (bad game, option or count, unknown denomination, a counted opener off the
     last closer without ``variance_reason``), ``RoleRequired``
@@ -113,11 +144,12 @@ def table_open(
             f"an opener over {format_cents(settings.CASINO_LARGE_OPENER_CENTS)}", approver, actor, Role.CAGE_SUPERVISOR
         )
     rule_set = _validated_rules(game, rules)
+    edge_approval = require_edge_signature(game, rule_set, edge_approver, actor)
     check_ceiling("opener", opener_cents, field="opener" if denominations is not None else "opener_cents")
     request = {"op": "table_open", "table": code, "game": game, "rules": rule_set, "opener": opener_cents}
     if denominations is not None:
         request |= {"denominations": denominations, "dealer": dealer, "pit_boss": pit_boss}
-    approval = {"approved_by": approver} if large else {}
+    approval = ({"approved_by": approver} if large else {}) | edge_approval
     request |= approval
     if variance_reason is not None:
         if not isinstance(variance_reason, str) or len(variance_reason) > 500:
