@@ -32,6 +32,7 @@ from staff.selectors import users_with
 
 from . import floor_cards
 from .alerts import eur
+from .one_table import edge
 
 # The limits a pit boss changes from his table page, per game: (rule option, label). Classic
 # stud's limits are its base stake and the most a player puts in each round (``caps``, stored as
@@ -362,14 +363,15 @@ def patron_label(code: str) -> str:
 
 
 def table_choices() -> dict:
-    """The open form's choices: ``{"closed": [{"code", "game", "game_label"}], "games":
-    [{"game", "label"}], "dealers": [user name]}``."""
+    """The open form's choices: ``{"closed": [{"code", "game", "game_label", "edge"}], "games":
+    [{"game", "label", "edge"}], "dealers": [user name]}``; ``edge``: the house edge of the rule
+    set the table opens with, in words (``one_table.edge``), shown where it is chosen."""
     return {
         "closed": [
-            {"code": t.code, "game": t.game, "game_label": game_name(t.game)}
+            {"code": t.code, "game": t.game, "game_label": game_name(t.game), "edge": edge(t.game, t.rules)["short"]}
             for t in Table.objects.filter(state=Table.State.CLOSED).order_by("code")
         ],
-        "games": [{"game": g, "label": game_name(g)} for g in Table.Game.values],
+        "games": [{"game": g, "label": game_name(g), "edge": edge(g, {})["short"]} for g in Table.Game.values],
         "dealers": users_with(Role.DEALER),
     }
 

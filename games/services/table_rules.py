@@ -8,19 +8,20 @@ from staff.roles import Role, require_role
 
 from ..models import Bet, Table
 from ..selectors import round_in_play, table_for_update
-from .tables import _validated_rules, require_edge_signature, rules_without_edge
+from .tables import _validated_rules, newly_without_edge, require_edge_signature
 
 # The options that decide a bet in prison (RULES.md §Prison bets).
 PRISON_OPTIONS = frozenset({"zero_rule", "double_prison"})
 
 
 def rules_change_without_edge(code: object, rules: object) -> list[tuple[str, str]]:
-    """``tables.rules_without_edge`` of the rule set table ``code`` would have with ``rules``
-    merged in; ``[]`` for an unknown table or rules that are no object (the change says why)."""
+    """``tables.newly_without_edge`` of the rule set table ``code`` would have with ``rules``
+    merged in: the bets the change would leave without a house edge that had one; ``[]`` for an
+    unknown table or rules that are no object (the change says why)."""
     table = Table.objects.filter(code=code).first() if isinstance(code, str) else None
     if table is None or not isinstance(rules, dict):
         return []
-    return rules_without_edge(table.game, {**table.rules, **rules})
+    return newly_without_edge(table.game, {**table.rules, **rules}, table.rules)
 
 
 def table_rules_change(
@@ -54,7 +55,7 @@ def table_rules_change(
         if after == before:
             raise StateConflict("these rules are already in force", field="rules")
         changed = sorted(key for key in after if after.get(key) != before.get(key))
-        edge_approval = require_edge_signature(table.game, after, edge_approver, actor)
+        edge_approval = require_edge_signature(table.game, after, edge_approver, actor, before=before)
         deciding = PRISON_OPTIONS.intersection(changed)
         if deciding and Bet.objects.in_prison().filter(round__table=table).exists():
             # The engine decides a prisoner under the rules it entered under: a level above 1

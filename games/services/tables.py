@@ -77,13 +77,25 @@ def rules_without_edge(game: str, rules: dict | None) -> list[tuple[str, str]]:
     return [(bet, f"{float(edge) * 100:.4f} %") for bet, edge in found]
 
 
-def require_edge_signature(game: str, rules: dict, approver: object, actor: str) -> dict:
+def newly_without_edge(game: str, rules: dict | None, before: dict | None = None) -> list[tuple[str, str]]:
+    """``rules_without_edge`` of ``rules``, less the bets that had no edge under ``before``
+    already (the rule set in force, confirmed by two when it was chosen): a change of limits at
+    such a table asks nobody again."""
+    found = rules_without_edge(game, rules)
+    if before is None or not found:
+        return found
+    known = {bet for bet, _ in rules_without_edge(game, before)}
+    return [(bet, edge) for bet, edge in found if bet not in known]
+
+
+def require_edge_signature(game: str, rules: dict, approver: object, actor: str, *, before: dict | None = None) -> dict:
     """A rule set on which the house has no edge on some bet (its exact edge ≤ 0: the players
     have the advantage) is a decision for two: ``approver``, a pit boss or a cage supervisor
-    other than ``actor``, must have confirmed it (``approvals``). Returns what the event records
-    (``{"edge_approved_by", "without_edge"}``, or ``{}`` for a rule set with an edge); raises
-    ``RoleRequired`` (403) without that signature."""
-    found = rules_without_edge(game, rules)
+    other than ``actor``, must have confirmed it (``approvals``). ``before``: the rule set in
+    force, for a change (only bets it did not already leave without an edge ask). Returns what
+    the event records (``{"edge_approved_by", "without_edge"}``, or ``{}`` when nobody needs to
+    confirm); raises ``RoleRequired`` (403) without that signature."""
+    found = newly_without_edge(game, rules, before)
     if not found:
         return {}
     bets = ", ".join(f"{bet} {edge}" for bet, edge in found)

@@ -64,9 +64,12 @@ def test_changing_the_rules_to_no_commission_waits_for_a_second_login(clients):
     assert changed.status_code == 200, changed.json()
     assert Table.objects.get(code="P9").rules["banker_commission_pct"] == 0
     assert Event.objects.get(type="TableRulesChanged").data["edge_approved_by"] == "super1"
-    # a limit changed on that table still needs the signature: the rule set still has no edge
+    # a limit changed on that table, the pit boss's page included, asks nobody again: the bets
+    # without an edge are those two logins chose, none is added
     limit = clients["pit1"].post("/api/tables/P9/rules", {"rules": {"min_bet_cents": 1_000}}, format="json")
-    assert limit.status_code == 202
+    assert limit.status_code == 200, limit.json()
+    assert "edge_approved_by" not in Event.objects.filter(type="TableRulesChanged").last().data
+    assert table_rules_change(code="P9", rules={"min_bet_cents": 2_000}, actor="pit1")["changed"] == ["min_bet_cents"]
 
 
 def test_the_services_refuse_a_rule_set_without_edge_unsigned(clients):

@@ -106,7 +106,7 @@ def test_the_open_form_offers_the_closed_tables_only_and_refuses_a_table_the_flo
     table_close(code="R3", actor="boss")
     pit_boss_only = people["boss2"]
     form = pit_boss_only.get(reverse("dashboard:open")).content.decode()
-    assert '<option value="R3">R3 · English roulette</option>' in form
+    assert '<option value="R3">R3 · English roulette · house edge 2.70 %, even chances 1.35 %</option>' in form
     assert "A new table" not in form and 'name="new_code"' not in form
     made_up = {"code": "B2", "dealer": "dealer1", "opener-10000": "5"}
     refused = pit_boss_only.post(reverse("dashboard:open"), made_up)
@@ -553,6 +553,20 @@ def test_a_closer_naming_a_dealer_not_at_the_table_is_refused_at_the_request_nam
     # Named nobody: the table's dealer.
     assert boss.post(reverse("dashboard:close", args=["R5"]), sent | {"dealer": ""}).status_code == 302
     assert Approval.objects.get(kind="table_close_counted").waiting_for()[0]["user"] == "dealer1"
+
+
+def test_the_open_form_shows_the_house_edge_of_each_table_and_game_where_it_is_chosen(people):
+    """The rule set's edge is read where the table is chosen: a closed table's own rules (its
+    last rule set, here baccarat's banker paid 1:1, confirmed by two), a new table's game's
+    default rules."""
+    from games.services.tables import table_close, table_open
+
+    table_open(code="P3", game="baccarat", opener_cents=1_000_000, actor="boss", rules={}, edge_approver=None)
+    table_close(code="P3", actor="boss")
+    form = people["boss"].get(reverse("dashboard:open")).content.decode()
+    assert '<option value="P3">P3 · Punto banco · house edge banker 1.06 %, player 1.24 %, tie 14.36 %' in form
+    assert ">Punto banco · house edge banker 1.06 %, player 1.24 %, tie 14.36 %</option>" in form
+    assert ">English roulette · house edge 2.70 %, even chances 1.35 %</option>" in form
 
 
 def test_the_open_form_preselects_the_tables_assigned_dealer(people):
