@@ -41,7 +41,7 @@ from staff.roles import Role
 # Acts that go through a second signature because they pass a limit (a large opener, a large
 # fill): the signature is the supervisor's override. The other acts' approvals (reversals, voids,
 # counts, carrying a slip) are dual custody, and the act itself is listed under its own kind.
-OVERRIDE_ACTS = ("table_open", "slip_request")
+OVERRIDE_ACTS = ("table_open", "table_rules_change", "slip_request")
 
 # kind → (label, the ledger event types that make one).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -251,7 +251,11 @@ def _override(event: Event, kind: str) -> dict | None:
     if data.get("kind") not in OVERRIDE_ACTS:
         return None
     confirmed = event.type == "ApprovalConfirmed"
-    what = {"table_open": "a large table opener", "slip_request": "a large fill"}[data["kind"]]
+    what = {
+        "table_open": "a table opening (a large opener, or a rule set without a house edge)",
+        "table_rules_change": "a rules change to a rule set without a house edge",
+        "slip_request": "a large fill",
+    }[data["kind"]]
     reason = data.get("reason")
     maker = Approval.objects.filter(id=data.get("approval")).values_list("maker", flat=True).first()
     return _entry(
