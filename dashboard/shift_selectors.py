@@ -17,6 +17,8 @@ from cashier.slip_models import Slip
 from core.denominations import chip_denominations
 from core.ids import uuid_of
 from games import selectors as games_selectors
+from games.catalog import GAMES
+from games.catalog.classic_stud import STUD_ROUNDS
 from games.models import Round, Table
 from games.names import game_name
 from games.rules.errors import RuleError
@@ -34,27 +36,12 @@ from . import floor_cards
 from .alerts import eur
 from .one_table import edge
 
-# The limits a pit boss changes from his table page, per game: (rule option, label). Classic
+# The limits a pit boss changes from his table page, per game: (rule option, label), as each
+# game declares them (``games.catalog``). Classic
 # stud's limits are its base stake and the most a player puts in each round (``caps``, stored as
 # multiples of the base stake): the page shows and takes each round's most in money
 # (``STUD_ROUNDS``; ``dashboard.forms.stud_limits`` turns them back into multiples).
-STUD_ROUNDS = tuple(f"round_{n}_cap_cents" for n in range(1, 5))
-LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    Table.Game.ENGLISH_ROULETTE: (
-        ("min_bet_cents", "Minimum, numbers"),
-        ("max_bet_cents", "Maximum, numbers"),
-        ("even_chance_min_cents", "Minimum, even chances"),
-        ("even_chance_max_cents", "Maximum, even chances"),
-    ),
-    Table.Game.BLACKJACK: (("min_bet_cents", "Minimum, box"), ("max_box_cents", "Maximum, box")),
-    Table.Game.CARIBBEAN_STUD: (("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
-    Table.Game.BACCARAT: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
-    Table.Game.TRENTE_QUARANTE: (("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
-    Table.Game.CLASSIC_STUD: (
-        ("base_stake_cents", "Base stake"),
-        *((option, f"Most in round {n}") for n, option in enumerate(STUD_ROUNDS, start=1)),
-    ),
-}
+LIMIT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {code: game.limit_labels for code, game in GAMES.items()}
 
 
 def limits_in_money(game: str, rules: dict | None) -> dict:

@@ -1,15 +1,8 @@
-"""Game names as people write them, for screens, reports and spreadsheets."""
+"""Game names as people write them, for screens, reports and spreadsheets (``games.catalog``)."""
 
-from .models import Table
+from .catalog import GAMES
 
-GAME_NAMES = {
-    Table.Game.ENGLISH_ROULETTE: "English roulette",
-    Table.Game.BLACKJACK: "Black jack",
-    Table.Game.CARIBBEAN_STUD: "Caribbean stud",
-    Table.Game.CLASSIC_STUD: "Classic five-card stud",
-    Table.Game.BACCARAT: "Punto banco",
-    Table.Game.TRENTE_QUARANTE: "Trente-et-quarante",
-}
+GAME_NAMES = {code: game.name for code, game in GAMES.items()}
 
 
 def game_name(game: str) -> str:

@@ -37,7 +37,8 @@ from ledger.store import Leg, NewEvent
 from patrons.models import Patron
 from patrons.services.self_limit import check_self_limit
 
-from ..models import Bet, Round, Shoe, Table
+from ..catalog import spec
+from ..models import Bet, Round, Shoe
 from ..rules.chips import ChipIncrements
 from ..rules.errors import RuleError
 from ..rules.money import format_cents
@@ -46,13 +47,6 @@ from ..selectors import round_for_update
 from .refusals import refused
 from .shoes import active_shoe, close_shoe, draw_reported
 
-GAME_NAMES = {
-    Table.Game.BLACKJACK: "black jack",
-    Table.Game.BACCARAT: "baccarat",
-    Table.Game.TRENTE_QUARANTE: "trente-et-quarante",
-    Table.Game.CARIBBEAN_STUD: "Caribbean stud",
-    Table.Game.CLASSIC_STUD: "classic stud",
-}
 # A settled bet's outcome → its transition (``Bet``'s state machine).
 TRANSITIONS = {"won": "win", "lost": "lose", "pushed": "push", "refait": "give_back"}
 T = TypeVar("T")
@@ -77,7 +71,7 @@ def coup_for_update(round_id: object, game: str) -> Round:
     """The coup, locked; ``NotFound`` (404) for none, ``InvalidInput`` (``round``) for another game's."""
     coup = round_for_update(round_id)
     if coup.table.game != game:
-        raise InvalidInput(f"table {coup.table.code} is not a {GAME_NAMES[game]} table", field="round")
+        raise InvalidInput(f"table {coup.table.code} is not a {spec(game).in_a_sentence} table", field="round")
     return coup
 
 

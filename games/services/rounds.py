@@ -19,6 +19,7 @@ from ledger.errors import InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
 from ledger.store import NewEvent, collector_paused
 
+from ..catalog import spec
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
@@ -53,7 +54,7 @@ def round_open(*, table: str, actor: str, idempotency_key: str | None = None) ->
         if round_in_play(the_table):
             raise StateConflict(f"table {table} already has a coup in play", field="table")
         refuse_if_closed(current_gaming_day(), what=f"no coup is played at {table} on it", field="table")
-        if the_table.game in (Table.Game.BLACKJACK, Table.Game.BACCARAT, Table.Game.TRENTE_QUARANTE):
+        if spec(the_table.game).dealt_from_a_shoe:
             shoe = active_shoe(the_table)
             if shoe is None or shoe.state != Shoe.State.IN_PLAY:
                 raise StateConflict(f"no shoe in play at {table}: start a new shoe", field="table")
@@ -168,8 +169,11 @@ def round_record_result(
         if cmd.replayed:
             return cmd.result
         coup = round_for_update(round_id)
-        if coup.table.game != Table.Game.ENGLISH_ROULETTE:
-            raise InvalidInput("a winning number is for roulette; black jack coups are dealt", field="round")
+        if spec(coup.table.game).cards:
+            raise InvalidInput(
+                f"a winning number is for roulette; {spec(coup.table.game).in_a_sentence} coups are dealt",
+                field="round",
+            )
         _transition(coup, "deal", "record a result")
         table = coup.table
         rules = roulette_rules(table)

@@ -14,29 +14,9 @@ from django.conf import settings
 
 from ledger.errors import InvalidInput
 
-from ..models import Table
+from ..catalog import spec
 from ..names import game_name
 from ..rules.money import format_cents
-
-# Per game, the rule options that are a minimum and those that are a maximum (cents).
-MINIMA: dict[str, tuple[str, ...]] = {
-    Table.Game.ENGLISH_ROULETTE: ("min_bet_cents", "even_chance_min_cents", "standing_min_cents"),
-    Table.Game.BLACKJACK: ("min_bet_cents",),
-    Table.Game.BACCARAT: ("min_bet_cents",),
-    Table.Game.TRENTE_QUARANTE: ("min_bet_cents",),
-    Table.Game.CARIBBEAN_STUD: ("ante_min_cents",),
-    Table.Game.CLASSIC_STUD: ("base_stake_cents",),
-}
-MAXIMA: dict[str, tuple[str, ...]] = {
-    Table.Game.ENGLISH_ROULETTE: ("max_bet_cents", "even_chance_max_cents"),
-    Table.Game.BLACKJACK: ("max_box_cents",),
-    Table.Game.BACCARAT: ("max_bet_cents",),
-    Table.Game.TRENTE_QUARANTE: ("max_bet_cents",),
-    Table.Game.CARIBBEAN_STUD: ("ante_max_cents",),
-}
-# English roulette's numbers are played in colour chips, each worth what its patron chose (sheet
-# 000): the table's value chips do not bound their minimum.
-IN_COLOUR_CHIPS = frozenset({"min_bet_cents"})
 
 
 def approved_range(game: str) -> tuple[int, int]:
@@ -54,15 +34,12 @@ def check_within_approved_range(game: str, rules: dict) -> None:
     tables = f"{game_name(game)} tables"
     chips = rules.get("chip_cents") or ()
     smallest = min(chips) if chips else None
-    for option in MINIMA.get(game, ()):
+    played = spec(game)
+    for option in played.minima:
         value = rules.get(option)
         if type(value) is not int:
             continue
-        if (
-            smallest is not None
-            and value < smallest
-            and not (game == Table.Game.ENGLISH_ROULETTE and option in IN_COLOUR_CHIPS)
-        ):
+        if smallest is not None and value < smallest and option not in played.minima_in_colour_chips:
             raise InvalidInput(
                 f"{format_cents(value)} is under the table's smallest chip of {format_cents(smallest)}: "
                 "a bet that small cannot be made of its chips",
@@ -78,16 +55,15 @@ def check_within_approved_range(game: str, rules: dict) -> None:
                 f"{format_cents(value)} is over the house's highest limit of {format_cents(highest)} for {tables}",
                 field=f"rules.{option}",
             )
-    for option in MAXIMA.get(game, ()):
+    for option in played.maxima:
         value = rules.get(option)
         if type(value) is int and value > highest:
             raise InvalidInput(
                 f"{format_cents(value)} is over the house's maximum of {format_cents(highest)} for {tables}",
                 field=f"rules.{option}",
             )
-    if game == Table.Game.CLASSIC_STUD:
-        base, caps = rules.get("base_stake_cents"), rules.get("caps") or ()
-        most = base * max(caps) if type(base) is int and caps else 0
+    if played.most_in_a_round is not None:
+        most = played.most_in_a_round(rules)
         if most > highest:
             raise InvalidInput(
                 f"a round's most of {format_cents(most)} is over the house's maximum of "

@@ -20,17 +20,13 @@ from patrons.selectors import patron_get
 from patrons.services import aml
 from staff.roles import Role, require_distinct, require_role, require_second_signature
 
+from ..catalog import GAMES, spec
 from ..models import Table
-from ..rules.baccarat import BaccaratRules
-from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.errors import RuleError
 from ..rules.house_edges import bets_without_edge
 from ..rules.money import format_cents
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
-from ..rules.roulette_table import RouletteTableRules
-from ..rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
-from ..rules.tq_table import TrenteQuaranteTableRules
 from ..selectors import round_in_play, table_for_update
 from . import prison
 from .table_limits import check_within_approved_range
@@ -45,22 +41,12 @@ def _validated_rules(game: str, options: dict | None) -> dict:
 
 
 def _game_rules(game: str, options: dict | None) -> dict:
-    if game not in Table.Game.values:
-        raise InvalidInput(f"unknown game {game!r}; one of {', '.join(Table.Game.values)}", field="game")
+    if game not in GAMES:
+        raise InvalidInput(f"unknown game {game!r}; one of {', '.join(GAMES)}", field="game")
     if options is not None and not isinstance(options, dict):
         raise InvalidInput("rules must be an object of table options", field="rules")
     try:
-        if game == Table.Game.BLACKJACK:
-            return BlackjackTableRules.from_dict(options).to_dict()
-        if game == Table.Game.TRENTE_QUARANTE:
-            return TrenteQuaranteTableRules.from_dict(options).to_dict()
-        if game == Table.Game.BACCARAT:
-            return BaccaratRules.from_dict(options).to_dict()
-        if game == Table.Game.CARIBBEAN_STUD:
-            return CaribbeanTableRules.from_dict(options).to_dict()
-        if game == Table.Game.CLASSIC_STUD:
-            return ClassicStudTableRules.from_dict(options).to_dict()
-        rules = RouletteTableRules.from_dict(options)
+        rules = spec(game).rules.from_dict(options)
     except (InvalidBet, RuleError) as exc:
         raise InvalidInput(exc.message, field=exc.field) from exc
     return rules.to_dict()

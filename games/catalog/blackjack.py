@@ -1,0 +1,15 @@
+"""Black jack (sheets 000 and 004): boxes, a shoe, immediate payouts by sheet."""
+
+from ..rules.blackjack_table import BlackjackTableRules
+from .spec import GameSpec
+
+SPEC = GameSpec(
+    code="blackjack",
+    name="Black jack",
+    in_a_sentence="black jack",
+    rules=BlackjackTableRules,
+    minima=("min_bet_cents",),
+    maxima=("max_box_cents",),
+    dealt_from_a_shoe=True,
+    limit_labels=(("min_bet_cents", "Minimum, box"), ("max_box_cents", "Maximum, box")),
+)
