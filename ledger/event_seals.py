@@ -34,6 +34,8 @@ from itertools import islice
 
 from django.conf import settings
 
+from .hashing import HASHED_FIELDS
+
 _SALT = b"casino.ledger.event-seal"
 
 
@@ -78,27 +80,11 @@ def seal_fault(position: int, hash_: str, recorded: str | None) -> str:
     return "its seal is not the application's: it was written around the application (ledger.event_seals)"
 
 
-# The columns an event's hash covers, in ``ledger.hashing.event_hash``'s keyword order, then the
-# hash and the seal: a read that trusts an event recomputes its hash from these (and its
+# The columns an event's hash covers (``ledger.hashing.HASHED_FIELDS``), then the hash and the
+# seal: a read that trusts an event recomputes its hash from these (and its
 # postings) before it trusts the seal. A seal only vouches for a hash, and a hash column can be
 # copied: a row carrying another event's hash and seal (an assignment to another dealer, or a
 # genuine old event replayed at the tail) matches its seal, not its content.
-HASHED_FIELDS = (
-    "position",
-    "stream",
-    "version",
-    "type",
-    "schema_version",
-    "data",
-    "occurred_at",
-    "recorded_at",
-    "gaming_day",
-    "actor",
-    "correlation_id",
-    "causation_id",
-    "idempotency_key",
-    "prev_hash",
-)
 SEAL_FIELDS = (*HASHED_FIELDS, "hash", "seal")
 _HASH, _SEAL = len(HASHED_FIELDS), len(HASHED_FIELDS) + 1
 

@@ -13,6 +13,24 @@ from datetime import UTC, date, datetime
 from .jsoncodec import canonical
 
 GENESIS_HASH = "0" * 64
+# The envelope an event's hash covers, in ``event_hash``'s keyword order (its postings besides):
+# every reader that recomputes a hash, or exports what one covers, names these.
+HASHED_FIELDS = (
+    "position",
+    "stream",
+    "version",
+    "type",
+    "schema_version",
+    "data",
+    "occurred_at",
+    "recorded_at",
+    "gaming_day",
+    "actor",
+    "correlation_id",
+    "causation_id",
+    "idempotency_key",
+    "prev_hash",
+)
 
 
 def canonical_json(value: object) -> str:

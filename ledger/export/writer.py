@@ -30,7 +30,7 @@ from django.db.models import Count, Q, Sum
 from .. import seal as seals
 from .. import signing, withheld
 from ..errors import Conflict, NotFound, StateConflict
-from ..hashing import canonical_json, iso_utc
+from ..hashing import HASHED_FIELDS, canonical_json, iso_utc
 from ..models import Event, Posting
 from ..spreadsheet_cells import safe_row
 from ..store import head
@@ -103,23 +103,7 @@ def event_records(ctx: registry.ExportContext) -> Iterator[dict]:
     events = (
         Event.objects.filter(position__gte=ctx.first, position__lte=ctx.last)
         .order_by("position")
-        .values_list(
-            "position",
-            "stream",
-            "version",
-            "type",
-            "schema_version",
-            "data",
-            "occurred_at",
-            "recorded_at",
-            "gaming_day",
-            "actor",
-            "correlation_id",
-            "causation_id",
-            "idempotency_key",
-            "prev_hash",
-            "hash",
-        )
+        .values_list(*HASHED_FIELDS, "hash")
         .iterator(chunk_size=CHUNK)
     )
     postings = (
