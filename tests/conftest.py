@@ -34,8 +34,11 @@ def _shared_resource(item) -> str | None:
     return None
 
 
-def _uses_database(item) -> bool:
-    # pytest-django lets a test reach the database only through its marker or its fixtures.
+def _second_pass_runs(item) -> bool:
+    # pytest-django lets a test reach the database only through its marker or its fixtures; a
+    # test marked ``first_backend_only`` proves nothing of the backend the others do not.
+    if item.get_closest_marker("first_backend_only") is not None:
+        return False
     return item.get_closest_marker("django_db") is not None or "django_db_setup" in getattr(item, "fixturenames", ())
 
 
@@ -47,9 +50,9 @@ def pytest_collection_modifyitems(config, items):
     # The second backend's pass (scripts/test.sh): a test that never reaches the database
     # proves the same on both, so it runs once, on the first.
     if os.environ.get("CASINO_TESTS_DATABASE_ONLY") == "1":
-        kept = [item for item in items if _uses_database(item)]
+        kept = [item for item in items if _second_pass_runs(item)]
         if len(kept) < len(items):
-            config.hook.pytest_deselected(items=[item for item in items if not _uses_database(item)])
+            config.hook.pytest_deselected(items=[item for item in items if not _second_pass_runs(item)])
             items[:] = kept
 
 
