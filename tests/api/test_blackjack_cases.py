@@ -219,8 +219,8 @@ def test_replay_check_after_black_jack_coups(bj):
 
 
 def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rules(bj):
-    """The default table (sheet 000) has the exact edge 0.3782 % per initial bet:
-    10 EUR stood on 19 against 10,8 → 3.78 cents of theory, 4 rounded half up."""
+    """The default table (preset sheet_000) has the exact edge 0.6236 % per initial bet:
+    10 EUR stood on 19 against 10,8 → 6.236 cents of theory, 6 rounded half up."""
     from ledger import projections
 
     p = make_patron(10_000)
@@ -230,7 +230,7 @@ def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rul
     assert bj.cards("8C")["state"] == "settled"
     projections.catch_up_all()
     (rating,) = bj.api.get("/api/ratings/", {"patron": p}).json()["results"]
-    assert rating["theoretical_win_cents"] == 4
+    assert rating["theoretical_win_cents"] == 6
     (row,) = bj.api.get("/api/stats/tables/").json()["results"]
-    assert row["house_edge"] == "0.003782" and "exact combinatorial analysis" in row["house_edge_basis"]
-    assert row["theoretical_win_cents"] == 4
+    assert row["house_edge"] == "0.006236" and "exact combinatorial analysis" in row["house_edge_basis"]
+    assert row["theoretical_win_cents"] == 6

@@ -1,9 +1,10 @@
 """The black jack table refuses bad play through the HTTP API (the rules' refusals and more).
 
 Written as the behaviour SHOULD be. A card-reading shoe ("reader") lets each test choose every
-card; the default rules: 6 decks, no hole card, double on 9–11, 3 split hands, 3:2, insurance
-2:1, immediate payouts on. Initial deal order: each box, the dealer's up card, each box again;
-the dealer's second card comes after the players. Stakes in cents.
+card; the default rules (preset sheet_000): 6 decks, no hole card, double on 9–11, 3 split hands,
+3:2, insurance 2:1, no immediate payout, a seated player on his own box only. Initial deal
+order: each box, the dealer's up card, each box again; the dealer's second card comes after
+the players. Stakes in cents.
 
 Every refusal is checked to append nothing and to leave balances untouched; every money test
 checks that the table win from the ledger equals the settlements' house win and that every
@@ -14,6 +15,7 @@ import pytest
 from django.db.models import Sum
 
 from games.models import Shoe
+from games.rules.blackjack_table import PRESETS
 from games.selectors import settlements_net_cents, table_win_cents
 from ledger import accounts, store
 from ledger.models import Event, Posting
@@ -98,6 +100,9 @@ class Table(CardTableClient):
 
     def void(self, reason="dealer error"):
         return self.post(f"/api/rounds/{self.round}/void", {"reason": reason})
+
+
+SHEET_004_PAYOUTS = PRESETS["sheet_004"]["immediate_payouts"]
 
 
 def refused(response, status, fields):
@@ -276,7 +281,9 @@ def test_acting_on_a_settled_round_is_409_everywhere(bj):
 # --- bets and bets behind ----------------------------------------------------------------------
 
 
-def test_box_limits_behind(bj):
+def test_box_limits_behind(api, cage):
+    """Sheet 004's table options (bets beside one's own box)."""
+    bj = Table(api, rules={"beside_own_box": 1})
     a, b, c, d = (make_patron(200_000) for _ in range(4))
     bj.open()
     assert bj.bet(a, 1, 1_000, True).status_code == 201
@@ -476,8 +483,10 @@ def test_even_money_with_a_bettor_behind_pays_both_1_to_1(bj):
         (("2S", "3H"), ("4D", "5C", "7S"), "five_cards_21"),
     ],
 )
-def test_immediate_payouts_pay_1_to_1_at_once(bj, player_cards, hits, pattern):
-    """The hand is paid at once; the dealer (no other hand waits) takes no further card."""
+def test_immediate_payouts_pay_1_to_1_at_once(api, cage, player_cards, hits, pattern):
+    """Sheet 004's immediate payouts (and the client's five-card 21), at a table that takes them:
+    the hand is paid at once; the dealer (no other hand waits) takes no further card."""
+    bj = Table(api, rules={"immediate_payouts": SHEET_004_PAYOUTS})
     p = make_patron(10_000)
     bj.coup([(p, 1, 1_001, True)])
     bj.cards(player_cards[0], "9D", player_cards[1])
@@ -1064,9 +1073,10 @@ def test_two_deals_and_two_cards_at_once(committed_db, racer):
     assert replay_check() == []
 
 
-def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(bj):
-    """Sheet 004 (option ``beside_own_box``, default 1): seated at box 3, he may also bet on 2
-    and 4, not on 5. A patron not seated in the coup still bets behind any seated box."""
+def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(api, cage):
+    """Sheet 004 (option ``beside_own_box`` 1, its preset's): seated at box 3, he may also bet on
+    2 and 4, not on 5. A patron not seated in the coup still bets behind any seated box."""
+    bj = Table(api, rules={"beside_own_box": 1})
     sits, four, five, standing = (make_patron(10_000) for _ in range(4))
     bj.open()
     assert bj.bet(sits, 3, 1_000, True).status_code == 201
@@ -1077,7 +1087,8 @@ def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(bj):
     assert bj.bet(standing, 5, 1_000, False).status_code == 201
 
 
-def test_sitting_down_far_from_ones_other_bets_is_refused(bj):
+def test_sitting_down_far_from_ones_other_bets_is_refused(api, cage):
+    bj = Table(api, rules={"beside_own_box": 1})
     first, far = make_patron(10_000), make_patron(10_000)
     bj.open()
     assert bj.bet(first, 1, 1_000, True).status_code == 201
