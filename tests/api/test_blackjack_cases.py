@@ -15,14 +15,10 @@ pytestmark = pytest.mark.django_db
 class Table:
     """A narrated black jack table: one coup at a time, cards reported by the shoe."""
 
-    def __init__(self, api, code="B1"):
+    def __init__(self, api, code="B1", rules=None):
         self.api, self.code = api, code
-        assert (
-            api.post(
-                f"/api/tables/{code}/open", {"game": "blackjack", "opener_cents": 5_000_000}, format="json"
-            ).status_code
-            == 201
-        )
+        body = {"game": "blackjack", "opener_cents": 5_000_000, **({"rules": rules} if rules else {})}
+        assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
         assert api.post(f"/api/tables/{code}/shoes", {"mode": "reader"}, format="json").status_code == 201
 
     def coup(self, bets):
@@ -189,7 +185,8 @@ def test_a_card_the_shoe_cannot_contain_is_refused(bj):
     assert bj.cards("KD")["dealer"] == ["KD"]
 
 
-def test_a_decision_by_a_player_not_seated_at_that_box_is_refused(bj):
+def test_a_decision_by_a_player_not_seated_at_that_box_is_refused(api, cage):
+    bj = Table(api, rules={"behind_only_when_full": False})
     seated, behind = make_patron(10_000), make_patron(10_000)
     bj.coup([(seated, 1, 1_000, True), (behind, 1, 1_000, False)])
     bj.cards("9S", "6D", "7H")
