@@ -137,6 +137,8 @@ def _betting_options(game: str, rules: dict) -> list[str]:
         options.append(f"in chips of {shown} {currency()}; {off}")
     if game == Table.Game.ENGLISH_ROULETTE and rules.get("even_chances") == "with_other_bets":
         options.append("even chances only beside another bet of the same patron (second variant)")
+    if game == Table.Game.ENGLISH_ROULETTE and rules.get("finales_a_cheval_7_10_8_11_9_12") is True:
+        options.append("finales à cheval 7-10, 8-11, 9-12 too")
     return options
 
 

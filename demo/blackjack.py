@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from games.models import Round, Shoe, Table
 from games.rules.basic_strategy import basic_decision
+from games.rules.blackjack_table import BlackjackTableRules
 from games.services.blackjack import blackjack_bet_place, blackjack_deal, blackjack_decide
 from games.services.rounds import round_close_bets, round_open
 from games.services.shoes import active_shoe, shoe_close, shoe_start, verify_shoe
@@ -34,6 +35,11 @@ class BlackjackReport(TableSessionReport):
     shoes_verified: int = 0
     shoe_faults: list[str] = field(default_factory=list)
     refused: int = 0  # decisions refused (a double he cannot cover), recorded for the floor
+
+
+def _behind_beside(rules: BlackjackTableRules) -> bool:
+    """A seated player may also bet behind the box beside his own, with boxes still free."""
+    return rules.beside_own_box != 0 and not rules.behind_only_when_full
 
 
 def _ensure_table_and_shoe() -> None:
@@ -89,13 +95,16 @@ def play_blackjack_session(
 
     for _ in counting(range(coups), progress):
         _ensure_table_and_shoe()
+        rules = BlackjackTableRules.from_dict(Table.objects.get(code=TABLE).rules)
         coup = round_open(table=TABLE, actor=DEALER)["round"]
         seated = [c for c in codes if patron_chips_cents(c) >= stake_of[c]]
         for box, code in enumerate(seated, start=1):
             blackjack_bet_place(
                 round_id=coup, patron=code, box=box, stake_cents=stake_of[code], seated=True, actor=DEALER
             )
-        if len(seated) > 1 and rng.random() < 0.3:  # a player also bets behind his neighbour's box
+        # A player also bets behind his neighbour's box, where the table's preset lets him (sheet
+        # 004's; sheet 000's, the default, keeps him on his own box and bets behind for a full table).
+        if len(seated) > 1 and _behind_beside(rules) and rng.random() < 0.3:
             behind = seated[0]
             if patron_chips_cents(behind) >= 2 * stake_of[behind]:
                 blackjack_bet_place(round_id=coup, patron=behind, box=2, stake_cents=1_000, actor=DEALER)

@@ -15,7 +15,7 @@ from cashier.models import Cage
 from cashier.selectors import cage_get
 from cashier.services.cage import cage_open, chips_purchase, chips_redeem
 from games.models import Table
-from games.rules.roulette import ANNOUNCED, BetType, bet_kinds, expand_announced
+from games.rules.roulette import ANNOUNCE_OPTIONS, ANNOUNCED, BetType, bet_kinds, expand_announced
 from games.rules.roulette_table import RouletteTableRules
 from games.selectors import patron_result_cents, round_in_play, settlements_net_cents, table_win_cents
 from games.services.bets import bet_place
@@ -37,7 +37,7 @@ from .players import regular
 DEALER = "demo-dealer"
 CASHIER = "demo-cashier"
 TABLE = "R1"
-ANNOUNCES = [name for name in ANNOUNCED if name != "voisins"]
+ANNOUNCES = [name for name in ANNOUNCED if name != "voisins" and name not in ANNOUNCE_OPTIONS]
 
 
 @dataclass

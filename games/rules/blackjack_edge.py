@@ -304,9 +304,14 @@ def _known() -> dict[BlackjackRules, Decimal]:
     """The sheets' rule sets, computed ahead (``tests/unit/test_blackjack_edge.py`` checks each
     against the analysis) so that no request waits for them."""
     return {
-        BlackjackRules(): Decimal("0.003782"),  # sheet 000, the defaults
+        # Preset sheet_000 (``blackjack_table.PRESETS``), the default table: no immediate payout.
         BlackjackRules(immediate_payouts=()): Decimal("0.006236"),
-        BlackjackRules(hole_card=True, double_on=DoubleOn.ANY, max_split_hands=None): Decimal("0.002469"),  # 004
+        # Preset sheet_004: hole card, doubles on any two, no split limit, its immediate payouts
+        # and the client's five-card 21.
+        BlackjackRules(hole_card=True, double_on=DoubleOn.ANY, max_split_hands=None): Decimal("0.002469"),
+        # BlackjackRules() itself, a mix of both (sheet 000's options, sheet 004's payouts): no
+        # table is opened with it unless asked, but the variants below are counted from it.
+        BlackjackRules(): Decimal("0.003782"),
     }
 
 
@@ -319,7 +324,7 @@ KNOWN_EDGES = {
 
 
 def blackjack_edge(rules: BlackjackRules) -> Decimal:
-    """The house edge per initial bet as a decimal fraction to 6 places (0.003782 = 0.3782 %).
+    """The house edge per initial bet as a decimal fraction to 6 places (0.006236 = 0.6236 %).
 
     Exact combinatorial analysis (module docstring): some seconds on one core for a 6-deck shoe,
     once per rule set (cached); the sheets' rule sets and each of them with one option changed

@@ -16,8 +16,10 @@ from .errors import RuleError
 
 __all__ = [
     "ANNOUNCED",
+    "ANNOUNCE_OPTIONS",
     "BLACK",
     "FINALES_A_CHEVAL",
+    "MORE_FINALES_OPTION",
     "RED",
     "WHEEL",
     "BetType",
@@ -547,35 +549,23 @@ def _chevaux(pairs: tuple[tuple[int, int], ...]) -> tuple[tuple[RouletteBet, int
 _ORPHELINS = (1, 6, 9, 14, 17, 20, 31, 34)
 
 
-def _finales_a_cheval() -> dict[tuple[int, int], tuple[tuple[RouletteBet, int], ...]]:
-    """Every finale à cheval, from the layout (``RULES.md §Roulette``, sheet 000: "certaines
-    finales se misent à cheval comme par exemple 0-3 … 6-9").
-
-    Two finals (last digits) a < b are adjacent when the grid 1-36 puts a number ending in a
-    beside or above one ending in b (a cheval n/n+1 or n/n+3: b - a is 1, 3, 7 or 9). Zero is
-    outside the grid, so its cheval 0/2 makes no finale 0-2; its chevaux 0/1 and 0/3 are used in
-    finales 0-1 and 0-3. The finale a-b covers every number ending in a or b: one chip on each
-    cheval joining a number of one final to a number of the other (no number is in two of them:
-    a number has one neighbour per final at most), one plein on each number left over.
-    Components are in layout order (by their lowest number).
-    """
-    chevaux = _BY_NUMBERS[BetType.CHEVAL]
-    adjacent = sorted({tuple(sorted((x % 10, y % 10))) for x, y in chevaux if x != 0})
-    finales = {}
-    for a, b in adjacent:
-        joined = [pair for pair in chevaux if {pair[0] % 10, pair[1] % 10} == {a, b}]
-        taken = {n for pair in joined for n in pair}
-        alone = [(n,) for n in range(37) if n % 10 in (a, b) and n not in taken]
-        positions = sorted(
-            [RouletteBet(BetType.CHEVAL, pair) for pair in joined] + [RouletteBet(BetType.PLEIN, n) for n in alone],
-            key=lambda bet: bet.numbers,
-        )
-        finales[(a, b)] = tuple((bet, 1) for bet in positions)
-    return finales
+# The finales à cheval sheet 000 lists ("Finales 0-3 = 0-3, 10-13, 20-23, 30-33 … Finales 6-9 =
+# 6-9, 16-19, 26-29"), and the three casinos commonly add, announced the same way
+# ("finale 7-10" = 7-10, 17-20, 27-30), offered only under the table option below.
+SHEET_FINALES_A_CHEVAL = ((0, 3), (1, 4), (2, 5), (3, 6), (6, 9))
+MORE_FINALES_A_CHEVAL = ((7, 10), (8, 11), (9, 12))
+MORE_FINALES_OPTION = "finales_a_cheval_7_10_8_11_9_12"
 
 
-FINALES_A_CHEVAL = _finales_a_cheval()
-"""``{(a, b): ((bet, chips), …)}`` for each pair of adjacent finals a < b (20 pairs)."""
+def _finale_a_cheval(a: int, b: int) -> tuple[tuple[RouletteBet, int], ...]:
+    """Finale à cheval a-b (b = a + 3): one chip on each cheval n/n+3 of the layout whose n ends
+    in a, and nothing else. As the sheet lists them, 6-9 is three chevaux (36 has no cheval
+    36-39: it is not played), 0-3 to 3-6 four; 7-10, 8-11, 9-12 are three (0, 1, 2 not played)."""
+    return _chevaux(tuple((n, n + 3) for n in range(a, 34, 10)))
+
+
+FINALES_A_CHEVAL = {(a, b): _finale_a_cheval(a, b) for a, b in SHEET_FINALES_A_CHEVAL + MORE_FINALES_A_CHEVAL}
+"""``{(a, b): ((bet, chips), …)}``: the sheet's five, then the three of the table option."""
 
 # Component bets in the order RULES.md §Roulette lists them (the vectors' layout order).
 _FIXED_ANNOUNCES: dict[str, tuple[tuple[RouletteBet, int], ...]] = {
@@ -596,7 +586,11 @@ _FIXED_ANNOUNCES: dict[str, tuple[tuple[RouletteBet, int], ...]] = {
 }
 
 ANNOUNCED: tuple[str, ...] = (*_FIXED_ANNOUNCES, "voisins")
-"""Every announce name :func:`expand_announced` accepts."""
+"""Every announce name :func:`expand_announced` accepts (some only under a table option:
+:data:`ANNOUNCE_OPTIONS`)."""
+
+ANNOUNCE_OPTIONS: dict[str, str] = {f"finale_a_cheval_{a}_{b}": MORE_FINALES_OPTION for a, b in MORE_FINALES_A_CHEVAL}
+"""``{announce name: the table option that offers it}`` for the announces the sheet does not list."""
 
 
 def expand_announced(
@@ -605,13 +599,15 @@ def expand_announced(
     chip_cents: int,
     number: int | None = None,
     neighbours: int = 2,
+    options: frozenset[str] | set[str] = frozenset(),
 ) -> list[tuple[RouletteBet, int]]:
     """Expand an announced bet into ``[(component bet, chips)]`` (``RULES.md §Roulette``).
 
     Order is the layout order of ``RULES.md`` (and of the vectors). Each component's
     stake is ``chips * chip_cents``; settle each component with :func:`settle`.
     ``name`` is one of :data:`ANNOUNCED`; ``"voisins"`` needs ``number`` (0-36) and takes
-    ``neighbours`` (k, 1-18) either side, one plein each, in wheel order.
+    ``neighbours`` (k, 1-18) either side, one plein each, in wheel order. ``options``: the
+    table options that are on; an announce of :data:`ANNOUNCE_OPTIONS` needs its option.
 
     Raises :class:`InvalidBet`: field "announce", "chip_cents", "number", "neighbours".
     """
@@ -625,6 +621,10 @@ def expand_announced(
         return list(_pleins(neighbours_of(number, neighbours)))
     if not isinstance(name, str) or name not in _FIXED_ANNOUNCES:
         raise InvalidBet("announce", f"unknown announced bet {name!r}")
+    if name in ANNOUNCE_OPTIONS and ANNOUNCE_OPTIONS[name] not in options:
+        raise InvalidBet(
+            "announce", f"{name} is not played at this table (table option {ANNOUNCE_OPTIONS[name]} is off)"
+        )
     if number is not None:
         raise InvalidBet("number", f"{name} takes no number")
     return list(_FIXED_ANNOUNCES[name])

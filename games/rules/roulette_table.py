@@ -57,6 +57,9 @@ class RouletteTableRules:
     max_colours: int = 8
     neighbours: int = 2
     even_chances: EvenChances = EvenChances.ANY
+    # Sheet 000 lists five finales à cheval (0-3, 1-4, 2-5, 3-6, 6-9); many casinos also take
+    # "finale 7-10", "8-11", "9-12" (three chevaux each). Off: the sheet's five only.
+    finales_a_cheval_7_10_8_11_9_12: bool = False
     chips: ChipIncrements = field(default_factory=ChipIncrements)
 
     @classmethod
@@ -78,7 +81,12 @@ class RouletteTableRules:
                 except ValueError:
                     allowed = ", ".join(e.value for e in enum)
                     raise InvalidBet(f"rules.{name}", f"must be one of {allowed}") from None
-        for name in known - {name for name, _ in _ENUMS}:
+        for name in _SWITCHES:
+            if name in options:
+                if type(options[name]) is not bool:
+                    raise InvalidBet(f"rules.{name}", "must be true or false")
+                values[name] = options[name]
+        for name in known - {name for name, _ in _ENUMS} - set(_SWITCHES):
             if name in options:
                 value = options[name]
                 if type(value) is not int or not 1 <= value <= MAX_LIMIT_CENTS:
@@ -106,6 +114,11 @@ class RouletteTableRules:
         for name, _ in _ENUMS:
             data[name] = getattr(self, name).value
         return {**data, **self.chips.to_dict()}
+
+    @property
+    def options_on(self) -> frozenset[str]:
+        """The names of the table's on/off options that are on (``expand_announced(options=…)``)."""
+        return frozenset(name for name in _SWITCHES if getattr(self, name))
 
     def check_even_chance_company(self, bet: RouletteBet, *, others: list[RouletteBet]) -> None:
         """Refuse an even chance placed alone where the table plays the second variant.
@@ -156,6 +169,8 @@ class RouletteTableRules:
                 "table_maximum",
             )
 
+
+_SWITCHES = ("finales_a_cheval_7_10_8_11_9_12",)
 
 _ENUMS = (
     ("zero_rule", ZeroRule),

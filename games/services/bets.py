@@ -61,6 +61,7 @@ def _components(
             chip_cents=stake_cents,
             number=announce.get("number"),
             neighbours=announce.get("neighbours", rules.neighbours),
+            options=rules.options_on,
         )
         return [(position, chips * stake_cents) for position, chips in expanded]
     except InvalidBet as exc:

@@ -98,9 +98,19 @@ def blackjack_bet_place(
         if not seated and not any(b.position["seated"] for b in on_box):
             # Only the seated player decides: a bet behind an empty box could never be played.
             raise InvalidInput(f"box {box} has no seated player to bet behind", field="seated")
+        rules = table_rules(table)
+        if not seated and rules.behind_only_when_full:
+            # Sheet 000: "Si la table est complète, il est possible de jouer debout et de miser sur
+            # la case d'un (ou plusieurs) joueur assis": every box has its seated player first.
+            taken = {b.position["box"] for b in coup.bets.all() if b.position["seated"]}
+            if len(taken) < len(bj.BOXES):
+                raise InvalidInput(
+                    f"bets behind only when the table is full: {len(taken)} of {len(bj.BOXES)} boxes have a seated"
+                    " player (table option behind_only_when_full)",
+                    field="seated",
+                )
         _check_beside_own_box(table, coup, who, box, seated)
         on_box_cents = sum(b.stake_cents for b in on_box)
-        rules = table_rules(table)
         stake = ct.in_chip_increments(
             coup, who, stake_cents, rules.chips, lambda s: rules.check_stake(s, box_total_cents=on_box_cents)
         )

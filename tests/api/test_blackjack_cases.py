@@ -15,14 +15,10 @@ pytestmark = pytest.mark.django_db
 class Table:
     """A narrated black jack table: one coup at a time, cards reported by the shoe."""
 
-    def __init__(self, api, code="B1"):
+    def __init__(self, api, code="B1", rules=None):
         self.api, self.code = api, code
-        assert (
-            api.post(
-                f"/api/tables/{code}/open", {"game": "blackjack", "opener_cents": 5_000_000}, format="json"
-            ).status_code
-            == 201
-        )
+        body = {"game": "blackjack", "opener_cents": 5_000_000, **({"rules": rules} if rules else {})}
+        assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
         assert api.post(f"/api/tables/{code}/shoes", {"mode": "reader"}, format="json").status_code == 201
 
     def coup(self, bets):
@@ -189,7 +185,8 @@ def test_a_card_the_shoe_cannot_contain_is_refused(bj):
     assert bj.cards("KD")["dealer"] == ["KD"]
 
 
-def test_a_decision_by_a_player_not_seated_at_that_box_is_refused(bj):
+def test_a_decision_by_a_player_not_seated_at_that_box_is_refused(api, cage):
+    bj = Table(api, rules={"behind_only_when_full": False})
     seated, behind = make_patron(10_000), make_patron(10_000)
     bj.coup([(seated, 1, 1_000, True), (behind, 1, 1_000, False)])
     bj.cards("9S", "6D", "7H")
@@ -219,8 +216,8 @@ def test_replay_check_after_black_jack_coups(bj):
 
 
 def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rules(bj):
-    """The default table (sheet 000) has the exact edge 0.3782 % per initial bet:
-    10 EUR stood on 19 against 10,8 → 3.78 cents of theory, 4 rounded half up."""
+    """The default table (preset sheet_000) has the exact edge 0.6236 % per initial bet:
+    10 EUR stood on 19 against 10,8 → 6.236 cents of theory, 6 rounded half up."""
     from ledger import projections
 
     p = make_patron(10_000)
@@ -230,7 +227,7 @@ def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_tables_rul
     assert bj.cards("8C")["state"] == "settled"
     projections.catch_up_all()
     (rating,) = bj.api.get("/api/ratings/", {"patron": p}).json()["results"]
-    assert rating["theoretical_win_cents"] == 4
+    assert rating["theoretical_win_cents"] == 6
     (row,) = bj.api.get("/api/stats/tables/").json()["results"]
-    assert row["house_edge"] == "0.003782" and "exact combinatorial analysis" in row["house_edge_basis"]
-    assert row["theoretical_win_cents"] == 4
+    assert row["house_edge"] == "0.006236" and "exact combinatorial analysis" in row["house_edge_basis"]
+    assert row["theoretical_win_cents"] == 6

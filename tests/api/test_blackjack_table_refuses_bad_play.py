@@ -1,9 +1,10 @@
 """The black jack table refuses bad play through the HTTP API (the rules' refusals and more).
 
 Written as the behaviour SHOULD be. A card-reading shoe ("reader") lets each test choose every
-card; the default rules: 6 decks, no hole card, double on 9–11, 3 split hands, 3:2, insurance
-2:1, immediate payouts on. Initial deal order: each box, the dealer's up card, each box again;
-the dealer's second card comes after the players. Stakes in cents.
+card; the default rules (preset sheet_000): 6 decks, no hole card, double on 9–11, 3 split hands,
+3:2, insurance 2:1, no immediate payout, a seated player on his own box only. Initial deal
+order: each box, the dealer's up card, each box again; the dealer's second card comes after
+the players. Stakes in cents.
 
 Every refusal is checked to append nothing and to leave balances untouched; every money test
 checks that the table win from the ledger equals the settlements' house win and that every
@@ -14,6 +15,7 @@ import pytest
 from django.db.models import Sum
 
 from games.models import Shoe
+from games.rules.blackjack_table import PRESETS
 from games.selectors import settlements_net_cents, table_win_cents
 from ledger import accounts, store
 from ledger.models import Event, Posting
@@ -100,6 +102,9 @@ class Table(CardTableClient):
         return self.post(f"/api/rounds/{self.round}/void", {"reason": reason})
 
 
+SHEET_004_PAYOUTS = PRESETS["sheet_004"]["immediate_payouts"]
+
+
 def refused(response, status, fields):
     assert response.status_code == status, (response.status_code, response.content[:400])
     body = response.json()
@@ -112,6 +117,13 @@ def refused(response, status, fields):
 @pytest.fixture
 def bj(api, cage):
     return Table(api)
+
+
+@pytest.fixture
+def bj_behind(api, cage):
+    """A table that takes bets behind with boxes still free (sheet 004; sheet 000 waits for a full
+    table, option ``behind_only_when_full``)."""
+    return Table(api, rules={"behind_only_when_full": False})
 
 
 # --- the rules' refusals ---------------------------------------------------------------------
@@ -236,13 +248,13 @@ def test_insurance_after_the_offer_closed_is_refused(bj):
 
 
 @pytest.mark.parametrize("action, extra", [("hit", {}), ("stand", {}), ("double", {}), ("split", {})])
-def test_only_the_seated_player_plays(bj, action, extra):
+def test_only_the_seated_player_plays(bj_behind, action, extra):
     seated, behind, stranger = make_patron(10_000), make_patron(10_000), make_patron(10_000)
-    bj.coup([(seated, 1, 1_000, True), (behind, 1, 1_000, False)])
-    bj.cards("5S", "7D", "5H")
+    bj_behind.coup([(seated, 1, 1_000, True), (behind, 1, 1_000, False)])
+    bj_behind.cards("5S", "7D", "5H")
     frozen = Frozen(seated, behind, stranger)
-    refused(bj.decide(behind, action, **extra), 400, "bettor")
-    refused(bj.decide(stranger, action, **extra), 400, "bettor")
+    refused(bj_behind.decide(behind, action, **extra), 400, "bettor")
+    refused(bj_behind.decide(stranger, action, **extra), 400, "bettor")
     frozen.check()
 
 
@@ -276,7 +288,9 @@ def test_acting_on_a_settled_round_is_409_everywhere(bj):
 # --- bets and bets behind ----------------------------------------------------------------------
 
 
-def test_box_limits_behind(bj):
+def test_box_limits_behind(api, cage):
+    """Sheet 004's table options (bets beside one's own box, bets behind with boxes free)."""
+    bj = Table(api, rules={"preset": "sheet_004", "hole_card": False})
     a, b, c, d = (make_patron(200_000) for _ in range(4))
     bj.open()
     assert bj.bet(a, 1, 1_000, True).status_code == 201
@@ -295,6 +309,24 @@ def test_box_limits_behind(bj):
     refused(bj.bet(d, 1, 1_000, False), 400, "box")  # a fourth bet
     frozen.check()
     assert bj.bet(a, 2, 1_000, True).status_code == 201  # the seated player also plays box 2
+
+
+def test_bets_behind_only_when_the_table_is_full(bj):
+    """Sheet 000: "Si la table est complète, il est possible de jouer debout et de miser sur la
+    case d'un (ou plusieurs) joueur assis": with a box free, a bet behind is refused (400 on
+    ``seated``, nothing appended); once the seven boxes are seated it is taken, within the box
+    maximum."""
+    seven = [make_patron(200_000) for _ in range(7)]
+    standing = make_patron(200_000)
+    bj.open()
+    for box, patron in enumerate(seven[:6], start=1):
+        assert bj.bet(patron, box, 1_000, True).status_code == 201
+    frozen = Frozen(standing)
+    assert "table is full" in refused(bj.bet(standing, 1, 1_000, False), 400, "seated")["detail"]
+    frozen.check()
+    assert bj.bet(seven[6], 7, 1_000, True).status_code == 201
+    refused(bj.bet(standing, 1, 99_001, False), 400, "stake_cents")  # the box's total within its maximum
+    assert bj.bet(standing, 1, 1_000, False).status_code == 201
 
 
 def test_a_bet_beyond_his_chips_is_refused(bj):
@@ -328,46 +360,46 @@ def test_betting_behind_an_empty_box_never_500s(bj):
     assert (chips(seated), chips(behind), layout()) == (10_000, 10_000, 0)
 
 
-def test_follow_a_double_yes_and_no(bj):
+def test_follow_a_double_yes_and_no(bj_behind):
     """Box 1: seated A 1,000, B behind 1,000 follows, C behind 2,000 does not. 5,6 doubled + 9 = 20;
     dealer 7,T = 17: A and B win 2,000 on 2,000; C wins 2,000 on his single 2,000."""
     a, b, c = (make_patron(10_000) for _ in range(3))
-    bj.coup([(a, 1, 1_000, True), (b, 1, 1_000, False), (c, 1, 2_000, False)])
-    bj.cards("5S", "7D", "6H")
-    bj.ok(a, "double")
+    bj_behind.coup([(a, 1, 1_000, True), (b, 1, 1_000, False), (c, 1, 2_000, False)])
+    bj_behind.cards("5S", "7D", "6H")
+    bj_behind.ok(a, "double")
     # no card until everyone behind answered
-    refused(bj.card("9C"), 409, "card")
-    refused(bj.decide(a, "follow", follows="double", follow=True), 400, "bettor")
-    refused(bj.decide(b, "follow", follows="split", follow=True), 400, ("action", "follows"))
-    bj.ok(b, "follow", follows="double", follow=True)
+    refused(bj_behind.card("9C"), 409, "card")
+    refused(bj_behind.decide(a, "follow", follows="double", follow=True), 400, "bettor")
+    refused(bj_behind.decide(b, "follow", follows="split", follow=True), 400, ("action", "follows"))
+    bj_behind.ok(b, "follow", follows="double", follow=True)
     frozen = Frozen(a, b, c)
-    refused(bj.decide(b, "follow", follows="double", follow=True), 400, "bettor")  # answered
+    refused(bj_behind.decide(b, "follow", follows="double", follow=True), 400, "bettor")  # answered
     frozen.check()
-    bj.ok(c, "follow", follows="double", follow=False)
+    bj_behind.ok(c, "follow", follows="double", follow=False)
     assert (chips(a), chips(b), chips(c)) == (8_000, 8_000, 8_000)
-    assert bj.cards("9C", "TD")["state"] == "settled"
+    assert bj_behind.cards("9C", "TD")["state"] == "settled"
     assert (chips(a), chips(b), chips(c)) == (12_000, 12_000, 12_000)
     assert layout() == 0
     assert_books()
 
 
-def test_follow_a_split_yes_and_no(bj):
+def test_follow_a_split_yes_and_no(bj_behind):
     """8,8 split; B follows, C does not. Hand 0: 8,T = 18; hand 1: 8,2,T = 20 after a hit;
     dealer 7,T = 17: every stake wins. C keeps his single stake on hand 0."""
     a, b, c = (make_patron(10_000) for _ in range(3))
-    bj.coup([(a, 1, 1_000, True), (b, 1, 1_000, False), (c, 1, 1_000, False)])
-    bj.cards("8S", "7D", "8H")
-    bj.ok(a, "split")
-    bj.ok(b, "follow", follows="split", follow=True)
-    bj.ok(c, "follow", follows="split", follow=False)
+    bj_behind.coup([(a, 1, 1_000, True), (b, 1, 1_000, False), (c, 1, 1_000, False)])
+    bj_behind.cards("8S", "7D", "8H")
+    bj_behind.ok(a, "split")
+    bj_behind.ok(b, "follow", follows="split", follow=True)
+    bj_behind.ok(c, "follow", follows="split", follow=False)
     assert (chips(a), chips(b), chips(c)) == (8_000, 8_000, 9_000)
-    bj.cards("TC")
-    bj.ok(a, "stand", hand_index=0)
-    bj.cards("2C")
-    bj.ok(a, "hit", hand_index=1)
-    bj.cards("TH")  # 20 — not 21, so it waits
-    bj.ok(a, "stand", hand_index=1)
-    assert bj.cards("TD")["state"] == "settled"
+    bj_behind.cards("TC")
+    bj_behind.ok(a, "stand", hand_index=0)
+    bj_behind.cards("2C")
+    bj_behind.ok(a, "hit", hand_index=1)
+    bj_behind.cards("TH")  # 20 — not 21, so it waits
+    bj_behind.ok(a, "stand", hand_index=1)
+    assert bj_behind.cards("TD")["state"] == "settled"
     assert (chips(a), chips(b), chips(c)) == (12_000, 12_000, 11_000)
     assert layout() == 0
     assert_books()
@@ -384,15 +416,15 @@ def test_a_seated_player_who_cannot_cover_a_double_or_split_is_refused(bj, actio
     bj.ok(p, "stand")  # the coup plays on
 
 
-def test_a_bettor_behind_who_cannot_cover_a_follow_is_refused(bj):
+def test_a_bettor_behind_who_cannot_cover_a_follow_is_refused(bj_behind):
     a, b = make_patron(10_000), make_patron(1_500)
-    bj.coup([(a, 1, 1_000, True), (b, 1, 1_000, False)])
-    bj.cards("5S", "7D", "6H")
-    bj.ok(a, "double")
+    bj_behind.coup([(a, 1, 1_000, True), (b, 1, 1_000, False)])
+    bj_behind.cards("5S", "7D", "6H")
+    bj_behind.ok(a, "double")
     frozen = Frozen(a, b)
-    refused(bj.decide(b, "follow", follows="double", follow=True), 400, ("amount_cents", "stake_cents"))
+    refused(bj_behind.decide(b, "follow", follows="double", follow=True), 400, ("amount_cents", "stake_cents"))
     frozen.check()
-    bj.ok(b, "follow", follows="double", follow=False)
+    bj_behind.ok(b, "follow", follows="double", follow=False)
 
 
 def test_insurance_he_cannot_cover_is_refused(bj):
@@ -406,17 +438,17 @@ def test_insurance_he_cannot_cover_is_refused(bj):
     assert chips(p) == 0
 
 
-def test_insurance_of_a_bettor_behind_is_his_own_and_2_to_1(bj):
+def test_insurance_of_a_bettor_behind_is_his_own_and_2_to_1(bj_behind):
     """Seated A 2,000 insures 1,000; B behind 1,000 insures 500. Dealer A,K: each insurance
     returns 3x; the main bets lose. Both net 0."""
     a, b = make_patron(10_000), make_patron(10_000)
-    bj.coup([(a, 1, 2_000, True), (b, 1, 1_000, False)])
-    bj.cards("TS", "AD", "9H")
-    refused(bj.decide(b, "insurance", amount_cents=501), 400, "amount_cents")
-    bj.ok(b, "insurance", amount_cents=500)
-    bj.ok(a, "insurance", amount_cents=1_000)
-    bj.ok(a, "stand")
-    assert bj.cards("KD")["state"] == "settled"
+    bj_behind.coup([(a, 1, 2_000, True), (b, 1, 1_000, False)])
+    bj_behind.cards("TS", "AD", "9H")
+    refused(bj_behind.decide(b, "insurance", amount_cents=501), 400, "amount_cents")
+    bj_behind.ok(b, "insurance", amount_cents=500)
+    bj_behind.ok(a, "insurance", amount_cents=1_000)
+    bj_behind.ok(a, "stand")
+    assert bj_behind.cards("KD")["state"] == "settled"
     assert (chips(a), chips(b)) == (10_000, 10_000)
     assert_books()
 
@@ -455,12 +487,12 @@ def test_blackjack_paid_at_once_while_another_box_plays(bj):
     assert_books()
 
 
-def test_even_money_with_a_bettor_behind_pays_both_1_to_1(bj):
+def test_even_money_with_a_bettor_behind_pays_both_1_to_1(bj_behind):
     a, b = make_patron(10_000), make_patron(10_000)
-    bj.coup([(a, 1, 1_000, True), (b, 1, 3_000, False)])
-    bj.cards("AH", "AS", "KH")
-    refused(bj.decide(b, "even_money", accept=True), 400, "bettor")
-    summary = bj.ok(a, "even_money", accept=True)
+    bj_behind.coup([(a, 1, 1_000, True), (b, 1, 3_000, False)])
+    bj_behind.cards("AH", "AS", "KH")
+    refused(bj_behind.decide(b, "even_money", accept=True), 400, "bettor")
+    summary = bj_behind.ok(a, "even_money", accept=True)
     assert summary["state"] == "settled"
     assert (chips(a), chips(b)) == (10_000 + 1_000, 10_000 + 3_000)
     assert_books()
@@ -476,8 +508,10 @@ def test_even_money_with_a_bettor_behind_pays_both_1_to_1(bj):
         (("2S", "3H"), ("4D", "5C", "7S"), "five_cards_21"),
     ],
 )
-def test_immediate_payouts_pay_1_to_1_at_once(bj, player_cards, hits, pattern):
-    """The hand is paid at once; the dealer (no other hand waits) takes no further card."""
+def test_immediate_payouts_pay_1_to_1_at_once(api, cage, player_cards, hits, pattern):
+    """Sheet 004's immediate payouts (and the client's five-card 21), at a table that takes them:
+    the hand is paid at once; the dealer (no other hand waits) takes no further card."""
+    bj = Table(api, rules={"immediate_payouts": SHEET_004_PAYOUTS})
     p = make_patron(10_000)
     bj.coup([(p, 1, 1_001, True)])
     bj.cards(player_cards[0], "9D", player_cards[1])
@@ -525,14 +559,14 @@ def test_decisions_out_of_turn(bj):
     frozen.check()
 
 
-def test_a_follow_without_follows_names_follows(bj):
+def test_a_follow_without_follows_names_follows(bj_behind):
     a, b = make_patron(10_000), make_patron(10_000)
-    bj.coup([(a, 1, 1_000, True), (b, 1, 1_000, False)])
-    bj.cards("5S", "7D", "6H")
-    bj.ok(a, "double")
+    bj_behind.coup([(a, 1, 1_000, True), (b, 1, 1_000, False)])
+    bj_behind.cards("5S", "7D", "6H")
+    bj_behind.ok(a, "double")
     frozen = Frozen(a, b)
-    refused(bj.decide(b, "follow", follow=True), 400, "follows")
-    refused(bj.decide(b, "follow", follows="double"), 400, "follow")
+    refused(bj_behind.decide(b, "follow", follow=True), 400, "follows")
+    refused(bj_behind.decide(b, "follow", follows="double"), 400, "follow")
     frozen.check()
 
 
@@ -715,13 +749,13 @@ def test_a_shoe_session_balances(cage):
 # --- void ------------------------------------------------------------------------------------
 
 
-def test_void_before_the_deal_returns_every_stake(bj):
+def test_void_before_the_deal_returns_every_stake(bj_behind):
     a, b = make_patron(10_000), make_patron(10_000)
-    bj.open()
-    assert bj.bet(a, 1, 1_000, True).status_code == 201
-    assert bj.bet(b, 1, 2_000, False).status_code == 201
-    assert bj.close().status_code == 200
-    assert bj.void().status_code == 200
+    bj_behind.open()
+    assert bj_behind.bet(a, 1, 1_000, True).status_code == 201
+    assert bj_behind.bet(b, 1, 2_000, False).status_code == 201
+    assert bj_behind.close().status_code == 200
+    assert bj_behind.void().status_code == 200
     assert (chips(a), chips(b), layout()) == (10_000, 10_000, 0)
     assert_books()
 
@@ -940,24 +974,24 @@ def test_round_and_shoe_reads_mid_coup(bj):
     assert "order" not in s.json() and "salt" not in s.json()
 
 
-def test_replay_and_chain_after_a_busy_coup(bj):
+def test_replay_and_chain_after_a_busy_coup(bj_behind):
     a, b, c = (make_patron(50_000) for _ in range(3))
-    bj.coup([(a, 1, 2_000, True), (b, 1, 1_000, False), (c, 2, 1_000, True)])
-    bj.cards("8S", "5C", "AD", "8H", "6C")  # box 1: 8,8; box 2: 5,6; dealer A
-    bj.ok(a, "insurance", amount_cents=1_000)
-    bj.ok(b, "insurance", amount_cents=0)
-    bj.ok(c, "insurance", box=2, amount_cents=500)
-    bj.ok(a, "split")
-    bj.ok(b, "follow", follows="split", follow=True)
-    bj.cards("3D")  # hand 0: 8,3 = 11
-    bj.ok(a, "double", hand_index=0)
-    bj.ok(b, "follow", follows="double", follow=True)
-    bj.cards("TD")  # 21
-    bj.cards("9H")  # hand 1: 8,9 = 17
-    bj.ok(a, "stand", hand_index=1)
-    bj.ok(c, "double", box=2)
-    bj.cards("KC")  # box 2: 21
-    assert bj.cards("7S")["state"] == "settled"  # dealer A,7 = soft 18
+    bj_behind.coup([(a, 1, 2_000, True), (b, 1, 1_000, False), (c, 2, 1_000, True)])
+    bj_behind.cards("8S", "5C", "AD", "8H", "6C")  # box 1: 8,8; box 2: 5,6; dealer A
+    bj_behind.ok(a, "insurance", amount_cents=1_000)
+    bj_behind.ok(b, "insurance", amount_cents=0)
+    bj_behind.ok(c, "insurance", box=2, amount_cents=500)
+    bj_behind.ok(a, "split")
+    bj_behind.ok(b, "follow", follows="split", follow=True)
+    bj_behind.cards("3D")  # hand 0: 8,3 = 11
+    bj_behind.ok(a, "double", hand_index=0)
+    bj_behind.ok(b, "follow", follows="double", follow=True)
+    bj_behind.cards("TD")  # 21
+    bj_behind.cards("9H")  # hand 1: 8,9 = 17
+    bj_behind.ok(a, "stand", hand_index=1)
+    bj_behind.ok(c, "double", box=2)
+    bj_behind.cards("KC")  # box 2: 21
+    assert bj_behind.cards("7S")["state"] == "settled"  # dealer A,7 = soft 18
     # a: ins −1,000; hand 0 4,000 won +4,000; hand 1 2,000 lost −2,000  → +1,000
     # b: hand 0 2,000 won +2,000; hand 1 1,000 lost −1,000 → +1,000
     # c: ins −500; 2,000 won +2,000 → +1,500
@@ -1064,9 +1098,10 @@ def test_two_deals_and_two_cards_at_once(committed_db, racer):
     assert replay_check() == []
 
 
-def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(bj):
-    """Sheet 004 (option ``beside_own_box``, default 1): seated at box 3, he may also bet on 2
-    and 4, not on 5. A patron not seated in the coup still bets behind any seated box."""
+def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(api, cage):
+    """Sheet 004 (option ``beside_own_box`` 1, its preset's): seated at box 3, he may also bet on
+    2 and 4, not on 5. A patron not seated in the coup still bets behind any seated box."""
+    bj = Table(api, rules={"beside_own_box": 1, "behind_only_when_full": False})
     sits, four, five, standing = (make_patron(10_000) for _ in range(4))
     bj.open()
     assert bj.bet(sits, 3, 1_000, True).status_code == 201
@@ -1077,7 +1112,8 @@ def test_a_seated_player_bets_only_on_his_own_box_and_the_two_beside_it(bj):
     assert bj.bet(standing, 5, 1_000, False).status_code == 201
 
 
-def test_sitting_down_far_from_ones_other_bets_is_refused(bj):
+def test_sitting_down_far_from_ones_other_bets_is_refused(api, cage):
+    bj = Table(api, rules={"beside_own_box": 1, "behind_only_when_full": False})
     first, far = make_patron(10_000), make_patron(10_000)
     bj.open()
     assert bj.bet(first, 1, 1_000, True).status_code == 201
@@ -1087,7 +1123,7 @@ def test_sitting_down_far_from_ones_other_bets_is_refused(bj):
 
 
 def test_any_box_when_the_table_allows_it(api, cage):
-    table = Table(api, code="B2", rules={"beside_own_box": None})
+    table = Table(api, code="B2", rules={"beside_own_box": None, "behind_only_when_full": False})
     a, b = make_patron(10_000), make_patron(10_000)
     table.open()
     assert table.bet(a, 1, 1_000, True).status_code == 201

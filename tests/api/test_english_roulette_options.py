@@ -121,10 +121,10 @@ def test_the_batch_checks_the_variant_bet_by_bet_in_its_order(api, cage):
 
 @pytest.mark.parametrize(("a", "b"), sorted(FINALES_A_CHEVAL))
 def test_every_finale_a_cheval_is_placed_settled_and_posted(api, cage, a, b):
-    """Placed as one announce of 2.00 EUR chips: one bet per cheval and plein; the ball on the
-    highest number of the two finals settles each component on its own (cheval 17:1, plein
-    35:1, the others lost), and the patron's colour chips move by exactly that."""
-    round_id = open_coup(api, {})
+    """Placed as one announce of 2.00 EUR chips: one bet per cheval; the ball on the highest
+    number of its chevaux settles each component on its own (cheval 17:1, the others lost), and
+    the patron's colour chips move by exactly that. 7-10, 8-11, 9-12 at a table that offers them."""
+    round_id = open_coup(api, {"finales_a_cheval_7_10_8_11_9_12": True} if b >= 10 else {})
     patron = with_colour(api, chips=100, unit=200)
     colour = accounts.patron_colour(patron, "R2")
     before = store.balance(colour)
@@ -132,18 +132,26 @@ def test_every_finale_a_cheval_is_placed_settled_and_posted(api, cage, a, b):
     components = FINALES_A_CHEVAL[(a, b)]
     assert [p["position"]["numbers"] for p in placed["bets"]] == [list(c.numbers) for c, _ in components]
     assert placed["total_cents"] == 200 * len(components)
-    result = max(n for n in range(37) if n % 10 in (a, b))
+    result = max(n for c, _ in components for n in c.numbers)
     ok(api.post(f"/api/rounds/{round_id}/close-bets", {}, format="json"), 200)
     ok(api.post(f"/api/rounds/{round_id}/result", {"number": result}, format="json"), 200)
     settled = ok(api.get(f"/api/rounds/{round_id}/"), 200)["bets"]
     winner = next(c for c, _ in components if result in c.numbers)
-    expected = {
-        tuple(c.numbers): (("won", 200 * (18 if c.type == "cheval" else 36)) if c == winner else ("lost", 0))
-        for c, _ in components
-    }
+    expected = {tuple(c.numbers): (("won", 200 * 18) if c == winner else ("lost", 0)) for c, _ in components}
     assert {tuple(s["position"]["numbers"]): (s["state"], s["return_cents"]) for s in settled} == expected
-    assert store.balance(colour) == before - 200 * len(components) + expected[tuple(winner.numbers)][1]
+    assert store.balance(colour) == before - 200 * len(components) + 200 * 18
     assert store.balance(accounts.table_layout("R2")) == 0
+
+
+def test_finale_7_10_is_refused_at_a_table_without_its_option(api, cage):
+    """Sheet 000 lists five finales à cheval; 7-10 only where the table option is on."""
+    round_id = open_coup(api, {})
+    patron = with_colour(api, chips=100, unit=200)
+    events = Event.objects.count()
+    refused = bet(api, round_id, patron, 200, announce={"name": "finale_a_cheval_7_10"})
+    assert (refused.status_code, refused.json()["field"]) == (400, "announce")
+    assert "finales_a_cheval_7_10_8_11_9_12" in refused.json()["detail"]
+    assert Event.objects.count() == events
 
 
 def test_the_bet_beside_the_even_chances_is_withdrawn_after_them_not_before(api, cage):

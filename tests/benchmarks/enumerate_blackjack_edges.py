@@ -8,10 +8,11 @@ Run (not collected by pytest; about 45 s of CPU on one core, measured)::
     .venv/bin/python -m tests.benchmarks.enumerate_blackjack_edges            # rewrite the module
     .venv/bin/python -m tests.benchmarks.enumerate_blackjack_edges --check    # compare, write nothing
 
-The rule sets: sheet 000 (the defaults) and sheet 004 (hole card, double on any two cards,
-no split limit), each with one option changed: 1 to 8 decks, the hole card the other way,
-double on the other choice, no double after split, split to 1, 2, 3, 4 or any number of hands,
-blackjack paid 6:5, immediate payouts off. The sheets themselves stay in
+The rule sets: the presets of sheet 000 (no hole card, doubles on 9-11, 3 split hands, no
+immediate payout) and sheet 004 (hole card, double on any two cards, no split limit, the
+immediate payouts), ``blackjack_table.PRESETS``, each with one option changed: 1 to 8 decks,
+the hole card the other way, double on the other choice, no double after split, split to 1, 2,
+3, 4 or any number of hands, blackjack paid 6:5, the immediate payouts the other way. The sheets themselves stay in
 ``blackjack_edge._known``. Each stored entry is the options that differ from the defaults, as
 ``BlackjackRules.from_dict`` reads them, and the edge (decimal fraction to 6 places, as
 ``blackjack_edge.blackjack_edge`` gives it). ``--check`` exits 1 if a stored edge differs from
@@ -24,10 +25,14 @@ import time
 
 from games.rules.blackjack import BlackjackRules
 from games.rules.blackjack_edge import SHEET_EDGES, computed_edge
+from games.rules.blackjack_table import PRESETS
 from tests.benchmarks.generated import RULES, generated_docstring, write_module
 
 MODULE = RULES / "blackjack_known_edges.py"
-SHEETS = {"000": {}, "004": {"hole_card": True, "double_on": "any", "max_split_hands": None}}
+SHEETS = {
+    name: {k: v for k, v in options.items() if k in BlackjackRules.__dataclass_fields__}
+    for name, options in PRESETS.items()
+}
 
 SUMMARY = """Black jack house edges per initial bet of the rule sets around the two sheets (each
 sheet with one option changed), as ``STORED_EDGES``: ``(options that differ from the defaults,
@@ -47,7 +52,9 @@ def variants() -> list[dict]:
             {"double_after_split": False},
             *({"max_split_hands": n} for n in (1, 2, 3, 4, None)),
             {"blackjack_pays": "6:5"},
-            {"immediate_payouts": []},
+            {"immediate_payouts": []}
+            if base_rules.immediate_payouts
+            else {"immediate_payouts": PRESETS["sheet_004"]["immediate_payouts"]},
         ]
         for change in changes:
             options = {**base, **change}

@@ -65,8 +65,9 @@ def test_classic_stud_edge_is_zero_the_theory_is_the_rake():
 
 def test_blackjack_edge_of_the_default_table():
     edge, basis = house_edge("blackjack", {})
-    assert edge == Decimal("0.003782")
-    assert "6 decks" in basis and "no hole card" in basis
+    assert edge == Decimal("0.006236")  # preset sheet_000
+    assert "6 decks" in basis and "no hole card" in basis and "no immediate payouts" in basis
+    assert house_edge("blackjack", {"preset": "sheet_004"})[0] == Decimal("0.002469")
     assert house_edge("blackjack", {"house_edge": "13/2000"})[0] == Decimal("0.006500")
 
 

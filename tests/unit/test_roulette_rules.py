@@ -588,77 +588,66 @@ def _layout_neighbours() -> set[frozenset[int]]:
 
 
 NEIGHBOURS = _layout_neighbours()
-# Finals joined somewhere on the grid 1-36 (zero's own chevaux do not make finals adjacent).
-ADJACENT_FINALS = sorted(
-    {tuple(sorted((x % 10, y % 10))) for x, y in map(sorted, NEIGHBOURS) if x != 0}
-)  # fmt: skip
-# Chips of each finale à cheval, counted by hand on the layout (chevaux + pleins).
-FINALE_CHIPS = {
-    (0, 1): 5, (0, 3): 4, (0, 7): 4, (0, 9): 5, (1, 2): 5, (1, 4): 4, (1, 8): 4, (2, 3): 5, (2, 5): 4, (2, 9): 4,
-    (3, 4): 6, (3, 6): 4, (4, 5): 5, (4, 7): 4, (5, 6): 5, (5, 8): 4, (6, 7): 5, (6, 9): 4, (7, 8): 4, (8, 9): 4,
-}  # fmt: skip
+# The chevaux of each finale à cheval, as sheet 000 writes them (and as "finale 7-10" is called).
+SHEET_FINALES = {
+    (0, 3): ["0-3", "10-13", "20-23", "30-33"],
+    (1, 4): ["1-4", "11-14", "21-24", "31-34"],
+    (2, 5): ["2-5", "12-15", "22-25", "32-35"],
+    (3, 6): ["3-6", "13-16", "23-26", "33-36"],
+    (6, 9): ["6-9", "16-19", "26-29"],
+}
+MORE_FINALES = {
+    (7, 10): ["7-10", "17-20", "27-30"],
+    (8, 11): ["8-11", "18-21", "28-31"],
+    (9, 12): ["9-12", "19-22", "29-32"],
+}
+MORE = {"finales_a_cheval_7_10_8_11_9_12"}
 
 
-def test_the_finales_a_cheval_are_every_pair_of_adjacent_finals():
-    """Twenty pairs: finals one apart (beside in a row) or three apart (above in a column)."""
-    assert ADJACENT_FINALS == sorted(FINALE_CHIPS)
-    assert {(b - a) % 10 for a, b in ADJACENT_FINALS} == {1, 3, 7, 9}
+def test_a_table_offers_the_sheets_five_finales_a_cheval_and_no_other():
+    """Sheet 000: "Finales 0-3 … Finales 6-9": five finales à cheval; the layout's other pairs
+    of finals (0-1, 4-7, 0-7 …) are not announced."""
     named = {name for name in ANNOUNCED if name.startswith("finale_a_cheval_")}
-    assert named == {f"finale_a_cheval_{a}_{b}" for a, b in ADJACENT_FINALS}
-    assert "finale_a_cheval_0_2" not in ANNOUNCED  # 0/2 is zero's cheval, not two adjacent finals
+    assert named == {f"finale_a_cheval_{a}_{b}" for a, b in {**SHEET_FINALES, **MORE_FINALES}}
+    for name in ("finale_a_cheval_0_7", "finale_a_cheval_1_8", "finale_a_cheval_2_9", "finale_a_cheval_4_7"):
+        with pytest.raises(InvalidBet) as err:
+            _expand(name, options=MORE)
+        assert err.value.field == "announce"
 
 
-@pytest.mark.parametrize(("a", "b"), sorted(FINALE_CHIPS))
-def test_finale_a_cheval_takes_every_cheval_of_its_two_finals_and_pleins_for_the_rest(a, b):
-    """The finale covers exactly the numbers ending in a or b, each once; its chevaux are every
-    layout cheval joining the two finals, its pleins the numbers no such cheval takes; one chip
-    each, as many chips as chevaux and pleins."""
+@pytest.mark.parametrize(("a", "b"), sorted(SHEET_FINALES))
+def test_the_sheets_finales_a_cheval_are_its_chevaux_exactly(a, b):
+    """Sheet 000: "Finales 6-9 = 6-9, 16-19, 26-29": three chevaux, no chip on 36; 0-3 to 3-6
+    four chevaux. One chip a cheval, nothing else."""
     components = _expand(f"finale_a_cheval_{a}_{b}")
-    finals = {n for n in range(37) if n % 10 in (a, b)}
-    joined = {pair for pair in NEIGHBOURS if {n % 10 for n in pair} == {a, b}}
-    chevaux = {frozenset(bet.numbers) for bet, _ in components if bet.type == "cheval"}
-    pleins = {bet.numbers[0] for bet, _ in components if bet.type == "plein"}
-    assert {bet.type for bet, _ in components} <= {"cheval", "plein"}
-    assert all(chips == 1 for _, chips in components)
-    assert chevaux == joined
-    assert pleins == finals - {n for pair in joined for n in pair}
-    assert Counter(n for bet, _ in components for n in bet.numbers) == Counter(finals)  # each once
-    assert len(components) == len(joined) + len(pleins) == FINALE_CHIPS[(a, b)]
-    assert [bet.numbers for bet, _ in components] == sorted(bet.numbers for bet, _ in components)
+    assert ["-".join(map(str, bet.numbers)) for bet, _ in components] == SHEET_FINALES[(a, b)]
+    assert {(bet.type, chips) for bet, chips in components} == {("cheval", 1)}
 
 
-@pytest.mark.parametrize(
-    ("a", "b", "sheet"),
-    [
-        (0, 3, ["0-3", "10-13", "20-23", "30-33"]),
-        (1, 4, ["1-4", "11-14", "21-24", "31-34"]),
-        (2, 5, ["2-5", "12-15", "22-25", "32-35"]),
-        (3, 6, ["3-6", "13-16", "23-26", "33-36"]),
-        (6, 9, ["6-9", "16-19", "26-29"]),
-    ],
-)
-def test_the_sheets_finales_a_cheval(a, b, sheet):
-    """Sheet 000's five examples: their chevaux exactly; 6-9 adds 36 en plein (no 39)."""
-    components = _expand(f"finale_a_cheval_{a}_{b}")
-    assert ["-".join(map(str, bet.numbers)) for bet, _ in components if bet.type == "cheval"] == sheet
-    assert [bet.numbers for bet, _ in components if bet.type == "plein"] == ([(36,)] if (a, b) == (6, 9) else [])
+@pytest.mark.parametrize(("a", "b"), sorted(MORE_FINALES))
+def test_finales_7_10_8_11_9_12_are_three_chevaux_under_their_table_option_only(a, b):
+    """Not on sheet 000; casinos announce "finale 7-10" as 7-10, 17-20, 27-30 (no chip on 0, 1
+    or 2). Refused (field announce) unless the table option is on."""
+    name = f"finale_a_cheval_{a}_{b}"
+    with pytest.raises(InvalidBet) as err:
+        _expand(name)
+    assert err.value.field == "announce"
+    components = _expand(name, options=MORE)
+    assert ["-".join(map(str, bet.numbers)) for bet, _ in components] == MORE_FINALES[(a, b)]
+    assert {(bet.type, chips) for bet, chips in components} == {("cheval", 1)}
 
 
-@pytest.mark.parametrize(("a", "b"), sorted(FINALE_CHIPS))
-def test_a_finale_a_cheval_settles_17_to_1_on_a_cheval_and_35_to_1_on_a_plein(a, b):
-    """Every result 0-36: the chip on the winning cheval returns 18 chips, on the winning plein
-    36, every other chip is lost; a number outside the two finals loses them all."""
+@pytest.mark.parametrize(("a", "b"), sorted({**SHEET_FINALES, **MORE_FINALES}))
+def test_a_finale_a_cheval_settles_17_to_1_on_its_winning_cheval(a, b):
+    """Every result 0-36: the chip on the winning cheval returns 18 chips, every other chip is
+    lost; a number on none of its chevaux loses them all (36 for 6-9)."""
     chip = 500
-    components = _expand(f"finale_a_cheval_{a}_{b}")
+    components = _expand(f"finale_a_cheval_{a}_{b}", options=MORE)
+    covered = {n for pair in (MORE_FINALES | SHEET_FINALES)[(a, b)] for n in map(int, pair.split("-"))}
     for result in range(37):
         returned = sum(settle(bet, chips * chip, result).return_cents for bet, chips in components)
-        if result % 10 not in (a, b):
-            expected = 0
-        elif any(frozenset((result, n)) in NEIGHBOURS and n % 10 in (a, b) for n in range(37)):
-            expected = 18 * chip
-        else:
-            expected = 36 * chip
-        assert returned == expected, result
+        assert returned == (18 * chip if result in covered else 0), result
+    assert all(frozenset(bet.numbers) in NEIGHBOURS for bet, _ in components)
 
 
 @pytest.mark.parametrize("n", range(1, 10))
@@ -678,11 +667,11 @@ def test_a_number_and_its_voisins():
 def test_every_announce_expands_to_legal_bets():
     for name in ANNOUNCED:
         kw = {"number": 5} if name == "voisins" else {}
-        components = _expand(name, **kw)
+        components = _expand(name, **kw, options=MORE)
         assert components
         assert all(make_bet(**b.to_dict()) == b and c >= 1 for b, c in components)
-    # 4 sector bets, 10 finales en plein, 20 finales à cheval, 9 figures, voisins
-    assert len(ANNOUNCED) == len(set(ANNOUNCED)) == 44
+    # 4 sector bets, 10 finales en plein, 5 + 3 finales à cheval, 9 figures, voisins
+    assert len(ANNOUNCED) == len(set(ANNOUNCED)) == 32
 
 
 @pytest.mark.parametrize(
