@@ -28,10 +28,10 @@ from collections.abc import Callable
 from datetime import date
 
 from approvals.models import Approval
+from basis.errors import refusal_line
+from basis.money import format_cents
 from cashier.reports import variance_report, variance_threshold_cents
 from games.models import BetRefusal, Round
-from games.rules.errors import refusal_line
-from games.rules.money import format_cents
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from patrons.services.aml import DECISION_EVENTS

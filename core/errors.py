@@ -12,7 +12,7 @@ from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.rules.errors import RuleError
+from basis.errors import RuleError
 from ledger.errors import BetRefused, DomainError
 
 from .signals import bet_refused

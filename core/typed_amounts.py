@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from games.rules.money import format_cents
+from basis.money import format_cents
 from ledger.errors import InvalidInput
 
 # How to type an amount, said with every refusal of one.

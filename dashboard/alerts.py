@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
-from games.rules.errors import refusal_line
-from games.rules.money import format_cents
+from basis.errors import refusal_line
+from basis.money import format_cents
 
 # A table's win on its handle drifts from the theoretical edge by chance: at black jack the
 # standard deviation of one hand is about 1.15 stakes, so over n equal bets the win on handle

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, tzinfo
 import pygal
 from pygal.style import Style
 
-from games.rules.money import currency
+from basis.money import currency
 
 # Dark text on white, a colour-blind-safe blue: readable at the contrast the pages keep.
 CHART_STYLE = Style(

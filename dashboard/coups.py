@@ -10,8 +10,8 @@ instead of hands. Events are ``(type, data)`` pairs of the round, oldest first.
 
 from __future__ import annotations
 
+from basis.errors import RuleError
 from games.rules.blackjack import hand_value
-from games.rules.errors import RuleError
 from games.rules.event_words import SUITS, card_face, card_text, cards_text, roulette_colour  # noqa: F401 (re-exported)
 
 

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from basis.money import format_cents
 from games.rules.classic_stud import MAX_CAP
-from games.rules.money import format_cents
 from ledger.errors import InvalidInput
 
 _DIGITS = re.compile(r"[0-9]+")

@@ -14,11 +14,11 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 
+from basis.errors import RuleError
+from basis.money import currency, format_amount
 from cashier.reports import variance_report
 from games.models import BetRefusal, Table
-from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge
-from games.rules.money import currency, format_amount
 from games.rules.stud_table import ClassicStudTableRules
 from ledger import projections
 from ledger.models import TableDayStats

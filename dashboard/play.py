@@ -23,7 +23,7 @@ HIDDEN = frozenset({"BetResolved"})
 
 
 def readable(event_type: str, data: dict, *, round_over: bool = False) -> str:
-    """One line for any event, the audit trail's summary (``ledger.projections.audit.summary``):
+    """One line for any event, the audit trail's summary (``games.rules.event_words.line``):
     its wording (``games.rules.event_words.worded``), else the event's type in words and its
     data as ``name value`` pairs (amounts in the casino's currency, cards as ``10♥``), ids left out."""
     data = data if isinstance(data, dict) else {}

@@ -12,6 +12,8 @@ from django.utils import timezone
 from approvals.acts import ACTS, assigned_dealers
 from approvals.models import Approval
 from approvals.selectors import outside_scope
+from basis.errors import RuleError
+from basis.money import currency
 from cashier.services.count_room import box_removal
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations
@@ -21,8 +23,6 @@ from games.catalog import GAMES
 from games.catalog.classic_stud import STUD_ROUNDS
 from games.models import Round, Table
 from games.names import game_name
-from games.rules.errors import RuleError
-from games.rules.money import currency
 from games.rules.stud_table import ClassicStudTableRules
 from games.services.table_limits import approved_range
 from ledger.errors import NotFound

@@ -15,9 +15,10 @@ from django.conf import settings
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from basis.face_down import is_face_down
 from core.ids import uuid_of
 from games.models import BetRefusal, Round, Shoe, Table
-from games.rules.event_words import AML_LABELS, aml_line, is_face_down
+from games.rules.event_words import AML_LABELS, aml_line
 from ledger import accounts, withheld
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 
 from approvals.services import approval_confirm, approval_request
 from audit.exceptions import KINDS, exception_log
+from basis.money import currency, format_amount, format_cents
 from cashier import reports
 from cashier.models import Cage
 from cashier.services.cage_shifts import (
@@ -30,7 +31,6 @@ from cashier.services.gaming_day import gaming_day_close, gaming_day_closed
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import cash_denominations, chip_denominations, decompose
 from games.models import Bet, Table
-from games.rules.money import currency, format_amount, format_cents
 from games.rules.prison import PrisonOnClose
 from games.services.refusals import bet_refusal_record
 from games.services.tables import table_close, table_open

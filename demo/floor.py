@@ -16,12 +16,12 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
+from basis.money import format_cents
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import chip_denominations, decompose
 from games.models import Bet, ColourStack, Shoe, Table
 from games.rules.basic_strategy import basic_decision
-from games.rules.money import format_cents
 from games.rules.poker_hands import evaluate
 from games.services.baccarat import baccarat_bet
 from games.services.bets import bet_place

@@ -7,8 +7,9 @@ The figures come from the pure :func:`games.rules.house_edges.house_edge` (cache
 from decimal import Decimal
 from fractions import Fraction
 
+from basis.errors import RuleError
+
 from .models import Table
-from .rules.errors import RuleError
 from .rules.house_edges import house_edge
 
 __all__ = ["effective_edge_pct", "house_edge", "table_house_edge", "table_house_edges"]

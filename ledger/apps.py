@@ -18,10 +18,10 @@ class LedgerConfig(AppConfig):
 
 
 def configure_currency() -> None:
-    """Amounts shown to people name ``CASINO_CURRENCY`` (``games.rules.money``)."""
+    """Amounts shown to people name ``CASINO_CURRENCY`` (``basis.money``)."""
     from django.conf import settings
 
-    from games.rules import money
+    from basis import money
 
     money.set_currency(settings.CASINO_CURRENCY)
 

@@ -22,7 +22,7 @@ from django.db.models import CharField, Exists, OuterRef, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Concat
 
-from games.rules.event_words import CARD_HIDDEN, FACE_DOWN, hides_card, without_card_value
+from basis.face_down import CARD_HIDDEN, FACE_DOWN, hides_card, without_card_value
 
 from .models import Event
 

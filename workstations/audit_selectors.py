@@ -11,12 +11,12 @@ from datetime import date
 from django.db.models import Count, Max, Min, Q
 
 from audit.exceptions import KINDS, exception_log
+from basis.face_down import hides_card, is_face_down, without_card_value
 from cashier.services.pit_shift import gaming_day_bounds
 from core.ids import uuid_of
 from dashboard.floor_cards import day_number, first_numbers_of_day
 from dashboard.table_reads import event_line
 from games.models import Round
-from games.rules.event_words import hides_card, is_face_down, without_card_value
 from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export

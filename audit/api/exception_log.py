@@ -19,8 +19,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from basis.money import format_cents
 from cashier.spreadsheet import report_csv
-from games.rules.money import format_cents
 from staff.permissions import roles_allowed
 from staff.roles import Role
 

@@ -11,10 +11,11 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from basis.face_down import CARD_HIDDEN, hides_card, is_face_down, without_card_value
 from core.ids import uuid_of
 from core.pagination import StrictCursorPagination
 from games.models import Round
-from games.rules.event_words import CARD_HIDDEN, hides_card, is_face_down, without_card_value
+from games.rules import event_words
 from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
@@ -289,7 +290,7 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 
     def get_summary(self, line) -> str:
         data = line.data if isinstance(line.data, dict) else {}
-        return audit_trails.summary(line.type, data, round_over=self._over(line, data))
+        return event_words.line(line.type, data, round_over=self._over(line, data))
 
     def get_hash_withheld(self, line) -> bool:
         return not withheld.hash_shown(line.position, self.hashes_from)

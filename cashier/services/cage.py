@@ -12,8 +12,8 @@ import uuid
 
 from django_fsm import TransitionNotAllowed
 
+from basis.money import format_cents
 from core.ceilings import check_ceiling
-from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict

@@ -6,7 +6,7 @@ transaction it corrects (``reverses``: its position, also the causation) and pos
 other way round, through the same window's drawer. The reversed line stays in the window's list.
 """
 
-from games.rules.money import format_cents
+from basis.money import format_cents
 from ledger import store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command

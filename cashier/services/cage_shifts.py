@@ -22,8 +22,8 @@ then opens his window, his count is compared with the count handed over to him
 (``handover_variance_cents``); a difference needs its reason.
 """
 
+from basis.money import format_cents
 from core.denominations import cash_denominations, chip_denominations, count_total
-from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, StateConflict

@@ -10,8 +10,8 @@ Stream: ``cagebank/<cage code>`` (the main bank's transfers with the windows, in
 from ``cageshift/<code>`` whose readers take each of its events for a window's opening or closing.
 """
 
+from basis.money import format_cents
 from core.denominations import cash_denominations, chip_denominations, count_total
-from games.rules.money import format_cents
 from ledger import posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput

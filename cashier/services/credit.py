@@ -19,9 +19,9 @@ from django.db.models import Max
 from django.utils import timezone
 from django_fsm import TransitionNotAllowed
 
+from basis.money import format_cents
 from core.ceilings import check_ceiling
 from games.models import Table
-from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict

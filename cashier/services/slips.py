@@ -31,10 +31,10 @@ from django.conf import settings
 from django.db.models import Max
 from django_fsm import TransitionNotAllowed
 
+from basis.money import format_cents
 from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
-from games.rules.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command

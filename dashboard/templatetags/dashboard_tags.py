@@ -6,8 +6,8 @@ from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from basis.money import format_denomination
 from games.rules.bet_words import bet_spot as words_for_bet_spot
-from games.rules.money import format_denomination
 from staff.roles import has_role
 
 from .. import play

@@ -19,11 +19,12 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
+from basis.errors import LimitRefused, RuleError
+from basis.money import format_cents
+
 from .blackjack import to_data
 from .cards import parse_card
 from .chips import SHEET_CHIPS, ChipIncrements, OffChips, makeable
-from .errors import LimitRefused, RuleError
-from .money import format_cents
 from .shoe_odds import stored_baccarat
 
 __all__ = [

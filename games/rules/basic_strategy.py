@@ -76,7 +76,7 @@ def basic_decision(hand_cards: Sequence[str], dealer_up: str, allowed: Collectio
     ``allowed`` is the set of legal actions (``Decision.actions``); the answer is one of
     them: ``"hit"``, ``"stand"``, ``"double"`` or ``"split"``. Basic strategy never takes
     insurance or even money: for an offer (``allowed`` within {insurance, even_money}) the
-    answer is ``"decline"``. Raises :class:`~games.rules.errors.RuleError` ("card") for a bad
+    answer is ``"decline"``. Raises :class:`~basis.errors.RuleError` ("card") for a bad
     code.
     """
     if not allowed or _OFFERS.issuperset(allowed):

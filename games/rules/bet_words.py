@@ -1,10 +1,11 @@
 """Bets in words, one place for every screen and line that names one: the table page, the coup
-in play and the audit trail (``ledger.projections.audit.summary``). Pure (no Django), so the
+in play and the audit trail (``games.rules.event_words.line``). Pure (no Django), so the
 ledger, below ``games`` in the layers, may use it too."""
 
 from __future__ import annotations
 
-from .errors import RuleError
+from basis.errors import RuleError
+
 from .roulette import ANNOUNCED, BetType, make_bet
 
 # Column and dozen bets are named by ``which``, counted from 0 (``roulette.make_bet``); a pit boss

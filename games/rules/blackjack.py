@@ -57,8 +57,9 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from basis.errors import RuleError
+
 from .cards import parse_card
-from .errors import RuleError
 
 __all__ = [
     "DEALER",

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from basis.errors import LimitRefused, RuleError
+from basis.money import format_cents
+
 from .blackjack import IMMEDIATE_PATTERNS, BlackjackRules
 from .blackjack_edge import blackjack_edge
 from .chips import ChipIncrements
-from .errors import LimitRefused, RuleError
-from .money import format_cents
 
 MAX_LIMIT_CENTS = 10**10
 MAX_POSTING_CENTS = 10**12  # ledger.store.MAX_CENTS (the engine may not import the ledger)

@@ -10,7 +10,7 @@ Pure: no Django, no clock, no randomness.
 
 from dataclasses import dataclass
 
-from .errors import RuleError
+from basis.errors import RuleError
 
 __all__ = ["RANKS", "SUITS", "Card", "deck", "parse_card", "shoe_cards"]
 

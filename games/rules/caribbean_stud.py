@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from basis.errors import LimitRefused, RuleError
+from basis.money import format_cents
+
 from .blackjack import to_data
 from .cards import parse_card
-from .errors import LimitRefused, RuleError
-from .money import format_cents
 from .poker_hands import CATEGORIES, HandRank, dealer_qualifies, evaluate
 
 __all__ = [

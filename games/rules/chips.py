@@ -21,8 +21,8 @@ from heapq import heappop, heappush
 from math import gcd
 from typing import Any
 
-from .errors import LimitRefused, RuleError
-from .money import currency, format_amount, format_cents
+from basis.errors import LimitRefused, RuleError
+from basis.money import currency, format_amount, format_cents
 
 __all__ = [
     "SHEET_CHIPS",

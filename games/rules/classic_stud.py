@@ -56,9 +56,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from basis.errors import RuleError
+
 from .blackjack import to_data
 from .cards import parse_card
-from .errors import RuleError
 from .poker_hands import HandRank, evaluate
 
 __all__ = [

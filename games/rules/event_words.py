@@ -2,7 +2,7 @@
 summary``, the API), the pit boss's coup audit page and the table page's play feed (``dashboard``).
 
 Standard library only (the rules' layer): pure functions over an event's type and data. Amounts
-go through the one money formatter (``games.rules.money.format_cents``), never as cent counts;
+go through the one money formatter (``basis.money.format_cents``), never as cent counts;
 cards read as rank and suit symbol (``TS`` → ``10♠``); code values in words.
 
 Game protection: a card dealt face down (``face`` ``"down"``, or a classic stud ``"hole"``
@@ -15,14 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from basis.face_down import is_face_down
+from basis.money import format_cents
+
 from .bet_words import ANNOUNCE_WORDS, announce_words, bet_spot, chips_words
-from .money import format_cents
 from .roulette import RED
 
 SUITS = {"H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black"), "S": ("♠", "black")}
 
 # Faces of a ``CardDealt`` whose value stays hidden while the coup is in play.
-FACE_DOWN = frozenset({"down", "hole"})
 FACE_WORDS = {"down": "face down", "up": "face up", "hole": "hole card, face down"}
 
 # Game codes of ``TableOpened`` (``games.models.Table.Game``) in words.
@@ -70,29 +71,6 @@ def cards_text(codes) -> str:
 def game_words(code: object) -> str:
     """A game code in words (``english_roulette`` → ``English roulette``); an unknown one as it is."""
     return GAMES.get(code, str(code).replace("_", " ")) if isinstance(code, str) else str(code)
-
-
-def is_face_down(event_type: str, data: dict) -> bool:
-    """A ``CardDealt`` whose card is face down or a hole card: hidden while its coup is in play."""
-    return event_type == "CardDealt" and isinstance(data, dict) and data.get("face") in FACE_DOWN
-
-
-# What a raw reader (the events API, the auditor's event page) is told of a hidden card.
-CARD_HIDDEN = "face down until the coup is over"
-# The fields of a dealt card that give its value away: the card, and a total it makes.
-CARD_VALUE_KEYS = ("card", "total", "soft")
-
-
-def hides_card(data: object) -> bool:
-    """A card event's data whose ``card`` is dealt face down or as a hole card (``face``),
-    whatever the event's type: its value is hidden while its coup is in play."""
-    return isinstance(data, dict) and "card" in data and data.get("face") in FACE_DOWN
-
-
-def without_card_value(data: dict, marker: object = None) -> dict:
-    """A copy of ``data`` with ``card`` (and a ``total`` or ``soft`` it makes, when present)
-    set to ``marker``; the event's stored data is left as it is."""
-    return {**data, **{key: marker for key in CARD_VALUE_KEYS if key == "card" or key in data}}
 
 
 # --- cards and decisions of a coup (the play feed's lines) ---

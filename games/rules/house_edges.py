@@ -37,12 +37,13 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from basis.errors import RuleError
+
 from . import baccarat, roulette
 from .blackjack_edge import blackjack_edge, blackjack_edge_basis
 from .blackjack_table import BlackjackTableRules
 from .caribbean_edge import caribbean_exact_edge
 from .caribbean_stud import PAY_TABLES
-from .errors import RuleError
 from .prison import PrisonRules
 from .roulette import DoublePrison, ZeroRule
 from .stud_table import CaribbeanTableRules

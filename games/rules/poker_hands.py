@@ -31,8 +31,9 @@ from fractions import Fraction
 from functools import cache
 from math import prod
 
+from basis.errors import RuleError
+
 from .cards import RANKS, SUITS, parse_card
-from .errors import RuleError
 
 __all__ = [
     "CATEGORIES",

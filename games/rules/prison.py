@@ -32,7 +32,8 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from .errors import RuleError
+from basis.errors import RuleError
+
 from .roulette import DoublePrison
 
 __all__ = [

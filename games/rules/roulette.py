@@ -12,7 +12,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from .errors import RuleError
+from basis.errors import RuleError
 
 __all__ = [
     "ANNOUNCED",

@@ -8,9 +8,10 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from basis.errors import LimitRefused, RuleError
+from basis.money import format_cents
+
 from .chips import ChipIncrements
-from .errors import LimitRefused, RuleError
-from .money import format_cents
 from .prison import PrisonOnClose
 from .roulette import BetType, DoublePrison, InvalidBet, RouletteBet, ZeroRule
 
@@ -22,7 +23,7 @@ COLOURS = ("red", "green", "blue", "yellow", "white", "pink", "orange", "purple"
 
 class StakeOutsideLimits(InvalidBet, LimitRefused):
     """A roulette stake under the table minimum or over the maximum (``kind``, see
-    :class:`~games.rules.errors.LimitRefused`): an ``InvalidBet`` on ``stake_cents``."""
+    :class:`~basis.errors.LimitRefused`): an ``InvalidBet`` on ``stake_cents``."""
 
 
 class EvenChances(StrEnum):

@@ -17,8 +17,9 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+from basis.errors import RuleError
+
 from .cards import MAX_DECKS, deck, parse_card, shoe_cards
-from .errors import RuleError
 
 __all__ = [
     "BURN_CARDS_BLACKJACK",

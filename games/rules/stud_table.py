@@ -10,10 +10,11 @@ a card already out of this deck is refused).
 from dataclasses import dataclass, field
 from typing import Any
 
+from basis.errors import RuleError
+
 from .caribbean_stud import CaribbeanRules
 from .chips import ChipIncrements
 from .classic_stud import StudRules
-from .errors import RuleError
 
 CARD_SOURCES = ("shuffled", "reported")
 

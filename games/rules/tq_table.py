@@ -4,9 +4,10 @@ decks and the prison options, stored in ``TableOpened``."""
 from dataclasses import dataclass, field
 from typing import Any
 
+from basis.errors import LimitRefused, RuleError
+from basis.money import format_cents
+
 from .chips import ChipIncrements
-from .errors import LimitRefused, RuleError
-from .money import format_cents
 from .prison import PrisonRules
 
 MAX_LIMIT_CENTS = 10**10

@@ -16,9 +16,10 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb, factorial
 
+from basis.errors import RuleError
+
 from .blackjack import to_data
 from .cards import parse_card
-from .errors import RuleError
 from .prison import CoupResult, PrisonOutcome, PrisonRules, resolve
 from .roulette import DoublePrison
 from .shoe_odds import stored_trente_quarante

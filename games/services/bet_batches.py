@@ -35,6 +35,7 @@ from django.db import connection, transaction
 from django.db.models import JSONField
 from django.utils import timezone
 
+from basis.errors import RuleError
 from core import rawsql
 from core.ids import CODE_PATTERN
 from ledger.commands import idempotency_key_valid, ledger_command, projections_after_commit, within
@@ -44,7 +45,6 @@ from ledger.jsoncodec import canonical, loads
 from ledger.models import IdempotencyRecord
 
 from ..models import Bet, Round, Table
-from ..rules.errors import RuleError
 from ..selectors import batch_placement_reads, bet_placement_reads, roulette_rules
 from .baccarat import baccarat_bet
 from .bet_keys import KEY_MAX

@@ -4,6 +4,7 @@ moved before betting closes). Each is an event. A bet in prison stays where it i
 neither withdrawn nor moved (RULES.md §Prison bets) — refused with 409.
 """
 
+from basis.errors import LimitRefused, RuleError
 from core.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.commands import ledger_command
@@ -14,7 +15,6 @@ from patrons.selectors import patron_get
 from ..models import Bet, Round, Table
 from ..rules import baccarat as bac
 from ..rules import trente_quarante as tq
-from ..rules.errors import LimitRefused, RuleError
 from ..rules.roulette import make_bet
 from ..selectors import roulette_rules
 

@@ -9,6 +9,8 @@ his colour chips at this table.
 import uuid
 from dataclasses import dataclass
 
+from basis.errors import RuleError
+from basis.money import format_cents
 from core import rawsql
 from games.models import ColourStack
 from ledger import accounts, posting_rules, store
@@ -20,8 +22,6 @@ from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
 
 from ..models import Bet, Round
-from ..rules.errors import RuleError
-from ..rules.money import format_cents
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
 from ..selectors import BetPlacementReads, bet_placement_reads, roulette_rules

@@ -17,6 +17,7 @@ engine (deterministic), applies the new input and appends the records.
 
 from collections import defaultdict
 
+from basis.money import format_cents
 from ledger.commands import Command
 from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
@@ -26,7 +27,6 @@ from ..models import Round, Shoe, Table
 from ..rules import blackjack as bj
 from ..rules import blackjack_theory as theory
 from ..rules.blackjack_table import BlackjackTableRules
-from ..rules.money import format_cents
 from . import card_table as ct
 from .bet_keys import bet_key
 from .shoes import active_shoe, save_after_coup

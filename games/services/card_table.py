@@ -29,6 +29,8 @@ import secrets
 from collections.abc import Callable
 from typing import TypeVar
 
+from basis.errors import RuleError
+from basis.money import format_cents
 from ledger import accounts, posting_rules, store
 from ledger.commands import Command, ledger_command
 from ledger.errors import BettingClosedRefused, ChipsRefused, InvalidInput, StateConflict, VersionConflict
@@ -40,8 +42,6 @@ from patrons.services.self_limit import check_self_limit
 from ..catalog import spec
 from ..models import Bet, Round, Shoe
 from ..rules.chips import ChipIncrements
-from ..rules.errors import RuleError
-from ..rules.money import format_cents
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
 from .refusals import refused

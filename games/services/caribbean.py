@@ -7,6 +7,8 @@ raise patron −s, layout +s; each settled line (ante, raise) layout → patron 
 The coup is rebuilt from the round's events for every command, like black jack.
 """
 
+from basis.errors import RuleError
+from basis.money import format_cents
 from ledger.commands import Command
 from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
@@ -14,9 +16,7 @@ from patrons.selectors import patron_get
 
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
-from ..rules.errors import RuleError
 from ..rules.house_edges import settled_line_edge
-from ..rules.money import format_cents
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
 from .bet_keys import bet_key

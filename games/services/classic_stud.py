@@ -28,6 +28,8 @@ settled (or ``round_void``).
 
 from fractions import Fraction
 
+from basis.errors import RuleError
+from basis.money import format_cents
 from core.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.commands import Command
@@ -38,8 +40,6 @@ from patrons.services.self_limit import check_self_limit
 
 from ..models import Round, Shoe, Table
 from ..rules import classic_stud as stud
-from ..rules.errors import RuleError
-from ..rules.money import format_cents
 from ..rules.stud_table import ClassicStudTableRules as StudTableRules
 from . import card_table as ct
 from .shoes import close_shoe, draw_reported, reveal

@@ -7,8 +7,8 @@ back into value chips (the change inverse). At most ``max_colours`` (8) colours 
 
 import uuid
 
+from basis.money import format_cents
 from games.models import Table
-from games.rules.money import format_cents
 from games.rules.roulette_table import COLOURS
 from games.selectors import roulette_rules, table_for_update
 from ledger import accounts, posting_rules, store

@@ -3,7 +3,7 @@
 A bet over the table's minimum or maximum, a black jack box's maximum or the patron's own
 self-limit is bad input: the command's transaction rolls back and the ledger gets nothing (no
 half-written coup). The refusing code raises ``ledger.errors.BetRefused`` (the engines raise
-``games.rules.errors.LimitRefused``, which ``refused`` turns into it; the self-limit check
+``basis.errors.LimitRefused``, which ``refused`` turns into it; the self-limit check
 raises it itself). The API's exception handler (``core.errors``) then sends
 ``core.signals.bet_refused``, whose receiver calls ``bet_refusal_record`` once, after that
 transaction is gone, which writes a ``BetRefusal`` row in a transaction of its own: the refusal
@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 
 from django.db import DatabaseError, IntegrityError, transaction
 
+from basis.errors import LimitRefused, RuleError
 from ledger.commands import idempotency_key_valid
 from ledger.errors import BetRefused, InvalidInput
 from ledger.gaming_day import current_gaming_day
 from ledger.hashing import fingerprint as request_fingerprint
 
 from ..models import BetRefusal, Round
-from ..rules.errors import LimitRefused, RuleError
 
 logger = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ import secrets
 
 from django_fsm import TransitionNotAllowed
 
+from basis.errors import RuleError
 from core.ids import uuid_of
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
@@ -18,7 +19,6 @@ from ledger.models import Event
 from ledger.store import NewEvent
 
 from ..models import Shoe, Table
-from ..rules.errors import RuleError
 from ..rules.shoe import BURN_CARDS_BLACKJACK, CardCounter, ShoeOrder, commitment, validate_cut, verify_commitment
 from ..selectors import table_for_update
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from basis.money import format_cents
 from ledger.errors import InvalidInput
 
 from ..catalog import spec
 from ..names import game_name
-from ..rules.money import format_cents
 
 
 def approved_range(game: str) -> tuple[int, int]:

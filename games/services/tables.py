@@ -5,6 +5,8 @@ import uuid
 from django.conf import settings
 from django_fsm import TransitionNotAllowed
 
+from basis.errors import RuleError
+from basis.money import format_cents
 from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from core.ids import is_code
@@ -22,9 +24,7 @@ from staff.roles import Role, require_distinct, require_role, require_second_sig
 
 from ..catalog import GAMES, spec
 from ..models import Table
-from ..rules.errors import RuleError
 from ..rules.house_edges import bets_without_edge
-from ..rules.money import format_cents
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
 from ..selectors import round_in_play, table_for_update

@@ -9,20 +9,8 @@ from collections.abc import Iterator
 from django.db import connection, models
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from games.rules import event_words as words
-
 from ..models import AuditEntry, Event
 from . import Batch, register, truncate
-
-
-def summary(event_type: str, data: dict, *, round_over: bool = False) -> str:
-    """One human line for an event, at most 500 characters: the one wording of the audit
-    trail, the coup audit page and the play feed (``games.rules.event_words.line``; an event
-    without a wording of its own as its type in words and its data as ``name value`` pairs,
-    amounts through the money formatter). A card dealt face down reads without its value
-    unless ``round_over`` (its coup settled or voided): the default is the safe one."""
-    return words.line(event_type, data, round_over=round_over)
-
 
 _SCOPES = AuditEntry.SCOPES
 _COLUMNS = ("position", *_SCOPES, "type", "hash", "occurred_at", "gaming_day")
@@ -123,7 +111,7 @@ class _Rebuild:
 
 def timeline(scope: str, key: str) -> QuerySet:
     """The lines of one timeline (``scope`` one of ``AuditEntry.SCOPES``), oldest first, each
-    with its event's ``data`` (for ``summary(line.type, line.data)``): the words are made
+    with its event's ``data`` (for ``games.rules.event_words.line(line.type, line.data)``): the words are made
     when read, from the event the line points to, so a wording fixed here reads fixed in every
     line at once, without a rebuild."""
     data = Event.objects.filter(position=OuterRef("position")).values("data")[:1]

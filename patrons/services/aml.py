@@ -42,7 +42,7 @@ from datetime import date, datetime
 from django.conf import settings
 from django.utils import timezone
 
-from games.rules.money import format_cents
+from basis.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import Command, ledger_command
 from ledger.errors import Conflict, InvalidInput, NotFound

@@ -24,7 +24,7 @@ The event names the patron by code only (DESIGN.md §The ledger: no personal dat
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from games.rules.money import format_cents
+from basis.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound

@@ -14,10 +14,10 @@ from django.db import DatabaseError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from basis.errors import LimitRefused, RuleError
 from games.models import Bet, BetRefusal, Round
 from games.rules.baccarat import BaccaratRules, check_stake
 from games.rules.caribbean_stud import CaribbeanRules
-from games.rules.errors import LimitRefused, RuleError
 from games.rules.tq_table import TrenteQuaranteTableRules
 from games.services.blackjack import blackjack_bet_place
 from games.services.refusals import bet_refusal_record

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.rules.event_words import without_card_value
+from basis.face_down import without_card_value
 from ledger.export.registry import ExportContext
 from ledger.export.writer import event_records, export_zip_stream
 from ledger.gaming_day import current_gaming_day

@@ -2,8 +2,9 @@
 
 import pytest
 
+from basis import money
 from dashboard.templatetags.dashboard_tags import eur
-from games.rules import money
+from games.rules import event_words
 from ledger import projections
 from ledger.projections import audit
 from patrons.services.self_limit import self_limit_set
@@ -29,7 +30,7 @@ def test_the_configured_currency_names_every_amount_shown(settings, patron, api,
         assert eur(250_000) == "2,500.00 CHF"  # the dashboard's filter
         projections.catch_up("audit")
         lines = audit.timeline("patron", patron).filter(type="ChipsPurchased")
-        assert [audit.summary(line.type, line.data) for line in lines] == [
+        assert [event_words.line(line.type, line.data) for line in lines] == [
             f"{patron} bought 1,000.00 CHF of chips at the cage"
         ]
         self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)

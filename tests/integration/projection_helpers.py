@@ -9,8 +9,8 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.db.models import Sum
 
+from games.rules.event_words import line as summary
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
-from ledger.projections.audit import summary
 from ledger.store import Leg, NewEvent, append
 
 REPO = Path(__file__).resolve().parents[2]

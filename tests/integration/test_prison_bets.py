@@ -360,7 +360,7 @@ def test_new_bets_go_to_prison_beside_old_prisoners_at_trente_quarante(cage):
 def test_a_rules_change_with_prisoners_does_not_wedge_the_table(french, staff, opened, changed):
     """A prisoner (level 2 under deeper), then the pit boss changes the prison rules between
     coups: either the change is refused while bets are in prison, or the next spin settles."""
-    from games.rules.errors import RuleError
+    from basis.errors import RuleError
     from games.services.table_rules import table_rules_change
 
     french(**opened)

@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from cashier.services.cage import chips_redeem
 from demo.roulette import play_demo_session
 from games.models import Bet, Round
+from games.rules import event_words
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from ledger import accounts, projections
@@ -84,7 +85,7 @@ def test_the_audit_trail_of_a_coup_reads_as_a_story(colour_patron):
     round_close_bets(round_id=coup, actor=ACTOR)
     round_record_result(round_id=coup, number=17, actor=ACTOR)
     projections.catch_up("audit")
-    trail = [(line.type, audit.summary(line.type, line.data)) for line in audit.timeline("round", coup)]
+    trail = [(line.type, event_words.line(line.type, line.data)) for line in audit.timeline("round", coup)]
     assert trail == [
         ("RoundOpened", "coup 1 of R1 open for bets"),
         ("BetPlaced", f"{colour_patron} bets 4.00 EUR on plein 17 (colour chips)"),

@@ -3,8 +3,9 @@
 Every ``import`` in the product's packages is read with ``ast`` (those inside functions too: a
 lazy import is a dependency all the same; ``importlib.import_module``, ``__import__`` and
 ``apps.get_model`` as well) and refused when it reaches a layer above its own, or a peer of
-its own layer. ``games.rules`` is the pure bottom: the standard library only. A top-level
-package no layer names is refused too.
+its own layer. ``basis`` is the pure bottom (the standard library only: money, the rules'
+errors, which card events hide a card); ``games.rules`` lies in the games layer and is pure
+besides (the standard library and ``basis``). A top-level package no layer names is refused too.
 
 Comments and strings (docstrings, help texts) of the project's own Python say why, never which
 tracker issue: a reader cannot look an issue number up, and it ages; the history is in git.
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Bottom to top. A package may import its own layer's package and any layer below; packages
 # that share a layer are peers and never import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("games.rules",),
+    ("basis",),
     ("ledger",),
     ("core",),
     ("staff",),
@@ -40,6 +41,16 @@ LAYERS: list[tuple[str, ...]] = [
     ("casino",),
 ]
 PACKAGES = [name for layer in LAYERS for name in layer]
+
+
+# Pure packages: the standard library and the packages named here only. ``games.rules`` is
+# inside ``games`` (its layer: nothing below games may import it) and pure besides.
+PURE: dict[str, tuple[str, ...]] = {"basis": (), "games.rules": ("basis",)}
+
+
+def purity(module: str) -> str | None:
+    """The pure package ``module`` lies in (``PURE``), or None."""
+    return next((name for name in PURE if module == name or module.startswith(name + ".")), None)
 
 
 def owner(module: str) -> str | None:
@@ -138,18 +149,20 @@ def violations(root: Path) -> list[str]:
             here = owner(module_name(path, root))
             if here is None:
                 continue
+            pure = purity(module_name(path, root))
             for line, target in imports_of(path, root):
                 where = f"{path.relative_to(root)}:{line}"
                 if target == UNREADABLE:
                     found.append(f"{where} imports {UNREADABLE}: the guard cannot read it")
                     continue
                 there = owner(target)
-                if here == "games.rules":
+                if pure is not None:
+                    allowed = (pure, *PURE[pure])
                     top_level = target.split(".")[0]
-                    if there not in (None, "games.rules") or (
-                        there is None and top_level not in sys.stdlib_module_names
-                    ):
-                        found.append(f"{where} imports {target}: games.rules is pure (standard library only)")
+                    inside = any(target == name or target.startswith(name + ".") for name in allowed)
+                    if not inside and (there is not None or top_level not in sys.stdlib_module_names):
+                        kept = " and ".join(("the standard library", *PURE[pure]))
+                        found.append(f"{where} imports {target}: {pure} is pure ({kept} only)")
                     continue
                 if there is None or there == here:
                     continue
@@ -189,11 +202,19 @@ def write(root: Path, files: dict[str, str]) -> None:
         ),
         (
             {"games/rules/x.py": "from django.db import models\n"},
-            "games/rules/x.py:1 imports django.db: games.rules is pure (standard library only)",
+            "games/rules/x.py:1 imports django.db: games.rules is pure (the standard library and basis only)",
         ),
         (
             {"games/rules/x.py": "from games.models import Bet\n"},
-            "games/rules/x.py:1 imports games.models: games.rules is pure (standard library only)",
+            "games/rules/x.py:1 imports games.models: games.rules is pure (the standard library and basis only)",
+        ),
+        (
+            {"basis/x.py": "from games.rules.cards import Card\n"},
+            "basis/x.py:1 imports games.rules.cards: basis is pure (the standard library only)",
+        ),
+        (
+            {"ledger/x.py": "from games.rules import event_words\n"},
+            "ledger/x.py:1 imports games.rules: games is above ledger",
         ),
         (
             {"patrons/services/x.py": "from . import y\nfrom ...games import models\n"},
@@ -237,7 +258,11 @@ def test_the_guard_lets_downward_and_same_package_imports_through(tmp_path):
             "cashier/services/x.py": (
                 "from games.models import Table\nfrom ..models import Slip\nfrom ledger import store\n"
             ),
-            "games/rules/x.py": "from fractions import Fraction\nfrom .cards import Card\n",
+            "games/rules/x.py": (
+                "from fractions import Fraction\nfrom .cards import Card\nfrom basis.money import format_cents\n"
+            ),
+            "basis/y.py": "from decimal import Decimal\nfrom .money import format_cents\n",
+            "ledger/y.py": "from basis.errors import RuleError\n",
             "casino/urls.py": "from dashboard import views\nimport demo\n",
             "patrons/migrations/0002_x.py": "def f(apps):\n    apps.get_model('auth', 'Group')\n",
             "workstations/x.py": "import importlib\nimportlib.import_module('games.models')\n",

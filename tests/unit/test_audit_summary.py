@@ -4,7 +4,7 @@ page's words (``games.rules.bet_words``): one wording for both."""
 import pytest
 
 from games.rules.bet_words import bet_spot
-from ledger.projections.audit import summary
+from games.rules.event_words import line as summary
 
 BET = {"patron": "P00001", "stake_cents": 2_500, "chips": "value"}
 ROUGE = {"type": "chance_simple", "numbers": [1, 3, 5], "chance": "rouge"}

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules import baccarat
 from games.rules.baccarat import (
     BaccaratCoup,
@@ -31,7 +32,6 @@ from games.rules.baccarat import (
     to_data,
 )
 from games.rules.cards import deck
-from games.rules.errors import RuleError
 from tests.vectors import cents, load, vectors_path
 
 # One code per baccarat value 0-9.

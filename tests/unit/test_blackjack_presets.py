@@ -5,10 +5,10 @@ from decimal import Decimal
 
 import pytest
 
+from basis.errors import RuleError
 from games.rules.blackjack import BlackjackRules, DoubleOn
 from games.rules.blackjack_edge import SHEET_EDGES, blackjack_edge
 from games.rules.blackjack_table import PRESETS, BlackjackTableRules
-from games.rules.errors import RuleError
 
 
 def test_the_default_table_is_sheet_000_wholly():

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules.basic_strategy import basic_decision
 from games.rules.blackjack import (
     DEALER,
@@ -42,7 +43,6 @@ from games.rules.blackjack import (
     to_data,
 )
 from games.rules.cards import deck
-from games.rules.errors import RuleError
 
 props = settings(database=None, max_examples=400, deadline=None)
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules import basic_strategy, blackjack, cards, errors, shoe
 from games.rules.cards import Card, deck, parse_card, shoe_cards
-from games.rules.errors import RuleError
 from games.rules.shoe import (
     BURN_CARDS_BLACKJACK,
     CardCounter,

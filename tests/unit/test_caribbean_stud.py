@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules.cards import deck
 from games.rules.caribbean_stud import (
     PAY_TABLES,
@@ -28,7 +29,6 @@ from games.rules.caribbean_stud import (
     settle,
     to_data,
 )
-from games.rules.errors import RuleError
 from games.rules.poker_hands import qualify_probability
 from games.rules.shoe import ShoeOrder
 from tests.vectors import cents, load, vectors_path

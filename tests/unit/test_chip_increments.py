@@ -5,10 +5,10 @@ from itertools import combinations
 
 import pytest
 
+from basis.errors import LimitRefused, RuleError
 from games.rules.baccarat import BaccaratRules
 from games.rules.blackjack_table import BlackjackTableRules
 from games.rules.chips import SHEET_CHIPS, ChipIncrements, OffChips, largest_makeable, makeable
-from games.rules.errors import LimitRefused, RuleError
 from games.rules.roulette_table import RouletteTableRules
 from games.rules.stud_table import CaribbeanTableRules, ClassicStudTableRules
 from games.rules.tq_table import TrenteQuaranteTableRules

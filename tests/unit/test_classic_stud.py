@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules.cards import deck
 from games.rules.classic_stud import (
     OPENERS,
@@ -30,7 +31,6 @@ from games.rules.classic_stud import (
     split_odd_cents_left_of_dealer,
     to_data,
 )
-from games.rules.errors import RuleError
 
 props = settings(database=None, max_examples=300, deadline=None)
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus")

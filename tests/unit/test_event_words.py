@@ -6,7 +6,7 @@ import pytest
 
 from dashboard.play import play_line
 from dashboard.table_reads import event_line
-from ledger.projections.audit import summary
+from games.rules.event_words import line as summary
 
 ROUND = {"round": "182220a9-27f9-467f-a206-8ef96e316dad", "table": "C2"}
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.rules.money import format_cents, format_denomination
+from basis.money import format_cents, format_denomination
 
 
 def test_cents_read_as_currency_units_with_separators_and_sign():

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules.cards import RANKS, deck
-from games.rules.errors import RuleError
 from games.rules.poker_hands import (
     CATEGORIES,
     HANDS_IN_DECK,

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules import trente_quarante as tq
-from games.rules.errors import RuleError
 from games.rules.prison import (
     CoupResult,
     DoublePrison,

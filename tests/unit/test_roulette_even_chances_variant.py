@@ -3,7 +3,7 @@ ne peut se faire que lors de mises multiples" — the table option ``even_chance
 
 import pytest
 
-from games.rules.errors import LimitRefused
+from basis.errors import LimitRefused
 from games.rules.roulette import InvalidBet, bet_kinds
 from games.rules.roulette_table import EvenChances, RouletteTableRules
 

@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import pytest
 
+from basis.errors import RuleError
 from games.rules import baccarat, shoe_odds, trente_quarante
 from games.rules.baccarat import BaccaratRules
-from games.rules.errors import RuleError
 from games.rules.house_edges import house_edge, tq_edge
 from games.rules.prison import PrisonRules
 from games.rules.tq_table import TrenteQuaranteTableRules

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from basis.errors import RuleError
 from games.rules import trente_quarante as tq
 from games.rules.cards import shoe_cards
-from games.rules.errors import RuleError
 from games.rules.trente_quarante import (
     BETS,
     DoublePrison,

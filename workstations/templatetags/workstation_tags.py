@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
+from basis.money import format_denomination
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
-from games.rules.money import format_denomination
 
 register = template.Library()
 

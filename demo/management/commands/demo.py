@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
+from basis.money import format_cents
 from demo.blackjack import play_blackjack_session
 from demo.classic_stud import RULES as CLASSIC_STUD_RULES
 from demo.classic_stud import play_classic_stud_session
@@ -19,7 +20,6 @@ from demo.floor import tidy_floor
 from demo.roulette import play_demo_session
 from demo.stud import play_caribbean_session
 from demo.tables import play_baccarat_session, play_trente_quarante_session
-from games.rules.money import format_cents
 from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day
 from ledger.progress import Progress
