@@ -21,6 +21,7 @@ from typing import Any
 
 from basis.errors import LimitRefused, RuleError
 from basis.money import format_cents
+from basis.numbers import is_int
 
 from .blackjack import to_data
 from .cards import parse_card
@@ -185,10 +186,6 @@ class BelowMinimum(StrEnum):
 chips_make = makeable
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # bool is an int subclass: True must not stand for 1
-
-
 @dataclass(frozen=True)
 class BaccaratRules:
     """Options of one punto banco table (``RULES.md §Baccarat``); defaults first, amounts in cents.
@@ -229,7 +226,7 @@ class BaccaratRules:
         }
         for name, (low, high) in bounds.items():
             value = getattr(self, name)
-            if not _is_int(value) or not low <= value <= high:
+            if not is_int(value) or not low <= value <= high:
                 raise RuleError(f"rules.{name}", f"must be an integer from {low} to {high}, got {value!r}")
         if self.min_bet_cents > self.max_bet_cents:
             raise RuleError("rules.min_bet_cents", "the minimum is above the maximum")
@@ -287,7 +284,7 @@ def check_stake(rules: BaccaratRules, stake_cents: int) -> int:
 
     Raises :class:`RuleError` (field ``"stake_cents"``) with the reason.
     """
-    if not _is_int(stake_cents) or stake_cents <= 0:
+    if not is_int(stake_cents) or stake_cents <= 0:
         raise RuleError("stake_cents", f"must be a positive whole number of cents, got {stake_cents!r}")
     if stake_cents > rules.max_bet_cents:
         raise LimitRefused(
@@ -373,7 +370,7 @@ def settle_bet(bet: str, stake_cents: int, coup: BaccaratCoup, rules: BaccaratRu
     Raises :class:`RuleError`: field ``"bet"``, ``"stake_cents"`` (not an int > 0).
     """
     check_bet(bet)
-    if not _is_int(stake_cents) or stake_cents <= 0:
+    if not is_int(stake_cents) or stake_cents <= 0:
         raise RuleError("stake_cents", f"must be a positive whole number of cents, got {stake_cents!r}")
     if not isinstance(coup, BaccaratCoup):
         raise TypeError(f"coup must be a BaccaratCoup, got {coup!r}")
@@ -428,7 +425,7 @@ def exact_probabilities(decks: int = 8) -> dict[str, Fraction]:
 
     Raises :class:`RuleError` (field ``"decks"``) unless ``decks`` is an integer 1-8.
     """
-    if not _is_int(decks) or not 1 <= decks <= 8:
+    if not is_int(decks) or not 1 <= decks <= 8:
         raise RuleError("decks", f"must be an integer from 1 to 8, got {decks!r}")
     return dict(stored_baccarat(decks) or _exact_probabilities(decks))
 
@@ -514,7 +511,7 @@ def bead_plate(winners: Sequence[str], rows: int = 6) -> list[list[str]]:
     a list of marks top to bottom; the last may be shorter. ``bead_plate(["banker"] * 7) ==
     [["B"] * 6, ["B"]]``. Raises :class:`RuleError` (``"winners"``, ``"rows"``).
     """
-    if not _is_int(rows) or rows < 1:
+    if not is_int(rows) or rows < 1:
         raise RuleError("rows", f"must be a positive integer, got {rows!r}")
     marks = _marks(winners)
     return [marks[i : i + rows] for i in range(0, len(marks), rows)]

@@ -58,6 +58,7 @@ from fractions import Fraction
 from typing import Any
 
 from basis.errors import RuleError
+from basis.numbers import is_int
 
 from .cards import parse_card
 
@@ -363,10 +364,6 @@ def _record(cls: type) -> Any:
     return cls
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # bool is an int subclass: True must not stand for box 1
-
-
 @dataclass(frozen=True)
 class BoxBet:
     """One bettor's stake on a box: ``box`` 1-7, ``stake_cents`` > 0. ``seated`` marks the
@@ -379,11 +376,11 @@ class BoxBet:
     seated: bool
 
     def __post_init__(self) -> None:
-        if not _is_int(self.box) or self.box not in BOXES:
+        if not is_int(self.box) or self.box not in BOXES:
             raise RuleError("box", f"must be an integer from 1 to 7, got {self.box!r}")
         if not isinstance(self.bettor, str) or not self.bettor:
             raise RuleError("bettor", "must be a non-empty string")
-        if not _is_int(self.stake_cents) or not 0 < self.stake_cents <= MAX_STAKE_CENTS:
+        if not is_int(self.stake_cents) or not 0 < self.stake_cents <= MAX_STAKE_CENTS:
             raise RuleError("stake_cents", f"must be a positive integer of cents, got {self.stake_cents!r}")
         if type(self.seated) is not bool:
             raise RuleError("seated", "must be true or false")
@@ -1206,7 +1203,7 @@ class BlackjackCoup:
 
     @staticmethod
     def _hand_at(box: _Box, hand_index: object) -> _Hand:
-        if not _is_int(hand_index) or not 0 <= hand_index < len(box.hands):
+        if not is_int(hand_index) or not 0 <= hand_index < len(box.hands):
             raise RuleError("hand_index", f"box {box.number} has no hand {hand_index!r}")
         return box.hands[hand_index]
 
@@ -1413,7 +1410,7 @@ class BlackjackCoup:
         if bettor not in the_box.insurance_pending:
             raise RuleError("action", f"{bettor!r} has already answered insurance on box {box}")
         half = the_box.stakes[bettor] // 2
-        if not _is_int(amount_cents) or not 0 <= amount_cents <= half:
+        if not is_int(amount_cents) or not 0 <= amount_cents <= half:
             raise RuleError(
                 "amount_cents", f"insurance is 0 to half the stake: at most {half} cents, got {amount_cents!r}"
             )

@@ -38,6 +38,7 @@ from typing import Any
 
 from basis.errors import LimitRefused, RuleError
 from basis.money import format_cents
+from basis.numbers import is_int
 
 from .blackjack import to_data
 from .cards import parse_card
@@ -99,10 +100,6 @@ _MAX_LIMIT_CENTS = 10**10
 _MAX_RAISE_MULTIPLE = 10
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # bool is an int subclass: True must not stand for 1
-
-
 @dataclass(frozen=True)
 class CaribbeanRules:
     """Options of one Caribbean stud table; defaults first.
@@ -124,18 +121,18 @@ class CaribbeanRules:
     def __post_init__(self) -> None:
         for name in ("ante_min_cents", "ante_max_cents"):
             value = getattr(self, name)
-            if not _is_int(value) or not 1 <= value <= _MAX_LIMIT_CENTS:
+            if not is_int(value) or not 1 <= value <= _MAX_LIMIT_CENTS:
                 raise RuleError(f"rules.{name}", f"must be an integer from 1 to {_MAX_LIMIT_CENTS}, got {value!r}")
         if self.ante_min_cents > self.ante_max_cents:
             raise RuleError("rules.ante_min_cents", "the minimum ante is above the maximum")
-        if not _is_int(self.raise_multiple) or not 1 <= self.raise_multiple <= _MAX_RAISE_MULTIPLE:
+        if not is_int(self.raise_multiple) or not 1 <= self.raise_multiple <= _MAX_RAISE_MULTIPLE:
             raise RuleError("rules.raise_multiple", f"must be an integer from 1 to {_MAX_RAISE_MULTIPLE}")
         if not isinstance(self.pay_table, str) or self.pay_table not in PAY_TABLES:
             raise RuleError("rules.pay_table", f"must be one of {', '.join(PAY_TABLES)}, got {self.pay_table!r}")
         cap = self.max_payout_cents
         if cap is not None:
             floor = self.ante_max_cents * (1 + self.raise_multiple)
-            if not _is_int(cap) or not floor <= cap <= MAX_STAKE_CENTS:
+            if not is_int(cap) or not floor <= cap <= MAX_STAKE_CENTS:
                 raise RuleError(
                     "rules.max_payout_cents",
                     f"must be null or an integer from {floor} (the even-money win of the largest ante and its "
@@ -178,7 +175,7 @@ class CaribbeanRules:
         (field ``"ante_cents"``), a :class:`LimitRefused` (kind ``table_minimum`` or
         ``table_maximum``) when it is an integer outside them."""
         message = f"an ante is from {format_cents(self.ante_min_cents)} to {format_cents(self.ante_max_cents)}"
-        if not _is_int(ante_cents) or ante_cents <= 0:  # type: ignore[operator]  # not a stake at all: bad input
+        if not is_int(ante_cents) or ante_cents <= 0:  # type: ignore[operator]  # not a stake at all: bad input
             raise RuleError("ante_cents", message)
         if ante_cents < self.ante_min_cents:  # type: ignore[operator]
             raise LimitRefused("ante_cents", message, "table_minimum")
@@ -330,11 +327,11 @@ class CaribbeanAnte:
     ante_cents: int
 
     def __post_init__(self) -> None:
-        if not _is_int(self.box) or self.box not in BOXES:
+        if not is_int(self.box) or self.box not in BOXES:
             raise RuleError("box", f"must be an integer from 1 to 7, got {self.box!r}")
         if not isinstance(self.player, str) or not self.player:
             raise RuleError("player", "must be a non-empty string")
-        if not _is_int(self.ante_cents) or not 0 < self.ante_cents <= MAX_STAKE_CENTS:
+        if not is_int(self.ante_cents) or not 0 < self.ante_cents <= MAX_STAKE_CENTS:
             raise RuleError("ante_cents", f"must be a positive integer of cents, got {self.ante_cents!r}")
 
 
@@ -489,7 +486,7 @@ class CaribbeanCoup:
         return tuple(ante.box for ante in self._antes if ante.box not in self._decisions)
 
     def _ante(self, box: object) -> CaribbeanAnte:
-        ante = self._by_box.get(box) if _is_int(box) else None  # type: ignore[call-overload]
+        ante = self._by_box.get(box) if is_int(box) else None  # type: ignore[call-overload]
         if ante is None:
             raise RuleError("box", f"no ante on box {box!r}")
         return ante
@@ -618,7 +615,7 @@ class CaribbeanCoup:
         amount is given and is not ``raise_multiple`` × the ante."""
         ante = self._verify_decision(box)
         expected = self.rules.raise_cents(ante.ante_cents)
-        if amount_cents is not None and (not _is_int(amount_cents) or amount_cents != expected):
+        if amount_cents is not None and (not is_int(amount_cents) or amount_cents != expected):
             raise RuleError(
                 "amount_cents",
                 f"the raise is {self.rules.raise_multiple} × the ante: {expected} cents, got {amount_cents!r}",

@@ -23,6 +23,7 @@ from typing import Any
 
 from basis.errors import LimitRefused, RuleError
 from basis.money import currency, format_amount, format_cents
+from basis.numbers import is_int
 
 __all__ = [
     "SHEET_CHIPS",
@@ -103,10 +104,6 @@ def largest_makeable(amount: int, denominations: tuple[int, ...]) -> int:
     return best * g
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # bool is an int subclass: True must not stand for 1
-
-
 @dataclass(frozen=True)
 class ChipIncrements:
     """A table's chips and what an amount they cannot make gets (module docstring).
@@ -127,7 +124,7 @@ class ChipIncrements:
             if (
                 not isinstance(chips, tuple)
                 or not 1 <= len(chips) <= MAX_CHIPS
-                or not all(_is_int(c) and 1 <= c <= MAX_CHIP_CENTS for c in chips)
+                or not all(is_int(c) and 1 <= c <= MAX_CHIP_CENTS for c in chips)
             ):
                 raise RuleError(
                     "rules.chip_cents",

@@ -57,6 +57,7 @@ from fractions import Fraction
 from typing import Any
 
 from basis.errors import RuleError
+from basis.numbers import is_int
 
 from .blackjack import to_data
 from .cards import parse_card
@@ -100,10 +101,6 @@ RakePolicy = Callable[[int], Fraction | int]
 SplitPolicy = Callable[[int, tuple[int, ...]], Sequence[int]]
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # bool is an int subclass: True must not stand for 1
-
-
 def _percent(value: object) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | str | Fraction):
         raise RuleError("rules.rake_pct", f"must be a percentage such as 0, 5 or '2.5', got {value!r}")
@@ -142,12 +139,12 @@ class StudRules:
 
     def __post_init__(self) -> None:
         base = self.base_stake_cents
-        if not _is_int(base) or not 1 <= base <= MAX_LIMIT_CENTS:
+        if not is_int(base) or not 1 <= base <= MAX_LIMIT_CENTS:
             raise RuleError("rules.base_stake_cents", f"must be an integer from 1 to {MAX_LIMIT_CENTS}, got {base!r}")
         caps = self.caps
         if isinstance(caps, list):
             caps = tuple(caps)
-        if type(caps) is not tuple or len(caps) != ROUNDS or not all(_is_int(c) and 1 <= c <= MAX_CAP for c in caps):
+        if type(caps) is not tuple or len(caps) != ROUNDS or not all(is_int(c) and 1 <= c <= MAX_CAP for c in caps):
             raise RuleError(
                 "rules.caps", f"must be {ROUNDS} integers from 1 to {MAX_CAP} (multiples of the base stake)"
             )
@@ -156,7 +153,7 @@ class StudRules:
             raise RuleError("rules.ante", "must be true or false")
         object.__setattr__(self, "rake_pct", _percent(self.rake_pct))
         cap = self.rake_cap_cents
-        if cap is not None and (not _is_int(cap) or not 0 <= cap <= MAX_LIMIT_CENTS):
+        if cap is not None and (not is_int(cap) or not 0 <= cap <= MAX_LIMIT_CENTS):
             raise RuleError("rules.rake_cap_cents", f"must be null or an integer from 0 to {MAX_LIMIT_CENTS}")
         if self.opener not in OPENERS:
             raise RuleError("rules.opener", f"must be one of {', '.join(OPENERS)}, got {self.opener!r}")
@@ -225,11 +222,11 @@ class StudSeat:
     stack_cents: int
 
     def __post_init__(self) -> None:
-        if not _is_int(self.seat) or self.seat not in SEATS:
+        if not is_int(self.seat) or self.seat not in SEATS:
             raise RuleError("seat", f"must be an integer from 1 to 7, got {self.seat!r}")
         if not isinstance(self.player, str) or not self.player:
             raise RuleError("player", "must be a non-empty string")
-        if not _is_int(self.stack_cents) or not 0 < self.stack_cents <= MAX_STACK_CENTS:
+        if not is_int(self.stack_cents) or not 0 < self.stack_cents <= MAX_STACK_CENTS:
             raise RuleError("stack_cents", f"must be a positive integer of cents, got {self.stack_cents!r}")
 
 
@@ -605,7 +602,7 @@ class StudHand:
         return {seat.seat for seat in self._seats if not seat.folded}
 
     def _seat(self, seat: object) -> _Seat:
-        found = self._by_number.get(seat) if _is_int(seat) else None  # type: ignore[call-overload]
+        found = self._by_number.get(seat) if is_int(seat) else None  # type: ignore[call-overload]
         if found is None:
             raise RuleError("seat", f"nobody sits at seat {seat!r}")
         return found
@@ -699,7 +696,7 @@ class StudHand:
         return player
 
     def _check_amount(self, amount: object) -> int:
-        if not _is_int(amount) or amount <= 0:  # type: ignore[operator]
+        if not is_int(amount) or amount <= 0:  # type: ignore[operator]
             raise RuleError("amount_cents", f"must be a positive integer of cents, got {amount!r}")
         return amount  # type: ignore[return-value]
 

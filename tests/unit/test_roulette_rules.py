@@ -98,7 +98,7 @@ def test_engine_imports_only_the_allowed_stdlib_modules():
         if isinstance(node, ast.Import | ast.ImportFrom)
         for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
     }
-    assert imported <= {"dataclasses", "enum", "fractions", "typing", ".errors"}  # .errors: games.rules
+    assert imported <= {"dataclasses", "enum", "fractions", "typing", "basis"}  # basis: the rules' errors
 
 
 # --- the wheel and the colours ---------------------------------------------------------
