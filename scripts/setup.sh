@@ -17,13 +17,15 @@ fi
 # - WeasyPrint's system libraries (Pango, HarfBuzz via Pango): the PDF reports, every profile;
 # - for the dev profile: chromium, which the browser tests (tests/e2e) drive through Playwright
 #   (never `playwright install`: no browser download), and poppler-utils (pdftotext, pdftoppm),
-#   with which the report tests read the PDFs.
+#   with which the report tests read the PDFs, and pgbackrest, which deploy/pitr-drill (.ci/run)
+#   drives for the point-in-time recovery drill.
 missing=()
 if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpango-1.0.so.0'; then missing+=(libpango-1.0-0); fi
 if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0'; then missing+=(libpangoft2-1.0-0); fi
 if [ "$kind" = dev ]; then
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
+    command -v pgbackrest >/dev/null || missing+=(pgbackrest)
 fi
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
     sudo=""
