@@ -5,6 +5,8 @@ API's single exception handler can turn it into a 4xx body ``{"field": ..., "err
 (``roulette.InvalidBet`` is the roulette engine's subclass.)
 """
 
+from .refusals import LIMIT_KINDS
+
 __all__ = ["LimitRefused", "RuleError", "refusal_line"]
 
 
@@ -35,7 +37,7 @@ class LimitRefused(RuleError):
     ``ledger.errors.BetRefused``, which the floor records; the engines stay pure.
     """
 
-    KINDS = ("table_minimum", "table_maximum", "box_maximum", "chip_increment", "lone_even_chance")
+    KINDS = tuple(LIMIT_KINDS)
 
     def __init__(self, field: str, message: str, kind: str) -> None:
         if kind not in self.KINDS:

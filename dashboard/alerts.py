@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from basis.errors import refusal_line
 from basis.money import format_cents
+from basis.refusals import REFUSAL_KINDS
 
 # A table's win on its handle drifts from the theoretical edge by chance: at black jack the
 # standard deviation of one hand is about 1.15 stakes, so over n equal bets the win on handle
@@ -106,21 +107,6 @@ def outstanding_alerts(table: str, *, colour_chips: int, prison_bets: int) -> li
     if prison_bets:
         alerts.append(Alert(table, "prison", "info", f"{prison_bets} bet(s) in prison: resolve before close"))
     return alerts
-
-
-# Why a bet was refused (``games.models.BetRefusal.Kind``), in words: "3 table maximum, 2 not
-# enough chips" under the floor's "Bets refused today".
-REFUSAL_KINDS = {
-    "table_minimum": "table minimum",
-    "table_maximum": "table maximum",
-    "box_maximum": "box maximum",
-    "chip_increment": "chip increment",
-    "lone_even_chance": "even chance alone",
-    "self_limit": "self-limit",
-    "insufficient_chips": "not enough chips",
-    "betting_closed": "after betting closed",
-    "table_closed": "at a closed table",
-}
 
 
 def refused_alert(table: str, refusals: list[dict]) -> Alert | None:

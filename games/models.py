@@ -12,6 +12,8 @@ import uuid
 from django.db import models
 from django_fsm import ConcurrentTransitionMixin, FSMField, transition
 
+from basis.refusals import REFUSAL_KINDS
+
 
 class Table(ConcurrentTransitionMixin, models.Model):
     class Game(models.TextChoices):
@@ -278,22 +280,11 @@ class BetRefusal(models.Model):
     ``gaming_day`` the casino's gaming day of it.
     """
 
-    class Kind(models.TextChoices):
-        TABLE_MINIMUM = "table_minimum", "table minimum"
-        TABLE_MAXIMUM = "table_maximum", "table maximum"
-        BOX_MAXIMUM = "box_maximum", "box maximum"
-        CHIP_INCREMENT = "chip_increment", "chip increment"
-        LONE_EVEN_CHANCE = "lone_even_chance", "even chance alone"
-        SELF_LIMIT = "self_limit", "self-limit"
-        INSUFFICIENT_CHIPS = "insufficient_chips", "not enough chips"
-        BETTING_CLOSED = "betting_closed", "betting closed"
-        TABLE_CLOSED = "table_closed", "table closed"
-
     table_code = models.CharField(max_length=20)
     round_id = models.UUIDField(null=True, blank=True, help_text="the coup the bet was for, when known")
     patron_code = models.CharField(max_length=20, blank=True, help_text="empty when not known")
     stake_cents = models.BigIntegerField(help_text="the refused stake")
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(max_length=20, choices=list(REFUSAL_KINDS.items()))
     message = models.TextField(help_text="the refusal as the client read it")
     actor = models.CharField(max_length=150, help_text="who sent the bet (user or device)")
     created_at = models.DateTimeField(help_text="UTC")

@@ -4,6 +4,8 @@ Each carries the HTTP status the API maps it to (``core.errors.exception_handler
 for bad input, the field at fault. Nothing a client sends may surface as a 500.
 """
 
+from basis.refusals import REFUSAL_KINDS
+
 
 class DomainError(Exception):
     """Base class: ``message`` for people, ``field`` for the input at fault (or None)."""
@@ -90,17 +92,7 @@ class BetRefused(InvalidInput):
     ledger (``games.services.refusals.bet_refusal_record``), for the pit boss's floor.
     """
 
-    KINDS = (
-        "table_minimum",
-        "table_maximum",
-        "box_maximum",
-        "chip_increment",
-        "lone_even_chance",
-        "self_limit",
-        "insufficient_chips",
-        "betting_closed",
-        "table_closed",
-    )
+    KINDS = tuple(REFUSAL_KINDS)
 
     def __init__(
         self,

@@ -7,11 +7,11 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from basis.money import format_denomination
+from basis.refusals import REFUSAL_KINDS
 from games.rules.bet_words import bet_spot as words_for_bet_spot
 from staff.roles import has_role
 
 from .. import play
-from ..alerts import REFUSAL_KINDS
 from ..alerts import eur as eur_text
 from ..coups import card_face
 from ..coups import roulette_colour as colour_in_words
