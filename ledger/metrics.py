@@ -42,7 +42,9 @@ command_refusals = Counter("casino_command_refusals", "Refused write commands by
 ledger_append_seconds = Histogram("casino_ledger_append_seconds", "ledger.store.append latency", buckets=_FAST)
 ledger_events_appended = Counter("casino_ledger_events_appended", "Events appended to the ledger")
 replica_read_blocks = Counter(
-    "casino_replica_read_blocks", "Blocks of replica-eligible reads by the database that served them", ["database", "reason"]
+    "casino_replica_read_blocks",
+    "Blocks of replica-eligible reads by the database that served them",
+    ["database", "reason"],
 )
 celery_task_seconds = Histogram("casino_celery_task_seconds", "Celery task run time", ["task", "state"], buckets=_TASKS)
 

@@ -79,9 +79,7 @@ class Lag:
 
 HEAD_SQL = "SELECT COALESCE(MAX(position), 0) FROM ledger_event"
 REPLICA_SQL = (
-    "SELECT pg_is_in_recovery(), "
-    "EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), "
-    f"({HEAD_SQL})"
+    f"SELECT pg_is_in_recovery(), EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), ({HEAD_SQL})"
 )
 
 

@@ -17,9 +17,9 @@ from games.models import Round
 from games.rules.event_words import CARD_HIDDEN, hides_card, is_face_down, without_card_value
 from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
-from ledger.replica import ReplicaReads
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
+from ledger.replica import ReplicaReads
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
 from staff.roles import Role
 

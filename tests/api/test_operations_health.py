@@ -1,6 +1,6 @@
 """Liveness and readiness. Readiness answers 503 naming the failing check: the
-database, a database that takes no writes, the broker, a projection lagging past the threshold, an overdue seal, a hash chain
-its last verification found broken."""
+database, a database that takes no writes, the broker, a projection lagging past the
+threshold, an overdue seal, a hash chain its last verification found broken."""
 
 import io
 from datetime import UTC, datetime, timedelta

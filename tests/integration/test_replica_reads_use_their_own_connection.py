@@ -21,7 +21,7 @@ def replica_alias(committed_db, settings, monkeypatch):
     settings.DATABASE_REPLICA_LAG_CHECK_SECONDS = 0.0
     primary = connections["default"]
     second = type(primary)({**primary.settings_dict}, alias="replica")
-    setattr(connections._connections, "replica", second)
+    connections._connections.replica = second
     monkeypatch.setattr(replica, "configured", lambda: True)
     replica.forget_lag()
     yield second
@@ -38,7 +38,10 @@ def test_the_replicas_lag_is_measured_on_its_own_connection(replica_alias):
 
 
 def test_a_block_of_reads_runs_on_the_replica_and_its_writes_on_the_primary(replica_alias):
-    with CaptureQueriesContext(replica_alias) as on_replica, CaptureQueriesContext(connections["default"]) as on_primary:
+    with (
+        CaptureQueriesContext(replica_alias) as on_replica,
+        CaptureQueriesContext(connections["default"]) as on_primary,
+    ):
         with replica.reads_from_replica() as alias:
             assert alias == "replica"
             on_primary_before = len(on_primary)
