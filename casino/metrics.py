@@ -22,7 +22,7 @@ from django.http import HttpResponse, JsonResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from ledger import checkpoints, identity, projections
+from ledger import checkpoints, identity, projections, replica
 
 
 class ProjectionLagCollector:
@@ -66,6 +66,35 @@ class IdentityCollector:
         yield gauge
 
 
+class ReplicaLagCollector:
+    """Where ``DATABASE_REPLICA_URL`` is set, measured afresh at each scrape (``ledger.replica``):
+    ``casino_replica_up`` (1: the replica and the primary answered), ``casino_replica_lag_seconds``
+    (0 once its ledger head reached the primary's; +Inf before it replayed anything) and
+    ``casino_replica_positions_behind``. Alert on the lag above ``DATABASE_REPLICA_MAX_LAG_SECONDS``:
+    past it the replica's reads fall back to the primary. Nothing without a replica."""
+
+    def collect(self):
+        if not replica.configured():
+            return
+        up = GaugeMetricFamily("casino_replica_up", "Whether the read replica and the primary could be read")
+        try:
+            lag = replica.current_lag(fresh=True)
+        except Exception:  # a scrape reports the replica down, it does not fail
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        seconds = GaugeMetricFamily(
+            "casino_replica_lag_seconds", "Seconds the read replica is behind the primary (0: ledger heads equal)"
+        )
+        seconds.add_metric([], lag.seconds)
+        yield seconds
+        behind = GaugeMetricFamily("casino_replica_positions_behind", "Ledger positions the read replica lacks")
+        behind.add_metric([], lag.positions_behind)
+        yield behind
+
+
 PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
 
 
@@ -99,4 +128,5 @@ def metrics_view(request):
     lag.register(ProjectionLagCollector())
     lag.register(CheckpointCollector())
     lag.register(IdentityCollector())
+    lag.register(ReplicaLagCollector())
     return HttpResponse(generate_latest(registry) + generate_latest(lag), content_type=CONTENT_TYPE_LATEST)

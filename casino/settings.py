@@ -90,23 +90,46 @@ DATABASE_SCHEMA = "public"
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'casino.sqlite3'}"),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+
+
+def _postgres_options(database: dict) -> None:
     # Keep each worker's connection between requests: opening one (a server process, its
     # authentication, Django's set-up queries) cost more CPU than the bet it served.
     # The health check replaces a connection the server dropped before it is used.
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    database["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
+    database["CONN_HEALTH_CHECKS"] = True
     # Django turns psycopg's prepared statements off (threshold None) even where asked for;
     # its own cursors bind client-side and never prepare, so this only lets core.rawsql's
     # few hot reads be parsed and planned once per connection.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+    database.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
     # Every table lives in the schema "public", and every connection looks only there: with
     # PostgreSQL's default search path ("$user", public) a schema named after the connecting role
     # (one the owner role made, say casino_app) would answer for the ledger with copies that have
     # no triggers. libpq's `options` sets it at connection start; deploy/postgres_roles.sql pins
     # it on the roles too (ALTER ROLE … SET search_path), and `ledger verify` checks it.
-    _options = DATABASES["default"]["OPTIONS"]
-    _options["options"] = f"{_options.get('options', '')} -c search_path={DATABASE_SCHEMA}".strip()
+    options = database["OPTIONS"]
+    options["options"] = f"{options.get('options', '')} -c search_path={DATABASE_SCHEMA}".strip()
+
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    _postgres_options(DATABASES["default"])
+# A streaming replica (hot standby) of the primary, read only inside `reads_from_replica()`
+# blocks: the dashboard's and the auditor's pages, the audit API's lists, the reports and the
+# exports (ledger/replica.py, deploy/README.md "Read replicas"). Unset: every read on the primary.
+if env.str("DATABASE_REPLICA_URL", default=""):
+    DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
+    if DATABASES["replica"]["ENGINE"] == "django.db.backends.postgresql":
+        _postgres_options(DATABASES["replica"])
+        # A replica out of reach costs a page this long before it falls back to the primary.
+        DATABASES["replica"]["OPTIONS"].setdefault(
+            "connect_timeout", env.int("DATABASE_REPLICA_CONNECT_TIMEOUT_SECONDS", default=2)
+        )
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # the tests read the primary under its name
+DATABASE_ROUTERS = ["ledger.replica.ReplicaRouter"]
+# Beyond this lag (seconds) a block of replica reads goes to the primary instead.
+DATABASE_REPLICA_MAX_LAG_SECONDS = env.float("DATABASE_REPLICA_MAX_LAG_SECONDS", default=5.0)
+# How long a process reuses its measurement of the replica's lag (two small queries).
+DATABASE_REPLICA_LAG_CHECK_SECONDS = env.float("DATABASE_REPLICA_LAG_CHECK_SECONDS", default=1.0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes SQLite's write lock at BEGIN, so two writers queue instead of failing
     # with "database is locked" halfway through a coup.

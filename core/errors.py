@@ -31,6 +31,31 @@ UNAVAILABLE = {"error": "unavailable", "detail": "the database is unavailable; r
 RETRY_AFTER = "5"
 
 
+# The database took the connection but refuses every write: this node is pointed at a standby
+# (a hot-standby replica, or a primary demoted by a failover) or at a database set
+# `default_transaction_read_only`. PostgreSQL says SQLSTATE 25006 (psycopg's
+# ReadOnlySqlTransaction, an InternalError to Django). Nothing was written; the client retries
+# on a node of the primary (the balancer stops sending here: /api/health/ready is 503 too).
+READ_ONLY_SQLSTATE = "25006"
+READ_ONLY = {
+    "error": "read_only",
+    "detail": "this node's database is read-only (a standby): nothing was recorded; retry on a node of the primary",
+}
+
+
+def database_read_only(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the driver's error it wraps) is PostgreSQL refusing a write on a
+    read-only database or transaction (SQLSTATE 25006)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if getattr(current, "sqlstate", None) == READ_ONLY_SQLSTATE:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def database_unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` is the database being out of reach (not a lock, not a refused write)."""
     return isinstance(exc, InterfaceError) or (isinstance(exc, OperationalError) and "locked" not in str(exc))
@@ -93,6 +118,8 @@ def exception_handler(exc, context):
         return Response(_body("invalid", exc.message, exc.field or NON_FIELD), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (TransitionNotAllowed, ConcurrentTransition)):
         return Response(_body("state_conflict", str(exc), None), status=status.HTTP_409_CONFLICT)
+    if database_read_only(exc):
+        return Response(READ_ONLY, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER})
     if isinstance(exc, IntegrityError):
         # A unique or check constraint lost a race with another request: a conflict, not a crash.
         return Response(

@@ -10,7 +10,7 @@ from django.http import HttpResponse, JsonResponse
 from ledger import metrics
 
 from . import logs
-from .errors import RETRY_AFTER, UNAVAILABLE, database_unavailable
+from .errors import READ_ONLY, RETRY_AFTER, UNAVAILABLE, database_read_only, database_unavailable
 
 access_log = logging.getLogger("casino.request")
 
@@ -78,9 +78,10 @@ class RequestContextMiddleware:
 
 
 class DatabaseUnavailableMiddleware:
-    """A view that meets the database out of reach (``core.errors.database_unavailable``)
-    answers 503 with ``Retry-After``: JSON under ``/api/``, a short page elsewhere; the API's
-    own views answer the same through the exception handler."""
+    """A view that meets the database out of reach (``core.errors.database_unavailable``), or
+    read-only (``core.errors.database_read_only``: a standby), answers 503 with
+    ``Retry-After``: JSON under ``/api/``, a short page elsewhere; the API's own views answer
+    the same through the exception handler."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -89,6 +90,8 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
+        if database_read_only(exception):
+            return self._read_only(request, exception)
         if not database_unavailable(exception):
             return None
         access_log.warning("database unavailable: %s", type(exception).__name__, extra={"path": request.path})
@@ -99,6 +102,20 @@ class DatabaseUnavailableMiddleware:
                 "<!doctype html><title>Unavailable</title><h1>Unavailable</h1>"
                 "<p>The database cannot be reached just now. Nothing you sent was recorded; "
                 "try again in a few seconds.</p>",
+                status=503,
+            )
+        response["Retry-After"] = RETRY_AFTER
+        return response
+
+    def _read_only(self, request, exception):
+        access_log.warning("database read-only: %s", type(exception).__name__, extra={"path": request.path})
+        if request.path.startswith("/api/"):
+            response = JsonResponse(READ_ONLY, status=503)
+        else:
+            response = HttpResponse(
+                "<!doctype html><title>Read-only</title><h1>Read-only</h1>"
+                "<p>This server's database is a read-only copy just now. Nothing you sent was "
+                "recorded; try again in a few seconds.</p>",
                 status=503,
             )
         response["Retry-After"] = RETRY_AFTER

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db import connection
+from django.db import connections
 from django.db.models import BigIntegerField, Count, F, Q, Sum, Window
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, RowNumber
@@ -28,7 +28,7 @@ from django.db.models.functions import Cast, RowNumber
 from cashier.reports import hold_pct
 from cashier.services.count_room import drop_stream
 from games.models import Bet, ColourStack, Round, Shoe, Table
-from ledger import accounts
+from ledger import accounts, replica
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting, TableDayStats
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
@@ -161,7 +161,7 @@ def _book_trays(codes: list[str], day: date, sessions: dict[str, list[Event]]) -
         upto: dict[str, int] = defaultdict(int)
         # The projection's rows and its checkpoint in one statement (one snapshot: the
         # projector saves both in one transaction), then the postings after the checkpoint.
-        with connection.cursor() as cursor:
+        with connections[replica.read_alias()].cursor() as cursor:
             cursor.execute(
                 "SELECT c.position, b.account, b.balance_cents FROM ledger_projectioncheckpoint c "
                 f"LEFT JOIN ledger_accountbalance b ON b.account IN ({', '.join(['%s'] * len(trays))}) "

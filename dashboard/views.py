@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ledger.errors import InvalidInput, NotFound
+from ledger.replica import replica_view
 from patrons.selectors import patron_search
 from staff.roles import Role, has_role
 from staff.selectors import users_with
@@ -61,8 +62,9 @@ def roles_required(roles: tuple[str, ...], denied: str):
 
 
 def pit_boss_required(view):
-    """The pit boss's pages: GET and HEAD only (they never write), behind ``roles_required``."""
-    return require_safe(roles_required((Role.PIT_BOSS,), "the dashboard is for the pit boss role")(view))
+    """The pit boss's pages: GET and HEAD only (they never write), behind ``roles_required``;
+    their reads go to the read replica when one is fit to serve them (``ledger.replica``)."""
+    return require_safe(roles_required((Role.PIT_BOSS,), "the dashboard is for the pit boss role")(replica_view(view)))
 
 
 class Login(LandsOnOwnPage, auth_views.LoginView):
@@ -175,6 +177,7 @@ CAGE_BOOK_READERS = (Role.CASHIER, Role.CAGE_SUPERVISOR, Role.AUDITOR)
 
 @require_safe
 @roles_required(CAGE_BOOK_READERS, "the cage's book is for the cage and the auditor, not the pit")
+@replica_view
 def cage(request):
     """The cage summary (``selectors.cage_summary``), read-only, with a link back to the reader's own page."""
     context = {"cage": cage_book.cage_summary(), "landing": landing(request.user)}

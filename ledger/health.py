@@ -1,9 +1,12 @@
 """Readiness checks: can this process serve, and is the ledger's back office keeping up?
 
-``readiness()`` runs five checks and returns ``{"ready": bool, "failing": [names],
+``readiness()`` runs six checks and returns ``{"ready": bool, "failing": [names],
 "checks": {name: {"ok": bool, ...}}}``:
 
 - ``database``: a ``SELECT 1`` on the default connection;
+- ``writable``: the database takes writes (PostgreSQL: not a standby in recovery, and
+  ``transaction_read_only`` off). A node pointed at a standby serves no writes: it says so
+  here and the balancer routes nothing to it (its writes answer 503 ``read_only``);
 - ``broker``: a connection to ``CELERY_BROKER_URL`` within ``HEALTH_BROKER_TIMEOUT_SECONDS``
   (ok without a broker: the tasks then run in-process, as in the demo);
 - ``projections``: every projection at most ``HEALTH_MAX_PROJECTION_LAG`` positions behind the
@@ -38,11 +41,13 @@ log = logging.getLogger(__name__)
 # What a failing check says to the caller; the error's own message stays in the log.
 UNAVAILABLE = {
     "database": "database unavailable",
+    "writable": "database write state unreadable",
     "broker": "broker unavailable",
     "projections": "projection lag unreadable",
     "seal": "seal state unreadable",
     "chain": "chain verification unreadable",
 }
+READ_ONLY = "the database is read-only (a standby, or default_transaction_read_only): this node cannot record writes"
 CHAIN_BROKEN = "the ledger's hash chain was found broken at its last verification"
 
 
@@ -51,6 +56,17 @@ def database() -> dict:
         cursor.execute("SELECT 1")
         cursor.fetchone()
     return {"ok": True, "vendor": connection.vendor}
+
+
+def writable() -> dict:
+    if connection.vendor != "postgresql":
+        return {"ok": True}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')")
+        in_recovery, read_only = cursor.fetchone()
+    if in_recovery or read_only == "on":
+        return {"ok": False, "error": READ_ONLY, "in_recovery": bool(in_recovery)}
+    return {"ok": True}
 
 
 def broker() -> dict:
@@ -118,7 +134,7 @@ def chain() -> dict:
 
 def readiness() -> dict:
     checks = {"database": _safe("database", database), "broker": _safe("broker", broker)}
-    for name, check in (("projections", projection_lag), ("seal", seal), ("chain", chain)):
+    for name, check in (("writable", writable), ("projections", projection_lag), ("seal", seal), ("chain", chain)):
         # Both read the database: when it is down, say so rather than wait for it again.
         down = {"ok": False, "error": UNAVAILABLE["database"]}
         checks[name] = _safe(name, check) if checks["database"]["ok"] else down

@@ -12,7 +12,12 @@ Defined here, in the lowest layer that runs Django, so every layer can record in
 - ``casino_ledger_append_seconds`` (histogram) and ``casino_ledger_events_appended_total``:
   each ``ledger.store.append`` and the events it wrote (events/s: ``rate()`` of the counter);
 - ``casino_celery_task_seconds{task,state}``: each Celery task's run time;
-- ``casino_projection_lag_positions{projection}``: read from the database at scrape time.
+- ``casino_projection_lag_positions{projection}``: read from the database at scrape time;
+- ``casino_replica_read_blocks_total{database,reason}``: each ``reads_from_replica`` block
+  where a replica is configured, by the database it read (``replica``, ``default``) and why
+  (``replica``, ``lag``, ``behind_position``, ``unavailable``, ``transaction``);
+- ``casino_replica_lag_seconds``, ``casino_replica_positions_behind``, ``casino_replica_up``:
+  measured at scrape time (``casino.metrics``, ``ledger.replica``).
 
 Several processes (gunicorn workers, Celery workers) on one host share their counts when
 ``PROMETHEUS_MULTIPROC_DIR`` names a directory writable by all of them, emptied at boot
@@ -36,6 +41,11 @@ command_seconds = Histogram("casino_command_seconds", "Write command duration", 
 command_refusals = Counter("casino_command_refusals", "Refused write commands by reason", ["command", "reason"])
 ledger_append_seconds = Histogram("casino_ledger_append_seconds", "ledger.store.append latency", buckets=_FAST)
 ledger_events_appended = Counter("casino_ledger_events_appended", "Events appended to the ledger")
+replica_read_blocks = Counter(
+    "casino_replica_read_blocks",
+    "Blocks of replica-eligible reads by the database that served them",
+    ["database", "reason"],
+)
 celery_task_seconds = Histogram("casino_celery_task_seconds", "Celery task run time", ["task", "state"], buckets=_TASKS)
 
 

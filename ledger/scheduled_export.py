@@ -35,6 +35,7 @@ from django.conf import settings
 from .errors import DomainError
 from .export.writer import export_zip_stream
 from .models import Event, GamingDayExport
+from .replica import reads_from_replica
 from .seal import SEAL_EVENT, seal_gaming_day
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,10 @@ def seal_and_export_day(day: date, *, seal: Event | None, actor: str) -> dict:
             seal_position, events = sealed["event"], sealed["event_count"]
         else:
             seal_position, events = seal.position, seal.data["event_count"]
-        digest = write_export(day, path)
+        # Read on the replica once it holds the seal (and so every event the seal covers), else
+        # on the primary: the export is the same either way.
+        with reads_from_replica(min_position=seal_position):
+            digest = write_export(day, path)
     except Exception as error:  # any failure is the alert's business: recorded, logged, retried next run
         reason = _reason(error)
         _record(day, state=GamingDayExport.State.FAILED, file=str(path), error=reason[:2000])

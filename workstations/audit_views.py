@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from cashier.reports import variance_threshold_cents
 from ledger.export.writer import export_zip_stream
+from ledger.replica import replica_view
 
 from . import audit_selectors
 from .access import AUDIT_ROLES, roles_required
@@ -34,6 +35,7 @@ def _day(text: str) -> date:
 
 @require_safe
 @audit_only
+@replica_view
 def days(request):
     context = {"days": audit_selectors.gaming_days(), "site_key": audit_selectors.site_key()}
     return render(request, "workstations/audit_days.html", context)
@@ -46,6 +48,7 @@ def _day_context(found: dict) -> dict:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @audit_only
+@replica_view  # GET only: the verification form (POST) reads the primary
 def day(request, day: str):
     """A day's seal and export; POST: the uploaded export checked by the standalone verifier."""
     found = audit_selectors.gaming_day(_day(day))
@@ -101,6 +104,7 @@ def _with_page(query: str, number: int) -> str:
 
 @require_safe
 @audit_only
+@replica_view
 def exceptions(request):
     """The exception log of a day (``audit.exceptions``), filtered by kind, table and person,
     ``EXCEPTIONS_PER_PAGE`` rows a page (``?page=N``); the same filters give the CSV download
@@ -152,5 +156,6 @@ def exceptions(request):
 
 @require_safe
 @audit_only
+@replica_view
 def event(request, position: int):
     return render(request, "workstations/audit_event.html", audit_selectors.event_trail(position))

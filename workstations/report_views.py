@@ -19,6 +19,7 @@ from django.views.decorators.http import require_safe
 
 from dashboard.errors import landing
 from ledger.gaming_day import current_gaming_day
+from ledger.replica import replica_view
 from staff.roles import Role, has_role
 
 from . import audit_selectors, printable
@@ -49,6 +50,7 @@ def _context(request, slug: str, *, paper: bool = False) -> dict:
 
 @require_safe
 @readers
+@replica_view
 def report(request, slug: str):
     ctx = _context(request, slug) | {"landing": landing(request.user)}  # the reader's own page
     return render(request, printable.REPORTS[slug].template, ctx)
@@ -56,6 +58,7 @@ def report(request, slug: str):
 
 @require_safe
 @readers
+@replica_view
 def report_pdf(request, slug: str):
     ctx = _context(request, slug, paper=True)
     html = render_to_string(printable.REPORTS[slug].template, ctx | {"for_pdf": True}, request=request)

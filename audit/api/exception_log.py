@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from basis.money import format_cents
 from cashier.spreadsheet import report_csv
+from ledger.replica import reads_from_replica
 from staff.permissions import roles_allowed
 from staff.roles import Role
 
@@ -116,6 +117,7 @@ class ExceptionLog(APIView):
 
     permission_classes = [roles_allowed(read=EXCEPTION_READERS)]
 
+    @reads_from_replica()
     def get(self, request, csv: bool = False):
         filters = ExceptionFilters(data=request.query_params)
         filters.is_valid(raise_exception=True)

@@ -20,6 +20,7 @@ from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
+from ledger.replica import ReplicaReads
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
 from staff.roles import Role
 
@@ -118,7 +119,7 @@ class EventFilters(serializers.Serializer):
 
 
 @extend_schema(parameters=[EventFilters])
-class EventList(generics.ListAPIView):
+class EventList(ReplicaReads, generics.ListAPIView):
     """The ledger, in position order, filtered by stream, type, gaming day or correlation id."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]
@@ -140,7 +141,7 @@ class BalanceSerializer(serializers.ModelSerializer):
         fields = ["account", "currency", "balance_cents", "last_position"]
 
 
-class BalanceList(generics.ListAPIView):
+class BalanceList(ReplicaReads, generics.ListAPIView):
     """Projected account balances (cents); ``?prefix=table:R1:`` narrows them."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]
@@ -306,7 +307,7 @@ def _uuid_text(value: object) -> str | None:
         return None
 
 
-class AuditTrail(generics.ListAPIView):
+class AuditTrail(ReplicaReads, generics.ListAPIView):
     """The timeline of a patron, a table or a round, oldest first, with positions and hashes."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]
@@ -401,7 +402,7 @@ class TableDayStatsSerializer(serializers.ModelSerializer):
 
 
 @extend_schema(parameters=[DayFilter])
-class TableStatsList(generics.ListAPIView):
+class TableStatsList(ReplicaReads, generics.ListAPIView):
     """Table statistics per gaming day (cents; hold = win / drop)."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]
@@ -457,7 +458,7 @@ class RatingFilter(DayFilter):
 
 
 @extend_schema(parameters=[RatingFilter])
-class RatingList(generics.ListAPIView):
+class RatingList(ReplicaReads, generics.ListAPIView):
     """Patron ratings per gaming day: actual and theoretical win from the house's side."""
 
     permission_classes = [roles_allowed(read=LEDGER_READERS)]

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from ledger.errors import InvalidInput
 from ledger.gaming_day import current_gaming_day
+from ledger.replica import reads_from_replica
 from staff.permissions import roles_allowed
 
 from .. import reports, spreadsheet
@@ -55,6 +56,7 @@ class ReportView(APIView):
             (200, XLSX): OpenApiTypes.BINARY,
         }
     )
+    @reads_from_replica()
     def get(self, request, csv: bool = False, form: str = ""):
         """JSON; or, with ``form``: ``csv`` (the table), ``metadata.csv`` (its metadata),
         ``xlsx`` (both, one sheet each): spreadsheet-ready (``cashier.spreadsheet``)."""

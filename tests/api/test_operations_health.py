@@ -1,6 +1,6 @@
 """Liveness and readiness. Readiness answers 503 naming the failing check: the
-database, the broker, a projection lagging past the threshold, an overdue seal, a hash chain
-its last verification found broken."""
+database, a database that takes no writes, the broker, a projection lagging past the
+threshold, an overdue seal, a hash chain its last verification found broken."""
 
 import io
 from datetime import UTC, datetime, timedelta
@@ -30,7 +30,7 @@ def test_readiness_is_200_when_every_check_holds(cage):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert (body["status"], body["failing"]) == ("ready", [])
-    assert sorted(body["checks"]) == ["broker", "chain", "database", "projections", "seal"]
+    assert sorted(body["checks"]) == ["broker", "chain", "database", "projections", "seal", "writable"]
     assert body["checks"]["projections"]["max_lag"] == 0
 
 
@@ -74,7 +74,7 @@ def test_readiness_is_503_saying_only_database_unavailable_when_it_fails(db, mon
     response = Client().get("/api/health/ready")
     assert response.status_code == 503
     body = response.json()
-    assert body["failing"] == ["database", "projections", "seal", "chain"]
+    assert body["failing"] == ["database", "writable", "projections", "seal", "chain"]
     assert body["checks"]["database"] == {"ok": False, "error": "database unavailable"}
     assert "10.0.4.17" not in response.content.decode() and "5432" not in response.content.decode()
     assert any("10.0.4.17" in str(record.exc_info[1]) for record in caplog.records if record.exc_info)

@@ -5,6 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 from ledger.errors import DomainError
 from ledger.export.writer import export_to_dir
 from ledger.progress import Progress
+from ledger.replica import reads_from_replica
+from ledger.seal import latest_seal
 
 from .seal_gaming_day import parse_day
 
@@ -25,15 +27,21 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, day: str, out_dir: str, with_identity: bool, **options):
+        gaming_day = parse_day(day)
+        # The day's seal, read on the primary: a replica that holds it holds every event it
+        # covers (positions are gap-free in commit order), so the export read there is exact.
+        seal = latest_seal(day=gaming_day)
         try:
-            manifest = export_to_dir(
-                parse_day(day),
-                out_dir,
-                include_identity=with_identity,
-                progress=lambda total: Progress(f"export {day}", total, stream=self.stderr),
-            )
+            with reads_from_replica(min_position=seal.position if seal is not None else None) as alias:
+                manifest = export_to_dir(
+                    gaming_day,
+                    out_dir,
+                    include_identity=with_identity,
+                    progress=lambda total: Progress(f"export {day}", total, stream=self.stderr),
+                )
         except DomainError as exc:
             raise CommandError(exc.message) from None
+        self.stderr.write(f"read from the database {alias!r}")
         sealed = "sealed" if manifest["seal"] else "NOT SEALED (the verifier will refuse it)"
         self.stdout.write(
             f"gaming day {manifest['day']}: {manifest['event_count']} events, positions "
