@@ -16,7 +16,8 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.projections.table_stats import NOT_GAMING
 from ledger.selectors import movement_cents
-from patrons.models import Patron, SelfLimit
+from patrons.models import Patron
+from patrons.services import self_limit as self_limits
 
 from .models import Bet, Round, Table
 from .rules.roulette import InvalidBet
@@ -55,11 +56,19 @@ class BetPlacementReads:
     tip: store.Tip | None = None  # the round stream's tip for ``append`` (PostgreSQL)
 
 
+# The patron's self-limit in force at the parameter's instant (``self_limit.in_force``): a raise
+# pending until a weekly reset counts from that reset.
+_LIMIT_IN_FORCE_SQL = (
+    "(SELECT CASE WHEN s.pending_from <= %s THEN s.pending_max_bet_cents ELSE s.max_bet_cents END "
+    "FROM cashier_selflimit s WHERE s.patron_code = p.code)"
+)
+
+
 @functools.cache  # built once: the models' columns do not change while the process runs
 def _bet_placement_sql() -> str:
     return (
         f"SELECT {columns(Round, 'r')}, {columns(Table, 't')}, {columns(Patron, 'p')}, "
-        "(SELECT s.max_bet_cents FROM cashier_selflimit s WHERE s.patron_code = p.code), "
+        f"{_LIMIT_IN_FORCE_SQL}, "
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
         " WHERE l.account = %s AND l.currency = t.currency), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
@@ -87,7 +96,7 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     account = accounts.patron_chips(code) if code is not None else None
     stream = Round(id=key).stream
     day = current_gaming_day()
-    params = [account, Bet.State.PLACED.value, *store.tip_params(stream, day), code, key]
+    params = [self_limits.now(), account, Bet.State.PLACED.value, *store.tip_params(stream, day), code, key]
     rows = fetch_prepared(_bet_placement_sql(), params)
     if not rows:
         raise NotFound(f"no round {round_id}", field="round")
@@ -109,7 +118,7 @@ def _bet_placement_reads_orm(key: uuid.UUID, code: str | None) -> BetPlacementRe
     return BetPlacementReads(
         coup,
         patron,
-        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", flat=True).first(),
+        self_limits.limit_in_force(code),
         store.balance(patron.chips_account, coup.table.currency),
         list(coup.bets.filter(patron=patron, state=Bet.State.PLACED).values_list("position", "stake_cents")),
     )
@@ -124,7 +133,14 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
     wanted = sorted({c for c in codes if isinstance(c, str) and "\x00" not in c})
     if connection.vendor != "postgresql":
         return {c: BetPlacementReads(coup, *_patron_reads_orm(coup, c), tip=first.tip) for c in wanted}
-    params = [coup.table.currency, coup.id, Bet.State.PLACED.value, wanted, [accounts.patron_chips(c) for c in wanted]]
+    params = [
+        self_limits.now(),
+        coup.table.currency,
+        coup.id,
+        Bet.State.PLACED.value,
+        wanted,
+        [accounts.patron_chips(c) for c in wanted],
+    ]
     found = {}
     for row in fetch_prepared(_batch_placement_sql(), params):
         width = len(Patron._meta.concrete_fields)
@@ -138,7 +154,7 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
 def _batch_placement_sql() -> str:
     return (
         f"SELECT {columns(Patron, 'p')}, "
-        "(SELECT s.max_bet_cents FROM cashier_selflimit s WHERE s.patron_code = p.code), "
+        f"{_LIMIT_IN_FORCE_SQL}, "
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
         " WHERE l.account = w.account AND l.currency = %s), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
@@ -154,7 +170,7 @@ def _patron_reads_orm(coup: Round, code: str) -> tuple:
         return None, None, 0, []
     return (
         patron,
-        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", flat=True).first(),
+        self_limits.limit_in_force(code),
         store.balance(patron.chips_account, coup.table.currency),
         list(coup.bets.filter(patron=patron, state=Bet.State.PLACED).values_list("position", "stake_cents")),
     )

@@ -78,8 +78,10 @@ class SelfLimit(models.Model):
     One row per patron, keyed by the patron's code so that the check every bet placement makes
     (``patrons.services.self_limit.check_self_limit``) is one primary-key lookup. Set through
     ``self_limit_set`` only (it appends ``SelfLimitSet`` on ``patron/<code>``), at most once in
-    each week that starts Friday 00:00 America/New_York; ``week_start`` is the start of the week of
-    the last change, in UTC.
+    each week that starts Friday 00:00 at GMT-5 (sheet 002: "heure de l'Est, soit GMT-5", a fixed
+    offset: 05:00 UTC all year); ``week_start`` is the start of the week of the last change, in
+    UTC. ``max_bet_cents`` is the limit in force since that change; a raise waits for the next
+    reset (``pending_max_bet_cents`` from ``pending_from``), a reduction applies at once.
     """
 
     patron = models.OneToOneField(
@@ -91,8 +93,12 @@ class SelfLimit(models.Model):
         related_name="self_limit",
     )
     max_bet_cents = models.PositiveBigIntegerField(help_text="the largest total stake of one bet placement")
-    week_start = models.DateTimeField(help_text="Friday 00:00 New York of the week of the last change (UTC)")
+    week_start = models.DateTimeField(help_text="Friday 00:00 GMT-5 of the week of the last change (UTC)")
     set_at = models.DateTimeField(help_text="when the patron last changed it (UTC)")
+    pending_max_bet_cents = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="a raise asked for, in force from pending_from (the next weekly reset)"
+    )
+    pending_from = models.DateTimeField(null=True, blank=True, help_text="when the pending raise takes effect (UTC)")
 
     class Meta:
         db_table = "cashier_selflimit"
@@ -102,3 +108,24 @@ class SelfLimit(models.Model):
 
     def __str__(self) -> str:
         return f"self-limit of {self.patron_id}: {self.max_bet_cents} cents"
+
+
+class PatronPin(models.Model):
+    """The PIN a patron confirms his self-limit changes with (sheet 002: "validez la modification
+    en entrant votre code PIN"), as a salted hash from Django's password hashers, never the PIN.
+
+    Set at the cage with the patron's identity document shown (``patron_pin_set``); checked by
+    ``self_limit_set``. ``failed_attempts`` counts wrong PINs in a row; the fifth locks the PIN
+    until ``locked_until`` (``patrons.services.self_limit.PIN_LOCK``).
+    """
+
+    patron = models.OneToOneField(
+        Patron, on_delete=models.PROTECT, to_field="code", primary_key=True, related_name="pin"
+    )
+    pin_hash = models.CharField(max_length=128, help_text="django.contrib.auth.hashers.make_password of the PIN")
+    set_at = models.DateTimeField(help_text="when the cage last set it (UTC)")
+    failed_attempts = models.PositiveSmallIntegerField(default=0, help_text="wrong PINs in a row")
+    locked_until = models.DateTimeField(null=True, blank=True, help_text="no PIN is checked before this (UTC)")
+
+    def __str__(self) -> str:
+        return f"PIN of {self.patron_id}"  # never the hash

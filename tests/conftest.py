@@ -191,6 +191,21 @@ def make_patron(chips_cents: int = 0) -> str:
     return code
 
 
+PIN = "2468"  # the PIN ``set_self_limit`` gives a patron
+
+
+def set_self_limit(patron: str, max_bet_cents: int, **kwargs) -> dict:
+    """``self_limit_set`` for ``patron`` (one of ``make_patron``'s), with his PIN set at the cage
+    first (his document shown) when he has none."""
+    from patrons.models import Patron, PatronPin
+    from patrons.services.self_limit import patron_pin_set, self_limit_set
+
+    if not PatronPin.objects.filter(pk=patron).exists():
+        document = Patron.objects.get(code=patron).document
+        patron_pin_set(patron=patron, pin=PIN, document=document, actor=ACTOR)
+    return self_limit_set(patron=patron, max_bet_cents=max_bet_cents, pin=PIN, actor=ACTOR, **kwargs)
+
+
 @pytest.fixture
 def patron(cage) -> str:
     """A patron holding 1,000 EUR of value chips."""

@@ -78,6 +78,15 @@ def pad(columns, rows) -> list:
     return [[column[r] if r < len(column) else "" for column in columns] for r in range(rows)]
 
 
+_ROAD_CLASSES = {"B": "banker", "J": "player", "-": "tie"}
+
+
+@register.filter
+def road_class(mark) -> str:
+    """A road's mark (sheet 002: ``B`` banker, ``J`` joueur, ``-`` tie) → its CSS class word; ``""`` for a blank."""
+    return _ROAD_CLASSES.get(mark, "")
+
+
 @register.filter
 def card(code) -> str:
     """A card code as the dealer sees it: ``"TH"`` → ``10♥`` in red (an ``abbr``-free span

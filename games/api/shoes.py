@@ -65,7 +65,7 @@ class ShoeClose(CommandView):
 
 
 class ShoeHistory(APIView):
-    """A baccarat shoe's history: the bead plate and the big road (B / P / T marks)."""
+    """A baccarat shoe's history: the bead plate and the big road (sheet 002: B banker, J joueur, - tie)."""
 
     permission_classes = [roles_allowed(read=FLOOR_READERS, table="shoe", devices=TERMINAL_AND_SHOE)]
 

@@ -488,7 +488,10 @@ def house_edge(bet: str, rules: BaccaratRules = _DEFAULT_RULES) -> Fraction:
 
 # --- history -------------------------------------------------------------------------
 
-_MARK = {BANKER: "B", PLAYER: "P", TIE: "T"}
+# Sheet 002, "Statistiques": "La main du banquier est indiquée par la lettre "B", celle du joueur
+# par la lettre "J" et une égalité est indiquée par un tiret "-"."
+BANKER_MARK, PLAYER_MARK, TIE_MARK = "B", "J", "-"
+_MARK = {BANKER: BANKER_MARK, PLAYER: PLAYER_MARK, TIE: TIE_MARK}
 
 
 def _marks(winners: Sequence[str]) -> list[str]:
@@ -504,8 +507,9 @@ def _marks(winners: Sequence[str]) -> list[str]:
 
 
 def bead_plate(winners: Sequence[str], rows: int = 6) -> list[list[str]]:
-    """The bead plate of a shoe: one mark per coup (``"B"`` banker, ``"P"`` player, ``"T"``
-    tie) in coup order, filling columns of ``rows`` marks top to bottom, left to right.
+    """The bead plate of a shoe: one mark per coup (``"B"`` banker, ``"J"`` joueur, ``"-"``
+    tie, as sheet 002 marks them) in coup order, filling columns of ``rows`` marks top to
+    bottom, left to right.
 
     ``winners`` are :attr:`BaccaratCoup.winner` values, oldest first. Returns the columns, each
     a list of marks top to bottom; the last may be shorter. ``bead_plate(["banker"] * 7) ==
@@ -518,33 +522,29 @@ def bead_plate(winners: Sequence[str], rows: int = 6) -> list[list[str]]:
 
 
 def big_road(winners: Sequence[str]) -> list[list[str]]:
-    """The big road of a shoe (``RULES.md §Baccarat``, the "statistics"): banker and player
-    coups in columns, a new column each time the winner changes; a tie stays in the current
-    column, marked on the current entry.
+    """The big road of a shoe: sheet 002's "Statistiques" (``RULES.md §Baccarat``).
 
-    Each entry is ``"B"`` or ``"P"`` followed by the number of ties marked on it, if any:
-    ``"B"``, ``"B1"`` (one tie since), ``"P3"``. Ties dealt before the first banker or player
-    coup are marked on the first entry, as on a casino's board (a tie line in the first cell);
-    while only ties have been dealt, the road is ``[["T<n>"]]``, the cell the first banker or
-    player coup will take. Columns are not bent at the sixth row (the "dragon tail" is a
-    display matter): a run of ten bankers is one column of ten entries.
+    "La main du banquier est indiquée par la lettre "B", celle du joueur par la lettre "J" et
+    une égalité est indiquée par un tiret "-". Les victoires consécutives [...] sont affichées
+    dans la même colonne. Une nouvelle colonne est affichée quand le banquier ou le joueur
+    commence une nouvelle bande gagnante. Une égalité [...] est donc toujours affichée dans la
+    même colonne comme le gagnant précédent."
+
+    One mark per coup, in columns: a new column each time banker or player starts a new run;
+    a tie is a ``"-"`` of its own in the current column. Ties dealt before the first banker or
+    player coup open the first column, which that coup then continues. Columns are not bent at
+    the sixth row (the "dragon tail" is a display matter): a run of ten bankers is one column.
 
     ``big_road(["banker", "banker", "tie", "player", "tie", "tie", "banker"]) ==
-    [["B", "B1"], ["P2"], ["B"]]``. Raises :class:`RuleError` (``"winners"``).
+    [["B", "B", "-"], ["J", "-", "-"], ["B"]]``. Raises :class:`RuleError` (``"winners"``).
     """
-    columns: list[list[list[Any]]] = []  # entries as [mark, ties]
-    leading_ties = 0
+    columns: list[list[str]] = []
+    run: str | None = None  # the current column's winner (None while only ties were dealt)
     for mark in _marks(winners):
-        if mark == "T":
-            if columns:
-                columns[-1][-1][1] += 1
-            else:
-                leading_ties += 1
-        elif columns and columns[-1][-1][0] == mark:
-            columns[-1].append([mark, 0])
+        if columns and (mark == TIE_MARK or run in (None, mark)):
+            columns[-1].append(mark)
         else:
-            columns.append([[mark, leading_ties]])
-            leading_ties = 0
-    if not columns and leading_ties:
-        return [[f"T{leading_ties}"]]
-    return [[mark + (str(ties) if ties else "") for mark, ties in column] for column in columns]
+            columns.append([mark])
+        if mark != TIE_MARK:
+            run = mark
+    return columns

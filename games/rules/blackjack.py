@@ -20,8 +20,9 @@ How a coup runs (``RULES.md §Black jack``; sheet 000 for the no-hole-card order
    in any order, :meth:`BlackjackCoup.awaiting` shows the first box still waiting). With a hole
    card and an ace or ten up, the dealer then peeks: a dealer blackjack ends the coup; otherwise
    the blackjacks that declined even money are paid at once. Then each box plays its hands in
-   turn; only the seated player decides (hit, stand, double, split); each bettor behind on the
-   hand answers whether he follows a double or a split before the next card is dealt.
+   turn; only the seated player decides (hit, stand, double, split). With the table option
+   ``behind_may_follow`` (off under both sheets), each bettor behind on the hand then answers
+   whether he follows a double or a split before the next card is dealt.
 3. ``dealer``: the dealer draws to 16 and stands on every 17 (soft 17 too), only as far as the
    hands still waiting need (see :meth:`BlackjackCoup.next_draw`).
 4. ``settled``: :meth:`BlackjackCoup.settle` gives one line per bettor per hand, plus the
@@ -40,6 +41,10 @@ Choices where RULES.md is silent, stated here once:
 - A hand that reaches 21 stands at once (no card can improve it); a bust hand closes at once.
 - Split hands keep their numbers: a split adds the new hand at the end of the box's list
   (``hand_index = len(hands)``), and hands are played in index order.
+- Bettors behind are never asked anything unless ``behind_may_follow`` is on (sheets 000 and 004:
+  "Le joueur assis est le seul à pouvoir prendre des décisions"): the seated player's double or
+  split takes his own stake only, and a bettor behind keeps his stake as placed, as one who
+  declines to follow does below.
 - A bettor behind who does not follow a split keeps his stake on the hand that was split (the
   one with the lower index) and has nothing on the new hand; one who does not follow a double
   keeps his single stake on the doubled hand, which wins or loses it like the seated stake.
@@ -239,6 +244,11 @@ class BlackjackRules:
     - ``blackjack_pays``: 3:2.
     - ``immediate_payouts``: patterns paid at once while drawing, each with its odds (default:
       all five of :data:`IMMEDIATE_PATTERNS` at 1:1); ``()`` switches them off.
+    - ``behind_may_follow``: false (sheets 000 and 004: "Le joueur assis est le seul à pouvoir
+      prendre des décisions": bettors behind are never asked, their stakes stay as placed);
+      true = each bettor behind answers whether he follows the seated player's double or split,
+      as many casinos offer. It does not change the edge per initial bet (the seated player's
+      play), so :func:`blackjack_edge` ignores it.
 
     Fixed by the rules, not options: insurance 2:1 up to half the stake; even money; blackjack
     paid at once against 2-9; dealer draws to 16 and stands on all 17s.
@@ -251,11 +261,12 @@ class BlackjackRules:
     max_split_hands: int | None = 3
     blackjack_pays: Fraction = Fraction(3, 2)
     immediate_payouts: tuple[ImmediatePayoutRule, ...] = DEFAULT_IMMEDIATE_PAYOUTS
+    behind_may_follow: bool = False
 
     def __post_init__(self) -> None:
         if type(self.decks) is not int or not 1 <= self.decks <= 8:
             raise RuleError("rules.decks", "must be an integer from 1 to 8")
-        for name in ("hole_card", "double_after_split"):
+        for name in ("hole_card", "double_after_split", "behind_may_follow"):
             if type(getattr(self, name)) is not bool:
                 raise RuleError(f"rules.{name}", "must be true or false")
         try:
@@ -315,6 +326,7 @@ class BlackjackRules:
             "max_split_hands": self.max_split_hands,
             "blackjack_pays": _ratio_text(self.blackjack_pays),
             "immediate_payouts": [p.to_dict() for p in self.immediate_payouts],
+            "behind_may_follow": self.behind_may_follow,
         }
 
 
@@ -1296,7 +1308,7 @@ class BlackjackCoup:
 
     def double(self, box: int, bettor: str, hand_index: int | None = None) -> list[Record]:
         """The seated player doubles his stake on the hand, which takes exactly one more card.
-        Bettors behind on the hand are then asked whether they follow."""
+        Bettors behind on the hand are then asked whether they follow, if ``behind_may_follow``."""
         self.verify_double(box, bettor, hand_index)
         hand = self._awaiting_hand()
         added = hand.stakes[bettor]
@@ -1343,8 +1355,9 @@ class BlackjackCoup:
         assert decision is not None
         return self._box_by_number[decision.box].hands[decision.hand_index]
 
-    @staticmethod
-    def _ask_followers(hand: _Hand, action: str, new_hand: _Hand | None) -> None:
+    def _ask_followers(self, hand: _Hand, action: str, new_hand: _Hand | None) -> None:
+        if not self.rules.behind_may_follow:
+            return  # the seated player alone decides: nobody behind is asked
         seated_first = iter(hand.stakes)
         next(seated_first)
         hand.follow_pending = list(seated_first)

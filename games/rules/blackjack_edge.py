@@ -35,6 +35,7 @@ Pure: no Django. Floats (double precision) carry the probabilities: the edge is 
 cached per rule set.
 """
 
+from dataclasses import replace
 from decimal import Decimal
 from functools import lru_cache
 
@@ -330,15 +331,23 @@ def blackjack_edge(rules: BlackjackRules) -> Decimal:
     once per rule set (cached); the sheets' rule sets and each of them with one option changed
     are in :data:`KNOWN_EDGES`.
     """
+    rules = _edge_rules(rules)
     known = KNOWN_EDGES.get(rules)
     if known is not None:
         return known
     return computed_edge(rules)
 
 
+def _edge_rules(rules: BlackjackRules) -> BlackjackRules:
+    """``rules`` without the options that leave the edge per initial bet as it is: whether bettors
+    behind may follow a double or split (``behind_may_follow``) changes the seated player's play
+    in nothing, so one stored edge serves both."""
+    return replace(rules, behind_may_follow=False) if rules.behind_may_follow else rules
+
+
 def computed_edge(rules: BlackjackRules) -> Decimal:
     """:func:`blackjack_edge` always from the analysis (never :data:`KNOWN_EDGES`)."""
-    return Decimal(-_expected_return(rules, False)).quantize(Decimal("0.000001"))
+    return Decimal(-_expected_return(_edge_rules(rules), False)).quantize(Decimal("0.000001"))
 
 
 def blackjack_edge_basis(rules: BlackjackRules) -> str:

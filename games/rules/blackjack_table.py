@@ -39,6 +39,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "immediate_payouts": [],
         "beside_own_box": 0,
         "behind_only_when_full": True,
+        # "Le joueur assis est le seul à pouvoir prendre des décisions": nobody behind is asked.
+        "behind_may_follow": False,
     },
     # Sheet 004: "cette deuxième carte restera fermée"; "Doubler la mise : Après la donne
     # initiale" (any two cards); separating "peut se répéter sans limite"; "Paiement immédiat"
@@ -52,6 +54,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "immediate_payouts": [{"pattern": name, "pays": "1:1"} for name in IMMEDIATE_PATTERNS],
         "beside_own_box": 1,
         "behind_only_when_full": False,
+        # "seul le joueur assis dont la case correspond à sa place, prend les décisions".
+        "behind_may_follow": False,
     },
 }
 DEFAULT_PRESET = "sheet_000"

@@ -118,7 +118,7 @@ def baccarat_report_card(*, round_id: str, card: str, actor: str, idempotency_ke
 
 
 def shoe_history(shoe_id: str) -> dict:
-    """The bead plate and big road of a shoe (RULES.md §Baccarat: B / P / T marks)."""
+    """The bead plate and big road of a shoe (RULES.md §Baccarat; sheet 002: B banker, J joueur, - tie)."""
     winners = list(
         Event.objects.filter(type="CoupResult", data__shoe=str(shoe_id))
         .order_by("position")

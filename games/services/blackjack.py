@@ -53,7 +53,12 @@ def _check_beside_own_box(table: Table, coup: Round, who, box: int, seated: bool
 
 
 def table_rules(table: Table) -> BlackjackTableRules:
-    return BlackjackTableRules.from_dict(table.rules)
+    rules = table.rules
+    if rules and "behind_may_follow" not in rules:
+        # A rule set recorded before the option existed: its bettors behind were asked to follow,
+        # so the coups it deals (and replays) go on as they were dealt until the table reopens.
+        rules = {**rules, "behind_may_follow": True}
+    return BlackjackTableRules.from_dict(rules)
 
 
 def _coup(round_id) -> Round:

@@ -11,5 +11,6 @@ urlpatterns = [
     path("patrons/register", patrons.PatronRegister.as_view(), name="patron-register"),
     path("patrons/<code:code>/", patrons.PatronDetail.as_view(), name="patron-detail"),
     path("patrons/<code:code>/self-limit", self_limit.PatronSelfLimit.as_view(), name="patron-self-limit"),
+    path("patrons/<code:code>/pin", self_limit.PatronPinSet.as_view(), name="patron-pin"),
     path("patrons/<code:code>/identity", identity.PatronIdentityRecord.as_view(), name="patron-identity"),
 ]

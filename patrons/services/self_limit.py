@@ -1,42 +1,59 @@
 """The patron's self-limit: his own maximum bet (responsible gaming, RULES.md §Baccarat).
 
-"A player may lower his own maximum bet; he may change it once a week (reset Friday midnight
-US Eastern time) and it applies to every game."
+Sheet 002 ("Limites des paris"): "Pour réduire votre limite maximale, saisissez la nouvelle
+limite [...] puis validez la modification en entrant votre code PIN [...] vous ne pouvez modifier
+votre limite de mise qu'une fois par semaine (Réinitialisation chaque vendredi à minuit heure de
+l'Est, soit GMT-5). La modification [...] s'étend automatiquement à tous les jeux".
 
 Choices made here, where the sheet leaves room:
-- **Once a week** means at most one ``SelfLimitSet`` per patron in each week, the week running
-  from Friday 00:00 America/New_York to the next Friday 00:00 (zoneinfo, so the UTC instant
-  moves with daylight saving time: 05:00 UTC under EST, 04:00 UTC under EDT). The first setting
-  counts as that week's change: a patron who sets a limit on Wednesday may change it again
-  from Friday 00:00 New York, not on Thursday.
-- **Lower or raise**: the first setting is any positive amount; a later change may lower *or*
-  raise it (the sheet says he "may change it once a week"; the weekly lock is what guards
-  against raising it on impulse). There is no removal: a very high limit has that effect, and
-  it too waits for the weekly reset.
+- **The week** runs from Friday 00:00 GMT-5 to the next Friday 00:00 GMT-5: the sheet's fixed
+  offset, so 05:00 UTC all year (no daylight saving time), 168 hours every week.
+- **Once a week** means at most one ``SelfLimitSet`` per patron in each week. The first setting
+  counts as that week's change.
+- **Reduce at once, raise at the reset**: the sheet's procedure is for reducing the limit. A
+  reduction (and the first setting, which reduces "no limit") is in force at once; a raise is
+  recorded as pending and is in force only from the next weekly reset (``pending_max_bet_cents``
+  from ``pending_from``), so that a patron cannot lift his own limit on impulse.
+- **Confirmed by the patron's PIN**: every change carries the patron's PIN, checked against the
+  salted hash the cage stored (``patron_pin_set``: set at the cage with the patron's identity
+  document shown; Django's password hashers; the PIN is never stored, logged, fingerprinted or
+  put in an event). A wrong PIN is a 400 on ``pin``; the ``MAX_PIN_ATTEMPTS``-th wrong PIN in a
+  row locks the PIN for ``PIN_LOCK`` (every change refused, even with the right PIN).
 - The anonymous patron (``anon``, shared by all unrated play) cannot set one: a limit there
   would bind every anonymous player.
 - The limit caps the **total** a patron stakes in one bet placement (one request), whatever
   the game; each game's placement calls ``check_self_limit`` with that total.
 
-The event names the patron by code only (DESIGN.md §The ledger: no personal data in events).
+The events name the patron by code only (DESIGN.md §The ledger: no personal data in events).
 """
 
-from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+import re
+from datetime import UTC, date, datetime, time, timedelta, timezone
+
+from django.contrib.auth.hashers import check_password, make_password
+from django.db import transaction
 
 from basis.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.models import Event
 from ledger.replay import Difference, compare
 from ledger.store import MAX_CENTS, NewEvent, stream_version
 
-from ..models import Patron, SelfLimit
+from ..documents import document_key
+from ..models import Patron, PatronPin, SelfLimit
 
-NEW_YORK = ZoneInfo("America/New_York")
+# "heure de l'Est, soit GMT-5": the sheet's own fixed offset, not America/New_York.
+EASTERN = timezone(timedelta(hours=-5), "GMT-5")
 FRIDAY = 4  # date.weekday()
+WEEK = timedelta(days=7)
 EVENT_TYPE = "SelfLimitSet"
+PIN_EVENT_TYPE = "PatronPinSet"
+PIN_PATTERN = re.compile(r"[0-9]{4,8}")
+MAX_PIN_ATTEMPTS = 5  # wrong PINs in a row that lock it
+PIN_LOCK = timedelta(minutes=15)
 
 
 def now() -> datetime:
@@ -52,29 +69,23 @@ def _moment(value: datetime | None) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _new_york_midnight(day: date) -> datetime:
-    # Midnight always exists and is never ambiguous in New York (the DST changes happen at
-    # 02:00 on a Sunday), so building it from the wall clock is exact.
-    return datetime.combine(day, time(0), tzinfo=NEW_YORK).astimezone(UTC)
+def _eastern_midnight(day: date) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=EASTERN).astimezone(UTC)
 
 
 def week_start_of(moment: datetime) -> datetime:
-    """The start (UTC) of the self-limit week holding ``moment``: the last Friday 00:00 New York at or before it."""
-    local = moment.astimezone(NEW_YORK)
-    return _new_york_midnight(local.date() - timedelta(days=(local.weekday() - FRIDAY) % 7))
+    """The start (UTC) of the self-limit week holding ``moment``: the last Friday 00:00 GMT-5 at or before it."""
+    local = moment.astimezone(EASTERN)
+    return _eastern_midnight(local.date() - timedelta(days=(local.weekday() - FRIDAY) % 7))
 
 
 def next_reset_after(week_start: datetime) -> datetime:
-    """The next Friday 00:00 New York (UTC) after the week starting at ``week_start``.
-
-    Seven calendar days on the New York wall clock, not 168 hours: the week that holds a DST
-    change is 167 (March) or 169 (November) hours long.
-    """
-    return _new_york_midnight(week_start.astimezone(NEW_YORK).date() + timedelta(days=7))
+    """The next Friday 00:00 GMT-5 (UTC) after the week starting at ``week_start``: 168 hours on."""
+    return week_start.astimezone(UTC) + WEEK
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _eur(cents: int) -> str:
@@ -82,17 +93,41 @@ def _eur(cents: int) -> str:
 
 
 def _when(moment: datetime) -> str:
-    """``2025-03-14 04:00 UTC (2025-03-14 00:00 EDT, New York)``."""
-    local = moment.astimezone(NEW_YORK)
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC ({local:%Y-%m-%d %H:%M %Z}, New York)"
+    """``2025-03-14 05:00 UTC (2025-03-14 00:00 GMT-5)``."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC ({moment.astimezone(EASTERN):%Y-%m-%d %H:%M} GMT-5)"
 
 
-def _shape(code: str, max_bet_cents: int, week_start: datetime) -> dict:
+def in_force(
+    max_bet_cents: int | None, pending_max_bet_cents: int | None, pending_from: datetime | None, moment: datetime
+) -> int | None:
+    """The limit in force at ``moment``: the pending raise once its reset has come, else the limit."""
+    if pending_max_bet_cents is not None and pending_from is not None and moment >= pending_from:
+        return pending_max_bet_cents
+    return max_bet_cents
+
+
+def limit_in_force(code: object, *, now: datetime | None = None) -> int | None:
+    """The patron's limit in force at ``now`` (default: the module clock) in cents, None when he has none.
+
+    One primary-key lookup (``SelfLimit`` is keyed by the patron's code)."""
+    row = (
+        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", "pending_max_bet_cents", "pending_from").first()
+        if isinstance(code, str)
+        else None
+    )
+    return None if row is None else in_force(*row, _moment(now))
+
+
+def _shape(limit: SelfLimit, moment: datetime) -> dict:
+    limit_now = in_force(limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from, moment)
+    pending = limit.pending_max_bet_cents is not None and limit_now != limit.pending_max_bet_cents
     return {
-        "patron": code,
-        "max_bet_cents": max_bet_cents,
-        "week_start": _iso(week_start),
-        "next_change_from": _iso(next_reset_after(week_start)),
+        "patron": limit.patron_id,
+        "max_bet_cents": limit_now,
+        "pending_max_bet_cents": limit.pending_max_bet_cents if pending else None,
+        "pending_from": _iso(limit.pending_from) if pending else None,
+        "week_start": _iso(limit.week_start),
+        "next_change_from": _iso(next_reset_after(limit.week_start)),
     }
 
 
@@ -103,49 +138,136 @@ def _patron(code: object) -> Patron:
     return patron
 
 
+def _not_anonymous(patron: Patron, what: str) -> None:
+    if patron.code == ANONYMOUS_PATRON:
+        raise InvalidInput(
+            f"the anonymous patron (unrated play) cannot {what}; register the patron first", field="patron"
+        )
+
+
+def _valid_pin(pin: object) -> str:
+    if not isinstance(pin, str) or not PIN_PATTERN.fullmatch(pin):
+        raise InvalidInput("the PIN must be 4 to 8 digits", field="pin")
+    return pin
+
+
+def patron_pin_set(
+    *, patron: str, pin: str, document: str, actor: str, now: datetime | None = None, idempotency_key: str | None = None
+) -> dict:
+    """Set (or replace) the patron's PIN at the cage, his identity document shown.
+
+    ``document``: the number the cashier reads off the document the patron shows; it must be
+    the document on file (compared as ``patrons.documents.document_key``). ``pin``: 4 to 8
+    digits, stored only as a salted hash (``make_password``); a new PIN clears a lock.
+    Returns ``{"patron", "pin_set_at"}`` and appends ``PatronPinSet {patron}`` on
+    ``patron/<code>`` (neither the PIN nor its hash nor the document).
+
+    Raises ``InvalidInput`` (400: field ``pin``, not 4 to 8 digits; field ``document``, not
+    the document on file, or none on file; field ``patron``, the anonymous patron),
+    ``NotFound`` (404, field ``patron``).
+    """
+    _valid_pin(pin)
+    moment = _moment(now)
+    # Neither the PIN nor the document goes into the request: its fingerprint is a plain digest,
+    # and a 4-digit PIN is found from its digest in 10,000 tries.
+    request = {"op": "patron_pin_set", "patron": patron}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _patron(patron)
+        _not_anonymous(who, "have a PIN")
+        if not who.document:
+            raise InvalidInput(
+                f"patron {who.code} has no identity document on file: the cage records it first",
+                field="document",
+            )
+        if not isinstance(document, str) or document_key(document.strip()) != who.document_key:
+            raise InvalidInput(f"this is not the identity document on file for patron {who.code}", field="document")
+        stream = f"patron/{who.code}"
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            events=[NewEvent(PIN_EVENT_TYPE, {"patron": who.code}, occurred_at=moment)],
+        )
+        PatronPin.objects.update_or_create(
+            patron=who,
+            defaults={"pin_hash": make_password(pin), "set_at": moment, "failed_attempts": 0, "locked_until": None},
+        )
+        return cmd.finish({"patron": who.code, "pin_set_at": _iso(moment)})
+
+
+def _check_pin(code: str, pin: object, moment: datetime) -> None:
+    """Raise ``InvalidInput`` (field ``pin``) unless ``pin`` is the patron's PIN and it is not locked.
+
+    In a transaction of its own that commits before the refusal is raised: the count of wrong
+    PINs must survive the refusal (inside the change's command it would be rolled back with it)."""
+    refusal = None
+    with transaction.atomic(durable=True):
+        row = PatronPin.objects.select_for_update().filter(pk=code).first()
+        if row is None:
+            refusal = f"patron {code} has no PIN: the cage sets it, his identity document shown"
+        elif row.locked_until is not None and moment < row.locked_until:
+            refusal = f"too many wrong PINs: patron {code}'s PIN is locked until {_when(row.locked_until)}"
+        elif not isinstance(pin, str) or not check_password(pin, row.pin_hash):
+            row.failed_attempts += 1
+            refusal = "wrong PIN"
+            if row.failed_attempts >= MAX_PIN_ATTEMPTS:
+                row.failed_attempts, row.locked_until = 0, moment + PIN_LOCK
+                refusal = f"wrong PIN, {MAX_PIN_ATTEMPTS} in a row: the PIN is locked until {_when(row.locked_until)}"
+            row.save(update_fields=["failed_attempts", "locked_until"])
+        elif row.failed_attempts or row.locked_until is not None:
+            row.failed_attempts, row.locked_until = 0, None
+            row.save(update_fields=["failed_attempts", "locked_until"])
+    if refusal is not None:
+        raise InvalidInput(refusal, field="pin")
+
+
 def self_limit_set(
     *,
     patron: str,
     max_bet_cents: int,
+    pin: str,
     actor: str,
     now: datetime | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
-    """Set the patron's own maximum bet to ``max_bet_cents`` (integer cents, > 0), at ``now``
-    (default: the module clock ``now()``).
+    """Change the patron's own maximum bet to ``max_bet_cents`` (integer cents, > 0) at ``now``
+    (default: the module clock ``now()``), confirmed by his ``pin``.
 
-    Returns ``{"patron", "max_bet_cents", "week_start", "next_change_from"}`` (times ISO 8601
-    UTC): the week of this change and the Friday 00:00 New York from which he may change it
-    again. Appends ``SelfLimitSet {patron, max_bet_cents, week_start}`` on ``patron/<code>``.
+    A reduction (or the first setting) is in force at once; a raise only from the next weekly
+    reset. Returns ``self_limit_get``'s shape at ``now`` without ``may_change_now``:
+    ``{"patron", "max_bet_cents" (in force now), "pending_max_bet_cents", "pending_from" (null
+    unless a raise waits), "week_start", "next_change_from"}`` (times ISO 8601 UTC). Appends
+    ``SelfLimitSet {patron, max_bet_cents, week_start, effective_from}`` on ``patron/<code>``.
 
     Raises ``InvalidInput`` (field ``max_bet_cents``: not a positive whole number of cents;
-    field ``patron``: the anonymous patron), ``NotFound`` (404, field ``patron``: no such
-    patron), ``Conflict`` (409: he already set it this week; the message says when he may next).
+    field ``pin``: no PIN, a wrong PIN, or a locked one; field ``patron``: the anonymous patron),
+    ``NotFound`` (404, field ``patron``), ``Conflict`` (409: he already changed it this week;
+    the message says when he may next).
     """
     if type(max_bet_cents) is not int or not 0 < max_bet_cents <= MAX_CENTS:
         raise InvalidInput(
             f"the self-limit must be a positive whole number of cents, at most {MAX_CENTS}", field="max_bet_cents"
         )
     moment = _moment(now)
-    request = {"op": "self_limit_set", "patron": patron, "max_bet_cents": max_bet_cents}
+    who = _patron(patron)
+    _not_anonymous(who, "set a self-limit")
+    _check_pin(who.code, pin, moment)
+    request = {"op": "self_limit_set", "patron": who.code, "max_bet_cents": max_bet_cents}  # never the PIN
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
-        who = _patron(patron)
-        if who.code == ANONYMOUS_PATRON:
-            raise InvalidInput(
-                "the anonymous patron (unrated play) cannot set a self-limit; register the patron first",
-                field="patron",
-            )
         week_start = week_start_of(moment)
         # Read under the ledger writer lock (taken by ledger_command): two changes racing each
         # other are serialised, so only one of them can be this week's change.
         current = SelfLimit.objects.filter(pk=who.code).first()
         if current is not None and current.week_start >= week_start:
             raise Conflict(
-                f"patron {who.code} already set his self-limit this week (it is {_eur(current.max_bet_cents)}); "
-                f"it may be changed once a week, and next from {_when(next_reset_after(current.week_start))}"
+                f"patron {who.code} already changed his self-limit this week; it may be changed once a week, "
+                f"and next from {_when(next_reset_after(current.week_start))}"
             )
+        limit = current or SelfLimit(patron=who)
+        _apply(limit, max_bet_cents=max_bet_cents, week_start=week_start, moment=moment)
         stream = f"patron/{who.code}"
         cmd.append(
             stream=stream,
@@ -153,32 +275,52 @@ def self_limit_set(
             events=[
                 NewEvent(
                     EVENT_TYPE,
-                    {"patron": who.code, "max_bet_cents": max_bet_cents, "week_start": _iso(week_start)},
+                    {
+                        "patron": who.code,
+                        "max_bet_cents": max_bet_cents,
+                        "week_start": _iso(week_start),
+                        "effective_from": _iso(limit.pending_from or moment),
+                    },
                     # The instant that decided the week, so an auditor can recompute week_start.
                     occurred_at=moment,
                 )
             ],
         )
-        SelfLimit.objects.update_or_create(
-            patron=who, defaults={"max_bet_cents": max_bet_cents, "week_start": week_start, "set_at": moment}
-        )
-        return cmd.finish(_shape(who.code, max_bet_cents, week_start))
+        limit.save()
+        return cmd.finish(_shape(limit, moment))
+
+
+def _apply(limit: SelfLimit, *, max_bet_cents: int, week_start: datetime, moment: datetime) -> None:
+    """One change on ``limit`` (unsaved for a first setting): the live service and the replay both."""
+    limit_now = (
+        None
+        if limit.max_bet_cents is None
+        else in_force(limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from, moment)
+    )
+    if limit_now is not None and max_bet_cents > limit_now:
+        # A raise: the limit in force stays until the next Friday 00:00 GMT-5.
+        limit.max_bet_cents = limit_now
+        limit.pending_max_bet_cents, limit.pending_from = max_bet_cents, next_reset_after(week_start)
+    else:
+        limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from = max_bet_cents, None, None
+    limit.week_start, limit.set_at = week_start, moment
 
 
 def self_limit_get(patron: str, *, now: datetime | None = None) -> dict | None:
-    """The patron's self-limit, or None when he has set none.
+    """The patron's self-limit at ``now`` (default: the module clock), or None when he has set none.
 
-    ``{"patron", "max_bet_cents", "week_start", "next_change_from", "may_change_now"}``: the
-    week of the last change, the reset from which he may change it again (possibly already
-    past) and whether he may change it at ``now`` (default: the module clock). Raises
-    ``NotFound`` (field ``patron``) for an unknown patron.
+    ``self_limit_set``'s shape plus ``may_change_now``: ``max_bet_cents`` is the limit in force
+    now, ``pending_max_bet_cents`` / ``pending_from`` a raise that waits for its reset (null when
+    none), ``next_change_from`` the reset from which he may change it again (possibly past).
+    Raises ``NotFound`` (field ``patron``) for an unknown patron.
     """
     limit = SelfLimit.objects.filter(pk=patron).first() if isinstance(patron, str) else None
     if limit is None:
         _patron(patron)  # an unknown patron is a 404 of its own, not "no limit"
         return None
-    result = _shape(limit.patron_id, limit.max_bet_cents, limit.week_start)
-    result["may_change_now"] = _moment(now) >= next_reset_after(limit.week_start)
+    moment = _moment(now)
+    result = _shape(limit, moment)
+    result["may_change_now"] = moment >= next_reset_after(limit.week_start)
     return result
 
 
@@ -196,17 +338,17 @@ def check_self_limit(
 ) -> None:
     """Refuse a bet placement whose total stake ``stake_cents`` is over the patron's own limit.
 
-    A pure read: one primary-key lookup (``SelfLimit`` is keyed by the patron's code). A stake
-    equal to the limit is accepted; a patron with no limit (and the anonymous patron) is not
-    limited. Raises ``BetRefused`` (an ``InvalidInput``, 400 on ``field``, kind ``self_limit``)
-    naming the limit in EUR and carrying ``table`` (code) and ``round_id`` when the caller gives
-    them, so that the floor can record the refusal (``games.services.refusals``).
-    ``limit_cents``: the limit when the caller read it already in the same transaction (None:
-    he has none), as roulette's ``bet_placement_reads`` does.
+    A pure read: one primary-key lookup (``limit_in_force`` at the module clock: a pending raise
+    counts from its reset). A stake equal to the limit is accepted; a patron with no limit (and
+    the anonymous patron) is not limited. Raises ``BetRefused`` (an ``InvalidInput``, 400 on
+    ``field``, kind ``self_limit``) naming the limit in EUR and carrying ``table`` (code) and
+    ``round_id`` when the caller gives them, so that the floor can record the refusal
+    (``games.services.refusals``). ``limit_cents``: the limit in force when the caller read it
+    already in the same transaction (None: he has none), as roulette's ``bet_placement_reads`` does.
     """
     limit = limit_cents
     if limit is _READ:
-        limit = SelfLimit.objects.filter(pk=patron_code).values_list("max_bet_cents", flat=True).first()
+        limit = limit_in_force(patron_code)
     if limit is not None and stake_cents > limit:
         raise BetRefused(
             f"a bet of {_eur(stake_cents)} is over patron {patron_code}'s own limit of {_eur(limit)} "
@@ -220,13 +362,32 @@ def check_self_limit(
         )
 
 
-def check_self_limits() -> list[Difference]:
-    """``ledger replay-check``: each patron's limit and week from his last ``SelfLimitSet``."""
-    replayed: dict[str, dict] = {}
-    for data in Event.objects.filter(type=EVENT_TYPE).order_by("position").values_list("data", flat=True):
-        replayed[data["patron"]] = {"max_bet_cents": data["max_bet_cents"], "week_start": data["week_start"]}
-    live = {
-        s.patron_id: {"max_bet_cents": s.max_bet_cents, "week_start": _iso(s.week_start)}
-        for s in SelfLimit.objects.all()
+def _state(limit: SelfLimit) -> dict:
+    return {
+        "max_bet_cents": limit.max_bet_cents,
+        "week_start": _iso(limit.week_start),
+        "pending_max_bet_cents": limit.pending_max_bet_cents,
+        "pending_from": _iso(limit.pending_from),
     }
-    return list(compare("self_limit", live, replayed))
+
+
+def check_self_limits() -> list[Difference]:
+    """``ledger replay-check``: each patron's limit, pending raise and week, replayed from the
+    application's sealed ``SelfLimitSet`` events (an event someone inserted around the
+    application carries no valid seal and is left out, so it cannot vouch for a raised limit)."""
+    replayed: dict[str, SelfLimit] = {}
+    rows = Event.objects.filter(type=EVENT_TYPE).order_by("position").values_list(*SEAL_FIELDS, "data", "occurred_at")
+    for data, occurred_at in sealed_rows(rows.iterator(chunk_size=2000)):
+        limit = replayed.setdefault(data["patron"], SelfLimit(patron_id=data["patron"]))
+        if "effective_from" not in data:  # written before raises waited for the reset: in force at once
+            limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from = data["max_bet_cents"], None, None
+            limit.week_start = datetime.fromisoformat(data["week_start"])
+            continue
+        _apply(
+            limit,
+            max_bet_cents=data["max_bet_cents"],
+            week_start=datetime.fromisoformat(data["week_start"]),
+            moment=occurred_at.astimezone(UTC),
+        )
+    live = {s.patron_id: _state(s) for s in SelfLimit.objects.all()}
+    return list(compare("self_limit", live, {code: _state(limit) for code, limit in replayed.items()}))

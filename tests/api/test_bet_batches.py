@@ -16,9 +16,8 @@ from games.services.rounds import round_close_bets, round_open
 from games.services.tables import table_open
 from ledger import accounts, store
 from ledger.models import Event, IdempotencyRecord, Posting
-from patrons.services.self_limit import self_limit_set
 from staff.services import dealer_assign
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, set_self_limit, staff_user
 from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
@@ -42,7 +41,7 @@ def chips(patron: str) -> int:
 
 def test_a_mixed_batch_accepts_the_good_bets_and_refuses_each_bad_one_with_its_reason(coup, api):
     rich, poor, limited = make_patron(300_000), make_patron(1_000), make_patron(100_000)
-    self_limit_set(patron=limited, max_bet_cents=3_000, actor=ACTOR)
+    set_self_limit(limited, 3_000)
     bets = [
         {"patron": rich, "stake_cents": 60_000, "bet": ROUGE, "key": "b1"},
         {"patron": poor, "stake_cents": 2_000, "bet": ROUGE, "key": "b2"},  # holds 10 EUR

@@ -27,9 +27,8 @@ from games.services.tables import table_open
 from ledger.errors import BetRefused
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from patrons.services.self_limit import self_limit_set
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, set_self_limit, staff_user
 from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
@@ -143,7 +142,7 @@ def test_a_bet_under_the_table_minimum_is_recorded_as_such(api, round_id, colour
 
 
 def test_a_bet_over_the_self_limit_is_the_same_400_and_one_refusal_row(api, round_id, patron):
-    self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
+    set_self_limit(patron, 10_000)
     events, bets = Event.objects.count(), Bet.objects.count()
     response = bet(api, round_id, patron=patron, stake_cents=15_000, bet=ROUGE)  # inside the table's limits
     message = f"a bet of 150.00 EUR is over patron {patron}'s own limit of 100.00 EUR (responsible gaming self-limit)"
@@ -301,7 +300,7 @@ def test_a_stake_that_is_not_one_is_bad_input_not_a_limit(check):
 
 
 def test_the_floor_card_alerts_and_the_table_view_lists_the_refusals(api, round_id, patron, colour_patron, pit_boss):
-    self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
+    set_self_limit(patron, 10_000)
     assert bet(api, round_id, patron=colour_patron, stake_cents=20_000, chips="colour", bet=PLEIN_17).status_code == 400
     assert bet(api, round_id, patron=patron, stake_cents=15_000, bet=ROUGE).status_code == 400
     html = pit_boss.get(reverse("dashboard:floor")).content.decode()

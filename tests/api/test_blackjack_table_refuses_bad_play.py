@@ -122,8 +122,9 @@ def bj(api, cage):
 @pytest.fixture
 def bj_behind(api, cage):
     """A table that takes bets behind with boxes still free (sheet 004; sheet 000 waits for a full
-    table, option ``behind_only_when_full``)."""
-    return Table(api, rules={"behind_only_when_full": False})
+    table, option ``behind_only_when_full``) and lets them follow a double or split (option
+    ``behind_may_follow``; under both sheets the seated player alone decides)."""
+    return Table(api, rules={"behind_only_when_full": False, "behind_may_follow": True})
 
 
 # --- the rules' refusals ---------------------------------------------------------------------
@@ -379,6 +380,23 @@ def test_follow_a_double_yes_and_no(bj_behind):
     assert (chips(a), chips(b), chips(c)) == (8_000, 8_000, 8_000)
     assert bj_behind.cards("9C", "TD")["state"] == "settled"
     assert (chips(a), chips(b), chips(c)) == (12_000, 12_000, 12_000)
+    assert layout() == 0
+    assert_books()
+
+
+def test_under_sheet_000_a_bettor_behind_is_never_asked_and_keeps_his_stake(api, cage):
+    """Sheet 000: "Le joueur assis est le seul à pouvoir prendre des décisions". A doubles 5,6;
+    B behind is not asked (a follow is refused), the card comes at once, and B's 1,000 rides
+    on the doubled hand: 20 against 17, A wins 2,000 on 2,000, B 1,000 on 1,000."""
+    bj = Table(api, rules={"behind_only_when_full": False})  # sheet 000 otherwise
+    a, b = make_patron(10_000), make_patron(10_000)
+    bj.coup([(a, 1, 1_000, True), (b, 1, 1_000, False)])
+    bj.cards("5S", "7D", "6H")
+    bj.ok(a, "double")
+    refused(bj.decide(b, "follow", follows="double", follow=True), 400, ("action", "bettor"))
+    assert (chips(a), chips(b)) == (8_000, 9_000)
+    assert bj.cards("9C", "TD")["state"] == "settled"
+    assert (chips(a), chips(b)) == (12_000, 11_000)
     assert layout() == 0
     assert_books()
 

@@ -78,14 +78,15 @@ def test_a_double_a_split_an_insurance_and_even_money_are_charged_by_the_rules(b
     assert table != handle * E  # the figure before: every stake × the table's edge
 
 
-def test_a_bet_behind_that_does_not_follow_the_double_is_charged_its_stake(bj):
-    """The seated player doubles 10.00, the bettor behind (20.00) does not follow: theory
-    (10.00 + 20.00) × E, on a handle of 40.00."""
+def test_a_bet_behind_is_charged_its_stake_when_the_seated_player_doubles(api, cage):
+    """The seated player doubles 10.00; the bettor behind (20.00) is not asked (sheet 000: the
+    seated player alone decides) and keeps his stake: theory (10.00 + 20.00) × E, on a handle
+    of 40.00."""
+    bj = Table(api, rules={"behind_only_when_full": False})  # a bet behind with boxes still free
     seated, behind = make_patron(10_000), make_patron(10_000)
     bj.coup([(seated, 1, 1_000, True), (behind, 1, 2_000, False)])
     bj.cards("6S", "9D", "5H")
     bj.decide(seated, "double")
-    bj.decide(behind, "follow", follows="double", follow=False)
     assert bj.cards("TC", "8C")["state"] == "settled"
     projections.rebuild(["ratings", "table_stats"])
     stats = TableDayStats.objects.get(table="B1")

@@ -285,15 +285,18 @@ def test_a_recount_that_differs_from_the_last_closer_is_a_variance_alert_on_the_
 
 def grid(html: str, caption: str) -> list[list[str]]:
     """The marks of a road drawn as an HTML grid of circles, as columns (top to bottom), blanks
-    dropped: the bead plate's circles hold their mark; the big road's are coloured by winner
-    (``mark-B``) and hold the number of ties marked on them."""
+    dropped: each circle holds its mark and is coloured by it (``mark-banker``, ``mark-player``,
+    ``mark-tie``)."""
     table = re.search(rf"<caption>{caption}</caption>(.*?)</table>", html, re.S).group(1)
-    cell = re.compile(r'<td class="mark-(\w?)">(?:<span class="bead">([^<]*)</span>)?</td>')
-    big = caption == "Big road"
-    rows = [
-        [(winner + text if big else text) if winner else "" for winner, text in cell.findall(row)]
-        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
-    ]
+    cell = re.compile(r'<td class="mark-(\w*)">(?:<span class="bead">([^<]*)</span>)?</td>')
+    classes = {"B": "banker", "J": "player", "-": "tie"}
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        marks = []
+        for kind, text in cell.findall(row):
+            assert kind == classes.get(text, ""), (kind, text)
+            marks.append(text)
+        rows.append(marks)
     columns = [[row[c] for row in rows if row[c]] for c in range(len(rows[0]))] if rows else []
     return columns
 
@@ -317,6 +320,8 @@ def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, c
     assert "Table P1 · Punto banco" in html and f"{history['coups']} coups" in html
     assert grid(html, "Bead plate") == history["bead_plate"]
     assert grid(html, "Big road") == history["big_road"]
+    marks = {mark for column in history["bead_plate"] for mark in column}
+    assert marks and marks <= {"B", "J", "-"}  # sheet 002's letters, never P or T
 
 
 def test_win_series_has_one_point_per_coup_and_ends_at_the_day_win(table):

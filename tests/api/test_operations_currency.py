@@ -7,8 +7,7 @@ from dashboard.templatetags.dashboard_tags import eur
 from games.rules import event_words
 from ledger import projections
 from ledger.projections import audit
-from patrons.services.self_limit import self_limit_set
-from tests.conftest import ACTOR
+from tests.conftest import set_self_limit
 
 
 def test_cents_are_formatted_with_thousands_two_decimals_and_the_code():
@@ -33,7 +32,7 @@ def test_the_configured_currency_names_every_amount_shown(settings, patron, api,
         assert [event_words.line(line.type, line.data) for line in lines] == [
             f"{patron} bought 1,000.00 CHF of chips at the cage"
         ]
-        self_limit_set(patron=patron, max_bet_cents=10_000, actor=ACTOR)
+        set_self_limit(patron, 10_000)
         coup = api.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
         bet = {"patron": patron, "stake_cents": 15_000, "bet": {"type": "chance_simple", "chance": "rouge"}}
         refused = api.post(f"/api/rounds/{coup}/bets", bet, format="json")

@@ -61,6 +61,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-detail": ({"GET": PATRON_READ}, None),
     "patron-self-limit": ({"GET": PATRON_READ, "POST": PATRON_DESK}, None),
     "patron-identity": ({"POST": CAGE}, None),  # AML identity, recorded at the cage
+    "patron-pin": ({"POST": CAGE}, None),  # the self-limit PIN, set at the cage
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
     "chips-redeem": ({"POST": CAGE}, None),
@@ -335,7 +336,7 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]
-    if name in ("patron-detail", "patron-self-limit", "patron-identity"):
+    if name in ("patron-detail", "patron-self-limit", "patron-identity", "patron-pin"):
         values["code"] = casino["patron"]
     params = re.findall(r"<(?:\w+:)?(\w+)>", route)
     return {p: values[p] for p in params}

@@ -1,14 +1,17 @@
-"""The patron's self-limit (RULES.md §Baccarat): "a player may lower his own maximum
-bet; he may change it once a week (reset Friday midnight US Eastern time) and it applies to
-every game".
+"""The patron's self-limit (RULES.md §Baccarat; sheet 002, "Limites des paris"): "Pour réduire
+votre limite maximale, saisissez la nouvelle limite [...] puis validez la modification en entrant
+votre code PIN [...] qu'une fois par semaine (Réinitialisation chaque vendredi à minuit heure de
+l'Est, soit GMT-5)".
 
-The week runs from Friday 00:00 America/New_York to the next Friday 00:00, DST-correct: 05:00
-UTC under EST, 04:00 UTC under EDT. The first setting counts as that week's change; a later
-change may lower or raise the limit. Time is moved by passing ``now`` to the service, or, through
-the API, by patching the service's clock ``patrons.services.self_limit.now``.
+The week runs from Friday 00:00 GMT-5 (05:00 UTC all year, no daylight saving) to the next.
+A reduction is in force at once, a raise from the next reset; every change is confirmed by the
+patron's PIN, set at the cage with his identity document shown. Time is moved by passing ``now``
+to the service, or, through the API, by patching the service's clock
+``patrons.services.self_limit.now``.
 """
 
-from datetime import UTC, datetime
+import logging
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -16,14 +19,16 @@ from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.hashing import canonical_json
 from ledger.models import Event
 from ledger.verify import verify_chain
-from patrons.models import SelfLimit
+from patrons.models import PatronPin, SelfLimit
 from patrons.services import self_limit as service
 from patrons.services.patrons import patron_register
 from patrons.services.self_limit import (
-    NEW_YORK,
+    EASTERN,
+    MAX_PIN_ATTEMPTS,
     check_self_limit,
     check_self_limits,
     next_reset_after,
+    patron_pin_set,
     self_limit_get,
     self_limit_set,
     week_start_of,
@@ -32,9 +37,9 @@ from tests.conftest import ACTOR
 
 pytestmark = pytest.mark.django_db
 
-NAME, DOCUMENT = "Jeanne Self-Limit", "ID-SL-998877"
+NAME, DOCUMENT, PIN = "Jeanne Self-Limit", "ID-SL-998877", "4321"
 
-# A Wednesday in an EST week (Friday 2025-01-10 00:00 New York = 05:00 UTC).
+# A Wednesday (Friday 2025-01-10 00:00 GMT-5 = 05:00 UTC).
 WEDNESDAY = datetime(2025, 1, 15, 15, 0, tzinfo=UTC)
 WEEK_START = "2025-01-10T05:00:00+00:00"
 NEXT_RESET = "2025-01-17T05:00:00+00:00"
@@ -42,8 +47,10 @@ NEXT_RESET = "2025-01-17T05:00:00+00:00"
 
 @pytest.fixture
 def code() -> str:
-    """An identified patron, with a name and an identity document in the registry."""
-    return patron_register(kind="identified", name=NAME, document=DOCUMENT, actor=ACTOR)["patron"]
+    """An identified patron, with a name and an identity document in the registry, and a PIN."""
+    code = patron_register(kind="identified", name=NAME, document=DOCUMENT, actor=ACTOR)["patron"]
+    patron_pin_set(patron=code, pin=PIN, document=DOCUMENT, actor=ACTOR)
+    return code
 
 
 @pytest.fixture
@@ -56,31 +63,46 @@ def clock(monkeypatch):
     return set_clock
 
 
-def ny(*args) -> datetime:
-    """A New York wall-clock time."""
-    return datetime(*args, tzinfo=NEW_YORK)
+def est(*args) -> datetime:
+    """A wall-clock time at GMT-5."""
+    return datetime(*args, tzinfo=EASTERN)
 
 
 def url(code: str) -> str:
     return f"/api/patrons/{code}/self-limit"
 
 
+def change(code: str, cents: int, now: datetime, pin: str = PIN) -> dict:
+    return self_limit_set(patron=code, max_bet_cents=cents, pin=pin, actor=ACTOR, now=now)
+
+
+def body(cents, pin=PIN) -> dict:
+    return {"max_bet_cents": cents, "pin": pin}
+
+
 # --- setting it ----------------------------------------------------------------------------
 
 
-def test_first_setting_appends_self_limit_set_on_the_patron_stream(code):
-    """The first setting is any positive amount; it appends SelfLimitSet {patron, max_bet_cents,
-    week_start} on patron/<code> and returns the week and the next reset."""
-    result = self_limit_set(patron=code, max_bet_cents=10_000, actor=ACTOR, now=WEDNESDAY)
+def test_first_setting_is_in_force_at_once_and_appends_self_limit_set(code):
+    """The first setting reduces "no limit": in force at once. It appends SelfLimitSet {patron,
+    max_bet_cents, week_start, effective_from} on patron/<code> and returns the week and the next reset."""
+    result = change(code, 10_000, WEDNESDAY)
     assert result == {
         "patron": code,
         "max_bet_cents": 10_000,
+        "pending_max_bet_cents": None,
+        "pending_from": None,
         "week_start": WEEK_START,
         "next_change_from": NEXT_RESET,
     }
     event = Event.objects.get(type="SelfLimitSet")
-    assert (event.stream, event.version, event.actor) == (f"patron/{code}", 2, ACTOR)
-    assert event.data == {"patron": code, "max_bet_cents": 10_000, "week_start": WEEK_START}
+    assert (event.stream, event.actor) == (f"patron/{code}", ACTOR)
+    assert event.data == {
+        "patron": code,
+        "max_bet_cents": 10_000,
+        "week_start": WEEK_START,
+        "effective_from": "2025-01-15T15:00:00+00:00",
+    }
     assert event.occurred_at == WEDNESDAY
     limit = SelfLimit.objects.get(pk=code)
     assert (limit.max_bet_cents, limit.week_start, limit.set_at) == (
@@ -92,34 +114,38 @@ def test_first_setting_appends_self_limit_set_on_the_patron_stream(code):
     assert check_self_limits() == []
 
 
-def test_the_event_holds_no_personal_data(code, api):
-    """DESIGN.md §The ledger: the event names the patron by code only, never his name or document."""
-    assert api.post(url(code), {"max_bet_cents": 5_000}, format="json").status_code == 201
+def test_the_events_hold_no_personal_data_and_never_the_pin(code, api, caplog):
+    """DESIGN.md §The ledger: the events name the patron by code only; the PIN is in no event,
+    no stored row (only its salted hash), no answer, no log line."""
+    caplog.set_level(logging.DEBUG)
+    response = api.post(url(code), body(5_000), format="json")
+    assert response.status_code == 201
+    assert PIN not in response.content.decode()
     event = Event.objects.get(type="SelfLimitSet")
-    assert set(event.data) == {"patron", "max_bet_cents", "week_start"}
-    text = canonical_json(event.data)
-    for personal in (NAME, DOCUMENT, "Jeanne", "ID-SL"):
-        assert personal not in text
-        assert personal not in event.actor
-    assert event.data["patron"] == code
+    assert set(event.data) == {"patron", "max_bet_cents", "week_start", "effective_from"}
+    for event in Event.objects.filter(stream=f"patron/{code}"):
+        text = canonical_json(event.data)
+        for secret in (NAME, DOCUMENT, "Jeanne", "ID-SL", PIN):
+            assert secret not in text
+            assert secret not in event.actor
+    stored = PatronPin.objects.get(pk=code).pin_hash
+    assert PIN not in stored and stored.startswith(("md5$", "pbkdf2_sha256$", "argon2", "bcrypt"))
+    assert PIN not in caplog.text
 
 
 def test_api_sets_the_limit_201_and_reads_it_back(code, api, clock):
     """POST → 201 with the week; GET → the limit, the next change time, and whether he may change it now."""
     clock(WEDNESDAY)
-    response = api.post(url(code), {"max_bet_cents": 20_000}, format="json")
+    response = api.post(url(code), body(20_000), format="json")
     assert response.status_code == 201, response.json()
-    assert response.json() == {
-        "patron": code,
-        "max_bet_cents": 20_000,
-        "week_start": WEEK_START,
-        "next_change_from": NEXT_RESET,
-    }
+    assert response.json()["max_bet_cents"] == 20_000
     response = api.get(url(code))
     assert response.status_code == 200
     assert response.json() == {
         "patron": code,
         "max_bet_cents": 20_000,
+        "pending_max_bet_cents": None,
+        "pending_from": None,
         "week_start": WEEK_START,
         "next_change_from": NEXT_RESET,
         "may_change_now": False,
@@ -135,117 +161,172 @@ def test_get_without_a_limit_is_404(code, api):
     assert self_limit_get(code) is None
 
 
+# --- reduce at once, raise at the reset ----------------------------------------------------
+
+
+def test_a_reduction_is_in_force_at_once(code):
+    """ "Pour réduire votre limite maximale": the lower limit binds the next bet."""
+    change(code, 10_000, WEDNESDAY)
+    result = change(code, 4_000, datetime.fromisoformat(NEXT_RESET) + timedelta(hours=1))
+    assert (result["max_bet_cents"], result["pending_max_bet_cents"]) == (4_000, None)
+    with pytest.raises(InvalidInput):
+        check_self_limit(code, 4_001)
+    assert check_self_limits() == []
+
+
+def test_a_raise_waits_for_the_next_friday_midnight_gmt_minus_5(code, api, clock):
+    """A raise is recorded as pending, shown where the limit is read, and binds only from the
+    next reset: until then the old limit refuses the bigger bet."""
+    change(code, 10_000, WEDNESDAY)
+    clock(est(2025, 1, 22, 12, 0))  # the next week's Wednesday
+    response = api.post(url(code), body(50_000), format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json() | {} == {
+        "patron": code,
+        "max_bet_cents": 10_000,
+        "pending_max_bet_cents": 50_000,
+        "pending_from": "2025-01-24T05:00:00+00:00",
+        "week_start": NEXT_RESET,
+        "next_change_from": "2025-01-24T05:00:00+00:00",
+    }
+    event = Event.objects.filter(type="SelfLimitSet").latest("position")
+    assert event.data["effective_from"] == "2025-01-24T05:00:00+00:00"
+    shown = api.get(url(code)).json()
+    assert (shown["max_bet_cents"], shown["pending_max_bet_cents"], shown["pending_from"]) == (
+        10_000,
+        50_000,
+        "2025-01-24T05:00:00+00:00",
+    )
+    with pytest.raises(InvalidInput):
+        check_self_limit(code, 10_001)  # the service clock: still the old week
+    clock(datetime(2025, 1, 24, 4, 59, 59, tzinfo=UTC))
+    with pytest.raises(InvalidInput):
+        check_self_limit(code, 10_001)
+    clock(datetime(2025, 1, 24, 5, 0, tzinfo=UTC))
+    check_self_limit(code, 50_000)
+    shown = api.get(url(code)).json()
+    assert (shown["max_bet_cents"], shown["pending_max_bet_cents"], shown["pending_from"]) == (50_000, None, None)
+    assert check_self_limits() == []
+    # The next change folds the raise in: lowering from 50,000 is a reduction, in force at once.
+    lowered = change(code, 30_000, datetime(2025, 1, 25, tzinfo=UTC))
+    assert (lowered["max_bet_cents"], lowered["pending_max_bet_cents"]) == (30_000, None)
+    assert check_self_limits() == []
+
+
+# --- the PIN -------------------------------------------------------------------------------
+
+
+def test_a_change_without_the_right_pin_is_400_on_pin_and_appends_nothing(code, api, clock):
+    clock(WEDNESDAY)
+    events = Event.objects.count()
+    for pin in ("0000", "", None):
+        response = api.post(url(code), {"max_bet_cents": 1_000, **({} if pin is None else {"pin": pin})}, format="json")
+        assert response.status_code == 400, response.json()
+        assert response.json()["field"] == "pin"
+    assert Event.objects.count() == events
+    assert not SelfLimit.objects.exists()
+
+
+def test_a_patron_without_a_pin_cannot_change_his_limit(api):
+    other = patron_register(kind="identified", name="No Pin", document="ID-NOPIN-1", actor=ACTOR)["patron"]
+    with pytest.raises(InvalidInput) as refused:
+        change(other, 1_000, WEDNESDAY)
+    assert refused.value.field == "pin" and "the cage sets it" in refused.value.message
+
+
+def test_repeated_wrong_pins_lock_the_pin_for_a_while(code):
+    """The fifth wrong PIN in a row locks it for 15 minutes: even the right PIN is refused until
+    then. The count survives each refusal (it is committed before the 400)."""
+    for _ in range(MAX_PIN_ATTEMPTS - 1):
+        with pytest.raises(InvalidInput):
+            change(code, 1_000, WEDNESDAY, pin="9999")
+    assert PatronPin.objects.get(pk=code).failed_attempts == MAX_PIN_ATTEMPTS - 1
+    with pytest.raises(InvalidInput) as refused:
+        change(code, 1_000, WEDNESDAY, pin="9999")
+    assert "locked until 2025-01-15 15:15 UTC" in refused.value.message
+    with pytest.raises(InvalidInput) as refused:
+        change(code, 1_000, WEDNESDAY + timedelta(minutes=14), pin=PIN)
+    assert refused.value.field == "pin" and "locked" in refused.value.message
+    assert change(code, 1_000, WEDNESDAY + timedelta(minutes=15))["max_bet_cents"] == 1_000
+    assert PatronPin.objects.get(pk=code).failed_attempts == 0
+
+
+def test_the_cage_sets_the_pin_with_the_identity_document_shown(api):
+    """POST /api/patrons/<code>/pin {pin, document}: the document must be the one on file; the
+    event PatronPinSet names the patron only."""
+    other = patron_register(kind="identified", name="Pin Setter", document="ID-PIN-42", actor=ACTOR)["patron"]
+    wrong = api.post(f"/api/patrons/{other}/pin", {"pin": "1234", "document": "ID-PIN-43"}, format="json")
+    assert wrong.status_code == 400 and wrong.json()["field"] == "document"
+    short = api.post(f"/api/patrons/{other}/pin", {"pin": "12", "document": "ID-PIN-42"}, format="json")
+    assert short.status_code == 400 and short.json()["field"] == "pin"
+    ok = api.post(f"/api/patrons/{other}/pin", {"pin": "1234", "document": "id-pin-42"}, format="json")
+    assert ok.status_code == 201, ok.json()
+    assert "1234" not in ok.content.decode()
+    assert Event.objects.filter(type="PatronPinSet").latest("position").data == {"patron": other}
+    assert change(other, 2_000, WEDNESDAY, pin="1234")["max_bet_cents"] == 2_000
+    bare = patron_register(kind="identified", name="No Document", actor=ACTOR)["patron"]
+    response = api.post(f"/api/patrons/{bare}/pin", {"pin": "1234", "document": "X"}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == "document"
+
+
 # --- once a week ---------------------------------------------------------------------------
 
 
 def test_second_change_in_the_same_week_is_409_and_appends_nothing(code, api, clock):
     """A second change in the same week is refused: 409, a message with the next reset in UTC and
-    New York time, nothing appended, the limit unchanged."""
+    GMT-5, nothing appended, the limit unchanged."""
     clock(WEDNESDAY)
-    assert api.post(url(code), {"max_bet_cents": 10_000}, format="json").status_code == 201
+    assert api.post(url(code), body(10_000), format="json").status_code == 201
     events = Event.objects.count()
-    clock(ny(2025, 1, 16, 23, 59, 59))  # Thursday, one second before the reset
+    clock(est(2025, 1, 16, 23, 59, 59))  # Thursday, one second before the reset
     for amount in (5_000, 10_000, 50_000):  # lower, the same, higher: all refused
-        response = api.post(url(code), {"max_bet_cents": amount}, format="json")
+        response = api.post(url(code), body(amount), format="json")
         assert response.status_code == 409, response.json()
-        body = response.json()
-        assert body["error"] == "conflict"
-        assert "once a week" in body["detail"]
-        assert "2025-01-17 05:00 UTC" in body["detail"]
-        assert "2025-01-17 00:00 EST, New York" in body["detail"]
+        assert response.json()["error"] == "conflict"
+        assert "once a week" in response.json()["detail"]
+        assert "2025-01-17 05:00 UTC (2025-01-17 00:00 GMT-5)" in response.json()["detail"]
     assert Event.objects.count() == events
     assert SelfLimit.objects.get(pk=code).max_bet_cents == 10_000
 
 
 def test_second_change_in_the_same_week_through_the_service_raises_conflict(code):
-    self_limit_set(patron=code, max_bet_cents=10_000, actor=ACTOR, now=WEDNESDAY)
+    change(code, 10_000, WEDNESDAY)
     events = Event.objects.count()
     with pytest.raises(Conflict) as refused:
-        self_limit_set(patron=code, max_bet_cents=8_000, actor=ACTOR, now=datetime(2025, 1, 10, 5, 0, tzinfo=UTC))
+        change(code, 8_000, datetime(2025, 1, 10, 5, 0, tzinfo=UTC))
     assert refused.value.status == 409
     assert Event.objects.count() == events
 
 
-def test_change_allowed_from_the_friday_midnight_new_york_reset(code):
-    """Friday 00:00 New York opens a new week: he may lower it, and in a later week raise it again
-    (the sheet: he "may change it once a week")."""
-    self_limit_set(patron=code, max_bet_cents=10_000, actor=ACTOR, now=ny(2025, 1, 16, 23, 59))
-    with pytest.raises(Conflict):
-        self_limit_set(patron=code, max_bet_cents=5_000, actor=ACTOR, now=ny(2025, 1, 16, 23, 59, 59))
-    lowered = self_limit_set(patron=code, max_bet_cents=5_000, actor=ACTOR, now=ny(2025, 1, 17, 0, 0))
-    assert lowered["week_start"] == "2025-01-17T05:00:00+00:00"
-    assert lowered["next_change_from"] == "2025-01-24T05:00:00+00:00"
-    raised = self_limit_set(patron=code, max_bet_cents=30_000, actor=ACTOR, now=ny(2025, 1, 30, 12, 0))
-    assert raised["max_bet_cents"] == 30_000
-    assert [e.data["max_bet_cents"] for e in Event.objects.filter(type="SelfLimitSet").order_by("position")] == [
-        10_000,
-        5_000,
-        30_000,
-    ]
-    assert check_self_limits() == []
-
-
-def test_change_allowed_after_the_reset_through_the_api(code, api, clock):
-    clock(WEDNESDAY)
-    assert api.post(url(code), {"max_bet_cents": 10_000}, format="json").status_code == 201
-    clock(datetime.fromisoformat(NEXT_RESET))
-    response = api.post(url(code), {"max_bet_cents": 7_500}, format="json")
-    assert response.status_code == 201, response.json()
-    assert response.json()["week_start"] == NEXT_RESET
-    assert api.get(url(code)).json()["max_bet_cents"] == 7_500
-
-
 @pytest.mark.parametrize(
-    ("set_at", "week_start", "still_refused", "reset", "zone"),
+    "set_at",
     [
-        # Spring forward on Sunday 2025-03-09: the week from Friday 03-07 00:00 EST (05:00 UTC)
-        # ends on Friday 03-14 00:00 EDT (04:00 UTC), 167 hours later.
-        (
-            datetime(2025, 3, 12, 15, 0, tzinfo=UTC),
-            "2025-03-07T05:00:00+00:00",
-            datetime(2025, 3, 14, 3, 59, 59, tzinfo=UTC),
-            "2025-03-14T04:00:00+00:00",
-            "EDT",
-        ),
-        # Fall back on Sunday 2025-11-02: the week from Friday 10-31 00:00 EDT (04:00 UTC) ends on
-        # Friday 11-07 00:00 EST (05:00 UTC), 169 hours later; 04:30 UTC (the old offset's
-        # midnight has passed) is still Thursday in New York.
-        (
-            datetime(2025, 11, 5, 15, 0, tzinfo=UTC),
-            "2025-10-31T04:00:00+00:00",
-            datetime(2025, 11, 7, 4, 30, tzinfo=UTC),
-            "2025-11-07T05:00:00+00:00",
-            "EST",
-        ),
+        datetime(2025, 3, 12, 15, 0, tzinfo=UTC),
+        datetime(2025, 7, 9, 15, 0, tzinfo=UTC),
+        datetime(2025, 11, 5, tzinfo=UTC),
     ],
-    ids=["march-after-spring-forward", "november-after-fall-back"],
+    ids=["march", "july", "november"],
 )
-def test_the_reset_follows_new_york_daylight_saving_time(code, set_at, week_start, still_refused, reset, zone):
-    """The Friday after a DST change resets at 00:00 New York, not at the old UTC offset: an hour
-    earlier in UTC in March, an hour later in November."""
-    result = self_limit_set(patron=code, max_bet_cents=10_000, actor=ACTOR, now=set_at)
-    assert (result["week_start"], result["next_change_from"]) == (week_start, reset)
-    events = Event.objects.count()
-    with pytest.raises(Conflict) as refused:
-        self_limit_set(patron=code, max_bet_cents=9_000, actor=ACTOR, now=still_refused)
-    reset_at = datetime.fromisoformat(reset)
-    assert f"{reset_at:%Y-%m-%d %H:%M} UTC ({reset_at:%Y-%m-%d} 00:00 {zone}, New York)" in refused.value.message
-    assert Event.objects.count() == events
-    later = self_limit_set(patron=code, max_bet_cents=9_000, actor=ACTOR, now=reset_at)
-    assert later["week_start"] == reset
-    assert reset_at.astimezone(NEW_YORK).strftime("%A %H:%M") == "Friday 00:00"
+def test_the_reset_is_friday_midnight_gmt_minus_5_all_year_without_daylight_saving(code, set_at):
+    """ "heure de l'Est, soit GMT-5": a fixed offset. In July (New York on EDT, UTC-4) the reset
+    is still 05:00 UTC, not 04:00: at 04:30 UTC on Friday the week has not turned."""
+    result = change(code, 10_000, set_at)
+    start = datetime.fromisoformat(result["week_start"])
+    reset = datetime.fromisoformat(result["next_change_from"])
+    assert (start.strftime("%A %H:%M"), reset.strftime("%A %H:%M")) == ("Friday 05:00", "Friday 05:00")
+    assert reset - start == timedelta(days=7)
+    with pytest.raises(Conflict):
+        change(code, 9_000, reset - timedelta(minutes=30))
+    assert change(code, 9_000, reset)["week_start"] == reset.isoformat()
 
 
-def test_week_boundaries_are_friday_midnight_new_york():
-    """week_start_of / next_reset_after on either side of each 2025 DST change."""
+def test_week_boundaries_are_friday_midnight_gmt_minus_5():
+    """week_start_of / next_reset_after: 05:00 UTC on Friday, whatever the season."""
     cases = {
-        # moment (UTC): (week start, next reset)
-        datetime(2025, 3, 14, 3, 59, 59, tzinfo=UTC): ("2025-03-07T05:00:00+00:00", "2025-03-14T04:00:00+00:00"),
-        datetime(2025, 3, 14, 4, 0, tzinfo=UTC): ("2025-03-14T04:00:00+00:00", "2025-03-21T04:00:00+00:00"),
-        datetime(2025, 11, 7, 4, 30, tzinfo=UTC): ("2025-10-31T04:00:00+00:00", "2025-11-07T05:00:00+00:00"),
-        datetime(2025, 11, 7, 5, 0, tzinfo=UTC): ("2025-11-07T05:00:00+00:00", "2025-11-14T05:00:00+00:00"),
-        # A Friday afternoon belongs to the week that began that morning.
-        ny(2025, 6, 6, 15, 0): ("2025-06-06T04:00:00+00:00", "2025-06-13T04:00:00+00:00"),
+        datetime(2025, 3, 14, 4, 59, 59, tzinfo=UTC): ("2025-03-07T05:00:00+00:00", "2025-03-14T05:00:00+00:00"),
+        datetime(2025, 3, 14, 5, 0, tzinfo=UTC): ("2025-03-14T05:00:00+00:00", "2025-03-21T05:00:00+00:00"),
+        datetime(2025, 7, 11, 4, 30, tzinfo=UTC): ("2025-07-04T05:00:00+00:00", "2025-07-11T05:00:00+00:00"),
+        est(2025, 6, 6, 15, 0): ("2025-06-06T05:00:00+00:00", "2025-06-13T05:00:00+00:00"),
     }
     for moment, (start, reset) in cases.items():
         week = week_start_of(moment)
@@ -259,7 +340,7 @@ def test_check_self_limit_refuses_over_and_accepts_at_the_limit(code, django_ass
     """At the limit passes; one cent over is refused (field stake_cents) naming the limit in EUR.
     A pure read, one query."""
     check_self_limit(code, 10**9)  # no limit set: nothing to refuse
-    self_limit_set(patron=code, max_bet_cents=10_000, actor=ACTOR, now=WEDNESDAY)
+    change(code, 10_000, WEDNESDAY)
     with django_assert_num_queries(1):
         check_self_limit(code, 10_000)
     with django_assert_num_queries(1), pytest.raises(InvalidInput) as refused:
@@ -279,7 +360,7 @@ def test_check_self_limit_refuses_over_and_accepts_at_the_limit(code, django_ass
 @pytest.mark.parametrize("amount", [0, -100, 100.5, 100.0, "100", True, None], ids=repr)
 def test_bad_amount_is_400_on_max_bet_cents_and_appends_nothing(code, api, amount):
     events = Event.objects.count()
-    response = api.post(url(code), {"max_bet_cents": amount}, format="json")
+    response = api.post(url(code), body(amount), format="json")
     assert response.status_code == 400, response.json()
     assert response.json()["field"] == "max_bet_cents"
     assert Event.objects.count() == events
@@ -287,7 +368,7 @@ def test_bad_amount_is_400_on_max_bet_cents_and_appends_nothing(code, api, amoun
 
 
 def test_missing_amount_is_400(code, api):
-    response = api.post(url(code), {}, format="json")
+    response = api.post(url(code), {"pin": PIN}, format="json")
     assert response.status_code == 400
     assert response.json()["field"] == "max_bet_cents"
 
@@ -295,20 +376,20 @@ def test_missing_amount_is_400(code, api):
 @pytest.mark.parametrize("amount", [0, -1, 1.5, "100", True, None, 10**12 + 1], ids=repr)
 def test_service_refuses_a_bad_amount(code, amount):
     with pytest.raises(InvalidInput) as refused:
-        self_limit_set(patron=code, max_bet_cents=amount, actor=ACTOR, now=WEDNESDAY)
+        change(code, amount, WEDNESDAY)
     assert refused.value.field == "max_bet_cents"
     assert not Event.objects.filter(type="SelfLimitSet").exists()
 
 
 def test_unknown_patron_is_404_on_patron(api):
     events = Event.objects.count()
-    response = api.post(url("P99999"), {"max_bet_cents": 1_000}, format="json")
+    response = api.post(url("P99999"), body(1_000), format="json")
     assert response.status_code == 404
     assert response.json()["field"] == "patron"
     assert api.get(url("P99999")).status_code == 404
     assert Event.objects.count() == events
     with pytest.raises(NotFound):
-        self_limit_set(patron="P99999", max_bet_cents=1_000, actor=ACTOR)
+        change("P99999", 1_000, WEDNESDAY)
     with pytest.raises(NotFound):
         self_limit_get("P99999")
 
@@ -317,7 +398,7 @@ def test_the_anonymous_patron_cannot_set_one(api):
     """``anon`` is shared by all unrated play: a limit there would bind every anonymous player."""
     patron_register(kind="anonymous", actor=ACTOR)
     events = Event.objects.count()
-    response = api.post(url("anon"), {"max_bet_cents": 1_000}, format="json")
+    response = api.post(url("anon"), body(1_000), format="json")
     assert response.status_code == 400
     assert response.json()["field"] == "patron"
     assert Event.objects.count() == events
@@ -326,9 +407,9 @@ def test_the_anonymous_patron_cannot_set_one(api):
 def test_a_retry_with_the_same_idempotency_key_appends_nothing(code, api, clock):
     """A retried request returns the first result (not a 409), appending nothing."""
     clock(WEDNESDAY)
-    first = api.post(url(code), {"max_bet_cents": 4_000}, format="json", HTTP_IDEMPOTENCY_KEY="sl-1")
+    first = api.post(url(code), body(4_000), format="json", HTTP_IDEMPOTENCY_KEY="sl-1")
     events = Event.objects.count()
-    again = api.post(url(code), {"max_bet_cents": 4_000}, format="json", HTTP_IDEMPOTENCY_KEY="sl-1")
+    again = api.post(url(code), body(4_000), format="json", HTTP_IDEMPOTENCY_KEY="sl-1")
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()
     assert Event.objects.count() == events
@@ -348,12 +429,10 @@ def test_the_schema_describes_the_endpoint(api):
 
 def test_a_bet_over_the_self_limit_is_refused_at_every_game(api, table):
     """The patron's own maximum applies to roulette, black jack, Caribbean stud and baccarat bets."""
-    from ledger.models import Event
-    from patrons.services.self_limit import self_limit_set
-    from tests.conftest import make_patron
+    from tests.conftest import make_patron, set_self_limit
 
     p = make_patron(100_000)
-    self_limit_set(patron=p, max_bet_cents=2_000, actor="tester")
+    set_self_limit(p, 2_000)
     api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 1_000_000}, format="json")
     api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json")
     api.post("/api/tables/C1/open", {"game": "caribbean_stud", "opener_cents": 1_000_000}, format="json")

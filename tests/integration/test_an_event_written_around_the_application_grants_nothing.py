@@ -144,3 +144,28 @@ def test_a_rotated_secret_key_keeps_the_older_seals_good_while_it_is_a_fallback(
     settings.SECRET_KEY_FALLBACKS = []
     found = verify_chain()
     assert (found.ok, found.first_bad_position) == (False, 1)
+
+
+def test_a_forged_self_limit_raise_is_named_by_the_replay_check(cage):
+    """A forged ``SelfLimitSet`` (correct hash, no seal) with the live row raised to match: the
+    self-limit replay check reads only the application's sealed events, so it names the row
+    instead of vouching for the raised limit."""
+    from patrons.models import SelfLimit
+    from patrons.services.self_limit import check_self_limits
+    from tests.conftest import make_patron, set_self_limit
+
+    patron = make_patron()
+    set_self_limit(patron, 10_000)
+    assert check_self_limits() == []
+    week = SelfLimit.objects.get(pk=patron).week_start
+    data = {
+        "patron": patron,
+        "max_bet_cents": 1_000_000,
+        "week_start": week.isoformat(),
+        "effective_from": week.isoformat(),
+    }
+    _forge("SelfLimitSet", data, f"patron/{patron}")
+    SelfLimit.objects.filter(pk=patron).update(max_bet_cents=1_000_000)
+    assert {(d.id, d.field, d.live, d.replayed) for d in check_self_limits()} == {
+        (patron, "max_bet_cents", 1_000_000, 10_000)
+    }

@@ -36,11 +36,10 @@ from ledger.errors import (
 from ledger.models import Event, Posting
 from ledger.verify import verify_chain
 from patrons.selectors import patron_chips_cents
-from patrons.services.self_limit import self_limit_set
 from staff.backends import StaffBackend
 from staff.roles import roles_of
 from staff.sessions import SessionStore, stored_key
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, make_patron, set_self_limit, staff_user
 from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
@@ -293,7 +292,7 @@ def test_colour_chip_bets_come_from_his_colour_chips_at_this_table_only(colour_p
 @pytest.mark.django_db
 def test_the_self_limit_caps_the_total_of_an_announced_bet(colour_patron):
     patron = colour_patron
-    self_limit_set(patron=patron, max_bet_cents=1_000, actor=ACTOR)
+    set_self_limit(patron, 1_000)
     coup = round_open(table="R1", actor=ACTOR)["round"]
     before = _snapshot(coup, patron)
     with pytest.raises(InvalidInput) as exc:  # tiers: 6 chips of 2 EUR = 12 EUR > 10 EUR

@@ -18,8 +18,7 @@ from ledger.models import Event, Posting
 from ledger.store import NewEvent, append
 from ledger.verify import verify_chain
 from patrons.models import Patron
-from patrons.services.self_limit import self_limit_set
-from tests.conftest import ACTOR
+from tests.conftest import ACTOR, set_self_limit
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +36,7 @@ def test_bet_placement_reads_match_the_orm(colour_patron):
     bet_place(
         round_id=coup, patron=patron, stake_cents=1_500, bet={"type": "chance_simple", "chance": "rouge"}, actor=ACTOR
     )
-    self_limit_set(patron=patron, max_bet_cents=40_000, actor=ACTOR)
+    set_self_limit(patron, 40_000)
     with transaction.atomic():
         reads = bet_placement_reads(coup, patron)
         orm = _bet_placement_reads_orm(reads.coup.pk, patron)

@@ -415,42 +415,49 @@ B, P, T = "banker", "player", "tie"
 def test_bead_plate_fills_columns_of_six_top_to_bottom_in_coup_order():
     winners = [B, P, P, T, B, B, P, T, B, B, B, P, P]
     assert bead_plate(winners) == [
-        ["B", "P", "P", "T", "B", "B"],
-        ["P", "T", "B", "B", "B", "P"],
-        ["P"],
+        ["B", "J", "J", "-", "B", "B"],
+        ["J", "-", "B", "B", "B", "J"],
+        ["J"],
     ]
-    assert bead_plate(winners, rows=4) == [["B", "P", "P", "T"], ["B", "B", "P", "T"], ["B", "B", "B", "P"], ["P"]]
+    assert bead_plate(winners, rows=4) == [["B", "J", "J", "-"], ["B", "B", "J", "-"], ["B", "B", "B", "J"], ["J"]]
     assert bead_plate([]) == []
 
 
-def test_big_road_starts_a_column_when_the_winner_changes_and_keeps_ties_in_place():
-    assert big_road([B, B, T, P, T, T, B]) == [["B", "B1"], ["P2"], ["B"]]
-    assert big_road([P, B, P, B]) == [["P"], ["B"], ["P"], ["B"]]
+def test_statistics_mark_banker_b_player_j_and_a_tie_with_a_dash():
+    """Sheet 002, "Statistiques": "La main du banquier est indiquée par la lettre "B", celle du
+    joueur par la lettre "J" et une égalité est indiquée par un tiret "-"."""
+    assert bead_plate([B, P, T]) == [["B", "J", "-"]]
+    assert big_road([B, P, T]) == [["B"], ["J", "-"]]
+
+
+def test_big_road_starts_a_column_with_each_new_run_and_keeps_a_tie_in_the_current_column():
+    """Sheet 002: consecutive wins in one column, a new column when banker or player starts a
+    new run; "une égalité [...] est donc toujours affichée dans la même colonne comme le gagnant
+    précédent"."""
+    assert big_road([B, B, T, P, T, T, B]) == [["B", "B", "-"], ["J", "-", "-"], ["B"]]
+    assert big_road([P, B, P, B]) == [["J"], ["B"], ["J"], ["B"]]
     assert big_road([B] * 8) == [["B"] * 8]  # no bend at the sixth row
-    assert big_road([P] + [T] * 12) == [["P12"]]
+    assert big_road([P, T, P]) == [["J", "-", "J"]]  # a tie does not end the run
     assert big_road([]) == []
 
 
-def test_big_road_marks_ties_before_the_first_coup_on_the_first_cell():
-    assert big_road([T, T]) == [["T2"]]
-    assert big_road([T, T, B, B, P]) == [["B2", "B"], ["P"]]
+def test_big_road_ties_before_the_first_coup_open_the_first_column():
+    assert big_road([T, T]) == [["-", "-"]]
+    assert big_road([T, T, B, B, P]) == [["-", "-", "B", "B"], ["J"]]
 
 
 @given(st.lists(st.sampled_from([B, P, T]), max_size=60))
 def test_history_shapes(winners):
+    marks = [{B: "B", P: "J", T: "-"}[w] for w in winners]
     plate = bead_plate(winners)
-    assert [m for column in plate for m in column] == [{B: "B", P: "P", T: "T"}[w] for w in winners]
+    assert [m for column in plate for m in column] == marks
     assert all(len(column) == 6 for column in plate[:-1])
     road = big_road(winners)
-    entries = [e for column in road for e in column]
-    non_ties = [w for w in winners if w != T]
-    if non_ties:
-        assert [e[0] for e in entries] == [{B: "B", P: "P"}[w] for w in non_ties]
-        assert sum(int(e[1:] or 0) for e in entries) == winners.count(T)
-        assert all(len({e[0] for e in column}) == 1 for column in road)
-        assert all(a[0][0] != b[0][0] for a, b in zip(road, road[1:], strict=False))
-    else:
-        assert road == ([[f"T{len(winners)}"]] if winners else [])
+    assert [m for column in road for m in column] == marks  # every coup, in order
+    runs = [{m for m in column if m != "-"} for column in road]
+    assert all(len(run) <= 1 for run in runs)  # one winner a column
+    assert all(run for run in runs[1:])  # only the first column may hold ties alone
+    assert all(a != b for a, b in zip(runs, runs[1:], strict=False) if a)
 
 
 @pytest.mark.parametrize("winners", [["banker", "joueur"], "BPT", [None]])

@@ -102,3 +102,13 @@ def test_a_rule_set_not_stored_is_analysed():
     rules = BlackjackRules(decks=8, hole_card=True)
     assert rules not in KNOWN_EDGES
     assert blackjack_edge(rules) == computed_edge(rules)
+
+
+def test_letting_bettors_behind_follow_leaves_the_edge_per_initial_bet_and_its_stored_figure(monkeypatch):
+    """``behind_may_follow`` changes nothing of the seated player's play: the stored edge of each
+    sheet serves the table with the option on, read without the analysis."""
+    monkeypatch.setattr(blackjack_edge_module, "computed_edge", lambda rules: pytest.fail(f"analysed {rules}"))
+    for rules in SHEET_EDGES:
+        assert blackjack_edge(replace(rules, behind_may_follow=True)) == SHEET_EDGES[rules]
+    table = BlackjackTableRules.from_dict({"preset": "sheet_000", "behind_may_follow": True})
+    assert table.edge() == BlackjackTableRules.from_dict({"preset": "sheet_000"}).edge()

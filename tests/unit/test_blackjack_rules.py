@@ -42,6 +42,7 @@ from games.rules.blackjack import (
     hand_value,
     to_data,
 )
+from games.rules.blackjack_table import BlackjackTableRules
 from games.rules.cards import deck
 
 props = settings(database=None, max_examples=400, deadline=None)
@@ -721,8 +722,9 @@ def test_only_the_seated_player_decides():
     refused("box", coup.hit, 2, P)
 
 
-def test_bettor_behind_follows_a_double():
-    coup = new(BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False), BoxBet(1, B2, 300, False))
+def test_bettor_behind_follows_a_double_where_the_table_lets_him():
+    """Option ``behind_may_follow`` (off under both sheets): each bettor behind answers."""
+    coup = new(BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False), BoxBet(1, B2, 300, False), behind_may_follow=True)
     deal(coup, "5S", "7D", "6H")
     coup.double(1, P)
     decision = coup.awaiting()
@@ -742,7 +744,7 @@ def test_bettor_behind_follows_a_double():
 
 
 def test_bettor_behind_who_does_not_follow_a_split_stays_on_the_first_hand_only():
-    coup = new(BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False), BoxBet(1, B2, 300, False))
+    coup = new(BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False), BoxBet(1, B2, 300, False), behind_may_follow=True)
     deal(coup, "8S", "7D", "8H")
     coup.split(1, P)
     assert coup.follow(1, B1, "split", True) == [FollowDecided(1, 0, B1, "split", True, 500, 1)]
@@ -761,6 +763,33 @@ def test_bettor_behind_who_does_not_follow_a_split_stays_on_the_first_hand_only(
         (1, P, "lost", 1000, 0),
         (1, B1, "lost", 500, 0),
     ]
+
+
+def test_under_sheet_000_the_seated_player_alone_decides_and_nobody_behind_is_asked():
+    """Sheet 000: "Le joueur assis est le seul à pouvoir prendre des décisions". The seated
+    player's double and split take his own stake only; the bettors behind are never asked and
+    keep their stakes as placed (on the hand that was split)."""
+    sheet_000 = BlackjackTableRules.from_dict({"preset": "sheet_000"}).game
+    assert sheet_000.behind_may_follow is False and BlackjackRules().behind_may_follow is False
+    coup = BlackjackCoup(sheet_000, [BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False)])
+    deal(coup, "5S", "7D", "5H")  # 10: doubles under 9-11
+    coup.double(1, P)
+    assert coup.awaiting() is None and coup.next_draw() is not None  # the card comes at once
+    refused("action", coup.follow, 1, B1, "double", True)
+    deal(coup, "TC", "TD")  # 20; dealer 17
+    assert results(coup) == [(0, P, "won", 2000, 4000), (0, B1, "won", 500, 1000)]
+
+    coup = BlackjackCoup(sheet_000, [BoxBet(1, P, STAKE, True), BoxBet(1, B1, 500, False)])
+    deal(coup, "8S", "7D", "8H")
+    coup.split(1, P)
+    assert coup.awaiting() is None and coup.next_draw() is not None  # nobody behind is asked
+    deal(coup, "TC")
+    coup.stand(1, P)
+    deal(coup, "5C")
+    coup.stand(1, P)
+    deal(coup, "TD")
+    assert coup.hand(1, 0).stakes == ((P, 1000), (B1, 500))
+    assert coup.hand(1, 1).stakes == ((P, 1000),)
 
 
 def test_each_bettor_insures_his_own_stake():
@@ -928,6 +957,7 @@ def test_default_rules_are_the_rules_md_defaults():
             {"pattern": "six_cards_21_or_less", "pays": "1:1"},
             {"pattern": "five_cards_21", "pays": "1:1"},
         ],
+        "behind_may_follow": False,
     }
     assert rules.double_on is DoubleOn.NINE_TO_ELEVEN
 
@@ -1041,7 +1071,8 @@ def _scripted(coup: BlackjackCoup) -> list:
 def test_the_same_calls_replay_to_the_same_records_and_settlement():
     """The service rebuilds a coup by replaying its events: the coup is deterministic."""
     bets = [BoxBet(1, P, 1000, True), BoxBet(1, B1, 400, False), BoxBet(2, Q, 700, True)]
-    first, second = BlackjackCoup(BlackjackRules(), bets), BlackjackCoup(BlackjackRules(), bets)
+    rules = BlackjackRules(behind_may_follow=True)
+    first, second = BlackjackCoup(rules, bets), BlackjackCoup(rules, bets)
     assert _scripted(first) == _scripted(second)
     assert first.settle() == second.settle()
     assert first.hands() == second.hands()
@@ -1071,6 +1102,7 @@ rule_options = st.fixed_dictionaries(
         "immediate_payouts": st.sampled_from(
             [[], None, [{"pattern": "three_sevens", "pays": "3:2"}, {"pattern": "five_cards_21", "pays": "2:1"}]]
         ),
+        "behind_may_follow": st.booleans(),
     }
 )
 # Few ranks make pairs, splits and patterns frequent.
