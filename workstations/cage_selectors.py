@@ -31,6 +31,7 @@ from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
 from patrons.models import Patron
 from patrons.selectors import patron_chips_cents, patron_search
+from patrons.services.self_limit import self_limit_get
 from staff.roles import Role, has_role
 from staff.selectors import users_with
 
@@ -425,7 +426,13 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
         "found": None
         if query is None
         else [
-            {"code": p.code, "name": p.name, "document": p.document, "chips_cents": patron_chips_cents(p.code)}
+            {
+                "code": p.code,
+                "name": p.name,
+                "document": p.document,
+                "chips_cents": patron_chips_cents(p.code),
+                "self_limit": self_limit_get(p.code),
+            }
             for p in patron_search(query)
         ],
         "runners": users_with(Role.RUNNER),

@@ -32,16 +32,17 @@ from ledger.commands import replays_noted
 from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
 from patrons.services.aml import IdentityRequired, patron_identity_record
 from patrons.services.patrons import patron_register_identified
+from patrons.services.self_limit import patron_pin_set, self_limit_set
 from staff.roles import RoleRequired
 
 from . import cage_selectors
 from .access import CAGE_ROLES, roles_required
-from .templatetags.workstation_tags import eur
+from .templatetags.workstation_tags import eur, local
 
 cage_only = roles_required(*CAGE_ROLES, place="cage")
 
 # The page's forms that carry a key and keep their values on a refusal.
-FORMS = ("open", "close", "close_other", "sell", "redeem", "transfer", "register", "identity")
+FORMS = ("open", "close", "close_other", "sell", "redeem", "transfer", "register", "identity", "pin", "self_limit")
 
 # The form's own words for a refusal's field (the service names it as the API does).
 FIELD_LABELS = {
@@ -61,6 +62,8 @@ FIELD_LABELS = {
     "cashier": "Cashier",
     "name": "Full name",
     "document": "Identity document",
+    "pin": "Patron's PIN",
+    "max_bet_cents": "New maximum bet",
     "reason": "Reason",
     "event": "Transaction",
     "direction": "Direction",
@@ -122,7 +125,9 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
         row["key"] = _key()
     row_failure = None
     shown = {"sell", "redeem", "transfer", "close"} if desk["window"] else {"open"}
-    shown |= {"register", "identity"} | ({"close_other"} if desk["supervises"] and desk["windows"] else set())
+    shown |= {"register", "identity", "pin", "self_limit"} | (
+        {"close_other"} if desk["supervises"] and desk["windows"] else set()
+    )
     if failed is not None and failed["form"] in FORMS and failed["form"] not in shown:
         messages.error(request, f"Not recorded. {_words(failed['error'])}")  # its form is not on the page
     if failed is not None:
@@ -349,6 +354,64 @@ def patron_register(request):
         again=f"patron {result['patron']} was registered",
     )
     return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': result['patron']})}#patrons")
+
+
+@require_POST
+@cage_only
+def patron_pin(request):
+    """The patron chooses his PIN at the cage, his identity document shown (``patron_pin_set``:
+    the number read off the document must be the one on file). He types it himself; the page
+    never shows it again, nor keeps it in a refused form."""
+    key = _posted_key(request)
+    code = request.POST.get("patron", "").strip()
+    try:
+        with replays_noted() as replayed:
+            patron_pin_set(
+                patron=code,
+                pin=request.POST.get("pin", ""),
+                document=request.POST.get("document", ""),
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        failed = _failed(request, "pin", exc)
+        failed["values"] = {k: v for k, v in failed["values"].items() if k != "pin"}
+        return _page(request, status=exc.status, failed=failed)
+    _done(request, f"PIN of patron {code} set.", key=key, replayed=replayed, again=f"the PIN of {code} was set")
+    return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': code})}#patrons")
+
+
+@require_POST
+@cage_only
+def patron_self_limit(request):
+    """The patron changes his own maximum bet (sheet 002), confirmed with his PIN, which he types
+    himself: a lower limit is in force at once, a higher one from the next weekly reset (Friday
+    00:00 at GMT-5), once a week (``self_limit_set``)."""
+    key = _posted_key(request)
+    code = request.POST.get("patron", "").strip()
+    try:
+        cents = typed_amounts.amount_cents(request.POST.get("amount"))
+        with replays_noted() as replayed:
+            result = self_limit_set(
+                patron=code,
+                max_bet_cents=cents,
+                pin=request.POST.get("pin", ""),
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        failed = _failed(request, "self_limit", exc)
+        failed["values"] = {k: v for k, v in failed["values"].items() if k != "pin"}
+        return _page(request, status=exc.status, failed=failed)
+    if result.get("pending_max_bet_cents") is not None:
+        said = (
+            f"Self-limit of patron {code}: {eur(result['pending_max_bet_cents'])} from the weekly reset "
+            f"({local(result['pending_from'])}); {eur(result['max_bet_cents'])} until then."
+        )
+    else:
+        said = f"Self-limit of patron {code}: {eur(result['max_bet_cents'])}, in force now."
+    _done(request, said, key=key, replayed=replayed, again=f"the self-limit of {code} was changed")
+    return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': code})}#patrons")
 
 
 @require_POST
