@@ -98,7 +98,8 @@ def _refusal(exc: DomainError) -> dict:
 
 def _failed(request, form: str, exc: DomainError) -> dict:
     """The form ``form`` as it was sent, with the refusal: the page renders it again."""
-    values = {k: v for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "idempotency_key")}
+    # Never a PIN back into a page: the patron types it again.
+    values = {k: v for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "idempotency_key", "pin")}
     key = _posted_key(request)
     if isinstance(exc, IdempotencyKeyReused) or key is None:
         key = _key()  # this form's key already recorded other values: a new one for the corrected form
@@ -374,9 +375,7 @@ def patron_pin(request):
                 idempotency_key=key,
             )
     except DomainError as exc:
-        failed = _failed(request, "pin", exc)
-        failed["values"] = {k: v for k, v in failed["values"].items() if k != "pin"}
-        return _page(request, status=exc.status, failed=failed)
+        return _page(request, status=exc.status, failed=_failed(request, "pin", exc))
     _done(request, f"PIN of patron {code} set.", key=key, replayed=replayed, again=f"the PIN of {code} was set")
     return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': code})}#patrons")
 
@@ -400,9 +399,7 @@ def patron_self_limit(request):
                 idempotency_key=key,
             )
     except DomainError as exc:
-        failed = _failed(request, "self_limit", exc)
-        failed["values"] = {k: v for k, v in failed["values"].items() if k != "pin"}
-        return _page(request, status=exc.status, failed=failed)
+        return _page(request, status=exc.status, failed=_failed(request, "self_limit", exc))
     if result.get("pending_max_bet_cents") is not None:
         said = (
             f"Self-limit of patron {code}: {eur(result['pending_max_bet_cents'])} from the weekly reset "

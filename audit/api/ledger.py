@@ -18,6 +18,7 @@ from games.models import Round
 from games.rules import event_words
 from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
+from ledger.hashing import HASHED_FIELDS
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
 from ledger.replica import ReplicaReads
@@ -63,25 +64,7 @@ class EventSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Event
-        fields = [
-            "position",
-            "stream",
-            "version",
-            "type",
-            "schema_version",
-            "data",
-            "occurred_at",
-            "recorded_at",
-            "gaming_day",
-            "actor",
-            "correlation_id",
-            "causation_id",
-            "idempotency_key",
-            "prev_hash",
-            "hash",
-            "hash_withheld",
-            "postings",
-        ]
+        fields = [*HASHED_FIELDS, "hash", "hash_withheld", "postings"]
         list_serializer_class = EventLines
 
     def get_hash_withheld(self, event) -> bool:

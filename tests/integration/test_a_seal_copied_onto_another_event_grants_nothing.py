@@ -15,7 +15,6 @@ from ledger import checkpoints, store
 from ledger.models import Event
 from ledger.verify import verify_chain
 from staff.services import ASSIGNMENTS_STREAM, assigned_table
-from tests.conftest import CAGE_STAFF, open_counted_table, staff_clients
 
 pytestmark = [
     pytest.mark.django_db,
@@ -45,14 +44,6 @@ def _insert_with_copied_seal(type_: str, data: dict, stream: str, *, copied_from
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO ledger_event ({COLUMNS}) VALUES ({', '.join(marks)})", values)
     return position
-
-
-@pytest.fixture
-def dealt_table(cage):
-    """T1 open, dealer1 assigned to it; dealer2, a dealer assigned nowhere."""
-    clients = staff_clients(CAGE_STAFF | {"dealer2": "dealer"})
-    assert open_counted_table(clients, "T1").status_code == 201
-    return clients
 
 
 def _genuine_assignment() -> Event:

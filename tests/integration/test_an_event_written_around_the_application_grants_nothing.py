@@ -19,7 +19,6 @@ from ledger.models import ChainVerification, Event
 from ledger.store import Leg, NewEvent
 from ledger.verify import verify_chain
 from staff.services import ASSIGNMENTS_STREAM, assigned_dealers, assigned_table
-from tests.conftest import CAGE_STAFF, open_counted_table, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -61,14 +60,6 @@ def _forge(type_: str, data: dict, stream: str, *, seal: str | None = None) -> i
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO ledger_event ({columns}) VALUES ({', '.join(marks)})", values)
     return position
-
-
-@pytest.fixture
-def dealt_table(cage):
-    """T1 open, dealer1 assigned to it; dealer2, a dealer assigned nowhere."""
-    clients = staff_clients(CAGE_STAFF | {"dealer2": "dealer"})
-    assert open_counted_table(clients, "T1").status_code == 201
-    return clients
 
 
 def _forged_assignment(**seal) -> int:
