@@ -196,7 +196,8 @@ def bets_without_edge(game: str, rules: dict[str, Any] | None) -> list[tuple[str
     """``[(bet, edge)]``: the bets of a table of ``game`` under ``rules`` whose exact house edge
     is ≤ 0 (the player has the advantage, or nobody), by the figures of :func:`house_edge`
     (baccarat: each of banker, player and tie; black jack: per initial bet; Caribbean stud: per
-    ante; roulette and trente-et-quarante: their one edge). Classic stud: none, the house is no
+    ante, from the rules themselves, whatever ``house_edge`` option is declared beside them;
+    roulette and trente-et-quarante: their one edge). Classic stud: none, the house is no
     party to the pot. E.g. baccarat paying the banker 1:1 (``banker_commission_pct`` 0):
     ``[("banker", −1.2351 %)]``. Raises :class:`RuleError` for bad rules."""
     if game == "classic_stud":
@@ -205,5 +206,11 @@ def bets_without_edge(game: str, rules: dict[str, Any] | None) -> list[tuple[str
         options = baccarat.BaccaratRules.from_dict(rules or {})
         edges = [(bet, baccarat.house_edge(bet, options)) for bet in ("banker", "player", "tie")]
         return [(bet, edge) for bet, edge in edges if edge <= 0]
-    edge = house_edge(game, rules)[0]
+    if game == "blackjack":
+        # The rules' own edge: the ``house_edge`` option is a figure typed beside them (for the
+        # ratings), and a rule set paying a black jack 2:1 gives the player the advantage
+        # whatever edge is declared with it.
+        edge = blackjack_edge(BlackjackTableRules.from_dict(rules).game)
+    else:
+        edge = house_edge(game, rules)[0]
     return [(game, edge)] if edge <= 0 else []

@@ -60,18 +60,26 @@ def rules_without_edge(game: str, rules: dict | None) -> list[tuple[str, str]]:
         found = bets_without_edge(game, _game_rules(game, rules))
     except (InvalidInput, RuleError, ValueError):
         return []
-    return [(bet, f"{float(edge) * 100:.4f} %") for bet, edge in found]
+    return [(bet, _edge_text(edge)) for bet, edge in found]
+
+
+def _edge_text(edge) -> str:
+    return f"{float(edge) * 100:.4f} %"
 
 
 def newly_without_edge(game: str, rules: dict | None, before: dict | None = None) -> list[tuple[str, str]]:
     """``rules_without_edge`` of ``rules``, less the bets that had no edge under ``before``
-    already (the rule set in force, confirmed by two when it was chosen): a change of limits at
-    such a table asks nobody again."""
-    found = rules_without_edge(game, rules)
-    if before is None or not found:
-        return found
-    known = {bet for bet, _ in rules_without_edge(game, before)}
-    return [(bet, edge) for bet, edge in found if bet not in known]
+    already (the rule set in force, confirmed by two when it was chosen) at an edge no lower: a
+    change of limits at such a table asks nobody again, one lowering that edge further does."""
+    try:
+        found = bets_without_edge(game, _game_rules(game, rules))
+        if before is None or not found:
+            return [(bet, _edge_text(edge)) for bet, edge in found]
+        known = dict(bets_without_edge(game, _game_rules(game, before)))
+    except (InvalidInput, RuleError, ValueError):
+        return []
+    # A bet two logins let go without an edge asks again when the change makes it worse still.
+    return [(bet, _edge_text(edge)) for bet, edge in found if bet not in known or edge < known[bet]]
 
 
 def require_edge_signature(game: str, rules: dict, approver: object, actor: str, *, before: dict | None = None) -> dict:
