@@ -26,6 +26,7 @@ from games.services.corrections import round_reverse
 from games.services.table_rules import rules_change_without_edge, table_rules_change
 from games.services.tables import rules_without_edge, table_close, table_open
 from ledger.errors import InvalidInput
+from patrons.services.self_limit import patron_pin_reset
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
 from staff.roles import ALL_ROLES, Role
 from staff.services import assigned_dealers, assigned_table, dealer_assign
@@ -370,6 +371,18 @@ ACTS: dict[str, Act] = {
             lambda p, maker, s, k=None: cage_window_transfer(
                 **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
             ),
+        ),
+        # A patron's PIN cleared (forgotten, or locked by wrong PINs): asked at the cage, signed
+        # by a cage supervisor other than the one who asked; the patron then chooses a new one.
+        Act(
+            "patron_pin_reset",
+            "resetting a patron's PIN",
+            200,
+            lambda p: [slot("approver", TREASURY)],
+            lambda p, maker, s, k=None: patron_pin_reset(
+                patron=p["patron"], approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            subject=("patron",),
         ),
         # SHIFTS.md: the window is counted and signed with the incoming cashier; the close is
         # recorded with him as ``handover_to`` only once he confirmed it himself.

@@ -64,6 +64,8 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
+    # A patron's PIN locked by wrong PINs in a row (someone may be trying his PIN), and cleared.
+    "patron_pin": ("patron PIN locks and resets", ("PatronPinLocked", "PatronPinReset")),
 }
 COLUMNS = [
     "at",

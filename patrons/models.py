@@ -116,7 +116,8 @@ class PatronPin(models.Model):
 
     Set at the cage with the patron's identity document shown (``patron_pin_set``); checked by
     ``self_limit_set``. ``failed_attempts`` counts wrong PINs in a row; the fifth locks the PIN
-    until ``locked_until`` (``patrons.services.self_limit.PIN_LOCK``).
+    until the cage resets it (``patrons.services.self_limit.patron_pin_reset``, two logins);
+    ``locked_until``: a timed lock of earlier rules, still honoured.
     """
 
     patron = models.OneToOneField(

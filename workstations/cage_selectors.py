@@ -281,7 +281,8 @@ def approvals_waiting(user: str) -> list[dict]:
     """What waits at the cage for a cage supervisor's signature, oldest first by kind: reversals
     asked (``"kind": "reversal"``, ``{"id", "maker", "reason", "asked_at", "line"}``, the line:
     what, patron, amount), then transfers between the main bank and a window (``"kind":
-    "transfer"``, ``transfer_requests``' rows); each with ``"mine"`` when ``user`` asked it and
+    "transfer"``, ``transfer_requests``' rows), then patrons' PIN resets (``"kind": "pin_reset"``,
+    ``{"id", "maker", "asked_at", "patron"}``); each with ``"mine"`` when ``user`` asked it and
     ``"signable"`` when he is a cage supervisor who may sign it (never its maker)."""
     supervisor = has_role(user, Role.CAGE_SUPERVISOR)
     rows = []
@@ -308,6 +309,21 @@ def approvals_waiting(user: str) -> list[dict]:
         rows.append(
             asked
             | {"kind": "transfer", "mine": asked["maker"] == user, "signable": supervisor and asked["maker"] != user}
+        )
+    pin_resets = Approval.objects.filter(
+        kind="patron_pin_reset", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    ).order_by("requested_at")
+    for a in pin_resets:
+        rows.append(
+            {
+                "id": str(a.id),
+                "kind": "pin_reset",
+                "maker": a.maker,
+                "asked_at": a.requested_at,
+                "patron": a.payload.get("patron", ""),
+                "mine": a.maker == user,
+                "signable": supervisor and a.maker != user,
+            }
         )
     return rows
 

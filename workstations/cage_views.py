@@ -42,7 +42,19 @@ from .templatetags.workstation_tags import eur, local
 cage_only = roles_required(*CAGE_ROLES, place="cage")
 
 # The page's forms that carry a key and keep their values on a refusal.
-FORMS = ("open", "close", "close_other", "sell", "redeem", "transfer", "register", "identity", "pin", "self_limit")
+FORMS = (
+    "open",
+    "close",
+    "close_other",
+    "sell",
+    "redeem",
+    "transfer",
+    "register",
+    "identity",
+    "pin",
+    "pin_reset",
+    "self_limit",
+)
 
 # The form's own words for a refusal's field (the service names it as the API does).
 FIELD_LABELS = {
@@ -126,7 +138,7 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
         row["key"] = _key()
     row_failure = None
     shown = {"sell", "redeem", "transfer", "close"} if desk["window"] else {"open"}
-    shown |= {"register", "identity", "pin", "self_limit"} | (
+    shown |= {"register", "identity", "pin", "pin_reset", "self_limit"} | (
         {"close_other"} if desk["supervises"] and desk["windows"] else set()
     )
     if failed is not None and failed["form"] in FORMS and failed["form"] not in shown:
@@ -382,6 +394,35 @@ def patron_pin(request):
 
 @require_POST
 @cage_only
+def patron_pin_reset(request):
+    """Ask for a patron's PIN to be cleared (forgotten, or locked by wrong PINs): a cage
+    supervisor other than the one asking confirms from his own login (``approvals`` act
+    ``patron_pin_reset``); the patron then chooses a new one, his document shown."""
+    key = _posted_key(request)
+    code = request.POST.get("patron", "").strip()
+    try:
+        with replays_noted() as replayed:
+            approval_request(
+                kind="patron_pin_reset",
+                payload={"patron": code},
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "pin_reset", exc))
+    _done(
+        request,
+        f"PIN reset of patron {code} asked: a cage supervisor confirms it from his own login; then the patron "
+        "chooses a new PIN, his document shown.",
+        key=key,
+        replayed=replayed,
+        again=f"the PIN reset of {code} was already asked",
+    )
+    return redirect(f"{reverse('workstations:cage')}?{urlencode({'q': code})}#patrons")
+
+
+@require_POST
+@cage_only
 def patron_self_limit(request):
     """The patron changes his own maximum bet (sheet 002), confirmed with his PIN, which he types
     himself: a lower limit is in force at once, a higher one from the next weekly reset (Friday
@@ -600,6 +641,10 @@ def decide(request, approval: str, decision: str):
             message = "Closing withdrawn: the window stays open."
         else:
             message = "Handover refused: the window stays open."
+    elif kind == "patron_pin_reset" and decision == "confirm" and result.get("reset"):
+        message = (
+            f"Approved: the PIN of patron {result['patron']} is cleared; he chooses a new one, his document shown."
+        )
     elif decision == "confirm" and "amount_cents" in result:
         what = "sale" if result["type"] == "ChipsPurchaseReversed" else "redemption"
         message = (

@@ -19,6 +19,7 @@ urlpatterns = [
     path("cage/credits/<serial:serial>/receive", cage_views.credit_receive, name="cage-credit-receive"),
     path("cage/patrons/register", cage_views.patron_register, name="cage-patron-register"),
     path("cage/patrons/pin", cage_views.patron_pin, name="cage-patron-pin"),
+    path("cage/patrons/pin-reset", cage_views.patron_pin_reset, name="cage-patron-pin-reset"),
     path("cage/patrons/self-limit", cage_views.patron_self_limit, name="cage-patron-self-limit"),
     path("cage/lines/<pos:event>/reverse", cage_views.reverse_line, name="cage-reverse"),
     path("cage/transfers", cage_views.transfer, name="cage-transfer"),

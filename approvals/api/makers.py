@@ -314,3 +314,20 @@ class CageWindowTransfer(ActView):
         chips = Count(required=False, default=dict)
 
     input_serializer = Input
+
+
+class PatronPinReset(ActView):
+    """Clear a patron's PIN (forgotten, or locked after wrong PINs): 202 until a cage supervisor
+    other than the one asking confirms from his own login; then the patron chooses a new one
+    (``POST /api/patrons/<code>/pin``, his document shown). No PIN in the request."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "patron_pin_reset"
+
+    class Input(serializers.Serializer):
+        pass
+
+    input_serializer = Input
+
+    def payload(self, data: dict, **kwargs) -> dict:
+        return {"patron": kwargs["code"]}

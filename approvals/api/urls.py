@@ -15,6 +15,7 @@ urlpatterns = [
     path("tables/<code:code>/open", makers.TableOpen.as_view(), name="table-open"),
     path("tables/<code:code>/opener", makers.TableOpenCounted.as_view(), name="table-open-counted"),
     path("tables/<code:code>/rules", makers.TableRulesChange.as_view(), name="table-rules-change"),
+    path("patrons/<code:code>/pin-reset", makers.PatronPinReset.as_view(), name="patron-pin-reset"),
     path("tables/<code:code>/closer", makers.TableCloseCounted.as_view(), name="table-close-counted"),
     path("tables/<code:code>/slips", makers.SlipRequest.as_view(), name="slip-request"),
     path("tables/<code:code>/drop-removal", makers.DropRemoval.as_view(), name="drop-removal"),

@@ -36,11 +36,12 @@ from django.db import transaction
 from basis.money import format_cents
 from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
-from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound
+from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound, StateConflict
 from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.models import Event
 from ledger.replay import Difference, compare
 from ledger.store import MAX_CENTS, NewEvent, stream_version
+from staff.roles import Role, require_role, require_second_signature
 
 from ..documents import document_key
 from ..models import Patron, PatronPin, SelfLimit
@@ -52,8 +53,8 @@ WEEK = timedelta(days=7)
 EVENT_TYPE = "SelfLimitSet"
 PIN_EVENT_TYPE = "PatronPinSet"
 PIN_PATTERN = re.compile(r"[0-9]{4,8}")
-MAX_PIN_ATTEMPTS = 5  # wrong PINs in a row that lock it
-PIN_LOCK = timedelta(minutes=15)
+MAX_PIN_ATTEMPTS = 5  # wrong PINs in a row that lock it, until the cage resets it (two logins)
+PIN_LOCKED_EVENT, PIN_RESET_EVENT = "PatronPinLocked", "PatronPinReset"
 
 
 def now() -> datetime:
@@ -154,17 +155,18 @@ def _valid_pin(pin: object) -> str:
 def patron_pin_set(
     *, patron: str, pin: str, document: str, actor: str, now: datetime | None = None, idempotency_key: str | None = None
 ) -> dict:
-    """Set (or replace) the patron's PIN at the cage, his identity document shown.
+    """Set the patron's PIN at the cage, his identity document shown; he types it himself.
 
     ``document``: the number the cashier reads off the document the patron shows; it must be
     the document on file (compared as ``patrons.documents.document_key``). ``pin``: 4 to 8
-    digits, stored only as a salted hash (``make_password``); a new PIN clears a lock.
+    digits, stored only as a salted hash (``make_password``). A patron who has one gets another
+    only after a reset (``patron_pin_reset``: two logins).
     Returns ``{"patron", "pin_set_at"}`` and appends ``PatronPinSet {patron}`` on
     ``patron/<code>`` (neither the PIN nor its hash nor the document).
 
     Raises ``InvalidInput`` (400: field ``pin``, not 4 to 8 digits; field ``document``, not
     the document on file, or none on file; field ``patron``, the anonymous patron),
-    ``NotFound`` (404, field ``patron``).
+    ``NotFound`` (404, field ``patron``), ``StateConflict`` (409, field ``patron``: he has a PIN).
     """
     _valid_pin(pin)
     moment = _moment(now)
@@ -183,6 +185,13 @@ def patron_pin_set(
             )
         if not isinstance(document, str) or document_key(document.strip()) != who.document_key:
             raise InvalidInput(f"this is not the identity document on file for patron {who.code}", field="document")
+        if PatronPin.objects.filter(pk=who.code).exists():
+            # One person who reads the document off a screen could otherwise replace it and use it.
+            raise StateConflict(
+                f"patron {who.code} has a PIN already: to choose another, the cage asks for a PIN reset, "
+                "which a cage supervisor confirms from his own login",
+                field="patron",
+            )
         stream = f"patron/{who.code}"
         cmd.append(
             stream=stream,
@@ -196,30 +205,76 @@ def patron_pin_set(
         return cmd.finish({"patron": who.code, "pin_set_at": _iso(moment)})
 
 
-def _check_pin(code: str, pin: object, moment: datetime) -> None:
+def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
     """Raise ``InvalidInput`` (field ``pin``) unless ``pin`` is the patron's PIN and it is not locked.
 
     In a transaction of its own that commits before the refusal is raised: the count of wrong
-    PINs must survive the refusal (inside the change's command it would be rolled back with it)."""
-    refusal = None
+    PINs must survive the refusal (inside the change's command it would be rolled back with it).
+    The ``MAX_PIN_ATTEMPTS``-th wrong PIN in a row locks it until the cage resets it with a
+    cage supervisor (``patron_pin_reset``), and ``PatronPinLocked`` goes to the ledger (the
+    exception log lists it): a timed lock let a 4-digit PIN be found in days, unseen."""
+    refusal, locked_now = None, False
     with transaction.atomic(durable=True):
         row = PatronPin.objects.select_for_update().filter(pk=code).first()
         if row is None:
             refusal = f"patron {code} has no PIN: the cage sets it, his identity document shown"
-        elif row.locked_until is not None and moment < row.locked_until:
-            refusal = f"too many wrong PINs: patron {code}'s PIN is locked until {_when(row.locked_until)}"
+        elif row.failed_attempts >= MAX_PIN_ATTEMPTS or (row.locked_until is not None and moment < row.locked_until):
+            refusal = (
+                f"patron {code}'s PIN is locked after {MAX_PIN_ATTEMPTS} wrong PINs in a row: the cage resets it, "
+                "a cage supervisor confirming"
+            )
         elif not isinstance(pin, str) or not check_password(pin, row.pin_hash):
             row.failed_attempts += 1
-            refusal = "wrong PIN"
-            if row.failed_attempts >= MAX_PIN_ATTEMPTS:
-                row.failed_attempts, row.locked_until = 0, moment + PIN_LOCK
-                refusal = f"wrong PIN, {MAX_PIN_ATTEMPTS} in a row: the PIN is locked until {_when(row.locked_until)}"
-            row.save(update_fields=["failed_attempts", "locked_until"])
+            left = MAX_PIN_ATTEMPTS - row.failed_attempts
+            refusal = f"wrong PIN ({left} more wrong and it locks)" if left else ""
+            if not left:
+                locked_now = True
+                refusal = (
+                    f"wrong PIN, {MAX_PIN_ATTEMPTS} in a row: the PIN is locked until the cage resets it, "
+                    "a cage supervisor confirming"
+                )
+            row.save(update_fields=["failed_attempts"])
         elif row.failed_attempts or row.locked_until is not None:
             row.failed_attempts, row.locked_until = 0, None
             row.save(update_fields=["failed_attempts", "locked_until"])
+    if locked_now:
+        with ledger_command(actor=actor, request={"op": "patron_pin_locked", "patron": code}) as cmd:
+            stream = f"patron/{code}"
+            cmd.append(
+                stream=stream,
+                expected_version=stream_version(stream),
+                events=[NewEvent(PIN_LOCKED_EVENT, {"patron": code, "wrong_in_a_row": MAX_PIN_ATTEMPTS})],
+            )
     if refusal is not None:
         raise InvalidInput(refusal, field="pin")
+
+
+def patron_pin_reset(*, patron: str, approver: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Clear the patron's PIN (forgotten, or locked after wrong PINs), asked at the cage and
+    confirmed by a cage supervisor other than the one who asked, from his own login
+    (``approvals`` act ``patron_pin_reset``); the patron then chooses a new one
+    (``patron_pin_set``, his document shown). No PIN passes through the request. Returns
+    ``{"patron", "reset"}`` and appends ``PatronPinReset {patron, approved_by}``.
+
+    Raises ``RoleRequired`` (403: not a cashier or cage supervisor; no second signature),
+    ``NotFound`` (404), ``StateConflict`` (409: he has no PIN)."""
+    require_role(actor, Role.CASHIER, Role.CAGE_SUPERVISOR, step="resetting a patron's PIN")
+    require_second_signature("resetting a patron's PIN", approver, actor, Role.CAGE_SUPERVISOR)
+    request = {"op": "patron_pin_reset", "patron": patron}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _patron(patron)
+        deleted, _ = PatronPin.objects.filter(pk=who.code).delete()
+        if not deleted:
+            raise StateConflict(f"patron {who.code} has no PIN to reset", field="patron")
+        stream = f"patron/{who.code}"
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            events=[NewEvent(PIN_RESET_EVENT, {"patron": who.code, "approved_by": approver})],
+        )
+        return cmd.finish({"patron": who.code, "reset": True})
 
 
 def self_limit_set(
@@ -252,7 +307,7 @@ def self_limit_set(
     moment = _moment(now)
     who = _patron(patron)
     _not_anonymous(who, "set a self-limit")
-    _check_pin(who.code, pin, moment)
+    _check_pin(who.code, pin, moment, actor)
     request = {"op": "self_limit_set", "patron": who.code, "max_bet_cents": max_bet_cents}  # never the PIN
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:

@@ -79,3 +79,29 @@ def test_a_pin_is_set_only_against_the_document_on_file(cashier, patron):
     assert "<strong>Identity document</strong>" in page.content.decode()
     assert PIN not in page.content.decode()
     assert not PatronPin.objects.filter(pk=patron).exists()
+
+
+def test_a_forgotten_pin_is_reset_by_two_cage_logins_then_chosen_again(cashier, patron, django_user_model):
+    """A PIN is not replaced by one person: asked by the cashier, approved by a cage supervisor
+    from his own login on the same page; the patron then chooses a new one."""
+    pin_url = reverse("workstations:cage-patron-pin")
+    cashier.post(pin_url, {"patron": patron, "document": "passport 12AB34567", "pin": PIN})
+    again = cashier.post(pin_url, {"patron": patron, "document": "passport 12AB34567", "pin": "1111"})
+    assert again.status_code == 409 and "asks for a PIN reset" in again.content.decode()
+    asked = cashier.post(reverse("workstations:cage-patron-pin-reset"), {"patron": patron}, follow=True)
+    assert f"PIN reset of patron {patron} asked" in asked.content.decode()
+    assert (
+        'data-approval="pin_reset"' in asked.content.decode() and "Approve the PIN reset" not in asked.content.decode()
+    )
+    supervisor = django_user_model.objects.create_user(username="super1", password="pw")
+    grant(supervisor, Role.CAGE_SUPERVISOR)
+    cashier.force_login(supervisor)
+    page = cashier.get(reverse("workstations:cage")).content.decode()
+    approval = re.search(r"/workstations/cage/approvals/([0-9a-f-]{36})/confirm", page).group(1)
+    assert "Approve the PIN reset" in page and f"PIN reset of patron {patron}" in page
+    done = cashier.post(reverse("workstations:cage-decide", args=[approval, "confirm"]), follow=True)
+    assert f"the PIN of patron {patron} is cleared" in done.content.decode()
+    assert not PatronPin.objects.filter(pk=patron).exists()
+    assert Event.objects.get(type="PatronPinReset").data == {"patron": patron, "approved_by": "super1"}
+    chosen = cashier.post(pin_url, {"patron": patron, "document": "passport 12AB34567", "pin": "1111"})
+    assert chosen.status_code == 302

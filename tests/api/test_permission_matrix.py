@@ -62,6 +62,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-self-limit": ({"GET": PATRON_READ, "POST": PATRON_DESK}, None),
     "patron-identity": ({"POST": CAGE}, None),  # AML identity, recorded at the cage
     "patron-pin": ({"POST": CAGE}, None),  # the self-limit PIN, set at the cage
+    "patron-pin-reset": ({"POST": CAGE}, None),  # its reset, asked at the cage (a supervisor confirms)
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
     "chips-redeem": ({"POST": CAGE}, None),
@@ -221,6 +222,9 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-issue": ({"POST": CAGE}, None),
     "workstations:cage-credit-receive": ({"POST": CAGE}, None),
     "workstations:cage-patron-register": ({"POST": CAGE}, None),
+    "workstations:cage-patron-pin": ({"POST": CAGE}, None),
+    "workstations:cage-patron-pin-reset": ({"POST": CAGE}, None),
+    "workstations:cage-patron-self-limit": ({"POST": CAGE}, None),
     "workstations:cage-reverse": ({"POST": CAGE}, None),
     "workstations:cage-transfer": ({"POST": CAGE}, None),
     "workstations:cage-decide": ({"POST": CAGE}, None),
@@ -336,7 +340,7 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]
-    if name in ("patron-detail", "patron-self-limit", "patron-identity", "patron-pin"):
+    if name in ("patron-detail", "patron-self-limit", "patron-identity", "patron-pin", "patron-pin-reset"):
         values["code"] = casino["patron"]
     params = re.findall(r"<(?:\w+:)?(\w+)>", route)
     return {p: values[p] for p in params}

@@ -33,7 +33,7 @@ from patrons.services.self_limit import (
     self_limit_set,
     week_start_of,
 )
-from tests.conftest import ACTOR
+from tests.conftest import ACTOR, client_as, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -234,21 +234,39 @@ def test_a_patron_without_a_pin_cannot_change_his_limit(api):
     assert refused.value.field == "pin" and "the cage sets it" in refused.value.message
 
 
-def test_repeated_wrong_pins_lock_the_pin_for_a_while(code):
-    """The fifth wrong PIN in a row locks it for 15 minutes: even the right PIN is refused until
-    then. The count survives each refusal (it is committed before the 400)."""
-    for _ in range(MAX_PIN_ATTEMPTS - 1):
-        with pytest.raises(InvalidInput):
+def test_repeated_wrong_pins_lock_the_pin_until_the_cage_resets_it_with_a_supervisor(code, api):
+    """The fifth wrong PIN in a row locks it, however long one waits (a lock that lapsed after
+    15 minutes let a 4-digit PIN be found in days): even the right PIN is refused, and
+    ``PatronPinLocked`` goes to the exception log. A reset asked at the cage and confirmed by a
+    cage supervisor other than the one asking clears it; the patron chooses a new one. The count
+    survives each refusal (it is committed before the 400)."""
+    for left in range(MAX_PIN_ATTEMPTS - 1, 0, -1):
+        with pytest.raises(InvalidInput) as refused:
             change(code, 1_000, WEDNESDAY, pin="9999")
+        assert f"({left} more wrong and it locks)" in refused.value.message
     assert PatronPin.objects.get(pk=code).failed_attempts == MAX_PIN_ATTEMPTS - 1
     with pytest.raises(InvalidInput) as refused:
         change(code, 1_000, WEDNESDAY, pin="9999")
-    assert "locked until 2025-01-15 15:15 UTC" in refused.value.message
+    assert "locked until the cage resets it" in refused.value.message
+    assert Event.objects.filter(type="PatronPinLocked", data__patron=code).count() == 1
     with pytest.raises(InvalidInput) as refused:
-        change(code, 1_000, WEDNESDAY + timedelta(minutes=14), pin=PIN)
+        change(code, 1_000, WEDNESDAY + timedelta(days=30), pin=PIN)
     assert refused.value.field == "pin" and "locked" in refused.value.message
-    assert change(code, 1_000, WEDNESDAY + timedelta(minutes=15))["max_bet_cents"] == 1_000
-    assert PatronPin.objects.get(pk=code).failed_attempts == 0
+    # one person cannot replace it: a second cage login must confirm a reset
+    replaced = api.post(f"/api/patrons/{code}/pin", {"pin": "1111", "document": DOCUMENT}, format="json")
+    assert replaced.status_code == 409 and replaced.json()["field"] == "patron"
+    asked = api.post(f"/api/patrons/{code}/pin-reset", {}, format="json")
+    assert asked.status_code == 202, asked.json()
+    approval = asked.json()["approval"]["id"]
+    assert api.post(f"/api/approvals/{approval}/confirm", {}, format="json").status_code == 403  # not the asker
+    supervisor = client_as(staff_user("super9", "cage_supervisor"))
+    reset = supervisor.post(f"/api/approvals/{approval}/confirm", {}, format="json")
+    assert reset.status_code == 200, reset.json()
+    assert not PatronPin.objects.filter(pk=code).exists()
+    assert Event.objects.get(type="PatronPinReset", data__patron=code).data["approved_by"] == "super9"
+    again = api.post(f"/api/patrons/{code}/pin", {"pin": "1111", "document": DOCUMENT}, format="json")
+    assert again.status_code == 201, again.json()
+    assert change(code, 1_000, WEDNESDAY + timedelta(days=30), pin="1111")["max_bet_cents"] == 1_000
 
 
 def test_the_cage_sets_the_pin_with_the_identity_document_shown(api):
