@@ -115,11 +115,16 @@ def _authentic(row: tuple, legs: list[tuple[str, int, str]]) -> bool:
 
 
 def _authentic_chunks(rows: Iterable[tuple], chunk: int) -> Iterator[tuple[tuple, bool]]:
+    # Most events the authority reads look at carry no postings (an assignment, an account's
+    # change): each row is tried without any first, and the postings are read only for the rows
+    # that do not match so (one query a chunk, none at all for a login's own events).
     iterator = iter(rows)
     while batch := list(islice(iterator, chunk)):
-        legs = _legs([row[0] for row in batch])
-        for row in batch:
-            yield row, _authentic(row, legs.get(row[0], []))
+        verdicts = [_authentic(row, []) for row in batch]
+        unmatched = [row[0] for row, held in zip(batch, verdicts, strict=True) if not held]
+        legs = _legs(unmatched) if unmatched else {}
+        for row, held in zip(batch, verdicts, strict=True):
+            yield row, held or (row[0] in legs and _authentic(row, legs[row[0]]))
 
 
 def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500) -> Iterator[tuple]:

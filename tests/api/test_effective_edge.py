@@ -46,7 +46,7 @@ def test_the_daily_report_the_table_statistics_and_the_floor_show_one_effective_
         "theoretical_win_cents": int(theory + Fraction(1, 2)),
         "theoretical_edge_pct": f"{hundredths // 100}.{hundredths % 100:02d}",
     }
-    assert expected["theoretical_edge_pct"] == "1.71"  # (11.346 + 73.955) / 5000 cents: not the table's 0.38
+    assert expected["theoretical_edge_pct"] == "1.85"  # (18.708 + 73.955) / 5000 cents: not the table's 0.62
 
     day = Event.objects.filter(type="BetSettled").first().gaming_day
     report = table_games_daily_report(day)

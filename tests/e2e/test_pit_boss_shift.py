@@ -114,14 +114,14 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     shot(page, "floor_at_sign_in")
 
     # --- 2. he opens R2 and B1, each dealer confirming from his own login --------------------
-    for code, game, dealer, count in (
-        ("R2", "English roulette", "dealer1", {"100000": 20, "10000": 50, "2500": 40}),
-        ("B1", "Punto banco", "dealer2", {"100000": 10, "10000": 30}),
+    for code, (game, label), dealer, count in (
+        ("R2", ("english_roulette", "English roulette"), "dealer1", {"100000": 20, "10000": 50, "2500": 40}),
+        ("B1", ("baccarat", "Punto banco"), "dealer2", {"100000": 10, "10000": 30}),
     ):
         page.get_by_role("link", name="Open a table").click()
         page.get_by_label("Table", exact=True).select_option(label="A new table…")
         page.get_by_label("New table code").fill(code)
-        page.get_by_label("Game of the new table").select_option(label=game)
+        page.get_by_label("Game of the new table").select_option(game)  # its label says its house edge too
         page.get_by_label("Dealer (confirms from his login)").select_option(dealer)
         type_count(page, "open", "opener", count)
         shot(page, f"open_{code}_typed")
@@ -131,7 +131,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
         )
         assert Table.objects.filter(code=code, state="open").count() == 0
         total = sum(int(d) * n for d, n in count.items())
-        what = f"Open table {code} ({game}) with an opener of {total // 100:,}.00 EUR"
+        what = f"Open table {code} ({label}) with an opener of {total // 100:,}.00 EUR"
         dealer_confirms(page, url, dealer, what, shot, f"open_{code}")
         assert Table.objects.get(code=code).state == "open"
         opened = Event.objects.get(type="TableOpened", data__table=code)
@@ -145,7 +145,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     page.get_by_role("link", name="Open a table").click()
     page.get_by_label("Table", exact=True).select_option(label="A new table…")
     page.get_by_label("New table code").fill("R2")
-    page.get_by_label("Game of the new table").select_option(label="English roulette")
+    page.get_by_label("Game of the new table").select_option("english_roulette")
     page.get_by_label("Dealer (confirms from his login)").select_option("dealer1")
     type_count(page, "open", "opener", {"10000": 5})
     page.get_by_role("button", name="Sign the opener").click()

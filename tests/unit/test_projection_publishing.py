@@ -103,15 +103,17 @@ def test_publishing_to_a_broker_that_is_down_fails_at_once(monkeypatch):
     from casino.celery import app
 
     monkeypatch.setattr(commands, "_connections", commands.threading.local())
-    before = app.conf.broker_url, app.conf.task_always_eager
-    app.conf.broker_url, app.conf.task_always_eager = "amqp://guest:guest@127.0.0.1:1//", False  # sent, not run
+    down = "amqp://guest:guest@127.0.0.1:1//"
+    # the write URL too: Celery fixes it from the broker URL it started with (CI's RabbitMQ)
+    before = app.conf.broker_url, app.conf.broker_write_url, app.conf.task_always_eager
+    app.conf.broker_url, app.conf.broker_write_url, app.conf.task_always_eager = down, down, False  # sent, not run
     try:
         started = clock.monotonic()
         with pytest.raises(Exception) as refused:  # noqa: PT011 - whichever error the transport raises
             commands._send(None)
         took = clock.monotonic() - started
     finally:
-        app.conf.broker_url, app.conf.task_always_eager = before
+        app.conf.broker_url, app.conf.broker_write_url, app.conf.task_always_eager = before
     assert "refused" in str(refused.value).lower()
     assert took < 0.5
 
