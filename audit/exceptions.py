@@ -365,6 +365,18 @@ def _words(key: str) -> str:
     return key.removesuffix("_cents").replace("_", " ")
 
 
+def _patron_pin(event: Event, kind: str) -> dict:
+    patron = event.data.get("patron")
+    if event.type == "PatronPinLocked":
+        what = (
+            f"PIN of patron {patron} locked after {event.data.get('wrong_in_a_row')} wrong PINs in a row: "
+            "someone may be trying it; the cage resets it, a cage supervisor confirming"
+        )
+    else:
+        what = f"PIN of patron {patron} reset: he chooses a new one, his identity document shown"
+    return _entry(kind, event, approver=event.data.get("approved_by"), subject=f"patron {patron}", what=what)
+
+
 BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "parameter_change": _parameter,
     "correction": _storno,
@@ -374,6 +386,7 @@ BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "aml_flag": _aml,
     "role_change": _role,
     "variance": _recount,
+    "patron_pin": _patron_pin,
 }
 
 

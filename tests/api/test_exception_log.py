@@ -329,3 +329,30 @@ def test_an_opener_off_the_last_closer_is_listed_with_its_explanation_under_the_
     )
     assert row["after"]["variance_reason"] == "two 25.00 EUR chips found under the table after the close"
     assert (row["person"], row["amount_cents"]) == ("pit8", -5_000)
+
+
+def test_a_patrons_pin_locked_by_wrong_pins_and_its_reset_are_listed_with_who_confirmed(auditor, api, cage):
+    """Five wrong PINs in a row may be someone trying a patron's PIN: the lock, and the reset two
+    cage logins signed, are in the day's log (the log answered 500 once a PIN was locked)."""
+    from patrons.services.patrons import patron_register
+    from patrons.services.self_limit import MAX_PIN_ATTEMPTS, patron_pin_set
+
+    code = patron_register(kind="identified", name="Pin Target", document="ID-PIN-77", actor=ACTOR)["patron"]
+    patron_pin_set(patron=code, pin="2468", document="ID-PIN-77", actor=ACTOR)
+    for _ in range(MAX_PIN_ATTEMPTS):
+        wrong = api.post(f"/api/patrons/{code}/self-limit", {"max_bet_cents": 1_000, "pin": "0000"}, format="json")
+        assert wrong.status_code == 400
+    asked = api.post(f"/api/patrons/{code}/pin-reset", {}, format="json")
+    assert approve(asked, _client("super3", "cage_supervisor")).status_code == 200
+    body = auditor.get(URL, {"kind": "patron_pin"}).json()
+    rows = [(row["type"], row["approver"], row["what"]) for row in body["rows"]]
+    assert rows == [
+        (
+            "PatronPinLocked",
+            None,
+            f"PIN of patron {code} locked after {MAX_PIN_ATTEMPTS} wrong PINs in a row: someone may be trying it; "
+            "the cage resets it, a cage supervisor confirming",
+        ),
+        ("PatronPinReset", "super3", f"PIN of patron {code} reset: he chooses a new one, his identity document shown"),
+    ]
+    assert auditor.get(URL).status_code == 200 and auditor.get("/api/audit/exceptions.csv").status_code == 200
