@@ -36,7 +36,7 @@ def test_a_patron_lowers_his_self_limit_with_his_pin_at_the_cage(
 
     form = page.locator('[data-form="pin"]')
     form.get_by_label("Patron code").fill(code)
-    form.get_by_label("Document type and number, as shown").fill("passport 12AB34567")
+    form.get_by_label("Identity document shown (type and number)").fill("passport 12AB34567")
     form.get_by_label("PIN (typed by the patron)").fill(PIN)
     form.get_by_role("button", name="Set the PIN").click()
     expect(page.get_by_text(f"PIN of patron {code} set.")).to_be_visible()
