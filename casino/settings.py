@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "ledger.middleware.DisownedEventsMiddleware",  # reads leave out events the application did not write
     "staff.middleware.PasswordChangeRequiredMiddleware",  # someone else changed it: a new password first
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

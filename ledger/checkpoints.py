@@ -127,7 +127,7 @@ def identity(*, create: bool = True) -> Identity:
 
 def first_event_hash() -> str:
     """The hash of the ledger's first event ("" while it is empty)."""
-    return Event.objects.filter(position=1).values_list("hash", flat=True).first() or ""
+    return Event.chain.filter(position=1).values_list("hash", flat=True).first() or ""
 
 
 def _latest_record(head_position: int) -> CheckpointRecord | None:
@@ -140,6 +140,24 @@ def latest_position() -> int:
     """The highest position anchored so far (0: none), from the database's records."""
     record = _latest_record(head()[0])
     return record.position if record else 0
+
+
+def latest_signed() -> tuple[int, str] | None:
+    """``(position, hash)`` of the latest recorded checkpoint whose signed file still holds it
+    (a trusted key's signature) and whose event is still in the ledger; None when there is none.
+    A record alone proves nothing: whoever holds the database can insert one."""
+    record = CheckpointRecord.objects.order_by("-position", "-id").first()
+    if record is None:
+        return None
+    try:
+        signed = _read(directory() / record.file, signing.trusted_public_keys())
+    except (CheckpointFault, OSError, ValueError):
+        return None
+    if (signed.position, signed.hash) != (record.position, record.hash):
+        return None
+    if not Event.chain.filter(position=record.position, hash=record.hash).exists():
+        return None
+    return record.position, record.hash
 
 
 def write_checkpoint() -> Checkpoint | None:
@@ -195,7 +213,7 @@ def _unsealed_since(after: int, head_position: int) -> bool:
     """Whether an event in ``(after, head_position]`` lacks its seal (``ledger.event_seals``):
     the head is then not signed, and a failed verification is recorded naming the event, so
     ``/api/health/ready`` answers 503 until ``manage.py ledger verify`` passes again."""
-    rows = Event.objects.filter(position__gt=after, position__lte=head_position).order_by("position")
+    rows = Event.chain.filter(position__gt=after, position__lte=head_position).order_by("position")
     bad = first_unsealed(rows.values_list(*SEAL_FIELDS).iterator(chunk_size=2000))
     if bad is None:
         return False
@@ -225,7 +243,7 @@ def write_if_due() -> Checkpoint | None:
         return None
     every, interval = settings.LEDGER_CHECKPOINT_EVENTS, settings.LEDGER_CHECKPOINT_INTERVAL_SECONDS
     by_count = every > 0 and since >= every
-    since_time = last.written_at if last else Event.objects.filter(position=1).values_list("recorded_at", flat=True)[0]
+    since_time = last.written_at if last else Event.chain.filter(position=1).values_list("recorded_at", flat=True)[0]
     by_age = interval > 0 and (datetime.now(UTC) - since_time).total_seconds() >= interval
     return write_checkpoint() if by_count or by_age else None
 
@@ -333,7 +351,7 @@ def _anchors_this_ledger(checkpoint: Checkpoint) -> bool:
     """Whether a checkpoint of the first format (no ledger named) can be this ledger's: it was
     signed after this ledger's first event was recorded (a checkpoint of a database deleted
     before this one began was written before)."""
-    first = Event.objects.filter(position=1).values_list("recorded_at", flat=True).first()
+    first = Event.chain.filter(position=1).values_list("recorded_at", flat=True).first()
     try:
         written = datetime.fromisoformat(checkpoint.written_at)
     except ValueError:

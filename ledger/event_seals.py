@@ -93,7 +93,7 @@ def _legs(positions: list[int]) -> dict[int, list[tuple[str, int, str]]]:
     from .models import Posting  # ledger.store imports this module; the models import nothing of it
 
     legs: dict[int, list[tuple[str, int, str]]] = {}
-    rows = Posting.objects.filter(event_id__in=positions).values_list("event_id", "account", "amount_cents", "currency")
+    rows = Posting.chain.filter(event_id__in=positions).values_list("event_id", "account", "amount_cents", "currency")
     for event_id, account, amount, currency in rows:
         legs.setdefault(event_id, []).append((account, amount, currency))
     return legs
@@ -114,7 +114,9 @@ def _authentic(row: tuple, legs: list[tuple[str, int, str]]) -> bool:
     return hmac.compare_digest(recomputed, hash_)
 
 
-def _authentic_chunks(rows: Iterable[tuple], chunk: int) -> Iterator[tuple[tuple, bool]]:
+def authenticity(rows: Iterable[tuple], chunk: int = 500) -> Iterator[tuple[tuple, bool]]:
+    """Each ``values_list(*SEAL_FIELDS)`` row with whether it is the application's (its hash
+    recomputed from its content and postings, then its seal)."""
     # Most events the authority reads look at carry no postings (an assignment, an account's
     # change): each row is tried without any first, and the postings are read only for the rows
     # that do not match so (one query a chunk, none at all for a login's own events).
@@ -133,7 +135,7 @@ def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500) -> Iterator[tuple]:
     postings). The others are left out: the reads that grant authority act only on what the
     application wrote (``verify`` names the others). ``chunk``: rows whose postings are read at
     once (a reader that wants only the first match asks for few)."""
-    for row, authentic in _authentic_chunks(rows, chunk):
+    for row, authentic in authenticity(rows, chunk):
         if authentic:
             yield row[len(SEAL_FIELDS) :]
 
@@ -141,7 +143,7 @@ def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500) -> Iterator[tuple]:
 def first_unsealed(rows: Iterable[tuple]) -> int | None:
     """The position of the first ``values_list(*SEAL_FIELDS)`` row that is not the
     application's (no seal, another key's, or a seal copied from another event), or None."""
-    for row, authentic in _authentic_chunks(rows, 2000):
+    for row, authentic in authenticity(rows, 2000):
         if not authentic:
             return row[0]
     return None

@@ -7,7 +7,27 @@ are read models rebuilt from the events and may be rewritten freely.
 """
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Manager, Q
+
+from . import disowned
+
+
+class AuthenticEvents(models.Manager):
+    """Every event but those the application did not write (``ledger.disowned``)."""
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        left_out = disowned.positions()
+        return queryset.exclude(position__in=left_out) if left_out else queryset
+
+
+class AuthenticPostings(models.Manager):
+    """Every posting but those of events the application did not write (``ledger.disowned``)."""
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        left_out = disowned.positions()
+        return queryset.exclude(event_id__in=left_out) if left_out else queryset
 
 
 class Event(models.Model):
@@ -36,6 +56,11 @@ class Event(models.Model):
     # HMAC of the hash under a key outside the database (ledger.event_seals): what an event
     # INSERTed around the application, with a correct hash, lacks. "" before seals existed.
     seal = models.CharField(max_length=64, blank=True, default="", db_default="")
+
+    # What every read uses; ``chain`` is every row, for the code that keeps the chain itself
+    # (the store's head, verify, checkpoints, exports, a day's seal).
+    objects = AuthenticEvents()
+    chain = Manager()  # noqa: DJ012 (a second manager, which ruff takes for a field)
 
     class Meta:
         ordering = ["position"]
@@ -66,6 +91,9 @@ class Posting(models.Model):
     account = models.CharField(max_length=200)
     amount_cents = models.BigIntegerField()
     currency = models.CharField(max_length=3)
+
+    objects = AuthenticPostings()
+    chain = Manager()  # noqa: DJ012 (a second manager, which ruff takes for a field)
 
     class Meta:
         ordering = ["event_id", "id"]

@@ -62,7 +62,7 @@ def latest_seal(*, before: date | None = None, day: date | None = None) -> Event
     move the day's partition, or forbid sealing every earlier day.
     """
     best = None
-    for seal in sealed_events(Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position")):
+    for seal in sealed_events(Event.chain.filter(type=SEAL_EVENT).only("position", "data").order_by("position")):
         sealed = seal.data["day"]
         if day is not None and sealed != day.isoformat():
             continue
@@ -79,11 +79,11 @@ def day_range(day: date) -> tuple[int, int, Event | None]:
     Raises ``NotFound`` when the day has no event in its partition.
     """
     previous = latest_seal(before=day)
-    last = Event.objects.filter(gaming_day=day).aggregate(p=Max("position"))["p"]
+    last = Event.chain.filter(gaming_day=day).aggregate(p=Max("position"))["p"]
     if previous is not None:
         first = previous.data["last_position"] + 1
     else:
-        first = Event.objects.filter(gaming_day=day).aggregate(p=Min("position"))["p"]
+        first = Event.chain.filter(gaming_day=day).aggregate(p=Min("position"))["p"]
     if last is None or first is None or last < first:
         raise NotFound(f"gaming day {day.isoformat()} has no event after the previous seal", field="day")
     return first, last, previous
@@ -91,8 +91,8 @@ def day_range(day: date) -> tuple[int, int, Event | None]:
 
 def seal_payload(*, day: date, first: int, last: int, previous: Event | None) -> dict:
     """The fields a seal signs (all but ``signature``, ``algorithm`` and ``key_id`` come from the ledger)."""
-    last_event = Event.objects.only("hash").get(position=last)
-    in_day = Event.objects.filter(position__gte=first, position__lte=last, gaming_day=day).count()
+    last_event = Event.chain.only("hash").get(position=last)
+    in_day = Event.chain.filter(position__gte=first, position__lte=last, gaming_day=day).count()
     return {
         "day": day.isoformat(),
         "first_position": first,
@@ -129,7 +129,7 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
     if not isinstance(day, date):
         raise InvalidInput("day must be a date (YYYY-MM-DD)", field="day")
     with ledger_command(actor=actor, request={"op": "seal_gaming_day", "day": day.isoformat()}) as cmd:
-        seals = sealed_events(Event.objects.filter(type=SEAL_EVENT).only("position", "data").order_by("position"))
+        seals = sealed_events(Event.chain.filter(type=SEAL_EVENT).only("position", "data").order_by("position"))
         later = [s for s in seals if s.data["day"] > day.isoformat()]
         if later:
             raise Conflict(

@@ -121,7 +121,7 @@ def lock_writers() -> None:
 
 def stream_version(stream: str) -> int:
     """The current version of ``stream`` (0 when it has no event yet)."""
-    return Event.objects.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
+    return Event.chain.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
 
 
 def balance(account: str, currency: str = "EUR") -> int:
@@ -132,7 +132,7 @@ def balance(account: str, currency: str = "EUR") -> int:
 
 def head() -> tuple[int, str]:
     """``(position, hash)`` of the last event, ``(0, GENESIS_HASH)`` for an empty ledger."""
-    last = Event.objects.order_by("-position").values_list("position", "hash").first()
+    last = Event.chain.order_by("-position").values_list("position", "hash").first()
     return last if last else (0, GENESIS_HASH)
 
 
@@ -275,10 +275,10 @@ def append(
             return _write_postgresql(envelopes, postings, tip.hash, also, events, open_savepoint=opened_here)
         saved, _ = _hash_chain(envelopes, tip.hash, events)
         with transaction.atomic():  # a savepoint: a failing trigger leaves the caller's work intact
-            Posting.objects.bulk_create(
+            Posting.chain.bulk_create(
                 [Posting(event_id=e, account=a, amount_cents=c, currency=cur) for e, a, c, cur in postings]
             )
-            Event.objects.bulk_create(saved)
+            Event.chain.bulk_create(saved)
             with connection.cursor() as cursor:
                 for sql, params in also:
                     cursor.execute(sql, params)
@@ -333,9 +333,9 @@ def closed_gaming_days(days: set[date]) -> set[date]:
     """Those of ``days`` that are closed (``GamingDayClosed`` on the day's stream): one query while
     none is. A close the application did not seal (``ledger.event_seals``: INSERTed around it)
     closes nothing: one such row would otherwise stop every append of the day."""
-    rows = Event.objects.filter(
-        stream__in=[gaming_day_stream(day) for day in days], type="GamingDayClosed"
-    ).values_list(*SEAL_FIELDS, "stream")
+    rows = Event.chain.filter(stream__in=[gaming_day_stream(day) for day in days], type="GamingDayClosed").values_list(
+        *SEAL_FIELDS, "stream"
+    )
     return {date.fromisoformat(stream.split("/", 1)[1]) for (stream,) in sealed_rows(rows)}
 
 

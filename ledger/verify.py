@@ -167,9 +167,7 @@ def _events_after(position: int, batch: int) -> list[_Stored]:
     # SQLite hands back text: let the ORM's converters type it (no speed target there).
     return [
         _Stored(*row)
-        for row in Event.objects.filter(position__gt=position)
-        .order_by("position")
-        .values_list(*_Stored._fields)[:batch]
+        for row in Event.chain.filter(position__gt=position).order_by("position").values_list(*_Stored._fields)[:batch]
     ]
 
 

@@ -26,6 +26,7 @@ from .identity import login_refusal
 from .models import PasswordChangeDue
 from .roles import remember_roles
 from .services import staff_password_rehashed
+from .standing import HEAD_SQL
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ def _user_with_roles_sql() -> str:
     return (
         f"SELECT {columns(model, 'u')}, ARRAY(SELECT g.name FROM auth_group g "
         f'JOIN "{groups.db_table}" m ON m.group_id = g.id WHERE m.user_id = u.id), '
-        f'EXISTS(SELECT 1 FROM "{due.db_table}" d WHERE d."{due.pk.column}" = u.id) '
+        f'EXISTS(SELECT 1 FROM "{due.db_table}" d WHERE d."{due.pk.column}" = u.id), '
+        f"({HEAD_SQL}) "
         f'FROM "{model._meta.db_table}" u WHERE u."{model._meta.pk.column}" = %s'
     )
 
@@ -79,6 +81,7 @@ class StaffBackend(ModelBackend):
             return None
         if not user.check_password(password):
             return None
+        remember_roles(user, user.groups.values_list("name", flat=True))  # flags as recorded too
         if user.password != stored:
             staff_password_rehashed(user=user, replaced=stored)
         return user if self.user_can_authenticate(user) else None
@@ -93,11 +96,14 @@ class StaffBackend(ModelBackend):
         except ValidationError:  # not a key (a forged session holds no such thing): nobody
             return None
         if connection.vendor != "postgresql":
-            return super().get_user(key)
+            user = super().get_user(key)
+            if user is not None:
+                remember_roles(user, user.groups.values_list("name", flat=True))
+            return user if user is not None and self.user_can_authenticate(user) else None
         rows = fetch_prepared(_user_with_roles_sql(), [key])
         if not rows:
             return None
-        user = instance(model, rows[0][:-2])
-        remember_roles(user, rows[0][-2])
-        user._casino_password_due = bool(rows[0][-1])
+        user = instance(model, rows[0][:-3])
+        remember_roles(user, rows[0][-3], head=rows[0][-1] or "")
+        user._casino_password_due = bool(rows[0][-2])
         return user if self.user_can_authenticate(user) else None

@@ -138,10 +138,18 @@ def roles_of(user_or_username) -> frozenset[str]:
     return cached
 
 
-def remember_roles(user, group_names: Iterable[str]) -> frozenset[str]:
-    """Keep on ``user`` (for this request) the roles his groups ``group_names`` give him."""
-    roles = frozenset(name for name in group_names if name in ALL_ROLES)
-    if user.is_superuser:
+def remember_roles(user, group_names: Iterable[str], *, head: str | None = None) -> frozenset[str]:
+    """Keep on ``user`` (for this request) the roles his groups ``group_names`` give him, as far
+    as his identity events granted them (``staff.standing``: a group or flag set with raw SQL
+    gives nothing); his flags on the instance are narrowed the same way. ``head``: the latest
+    identity event's hash, when the caller read it already."""
+    # Imported here: the standing replays the identity events, whose services import this module.
+    from .standing import standing
+
+    held = standing(user, group_names, head=head)
+    user.is_active, user.is_superuser, user.is_staff = held.active, held.superuser, held.staff
+    roles = frozenset(name for name in held.groups if name in ALL_ROLES) if held.active else frozenset()
+    if user.is_superuser and held.active:
         roles |= {Role.ADMIN.value}
     user._casino_roles = roles
     return roles

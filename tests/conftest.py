@@ -79,6 +79,17 @@ def _unrecorded_test_accounts_log_in(settings):
     settings.STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT = False
 
 
+@pytest.fixture(autouse=True)
+def _disowned_events_forgotten():
+    """Each test's database is a new ledger: the positions a scan found forged in another
+    test's (``ledger.disowned``, kept per process) mean nothing in it."""
+    from ledger import disowned
+
+    disowned.forget()
+    yield
+    disowned.forget()
+
+
 @pytest.fixture
 def _replication_role_reset(django_db_blocker):
     yield

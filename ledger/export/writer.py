@@ -65,7 +65,7 @@ def plan_export(day: date, *, include_identity: bool) -> Plan:
     if seal is not None:
         first, last = seal.data["first_position"], seal.data["last_position"]
         linked = seal.data["previous_seal"]
-        previous = Event.objects.get(position=linked["position"]) if linked else None
+        previous = Event.chain.get(position=linked["position"]) if linked else None
     else:
         first, last, previous = seals.day_range(day)
         # An open day's export stops before the first card still face down in play: the
@@ -79,8 +79,8 @@ def plan_export(day: date, *, include_identity: bool) -> Plan:
             )
         if hidden is not None and hidden <= last:
             last = hidden - 1
-    before = Event.objects.filter(position=first - 1).values_list("hash", flat=True).first()
-    last_hash = Event.objects.filter(position=last).values_list("hash", flat=True).first()
+    before = Event.chain.filter(position=first - 1).values_list("hash", flat=True).first()
+    last_hash = Event.chain.filter(position=last).values_list("hash", flat=True).first()
     if last_hash is None:
         raise NotFound(f"gaming day {day.isoformat()} has no event", field="day")
     return Plan(
@@ -101,13 +101,13 @@ def event_lines(ctx: registry.ExportContext) -> Iterator[str]:
 def event_records(ctx: registry.ExportContext) -> Iterator[dict]:
     """Each event of the range with its postings (a merge of two cursors sorted by position)."""
     events = (
-        Event.objects.filter(position__gte=ctx.first, position__lte=ctx.last)
+        Event.chain.filter(position__gte=ctx.first, position__lte=ctx.last)
         .order_by("position")
         .values_list(*HASHED_FIELDS, "hash")
         .iterator(chunk_size=CHUNK)
     )
     postings = (
-        Posting.objects.filter(event_id__gte=ctx.first, event_id__lte=ctx.last)
+        Posting.chain.filter(event_id__gte=ctx.first, event_id__lte=ctx.last)
         .order_by("event_id", "id")
         .values_list("event_id", "account", "amount_cents", "currency")
         .iterator(chunk_size=CHUNK * 2)
@@ -154,7 +154,7 @@ def balances_rows(ctx: registry.ExportContext) -> Iterator[list]:
     yield ["account", "currency", "opening_cents", "movement_cents", "closing_cents"]
     in_range = Q(event_id__gte=ctx.first)
     rows = (
-        Posting.objects.filter(event_id__lte=ctx.last)
+        Posting.chain.filter(event_id__lte=ctx.last)
         .values("account", "currency")
         .annotate(
             opening=Sum("amount_cents", filter=Q(event_id__lt=ctx.first), default=0),
@@ -329,7 +329,7 @@ def sealed_export_zip_stream(day: date, *, include_identity: bool = False) -> It
     signing no seal. Raises ``NotFound`` for a day without events, ``StateConflict`` (409) for
     one not sealed, saying ``NOT_SEALED``."""
     if seals.latest_seal(day=day) is None:
-        if not Event.objects.filter(gaming_day=day).exists():
+        if not Event.chain.filter(gaming_day=day).exists():
             raise NotFound(f"gaming day {day.isoformat()} has no event", field="day")
         raise StateConflict(f"no export of gaming day {day.isoformat()}: {NOT_SEALED}", field="day")
     return export_zip_stream(day, include_identity=include_identity)

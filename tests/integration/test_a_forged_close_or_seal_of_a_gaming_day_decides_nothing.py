@@ -16,7 +16,7 @@ from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day, gaming_day_stream
 from ledger.seal import SEAL_EVENT, latest_seal, seal_gaming_day
 from ledger.store import NewEvent, closed_gaming_days
-from tests.integration.test_an_event_written_around_the_application_grants_nothing import _forge
+from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def _some_event() -> None:
 def test_a_forged_close_of_today_stops_nothing():
     _some_event()
     today = current_gaming_day()
-    _forge("GamingDayClosed", {"day": today.isoformat()}, gaming_day_stream(today))
+    forge("GamingDayClosed", {"day": today.isoformat()}, gaming_day_stream(today))
     assert closed_gaming_days({today}) == set()
     assert gaming_day_closed(today) is None
     _some_event()  # not refused as stamped with a closed day
@@ -40,7 +40,7 @@ def test_a_forged_seal_of_a_later_day_neither_counts_nor_forbids_sealing_today()
     today = current_gaming_day()
     later = (today + timedelta(days=3650)).isoformat()
     forged = {"day": later, "first_position": 1, "last_position": 10**9, "last_hash": "0" * 64, "signature": "x"}
-    _forge(SEAL_EVENT, forged, f"seal/{later}")
+    forge(SEAL_EVENT, forged, f"seal/{later}")
     assert latest_seal(before=today + timedelta(days=3651)) is None
     sealed = seal_gaming_day(day=today, actor="tester")
     assert sealed["day"] == today.isoformat()

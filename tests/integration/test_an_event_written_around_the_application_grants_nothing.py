@@ -6,65 +6,23 @@ lacks the application's seal (``ledger.event_seals``): the dealer's authority ig
 probe answers 503. Every way the application writes events seals them.
 """
 
-import json
-
 import pytest
-from django.db import connection
 from django.test import Client
 
 from ledger import checkpoints, store
 from ledger.event_seals import SEAL_FIELDS, _seal_with, first_unsealed
-from ledger.hashing import event_hash
 from ledger.models import ChainVerification, Event
 from ledger.store import Leg, NewEvent
 from ledger.verify import verify_chain
 from staff.services import ASSIGNMENTS_STREAM, assigned_dealers, assigned_table
+from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
-
-COLUMNS = (
-    "position, stream, version, type, schema_version, data, occurred_at, recorded_at, gaming_day, actor, "
-    "correlation_id, causation_id, idempotency_key, prev_hash, hash"
-)
-
-
-def _forge(type_: str, data: dict, stream: str, *, seal: str | None = None) -> int:
-    """INSERT an event after the head, hashed exactly as the store hashes, the way a holder of
-    the database credentials can; ``seal``: a seal column of his own making (else none)."""
-    last = Event.objects.order_by("-position").first()
-    position = last.position + 1
-    fields = {
-        "position": position,
-        "stream": stream,
-        "version": store.stream_version(stream) + 1,
-        "type": type_,
-        "schema_version": 1,
-        "data": data,
-        "occurred_at": last.recorded_at,
-        "recorded_at": last.recorded_at,
-        "gaming_day": last.gaming_day,
-        "actor": "pit1",
-        "correlation_id": "",
-        "causation_id": "",
-        "idempotency_key": None,
-        "prev_hash": last.hash,
-    }
-    hash_ = event_hash(**fields, postings=[])
-    values = [*fields.values(), hash_]
-    values[5] = json.dumps(data)
-    columns, marks = COLUMNS, ["%s"] * len(values)
-    if connection.vendor == "postgresql":
-        marks[5] = "CAST(%s AS jsonb)"
-    if seal is not None:
-        columns, marks, values = columns + ", seal", [*marks, "%s"], [*values, seal]
-    with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO ledger_event ({columns}) VALUES ({', '.join(marks)})", values)
-    return position
 
 
 def _forged_assignment(**seal) -> int:
     data = {"dealer": "dealer2", "table": "T1", "before": None, "after": "T1", "assignment": 999}
-    return _forge("DealerAssigned", data, ASSIGNMENTS_STREAM, **seal)
+    return forge("DealerAssigned", data, ASSIGNMENTS_STREAM, **seal)
 
 
 def test_a_forged_dealer_assignment_with_a_correct_hash_grants_no_authority(dealt_table):
@@ -155,7 +113,7 @@ def test_a_forged_self_limit_raise_is_named_by_the_replay_check(cage):
         "week_start": week.isoformat(),
         "effective_from": week.isoformat(),
     }
-    _forge("SelfLimitSet", data, f"patron/{patron}")
+    forge("SelfLimitSet", data, f"patron/{patron}")
     SelfLimit.objects.filter(pk=patron).update(max_bet_cents=1_000_000)
     assert {(d.id, d.field, d.live, d.replayed) for d in check_self_limits()} == {
         (patron, "max_bet_cents", 1_000_000, 10_000)

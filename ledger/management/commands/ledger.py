@@ -122,7 +122,7 @@ class Command(BaseCommand):
         written = checkpoints.write_checkpoint()
         if written is None:
             position = checkpoints.latest_position()
-            after = Event.objects.filter(position__gt=position).order_by("position")
+            after = Event.chain.filter(position__gt=position).order_by("position")
             bad = first_unsealed(after.values_list(*SEAL_FIELDS).iterator(chunk_size=2000))
             if bad is not None:
                 raise CommandError(f"no checkpoint written: event {bad} is not sealed by the application")
@@ -233,4 +233,4 @@ def _foreign(anchors) -> str:
 
 
 def _head() -> int:
-    return Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
+    return Event.chain.order_by("-position").values_list("position", flat=True).first() or 0
