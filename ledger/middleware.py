@@ -1,5 +1,5 @@
 """Before a page or report is read, the events appended since this process last looked are
-checked for the application's seal (``ledger.disowned``): what it did not write is left out
+checked for the application's seal (``ledger.seal_scan``): what it did not write is left out
 of the read."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 from django.db import DatabaseError
 
-from . import disowned
+from . import seal_scan
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ class DisownedEventsMiddleware:
     def __call__(self, request):
         if request.method in ("GET", "HEAD") and not request.path.startswith(_UNSCANNED):
             try:
-                disowned.refresh()
+                seal_scan.refresh()
             except DatabaseError:
                 # The view meets the same database and answers for it (503, not 500).
                 log.debug("disowned events not refreshed: database unavailable")

@@ -9,8 +9,13 @@ class StaffConfig(AppConfig):
     def ready(self):
         from ledger import identity
 
-        from . import signals  # noqa: F401 - connects the auth trail's receivers
+        from . import (
+            roles,
+            signals,  # noqa: F401 - connects the auth trail's receivers
+        )
         from .identity import account_mismatches, assignment_mismatches
+        from .standing import standing
 
+        roles.narrow_with(standing)  # roles as the identity events granted them (staff.standing)
         identity.register(account_mismatches)
         identity.register(assignment_mismatches)

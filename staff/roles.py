@@ -138,18 +138,30 @@ def roles_of(user_or_username) -> frozenset[str]:
     return cached
 
 
+# What narrows a row's flags and groups to what the account's identity events granted
+# (``staff.standing``, set by the app's ``ready``: it replays events whose services import this
+# module). ``(user, group_names, head=None) -> Standing``; until set, the row as it stands.
+_narrowing = None
+
+
+def narrow_with(narrowing) -> None:
+    """Take every account's roles and flags through ``narrowing`` (``staff.standing.standing``)."""
+    global _narrowing
+    _narrowing = narrowing
+
+
 def remember_roles(user, group_names: Iterable[str], *, head: str | None = None) -> frozenset[str]:
     """Keep on ``user`` (for this request) the roles his groups ``group_names`` give him, as far
     as his identity events granted them (``staff.standing``: a group or flag set with raw SQL
     gives nothing); his flags on the instance are narrowed the same way. ``head``: the latest
     identity event's hash, when the caller read it already."""
-    # Imported here: the standing replays the identity events, whose services import this module.
-    from .standing import standing
-
-    held = standing(user, group_names, head=head)
-    user.is_active, user.is_superuser, user.is_staff = held.active, held.superuser, held.staff
-    roles = frozenset(name for name in held.groups if name in ALL_ROLES) if held.active else frozenset()
-    if user.is_superuser and held.active:
+    names = frozenset(group_names)
+    if _narrowing is not None:
+        held = _narrowing(user, names, head=head)
+        user.is_active, user.is_superuser, user.is_staff = held.active, held.superuser, held.staff
+        names = held.groups
+    roles = frozenset(name for name in names if name in ALL_ROLES) if user.is_active else frozenset()
+    if user.is_superuser and user.is_active:
         roles |= {Role.ADMIN.value}
     user._casino_roles = roles
     return roles

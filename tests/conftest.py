@@ -82,12 +82,12 @@ def _unrecorded_test_accounts_log_in(settings):
 @pytest.fixture(autouse=True)
 def _disowned_events_forgotten():
     """Each test's database is a new ledger: the positions a scan found forged in another
-    test's (``ledger.disowned``, kept per process) mean nothing in it."""
-    from ledger import disowned
+    test's (``ledger.seal_scan``, kept per process) mean nothing in it."""
+    from ledger import seal_scan
 
-    disowned.forget()
+    seal_scan.forget()
     yield
-    disowned.forget()
+    seal_scan.forget()
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Sum
 
-from .. import disowned
+from .. import seal_scan
 from ..jsoncodec import JsonbBytesLoader, loads
 from ..models import Event, Posting, ProjectionCheckpoint
 
@@ -242,7 +242,7 @@ def catch_up(
     """Apply every committed event after ``name``'s checkpoint; returns how many were applied.
     Each batch commits with its checkpoint; ``on_batch(events)`` is told after each commit."""
     projector = REGISTRY[name]
-    disowned.refresh()  # an event written around the application is never folded in
+    seal_scan.refresh()  # an event written around the application is never folded in
     applied = batches = 0
     while max_batches is None or batches < max_batches:
         with transaction.atomic():
@@ -292,7 +292,7 @@ def rebuild(
     """
     chosen = list(dict.fromkeys(which or names()))
     projectors = [REGISTRY[name] for name in chosen]
-    disowned.refresh()
+    seal_scan.refresh()
     # The cyclic garbage collector is paused for the pass: every decoded event allocates a few
     # dicts and lists, which triggered collections that rescanned the whole batch held in
     # memory, over and over (JSON decoding cost three times as much). Nothing here
