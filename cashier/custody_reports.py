@@ -3,6 +3,8 @@ its count, the verifier's recount and the count team's signatures. Cents; times 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import date
 
 from ledger.models import Event
@@ -72,8 +74,6 @@ def master_game_report(day: date) -> dict:
     """The master game report of ``day``: the rows, and ``signatures`` ``[{"signer", "at",
     "current"}]`` (current: signed the rows as they are now), ``signed_by_count_team``: two
     members or more signed the current rows."""
-    from .services.drop_custody import report_digest
-
     rows = master_game_rows(day)
     digest = report_digest(rows)
     signatures = [
@@ -94,3 +94,9 @@ def master_game_report(day: date) -> dict:
         signatures=signatures,
         signed_by_count_team=len(current) >= 2,
     )
+
+
+def report_digest(rows: list[dict]) -> str:
+    """SHA-256 (hex) of the master game report's rows, as canonical JSON (sorted keys)."""
+    text = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -28,6 +28,7 @@ from . import metrics, store
 from .errors import IdempotencyKeyReused, InvalidInput
 from .hashing import fingerprint
 from .models import Event, IdempotencyRecord
+from .tasks_by_name import task
 
 logger = logging.getLogger(__name__)
 
@@ -217,16 +218,14 @@ _publishing = _Publishing()
 
 def _destination() -> tuple[str, str]:
     """Where a catch-up sent now goes: the broker's URL and the default queue."""
-    from .tasks import catch_up_projections  # its app is the project's (the ledger never imports it)
-
+    catch_up_projections = task("catch_up_projections")
     conf = catch_up_projections.app.conf
     return (conf.broker_url, conf.task_default_queue)
 
 
 def _eager() -> bool:
     """Tasks run inline (no broker configured: the demo, most tests)."""
-    from .tasks import catch_up_projections  # its app is the project's (the ledger never imports it)
-
+    catch_up_projections = task("catch_up_projections")
     return bool(catch_up_projections.app.conf.task_always_eager)
 
 
@@ -237,8 +236,7 @@ def _schedule_projections() -> None:
     starts. Eager mode (demo, tests without a broker) runs it inline every time."""
     # After commit the events are safe; a broker outage must not turn a committed command
     # into an error. Celery beat runs the same catch-up every few seconds anyway.
-    from .tasks import catch_up_projections
-
+    catch_up_projections = task("catch_up_projections")
     now = time.monotonic()
     eager = _eager()
     if not eager:
@@ -293,8 +291,7 @@ def _send(countdown: float | None) -> None:
     """Publish one catch-up (after ``countdown`` seconds, or at once): one connection attempt
     and no publish retry, so a broker outage fails here at once. Raises what the transport
     raises."""
-    from .tasks import catch_up_projections
-
+    catch_up_projections = task("catch_up_projections")
     app = catch_up_projections.app
     url = app.conf.broker_url
     held = getattr(_connections, "by_url", None)

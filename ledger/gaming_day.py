@@ -8,6 +8,9 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 
+# The event that seals a closed gaming day (``ledger.seal``), on stream ``seal/YYYY-MM-DD``.
+SEAL_EVENT = "GamingDaySealed"
+
 
 def gaming_day_of(moment: datetime, *, tz_name: str, start: str) -> date:
     """The gaming day of ``moment`` (aware datetime) in zone ``tz_name``, day starting at ``start`` "HH:MM"."""

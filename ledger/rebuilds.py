@@ -93,9 +93,10 @@ def rebuild_request(*, names: Iterable[str] | None = None, actor: str = "") -> l
 
 
 def _send(names: list[str]) -> None:
-    from celery import group
+    from celery import current_app, group
 
-    from .tasks import rebuild_projection  # its app is the project's (the ledger never imports it)
+    # Asked by name: the tasks call this module's services, so it never imports them.
+    rebuild_projection = current_app.tasks["ledger.tasks.rebuild_projection"]
 
     if rebuild_projection.app.conf.task_always_eager:
         # One after the other, here; a failure is recorded on its row and the others still run.

@@ -29,11 +29,11 @@ from . import signing, withheld
 from .commands import ledger_command
 from .errors import Conflict, InvalidInput, NotFound, StateConflict
 from .event_seals import sealed_events
+from .gaming_day import SEAL_EVENT
 from .hashing import canonical_json
 from .models import Event
 from .store import NewEvent, stream_version
 
-SEAL_EVENT = "GamingDaySealed"
 DEVELOPMENT_KEY = "development-only-ledger-seal-key: set LEDGER_SEAL_KEY in production"
 ALGORITHM = signing.ALGORITHM
 

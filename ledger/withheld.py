@@ -24,6 +24,7 @@ from django.db.models.functions import Concat
 
 from basis.face_down import CARD_HIDDEN, FACE_DOWN, hides_card, without_card_value
 
+from .gaming_day import SEAL_EVENT
 from .models import Event
 
 # The events that reveal a coup's face-down cards: its result settled, or the coup voided.
@@ -63,7 +64,6 @@ def hashes_withheld_from() -> int | None:
     A sealed range holds no such card (``seal_gaming_day`` refuses to sign one, and a coup over
     stays over), so only the positions after the latest seal's range are searched: the days
     not sealed yet, not the whole history."""
-    from .seal import SEAL_EVENT  # the seal refuses a range with a card in play: it reads this module
 
     sealed = (
         Event.objects.filter(type=SEAL_EVENT)

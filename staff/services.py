@@ -353,46 +353,6 @@ def staff_account_recorded(*, user, actor: str) -> int:
     return record_user_change(before=None, user=user, actor=actor)
 
 
-def staff_accounts_baseline(*, actor: str) -> dict:
-    """Record, once, each account no identity event created, as it stands: a database whose
-    accounts were made before accounts were recorded would otherwise fail ``ledger verify`` on
-    every one of them ("(no event)"), and their passwords would go unchecked at login. Event
-    ``StaffUserChanged`` ``{"user", "before": None, "after", "baseline": True, "roles",
-    "password_digest", "profile_digests"}`` per account, actor ``actor``. An account whose row
-    contradicts what an event did state of it (a hash, a role, a flag) is not recorded: a
-    baseline never blesses a change made behind the ledger's back, and it runs once: an account
-    made behind its back later stays "(no event)". Returns ``{"recorded": [username],
-    "refused": {username: [fields]}}``, sorted by username. Raises ``StateConflict`` (409) when
-    a baseline was recorded already."""
-    from .identity import unrecorded_accounts  # the replay reads the events this module writes
-
-    recorded = []
-    with transaction.atomic():
-        store.lock_writers()
-        earlier = (
-            Event.objects.filter(stream=ROLES_STREAM, type="StaffUserChanged", data__baseline=True)
-            .values_list("position", flat=True)
-            .first()
-        )
-        if earlier is not None:
-            # Once only: an account no event made after that was made behind the ledger's back.
-            raise StateConflict(f"the accounts were recorded as they stood already (event {earlier})")
-        may_record, refused = unrecorded_accounts()
-        for user in may_record:
-            data = {
-                "user": user.get_username(),
-                "before": None,
-                "after": user_snapshot(user),
-                "baseline": True,
-                "roles": sorted(group.name for group in user.groups.all()),
-                "password_digest": password_digest(user),
-                "profile_digests": profile_digests(user),
-            }
-            _append_outside_command(ROLES_STREAM, NewEvent(type="StaffUserChanged", data=data), actor=actor)
-            recorded.append(user.get_username())
-    return {"recorded": recorded, "refused": refused}
-
-
 def staff_roles_add(*, username: str, roles: tuple[str, ...] | list[str], actor: str) -> dict | None:
     """Give ``username`` ``roles`` on top of those he holds (the demo's set-up, run again and
     again): ``StaffRolesChanged`` when one was missing, nothing otherwise. Returns the change or

@@ -14,9 +14,6 @@ Streams: ``drop/<table>/<gaming day>`` (the box's), ``mastergame/<gaming day>``.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from core.denominations import cash_denominations, count_total
 from ledger import store
 from ledger.closed_days import refuse_if_closed
@@ -26,6 +23,7 @@ from ledger.models import Event
 from ledger.store import NewEvent
 from staff.roles import Role, RoleRequired, require_role
 
+from ..custody_reports import master_game_rows, report_digest
 from .count_room import _table, box_removal, drop_stream, gaming_day_in_reach, live_count
 
 RECOUNT_EVENTS = ("DropCountVerified", "DropRecountVariance")
@@ -97,20 +95,12 @@ def drop_recount(*, table: str, gaming_day: object, cash: dict, actor: str, idem
         )
 
 
-def report_digest(rows: list[dict]) -> str:
-    """SHA-256 (hex) of the master game report's rows, as canonical JSON (sorted keys)."""
-    text = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def master_game_sign(*, gaming_day: object, actor: str, idempotency_key: str | None = None) -> dict:
     """A member of the count team signs the master game report of ``gaming_day`` (his own
     session: the actor is the signer). Returns ``{"gaming_day", "signer", "digest", "event"}``.
 
     Raises ``RoleRequired`` (403: not count team), ``StateConflict`` (409: nothing counted that
     day, or he already signed this version of the report)."""
-    from ..custody_reports import master_game_rows
-
     day = gaming_day_in_reach(gaming_day)
     require_role(actor, Role.COUNT_TEAM, step="signing the master game report")
     with ledger_command(

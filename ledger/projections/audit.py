@@ -10,7 +10,7 @@ from django.db import connection, models
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from ..models import AuditEntry, Event
-from . import Batch, register, truncate
+from .registry import Batch, register, truncate
 
 _SCOPES = AuditEntry.SCOPES
 _COLUMNS = ("position", *_SCOPES, "type", "hash", "occurred_at", "gaming_day")

@@ -1,7 +1,7 @@
 """Account balances, in cents, for every account of the chart (DESIGN.md §Chart of accounts)."""
 
 from ..models import AccountBalance
-from . import Batch, register, truncate
+from .registry import Batch, register, truncate
 
 
 class Balances:

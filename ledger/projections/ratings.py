@@ -17,7 +17,7 @@ from fractions import Fraction
 from django.db import connection
 
 from ..models import PatronDayRating
-from . import Batch, register, truncate
+from .registry import Batch, register, truncate
 from .table_stats import DECIDING
 
 MANUAL = "PatronRatedManually"

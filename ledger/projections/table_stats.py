@@ -11,7 +11,7 @@ from django.db import connection
 
 from ..jsoncodec import loads
 from ..models import TableDayStats
-from . import Batch, register, truncate
+from .registry import Batch, register, truncate
 
 # Movements of a table's accounts that are not gaming: stocking the tray and booking its
 # counted opener or closer, fills and credits

@@ -36,7 +36,7 @@ MONEY = ("drop", "win", "handle", "theoretical-win")
 @pytest.fixture
 def demo_day(pit_boss, monkeypatch):
     """The demo's tables played, closed and counted, the gaming day left open (tables open on it after)."""
-    monkeypatch.setattr("demo.day.gaming_day_close", lambda **kwargs: None)
+    monkeypatch.setattr("demo.closing.gaming_day_close", lambda **kwargs: None)
     play_small_demo_day()
     projections.catch_up_all()
     return current_gaming_day()

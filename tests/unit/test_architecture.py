@@ -173,6 +173,72 @@ def violations(root: Path) -> list[str]:
     return found
 
 
+def module_circles(root: Path) -> list[list[str]]:
+    """Each set of two or more modules of the tree under ``root`` that import one another round
+    a circle (a strongly connected component of the import graph, function-level imports
+    included), each sorted: one of them cannot be read or changed without the others."""
+    graph: dict[str, set[str]] = {}
+    for top in {name.split(".")[0] for name in PACKAGES}:
+        for path in sorted((root / top).rglob("*.py")):
+            if "migrations" not in path.parts:
+                graph[module_name(path, root)] = {target for _, target in imports_of(path, root)}
+    known = set(graph)
+
+    def module_of(target: str) -> str | None:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        return target or None
+
+    edges = {name: {m for t in targets if (m := module_of(t)) not in (None, name)} for name, targets in graph.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(name: str) -> None:  # Tarjan's strongly connected components
+        order[name] = low[name] = len(order)
+        stack.append(name)
+        for other in edges[name]:
+            if other not in order:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in stack:
+                low[name] = min(low[name], order[other])
+        if low[name] == order[name]:
+            members = []
+            while True:
+                member = stack.pop()
+                members.append(member)
+                if member == name:
+                    break
+            if len(members) > 1:
+                circles.append(sorted(members))
+
+    for name in sorted(edges):
+        if name not in order:
+            visit(name)
+    return sorted(circles)
+
+
+def test_no_modules_import_one_another_round_a_circle():
+    circles = module_circles(ROOT)
+    assert circles == [], "modules importing one another:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_guard_finds_a_circle_through_a_function_level_import(tmp_path):
+    write(
+        tmp_path,
+        {
+            "ledger/__init__.py": "",
+            "ledger/a.py": "from .b import x\n",
+            "ledger/b.py": "def x():\n    from ledger.c import y\n",
+            "ledger/c.py": "import ledger.a\n",
+            "ledger/d.py": "from ledger.a import x\n",
+        },
+    )
+    assert module_circles(tmp_path) == [["ledger.a", "ledger.b", "ledger.c"]]
+
+
 def test_no_import_runs_upward_or_between_peers():
     found = violations(ROOT)
     assert not found, "imports against the layers (docs/architecture.md):\n" + "\n".join(found)

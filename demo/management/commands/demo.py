@@ -14,7 +14,8 @@ from basis.money import format_cents
 from demo.blackjack import play_blackjack_session
 from demo.classic_stud import RULES as CLASSIC_STUD_RULES
 from demo.classic_stud import play_classic_stud_session
-from demo.day import demo_cage_shift_open, demo_day_reports, demo_gaming_day_close, format_daily_report
+from demo.closing import demo_day_reports, demo_gaming_day_close, format_daily_report
+from demo.day import demo_cage_shift_open
 from demo.day_start import DEMO_DAY_START, served_day_start
 from demo.floor import tidy_floor
 from demo.roulette import play_demo_session

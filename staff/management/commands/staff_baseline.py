@@ -7,7 +7,7 @@ made behind the ledger's back."""
 from django.core.management.base import BaseCommand, CommandError
 
 from ledger.errors import DomainError
-from staff.services import staff_accounts_baseline
+from staff.baseline import staff_accounts_baseline
 
 
 class Command(BaseCommand):
