@@ -8,6 +8,9 @@ or use the token (deploy/README.md "Metrics"). A request that carries a proxy's 
 (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) came through a proxy — one on this host
 makes anyone look like 127.0.0.1 — so it needs the token whatever its address.
 
+The gauges the alert rules read (readiness, broker, checkpoint and seal ages) are
+``ledger.alert_gauges``'s.
+
 With ``PROMETHEUS_MULTIPROC_DIR`` set, the counts of every process on the host that writes
 there (gunicorn workers, Celery workers) are summed; without it, this process's own.
 """
@@ -23,6 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.core import GaugeMetricFamily
 
 from ledger import checkpoints, identity, projections, replica
+from ledger.alert_gauges import AlertGauges
 
 
 class ProjectionLagCollector:
@@ -129,4 +133,5 @@ def metrics_view(request):
     lag.register(CheckpointCollector())
     lag.register(IdentityCollector())
     lag.register(ReplicaLagCollector())
+    lag.register(AlertGauges())  # readiness, broker, checkpoint and seal ages (deploy/prometheus-alerts.yml)
     return HttpResponse(generate_latest(registry) + generate_latest(lag), content_type=CONTENT_TYPE_LATEST)

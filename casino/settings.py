@@ -424,6 +424,9 @@ HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", defau
 METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
 # Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Seconds each of the scrape's database reads may take (PostgreSQL's statement_timeout): a
+# scrape reports a gauge it could not read in time as absent, never waits on a slow database.
+METRICS_QUERY_TIMEOUT_SECONDS = env.float("METRICS_QUERY_TIMEOUT_SECONDS", default=2.0)
 # PROMETHEUS_MULTIPROC_DIR (read by prometheus-client, not here): one directory per host shared
 # by gunicorn and Celery, emptied at boot, so /metrics sums every process (deploy/README.md).
 # The probes and the scrape speak plain HTTP to the node itself: never redirected to HTTPS.

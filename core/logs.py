@@ -11,6 +11,10 @@ Two formats, chosen by ``LOG_FORMAT``: ``json`` (production: one JSON object a l
 ``time`` in ISO 8601 UTC, ``level``, ``logger``, ``message`` and the fields above, plus any
 ``extra=`` of the call) and ``text`` (the demo: ``2026-12-01T23:15:02.123Z WARNING
 django.request [req=… user=alice table=R1] Forbidden: /api/…``).
+
+gunicorn writes its own lines (``gunicorn.error``, ``gunicorn.access``) in the same two formats
+(``deploy/gunicorn.conf.py``); ``GunicornAccessFilter`` gives each access line its request id
+and the request's fields.
 """
 
 from __future__ import annotations
@@ -110,6 +114,43 @@ class ClientErrorFilter(logging.Filter):
         if isinstance(status, int) and 400 <= status < 500 and record.exc_info:
             record.exc_info = None
             record.exc_text = None
+        return True
+
+
+class GunicornAccessFilter(logging.Filter):
+    """gunicorn's access line (logger ``gunicorn.access``, whose arguments are gunicorn's
+    "atoms" of the request) gets the fields the application's own request line has:
+    ``request_id`` (the response's ``X-Request-ID``, which ``RequestContextMiddleware`` set),
+    ``method``, ``path``, ``status`` (int), ``duration_ms`` (float, ms), and ``bytes`` (the
+    body's size), ``remote_addr``, ``forwarded_for``, ``user_agent`` where known. A response
+    without the header (a request refused before Django) keeps the client's ``X-Request-ID``
+    when it is tame (``new_request_id``), else has none."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        atoms = record.args
+        if not isinstance(atoms, dict):
+            return True
+        request_id = atoms.get("{x-request-id}o")
+        offered = atoms.get("{x-request-id}i")
+        if not request_id and offered and _REQUEST_ID.fullmatch(offered):
+            request_id = offered
+        status = str(atoms.get("s", ""))
+        sent = atoms.get("B")
+        fields = {
+            "request_id": request_id,
+            "method": atoms.get("m"),
+            "path": atoms.get("U"),
+            "status": int(status) if status.isdigit() else None,
+            "duration_ms": round(atoms["D"] / 1000, 1) if isinstance(atoms.get("D"), int) else None,
+            "bytes": sent if isinstance(sent, int) else None,
+            "remote_addr": atoms.get("h"),
+            "forwarded_for": atoms.get("{x-forwarded-for}i"),
+            "user_agent": atoms.get("a"),
+        }
+        for key, value in fields.items():
+            if value not in (None, "", "-") and not hasattr(record, key):
+                # gunicorn escapes the double quotes of its atoms for its quoted text line.
+                setattr(record, key, value.replace('\\"', '"') if isinstance(value, str) else value)
         return True
 
 

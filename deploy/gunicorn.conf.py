@@ -16,6 +16,10 @@ GUNICORN_FORWARDED_ALLOW_IPS  proxies trusted for X-Forwarded-*          [127.0.
 GUNICORN_WORKER_TMP_DIR       heartbeat files (use /dev/shm in containers)  [system temp dir]
 GUNICORN_CONTROL_SOCKET       path of gunicorn's control socket (gunicornc); unset = no socket
 GUNICORN_LOG_LEVEL            error log level                            [info]
+LOG_FORMAT                    json or text: gunicorn's lines as the application's  [text]
+
+The repository's ``.env``, when there is one, is read first, as the settings read it: a
+variable set there and not in the environment counts here too.
 
 Sync workers: a request is a short database transaction (a coup's settlement is one append of
 ~10-100 events, a few milliseconds), and ledger writes are serialised by the writer lock anyway,
@@ -25,6 +29,8 @@ so more concurrency per node buys nothing for writes; reads scale with workers a
 import os
 from pathlib import Path
 
+import environ
+
 
 def _int(name: str, default: int) -> int:
     value = os.environ.get(name, "").strip()
@@ -33,6 +39,9 @@ def _int(name: str, default: int) -> int:
 
 # Run from the repository root whatever the caller's directory (systemd sets it too).
 chdir = str(Path(__file__).resolve().parent.parent)
+# The settings read it in each worker; read here too, so gunicorn's own lines take the same
+# LOG_FORMAT as the application's. Never overrides the environment.
+environ.Env.read_env(Path(chdir) / ".env")
 proc_name = "casino-web"
 
 bind = [address.strip() for address in os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",") if address.strip()]
@@ -57,12 +66,42 @@ control_socket_disable = not control_socket
 if not control_socket:
     del control_socket
 
-# Logs: access log to stdout, errors to stderr (journald or docker collect both).
+# Logs: access lines to stdout, the rest to stderr (journald or docker collect both), in the
+# application's format (core/logs.py, LOG_FORMAT): with json, one JSON object a line, and each
+# access line carries the request's X-Request-ID as ``request_id``, as the application's lines
+# of that request do, plus method, path, status and duration_ms (core.logs.GunicornAccessFilter).
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-# %(M)s: request time in milliseconds; %({x-forwarded-for}i): the client behind the balancer.
+# The access line's message. %(M)s: request time in milliseconds; %({x-forwarded-for}i): the
+# client behind the balancer.
 access_log_format = '%(h)s "%({x-forwarded-for}i)s" %(u)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
+log_format = os.environ.get("LOG_FORMAT", "text").strip() or "text"
+if log_format not in ("json", "text"):
+    raise RuntimeError(f"LOG_FORMAT must be json or text, not {log_format!r}")
+# Replaces gunicorn's handlers of both loggers (logconfig_dict takes precedence over its own
+# formats); the root logger catches anything else the master logs before Django configures
+# logging in a worker.
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"access": {"()": "core.logs.GunicornAccessFilter"}},
+    "formatters": {"line": {"()": f"core.logs.{log_format.capitalize()}Formatter"}},
+    "handlers": {
+        "access": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "line",
+            "filters": ["access"],
+        },
+        "error": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "line"},
+    },
+    "loggers": {
+        "gunicorn.error": {"level": loglevel.upper(), "handlers": ["error"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["access"], "propagate": False},
+    },
+    "root": {"level": "WARNING", "handlers": ["error"]},
+}
 
 
 def post_worker_init(worker):

@@ -35,6 +35,7 @@ seconds old (``write_if_due``), and by
 
 import json
 import logging
+import math
 import os
 import re
 import uuid
@@ -140,6 +141,19 @@ def latest_position() -> int:
     """The highest position anchored so far (0: none), from the database's records."""
     record = _latest_record(head()[0])
     return record.position if record else 0
+
+
+def staleness(now: datetime | None = None) -> tuple[float, int]:
+    """How far the anchoring is behind at ``now`` (UTC; default: now): ``(age, unanchored)``, the
+    seconds since the latest checkpoint at or below the head was written (``inf`` while none
+    was), and the events after it (head position minus its position; 0 when it holds the head).
+    Two indexed reads of the database's records (``CheckpointRecord``), no file."""
+    now = now or datetime.now(UTC)
+    position = head()[0]
+    record = _latest_record(position)
+    if record is None:
+        return math.inf, position
+    return max(0.0, (now - record.written_at).total_seconds()), position - record.position
 
 
 def latest_signed() -> tuple[int, str] | None:

@@ -13,7 +13,8 @@
   ledger head;
 - ``seal``: no closed gaming day left unsealed more than ``HEALTH_SEAL_GRACE_HOURS`` after its
   end (0 turns the check off). The oldest unsealed day is the gaming day of the first event
-  after the latest seal's range (positions follow time, so that is the oldest one).
+  after the latest seal's range (positions follow time, so that is the oldest one;
+  ``oldest_unsealed_day``).
 - ``chain``: the last recorded verification of the hash chain (``manage.py ledger verify``,
   ``ledger.models.ChainVerification``) did not find it broken (none recorded yet: ok). Where
   and why it broke stays with the operator's verify; the probe says only that it did.
@@ -36,6 +37,7 @@ from . import projections
 from .gaming_day import current_gaming_day
 from .models import ChainVerification, Event
 from .seal import SEAL_EVENT, latest_seal
+from .store import closed_gaming_days
 
 log = logging.getLogger(__name__)
 # What a failing check says to the caller; the error's own message stays in the log.
@@ -101,12 +103,19 @@ def gaming_day_end(day: date) -> datetime:
     return local.astimezone(UTC)
 
 
-def seal(now: datetime | None = None) -> dict:
-    grace = settings.HEALTH_SEAL_GRACE_HOURS
-    if grace <= 0:
-        return {"ok": True, "detail": "check off (HEALTH_SEAL_GRACE_HOURS=0)"}
-    now = now or datetime.now(UTC)
-    last = latest_seal()
+def oldest_unsealed_day(now: datetime | None = None) -> date | None:
+    """The oldest gaming day, ended at ``now`` (UTC; default: now), that still owes a seal: the
+    gaming day of the first event after the latest seal's range (positions follow time, so that
+    is the oldest one); None when every ended day's events lie in a seal.
+
+    An event recorded after the latest seal of day D but stamped D or earlier can only go into
+    a later seal of D (D sealed before its close: D owes it) or, once D is closed, of the next
+    day (a closed day takes only its sign-ins, ``ledger.store.AFTER_CLOSE_TYPES``, and its seal is
+    not made again): that day owes the seal, not the one it is stamped with."""
+    return _owing(now or datetime.now(UTC), latest_seal())
+
+
+def _owing(now: datetime, last: Event | None) -> date | None:
     after = last.data["last_position"] if last is not None else 0
     first = (
         Event.objects.filter(position__gt=after)
@@ -115,8 +124,31 @@ def seal(now: datetime | None = None) -> dict:
         .values_list("gaming_day", flat=True)
         .first()
     )
+    if first is None:
+        return None
+    if last is not None:
+        sealed = date.fromisoformat(last.data["day"])
+        if first <= sealed:
+            first = sealed + timedelta(days=1) if closed_gaming_days({sealed}) else sealed
+    return first if first < current_gaming_day(now) else None
+
+
+def unsealed_day_age_seconds(now: datetime | None = None) -> float:
+    """Seconds since the end of ``oldest_unsealed_day`` (UTC), 0.0 while no ended day owes a seal."""
+    now = now or datetime.now(UTC)
+    day = oldest_unsealed_day(now)
+    return 0.0 if day is None else max(0.0, (now - gaming_day_end(day)).total_seconds())
+
+
+def seal(now: datetime | None = None) -> dict:
+    grace = settings.HEALTH_SEAL_GRACE_HOURS
+    if grace <= 0:
+        return {"ok": True, "detail": "check off (HEALTH_SEAL_GRACE_HOURS=0)"}
+    now = now or datetime.now(UTC)
+    last = latest_seal()
     found = {"ok": True, "last_sealed_day": last.data["day"] if last is not None else None, "grace_hours": grace}
-    if first is None or first >= current_gaming_day(now):
+    first = _owing(now, last)
+    if first is None:
         return found
     due = gaming_day_end(first) + timedelta(hours=grace)
     found.update(oldest_unsealed_day=first.isoformat(), due=due.isoformat())

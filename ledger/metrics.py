@@ -18,6 +18,9 @@ Defined here, in the lowest layer that runs Django, so every layer can record in
   (``replica``, ``lag``, ``behind_position``, ``unavailable``, ``transaction``);
 - ``casino_replica_lag_seconds``, ``casino_replica_positions_behind``, ``casino_replica_up``:
   measured at scrape time (``casino.metrics``, ``ledger.replica``).
+- ``casino_ready``, ``casino_broker_up``, ``casino_checkpoint_age_seconds``,
+  ``casino_ledger_unanchored_events``, ``casino_unsealed_day_age_seconds``: measured at scrape
+  time for the alert rules (``ledger.alert_gauges``, deploy/prometheus-alerts.yml).
 
 Several processes (gunicorn workers, Celery workers) on one host share their counts when
 ``PROMETHEUS_MULTIPROC_DIR`` names a directory writable by all of them, emptied at boot

@@ -18,18 +18,28 @@ fi
 # - for the dev profile: chromium, which the browser tests (tests/e2e) drive through Playwright
 #   (never `playwright install`: no browser download), and poppler-utils (pdftotext, pdftoppm),
 #   with which the report tests read the PDFs, and pgbackrest, which deploy/pitr-drill (.ci/run)
-#   drives for the point-in-time recovery drill.
+#   drives for the point-in-time recovery drill; and prometheus, for its promtool, which checks
+#   and unit-tests deploy/prometheus-alerts.yml (tests/unit/test_prometheus_alerts.py). Without
+#   its recommends (no node exporter); the package also holds the Prometheus server, which apt
+#   starts only where services may start (not in a container: policy-rc.d).
 missing=()
+bare=()  # installed without their recommended packages
 if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpango-1.0.so.0'; then missing+=(libpango-1.0-0); fi
 if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0'; then missing+=(libpangoft2-1.0-0); fi
 if [ "$kind" = dev ]; then
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
     command -v pgbackrest >/dev/null || missing+=(pgbackrest)
+    command -v promtool >/dev/null || bare+=(prometheus)
 fi
-if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
+if [ "$((${#missing[@]} + ${#bare[@]}))" -gt 0 ] && command -v apt-get >/dev/null; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    if [ "${#missing[@]}" -gt 0 ]; then
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    if [ "${#bare[@]}" -gt 0 ]; then
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${bare[@]}" >/dev/null
+    fi
 fi

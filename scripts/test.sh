@@ -6,7 +6,8 @@
 # - then against SQLite, so the ledger's contract (triggers, hash chain) is checked on both
 #   backends: after a PostgreSQL run, only the tests that reach the database. Tests that need real concurrent transactions, and the browser tests, run on
 #   PostgreSQL only (the SQLite run leaves tests/e2e out).
-# With CI=true a browser test that skips fails the run (tests/e2e/conftest.py).
+# With CI=true a browser test that skips fails the run (tests/e2e/conftest.py), and so does a
+# missing promtool (tests/unit/test_prometheus_alerts.py: the alert rules unchecked).
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
