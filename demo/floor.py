@@ -422,7 +422,8 @@ class FloorSimulator:
         outage.noted_unavailable(error)
         self.out("the database is out of reach: the floor waits for it")
         self.waiting("the database is out of reach: the player waits for it and resumes when it answers")
-        connection.close()  # the kept connection died with the server
+        if not connection.in_atomic_block:
+            connection.close()  # the kept connection died with the server
         pause = 0.5
         while not outage.probe(timeout=DATABASE_PROBE_SECONDS):
             if until is not None and time.monotonic() >= until:
