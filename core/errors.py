@@ -124,7 +124,7 @@ def _logged_once(response) -> None:
 
 
 def server_error(request):
-    """``handler500``: a database out of reach met before any view (the session or the user of a
+    """``handler500``: a database out of reach met before any view (the login cookie or the user of a
     logged-in request, read by a middleware) answers the 503 of ``database_error_response``, not
     a 500 with its traceback; anything else is Django's 500 page."""
     from django.views.defaults import server_error as django_server_error

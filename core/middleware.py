@@ -82,7 +82,7 @@ class DatabaseUnavailableMiddleware:
     slow (a statement past its timeout) or read-only (``core.errors.database_read_only``: a
     standby) answers 503 with ``Retry-After``: JSON under ``/api/``, a short page elsewhere
     (``core.errors.database_error_response``); the API's own views answer the same through the
-    exception handler, and a middleware meeting it (a logged-in request's session) through
+    exception handler, and a middleware meeting it (a logged-in request's login cookie) through
     ``handler500`` (``core.errors.server_error``). An outage is logged once (``ledger.outage``)."""
 
     def __init__(self, get_response):

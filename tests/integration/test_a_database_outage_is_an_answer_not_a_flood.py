@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import OperationalError, connections
 
 from core.errors import UNAVAILABLE
@@ -157,7 +158,8 @@ def _app_lines(log: str) -> list[str]:
 
 
 BASIC_DEALER = {"Authorization": "Basic ZGVhbGVyOmRlYWxlcg=="}  # dealer:dealer: DRF looks the user up
-LOGGED_IN = {"Cookie": "sessionid=abcdefghijklmnopqrstuvwxyz012345"}  # the session is read from the database
+# A login cookie: the login it names is looked up in the database before any view.
+LOGGED_IN = {"Cookie": f"{settings.SESSION_COOKIE_NAME}=abcdefghijklmnopqrstuvwxyz012345"}
 
 
 def test_a_stopped_database_answers_503_with_retry_after_json_pages_and_metrics_say_database_up_0(
