@@ -31,12 +31,12 @@ def _budget(connection, statement_ms: int | None) -> None:
             cursor.execute("RESET statement_timeout")
         else:
             cursor.execute("SELECT set_config('statement_timeout', %s, false)", [str(statement_ms)])
-    options = connection.settings_dict["OPTIONS"]
-    answer = (
-        options.get("answer_timeout")
-        if statement_ms is None
-        else (statement_ms / 1000 + settings.DATABASE_ANSWER_GRACE_SECONDS if statement_ms else None)
-    )
+    if statement_ms is None:
+        answer = connection.settings_dict["OPTIONS"].get("answer_timeout")
+    elif statement_ms:
+        answer = statement_ms / 1000 + settings.DATABASE_ANSWER_GRACE_SECONDS
+    else:
+        answer = None  # no limit on the statement: none on waiting for it either
     connection.connection.answer_timeout = answer
 
 
