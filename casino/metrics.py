@@ -10,6 +10,9 @@ makes anyone look like 127.0.0.1 — so it needs the token whatever its address.
 
 The gauges the alert rules read (readiness, broker, checkpoint and seal ages) are
 ``ledger.alert_gauges``'s.
+``casino_database_up`` is measured at each scrape (``ledger.outage.probe``: a connection of its
+own, ``METRICS_DATABASE_TIMEOUT_SECONDS``): 1 when the database answered, else 0, and then the
+metrics read from the database are left out and the scrape still answers 200.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set, the counts of every process on the host that writes
 there (gunicorn workers, Celery workers) are summed; without it, this process's own.
@@ -21,11 +24,12 @@ import hmac
 import os
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpResponse, JsonResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from ledger import checkpoints, identity, projections, replica
+from ledger import checkpoints, identity, outage, projections, replica
 from ledger.alert_gauges import AlertGauges
 
 
@@ -99,6 +103,18 @@ class ReplicaLagCollector:
         yield behind
 
 
+class DatabaseUpCollector:
+    """``casino_database_up``: 1 when the database answered this scrape's probe, else 0."""
+
+    def __init__(self, up: bool):
+        self.up = up
+
+    def collect(self):
+        gauge = GaugeMetricFamily("casino_database_up", "Whether the database answered SELECT 1 at this scrape")
+        gauge.add_metric([], 1 if self.up else 0)
+        yield gauge
+
+
 PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
 
 
@@ -128,10 +144,25 @@ def metrics_view(request):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
-    lag = CollectorRegistry()
-    lag.register(ProjectionLagCollector())
-    lag.register(CheckpointCollector())
-    lag.register(IdentityCollector())
-    lag.register(ReplicaLagCollector())
-    lag.register(AlertGauges())  # readiness, broker, checkpoint and seal ages (deploy/prometheus-alerts.yml)
-    return HttpResponse(generate_latest(registry) + generate_latest(lag), content_type=CONTENT_TYPE_LATEST)
+    up = outage.probe(timeout=settings.METRICS_DATABASE_TIMEOUT_SECONDS)
+    read = b""
+    if up:
+        from_database = CollectorRegistry()
+        from_database.register(ProjectionLagCollector())
+        from_database.register(CheckpointCollector())
+        from_database.register(IdentityCollector())
+        from_database.register(ReplicaLagCollector())
+        from_database.register(
+            AlertGauges()
+        )  # readiness, broker, checkpoint and seal ages (deploy/prometheus-alerts.yml)
+        try:
+            read = generate_latest(from_database)
+        except DatabaseError as exc:  # gone between the probe and the reads
+            if not outage.unreachable(exc):
+                raise
+            outage.noted_unavailable(exc)
+            up = False
+    database = CollectorRegistry()
+    database.register(DatabaseUpCollector(up))
+    body = generate_latest(registry) + generate_latest(database) + read
+    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

@@ -93,7 +93,32 @@ DATABASES = {
 }
 
 
+# --- Database timeouts (ledger/postgresql/base.py, deploy/README.md "When the database is out of reach") ---
+# Seconds to open a connection (libpq's connect_timeout: the TCP connection and the handshake).
+DATABASE_CONNECT_TIMEOUT_SECONDS = env.int("DATABASE_CONNECT_TIMEOUT_SECONDS", default=5)
+# Seconds one statement may run on the server before PostgreSQL cancels it (statement_timeout;
+# 0: no limit). Under gunicorn's 30 s request timeout (deploy/gunicorn.conf.py), so a request
+# that meets a slow or frozen database answers 503 itself before its worker is killed.
+DATABASE_STATEMENT_TIMEOUT_SECONDS = env.int("DATABASE_STATEMENT_TIMEOUT_SECONDS", default=20)
+# The work that legitimately runs longer gets this budget instead (ledger.timeouts.long_statements):
+# rebuilds, exports, seals, `ledger verify` and replay checks, migrations, the demo. 0: no limit.
+DATABASE_LONG_STATEMENT_TIMEOUT_SECONDS = env.int("DATABASE_LONG_STATEMENT_TIMEOUT_SECONDS", default=3600)
+# The client gives up waiting for any answer this long after the server should have cancelled the
+# statement itself: the server is frozen (SIGSTOP, a hung host), not slow.
+DATABASE_ANSWER_GRACE_SECONDS = 5
+
+
+def _answer_timeout(statement_seconds: int) -> int | None:
+    """Seconds a connection waits for one answer of the server (None: for ever)."""
+    return statement_seconds + DATABASE_ANSWER_GRACE_SECONDS if statement_seconds > 0 else None
+
+
 def _postgres_options(database: dict) -> None:
+    # Each wait for the server bounded (ledger/postgresql/base.py): a database that is down or
+    # frozen costs a request seconds, not a worker.
+    database["ENGINE"] = "ledger.postgresql"
+    database.setdefault("OPTIONS", {}).setdefault("connect_timeout", DATABASE_CONNECT_TIMEOUT_SECONDS)
+    database["OPTIONS"].setdefault("answer_timeout", _answer_timeout(DATABASE_STATEMENT_TIMEOUT_SECONDS))
     # Keep each worker's connection between requests: opening one (a server process, its
     # authentication, Django's set-up queries) cost more CPU than the bet it served.
     # The health check replaces a connection the server dropped before it is used.
@@ -110,6 +135,7 @@ def _postgres_options(database: dict) -> None:
     # it on the roles too (ALTER ROLE … SET search_path), and `ledger verify` checks it.
     options = database["OPTIONS"]
     options["options"] = f"{options.get('options', '')} -c search_path={DATABASE_SCHEMA}".strip()
+    options["options"] += f" -c statement_timeout={DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000}"
 
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -122,8 +148,8 @@ if env.str("DATABASE_REPLICA_URL", default=""):
     if DATABASES["replica"]["ENGINE"] == "django.db.backends.postgresql":
         _postgres_options(DATABASES["replica"])
         # A replica out of reach costs a page this long before it falls back to the primary.
-        DATABASES["replica"]["OPTIONS"].setdefault(
-            "connect_timeout", env.int("DATABASE_REPLICA_CONNECT_TIMEOUT_SECONDS", default=2)
+        DATABASES["replica"]["OPTIONS"]["connect_timeout"] = env.int(
+            "DATABASE_REPLICA_CONNECT_TIMEOUT_SECONDS", default=2
         )
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # the tests read the primary under its name
 DATABASE_ROUTERS = ["ledger.replica.ReplicaRouter"]
@@ -420,6 +446,9 @@ HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", defau
 # --- end of readiness ------------------------------------------------------------------------------
 
 # --- Operations: metrics (GET /metrics, casino/metrics.py) ----------------------------------------
+# Seconds the scrape waits for the database's answer to casino_database_up's probe (at least 2
+# for the connection: libpq's minimum).
+METRICS_DATABASE_TIMEOUT_SECONDS = env.float("METRICS_DATABASE_TIMEOUT_SECONDS", default=2.0)
 # Addresses allowed to read /metrics (the Prometheus server scraping this node directly).
 METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=["127.0.0.1", "::1"])
 # Or a bearer token (`Authorization: Bearer <token>`) accepted from any address; empty: none.

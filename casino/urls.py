@@ -23,6 +23,7 @@ api = [
 handler404 = "dashboard.errors.not_found"  # the site's page; JSON under /api/ (core.errors)
 handler403 = "dashboard.errors.permission_denied"
 handler400 = "core.errors.bad_request"
+handler500 = "core.errors.server_error"  # a database out of reach before any view: 503, not 500
 
 urlpatterns = [
     path("", dashboard_views.home, name="home"),  # each role's own page; the logins for a visitor

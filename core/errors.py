@@ -4,8 +4,11 @@
 version conflict, 403 for a role. Anything a client can send must land here, never as a 500.
 """
 
+import sys
+
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, InterfaceError, OperationalError
+from django.db import IntegrityError, OperationalError
+from django.http import HttpResponse, JsonResponse
 from django_fsm import ConcurrentTransition, TransitionNotAllowed
 from rest_framework import status
 from rest_framework.exceptions import ParseError, ValidationError
@@ -13,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from basis.errors import RuleError
+from ledger import outage
 from ledger.errors import BetRefused, DomainError
 
 from .signals import bet_refused
@@ -29,6 +33,9 @@ CODES = {401: "not_authenticated", 403: "permission_denied", 404: "not_found", 4
 # (they name the host and port).
 UNAVAILABLE = {"error": "unavailable", "detail": "the database is unavailable; retry in a few seconds"}
 RETRY_AFTER = "5"
+# The server cancelled a statement that ran past DATABASE_STATEMENT_TIMEOUT_SECONDS (SQLSTATE
+# 57014): it is up but overloaded or waiting on a lock; the transaction rolled back.
+TIMED_OUT = {"error": "timeout", "detail": "the database did not answer in time; nothing was recorded; retry"}
 
 
 # The database took the connection but refuses every write: this node is pointed at a standby
@@ -57,8 +64,74 @@ def database_read_only(exc: BaseException) -> bool:
 
 
 def database_unavailable(exc: BaseException) -> bool:
-    """Whether ``exc`` is the database being out of reach (not a lock, not a refused write)."""
-    return isinstance(exc, InterfaceError) or (isinstance(exc, OperationalError) and "locked" not in str(exc))
+    """Whether ``exc`` is the database being out of reach (not a lock, not a refused write, not
+    a statement past its timeout): ``ledger.outage.unreachable``."""
+    return outage.unreachable(exc)
+
+
+def database_timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server cancelling a statement past ``statement_timeout``."""
+    return outage.timed_out(exc)
+
+
+PAGES = {
+    "unavailable": (
+        "Unavailable",
+        "The database cannot be reached just now. Nothing you sent was recorded; try again in a few seconds.",
+    ),
+    "timeout": ("Too slow", "The database did not answer in time. Nothing you sent was recorded; try again."),
+    "read_only": (
+        "Read-only",
+        "This server's database is a read-only copy just now. Nothing you sent was recorded; "
+        "try again in a few seconds.",
+    ),
+}
+
+
+def database_error_response(request, exc: BaseException) -> HttpResponse | None:
+    """The 503 for a database that is out of reach, too slow or read-only (JSON under ``/api/``,
+    a short page that needs no database elsewhere, ``Retry-After`` on both), or None for any other
+    error. Out of reach: noted in ``ledger.outage`` (one log line an outage) and not logged again
+    per request."""
+    if database_read_only(exc):
+        body = READ_ONLY
+    elif database_timed_out(exc):
+        body = TIMED_OUT
+    elif database_unavailable(exc):
+        body = UNAVAILABLE
+        outage.noted_unavailable(exc)
+    else:
+        return None
+    if request.path.startswith("/api/"):
+        response = JsonResponse(body, status=503)
+    else:
+        title, text = PAGES[body["error"]]
+        response = HttpResponse(
+            f"<!doctype html><html lang=en><meta charset=utf-8><title>{title}</title><h1>{title}</h1><p>{text}</p>",
+            status=503,
+        )
+    response["Retry-After"] = RETRY_AFTER
+    if body is UNAVAILABLE:
+        _logged_once(response)
+    return response
+
+
+def _logged_once(response) -> None:
+    # Django logs every 5xx on django.request ("Service Unavailable: /path"); an outage is
+    # logged once by ledger.outage instead, not once per request. log_response skips a
+    # response marked as logged.
+    response._has_been_logged = True
+
+
+def server_error(request):
+    """``handler500``: a database out of reach met before any view (the login cookie or the user of a
+    logged-in request, read by a middleware) answers the 503 of ``database_error_response``, not
+    a 500 with its traceback; anything else is Django's 500 page."""
+    from django.views.defaults import server_error as django_server_error
+
+    exc = sys.exc_info()[1]
+    response = database_error_response(request, exc) if exc is not None else None
+    return response if response is not None else django_server_error(request)
 
 
 def _body(code: str, message: str, field: str | None) -> dict:
@@ -128,8 +201,15 @@ def exception_handler(exc, context):
         )
     if isinstance(exc, OperationalError) and "locked" in str(exc):
         return Response(_body("busy", "the ledger is busy; retry", None), status=status.HTTP_409_CONFLICT)
+    if database_timed_out(exc):
+        return Response(TIMED_OUT, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER})
     if database_unavailable(exc):
-        return Response(UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER})
+        outage.noted_unavailable(exc)
+        response = Response(
+            UNAVAILABLE, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER}
+        )
+        _logged_once(response)
+        return response
     if isinstance(exc, DjangoValidationError):
         # The ORM refusing a malformed value (e.g. an id that is not a UUID): bad input, not a crash.
         field = next(iter(exc.error_dict), NON_FIELD) if hasattr(exc, "error_dict") else NON_FIELD
@@ -154,7 +234,6 @@ def exception_handler(exc, context):
 
 def not_found(request, exception=None):
     """JSON 404 for API paths (an unknown URL is still an answer a client can read)."""
-    from django.http import JsonResponse
     from django.views.defaults import page_not_found
 
     if request.path.startswith("/api/"):
@@ -166,7 +245,6 @@ def bad_request(request, exception=None):
     """JSON 400 for API paths, naming its field like every other 400: what Django refuses
     before any view (a Host header not in ALLOWED_HOSTS, another suspicious request)."""
     from django.core.exceptions import DisallowedHost
-    from django.http import JsonResponse
     from django.views.defaults import bad_request as html_bad_request
 
     if request.path.startswith("/api/"):

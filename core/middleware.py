@@ -5,12 +5,12 @@ import logging
 import time
 
 from django.core.signals import request_finished
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
 
 from ledger import metrics
 
 from . import logs
-from .errors import READ_ONLY, RETRY_AFTER, UNAVAILABLE, database_read_only, database_unavailable
+from .errors import database_error_response, database_read_only
 
 access_log = logging.getLogger("casino.request")
 
@@ -78,10 +78,12 @@ class RequestContextMiddleware:
 
 
 class DatabaseUnavailableMiddleware:
-    """A view that meets the database out of reach (``core.errors.database_unavailable``), or
-    read-only (``core.errors.database_read_only``: a standby), answers 503 with
-    ``Retry-After``: JSON under ``/api/``, a short page elsewhere; the API's own views answer
-    the same through the exception handler."""
+    """A view that meets the database out of reach (``core.errors.database_unavailable``), too
+    slow (a statement past its timeout) or read-only (``core.errors.database_read_only``: a
+    standby) answers 503 with ``Retry-After``: JSON under ``/api/``, a short page elsewhere
+    (``core.errors.database_error_response``); the API's own views answer the same through the
+    exception handler, and a middleware meeting it (a logged-in request's login cookie) through
+    ``handler500`` (``core.errors.server_error``). An outage is logged once (``ledger.outage``)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -91,32 +93,5 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request, exception):
         if database_read_only(exception):
-            return self._read_only(request, exception)
-        if not database_unavailable(exception):
-            return None
-        access_log.warning("database unavailable: %s", type(exception).__name__, extra={"path": request.path})
-        if request.path.startswith("/api/"):
-            response = JsonResponse(UNAVAILABLE, status=503)
-        else:
-            response = HttpResponse(
-                "<!doctype html><title>Unavailable</title><h1>Unavailable</h1>"
-                "<p>The database cannot be reached just now. Nothing you sent was recorded; "
-                "try again in a few seconds.</p>",
-                status=503,
-            )
-        response["Retry-After"] = RETRY_AFTER
-        return response
-
-    def _read_only(self, request, exception):
-        access_log.warning("database read-only: %s", type(exception).__name__, extra={"path": request.path})
-        if request.path.startswith("/api/"):
-            response = JsonResponse(READ_ONLY, status=503)
-        else:
-            response = HttpResponse(
-                "<!doctype html><title>Read-only</title><h1>Read-only</h1>"
-                "<p>This server's database is a read-only copy just now. Nothing you sent was "
-                "recorded; try again in a few seconds.</p>",
-                status=503,
-            )
-        response["Retry-After"] = RETRY_AFTER
-        return response
+            access_log.warning("database read-only: %s", type(exception).__name__, extra={"path": request.path})
+        return database_error_response(request, exception)

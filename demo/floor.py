@@ -16,6 +16,8 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
+from django.db import DatabaseError, connection
+
 from basis.money import format_cents
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.slips import slip_accept, slip_issue, slip_request
@@ -34,7 +36,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from games.services.shoes import active_shoe, shoe_close, shoe_start
 from games.services.tables import table_buy_in
 from games.services.trente_quarante import tq_bet
-from ledger import accounts, store
+from ledger import accounts, outage, store
 from ledger.errors import DomainError
 from ledger.models import Event
 from patrons.models import Patron
@@ -56,6 +58,8 @@ TABLES = {
     "T1": (Table.Game.TRENTE_QUARANTE, 3_000_000, {}),
 }
 SEATS = 4  # patrons a table keeps at most
+DATABASE_PROBE_SECONDS = 2.0  # how long one look at a database that went away may take
+DATABASE_POLL_SECONDS = 5.0  # the longest pause between two looks
 FLOOR_DOCUMENT = "identity card FL"  # the floor guests' documents: "identity card FL R1-1733500000-3"
 
 
@@ -93,9 +97,12 @@ class FloorSimulator:
     """One background player for the whole floor. ``pace``: seconds between two steps (a coup
     takes two: bets, then the deal); ``rng``: the patrons' choices (balls and shoes stay random)."""
 
-    def __init__(self, *, pace: float = 3.0, rng: random.Random | None = None, out=print, tables=None, beat=None):
+    def __init__(
+        self, *, pace: float = 3.0, rng: random.Random | None = None, out=print, tables=None, beat=None, waiting=None
+    ):
         self.pace = pace
         self.beat = beat or (lambda stats: None)  # called after each step: the player's heartbeat
+        self.waiting = waiting or (lambda why: None)  # called when it waits for the database
         self.rng = rng or random.Random()
         self.out = out
         self.tables = list(tables or TABLES)
@@ -392,22 +399,68 @@ class FloorSimulator:
         self.finish(code, coup)
         self.maybe_slip(code)
 
+    def _resume(self, code: str) -> None:
+        """After an outage: the coup the outage cut off voided, the table set up again (a table
+        whose setting up meets the outage again is tried at its next turn)."""
+        try:
+            void_leftover_coup(code)
+            self._reopen(code)
+        except DatabaseError as exc:
+            if not outage.unreachable(exc):
+                raise
+        except DomainError as exc:
+            self.out(f"  {code}: {exc.__class__.__name__}: {exc}; tried again at its next turn")
+
     def sleep(self) -> None:
         if self.pace > 0:
             time.sleep(self.pace * self.rng.uniform(0.6, 1.4))
 
+    def wait_for_database(self, error: BaseException, *, until: float | None = None) -> bool:
+        """The database went away: wait until it answers again (polled every ``DATABASE_POLL_SECONDS``
+        at most, ``ledger.outage.probe``), or until ``until`` (``time.monotonic()``) passes.
+        Returns whether it answers. The heartbeat says ``waiting`` meanwhile."""
+        outage.noted_unavailable(error)
+        self.out("the database is out of reach: the floor waits for it")
+        self.waiting("the database is out of reach: the player waits for it and resumes when it answers")
+        if not connection.in_atomic_block:
+            connection.close()  # the kept connection died with the server
+        pause = 0.5
+        while not outage.probe(timeout=DATABASE_PROBE_SECONDS):
+            if until is not None and time.monotonic() >= until:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, DATABASE_POLL_SECONDS)
+        self.out("the database answers again: the floor resumes")
+        return True
+
     def run(self, *, coups: int | None = None, seconds: float | None = None) -> FloorStats:
         """Open the floor, then play coup after coup round the tables until ``coups`` coups are
-        played or ``seconds`` have passed (neither: until interrupted)."""
-        self.open_floor()
-        self.beat(self.stats)
+        played or ``seconds`` have passed (neither: until interrupted). The database going away
+        stops nothing: the player waits for it (``wait_for_database``), then voids the coup it
+        left half-played and goes on."""
         started = time.monotonic()
+        until = started + seconds if seconds is not None else None
+        while True:
+            try:
+                self.open_floor()
+                break
+            except DatabaseError as exc:
+                if not outage.unreachable(exc) or not self.wait_for_database(exc, until=until):
+                    raise
+        self.beat(self.stats)
         turn = 0
         while (coups is None or self.stats.coups < coups) and (seconds is None or time.monotonic() - started < seconds):
             code = self.tables[turn % len(self.tables)]
             turn += 1
             try:
                 self.play_coup(code)
+            except DatabaseError as exc:
+                if not outage.unreachable(exc):
+                    raise
+                if not self.wait_for_database(exc, until=until):
+                    break
+                self._resume(code)
+                continue
             except DomainError as exc:
                 # A table the pit boss closed, a shoe or a patron changed by hand meanwhile: the
                 # floor goes on; the coup left half-played is voided, the table opened again.

@@ -3,7 +3,7 @@ data, ``var/floor_player-<database tag>.json``, rewritten at every step and once
 read by the dashboard's banner (``demo.templatetags.demo_floor``). A heartbeat older than a few
 steps means the player is gone even if it could not say so (killed).
 
-Shape: ``{"database", "pid", "state": "playing" | "stopped", "gaming_day": "YYYY-MM-DD",
+Shape: ``{"database", "pid", "state": "playing" | "waiting" (for the database) | "stopped", "gaming_day": "YYYY-MM-DD",
 "at": UTC ISO 8601, "pace": seconds between steps, "coups", "why"}``.
 """
 

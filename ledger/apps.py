@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.core.signals import setting_changed
+from django.db.backends.signals import connection_created
 
 
 class LedgerConfig(AppConfig):
@@ -10,8 +11,12 @@ class LedgerConfig(AppConfig):
         from . import (
             balance_check,  # noqa: F401 - registers the balances' replay check
             checks,  # noqa: F401 - registers the deploy check of the signing key
+            outage,
+            timeouts,  # noqa: F401 - the long statement budget follows a connection opened again
         )
         from .export import reports  # noqa: F401 - registers the ledger's default CSV writers
+
+        connection_created.connect(outage.connection_opened, dispatch_uid="ledger.outage.connection_opened")
 
         configure_currency()
         setting_changed.connect(_currency_changed, dispatch_uid="ledger.currency")

@@ -21,7 +21,8 @@
 
 A check that raises is failing (never a 500) with a fixed word of what failed ("database
 unavailable", "broker unavailable", …): the probe answers anyone, and a driver's message names
-hosts, ports and users. The error itself goes to the log (``ledger.health``).
+hosts, ports and users. The error itself goes to the log (``ledger.health``); a database out of
+reach only once an outage (``ledger.outage``), however often the balancer probes.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.db import connection
 
-from . import projections
+from . import outage, projections
 from .gaming_day import current_gaming_day
 from .models import ChainVerification, Event
 from .seal import SEAL_EVENT, latest_seal
@@ -165,13 +166,24 @@ def chain() -> dict:
 
 
 def readiness() -> dict:
-    checks = {"database": _safe("database", database), "broker": _safe("broker", broker)}
+    checks = {"database": _database_check(), "broker": _safe("broker", broker)}
     for name, check in (("writable", writable), ("projections", projection_lag), ("seal", seal), ("chain", chain)):
         # Both read the database: when it is down, say so rather than wait for it again.
         down = {"ok": False, "error": UNAVAILABLE["database"]}
         checks[name] = _safe(name, check) if checks["database"]["ok"] else down
     failing = [name for name, result in checks.items() if not result["ok"]]
     return {"ready": not failing, "failing": failing, "checks": checks}
+
+
+def _database_check() -> dict:
+    # Out of reach: one log line an outage (ledger.outage), not a traceback every probe.
+    try:
+        result = database()
+    except Exception as exc:
+        outage.noted_unavailable(exc)
+        return {"ok": False, "error": UNAVAILABLE["database"]}
+    outage.noted_available()
+    return result
 
 
 def _safe(name: str, check) -> dict:

@@ -17,10 +17,12 @@ Defined here, in the lowest layer that runs Django, so every layer can record in
   where a replica is configured, by the database it read (``replica``, ``default``) and why
   (``replica``, ``lag``, ``behind_position``, ``unavailable``, ``transaction``);
 - ``casino_replica_lag_seconds``, ``casino_replica_positions_behind``, ``casino_replica_up``:
-  measured at scrape time (``casino.metrics``, ``ledger.replica``).
+  measured at scrape time (``casino.metrics``, ``ledger.replica``);
 - ``casino_ready``, ``casino_broker_up``, ``casino_checkpoint_age_seconds``,
   ``casino_ledger_unanchored_events``, ``casino_unsealed_day_age_seconds``: measured at scrape
-  time for the alert rules (``ledger.alert_gauges``, deploy/prometheus-alerts.yml).
+  time for the alert rules (``ledger.alert_gauges``, deploy/prometheus-alerts.yml);
+- ``casino_database_up``: 1 when the database answered at scrape time, else 0 (``casino.metrics``,
+  ``ledger.outage.probe``); while it is 0 the metrics read from the database are left out.
 
 Several processes (gunicorn workers, Celery workers) on one host share their counts when
 ``PROMETHEUS_MULTIPROC_DIR`` names a directory writable by all of them, emptied at boot

@@ -90,6 +90,16 @@ def _disowned_events_forgotten():
     seal_scan.forget()
 
 
+@pytest.fixture(autouse=True)
+def _database_outage_forgotten():
+    """The outage a test made (``ledger.outage``, kept per process) is over for the next test."""
+    from ledger import outage
+
+    outage.forget()
+    yield
+    outage.forget()
+
+
 @pytest.fixture
 def _replication_role_reset(django_db_blocker):
     yield

@@ -175,7 +175,12 @@ class Readiness(APIView):
         result = health.readiness()
         body = {"status": "ready" if result["ready"] else "not_ready", **result}
         del body["ready"]
-        return Response(body, status=200 if result["ready"] else 503)
+        response = Response(body, status=200 if result["ready"] else 503)
+        if not result["checks"]["database"]["ok"]:
+            # The balancer probes every few seconds: an outage is logged once (ledger.outage),
+            # not as an error a probe (Django's log_response skips a response marked logged).
+            response._has_been_logged = True
+        return response
 
 
 class ProjectionStatus(APIView):

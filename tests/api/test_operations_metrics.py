@@ -115,3 +115,16 @@ def test_metrics_relayed_by_a_proxy_on_the_same_host_need_the_token(db, settings
     relayed = local.get("/metrics", HTTP_X_FORWARDED_FOR="203.0.113.9", HTTP_AUTHORIZATION="Bearer s3cret-scrape-token")
     assert relayed.status_code == 200
     assert local.get("/metrics").status_code == 200  # the local scrape, no proxy between
+
+
+def test_metrics_say_database_up_1_when_it_answers_and_0_with_a_200_when_it_does_not(monkeypatch, patron):
+    from ledger import outage
+
+    samples = scrape()
+    assert value(samples, "casino_database_up") == 1.0
+    assert ("casino_projection_lag_positions", (("projection", "balances"),)) in samples
+    monkeypatch.setattr(outage, "probe", lambda timeout: False)
+    samples = scrape()  # 200: the scrape answers whatever the database does
+    assert value(samples, "casino_database_up") == 0.0
+    assert not [key for key in samples if key[0] == "casino_projection_lag_positions"]  # read from it: left out
+    assert any(key[0] == "casino_http_requests_total" for key in samples)

@@ -7,9 +7,11 @@ import random
 
 import pytest
 from django.core.management import call_command
+from django.db import OperationalError
 
 from demo.floor import TABLES, FloorSimulator
 from games.models import BetRefusal, Round, Table
+from ledger import outage
 from ledger.verify import verify_chain
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +54,31 @@ def test_the_floor_opening_a_new_cage_leaves_half_the_main_bank_for_the_cashiers
     assert drawer["cash_cents"] > 0 and drawer["chips_cents"] > 0
     assert drawer["cash_cents"] % 10_000 == 0 and drawer["chips_cents"] % 10_000 == 0
     assert bank["cash_cents"] >= drawer["cash_cents"] and bank["chips_cents"] >= drawer["chips_cents"]
+
+
+def test_the_simulator_waits_for_a_database_that_went_away_and_resumes_when_it_answers(monkeypatch):
+    """The database goes away while a coup is in play (its bets are down): the player waits,
+    looking again until the database answers, then voids the coup the outage cut off and plays
+    on; the chain verifies."""
+    lines, looks, waits = [], iter([False, False, True]), []
+    floor = FloorSimulator(pace=0, rng=random.Random(4), out=lines.append, tables=["R1"], waiting=waits.append)
+    deal = floor.finish
+    cut = {"done": False}
+
+    def finish_or_outage(code, coup):
+        if not cut["done"]:
+            cut["done"] = True
+            raise OperationalError('connection to server at "127.0.0.1", port 5432 failed: Connection refused')
+        deal(code, coup)
+
+    monkeypatch.setattr(floor, "finish", finish_or_outage)
+    monkeypatch.setattr(outage, "probe", lambda timeout: next(looks))
+    monkeypatch.setattr("demo.floor.time.sleep", lambda seconds: None)
+    stats = floor.run(coups=2)
+    assert stats.coups == 2
+    assert "the database is out of reach: the floor waits for it" in lines
+    assert "the database answers again: the floor resumes" in lines
+    assert len(waits) == 1 and "waits for it" in waits[0]
+    states = sorted(Round.objects.filter(table__code="R1").values_list("state", flat=True))
+    assert states == ["settled", "settled", "voided"]
+    assert verify_chain().ok

@@ -24,6 +24,7 @@ from demo.tables import play_baccarat_session, play_trente_quarante_session
 from ledger.closed_days import gaming_day_closed
 from ledger.gaming_day import current_gaming_day
 from ledger.progress import Progress
+from ledger.timeouts import with_long_statements
 
 
 def _eur(cents: int) -> str:
@@ -53,6 +54,7 @@ class Command(BaseCommand):
         parser.add_argument("--tq-coups", type=int, default=60, help="coups at trente-et-quarante table T1 (0: none)")
         parser.add_argument("--seed", type=int, default=None, help="seed the patrons' choices (the ball stays random)")
 
+    @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, **options):
         database = settings.DATABASES["default"]["NAME"]
         if "GAMING_DAY_START" not in os.environ and served_day_start(settings.VAR_DIR, database) is not None:

@@ -1,8 +1,9 @@
 """``manage.py simulate_floor``: keep the demo floor alive. A background player opens
 the cage shift and every table (R1, B1, C1, S1, P1, T1) if closed, then plays coups at every game
 at a human pace through the same services as the dealers' terminals, with patrons arriving,
-buying in and leaving, and a fill or a credit now and then (``demo.floor``). Ctrl-C stops it;
-the next run voids a coup it left half-played."""
+buying in and leaving, and a fill or a credit now and then (``demo.floor``). When the database
+goes away it waits (its heartbeat says so) and resumes when the database answers again, the
+coup the outage cut off voided. Ctrl-C stops it; the next run voids a coup it left half-played."""
 
 import random
 import signal
@@ -48,11 +49,16 @@ class Command(BaseCommand):
         def beat(stats) -> None:
             heartbeat.beat(state="playing", gaming_day=current_gaming_day(), pace=pace, coups=stats.coups)
 
+        def waiting(why: str) -> None:
+            heartbeat.beat(
+                state="waiting", gaming_day=current_gaming_day(), pace=pace, coups=floor.stats.coups, why=why
+            )
+
         def stop(signum, frame):  # scripts/demo.sh ends the player with SIGTERM: say so in the heartbeat
             raise KeyboardInterrupt
 
         previous = signal.signal(signal.SIGTERM, stop)
-        floor = FloorSimulator(pace=pace, rng=random.Random(seed), out=out, tables=chosen, beat=beat)
+        floor = FloorSimulator(pace=pace, rng=random.Random(seed), out=out, tables=chosen, beat=beat, waiting=waiting)
         why = "the player finished the coups or the time it was given"
         try:
             stats = floor.run(coups=coups, seconds=seconds)

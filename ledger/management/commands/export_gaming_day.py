@@ -7,6 +7,7 @@ from ledger.export.writer import export_to_dir
 from ledger.progress import Progress
 from ledger.replica import reads_from_replica
 from ledger.seal import latest_seal
+from ledger.timeouts import with_long_statements
 
 from .seal_gaming_day import parse_day
 
@@ -26,6 +27,7 @@ class Command(BaseCommand):
             help="fill the identity columns of aml.csv (only for an auditor or cage supervisor's copy)",
         )
 
+    @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, day: str, out_dir: str, with_identity: bool, **options):
         gaming_day = parse_day(day)
         # The day's seal, read on the primary: a replica that holds it holds every event it

@@ -37,6 +37,7 @@ from ledger.event_seals import SEAL_FIELDS, first_unsealed
 from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
+from ledger.timeouts import with_long_statements
 from ledger.verify import record_verification, verify_chain
 
 
@@ -69,6 +70,7 @@ class Command(BaseCommand):
         sub.add_parser("replay-check", help="compare the models with a replay of the events")
         sub.add_parser("lag", help="positions each projection is behind")
 
+    @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, action: str, **options):
         getattr(self, action.replace("-", "_"))(**options)
 

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ledger.errors import DomainError
 from ledger.seal import seal_gaming_day
+from ledger.timeouts import with_long_statements
 
 
 def parse_day(text: str) -> date:
@@ -22,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("day", help="the gaming day, YYYY-MM-DD")
         parser.add_argument("--actor", default="system", help="who seals (the event's actor)")
 
+    @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, day: str, actor: str, **options):
         try:
             seal = seal_gaming_day(day=parse_day(day), actor=actor)
