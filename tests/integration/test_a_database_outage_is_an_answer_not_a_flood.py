@@ -150,10 +150,12 @@ def database_back(server, served):
 
 # The lines the application logged (core.logs' text format), not gunicorn's access lines.
 def _app_lines(log: str) -> list[str]:
+    """The log's lines but gunicorn's access lines (one a request, in the same form)."""
     return [
         line
         for line in log.splitlines()
         if re.match(r"^\d{4}-\d\d-\d\dT\S+Z (DEBUG|INFO|WARNING|ERROR|CRITICAL) ", line)
+        and " gunicorn.access " not in line
     ]
 
 
