@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from cashier.reports import hold_pct
+from games.catalog import spec
 from games.models import Table
 from games.names import game_name
 from games.theory import effective_edge_pct
@@ -58,12 +59,12 @@ def table_cards(
     day_events = day_events or events_of_day(day)
     variances = day_events["variances"]
     reads = floor_reads.table_reads(tables, day=day, now=now)
-    # Caribbean stud's edge is per ante: without the engines' edges on the bets, its theory
-    # needs the day's antes (read only then).
+    # A game whose edge is per ante (Caribbean stud): without the engines' edges on the bets,
+    # its theory needs the day's antes (read only then).
     unrecorded = [
         t.code
         for t in tables
-        if t.game == Table.Game.CARIBBEAN_STUD
+        if spec(t.game).theory_on == "antes"
         and (stats := reads[t.code]["stats"]) is not None
         and stats.handle_cents
         and not Fraction(stats.theoretical_win)

@@ -17,13 +17,13 @@ from django.urls import NoReverseMatch, reverse
 from basis.errors import RuleError
 from basis.money import currency, format_amount
 from cashier.reports import variance_report
+from games.catalog import spec
+from games.catalog.classic_stud import pct_figure, rake_pct
 from games.models import BetRefusal, Table
 from games.rules.house_edges import house_edge
-from games.rules.stud_table import ClassicStudTableRules
 from ledger import projections
 from ledger.models import TableDayStats
 
-from . import alerts as checks
 from .play import readable
 
 
@@ -58,67 +58,12 @@ def limits(table: Table) -> dict:
     roulette's even chances, the value-chip minimum standing; black jack's box; the Caribbean
     ante and its raise; classic stud's bets in a round, capped round by round)."""
     rules = table.rules or {}
-
-    def get(key: str) -> int | None:
-        value = rules.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    kinds: list[dict] = []
-    if table.game == Table.Game.ENGLISH_ROULETTE:
-        numbers = {"kind": "numbers, dozens and columns", "min_cents": get("min_bet_cents")}
-        kinds.append({**numbers, "max_cents": get("max_bet_cents")})
-        standing = get("standing_min_cents")
-        kinds.append(
-            {
-                "kind": "even chances",
-                "min_cents": get("even_chance_min_cents"),
-                "max_cents": get("even_chance_max_cents"),
-                "note": f"standing with value chips from {checks.eur(standing)}" if standing else "",
-            }
-        )
-    elif table.game == Table.Game.BLACKJACK:
-        kinds.append({"kind": "box", "min_cents": get("min_bet_cents"), "max_cents": get("max_box_cents")})
-    elif table.game == Table.Game.CARIBBEAN_STUD:
-        multiple = rules.get("raise_multiple") or 2
-        kinds.append(
-            {
-                "kind": "ante",
-                "min_cents": get("ante_min_cents"),
-                "max_cents": get("ante_max_cents"),
-                "note": f"raise {multiple} × the ante",
-            }
-        )
-    elif table.game == Table.Game.CLASSIC_STUD:
-        kinds.append(_classic_stud_limits(rules))
-    else:
-        kinds.append({"kind": "every bet", "min_cents": get("min_bet_cents"), "max_cents": get("max_bet_cents")})
-    for kind in kinds:
-        kind.setdefault("note", "")
+    kinds = spec(table.game).kinds_of_limits(rules)
     return {
         "min_cents": kinds[0]["min_cents"],
         "max_cents": kinds[0]["max_cents"],
         "kinds": kinds,
         "options": _betting_options(table.game, rules),
-    }
-
-
-def _classic_stud_limits(rules: dict) -> dict:
-    """Classic stud's limits as the engine applies them (``StudRules``, RULES.md §Classic
-    five-card stud, defaults for options the table left out): from the base stake to the most a
-    player puts in during the last round, each round's cap in the note. A rule set the engine
-    refuses shows no limits (the table cannot deal either)."""
-    try:
-        game = ClassicStudTableRules.from_dict(rules).game
-    except RuleError:
-        return {"kind": "bets in a round", "min_cents": None, "max_cents": None, "note": "rule set not readable"}
-    caps = [game.cap_cents(n) for n in range(1, len(game.caps) + 1)]
-    by_round = ", ".join(f"round {n} up to {checks.eur(cap)}" for n, cap in enumerate(caps, start=1))
-    ante = f"; ante {checks.eur(game.base_stake_cents)}" if game.ante else ""
-    return {
-        "kind": "bets in a round",
-        "min_cents": game.base_stake_cents,
-        "max_cents": max(caps),
-        "note": by_round + ante,
     }
 
 
@@ -135,11 +80,8 @@ def _betting_options(game: str, rules: dict) -> list[str]:
             else "another is refused"
         )
         options.append(f"in chips of {shown} {currency()}; {off}")
-    if game == Table.Game.ENGLISH_ROULETTE and rules.get("even_chances") == "with_other_bets":
-        options.append("even chances only beside another bet of the same patron (second variant)")
-    if game == Table.Game.ENGLISH_ROULETTE and rules.get("finales_a_cheval_7_10_8_11_9_12") is True:
-        options.append("finales à cheval 7-10, 8-11, 9-12 too")
-    return options
+    own = spec(game).table_options
+    return options + (own(rules) if own else [])
 
 
 def theory(game: str, rules: dict, stats: TableDayStats | None, ante_staked_cents: int) -> tuple[Fraction | None, str]:
@@ -150,34 +92,20 @@ def theory(game: str, rules: dict, stats: TableDayStats | None, ante_staked_cent
     per ante; for classic stud, the rake (players play each other)."""
     handle = stats.handle_cents if stats else 0
     recorded = Fraction(stats.theoretical_win) if stats else Fraction(0)
-    if recorded > 0 and game == Table.Game.CLASSIC_STUD:
+    on = spec(game).theory_on
+    if recorded > 0 and on == "rake":
         return recorded, "the rake taken, hand by hand (players play each other)"
     if recorded > 0:
         return recorded, "the engines' house edge on each bet"
-    if game == Table.Game.CLASSIC_STUD:
-        rake = _rake_pct(rules)
-        return rake / 100 * handle, f"the house's rake, {_pct_figure(rake)} % of each pot (players play each other)"
+    if on == "rake":
+        rake = rake_pct(rules)
+        return rake / 100 * handle, f"the house's rake, {pct_figure(rake)} % of each pot (players play each other)"
     edge = _rule_set_edge(game, rules)
     if edge is None:
         return None, ""
-    if game == Table.Game.CARIBBEAN_STUD:
+    if on == "antes":
         return Fraction(edge[0]) * ante_staked_cents, f"{edge[1]}; on the antes staked"
     return Fraction(edge[0]) * handle, edge[1]
-
-
-def _rake_pct(rules: dict | None) -> Fraction:
-    """A classic stud table's rake in % of each pot (``rake_pct``: a number or a fraction's
-    text, as ``StudRules.to_dict`` writes it); 0 when unset or unreadable."""
-    rules = rules or {}
-    try:
-        return Fraction(str(rules.get("rake_percent") or rules.get("rake_pct") or 0))
-    except (ValueError, ZeroDivisionError):
-        return Fraction(0)
-
-
-def _pct_figure(pct: Fraction) -> str:
-    """A percentage as a person writes it: ``5``, ``2.5`` (not ``5/2``)."""
-    return format((Decimal(pct.numerator) / Decimal(pct.denominator)).normalize(), "f")
 
 
 def whole_cents(value: Fraction) -> int:
@@ -194,37 +122,15 @@ def edge(game: str, rules: dict) -> dict:
     ``games.rules.house_edges``, ``tag``: ``exact`` or ``simulated``; the rake at
     classic stud."""
     rules = rules or {}
-    if game == Table.Game.ENGLISH_ROULETTE:
-        even = {"la_partage": "1.35 %", "en_prison": "1.35 %", "lost": "2.70 %"}
-        rule = rules.get("zero_rule", "la_partage")
-        return {
-            "short": f"2.70 %, even chances {even.get(rule, '2.70 %')}",
-            "source": f"single zero, 1/37; even chances under {rule.replace('_', ' ')}",
-        }
-    if game == Table.Game.BACCARAT:
-        from games.rules.baccarat import BaccaratRules
-        from games.rules.baccarat import house_edge as bet_edge
-
-        try:
-            parsed = BaccaratRules.from_dict(rules)
-        except RuleError:  # an odd rule set still shows the page
-            return {"short": "—", "source": ""}
-        short = ", ".join(f"{bet} {_pct_text(bet_edge(bet, parsed))}" for bet in ("banker", "player", "tie"))
-        return {"short": short, "source": f"exact, from the composition of the shoe ({parsed.decks} decks)"}
-    if game == Table.Game.CLASSIC_STUD:
-        cap = rules.get("rake_cap_cents")
-        short = f"rake {_pct_figure(_rake_pct(rules))} % of each pot"
-        if isinstance(cap, int) and not isinstance(cap, bool):
-            short += f", at most {format_amount(cap)} {currency()} a hand"
-        return {"short": short, "source": "the players play each other: the house's theory is the rake it takes"}
+    game_spec = spec(game)
+    if game_spec.edge_words is not None:
+        return game_spec.edge_words(rules)
     edge = _rule_set_edge(game, rules)
     if edge is None:
         return {"short": "—", "source": ""}
     # Exact for every game since Caribbean stud is enumerated; "simulated" if a basis says so.
     tag = "simulated" if edge[1].startswith("simulation") else "exact"
-    short = _pct_text(Fraction(edge[0]))
-    if game == Table.Game.CARIBBEAN_STUD:  # per ante, not per unit staked: the raise is not in it
-        short += " of the ante"
+    short = _pct_text(Fraction(edge[0])) + game_spec.edge_per
     return {"short": short, "source": edge[1], "tag": tag}
 
 

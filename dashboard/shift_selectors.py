@@ -19,7 +19,7 @@ from cashier.slip_models import Slip
 from core.denominations import chip_denominations
 from core.ids import uuid_of
 from games import selectors as games_selectors
-from games.catalog import GAMES
+from games.catalog import GAMES, spec
 from games.catalog.classic_stud import STUD_ROUNDS
 from games.models import Round, Table
 from games.names import game_name
@@ -48,7 +48,7 @@ def limits_in_money(game: str, rules: dict | None) -> dict:
     """``{option: cents}`` of ``LIMIT_FIELDS[game]`` in rule set ``rules`` (an option it leaves
     out is absent); classic stud's rounds as the most a player puts in, in cents."""
     rules = dict(rules or {})
-    if game == Table.Game.CLASSIC_STUD:
+    if spec(game).most_in_a_round is not None:  # limits per round (classic stud)
         try:
             stud = ClassicStudTableRules.from_dict(rules).game
         except RuleError:  # a rule set the engine refuses: no value in force to show

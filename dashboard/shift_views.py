@@ -21,6 +21,7 @@ from approvals.services import approval_confirm, approval_reject, approval_reque
 from cashier.services import slips
 from core import typed_amounts
 from core.ids import is_code
+from games.catalog import spec
 from games.models import Table
 from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
@@ -259,7 +260,7 @@ def limits_change(request, code: str):
                 cents = typed_amounts.amount_cents(text, field=field["option"])
                 if cents != field["cents"]:
                     rules[field["option"]] = cents
-        if rules and table.game == Table.Game.CLASSIC_STUD:
+        if rules and spec(table.game).most_in_a_round is not None:  # limits per round (classic stud)
             in_force = {f["option"]: f["cents"] for f in fields}
             rules = forms.stud_limits(in_force, rules, shift_selectors.STUD_ROUNDS)
         if not rules:

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from basis.face_down import is_face_down
 from core.ids import uuid_of
+from games.catalog import spec
 from games.models import BetRefusal, Round, Shoe, Table
 from games.rules.event_words import AML_LABELS, aml_line
 from ledger import accounts, withheld
@@ -317,12 +318,13 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
     in_play = rounds.filter(state__in=Round.IN_PLAY).order_by("-number").first()
     last = _of_day(list(rounds.exclude(state__in=Round.IN_PLAY).order_by("-number")[:LAST_COUPS]), day)
     numbers = []
-    if table.game == Table.Game.ENGLISH_ROULETTE:
+    game = spec(table.game)
+    if not game.cards:  # a wheel: its last numbers
         results = Round.objects.filter(table=table, state=Round.State.SETTLED).order_by("-number")
         spins = _of_day(list(results.only("id", "result")[:LAST_NUMBERS]), day)
         numbers = [r.result["number"] for r in spins if isinstance(r.result, dict)]
     history = None
-    if table.game == Table.Game.BACCARAT:
+    if game.scoreboard:
         # The shoe of the table's latest coup (the one in play, or the last one closed).
         shoe_id = (
             Event.objects.filter(type="CoupResult", data__table=code)

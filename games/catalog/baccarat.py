@@ -1,7 +1,20 @@
 """Punto banco (sheet 002): banker, player and tie, dealt from a shoe."""
 
-from ..rules.baccarat import BaccaratRules
+from basis.errors import RuleError
+
+from ..rules.baccarat import BaccaratRules, house_edge
 from .spec import GameSpec
+
+
+def edge_words(rules: dict) -> dict[str, str]:
+    """Each bet's exact edge, from the composition of the shoe."""
+    try:
+        parsed = BaccaratRules.from_dict(rules)
+    except RuleError:  # an odd rule set still shows the page
+        return {"short": "—", "source": ""}
+    short = ", ".join(f"{bet} {float(house_edge(bet, parsed) * 100):.2f} %" for bet in ("banker", "player", "tie"))
+    return {"short": short, "source": f"exact, from the composition of the shoe ({parsed.decks} decks)"}
+
 
 SPEC = GameSpec(
     code="baccarat",
@@ -11,5 +24,7 @@ SPEC = GameSpec(
     minima=("min_bet_cents",),
     maxima=("max_bet_cents",),
     dealt_from_a_shoe=True,
+    edge_words=edge_words,
+    scoreboard=True,
     limit_labels=(("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
 )

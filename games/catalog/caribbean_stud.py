@@ -1,7 +1,21 @@
 """Caribbean stud: five cards against the house, ante and raise, a fresh deck each coup."""
 
 from ..rules.stud_table import CaribbeanTableRules
-from .spec import GameSpec
+from .spec import GameSpec, cents_option
+
+
+def limit_kinds(rules: dict) -> list[dict]:
+    """The ante, its raise a multiple of it."""
+    multiple = rules.get("raise_multiple") or 2
+    return [
+        {
+            "kind": "ante",
+            "min_cents": cents_option(rules, "ante_min_cents"),
+            "max_cents": cents_option(rules, "ante_max_cents"),
+            "note": f"raise {multiple} × the ante",
+        }
+    ]
+
 
 SPEC = GameSpec(
     code="caribbean_stud",
@@ -11,4 +25,7 @@ SPEC = GameSpec(
     minima=("ante_min_cents",),
     maxima=("ante_max_cents",),
     limit_labels=(("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
+    limit_kinds=limit_kinds,
+    theory_on="antes",  # its edge is per ante: the raise is not in it
+    edge_per=" of the ante",
 )

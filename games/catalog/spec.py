@@ -41,7 +41,19 @@ class GameSpec:
     - ``most_in_a_round``: for a game without a maximum bet, the most one player can put in
       during a coup under a rule set (cents), which the house's maximum bounds instead;
     - ``limit_labels``: ``(option, label)`` of the limits a pit boss reads and changes on the
-      table's page, in that order.
+      table's page, in that order;
+    - ``limit_kinds``: ``rules -> [{"kind", "min_cents", "max_cents", "note"}]``, one line per kind
+      of bet with limits of its own, the main bet's first (``every_bet`` by default);
+    - ``table_options``: ``rules -> [text]``, the game's own options that decide which bets are
+      taken, in words (English roulette's even-chance variant);
+    - ``theory_on``: what its house edge is relative to, for a day's theoretical win:
+      ``"handle"``, ``"antes"`` (Caribbean stud's edge is per ante) or ``"rake"`` (classic stud:
+      the players play each other, the house's theory is its rake);
+    - ``edge_words``: ``rules -> {"short", "source"}``, the house edge before any bet as a page
+      says it, for a game whose edge is not one figure of ``games.rules.house_edges``;
+    - ``edge_per``: what the edge figure is per, after it (" of the ante");
+    - ``scoreboard``: the table's page shows its shoe's coups as a scoreboard (punto banco's
+      road); ``cards`` False: it shows the wheel's last numbers instead.
     """
 
     code: str
@@ -55,3 +67,31 @@ class GameSpec:
     cards: bool = True
     most_in_a_round: Callable[[dict[str, Any]], int] | None = None
     limit_labels: tuple[tuple[str, str], ...] = ()
+    limit_kinds: Callable[[dict[str, Any]], list[dict]] | None = None
+    table_options: Callable[[dict[str, Any]], list[str]] | None = None
+    theory_on: str = "handle"
+    edge_words: Callable[[dict[str, Any]], dict[str, str]] | None = None
+    edge_per: str = ""
+    scoreboard: bool = False
+
+    def kinds_of_limits(self, rules: dict[str, Any]) -> list[dict]:
+        """``limit_kinds`` of ``rules``, each with a ``note`` ("" when none)."""
+        kinds = (self.limit_kinds or every_bet)(rules)
+        return [{"note": "", **kind} for kind in kinds]
+
+
+def cents_option(rules: dict[str, Any], key: str) -> int | None:
+    """The rule option ``key`` when it is a whole number of cents, else None."""
+    value = rules.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def every_bet(rules: dict[str, Any]) -> list[dict]:
+    """One kind of bet: every bet, between ``min_bet_cents`` and ``max_bet_cents``."""
+    return [
+        {
+            "kind": "every bet",
+            "min_cents": cents_option(rules, "min_bet_cents"),
+            "max_cents": cents_option(rules, "max_bet_cents"),
+        }
+    ]
