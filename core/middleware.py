@@ -15,6 +15,9 @@ from .errors import database_error_response, database_read_only
 access_log = logging.getLogger("casino.request")
 
 
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
 class RejectNulMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -23,7 +26,10 @@ class RejectNulMiddleware:
         if "\x00" in request.path:
             # No table, patron or round code contains NUL: there is no such resource.
             return JsonResponse({"error": "not_found", "detail": "no such resource"}, status=404)
-        for name, values in request.GET.lists():
+        fields = list(request.GET.lists())
+        if request.method == "POST" and request.content_type in FORM_TYPES:
+            fields += request.POST.lists()  # a page's form: no field of one holds a NUL either
+        for name, values in fields:
             if "\x00" in name or any("\x00" in value for value in values):
                 message = "NUL characters are not allowed"
                 return JsonResponse(

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from core.ids import uuid_of
 from core.rawsql import columns, fetch_prepared, instance
-from ledger import accounts, store
+from ledger import accounts, disowned, store
 from ledger.errors import InvalidInput, NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
@@ -70,7 +70,7 @@ def _bet_placement_sql() -> str:
         f"SELECT {columns(Round, 'r')}, {columns(Table, 't')}, {columns(Patron, 'p')}, "
         f"{_LIMIT_IN_FORCE_SQL}, "
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
-        " WHERE l.account = %s AND l.currency = t.currency), "
+        " WHERE l.account = %s AND l.currency = t.currency AND l.event_id <> ALL(%s::bigint[])), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
         " WHERE b.round_id = r.id AND b.patron_id = p.id AND b.state = %s), "
         f"{store.TIP_SQL} "
@@ -96,7 +96,9 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     account = accounts.patron_chips(code) if code is not None else None
     stream = Round(id=key).stream
     day = current_gaming_day()
-    params = [self_limits.now(), account, Bet.State.PLACED.value, *store.tip_params(stream, day), code, key]
+    # The chips as the ledger's postings sum them, but an event's the application did not write.
+    left_out = sorted(disowned.positions())
+    params = [self_limits.now(), account, left_out, Bet.State.PLACED.value, *store.tip_params(stream, day), code, key]
     rows = fetch_prepared(_bet_placement_sql(), params)
     if not rows:
         raise NotFound(f"no round {round_id}", field="round")
@@ -136,6 +138,7 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
     params = [
         self_limits.now(),
         coup.table.currency,
+        sorted(disowned.positions()),
         coup.id,
         Bet.State.PLACED.value,
         wanted,
@@ -156,7 +159,7 @@ def _batch_placement_sql() -> str:
         f"SELECT {columns(Patron, 'p')}, "
         f"{_LIMIT_IN_FORCE_SQL}, "
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
-        " WHERE l.account = w.account AND l.currency = %s), "
+        " WHERE l.account = w.account AND l.currency = %s AND l.event_id <> ALL(%s::bigint[])), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
         " WHERE b.round_id = %s AND b.patron_id = p.id AND b.state = %s) "
         "FROM unnest(%s::text[], %s::text[]) AS w(code, account) JOIN cashier_patron p ON p.code = w.code"

@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from . import metrics
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
-from .event_seals import SEAL_FIELDS, seal, sealed_rows
+from .event_seals import SEAL_FIELDS, authenticity, seal, sealed_rows
 from .gaming_day import current_gaming_day, gaming_day_stream
 from .hashing import GENESIS_HASH, event_hash_and_data, reject_floats
 from .jsoncodec import canonical
@@ -120,7 +120,13 @@ def lock_writers() -> None:
 
 
 def stream_version(stream: str) -> int:
-    """The current version of ``stream`` (0 when it has no event yet)."""
+    """The current version of ``stream`` (0 when it has no event yet), as far as its events are
+    the application's (``ledger.disowned``); an append at it numbers after any other."""
+    return Event.objects.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
+
+
+def _stored_version(stream: str) -> int:
+    """The highest version any row of ``stream`` holds (0: none), whoever wrote it."""
     return Event.chain.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
 
 
@@ -259,13 +265,9 @@ def append(
     else:
         if not writer_locked:
             lock_writers()
-        tip = Tip(stream_version(stream), *head(), _db_now())
+        tip = Tip(_stored_version(stream), *head(), _db_now())
     try:
-        if tip.version != expected_version:
-            raise VersionConflict(
-                f"stream {stream} is at version {tip.version}, not the expected {expected_version}",
-                field="expected_version",
-            )
+        expected_version = _numbered_from(stream, expected_version, tip.version)
         envelopes, postings = _plan(events, stream, expected_version, tip, actor, correlation_id, causation_id,
                                     idempotency_key)  # fmt: skip
         _refuse_closed_days(envelopes, events, tip)
@@ -384,6 +386,20 @@ def _refuse_closed_days(envelopes: list[dict], events: Sequence[NewEvent], tip: 
         start = getattr(settings, "GAMING_DAY_START", "06:00")
         why += f"; the next gaming day starts at {start} ({settings.CASINO_TIMEZONE}, GAMING_DAY_START)"
     raise StateConflict(f"gaming day {first} is closed: {why}", field="gaming_day")
+
+
+def _numbered_from(stream: str, expected: int, at: int) -> int:
+    """The version after which the new events are numbered: ``expected`` when the stream is
+    ``at`` it; ``at`` when every event above ``expected`` is one the application did not write
+    (``ledger.event_seals``: INSERTed around it, it must not stop the stream's next command,
+    nor take its version). Raises ``VersionConflict`` otherwise."""
+    if at == expected:
+        return expected
+    if at > expected:
+        above = Event.chain.filter(stream=stream, version__gt=expected).values_list(*SEAL_FIELDS)
+        if not any(authentic for _, authentic in authenticity(above.iterator(chunk_size=500))):
+            return at
+    raise VersionConflict(f"stream {stream} is at version {at}, not the expected {expected}", field="expected_version")
 
 
 def _plan(
@@ -588,11 +604,7 @@ def _append_streamed(
     else:
         tip, savepoint_open = _tip_postgresql(stream, lock=not writer_locked), True
     try:
-        if tip.version != expected_version:
-            raise VersionConflict(
-                f"stream {stream} is at version {tip.version}, not the expected {expected_version}",
-                field="expected_version",
-            )
+        expected_version = _numbered_from(stream, expected_version, tip.version)
         raw = connection.connection
         with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
             if not savepoint_open:

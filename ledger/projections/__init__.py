@@ -42,14 +42,16 @@ def _checkpoint_for_update(name: str) -> ProjectionCheckpoint:
 
 
 def _next_batch(after: int, size: int) -> Batch | None:
-    """The next run of contiguous committed positions after ``after`` (at most ``size``)."""
-    head = Event.objects.aggregate(p=Max("position"))["p"] or 0
+    """The next run of contiguous committed positions after ``after`` (at most ``size``). Every
+    row counts here (``Event.chain``): an event the application did not write is no hole, the
+    batch's reads leave it out (``ledger.disowned``)."""
+    head = Event.chain.aggregate(p=Max("position"))["p"] or 0
     upto = min(head, after + size)
     if upto <= after:
         return None
-    found = Event.objects.filter(position__gt=after, position__lte=upto).count()
+    found = Event.chain.filter(position__gt=after, position__lte=upto).count()
     if found != upto - after:  # a hole: stop right before it (see the module docstring)
-        positions = Event.objects.filter(position__gt=after, position__lte=upto).order_by("position")
+        positions = Event.chain.filter(position__gt=after, position__lte=upto).order_by("position")
         for expected, position in enumerate(positions.values_list("position", flat=True), start=after + 1):
             if position != expected:
                 upto = expected - 1

@@ -133,7 +133,9 @@ def _shape(limit: SelfLimit, moment: datetime) -> dict:
 
 
 def _patron(code: object) -> Patron:
-    patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
+    # A NUL is no character of a code, and PostgreSQL refuses it in a query's text.
+    readable = isinstance(code, str) and "\x00" not in code
+    patron = Patron.objects.filter(code=code).first() if readable else None
     if patron is None:
         raise NotFound(f"no patron {code!r}", field="patron")
     return patron

@@ -76,3 +76,63 @@ def test_the_next_genuine_event_chains_after_a_forged_one_and_is_read(cage):
     _a_page_is_read()
     assert disowned.positions() == {forged}
     assert Event.objects.filter(position=event.position).exists()
+
+
+def test_chips_a_forged_event_gives_a_patron_cannot_be_bet(table):
+    from games.services.bets import bet_place
+    from games.services.rounds import round_open
+    from ledger.errors import InsufficientChips
+    from tests.conftest import ACTOR, make_patron
+
+    code = make_patron(0)
+    chips = accounts.patron_chips(code)
+    forge("ChipsPurchased", {"patron": code, "amount_cents": 444_400}, f"patron/{code}",
+          legs=[(chips, 444_400, "EUR"), (accounts.EXTERNAL_CASH, -444_400, "EUR")])  # fmt: skip
+    _a_page_is_read()
+    coup = round_open(table="R1", actor=ACTOR)["round"]
+    with pytest.raises(InsufficientChips):
+        bet_place(round_id=coup, patron=code, stake_cents=100_000, bet={"type": "chance_simple", "chance": "noir"},
+                  actor=ACTOR)  # fmt: skip
+
+
+def test_a_forged_event_on_a_stream_neither_stops_its_next_command_nor_takes_its_version(cage):
+    from tests.conftest import make_patron
+
+    code = make_patron(0)
+    stream = f"patron/{code}"
+    version = store.stream_version(stream)
+    forged = forge("PatronNoted", {"patron": code}, stream)
+    _a_page_is_read()
+    assert store.stream_version(stream) == version
+    (event,) = store.append(stream=stream, expected_version=version, events=[NewEvent("TestNoted", {})], actor="pit1")
+    assert (event.position, event.version) == (forged + 1, version + 2)
+
+
+def test_a_stream_moved_on_by_the_application_still_refuses_a_stale_version(cage):
+    from ledger.errors import VersionConflict
+
+    stream = "test/stale"
+    store.append(stream=stream, expected_version=0, events=[NewEvent("TestNoted", {})], actor="pit1")
+    with pytest.raises(VersionConflict):
+        store.append(stream=stream, expected_version=0, events=[NewEvent("TestNoted", {})], actor="pit1")
+
+
+def test_the_projections_catch_up_past_a_forged_event(cage):
+    from ledger.models import ProjectionCheckpoint
+
+    forged = _forged_share_out()
+    legs = [Leg("test:a", 1), Leg("test:b", -1)]
+    store.append(stream="test/after", expected_version=0, events=[NewEvent("TestNoted", {}, legs)], actor="pit1")
+    projections.catch_up_all()
+    assert set(ProjectionCheckpoint.objects.values_list("position", flat=True)) == {forged + 1}
+    assert _projected("test:a") == 1
+
+
+def test_a_forged_event_is_recorded_once_as_a_failed_verification_not_at_every_catch_up(cage, settings):
+    from ledger import checkpoints
+    from ledger.models import ChainVerification
+
+    forged = _forged_share_out()
+    for _ in range(3):
+        assert checkpoints.write_checkpoint() is None
+    assert list(ChainVerification.objects.values_list("ok", "first_bad_position")) == [(False, forged)]
