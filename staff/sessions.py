@@ -10,6 +10,10 @@ could put in a cookie, and without ``SECRET_KEY`` he cannot turn a key he guesse
 either. Every place the key meets the table goes through ``stored_key``: the read, ``exists``
 (new keys), the row a save writes, and ``delete`` (logout, ``cycle_key`` at login).
 
+A row's data are signed for its own key (``key_salt``): whoever holds the database cannot copy
+a colleague's session data onto his own row and go on, with his own cookie, as that colleague
+(a second signature he gave himself). Data moved to another row read as an empty session.
+
 Rows written before the digest (keyed by the plain cookie value) match no cookie any more: their
 users log in again, and ``clearsessions`` removes the rows when they expire. Rotating
 ``SECRET_KEY`` likewise ends every session (as it already did through the auth hash).
@@ -45,6 +49,12 @@ def _session_sql() -> str:
 
 
 class SessionStore(db.SessionStore):
+    @property
+    def key_salt(self):
+        # Django signs a session's data under one salt for every session; the key in it ties the
+        # data to the row of its own cookie (the key itself is never stored: ``stored_key``).
+        return f"staff.sessions.SessionStore:{self.session_key or ''}"
+
     def _get_session_from_db(self):
         if connection.vendor != "postgresql" or self.model is not Session:
             row = self.model.objects.filter(
