@@ -136,3 +136,12 @@ def test_a_forged_event_is_recorded_once_as_a_failed_verification_not_at_every_c
     for _ in range(3):
         assert checkpoints.write_checkpoint() is None
     assert list(ChainVerification.objects.values_list("ok", "first_bad_position")) == [(False, forged)]
+
+
+def test_every_page_of_a_logged_in_person_says_the_ledger_was_written_around(pit_boss, cage):
+    assert "did not write" not in pit_boss.get("/dashboard/").content.decode()
+    forged = _forged_share_out()
+    page = pit_boss.get("/dashboard/").content.decode()
+    assert "The ledger holds 1 event the application did not write" in page
+    assert f"(position {forged})" in page
+    assert "No figure on these pages counts it" in page
