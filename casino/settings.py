@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "ledger.middleware.DisownedEventsMiddleware",  # reads leave out events the application did not write
+    "ledger.middleware.ReadYourWritesMiddleware",  # a replica serves a client once it has his writes
     "staff.middleware.PasswordChangeRequiredMiddleware",  # someone else changed it: a new password first
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -17,6 +17,9 @@ not mix two databases' moments):
 - the replica is out of reach: the primary (logged, counted);
 - ``min_position`` given: the replica only if its ledger head has reached that position (an
   export bounded by its seal's range is then exact on the replica, whatever its lag);
+- the client wrote lately (``must_see``: the position its last command committed, from its
+  cookie or ``X-Ledger-Read-After``): as with ``min_position``, so a pit boss who just opened a
+  table sees it open on the next page, never the replica's older moment;
 - otherwise the replica only if its lag is at most ``DATABASE_REPLICA_MAX_LAG_SECONDS``.
 
 **Lag.** The primary's ledger head is read first, then, on the replica, its head and
@@ -51,6 +54,28 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 # The alias the current block reads from (``reads_from_replica``), None outside such a block.
 _chosen: ContextVar[str | None] = ContextVar("ledger_replica_reads", default=None)
+
+# Read your own writes: the ledger position this request's client last wrote (its cookie or
+# header, ``ledger.middleware.ReadYourWritesMiddleware``), which a replica must have reached to
+# serve it; and the highest position this request's own commands committed.
+_must_see: ContextVar[int] = ContextVar("ledger_replica_must_see", default=0)
+_written: ContextVar[int] = ContextVar("ledger_replica_written", default=0)
+
+
+def must_see(position: int):
+    """Have this request's replica reads wait for ``position`` (a token for ``_must_see.reset``)."""
+    return _must_see.set(max(0, position))
+
+
+def wrote(position: int) -> None:
+    """Note that this request committed up to ``position`` (the store, after each commit)."""
+    if position > _written.get():
+        _written.set(position)
+
+
+def written() -> int:
+    """The highest position this request committed (0: none)."""
+    return _written.get()
 
 
 def configured() -> bool:
@@ -144,6 +169,8 @@ def choose(*, min_position: int | None = None) -> tuple[str, str]:
         return DEFAULT_DB_ALIAS, "no_replica"
     if in_transaction():
         return DEFAULT_DB_ALIAS, "transaction"
+    if _must_see.get():  # this client wrote up to there: the replica serves it once it has it
+        min_position = max(min_position or 0, _must_see.get())
     try:
         lag = current_lag()
         if min_position is not None and lag.replica_head < min_position:

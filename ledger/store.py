@@ -31,7 +31,7 @@ from django.db.models import Max, Sum
 from django.db.models.base import ModelState
 from django.utils import timezone
 
-from . import metrics
+from . import metrics, replica
 from .errors import STALE_PLAN, InvalidInput, SchemaChanged, StateConflict, UnbalancedPostings, VersionConflict
 from .event_seals import SEAL_FIELDS, authenticity, seal, sealed_rows
 from .gaming_day import current_gaming_day, gaming_day_stream
@@ -203,6 +203,9 @@ def _measured(append_events):
             saved = append_events(*args, **kwargs)
         metrics.ledger_append_seconds.observe(time.perf_counter() - started)
         metrics.ledger_events_appended.inc(len(saved))
+        if saved and replica.configured():
+            last = saved[-1].position
+            transaction.on_commit(lambda: replica.wrote(last))  # read your writes (ledger.replica)
         return saved
 
     return measured

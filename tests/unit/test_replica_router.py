@@ -161,3 +161,65 @@ def test_a_replica_view_reads_the_replica_on_get_only(fake_replica):
     view(factory.get("/dashboard/"))
     view(factory.post("/dashboard/"))
     assert seen == ["replica", "default"]
+
+
+def test_a_client_who_wrote_reads_from_the_replica_only_once_it_has_his_writes(fake_replica):
+    fake_replica["lag"] = replica.lag_of(primary_head=12, replica_head=10, delay=0.2, in_recovery=True)
+    token = replica.must_see(12)
+    try:
+        with replica.reads_from_replica() as alias:
+            assert alias == "default"
+        fake_replica["lag"] = replica.lag_of(primary_head=12, replica_head=12, delay=0.0, in_recovery=True)
+        with replica.reads_from_replica() as alias:
+            assert alias == "replica"
+    finally:
+        replica._must_see.reset(token)
+    fake_replica["lag"] = replica.lag_of(primary_head=12, replica_head=10, delay=0.2, in_recovery=True)
+    with replica.reads_from_replica() as alias:  # nothing written: the lag bound decides
+        assert alias == "replica"
+
+
+def test_the_position_a_response_wrote_comes_back_as_the_next_requests_floor(fake_replica):
+    from django.http import HttpResponse
+
+    from ledger.middleware import POSITION_HEADER, READ_AFTER_COOKIE, ReadYourWritesMiddleware
+
+    seen, before = [], (replica._must_see.get(), replica.written())
+
+    def view(request):
+        seen.append(replica._must_see.get())
+        if request.method == "POST":
+            replica.wrote(42)
+        return HttpResponse("ok")
+
+    middleware = ReadYourWritesMiddleware(view)
+    wrote = middleware(RequestFactory().post("/api/anything"))
+    assert wrote[POSITION_HEADER] == "42"
+    cookie = wrote.cookies[READ_AFTER_COOKIE]
+    assert cookie["httponly"] and cookie["max-age"] == 300
+    read = RequestFactory().get("/dashboard/")
+    read.COOKIES[READ_AFTER_COOKIE] = cookie.value
+    assert POSITION_HEADER not in middleware(read)
+    forged = RequestFactory().get("/dashboard/")
+    forged.COOKIES[READ_AFTER_COOKIE] = "999"  # not signed: ignored
+    middleware(forged)
+    middleware(RequestFactory().get("/api/tables/", HTTP_X_LEDGER_READ_AFTER="77"))
+    assert seen == [0, 42, 0, 77]
+    assert (replica._must_see.get(), replica.written()) == before  # each request's own, reset after it
+
+
+@pytest.mark.django_db
+def test_a_commit_notes_the_position_it_wrote(fake_replica, django_capture_on_commit_callbacks):
+    from ledger import store
+    from ledger.store import NewEvent
+
+    token = replica._written.set(0)
+    try:
+        with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+            store.lock_writers()
+            (event,) = store.append(stream="test/written", expected_version=0, events=[NewEvent("TestNoted", {})],
+                                    actor="pit1")  # fmt: skip
+            assert replica.written() == 0  # not before the commit
+        assert replica.written() == event.position
+    finally:
+        replica._written.reset(token)
