@@ -15,8 +15,10 @@ events commit together, or nothing does; the pending approvals the act makes poi
 (``Act.ends``: a voided slip's carrying and acceptance) are withdrawn in it too
 (``ApprovalWithdrawn``). ``approval_reject`` ends it without the act: the maker withdrawing
 (``ApprovalWithdrawn``), or a signer refusing (``ApprovalRejected``). A decided approval
-answers 409; so does one past ``expires_at`` (``CASINO_APPROVAL_TTL_MINUTES`` after the
-request), which is then recorded as expired.
+answers 409; so does one whose row differs from its sealed events (``approvals.replay``: a
+maker, signer or argument changed with raw SQL signs nothing); so does one past
+``expires_at`` (``CASINO_APPROVAL_TTL_MINUTES`` after the request), which is then recorded as
+expired.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_de
 
 from .acts import ACTS, Act
 from .models import Approval
+from .replay import events_of, recorded, row_differences
 from .selectors import outside_scope
 
 
@@ -193,6 +196,20 @@ def _for_update(approval: object) -> Approval:
     return found
 
 
+def _refuse_altered(approval: Approval) -> None:
+    """``StateConflict`` (409, field ``approval``) when ``approval``'s row is not what its sealed
+    events (``approval/<id>``) made it: its maker, act, arguments, expiry, signatures, state or
+    version changed with raw SQL. Nothing is signed, refused or run on such a row: the act
+    would otherwise run as another maker, or with signers who never signed."""
+    differing = row_differences(approval, recorded(events_of(approval.id)))
+    if differing:
+        raise StateConflict(
+            f"this approval's row differs from its ledger events ({', '.join(differing)}): it was"
+            " changed outside the application and can be neither signed nor refused",
+            field="approval",
+        )
+
+
 def _refuse_decided(approval: Approval) -> None:
     if approval.state != Approval.State.PENDING:
         raise StateConflict(f"this approval is already {approval.state}", field="approval")
@@ -249,6 +266,7 @@ def approval_confirm(
         if cmd.replayed:
             return cmd.result
         found = _for_update(approval)
+        _refuse_altered(found)
         _refuse_decided(found)
         lapsed = _lapsed(cmd, found)
         if not lapsed:
@@ -311,6 +329,7 @@ def approval_reject(*, approval: str, actor: str, reason: str = "", idempotency_
         if cmd.replayed:
             return cmd.result
         found = _for_update(approval)
+        _refuse_altered(found)
         _refuse_decided(found)
         lapsed = _lapsed(cmd, found)
         if not lapsed:

@@ -3,7 +3,11 @@ and HTTP Basic for people, refusing a NUL byte in the credentials.
 
 The token is looked up by its SHA-256 (stored hashed, compared by the database's unique
 index on the digest, so no timing leak on the secret itself). A revoked token, or one whose
-device user is inactive, fails with 401. ``request.auth`` is then the ``DeviceToken``, which
+device user is inactive, fails with 401. The row is then taken only as far as the device's
+sealed events (``staff.identity.device_as_recorded``) vouch for it: a device no
+``DeviceTokenIssued`` made, one revoked since, or a token digest the event did not record (rows
+INSERTed or UPDATEd with raw SQL) fails with 401 too, and the table and kind are the ones the
+event named. ``request.auth`` is then the ``DeviceToken`` (its table and kind as recorded), which
 ``staff.permissions`` uses to confine the device to its table.
 """
 
@@ -13,6 +17,7 @@ from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
+from .identity import device_as_recorded
 from .models import DeviceToken
 from .services import token_digest
 
@@ -30,13 +35,15 @@ class DeviceTokenAuthentication(authentication.BaseAuthentication):
             token = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("a device token is ASCII") from None
-        device = (
-            DeviceToken.objects.select_related("user")
-            .filter(digest=token_digest(token), revoked_at__isnull=True)
-            .first()
-        )
+        stored = token_digest(token)
+        device = DeviceToken.objects.select_related("user").filter(digest=stored, revoked_at__isnull=True).first()
         if device is None or not device.user.is_active:
             raise exceptions.AuthenticationFailed("unknown or revoked device token")
+        recorded = device_as_recorded(device.name, device.user.get_username(), stored)
+        if recorded is None:
+            raise exceptions.AuthenticationFailed("unknown or revoked device token")
+        # Where it acts is what its events say: a table_code moved with raw SQL moves nothing.
+        device.table_code, device.kind = recorded["table"], recorded["kind"]
         return device.user, device
 
     def authenticate_header(self, request):

@@ -118,6 +118,40 @@ def _hash_matches(recorded: str, username: str, password_hash: str) -> bool:
     return digest_matches(recorded, "password", username, password_hash or "")
 
 
+DEVICE_EVENTS = ("DeviceTokenIssued", "DeviceTokenRevoked")
+
+
+def device_as_recorded(name: str, username: str, stored_digest: str) -> dict | None:
+    """Device ``name`` as its sealed events left it, if they let it act: ``{"kind", "table"}``
+    (the table it acts at is the one its ``DeviceTokenIssued`` named, whatever its row says now);
+    None when no sealed ``DeviceTokenIssued`` names it (a row INSERTed with raw SQL), when a
+    ``DeviceTokenRevoked`` followed (a row revived by setting ``revoked_at`` back to NULL), when
+    its account is not ``username`` (the row pointed at another user), or when the token digest
+    ``stored_digest`` (the row's SHA-256) is not the one the event recorded (a digest of a token
+    its writer knows, written over the row's).
+
+    A token issued before the events recorded its digest (no ``token_digest``) is taken on its
+    row's digest: its table, kind and revocation still come from the events, but a digest written
+    over such a row cannot be told; re-issuing those devices (a new name, the old one revoked)
+    closes that. One query, over the device's own events: the device authentication asks it at
+    every request."""
+    recorded = None
+    events = Event.objects.filter(stream=DEVICES_STREAM, type__in=DEVICE_EVENTS, data__device=name)
+    for type_, data in sealed_rows(events.order_by("position").values_list(*SEAL_FIELDS, "type", "data")):
+        if type_ == "DeviceTokenIssued":
+            recorded = {"kind": data.get("kind"), "table": data.get("table"), "revoked": False}
+            recorded |= {"user": data.get("user") or f"device:{name}", "token_digest": data.get("token_digest")}
+        elif recorded is not None:
+            recorded["revoked"] = True
+    if recorded is None or recorded["revoked"] or recorded["user"] != username:
+        return None
+    token = recorded["token_digest"]
+    # The parts of ``staff.services.recorded_token_digest``, under the current key or a former one.
+    if token is not None and not digest_matches(token, "device-token", name, stored_digest):
+        return None
+    return {"kind": recorded["kind"], "table": recorded["table"]}
+
+
 def _may_read_passwords(model) -> bool:
     # The auditor's role reads auth_user without its password column (deploy/postgres_roles.sql):
     # ask first, since a refused SELECT would abort the transaction.

@@ -171,6 +171,13 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def recorded_token_digest(name: str, stored_digest: str) -> str:
+    """The keyed digest (``ledger.identity.digest``) of device ``name``'s stored token digest
+    that its ``DeviceTokenIssued`` records: a SHA-256 written into the row with raw SQL (a token
+    its writer knows) is not the one the event names, and the event tells nothing of the token."""
+    return digest("device-token", name, stored_digest)
+
+
 def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
     """Issue a token for a device bound to ``table``. Returns ``{"name", "table", "kind", "token"}``.
 
@@ -192,12 +199,13 @@ def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
         if DeviceToken.objects.filter(name=name).exists() or User.objects.filter(username=username).exists():
             raise StateConflict(f"a device named {name} exists", field="name")
         user = User.objects.create_user(username=username, password=None)
+        stored = token_digest(token)
         DeviceToken.objects.create(
             name=name,
             kind=kind,
             table_code=table,
             user=user,
-            digest=token_digest(token),
+            digest=stored,
             prefix=token[:8],
             created_by=actor,
         )
@@ -212,6 +220,9 @@ def device_token_issue(*, name: str, kind: str, table: str, actor: str) -> dict:
                 # The device's account (``device:<name>``): no password, no role.
                 "user": username,
                 "password_digest": password_digest(user),
+                # What the device authentication checks the row's token against
+                # (``staff.identity.device_refusal``).
+                "token_digest": recorded_token_digest(name, stored),
             },
         )
         _append_one(cmd, DEVICES_STREAM, event)
