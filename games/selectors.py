@@ -61,10 +61,11 @@ class BetPlacementReads:
 _LIMIT_IN_FORCE_SQL = (
     "(SELECT CASE WHEN s.pending_from <= %s THEN s.pending_max_bet_cents ELSE s.max_bet_cents END "
     "FROM cashier_selflimit s WHERE s.patron_code = p.code), "
-    # The position of his latest SelfLimitSet (an index lookup on his stream): a patron with
-    # none costs nothing more; one with some has his sealed limit read (``limit_with_ledger``),
-    # so a row raised or deleted with raw SQL grants nothing.
-    "(SELECT e.position FROM ledger_event e WHERE e.stream = 'patron/' || p.code "
+    # The position, hash and seal of his latest SelfLimitSet (an index lookup on his stream): a
+    # patron with none costs nothing more; one with some is held to his sealed limit
+    # (``limit_with_ledger``: the event checked once a process), so a row raised or deleted with
+    # raw SQL grants nothing.
+    "(SELECT json_build_array(e.position, e.hash, e.seal) FROM ledger_event e WHERE e.stream = 'patron/' || p.code "
     f"AND e.type = '{self_limits.EVENT_TYPE}' ORDER BY e.version DESC LIMIT 1)"
 )
 

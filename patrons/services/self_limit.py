@@ -144,15 +144,43 @@ def sealed_self_limit(code: str) -> SelfLimit | None:
     return limit
 
 
-def sealed_in_force(code: str, moment: datetime) -> int | None:
+# (position, hash, seal) of a SelfLimitSet -> its data, once its seal and hash were checked
+# (None: they did not hold). A bet placement reads the three with its one statement and checks the
+# event only the first time it sees it: what is served is the data that was checked, so a row
+# changed later under the same position, hash and seal serves nothing of its own.
+_checked: dict[tuple, dict | None] = {}
+_CHECKED_MAX = 20_000
+
+
+def _latest_data(code: str, latest: tuple | None) -> dict | None:
+    """The data of the patron's latest ``SelfLimitSet`` (``latest``: its position, hash and seal,
+    or None to look it up) when it is the application's, else None."""
+    events = _limit_events(code)
+    if latest is None:
+        rows = events.order_by("-version").values_list(*SEAL_FIELDS, "data")[:1]
+        return next((data for (data,) in sealed_rows(rows)), None)
+    key = tuple(latest)
+    if key in _checked:
+        return _checked[key]
+    position, hash_, seal_ = key
+    rows = events.filter(position=position, hash=hash_, seal=seal_).values_list(*SEAL_FIELDS, "data")
+    data = next((data for (data,) in sealed_rows(rows)), None)
+    if len(_checked) >= _CHECKED_MAX:
+        _checked.clear()
+    _checked[key] = data
+    return data
+
+
+def sealed_in_force(code: str, moment: datetime, *, latest: tuple | None = None) -> int | None:
     """The limit (cents) the patron's sealed ``SelfLimitSet`` events put in force at ``moment``,
-    None when they set none.
+    None when they set none. ``latest``: the position, hash and seal of his latest one, when the
+    caller read them already (the bet placement's statement).
 
     The hot path of a bet placement: his latest event alone when it is sealed and says what is
     in force until its ``effective_from`` (``in_force_cents``, or no pending raise); his whole
     replay otherwise (an older event, or a latest one written around the application)."""
-    latest = _limit_events(code).order_by("-version").values_list(*SEAL_FIELDS, "data")[:1]
-    for (data,) in sealed_rows(latest):
+    data = _latest_data(code, latest)
+    if data is not None:
         effective = datetime.fromisoformat(data["effective_from"]) if "effective_from" in data else None
         if effective is None or moment >= effective:
             return data["max_bet_cents"]
@@ -164,10 +192,11 @@ def sealed_in_force(code: str, moment: datetime) -> int | None:
     return in_force(limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from, moment)
 
 
-def limit_with_ledger(code: str, row_limit: int | None, latest_event: int | None, moment: datetime) -> int | None:
+def limit_with_ledger(code: str, row_limit: int | None, latest: tuple | None, moment: datetime) -> int | None:
     """The limit (cents) a bet placement enforces: the stricter of the row's ``row_limit`` (in
-    force at ``moment``) and the one his sealed events put in force, when ``latest_event`` (the
-    position of his latest ``SelfLimitSet``, None when he has none) says he has events.
+    force at ``moment``) and the one his sealed events put in force. ``latest``: the position,
+    hash and seal of his latest ``SelfLimitSet`` (None when he has none: the row alone, and no
+    query at all).
 
     Why the stricter, not the sealed one alone: the row and the events are written in one
     transaction, so they differ only when someone changed the row around the application. A row
@@ -175,9 +204,9 @@ def limit_with_ledger(code: str, row_limit: int | None, latest_event: int | None
     only refuses bets the patron himself could have refused, and a patron must never be allowed
     more than either says he asked for (``ledger replay-check`` names the difference). A row
     with no event at all (a limit older than the ledger's events) still binds him."""
-    if latest_event is None:
+    if latest is None:
         return row_limit
-    return stricter(row_limit, sealed_in_force(code, moment))
+    return stricter(row_limit, sealed_in_force(code, moment, latest=latest))
 
 
 def limit_in_force(code: object, *, now: datetime | None = None) -> int | None:

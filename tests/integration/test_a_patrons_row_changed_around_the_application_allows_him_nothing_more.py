@@ -21,6 +21,7 @@ from patrons.services.self_limit import (
     self_limit_set,
 )
 from tests.conftest import ACTOR, PIN, make_patron, set_self_limit, staff_user
+from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +57,20 @@ def test_a_self_limit_row_raised_with_raw_sql_lets_no_bet_over_the_sealed_limit(
     assert shown["max_bet_cents"] == 5_000
     assert self_limit_get(patron)["max_bet_cents"] == 5_000
     assert [d.field for d in check_self_limits()] == ["max_bet_cents"]
+
+
+def test_a_forged_self_limit_event_at_his_streams_tail_vouches_for_no_raised_row(api, table, clock):
+    patron = make_patron(100_000)
+    set_self_limit(patron, 5_000)
+    data = {"patron": patron, "max_bet_cents": 100_000_000, "week_start": "2025-01-10T05:00:00+00:00"}
+    forge("SelfLimitSet", data, f"patron/{patron}")
+    _raw("UPDATE cashier_selflimit SET max_bet_cents = 100000000 WHERE patron_code = %s", [patron])
+    round_id = api.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
+    for _ in range(2):  # the second time from the checked events kept by the process
+        refused = _bet(api, round_id, patron, 50_000)
+        assert refused.status_code == 400 and "own limit of 50.00 EUR" in refused.json()["detail"]
+    assert limit_in_force(patron) == 5_000
+    assert self_limit_get(patron)["max_bet_cents"] == 5_000
 
 
 def test_a_self_limit_row_deleted_with_raw_sql_still_limits_him(api, table, clock):
