@@ -60,7 +60,13 @@ class BetPlacementReads:
 # pending until a weekly reset counts from that reset.
 _LIMIT_IN_FORCE_SQL = (
     "(SELECT CASE WHEN s.pending_from <= %s THEN s.pending_max_bet_cents ELSE s.max_bet_cents END "
-    "FROM cashier_selflimit s WHERE s.patron_code = p.code)"
+    "FROM cashier_selflimit s WHERE s.patron_code = p.code), "
+    # The position, hash and seal of his latest SelfLimitSet (an index lookup on his stream): a
+    # patron with none costs nothing more; one with some is held to his sealed limit
+    # (``limit_with_ledger``: the event checked once a process), so a row raised or deleted with
+    # raw SQL grants nothing.
+    "(SELECT json_build_array(e.position, e.hash, e.seal) FROM ledger_event e WHERE e.stream = 'patron/' || p.code "
+    f"AND e.type = '{self_limits.EVENT_TYPE}' ORDER BY e.version DESC LIMIT 1)"
 )
 
 
@@ -107,7 +113,9 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     coup = instance(Round, row[: widths[0]])
     coup.table = instance(Table, row[widths[0] : widths[0] + widths[1]])
     patron = instance(Patron, row[widths[0] + widths[1] : sum(widths)])
-    limit, chips, placed, *tip = row[sum(widths) :]
+    limit, latest_limit, chips, placed, *tip = row[sum(widths) :]
+    if patron is not None:
+        limit = self_limits.limit_with_ledger(patron.code, limit, latest_limit, params[0])
     placed = [(p, s) for p, s in placed or ()]
     return BetPlacementReads(coup, patron, limit, chips, placed, store.Tip.from_row(tip, day))
 
@@ -135,8 +143,9 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
     wanted = sorted({c for c in codes if isinstance(c, str) and "\x00" not in c})
     if connection.vendor != "postgresql":
         return {c: BetPlacementReads(coup, *_patron_reads_orm(coup, c), tip=first.tip) for c in wanted}
+    moment = self_limits.now()
     params = [
-        self_limits.now(),
+        moment,
         coup.table.currency,
         sorted(disowned.positions()),
         coup.id,
@@ -148,7 +157,8 @@ def batch_placement_reads(first: BetPlacementReads, codes: list[str]) -> dict[st
     for row in fetch_prepared(_batch_placement_sql(), params):
         width = len(Patron._meta.concrete_fields)
         patron = instance(Patron, row[:width])
-        limit, chips, placed = row[width:]
+        limit, latest_limit, chips, placed = row[width:]
+        limit = self_limits.limit_with_ledger(patron.code, limit, latest_limit, moment)
         found[patron.code] = BetPlacementReads(coup, patron, limit, chips, [(p, s) for p, s in placed or ()], first.tip)
     return {c: found.get(c) or BetPlacementReads(coup, None, None, 0, tip=first.tip) for c in wanted}
 

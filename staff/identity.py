@@ -282,10 +282,10 @@ def _assignment_name(assignment: dict, pk: object = None) -> str:
     return f"{name} (#{pk})" if pk is not None else name
 
 
-def assignment_mismatches() -> Iterator[Mismatch]:
-    """Every dealer assignment whose row differs from the events, field by field: the dealer,
-    the table, who assigned and ended it, when it started and whether (and when) it ended; a
-    row no event made, an assignment whose row is gone."""
+def _paired_assignments() -> Iterator[tuple[dict | None, dict | None]]:
+    """Each assignment the events made with its row (None: the row is gone), then each row no
+    event made (``(row, None)``); rows as ``{"id", "dealer", "table_code", "started_at",
+    "assigned_by", "ended_at", "ended_by"}``."""
     made = replayed_assignments()
     columns = ("id", "dealer__username", "table_code", "started_at", "assigned_by", "ended_at", "ended_by")
     rows = {
@@ -306,12 +306,35 @@ def assignment_mismatches() -> Iterator[Mismatch]:
         else:
             left = unnamed_rows[assignment["dealer"]]
             matched.append((left.pop(0) if left else None, assignment))
-    for row, assignment in matched:
-        if row is None:
-            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, assignment["id"]), "(no row)")
-            continue
-        for field in _assignment_differences(row, assignment):
-            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, row["id"]), field)
+    yield from matched
     for left in unnamed_rows.values():
         for row in left:
+            yield row, None
+
+
+def assignment_mismatches() -> Iterator[Mismatch]:
+    """Every dealer assignment whose row differs from the events, field by field: the dealer,
+    the table, who assigned and ended it, when it started and whether (and when) it ended; a
+    row no event made, an assignment whose row is gone."""
+    for row, assignment in _paired_assignments():
+        if assignment is None:
             yield Mismatch(ASSIGNMENT_KIND, _assignment_name(row, row["id"]), "(no event)")
+        elif row is None:
+            yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, assignment["id"]), "(no row)")
+        else:
+            for field in _assignment_differences(row, assignment):
+                yield Mismatch(ASSIGNMENT_KIND, _assignment_name(assignment, row["id"]), field)
+
+
+def assignment_row_differences() -> dict[int, list[str]]:
+    """``{row id: [field, …]}`` of each dealer assignment row that differs from its sealed
+    events (``"(no event)"``: no event made it, a row planted with raw SQL); rows that match
+    are not named. For the reads that list the rows (``/api/staff/assignments/``)."""
+    differences: dict[int, list[str]] = {}
+    for row, assignment in _paired_assignments():
+        if row is None:
+            continue
+        fields = ["(no event)"] if assignment is None else list(_assignment_differences(row, assignment))
+        if fields:
+            differences[row["id"]] = fields
+    return differences

@@ -14,6 +14,7 @@ from ledger.spreadsheet_cells import safe_cell
 
 from .roles import ALL_ROLES, incompatible_pairs
 from .services import ROLES_STREAM
+from .standing import identity_head, standing
 
 ACCESS_REVIEW_COLUMNS = [
     "username",
@@ -25,6 +26,7 @@ ACCESS_REVIEW_COLUMNS = [
     "date_joined",
     "left_at",
     "incompatible",
+    "ledger",
 ]
 
 
@@ -62,31 +64,40 @@ def access_review() -> dict:
     """Who holds which role, since when, and when he last logged in; leavers with when they left.
 
     Returns ``{"title", "generated_at" (UTC ISO), "columns", "rows"}``, one row per account and
-    role held (an account with no role: one row with ``role`` null), by username then role:
-    ``{"username", "active", "role", "since" (UTC ISO), "since_source" ("role change event",
-    or "account created" when the role predates the ledger's trail), "last_login" (UTC ISO or
-    null), "date_joined", "left_at" (null unless a leaver), "incompatible" (the roles held
-    together with this one that segregation of duties forbids, ";"-joined, "" when none)}``.
-    Device accounts (``device:…``) are left out: they hold no role."""
+    role, by username then role: ``{"username", "active", "role", "since" (UTC ISO),
+    "since_source" ("role change event", or "account created" when the role predates the
+    ledger's trail), "last_login" (UTC ISO or null), "date_joined", "left_at" (null unless a
+    leaver), "incompatible" (the roles held together with this one that segregation of duties
+    forbids, ";"-joined, "" when none), "ledger"}``. An account with no role: one row with
+    ``role`` null. Device accounts (``device:…``) are left out: they hold no role.
+
+    What an account holds is what its sealed identity events granted (``staff.standing``: the
+    login backend's own rule), not what its row says: a group or flag set in the auth tables
+    with raw SQL is shown on a row of its own with ``since`` null, ``since_source`` and
+    ``ledger`` "differs from the ledger…", and an ``active`` row the events deactivated reads
+    ``active`` false with ``ledger`` naming it; ``ledger`` is "" where row and events agree."""
     since, left = _role_grants()
+    head = identity_head()
     users = (
         get_user_model().objects.exclude(username__startswith="device:").prefetch_related("groups").order_by("username")
     )
     rows = []
     for user in users:
         name = user.get_username()
-        roles = sorted(g.name for g in user.groups.all() if g.name in ALL_ROLES)
-        if user.is_superuser and "admin" not in roles:
-            roles.append("admin")
+        groups = [g.name for g in user.groups.all()]
+        held = standing(user, groups, head=head)
+        on_row = _roles(groups, superuser=user.is_superuser)
+        roles = _roles(held.groups, superuser=held.superuser)
         pairs = incompatible_pairs(roles)
         base = {
             "username": name,
-            "active": user.is_active,
+            "active": held.active,
             "last_login": user.last_login.isoformat() if user.last_login else None,
             "date_joined": user.date_joined.isoformat(),
-            "left_at": left.get(name) if not user.is_active else None,
+            "left_at": left.get(name) if not held.active else None,
         }
-        for role in roles or [None]:
+        flags = "differs from the ledger: active" if user.is_active and not held.active else ""
+        for role in roles or ([None] if not set(on_row) - set(roles) else []):
             granted = since.get((name, role)) if role else None
             clashes = sorted({a if b == role else b for a, b in pairs if role in (a, b)})
             rows.append(
@@ -96,6 +107,19 @@ def access_review() -> dict:
                     "since": granted or (base["date_joined"] if role else None),
                     "since_source": ("role change event" if granted else "account created") if role else None,
                     "incompatible": ";".join(clashes),
+                    "ledger": flags,
+                }
+            )
+        for role in sorted(set(on_row) - set(roles)):
+            rows.append(
+                {
+                    **base,
+                    "role": role,
+                    "since": None,
+                    "since_source": "differs from the ledger",
+                    "incompatible": "",
+                    "ledger": "differs from the ledger: the row holds this role, its sealed events never granted it"
+                    + (f"; {flags[len('differs from the ledger: ') :]}" if flags else ""),
                 }
             )
     return {
@@ -104,6 +128,13 @@ def access_review() -> dict:
         "columns": ACCESS_REVIEW_COLUMNS,
         "rows": rows,
     }
+
+
+def _roles(groups, *, superuser: bool) -> list[str]:
+    roles = sorted(g for g in groups if g in ALL_ROLES)
+    if superuser and "admin" not in roles:
+        roles.append("admin")
+    return roles
 
 
 def _cell(value) -> str:

@@ -38,6 +38,7 @@ from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import ledger_command
 from ledger.errors import BetRefused, Conflict, InvalidInput, NotFound, StateConflict
 from ledger.event_seals import SEAL_FIELDS, sealed_rows
+from ledger.identity import digest, digest_matches
 from ledger.models import Event
 from ledger.replay import Difference, compare
 from ledger.store import MAX_CENTS, NewEvent, stream_version
@@ -107,16 +108,118 @@ def in_force(
     return max_bet_cents
 
 
+def stricter(*limits: int | None) -> int | None:
+    """The lowest of ``limits`` (cents) that are set, None when none is."""
+    held = [limit for limit in limits if limit is not None]
+    return min(held) if held else None
+
+
+def _limit_events(code: str):
+    return Event.objects.filter(stream=f"patron/{code}", type=EVENT_TYPE)
+
+
+def _replay_one(limit: SelfLimit, data: dict, occurred_at: datetime) -> None:
+    """One sealed ``SelfLimitSet`` on ``limit`` (as ``_apply`` made it)."""
+    if "effective_from" not in data:  # written before raises waited for the reset: in force at once
+        limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from = data["max_bet_cents"], None, None
+        limit.week_start = datetime.fromisoformat(data["week_start"])
+        limit.set_at = occurred_at.astimezone(UTC)
+        return
+    _apply(
+        limit,
+        max_bet_cents=data["max_bet_cents"],
+        week_start=datetime.fromisoformat(data["week_start"]),
+        moment=occurred_at.astimezone(UTC),
+    )
+
+
+def sealed_self_limit(code: str) -> SelfLimit | None:
+    """The patron's limit (an unsaved ``SelfLimit``) as his sealed ``SelfLimitSet`` events say
+    it, None when they set none. One query over his own stream (at most one change a week)."""
+    limit = None
+    rows = _limit_events(code).order_by("version").values_list(*SEAL_FIELDS, "data", "occurred_at")
+    for data, occurred_at in sealed_rows(rows):
+        limit = limit or SelfLimit(patron_id=code)
+        _replay_one(limit, data, occurred_at)
+    return limit
+
+
+# (position, hash, seal) of a SelfLimitSet -> its data, once its seal and hash were checked
+# (None: they did not hold). A bet placement reads the three with its one statement and checks the
+# event only the first time it sees it: what is served is the data that was checked, so a row
+# changed later under the same position, hash and seal serves nothing of its own.
+_checked: dict[tuple, dict | None] = {}
+_CHECKED_MAX = 20_000
+
+
+def _latest_data(code: str, latest: tuple | None) -> dict | None:
+    """The data of the patron's latest ``SelfLimitSet`` (``latest``: its position, hash and seal,
+    or None to look it up) when it is the application's, else None."""
+    events = _limit_events(code)
+    if latest is None:
+        rows = events.order_by("-version").values_list(*SEAL_FIELDS, "data")[:1]
+        return next((data for (data,) in sealed_rows(rows)), None)
+    key = tuple(latest)
+    if key in _checked:
+        return _checked[key]
+    position, hash_, seal_ = key
+    rows = events.filter(position=position, hash=hash_, seal=seal_).values_list(*SEAL_FIELDS, "data")
+    data = next((data for (data,) in sealed_rows(rows)), None)
+    if len(_checked) >= _CHECKED_MAX:
+        _checked.clear()
+    _checked[key] = data
+    return data
+
+
+def sealed_in_force(code: str, moment: datetime, *, latest: tuple | None = None) -> int | None:
+    """The limit (cents) the patron's sealed ``SelfLimitSet`` events put in force at ``moment``,
+    None when they set none. ``latest``: the position, hash and seal of his latest one, when the
+    caller read them already (the bet placement's statement).
+
+    The hot path of a bet placement: his latest event alone when it is sealed and says what is
+    in force until its ``effective_from`` (``in_force_cents``, or no pending raise); his whole
+    replay otherwise (an older event, or a latest one written around the application)."""
+    data = _latest_data(code, latest)
+    if data is not None:
+        effective = datetime.fromisoformat(data["effective_from"]) if "effective_from" in data else None
+        if effective is None or moment >= effective:
+            return data["max_bet_cents"]
+        if "in_force_cents" in data:
+            return data["in_force_cents"]
+    limit = sealed_self_limit(code)
+    if limit is None:
+        return None
+    return in_force(limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from, moment)
+
+
+def limit_with_ledger(code: str, row_limit: int | None, latest: tuple | None, moment: datetime) -> int | None:
+    """The limit (cents) a bet placement enforces: the stricter of the row's ``row_limit`` (in
+    force at ``moment``) and the one his sealed events put in force. ``latest``: the position,
+    hash and seal of his latest ``SelfLimitSet`` (None when he has none: the row alone, and no
+    query at all).
+
+    Why the stricter, not the sealed one alone: the row and the events are written in one
+    transaction, so they differ only when someone changed the row around the application. A row
+    raised (or deleted) that way must grant nothing, so the events cap it; a row lowered that way
+    only refuses bets the patron himself could have refused, and a patron must never be allowed
+    more than either says he asked for (``ledger replay-check`` names the difference). A row
+    with no event at all (a limit older than the ledger's events) still binds him."""
+    if latest is None:
+        return row_limit
+    return stricter(row_limit, sealed_in_force(code, moment, latest=latest))
+
+
 def limit_in_force(code: object, *, now: datetime | None = None) -> int | None:
     """The patron's limit in force at ``now`` (default: the module clock) in cents, None when he has none.
 
-    One primary-key lookup (``SelfLimit`` is keyed by the patron's code)."""
-    row = (
-        SelfLimit.objects.filter(pk=code).values_list("max_bet_cents", "pending_max_bet_cents", "pending_from").first()
-        if isinstance(code, str)
-        else None
-    )
-    return None if row is None else in_force(*row, _moment(now))
+    The stricter of his row's and his sealed events' (``limit_with_ledger``): one primary-key
+    lookup (``SelfLimit`` is keyed by the patron's code) and one over his own stream."""
+    if not isinstance(code, str):
+        return None
+    moment = _moment(now)
+    fields = ("max_bet_cents", "pending_max_bet_cents", "pending_from")
+    row = SelfLimit.objects.filter(pk=code).values_list(*fields).first()
+    return stricter(None if row is None else in_force(*row, moment), sealed_in_force(code, moment))
 
 
 def _shape(limit: SelfLimit, moment: datetime) -> dict:
@@ -163,8 +266,10 @@ def patron_pin_set(
     the document on file (compared as ``patrons.documents.document_key``). ``pin``: 4 to 8
     digits, stored only as a salted hash (``make_password``). A patron who has one gets another
     only after a reset (``patron_pin_reset``: two logins).
-    Returns ``{"patron", "pin_set_at"}`` and appends ``PatronPinSet {patron}`` on
-    ``patron/<code>`` (neither the PIN nor its hash nor the document).
+    Returns ``{"patron", "pin_set_at"}`` and appends ``PatronPinSet {patron, pin_digest}`` on
+    ``patron/<code>`` (neither the PIN nor its hash nor the document: ``pin_digest`` is the
+    keyed digest of the stored hash, ``pin_hash_digest``, so that a hash planted in the row with
+    raw SQL is no PIN: ``pin_as_recorded``).
 
     Raises ``InvalidInput`` (400: field ``pin``, not 4 to 8 digits; field ``document``, not
     the document on file, or none on file; field ``patron``, the anonymous patron),
@@ -195,16 +300,49 @@ def patron_pin_set(
                 field="patron",
             )
         stream = f"patron/{who.code}"
+        pin_hash = make_password(pin)
         cmd.append(
             stream=stream,
             expected_version=stream_version(stream),
-            events=[NewEvent(PIN_EVENT_TYPE, {"patron": who.code}, occurred_at=moment)],
+            events=[
+                NewEvent(
+                    PIN_EVENT_TYPE,
+                    {"patron": who.code, "pin_digest": pin_hash_digest(who.code, pin_hash)},
+                    occurred_at=moment,
+                )
+            ],
         )
         PatronPin.objects.update_or_create(
             patron=who,
-            defaults={"pin_hash": make_password(pin), "set_at": moment, "failed_attempts": 0, "locked_until": None},
+            defaults={"pin_hash": pin_hash, "set_at": moment, "failed_attempts": 0, "locked_until": None},
         )
         return cmd.finish({"patron": who.code, "pin_set_at": _iso(moment)})
+
+
+def pin_hash_digest(code: str, pin_hash: str) -> str:
+    """The keyed digest (``ledger.identity.digest``) of patron ``code``'s stored PIN hash that
+    ``PatronPinSet`` records: it tells a planted hash, and gives no way to test a PIN."""
+    return digest("patron pin", code, pin_hash)
+
+
+def pin_as_recorded(code: str, pin_hash: str) -> bool:
+    """Whether ``pin_hash`` (the row's) is the hash patron ``code``'s sealed PIN events say the
+    cage stored: his latest sealed ``PatronPinSet`` / ``PatronPinReset`` is a set whose
+    ``pin_digest`` matches. False when no sealed event set a PIN, or a reset came after it (a row
+    inserted, or revived, with raw SQL). A set older than the digests (none recorded) is taken
+    as recorded, as ``staff.identity.login_refusal`` does: a ledger older than them locks nobody
+    out. One query over his own stream."""
+    rows = (
+        Event.objects.filter(stream=f"patron/{code}", type__in=(PIN_EVENT_TYPE, PIN_RESET_EVENT))
+        .order_by("-version")
+        .values_list(*SEAL_FIELDS, "type", "data")
+    )
+    for type_, data in sealed_rows(rows, chunk=4):
+        if type_ != PIN_EVENT_TYPE:
+            return False
+        recorded = data.get("pin_digest")
+        return recorded is None or digest_matches(recorded, "patron pin", code, pin_hash or "")
+    return False
 
 
 def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
@@ -224,6 +362,13 @@ def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
             refusal = (
                 f"patron {code}'s PIN is locked after {MAX_PIN_ATTEMPTS} wrong PINs in a row: the cage resets it, "
                 "a cage supervisor confirming"
+            )
+        elif not pin_as_recorded(code, row.pin_hash):
+            # Changed around the application: no PIN opens it, and no wrong PIN is counted
+            # (the patron did nothing wrong).
+            refusal = (
+                f"patron {code}'s PIN on file is not the one the cage set (it differs from the ledger): "
+                "the cage resets it, a cage supervisor confirming"
             )
         elif not isinstance(pin, str) or not check_password(pin, row.pin_hash):
             row.failed_attempts += 1
@@ -317,13 +462,21 @@ def self_limit_set(
         week_start = week_start_of(moment)
         # Read under the ledger writer lock (taken by ledger_command): two changes racing each
         # other are serialised, so only one of them can be this week's change.
-        current = SelfLimit.objects.filter(pk=who.code).first()
+        # The change starts from what his sealed events say, not from the row: a row raised with
+        # raw SQL would make a raise look like a reduction (in force at once), and a row whose
+        # week was moved back would let him change it twice in a week. A row no sealed event
+        # vouches for (a limit older than the events) is measured from as before.
+        row = SelfLimit.objects.filter(pk=who.code).first()
+        current = sealed_self_limit(who.code) or row
         if current is not None and current.week_start >= week_start:
             raise Conflict(
                 f"patron {who.code} already changed his self-limit this week; it may be changed once a week, "
                 f"and next from {_when(next_reset_after(current.week_start))}"
             )
-        limit = current or SelfLimit(patron=who)
+        limit = row or SelfLimit(patron=who)
+        if current is not None and current is not row:
+            for name in ("max_bet_cents", "pending_max_bet_cents", "pending_from", "week_start", "set_at"):
+                setattr(limit, name, getattr(current, name))
         _apply(limit, max_bet_cents=max_bet_cents, week_start=week_start, moment=moment)
         stream = f"patron/{who.code}"
         cmd.append(
@@ -337,6 +490,9 @@ def self_limit_set(
                         "max_bet_cents": max_bet_cents,
                         "week_start": _iso(week_start),
                         "effective_from": _iso(limit.pending_from or moment),
+                        # What is in force until effective_from: a bet placement reads this one
+                        # event instead of replaying his changes (``sealed_in_force``).
+                        "in_force_cents": limit.max_bet_cents,
                     },
                     # The instant that decided the week, so an auditor can recompute week_start.
                     occurred_at=moment,
@@ -371,12 +527,20 @@ def self_limit_get(patron: str, *, now: datetime | None = None) -> dict | None:
     none), ``next_change_from`` the reset from which he may change it again (possibly past).
     Raises ``NotFound`` (field ``patron``) for an unknown patron.
     """
-    limit = SelfLimit.objects.filter(pk=patron).first() if isinstance(patron, str) else None
+    row = SelfLimit.objects.filter(pk=patron).first() if isinstance(patron, str) else None
+    sealed = sealed_self_limit(patron) if isinstance(patron, str) and "\x00" not in patron else None
+    limit = sealed or row
     if limit is None:
         _patron(patron)  # an unknown patron is a 404 of its own, not "no limit"
         return None
     moment = _moment(now)
     result = _shape(limit, moment)
+    if row is not None and sealed is not None and _state(row) != _state(sealed):
+        # The row was changed around the application: what is shown is what his sealed events
+        # say, or the row's limit when it is the stricter (it binds him too: ``limit_with_ledger``).
+        result["max_bet_cents"] = stricter(
+            result["max_bet_cents"], in_force(row.max_bet_cents, row.pending_max_bet_cents, row.pending_from, moment)
+        )
     result["may_change_now"] = moment >= next_reset_after(limit.week_start)
     return result
 
@@ -435,16 +599,6 @@ def check_self_limits() -> list[Difference]:
     replayed: dict[str, SelfLimit] = {}
     rows = Event.objects.filter(type=EVENT_TYPE).order_by("position").values_list(*SEAL_FIELDS, "data", "occurred_at")
     for data, occurred_at in sealed_rows(rows.iterator(chunk_size=2000)):
-        limit = replayed.setdefault(data["patron"], SelfLimit(patron_id=data["patron"]))
-        if "effective_from" not in data:  # written before raises waited for the reset: in force at once
-            limit.max_bet_cents, limit.pending_max_bet_cents, limit.pending_from = data["max_bet_cents"], None, None
-            limit.week_start = datetime.fromisoformat(data["week_start"])
-            continue
-        _apply(
-            limit,
-            max_bet_cents=data["max_bet_cents"],
-            week_start=datetime.fromisoformat(data["week_start"]),
-            moment=occurred_at.astimezone(UTC),
-        )
+        _replay_one(replayed.setdefault(data["patron"], SelfLimit(patron_id=data["patron"])), data, occurred_at)
     live = {s.patron_id: _state(s) for s in SelfLimit.objects.all()}
     return list(compare("self_limit", live, {code: _state(limit) for code, limit in replayed.items()}))

@@ -29,6 +29,7 @@ from patrons.services.self_limit import (
     check_self_limits,
     next_reset_after,
     patron_pin_set,
+    pin_hash_digest,
     self_limit_get,
     self_limit_set,
     week_start_of,
@@ -102,6 +103,7 @@ def test_first_setting_is_in_force_at_once_and_appends_self_limit_set(code):
         "max_bet_cents": 10_000,
         "week_start": WEEK_START,
         "effective_from": "2025-01-15T15:00:00+00:00",
+        "in_force_cents": 10_000,
     }
     assert event.occurred_at == WEDNESDAY
     limit = SelfLimit.objects.get(pk=code)
@@ -122,7 +124,7 @@ def test_the_events_hold_no_personal_data_and_never_the_pin(code, api, caplog):
     assert response.status_code == 201
     assert PIN not in response.content.decode()
     event = Event.objects.get(type="SelfLimitSet")
-    assert set(event.data) == {"patron", "max_bet_cents", "week_start", "effective_from"}
+    assert set(event.data) == {"patron", "max_bet_cents", "week_start", "effective_from", "in_force_cents"}
     for event in Event.objects.filter(stream=f"patron/{code}"):
         text = canonical_json(event.data)
         for secret in (NAME, DOCUMENT, "Jeanne", "ID-SL", PIN):
@@ -280,7 +282,9 @@ def test_the_cage_sets_the_pin_with_the_identity_document_shown(api):
     ok = api.post(f"/api/patrons/{other}/pin", {"pin": "1234", "document": "id-pin-42"}, format="json")
     assert ok.status_code == 201, ok.json()
     assert "1234" not in ok.content.decode()
-    assert Event.objects.filter(type="PatronPinSet").latest("position").data == {"patron": other}
+    pin_set = Event.objects.filter(type="PatronPinSet").latest("position").data
+    # The keyed digest of the stored hash, never the PIN nor the hash.
+    assert pin_set == {"patron": other, "pin_digest": pin_hash_digest(other, PatronPin.objects.get(pk=other).pin_hash)}
     assert change(other, 2_000, WEDNESDAY, pin="1234")["max_bet_cents"] == 2_000
     bare = patron_register(kind="identified", name="No Document", actor=ACTOR)["patron"]
     response = api.post(f"/api/patrons/{bare}/pin", {"pin": "1234", "document": "X"}, format="json")
@@ -356,12 +360,12 @@ def test_week_boundaries_are_friday_midnight_gmt_minus_5():
 
 def test_check_self_limit_refuses_over_and_accepts_at_the_limit(code, django_assert_num_queries):
     """At the limit passes; one cent over is refused (field stake_cents) naming the limit in EUR.
-    A pure read, one query."""
+    A pure read, two queries: his row, and his latest ``SelfLimitSet`` (the row grants no more)."""
     check_self_limit(code, 10**9)  # no limit set: nothing to refuse
     change(code, 10_000, WEDNESDAY)
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):
         check_self_limit(code, 10_000)
-    with django_assert_num_queries(1), pytest.raises(InvalidInput) as refused:
+    with django_assert_num_queries(2), pytest.raises(InvalidInput) as refused:
         check_self_limit(code, 10_001)
     assert refused.value.field == "stake_cents"
     assert refused.value.status == 400
