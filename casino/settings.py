@@ -352,6 +352,18 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="casino")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
+# A broker outage (deploy/README.md §Broker outage): the worker retries the broker forever,
+# 2 s, 4 s, ... then every 30 s, instead of exiting after Celery's default of 100 attempts
+# (about 48 minutes of outage), and waits for a broker that is not up yet when it starts.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Redis only: TCP keepalive and a PING before reusing a connection idle for 10 s, so a Redis that
+# went away (a restart, a dropped NAT entry) is noticed and reconnected instead of read forever.
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"socket_keepalive": True, "health_check_interval": 10}
+    if env.str("CELERY_BROKER_URL", default="").startswith(("redis", "rediss"))
+    else {}
+)
 # Queues (deploy/README.md). With CELERY_ROUTE_QUEUES on (production: deploy/casino.env.example)
 # the projection catch-up goes to `projections`, exports to `exports` and the rest to the default
 # queue (there CELERY_QUEUE=default); workers consume `-Q projections,exports,default`. Off (the

@@ -21,7 +21,9 @@ fi
 #   drives for the point-in-time recovery drill; and prometheus, for its promtool, which checks
 #   and unit-tests deploy/prometheus-alerts.yml (tests/unit/test_prometheus_alerts.py). Without
 #   its recommends (no node exporter); the package also holds the Prometheus server, which apt
-#   starts only where services may start (not in a container: policy-rc.d).
+#   starts only where services may start (not in a container: policy-rc.d); and redis-server,
+#   which the broker outage test runs on a port of its own and kills
+#   (tests/integration/test_a_worker_outlives_a_redis_outage_and_catches_up.py).
 missing=()
 bare=()  # installed without their recommended packages
 if command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpango-1.0.so.0'; then missing+=(libpango-1.0-0); fi
@@ -31,6 +33,7 @@ if [ "$kind" = dev ]; then
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
     command -v pgbackrest >/dev/null || missing+=(pgbackrest)
     command -v promtool >/dev/null || bare+=(prometheus)
+    command -v redis-server >/dev/null || bare+=(redis-server)
 fi
 if [ "$((${#missing[@]} + ${#bare[@]}))" -gt 0 ] && command -v apt-get >/dev/null; then
     sudo=""

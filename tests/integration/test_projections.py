@@ -289,9 +289,9 @@ for i in range(50):
 def _real_worker(broker: str, *pool: str):
     """A Celery worker process (``pool``: its pool options) consuming a queue of its own on
     ``broker``, this process publishing to that queue (not eager) meanwhile. Yields a dict whose
-    ``"queue"`` is the queue's name and whose ``"output"`` is the worker's log once the block
-    ends; then the worker is stopped and this process publishes as the run does again
-    (``publishing_to``)."""
+    ``"queue"`` is the queue's name, ``"process"`` the worker's ``Popen`` and ``"output"`` the
+    worker's log once the block ends; then the worker is stopped and this process publishes as
+    the run does again (``publishing_to``)."""
     queue = f"casino-test-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile(mode="w+")  # read at the end: a pipe nobody reads would stall the worker
     ran = {"queue": queue, "output": ""}
@@ -319,6 +319,7 @@ def _real_worker(broker: str, *pool: str):
             output=log,
             CELERY_BROKER_URL=broker,
         )
+        ran["process"] = worker
         try:
             yield ran
         finally:
