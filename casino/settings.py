@@ -352,10 +352,10 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="casino")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
-# A broker outage (deploy/README.md, "A worker outlives a broker outage"): the worker retries the broker forever,
-# 2 s, 4 s, ... then every 30 s, instead of exiting (``Unrecoverable error``, exit status 0) after
-# Celery's default of 100 attempts, about 47 minutes of outage; and it waits for a broker that is
-# not up yet when it starts.
+# A broker outage (deploy/README.md, "A worker outlives a broker outage"): the worker retries
+# the broker forever, 2 s, 4 s, ... then every 30 s, instead of exiting (``Unrecoverable error``,
+# exit status 0) after Celery's default of 100 attempts, about 47 minutes of outage; and it waits
+# for a broker that is not up yet when it starts.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # Redis only: TCP keepalive and a PING before reusing a connection idle for 10 s, so a Redis that

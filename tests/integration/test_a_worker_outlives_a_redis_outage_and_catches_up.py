@@ -1,7 +1,7 @@
 """A Celery worker on Redis outlives Redis killed (SIGKILL) under a burst of commands: it keeps
 retrying, reconnects when Redis is back on the same port, and the projections catch up
-(deploy/README.md, "A worker outlives a broker outage"). The Redis here is a server of this test's own, on a free port
-with a temporary directory: never the shared one on 6379."""
+(deploy/README.md, "A worker outlives a broker outage"). The Redis here is a server of this
+test's own, on a free port with a temporary directory: never the shared one on 6379."""
 
 import os
 import shutil

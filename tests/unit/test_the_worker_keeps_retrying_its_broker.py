@@ -1,6 +1,7 @@
-"""The worker's broker settings for an outage (deploy/README.md, "A worker outlives a broker outage"): it retries the
-broker without a limit, and on Redis it keeps its connections checked (keepalive, a PING after
-10 s idle). Read in a process of their own: the settings take the broker's URL at import."""
+"""The worker's broker settings for an outage (deploy/README.md, "A worker outlives a broker
+outage"): it retries the broker without a limit, and on Redis it keeps its connections checked
+(keepalive, a PING after 10 s idle). Read in a process of their own: the settings take the
+broker's URL at import."""
 
 import json
 import os
