@@ -67,7 +67,6 @@ def catch_up(
     """Apply every committed event after ``name``'s checkpoint; returns how many were applied.
     Each batch commits with its checkpoint; ``on_batch(events)`` is told after each commit."""
     projector = REGISTRY[name]
-    seal_scan.refresh()  # an event written around the application is never folded in
     applied = batches = 0
     while max_batches is None or batches < max_batches:
         with transaction.atomic():
@@ -75,6 +74,9 @@ def catch_up(
             work = _next_batch(checkpoint.position, batch)
             if work is None:
                 return applied
+            # After the batch's bounds, so that every event in it was scanned: one written
+            # around the application is never folded in (``Batch.left_out``).
+            seal_scan.refresh()
             projector.apply(work)
             checkpoint.position = work.upto
             checkpoint.save(update_fields=["position"])
@@ -117,7 +119,6 @@ def rebuild(
     """
     chosen = list(dict.fromkeys(which or names()))
     projectors = [REGISTRY[name] for name in chosen]
-    seal_scan.refresh()
     # The cyclic garbage collector is paused for the pass: every decoded event allocates a few
     # dicts and lists, which triggered collections that rescanned the whole batch held in
     # memory, over and over (JSON decoding cost three times as much). Nothing here
@@ -149,7 +150,8 @@ def _rebuild(
             rebuilder = getattr(projector, "rebuilder", None)
             folds.append(rebuilder() if rebuilder else _ApplyEachBatch(projector))
         readers = [fold.read for fold in folds if hasattr(fold, "read")]
-        head = Event.objects.aggregate(p=Max("position"))["p"] or 0
+        head = Event.chain.aggregate(p=Max("position"))["p"] or 0
+        seal_scan.refresh()  # after the head: every event up to it scanned (``Batch.left_out``)
         ahead = None
         if connection.vendor == "postgresql" and head > batch:
             ahead = _ReadAhead(head, batch, readers)

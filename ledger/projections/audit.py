@@ -62,7 +62,7 @@ SELECT position, patron, "table", round, type, hash, occurred_at, gaming_day FRO
     SELECT position, {_keyed("patron")} AS patron, {_keyed("table")} AS "table", {_keyed("round")} AS round,
            type, hash, occurred_at, gaming_day
     FROM ledger_event
-    WHERE position > %s AND position <= %s AND jsonb_typeof(data) = 'object'
+    WHERE position > %s AND position <= %s AND position <> ALL(%s::bigint[]) AND jsonb_typeof(data) = 'object'
 ) keyed
 WHERE patron IS NOT NULL OR "table" IS NOT NULL OR round IS NOT NULL
 """
@@ -75,7 +75,7 @@ class AuditTrails:
         if connection.vendor == "postgresql":
             batch.settle()
             with connection.cursor() as cursor:
-                cursor.execute(_INSERT, [batch.after, batch.upto])
+                cursor.execute(_INSERT, [batch.after, batch.upto, batch.left_out])
         else:
             AuditEntry.objects.bulk_create(
                 [AuditEntry(**dict(zip(_COLUMNS, row, strict=True))) for row in _lines(batch)], batch_size=2000

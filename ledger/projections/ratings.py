@@ -174,7 +174,7 @@ SELECT data->>'patron', gaming_day, COALESCE(data->>'house_edge', '0'), count(*)
        sum(COALESCE((data->>'stake_cents')::bigint, 0) - COALESCE((data->>'return_cents')::bigint, 0))::bigint,
        min(occurred_at), max(occurred_at)
 FROM ledger_event
-WHERE position > %s AND position <= %s AND type = ANY(%s)
+WHERE position > %s AND position <= %s AND type = ANY(%s) AND position <> ALL(%s::bigint[])
   AND jsonb_typeof(data) = 'object' AND jsonb_typeof(data->'patron') = 'string'
 GROUP BY 1, 2, 3
 """
@@ -182,7 +182,7 @@ GROUP BY 1, 2, 3
 
 def _sums(batch: Batch) -> list[tuple]:
     with connection.cursor() as cursor:
-        cursor.execute(_SUMS, [batch.after, batch.upto, list(DECIDING)])
+        cursor.execute(_SUMS, [batch.after, batch.upto, list(DECIDING), batch.left_out])
         return cursor.fetchall()
 
 

@@ -186,6 +186,7 @@ SELECT 'w', split_part(p.account, ':', 2), e.gaming_day, NULL, NULL, NULL, 0::bi
        NULL::bigint, NULL::timestamptz, NULL::timestamptz
 FROM ledger_event e JOIN ledger_posting p ON p.event_id = e.position
 WHERE e.position > %(after)s AND e.position <= %(upto)s AND p.event_id > %(after)s AND p.event_id <= %(upto)s
+  AND e.position <> ALL(%(left_out)s::bigint[])
   AND p.account LIKE 'table:%%' AND split_part(p.account, ':', 3) = ANY(%(win_accounts)s)
   AND p.account NOT LIKE 'table:%%:%%:%%:%%'
 GROUP BY 2, 3
@@ -198,6 +199,7 @@ FROM (  -- the few fields first: the grouping then sorts narrow rows, not the do
            COALESCE((data->>'amount_cents')::bigint, 0) AS amount, position, occurred_at
     FROM ledger_event
     WHERE position > %(after)s AND position <= %(upto)s AND type = ANY(%(counted)s)
+      AND position <> ALL(%(left_out)s::bigint[])
       AND jsonb_typeof(data) = 'object' AND jsonb_typeof(data->'table') = 'string'
     OFFSET 0
 ) counted
@@ -212,6 +214,7 @@ def _sums(batch: Batch) -> list[tuple]:
         "not_gaming": sorted(NOT_GAMING),
         "win_accounts": sorted(WIN_ACCOUNTS),
         "counted": list(COUNTED),
+        "left_out": batch.left_out,
     }
     with connection.cursor() as cursor:
         cursor.execute(_SUMS, params)

@@ -145,3 +145,25 @@ def test_every_page_of_a_logged_in_person_says_the_ledger_was_written_around(pit
     assert "The ledger holds 1 event the application did not write" in page
     assert f"(position {forged})" in page
     assert "No figure on these pages counts it" in page
+
+
+def test_a_forged_settlement_is_in_no_table_statistic_rating_or_audit_trail(played):
+    from ledger.models import AuditEntry, PatronDayRating, TableDayStats
+
+    code, coup = played
+    stats = TableDayStats.objects.get(table="R1")
+    rating = PatronDayRating.objects.get(patron=code)
+    before = (stats.handle_cents, stats.bets, rating.staked_cents, rating.bets)
+    data = {"table": "R1", "patron": code, "round": coup, "bet": "forged", "stake_cents": 9_999_900,
+            "return_cents": 0, "house_edge": "0.027"}  # fmt: skip
+    forged = forge("BetSettled", data, f"round/{coup}")
+    projections.catch_up_all()
+    stats.refresh_from_db()
+    rating.refresh_from_db()
+    assert (stats.handle_cents, stats.bets, rating.staked_cents, rating.bets) == before
+    assert not AuditEntry.objects.filter(position=forged).exists()
+    assert AuditEntry.objects.filter(patron=code).exists()  # his genuine coup is there
+    projections.rebuild()  # the rows made again, from every event but the forged one
+    stats, rating = TableDayStats.objects.get(table="R1"), PatronDayRating.objects.get(patron=code)
+    assert (stats.handle_cents, stats.bets, rating.staked_cents, rating.bets) == before
+    assert not AuditEntry.objects.filter(position=forged).exists()
