@@ -32,7 +32,7 @@ from ledger import accounts, replica
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting, TableDayStats
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
-from staff.models import DealerAssignment
+from staff.identity import dealers_at_tables
 
 
 def _data_int(key: str) -> Cast:
@@ -312,12 +312,7 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
         code = code_of[table_id]
         reads[code]["colour_stacks"] += 1
         seated[code].add(patron)
-    assigned = _first_by_table(
-        DealerAssignment.objects.filter(table_code__in=codes, ended_at__isnull=True)
-        .order_by("table_code", "-started_at")
-        .values("table_code", "dealer__username"),
-        key="table_code",
-    )
+    assigned = dealers_at_tables()  # as the sealed events say: a row planted with SQL deals nowhere
     # The dealer who signed the opener counts until an assignment or a coup says otherwise.
     signed_opener: dict[str, str] = {}
     openings = Event.objects.filter(stream__in=[f"table/{c}" for c in codes], type="TableOpened").order_by("position")
@@ -329,9 +324,8 @@ def table_reads(tables: list[Table], *, day: date, now: datetime) -> dict[str, d
     for table in tables:
         if table.state == Table.State.OPEN:
             reads[table.code]["seated"] = sorted(seated[table.code])
-            row = assigned.get(table.code)
             reads[table.code]["dealer"] = (
-                row["dealer__username"] if row else signed_opener.get(table.code) or last_opener.get(table.code)
+                assigned.get(table.code) or signed_opener.get(table.code) or last_opener.get(table.code)
             )
 
     prison = Bet.objects.in_prison().filter(round__table_id__in=ids).values("round__table_id").annotate(n=Count("id"))

@@ -265,6 +265,27 @@ def replayed_assignments() -> list[dict]:
     return assignments
 
 
+_dealing: tuple[str | None, dict[str, str]] = (None, {})
+
+
+def dealers_at_tables() -> dict[str, str]:
+    """``{table code: dealer}`` of the assignments the sealed events hold open now, the latest
+    per table: what the pages show, whatever the rows say (a row planted or moved with raw SQL
+    deals nowhere). The replay is kept per process until the next assignment event."""
+    global _dealing
+    head = (
+        Event.chain.filter(type__in=ASSIGNMENT_EVENTS).order_by("-position").values_list("hash", flat=True).first()
+        or ""
+    )
+    if _dealing[0] != head:
+        dealing = {}
+        for assignment in replayed_assignments():
+            if not assignment["ended"] and isinstance(assignment["table_code"], str):
+                dealing[assignment["table_code"]] = assignment["dealer"]
+        _dealing = (head, dealing)
+    return dict(_dealing[1])
+
+
 def _assignment_differences(row: dict, made: dict) -> Iterator[str]:
     for name in ("dealer", "table_code", "assigned_by", "ended_by"):
         if row[name] != made[name]:
