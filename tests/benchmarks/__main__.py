@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--worker-seconds", type=int, default=None, help="seconds of each worker phase (25)")
     parser.add_argument("--worker-rounds", type=int, default=2, help="worker on/off pairs, alternated (2)")
+    parser.add_argument("--worker-nice", type=int, default=0, help="the worker's nice value (0: as deploy/ runs it)")
     parser.add_argument("--broker-bets", type=int, default=None, help="commands a broker round (500)")
     parser.add_argument("--broker-rounds", type=int, default=3, help="broker rounds, alternated (3)")
     parser.add_argument("--no-write", action="store_true", help="print only, write no results file")
@@ -262,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                 rounds=args.worker_rounds,
                 patrons=60 if quick else 300,
                 broker=args.amqp,
+                nice=args.worker_nice,
             ),
         )
     if "broker" in only:

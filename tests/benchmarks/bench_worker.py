@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from .common import Figure, compare, log
 from .rabbitmq import AMQP, CatchUpWorker, delete, own_queue, publishing_env, purge
@@ -40,6 +41,30 @@ OFFERED = 125  # bets/s
 TARGET_RATIO = 0.9
 TARGET_P99_MS = 1_500
 DRAIN_LIMIT_SECONDS = 120
+
+
+def _cpu(gunicorn_pid: int, worker_pid: int | None, database: str) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by gunicorn (master and workers), the Celery
+    worker (main and pool processes) and the PostgreSQL backends connected to ``database``
+    (their process title names it), from /proc: what a bet costs each, whoever else shares the
+    machine. A process that ended since is not counted (all of these live through a phase)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    split = {"gunicorn": 0.0, "worker": 0.0, "postgres": 0.0}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            title = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        pid, fields = int(stat.parent.name), text[text.rindex(")") + 2 :].split()
+        ppid, cpu = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+        if gunicorn_pid in (pid, ppid):
+            split["gunicorn"] += cpu
+        elif worker_pid is not None and worker_pid in (pid, ppid):
+            split["worker"] += cpu
+        elif title.startswith("postgres:") and f" {database} " in title:
+            split["postgres"] += cpu
+    return split
 
 
 def _head() -> int:
@@ -87,6 +112,7 @@ def bench_worker(
     patrons: int = 300,
     broker: str = AMQP,
     concurrency: int = 2,
+    nice: int = 0,
 ) -> list[Figure]:
     from ledger import projections
 
@@ -106,14 +132,16 @@ def bench_worker(
     ]
     runs: dict[str, list[dict]] = {"on": [], "off": []}
     try:
-        with gunicorn_serving(database, workers, env) as (port, _server):
+        with gunicorn_serving(database, workers, env) as (port, server):
             spec = {"host": "127.0.0.1", "port": port, "headers": headers}
             coup = first
             for r in range(rounds):
                 for way in ("off", "on") if r % 2 == 0 else ("on", "off"):
                     coup = coup or _new_coup("RC")
                     path = f"/api/rounds/{coup}/bets"
-                    worker = CatchUpWorker(env=env, queue=queue, concurrency=concurrency) if way == "on" else None
+                    worker = (
+                        CatchUpWorker(env=env, queue=queue, concurrency=concurrency, nice=nice) if way == "on" else None
+                    )
                     try:
                         # warm-up: every gunicorn worker (and pool process) has served once
                         _load(
@@ -132,6 +160,7 @@ def bench_worker(
                         purge(broker, queue)
                         head, since = _head(), worker.offset() if worker else 0
                         cpu = worker.cpu_seconds() if worker else 0.0
+                        split = _cpu(server.pid, worker.process.pid if worker else None, database)
                         log(f"worker {way}: open loop at {OFFERED} bets/s for {seconds} s (round {r + 1})")
                         result = _load(
                             {
@@ -146,7 +175,11 @@ def bench_worker(
                         result["events"] = _head() - head
                         if worker:
                             result["drained_after"] = _drained(time.perf_counter())
-                            time.sleep(1.0)  # a delayed task still due runs (and is counted)
+                        time.sleep(1.0)  # a delayed task still due runs (and is counted)
+                        # after the drain: the worker's catch-up of the last bets counts too
+                        after = _cpu(server.pid, worker.process.pid if worker else None, database)
+                        result["cpu"] = {k: after[k] - split[k] for k in split}
+                        if worker:
                             result["catch_ups"] = worker.catch_ups(since)
                             result["worker_cpu"] = worker.cpu_seconds() - cpu
                             result["left_in_queue"] = purge(broker, queue)
@@ -163,7 +196,7 @@ def bench_worker(
         purge(broker, queue)
         delete(broker, queue)
         shutil.rmtree(checkpoint_dir, ignore_errors=True)
-    return _figures(runs, seconds=seconds, workers=workers, concurrency=concurrency)
+    return _figures(runs, seconds=seconds, workers=workers, concurrency=concurrency, nice=nice)
 
 
 def _drained(since: float) -> float | None:
@@ -196,6 +229,8 @@ def _report(way: str, result: dict) -> None:
         line += f", caught up {result['drained_after']:.2f} s after the last bet" if result["drained_after"] else ""
     else:
         line += f"; {result['published']} tasks published"
+    bets = max(result["requests"] - result["errors"], 1)
+    line += "; CPU a bet: " + ", ".join(f"{name} {1000 * s / bets:.1f} ms" for name, s in result["cpu"].items())
     log(line)
 
 
@@ -204,7 +239,7 @@ def _pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p * len(values)))] if values else 0.0
 
 
-def _figures(runs: dict[str, list[dict]], *, seconds: int, workers: int, concurrency: int) -> list[Figure]:
+def _figures(runs: dict[str, list[dict]], *, seconds: int, workers: int, concurrency: int, nice: int) -> list[Figure]:
     on, off = runs["on"], runs["off"]
     taken_on = statistics.median(_taken(r) for r in on)
     taken_off = statistics.median(_taken(r) for r in off)
@@ -213,7 +248,9 @@ def _figures(runs: dict[str, list[dict]], *, seconds: int, workers: int, concurr
     errors_on = sum(r["errors"] for r in on)
     setting = (
         f"{OFFERED} bets/s offered for {seconds} s a phase, {len(on)} phases each way alternated; "
-        f"gunicorn {workers} sync workers; worker: prefork, {concurrency} processes, -O fair; "
+        f"gunicorn {workers} sync workers; worker: prefork, {concurrency} processes, -O fair"
+        + (f", nice {nice}" if nice else "")
+        + "; "
         f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end"
     )
     rate = Figure(
@@ -265,7 +302,25 @@ def _figures(runs: dict[str, list[dict]], *, seconds: int, workers: int, concurr
         if tasks
         else "no catch-up task ran",
     )
-    return [rate, latency, per_task]
+
+    def per_bet(results: list[dict]) -> dict[str, float]:
+        bets = max(sum(r["requests"] - r["errors"] for r in results), 1)
+        return {k: 1000 * sum(r["cpu"][k] for r in results) / bets for k in results[0]["cpu"]}
+
+    cpu_on, cpu_off = per_bet(on), per_bet(off)
+    cpu = Figure(
+        SECTION,
+        "CPU a bet taken, worker on: gunicorn + the worker + this database's PostgreSQL backends",
+        sum(cpu_on.values()),
+        "ms",
+        baselines={"worker off": sum(cpu_off.values())},
+        notes="on: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu_on.items())
+        + " ms; off: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu_off.items())
+        + " ms (from /proc: whoever else shares the machine is not counted)",
+    )
+    return [rate, latency, per_task, cpu]
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ class CatchUpWorker:
     ``-O fair``, no gossip or mingle) but consuming only ``queue``; its log kept in a temporary
     file, read back to count the catch-up tasks it ran."""
 
-    def __init__(self, *, env: dict[str, str], queue: str, concurrency: int = 2) -> None:
+    def __init__(self, *, env: dict[str, str], queue: str, concurrency: int = 2, nice: int = 0) -> None:
         self.output = tempfile.NamedTemporaryFile("w+", prefix="catch-up-worker-", suffix=".log")
         self.process = subprocess.Popen(
             [
@@ -98,6 +98,7 @@ class CatchUpWorker:
             env={**os.environ, **env},
             stdout=self.output,
             stderr=subprocess.STDOUT,
+            preexec_fn=(lambda: os.nice(nice)) if nice else None,  # noqa: PLW1509 - no threads started here
         )
         deadline = time.monotonic() + 120
         while "ready." not in self.log():
@@ -106,7 +107,7 @@ class CatchUpWorker:
                 self.close()
                 raise RuntimeError("the catch-up worker did not start: " + text)
             time.sleep(0.2)
-        log(f"worker: ready ({concurrency} processes, queue {queue})")
+        log(f"worker: ready ({concurrency} processes, queue {queue}, nice {nice})")
 
     def log(self) -> str:
         return Path(self.output.name).read_text(errors="replace")
