@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connections, router
 
 from ledger.models import Event
 
@@ -28,11 +29,15 @@ from .identity import EVENT_TYPES, replayed_accounts
 _lock = threading.Lock()
 _replayed: tuple[str | None, dict[str, dict]] = (None, {})
 
-# The hash of the latest identity event: what the replay above is kept for.
+# The hash of the latest identity event: what the replay above is kept for. One lookup a type
+# in the (type, position) index. ``WHERE type IN (...) ORDER BY position DESC LIMIT 1`` was
+# planned by PostgreSQL as a backward walk of the primary key from the ledger's head until an
+# identity event, which are few and old: on every request, 39 ms at 36,000 events and growing
+# with the ledger (tests/benchmarks, section worker).
 HEAD_SQL = (
-    "SELECT e.hash FROM ledger_event e WHERE e.type IN ("
-    + ", ".join(f"'{name}'" for name in EVENT_TYPES)
-    + ") ORDER BY e.position DESC LIMIT 1"
+    "SELECT e.hash FROM ledger_event e WHERE e.position = (SELECT MAX(m.p) FROM ("
+    + " UNION ALL ".join(f"SELECT MAX(position) AS p FROM ledger_event WHERE type = '{name}'" for name in EVENT_TYPES)
+    + ") m)"
 )
 
 
@@ -49,7 +54,10 @@ class Standing:
 
 def identity_head() -> str:
     """The hash of the latest identity event ("" when there is none)."""
-    return Event.chain.filter(type__in=EVENT_TYPES).order_by("-position").values_list("hash", flat=True).first() or ""
+    with connections[router.db_for_read(Event)].cursor() as cursor:
+        cursor.execute(HEAD_SQL)
+        row = cursor.fetchone()
+    return (row[0] if row else "") or ""
 
 
 def _accounts(head: str) -> dict[str, dict]:

@@ -33,6 +33,9 @@ SWITCH_INTERVAL = 0.001  # seconds: the GIL's switch interval during a rebuild (
 
 
 def _checkpoint_for_update(name: str) -> ProjectionCheckpoint:
+    found = ProjectionCheckpoint.objects.select_for_update().filter(name=name).first()
+    if found is not None:  # every catch-up but a projection's very first: one statement
+        return found
     try:
         with transaction.atomic():
             ProjectionCheckpoint.objects.get_or_create(name=name)
@@ -41,11 +44,17 @@ def _checkpoint_for_update(name: str) -> ProjectionCheckpoint:
     return ProjectionCheckpoint.objects.select_for_update().get(name=name)
 
 
-def _next_batch(after: int, size: int) -> Batch | None:
-    """The next run of contiguous committed positions after ``after`` (at most ``size``). Every
-    row counts here (``Event.chain``): an event the application did not write is no hole, the
-    batch's reads leave it out (``ledger.disowned``)."""
-    head = Event.chain.aggregate(p=Max("position"))["p"] or 0
+def _head() -> int:
+    """The last position any row holds (``Event.chain``: a forged event is no hole either)."""
+    return Event.chain.aggregate(p=Max("position"))["p"] or 0
+
+
+def _next_batch(after: int, size: int, head: int | None = None) -> Batch | None:
+    """The next run of contiguous committed positions after ``after`` (at most ``size``), up to
+    ``head`` (default: the ledger's head, read now). Every row counts here (``Event.chain``): an
+    event the application did not write is no hole, the batch's reads leave it out
+    (``ledger.disowned``)."""
+    head = _head() if head is None else head
     upto = min(head, after + size)
     if upto <= after:
         return None
@@ -62,21 +71,30 @@ def _next_batch(after: int, size: int) -> Batch | None:
 
 
 def catch_up(
-    name: str, *, batch: int = BATCH, max_batches: int | None = None, on_batch: Callable[[int], None] | None = None
+    name: str,
+    *,
+    batch: int = BATCH,
+    max_batches: int | None = None,
+    on_batch: Callable[[int], None] | None = None,
+    head: int | None = None,
 ) -> int:
     """Apply every committed event after ``name``'s checkpoint; returns how many were applied.
-    Each batch commits with its checkpoint; ``on_batch(events)`` is told after each commit."""
+    Each batch commits with its checkpoint; ``on_batch(events)`` is told after each commit.
+    With ``head`` (a position the caller read, the seals scanned up to it: ``catch_up_all``)
+    it stops there; without, at the head the last batch found."""
     projector = REGISTRY[name]
     applied = batches = 0
     while max_batches is None or batches < max_batches:
         with transaction.atomic():
             checkpoint = _checkpoint_for_update(name)
-            work = _next_batch(checkpoint.position, batch)
+            tip = _head() if head is None else head
+            work = _next_batch(checkpoint.position, batch, tip)
             if work is None:
                 return applied
-            # After the batch's bounds, so that every event in it was scanned: one written
-            # around the application is never folded in (``Batch.left_out``).
-            seal_scan.refresh()
+            if head is None:
+                # After the batch's bounds, so that every event in it was scanned: one written
+                # around the application is never folded in (``Batch.left_out``).
+                seal_scan.refresh()
             projector.apply(work)
             checkpoint.position = work.upto
             checkpoint.save(update_fields=["position"])
@@ -84,11 +102,27 @@ def catch_up(
         batches += 1
         if on_batch is not None:
             on_batch(work.size)
+        if work.upto >= tip:
+            # The head it set out for is reached. A command committed since published its own
+            # catch-up (ledger.commands), which starts after it: no transaction more to find that.
+            return applied
     return applied
 
 
 def catch_up_all(*, batch: int = BATCH) -> dict[str, int]:
-    return {name: catch_up(name, batch=batch) for name in REGISTRY}
+    """Catch every projection up to the ledger's head as read when it starts: ``{name: events
+    applied}``. A projection already there costs nothing; when all are (a catch-up task whose
+    events another one applied: several processes publish one per burst each), two reads and
+    no lock. The seals are scanned once, up to that head, for all of them."""
+    head = _head()
+    at = dict(ProjectionCheckpoint.objects.filter(name__in=list(REGISTRY)).values_list("name", "position"))
+    behind = [name for name in REGISTRY if at.get(name, 0) < head]
+    if behind:
+        seal_scan.refresh()  # after the head was read: every event up to it is scanned
+    applied = dict.fromkeys(REGISTRY, 0)
+    for name in behind:
+        applied[name] = catch_up(name, batch=batch, head=head)
+    return applied
 
 
 def reset(which: Iterable[str] | None = None) -> list[str]:
@@ -259,7 +293,7 @@ class _ReadAhead:
 
 def lag() -> list[dict]:
     """Per projector: ``{"projection", "checkpoint", "head", "lag"}`` in positions."""
-    head = Event.objects.aggregate(p=Max("position"))["p"] or 0
+    head = _head()
     checkpoints = dict(ProjectionCheckpoint.objects.values_list("name", "position"))
     return [
         {

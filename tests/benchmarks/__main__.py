@@ -18,7 +18,10 @@ the pit boss's floor refresh with 20 tables open and a day of coups against raw 
 the same rows (``bench_floor``). ``--only append,spin`` runs some sections (names: engines,
 append, spin, bet_window, rebuild, verify, api, export, floor); the database is filled only when
 a section needs it. ``bet_window``: ``--patrons`` × 3 bets (10,000; 1,000 with
-``--quick``) sent through gunicorn in batches of 1,000, then the spin settled.
+``--quick``) sent through gunicorn in batches of 1,000, then the spin settled. ``worker``: bets
+over HTTP at 125/s offered with a Celery worker catching the projections up against none
+(``bench_worker``); ``broker``: commands with the broker down against up (``bench_broker``);
+both need the RabbitMQ of ``--amqp`` and use a queue of their own there.
 """
 
 import argparse
@@ -33,7 +36,19 @@ from pathlib import Path
 
 from .common import Figure, database_url, log, recreate_database
 
-SECTIONS = ("engines", "append", "spin", "bet_window", "rebuild", "verify", "api", "export", "floor")
+SECTIONS = (
+    "engines",
+    "append",
+    "spin",
+    "bet_window",
+    "rebuild",
+    "verify",
+    "api",
+    "export",
+    "floor",
+    "worker",
+    "broker",
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,6 +143,16 @@ def main(argv: list[str] | None = None) -> int:
         help="Celery broker for the parallel rebuild's worker ('' to leave that figure out)",
     )
     parser.add_argument("--rebuild-workers", type=int, default=4, help="worker processes of the parallel rebuild")
+    parser.add_argument(
+        "--amqp",
+        default="amqp://guest:guest@127.0.0.1:5672//",
+        help="RabbitMQ of the worker and broker sections (a queue of their own; never stopped)",
+    )
+    parser.add_argument("--worker-seconds", type=int, default=None, help="seconds of each worker phase (25)")
+    parser.add_argument("--worker-rounds", type=int, default=2, help="worker on/off pairs, alternated (2)")
+    parser.add_argument("--worker-nice", type=int, default=0, help="the worker's nice value (0: as deploy/ runs it)")
+    parser.add_argument("--broker-bets", type=int, default=None, help="commands a broker round (500)")
+    parser.add_argument("--broker-rounds", type=int, default=3, help="broker rounds, alternated (3)")
     parser.add_argument("--no-write", action="store_true", help="print only, write no results file")
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -226,6 +251,35 @@ def main(argv: list[str] | None = None) -> int:
 
         log("floor")
         run("floor refresh", lambda: bench_floor(coups=40 if quick else 320, rounds=5 if quick else 20))
+    if "worker" in only:
+        from .bench_worker import bench_worker
+
+        run(
+            "worker",
+            lambda: bench_worker(
+                seconds=args.worker_seconds or (8 if quick else 25),
+                workers=args.workers,
+                database=args.database,
+                rounds=args.worker_rounds,
+                patrons=60 if quick else 300,
+                broker=args.amqp,
+                nice=args.worker_nice,
+            ),
+        )
+    if "broker" in only:
+        from .bench_broker import bench_broker
+
+        log("broker")
+        run(
+            "broker",
+            lambda: bench_broker(
+                bets=args.broker_bets or (100 if quick else 500),
+                rounds=args.broker_rounds,
+                database=args.database,
+                patrons=20 if quick else 100,
+                broker=args.amqp,
+            ),
+        )
     log(f"done in {time.perf_counter() - t0:,.0f} s")
     for f in figures:
         ratio = f" = {f.ratio:.2f} x {f.versus}" if f.ratio is not None else ""

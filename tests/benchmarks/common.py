@@ -116,25 +116,37 @@ def django_on(database: str) -> None:
 
 
 def roulette_table_with_patrons(
-    *, patrons: int, chips_cents: int, name: str, document: str, actor: str = "bench", section: str = ""
+    *,
+    patrons: int,
+    chips_cents: int,
+    name: str,
+    document: str,
+    actor: str = "bench",
+    section: str = "",
+    table: str = "RB",
 ) -> list[str]:
-    """On a migrated benchmark database (Django set up): the cage open with a cashier shift,
-    roulette table RB open, and ``patrons`` identified patrons each holding ``chips_cents`` of
-    chips, named ``f"{name} {i}"`` with document ``f"{document}{i}"``. ``section`` prefixes the
-    log line. Returns the patrons' codes, in order."""
+    """On a migrated benchmark database (Django set up): the cage open (or left open by an
+    earlier section) with a cashier shift, roulette table ``table`` open, and ``patrons``
+    identified patrons each holding ``chips_cents`` of chips, named ``f"{name} {i}"`` with
+    document ``f"{document}{i}"``. ``section`` prefixes the log line. Returns the patrons'
+    codes, in order."""
     from django.test import override_settings
 
     from cashier.services.cage import cage_open, chips_purchase
     from games.services.tables import table_open
+    from ledger.errors import StateConflict
     from patrons.services.patrons import patron_register
     from tests.benchmarks.suite_ledger import ensure_cage_shift
 
-    log(f"{section}set-up: cage, table RB, {patrons:,} patrons with chips")
-    cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
+    log(f"{section}set-up: cage, table {table}, {patrons:,} patrons with chips")
+    try:
+        cage_open(cash_cents=10**11, chips_cents=10**11, actor=actor)
+    except StateConflict:
+        pass  # an earlier section of the same run opened it
     ensure_cage_shift()
     # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
     with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-        table_open(code="RB", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+        table_open(code=table, game="english_roulette", opener_cents=10**10, actor=actor, rules={})
     codes = []
     for p in range(patrons):
         code = patron_register(kind="identified", name=f"{name} {p}", document=f"{document}{p}", actor=actor)

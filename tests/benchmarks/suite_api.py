@@ -38,8 +38,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _set_up(patrons: int) -> tuple[str, list[str], dict]:
-    """A table with a coup in betting, patrons with chips, a logged-in dealer's cookies."""
+def _set_up(
+    patrons: int, *, table: str = "RA", name: str = "API", document: str = "BENCH-A"
+) -> tuple[str, list[str], dict]:
+    """Roulette table ``table`` with a coup in betting, ``patrons`` patrons (``f"{name} {i}"``,
+    document ``f"{document}{i}"``) with chips, a logged-in dealer's cookies."""
     from django.test import override_settings
 
     from cashier.services.cage import cage_open, chips_purchase
@@ -59,13 +62,15 @@ def _set_up(patrons: int) -> tuple[str, list[str], dict]:
         ensure_cage_shift()
         # The set-up's huge tray is no one's request: no cage supervisor's second signature here.
         with override_settings(CASINO_LARGE_OPENER_CENTS=10**10):
-            table_open(code="RA", game="english_roulette", opener_cents=10**10, actor=actor, rules={})
+            table_open(code=table, game="english_roulette", opener_cents=10**10, actor=actor, rules={})
         codes = []
         for p in range(patrons):
-            code = patron_register(kind="identified", name=f"API {p}", document=f"BENCH-A{p}", actor=actor)["patron"]
+            code = patron_register(kind="identified", name=f"{name} {p}", document=f"{document}{p}", actor=actor)[
+                "patron"
+            ]
             chips_purchase(patron=code, amount_cents=190_000, actor=actor)  # under the AML log threshold
             codes.append(code)
-        coup = round_open(table="RA", actor=actor)["round"]
+        coup = round_open(table=table, actor=actor)["round"]
     return coup, codes, dealer_session()
 
 
@@ -86,9 +91,12 @@ def _load(spec: dict) -> dict:
 
 
 @contextmanager
-def gunicorn_serving(database: str, workers: int) -> Iterator[tuple[int, subprocess.Popen]]:
+def gunicorn_serving(
+    database: str, workers: int, env: dict[str, str] | None = None
+) -> Iterator[tuple[int, subprocess.Popen]]:
     """gunicorn (deploy/gunicorn.conf.py, ``workers`` sync workers, ``DJANGO_DEBUG=false``) on a
-    free loopback port, answering: ``(port, process)``; stopped on leaving."""
+    free loopback port, answering: ``(port, process)``; stopped on leaving. ``env`` overrides
+    its environment (e.g. a real broker instead of the in-memory one)."""
     port = _free_port()
     env = {
         **os.environ,
@@ -102,6 +110,7 @@ def gunicorn_serving(database: str, workers: int) -> Iterator[tuple[int, subproc
         # publishes the task. An in-memory broker nobody consumes keeps that cost and no more;
         # with no broker at all the catch-up would run inside each request (the demo's mode).
         "CELERY_BROKER_URL": "memory://localhost/",
+        **(env or {}),
     }
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "--config", "deploy/gunicorn.conf.py", "casino.wsgi"],
@@ -122,16 +131,20 @@ def gunicorn_serving(database: str, workers: int) -> Iterator[tuple[int, subproc
             server.kill()
 
 
-def dealer_session() -> dict:
-    """Headers of a logged-in dealer and pit boss: a session cookie and its CSRF token."""
+def dealer_session(username: str = "bench_dealer") -> dict:
+    """Headers of a logged-in dealer and pit boss ``username``: a session cookie and its CSRF token."""
     from django.contrib.auth import get_user_model
     from django.middleware.csrf import _get_new_csrf_string
     from django.test import Client
 
-    from staff.roles import Role, grant
+    from staff.roles import Role
+    from staff.services import staff_account_create
 
-    user, _ = get_user_model().objects.get_or_create(username="bench_dealer")
-    grant(user, Role.DEALER, Role.PIT_BOSS)
+    # Made through the staff service, so that its roles are recorded by events: an account
+    # created around it holds no role (staff.standing) and every bet would be 401.
+    if not get_user_model().objects.filter(username=username).exists():
+        staff_account_create(username=username, roles=[Role.DEALER, Role.PIT_BOSS], actor="bench")
+    user = get_user_model().objects.get(username=username)
     client = Client()
     client.force_login(user)
     csrf = _get_new_csrf_string()
