@@ -12,6 +12,35 @@ from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
+
+def _closed_redis_channel_is_a_connection_error() -> None:
+    """kombu's Redis channel, closed after its connection was released (the broker gone), still
+    restores its unacknowledged messages (tasks a worker holds for a countdown) and asks its
+    released connection for a host: ``AttributeError: 'NoneType' object has no attribute
+    'hostname'`` (celery/kombu#582, seen again with kombu 5.7.0) ended the worker instead of its
+    reconnecting. Raised as the connection error it is, the close's own ``ignore_errors`` lets
+    it go; the messages stay in Redis's unacked hash, restored once their visibility timeout
+    passes, and beat's catch-up every few seconds does the same work meanwhile."""
+    try:
+        from kombu.transport import redis as kombu_redis
+        from redis.exceptions import ConnectionError as RedisConnectionError
+    except ImportError:  # no Redis client installed: the transport is not used
+        return
+    connparams = kombu_redis.Channel._connparams
+    if getattr(connparams, "casino_guarded", False):
+        return
+
+    def guarded(self, asynchronous=False):
+        if self.connection is None or self.connection.client is None:
+            raise RedisConnectionError("the broker connection was released: nothing to restore through it")
+        return connparams(self, asynchronous=asynchronous)
+
+    guarded.casino_guarded = True
+    kombu_redis.Channel._connparams = guarded
+
+
+_closed_redis_channel_is_a_connection_error()
+
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
