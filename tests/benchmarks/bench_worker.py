@@ -43,13 +43,13 @@ TARGET_P99_MS = 1_500
 DRAIN_LIMIT_SECONDS = 120
 
 
-def _cpu(gunicorn_pid: int, worker_pid: int | None, database: str) -> dict[str, float]:
-    """CPU seconds (user + system) used so far by gunicorn (master and workers), the Celery
-    worker (main and pool processes) and the PostgreSQL backends connected to ``database``
-    (their process title names it), from /proc: what a bet costs each, whoever else shares the
-    machine. A process that ended since is not counted (all of these live through a phase)."""
+def _cpu(gunicorn_pid: int, worker_pid: int | None, database: str) -> dict[int, tuple[str, float]]:
+    """``{pid: (who, CPU seconds)}`` used so far (user + system) by gunicorn (master and workers),
+    the Celery worker (main and pool processes) and the PostgreSQL backends connected to
+    ``database`` (their process title names it), from /proc: what a bet costs each, whoever
+    else shares the machine (``_cpu_between``)."""
     tick = os.sysconf("SC_CLK_TCK")
-    split = {"gunicorn": 0.0, "worker": 0.0, "postgres": 0.0}
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
@@ -59,12 +59,22 @@ def _cpu(gunicorn_pid: int, worker_pid: int | None, database: str) -> dict[str, 
         pid, fields = int(stat.parent.name), text[text.rindex(")") + 2 :].split()
         ppid, cpu = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
         if gunicorn_pid in (pid, ppid):
-            split["gunicorn"] += cpu
+            found[pid] = ("gunicorn", cpu)
         elif worker_pid is not None and worker_pid in (pid, ppid):
-            split["worker"] += cpu
+            found[pid] = ("worker", cpu)
         elif title.startswith("postgres:") and f" {database} " in title:
-            split["postgres"] += cpu
-    return split
+            found[pid] = ("postgres", cpu)
+    return found
+
+
+def _cpu_between(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds each used between two ``_cpu`` readings: a process started since counts whole;
+    one that ended since (a database connection past its age) is not counted."""
+    used = {"gunicorn": 0.0, "worker": 0.0, "postgres": 0.0}
+    for pid, (who, cpu) in after.items():
+        earlier = before.get(pid)
+        used[who] += cpu - (earlier[1] if earlier and earlier[0] == who else 0.0)
+    return used
 
 
 def _head() -> int:
@@ -178,7 +188,7 @@ def bench_worker(
                         time.sleep(1.0)  # a delayed task still due runs (and is counted)
                         # after the drain: the worker's catch-up of the last bets counts too
                         after = _cpu(server.pid, worker.process.pid if worker else None, database)
-                        result["cpu"] = {k: after[k] - split[k] for k in split}
+                        result["cpu"] = _cpu_between(split, after)
                         if worker:
                             result["catch_ups"] = worker.catch_ups(since)
                             result["worker_cpu"] = worker.cpu_seconds() - cpu
