@@ -43,6 +43,19 @@ class SigningKey:
         """Hex Ed25519 signature (128 digits) of ``message``."""
         return self.private.sign(message).hex()
 
+    def sign_raw(self, message) -> bytes:
+        """The raw 64-byte Ed25519 signature of ``message`` (bytes, or any buffer such as an
+        ``mmap`` of a file: a file's detached signature, ``ledger.export.detached``)."""
+        return self.private.sign(message)
+
+    def public_pem(self) -> str:
+        """The public key as PEM (``PUBLIC KEY``, RFC 8410): what ``openssl pkeyutl -pubin`` reads."""
+        return (
+            self.private.public_key()
+            .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            .decode()
+        )
+
     def stamp(self) -> dict:
         """The fields a signed document carries about its key."""
         return {"algorithm": ALGORITHM, "key_id": self.key_id, "key_kind": self.kind, "public_key": self.public_key}

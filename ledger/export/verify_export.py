@@ -168,14 +168,58 @@ _BASE = _point_decode((4 * pow(5, _P - 2, _P) % _P).to_bytes(32, "little"))
 
 def ed25519_verify_reference(public_key: bytes, message: bytes, signature: bytes) -> bool:
     """RFC 8032 Ed25519 verification in plain integers (standard library only)."""
+    return ed25519_verify_chunks(public_key, iter((message,)), signature)
+
+
+def ed25519_verify_chunks(public_key: bytes, chunks: Iterator[bytes], signature: bytes) -> bool:
+    """RFC 8032 Ed25519 verification of the message ``chunks`` make, read once: verifying
+    needs one SHA-512 over the message (signing needs two), so a file of any size is checked
+    in constant memory."""
     if len(public_key) != 32 or len(signature) != 64:
         return False
     a, r = _point_decode(public_key), _point_decode(signature[:32])
     s = int.from_bytes(signature[32:], "little")
     if a is None or r is None or s >= _L:
         return False
-    h = int.from_bytes(hashlib.sha512(signature[:32] + public_key + message).digest(), "little") % _L
+    digest = hashlib.sha512(signature[:32] + public_key)
+    for chunk in chunks:
+        digest.update(chunk)
+    h = int.from_bytes(digest.digest(), "little") % _L
     return _points_equal(_point_mul(s, _BASE), _point_add(r, _point_mul(h, a)))
+
+
+# --- Detached signatures: checkable with ``openssl`` alone ------------------------------------
+# Each file F of an export has ``F.sig``: the raw 64-byte Ed25519 signature of F's exact bytes,
+# under the key ``public-key.pem`` holds (``docs/regulatory_exports.md`` gives the command).
+SIG_SUFFIX = ".sig"
+PUBLIC_KEY_FILE = "public-key.pem"
+# DER SubjectPublicKeyInfo of an Ed25519 key (RFC 8410 §4) before its 32 raw bytes.
+_ED25519_SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
+
+
+def public_key_pem(public_key: str) -> str:
+    """The PEM text (RFC 8410 ``PUBLIC KEY``) of an Ed25519 public key given as 64 hex digits."""
+    import base64
+
+    body = base64.b64encode(_ED25519_SPKI_PREFIX + bytes.fromhex(public_key)).decode()
+    return f"-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n"
+
+
+def public_key_from_pem(text: str) -> str | None:
+    """The 64 hex digits of the Ed25519 key in PEM ``text``; None when it holds no such key."""
+    import base64
+    import binascii
+
+    lines = [line.strip() for line in text.strip().splitlines()]
+    if len(lines) < 3 or lines[0] != "-----BEGIN PUBLIC KEY-----" or lines[-1] != "-----END PUBLIC KEY-----":
+        return None
+    try:
+        der = base64.b64decode("".join(lines[1:-1]), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(der) != 44 or not der.startswith(_ED25519_SPKI_PREFIX):
+        return None
+    return der[len(_ED25519_SPKI_PREFIX) :].hex()
 
 
 try:
@@ -362,6 +406,7 @@ def _verify(export: Export, trust: Trust, warnings: list[str]) -> int:
         if _chained(export, name):
             _check_chain(export, name)
     _check_files(export, manifest)
+    _check_detached(export, manifest, warnings)
     return manifest["last_position"] - manifest["first_position"] + 1
 
 
@@ -637,6 +682,31 @@ def _check_files(export: Export, manifest: dict) -> None:
             raise Fault(name, 0, "SHA-256 or size differs from the manifest")
         if records != expected["lines"]:
             raise Fault(name, 0, f"{records} lines, the manifest says {expected['lines']}")
+
+
+def _check_detached(export: Export, manifest: dict, warnings: list[str]) -> None:
+    """Each file's ``.sig`` against its exact bytes and the manifest's public key, which
+    ``public-key.pem`` must hold. An export made before detached signatures has none: a warning."""
+    public = manifest.get("public_key")
+    if public is None or not export.exists("manifest.json" + SIG_SUFFIX):
+        warnings.append("no detached signatures (an export made before they were added)")
+        return
+    if not export.exists(PUBLIC_KEY_FILE):
+        raise Fault(PUBLIC_KEY_FILE, 0, "missing from the export")
+    with export.open(PUBLIC_KEY_FILE) as handle:
+        in_pem = public_key_from_pem(handle.read().decode("ascii", "replace"))
+    if in_pem != public:
+        raise Fault(PUBLIC_KEY_FILE, 1, "not the manifest's public key")
+    for name in [*sorted(manifest["files"]), "manifest.json", PUBLIC_KEY_FILE]:
+        sig_name = name + SIG_SUFFIX
+        if not export.exists(sig_name):
+            raise Fault(sig_name, 0, "missing from the export")
+        with export.open(sig_name) as handle:
+            signature = handle.read()
+        with export.open(name) as handle:
+            chunks = iter(lambda: handle.read(1 << 20), b"")
+            if not ed25519_verify_chunks(bytes.fromhex(public), chunks, signature):
+                raise Fault(sig_name, 0, f"not the Ed25519 signature of {name}'s bytes (altered)")
 
 
 def main(argv: list[str] | None = None) -> int:

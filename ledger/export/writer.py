@@ -8,7 +8,9 @@ line count, the position range, the previous day's seal, the day's seal, the cha
 site's Ed25519 public key, each line signed with that key (``ledger.signing``). The
 CSVs are plain tables, the header first: their integrity is their SHA-256 in the
 manifest; ``postings.csv`` and ``balances.csv`` are re-checked line by line against the events,
-so the verifier names a line altered there.
+so the verifier names a line altered there. Each file F, the manifest included, also has a
+detached ``F.sig`` and the export a ``public-key.pem`` (``detached``), so ``openssl`` alone
+can check it.
 
 Memory does not grow with the day: rows come from server-side cursors
 (``.iterator(chunk_size=…)``), events and postings are merged as two sorted streams, and only
@@ -34,8 +36,8 @@ from ..hashing import HASHED_FIELDS, canonical_json, iso_utc
 from ..models import Event, Posting
 from ..spreadsheet_cells import safe_row
 from ..store import head
-from . import registry
-from .verify_export import FORMAT, GENESIS_HASH, manifest_document, manifest_text, unflatten
+from . import detached, registry
+from .verify_export import FORMAT, GENESIS_HASH, SIG_SUFFIX, manifest_document, manifest_text, unflatten
 
 CHUNK = 2000
 # Why a day has no export yet (the API's 409, the auditor's days page).
@@ -276,8 +278,13 @@ def export_to_dir(
             if shown is not None and name == "events.jsonl":
                 lines = _counted(lines, shown)
             written[name] = _write(target / name, lines)
+    key = signing.signing_key()
+    for name in written:
+        detached.sign_path(key, target / name)
     text = manifest(plan, written)
     (target / "manifest.json").write_text(text, encoding="utf-8")
+    detached.sign_path(key, target / "manifest.json")
+    detached.write_public_key(key, target)
     return unflatten({name: entry[0] for name, entry in json.loads(text).items() if name != "~lines"})
 
 
@@ -338,15 +345,22 @@ def sealed_export_zip_stream(day: date, *, include_identity: bool = False) -> It
 def _zip_chunks(plan: Plan) -> Iterator[bytes]:
     pipe = _Pipe()
     written: dict[str, dict] = {}
+    key = signing.signing_key()
     # Unseekable output: zipfile writes data descriptors after each member (ZIP64 for big files).
     with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         for name, lines in files(plan):
             digest = _FileDigest()
+            spool = detached.Spool()
             with archive.open(name, "w", force_zip64=True) as member:
-                for chunk in _chunks(lines, digest):
+                for chunk in spool.tee(_chunks(lines, digest)):
                     member.write(chunk)
                     if pipe.chunks:
                         yield pipe.drain()
             written[name] = digest.summary()
-        archive.writestr("manifest.json", manifest(plan, written))
+            archive.writestr(name + SIG_SUFFIX, spool.signature(key))
+        text = manifest(plan, written).encode("utf-8")
+        archive.writestr("manifest.json", text)
+        archive.writestr("manifest.json" + SIG_SUFFIX, key.sign_raw(text))
+        for member_name, data in detached.public_key_members(key):
+            archive.writestr(member_name, data)
     yield pipe.drain()

@@ -87,7 +87,8 @@ def everything_shown(bj, hole: Event) -> str:
         shown.append(_page(admin, reverse("admin:ledger_event_change", args=[position])))
     shown.append(_page(pit_boss, f"/dashboard/coups/{bj.round}/audit/"))
     archive = zipfile.ZipFile(io.BytesIO(b"".join(export_zip_stream(current_gaming_day(), include_identity=True))))
-    shown += [archive.read(name).decode() for name in archive.namelist()]
+    # The .sig members are raw signature bytes over these same texts: nothing more to read there.
+    shown += [archive.read(name).decode() for name in archive.namelist() if not name.endswith(".sig")]
     return "\n".join(shown)
 
 

@@ -365,6 +365,8 @@ def _rewrite_as_chained(exported: Path) -> None:
         manifest["files"][name] = {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "lines": len(lines)}
     document = v.manifest_document(manifest, signer=signing.signing_key().sign_bytes)
     (exported / "manifest.json").write_text(v.manifest_text(document))
+    for detached in [*exported.glob("*.sig"), exported / "public-key.pem"]:  # older exports had none
+        detached.unlink()
 
 
 def test_an_export_written_with_line_chains_still_verifies_and_a_broken_chain_names_the_line(exported):

@@ -13,7 +13,7 @@ verify       — recompute the hash chain and check it against the signed checkp
                behind the services (a password hash, the groups, a flag, a name or document, an
                assignment's table or end; never a secret value).
 checkpoint   — sign the ledger's head and add it to LEDGER_CHECKPOINT_DIR now.
-public-key   — print the public key (hex) of the signing key, to give to auditors.
+public-key   — print the public key (hex) of the signing key, to give to auditors; ``--pem``: as PEM.
 rebuild      — replay projections from position 0 (all, or those named with --projection), in
                committed batches: stopped (Ctrl-C, a crash), ``rebuild --resume`` carries on.
                ``--atomic``: one transaction instead (faster; readers keep the old read models
@@ -51,7 +51,12 @@ class Command(BaseCommand):
             "--require-checkpoints", action="store_true", help="fail when LEDGER_CHECKPOINT_DIR holds no checkpoint"
         )
         sub.add_parser("checkpoint", help="sign the head and add it to LEDGER_CHECKPOINT_DIR")
-        sub.add_parser("public-key", help="print the signing key's public key (hex), its id and kind")
+        public_key = sub.add_parser("public-key", help="print the signing key's public key (hex), its id and kind")
+        public_key.add_argument(
+            "--pem",
+            action="store_true",
+            help="print it as PEM instead, for openssl pkeyutl -pubin (an export's .sig files)",
+        )
         rebuild = sub.add_parser("rebuild", help="replay projections from position 0")
         rebuild.add_argument("--projection", action="append", choices=projections.names())
         rebuild.add_argument("--batch", type=int, default=projections.BATCH, help="events per committed batch")
@@ -132,8 +137,11 @@ class Command(BaseCommand):
             return
         self.stdout.write(f"checkpoint written: position {written.position}, hash {written.hash}, {written.file}")
 
-    def public_key(self, **options):
+    def public_key(self, pem=False, **options):
         key = signing.signing_key()
+        if pem:
+            self.stdout.write(key.public_pem(), ending="")
+            return
         self.stdout.write(f"{key.public_key}  {key.key_id}  {key.kind}  ({key.path})")
 
     def rebuild(self, projection=None, batch=projections.BATCH, resume=False, atomic=False, in_tasks=False, **options):
