@@ -161,16 +161,24 @@ GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO :"app_role";
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM :"auditor_role";
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM :"auditor_role";
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO :"auditor_role";
--- Session keys are credentials; password hashes too.
+-- Session keys are credentials; so are password hashes, a patron's PIN hash (four digits:
+-- read, it is guessed offline in 10,000 tries) and a device token's digest. A shoe's card
+-- order and salt stay private until the shoe closes (its ShoeClosed event then publishes
+-- them): read in play, they would tell a colluding player the next card. The auditor reads
+-- every other column of those tables.
 SELECT format('REVOKE ALL ON TABLE public.%I FROM %I', c.relname, :'auditor_role')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE n.nspname = 'public' AND c.relname IN ('django_session', 'auth_user') \gexec
-SELECT format('GRANT SELECT (%s) ON TABLE public.auth_user TO %I',
-              string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), :'auditor_role')
-  FROM pg_attribute a
- WHERE a.attrelid = to_regclass('public.auth_user') AND a.attnum > 0 AND NOT a.attisdropped
-   AND a.attname <> 'password'
-HAVING count(*) > 0 \gexec
+ WHERE n.nspname = 'public'
+   AND c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken') \gexec
+SELECT format('GRANT SELECT (%s) ON TABLE public.%I TO %I',
+              string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), s.tab, :'auditor_role')
+  FROM (VALUES ('auth_user', ARRAY['password']),
+               ('games_shoe', ARRAY['order', 'salt']),
+               ('patrons_patronpin', ARRAY['pin_hash']),
+               ('staff_devicetoken', ARRAY['digest'])) AS s(tab, secret)
+  JOIN pg_attribute a ON a.attrelid = to_regclass('public.' || s.tab)
+ WHERE a.attnum > 0 AND NOT a.attisdropped AND a.attname <> ALL (s.secret)
+ GROUP BY s.tab \gexec
 
 -- 6. The lock the owner cannot lift. The owner role owns the ledger tables and their
 --    trigger functions, so on its own it could ALTER TABLE … DISABLE TRIGGER, DROP FUNCTION

@@ -65,6 +65,9 @@ class Event(models.Model):
     class Meta:
         ordering = ["position"]
         constraints = [
+            # Readers take "position > N" from 0: a row at 0 or below would be read by none of
+            # them that checks (verify, the seal scan) yet counted by a plain sum of postings.
+            models.CheckConstraint(condition=Q(position__gt=0), name="ledger_event_position_positive"),
             models.UniqueConstraint(fields=["stream", "version"], name="ledger_event_stream_version_uniq"),
             # Only the events that carry a key are in it (the first of a command's batch, when
             # the client sent one): a unique column indexed every event's NULL too.

@@ -16,11 +16,12 @@ COLUMNS = (
 )
 
 
-def forge(type_: str, data: dict, stream: str, *, legs=(), seal: str | None = None) -> int:
+def forge(type_: str, data: dict, stream: str, *, legs=(), seal: str | None = None, position: int | None = None) -> int:
     """The new event's position. ``legs``: ``(account, cents, currency)`` postings summing to
-    zero; ``seal``: the seal column written (else the column's default, none)."""
+    zero; ``seal``: the seal column written (else the column's default, none); ``position``:
+    where to write it (default: after the tail, chained to it)."""
     last = Event.chain.order_by("-position").first()
-    position = last.position + 1
+    position = last.position + 1 if position is None else position
     fields = {
         "position": position,
         "stream": stream,

@@ -4,6 +4,7 @@ projections' balances; the chain's keepers (``Event.chain``: verify, the store's
 it, so the next genuine event chains after it and ``ledger verify`` names it."""
 
 import pytest
+from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
 from cashier.services.tronc import SHARES_STREAM
@@ -167,3 +168,19 @@ def test_a_forged_settlement_is_in_no_table_statistic_rating_or_audit_trail(play
     stats, rating = TableDayStats.objects.get(table="R1"), PatronDayRating.objects.get(patron=code)
     assert (stats.handle_cents, stats.bets, rating.staked_cents, rating.bets) == before
     assert not AuditEntry.objects.filter(position=forged).exists()
+
+
+def test_an_event_below_position_one_is_refused_and_verify_names_one_written_past_the_check(cage):
+    """Every reader takes "position > N" from 0: a row at -7 would be skipped by verify and the
+    seal scan yet counted by a sum of postings. The database refuses it; where a superuser
+    dropped the CHECK first, verify reads from the lowest row and names it."""
+    legs = [(accounts.TRONC, -FORGED_CENTS, "EUR"), (accounts.EXTERNAL_CASH, FORGED_CENTS, "EUR")]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        forge("TroncShared", {"shared_cents": FORGED_CENTS}, SHARES_STREAM, legs=legs, position=-7)
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE ledger_event DROP CONSTRAINT ledger_event_position_positive")
+    forge("TroncShared", {"shared_cents": FORGED_CENTS}, SHARES_STREAM, legs=legs, position=-7)
+    result = verify_chain()
+    assert (result.ok, result.first_bad_position) == (False, -7)

@@ -56,6 +56,19 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
             auditor.execute("SELECT password FROM auth_user")
         with pytest.raises(errors.InsufficientPrivilege):
             auditor.execute("SELECT session_key FROM django_session")
+        # A shoe's order and salt in play would give the next card; a PIN hash, the PIN.
+        auditor.execute("SELECT id, state, commitment FROM games_shoe")
+        auditor.execute("SELECT patron_id, set_at, failed_attempts FROM patrons_patronpin")
+        auditor.execute("SELECT name, kind, table_code FROM staff_devicetoken")
+        for secret in (
+            'SELECT "order" FROM games_shoe',
+            "SELECT salt FROM games_shoe",
+            "SELECT * FROM games_shoe",
+            "SELECT pin_hash FROM patrons_patronpin",
+            "SELECT digest FROM staff_devicetoken",
+        ):
+            with pytest.raises(errors.InsufficientPrivilege):
+                auditor.execute(secret)
         assert auditor.execute("SHOW default_transaction_read_only").fetchone() == ("on",)
         for statement in (
             "INSERT INTO ledger_idempotencyrecord (key, fingerprint, result) VALUES ('k', 'f', '{}')",
