@@ -3,13 +3,17 @@ out of every read once a page is asked for: the tronc's balance and its share-ou
 projections' balances; the chain's keepers (``Event.chain``: verify, the store's head) still see
 it, so the next genuine event chains after it and ``ledger verify`` names it."""
 
+import io
+
 import pytest
+from celery.signals import task_prerun
+from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
 from cashier.services.tronc import SHARES_STREAM
 from cashier.tronc_reports import tronc_shares
-from ledger import accounts, disowned, projections, store
+from ledger import accounts, disowned, projections, seal_scan, store
 from ledger.models import AccountBalance, Event
 from ledger.store import Leg, NewEvent
 from ledger.verify import verify_chain
@@ -184,3 +188,19 @@ def test_an_event_below_position_one_is_refused_and_verify_names_one_written_pas
     forge("TroncShared", {"shared_cents": FORGED_CENTS}, SHARES_STREAM, legs=legs, position=-7)
     result = verify_chain()
     assert (result.ok, result.first_bad_position) == (False, -7)
+
+
+def test_a_command_or_task_run_before_any_page_leaves_a_forged_event_out(cage):
+    """A process that serves no page (a command, a worker) scans before it reads: replay-check
+    compares the models with the events the application wrote, not with a forged share-out."""
+    projections.catch_up_all()
+    seal_scan.forget()
+    position = _forged_share_out()
+    out = io.StringIO()
+    call_command("ledger", "replay-check", stdout=out)
+    assert out.getvalue().strip().splitlines()[-1] == "replay-check: the models match the events"
+    assert disowned.positions() == {position}
+
+    seal_scan.forget()
+    task_prerun.send(sender=None, task_id="t", task=None, args=(), kwargs={})
+    assert disowned.positions() == {position}

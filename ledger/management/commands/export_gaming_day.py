@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ledger import seal_scan
 from ledger.errors import DomainError
 from ledger.export.writer import export_to_dir
 from ledger.progress import Progress
@@ -30,6 +31,7 @@ class Command(BaseCommand):
     @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, day: str, out_dir: str, with_identity: bool, **options):
         gaming_day = parse_day(day)
+        seal_scan.refresh()  # its reports leave out the events the application did not write
         # The day's seal, read on the primary: a replica that holds it holds every event it
         # covers (positions are gap-free in commit order), so the export read there is exact.
         seal = latest_seal(day=gaming_day)

@@ -31,7 +31,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import checkpoints, guarded, identity, projections, rebuilds, signing
+from ledger import checkpoints, guarded, identity, projections, rebuilds, seal_scan, signing
 from ledger.errors import DomainError
 from ledger.event_seals import SEAL_FIELDS, first_unsealed
 from ledger.models import Event
@@ -77,6 +77,9 @@ class Command(BaseCommand):
 
     @with_long_statements  # may outlast a request's statement budget (ledger.timeouts)
     def handle(self, *args, action: str, **options):
+        if action != "public-key":
+            # A command reads with the events a page would: forged ones found first, left out.
+            seal_scan.refresh()
         getattr(self, action.replace("-", "_"))(**options)
 
     def verify(self, require_checkpoints: bool = False, **options):
