@@ -6,7 +6,7 @@ import logging
 from celery import shared_task
 from django.db import DatabaseError
 
-from . import checkpoints, outage, projections, rebuilds, scheduled_export
+from . import checkpoints, outage, projections, rebuilds, scheduled_export, verify
 from .timeouts import long_statements
 
 logger = logging.getLogger(__name__)
@@ -59,6 +59,17 @@ def write_checkpoint() -> int | None:
             ", ".join(missing[:5]),
         )
     return written.position if written else None
+
+
+@shared_task(name="ledger.tasks.verify_chain")
+@_skipped_while_database_unavailable
+def verify_chain() -> bool:
+    """Walk the whole chain against this ledger's checkpoints and record the result (beat:
+    every LEDGER_VERIFY_INTERVAL_SECONDS), as ``manage.py ledger verify`` does: a row edited with
+    the triggers off is then on every page's banner (``ledger.context_processors``) and fails the
+    readiness probe. Returns whether the chain was whole."""
+    with long_statements():
+        return verify.verify_and_record().ok
 
 
 @shared_task(name="ledger.tasks.seal_and_export_closed_days")

@@ -14,6 +14,7 @@ the ledger must reach those too. An event added at the tail with a correct hash,
 holding only the database, lacks the application's seal (``ledger.event_seals``): found too.
 """
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,12 +27,14 @@ from django.db.models import Min
 from django.utils import timezone
 from psycopg.types.datetime import TimestamptzLoader
 
-from . import tail_witnesses
+from . import checkpoints, tail_witnesses
 from .checkpoints import Checkpoint
 from .event_seals import seal_fault
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
 from .models import ChainVerification, Event
+
+log = logging.getLogger(__name__)
 
 BATCH = 2000
 
@@ -187,6 +190,22 @@ def _legs_between(first: int, last: int) -> dict[int, list[tuple[str, int, str]]
         for event_id, account, amount, currency in cursor.fetchall():
             legs[event_id].append((account, amount, currency))
     return legs
+
+
+def verify_and_record() -> VerifyResult:
+    """The whole chain verified against this ledger's checkpoints (``checkpoints.examine``) and
+    the result recorded (``record_verification``). A checkpoint directory that cannot be trusted
+    is logged and the chain verified without anchors."""
+    try:
+        anchors = checkpoints.examine().mine
+    except checkpoints.CheckpointFault as fault:
+        log.error("ledger checkpoints UNTRUSTED, chain verified without them: %s", fault)
+        anchors = []
+    result = verify_chain(checkpoints=anchors)
+    if not result.ok:
+        log.error("ledger BROKEN at position %s: %s", result.first_bad_position, result.reason)
+    record_verification(result)
+    return result
 
 
 def record_verification(result: VerifyResult) -> bool:
