@@ -144,10 +144,8 @@ def _tips_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
 
 
 def _removers(payload: dict) -> list[dict]:
-    """The two who removed a drop box each sign (none named: the maker alone removed it)."""
-    if payload.get("removers") is None:
-        return []
-    removers = _usernames(payload, "removers")
+    """The two who removed a drop box each sign: never one person alone."""
+    removers = _usernames(payload, "removers") if payload.get("removers") is not None else []
     if len(removers) != 2:
         raise InvalidInput("a drop box is removed by two people", field="removers")
     roles = [str(r) for r in REMOVERS]
@@ -155,7 +153,7 @@ def _removers(payload: dict) -> list[dict]:
 
 
 def _removal_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
-    removers = [s["first_remover"], s["second_remover"]] if p.get("removers") is not None else None
+    removers = [s["first_remover"], s["second_remover"]]
     return drop_box_remove(**_without(p, "removers"), removers=removers, actor=maker, idempotency_key=k)
 
 

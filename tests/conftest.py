@@ -374,6 +374,14 @@ def _fast_password_hasher(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+def remove_drop_box(clients: dict, table: str, day: str, removers=("count1", "count2"), extra: dict | None = None):
+    """The drop box of ``table`` for ``day`` removed through the API by two people: the first of
+    ``removers`` asks naming both, the second confirms from his own session; the last answer."""
+    first, second = removers
+    body = {"gaming_day": day, "removers": [first, second], **(extra or {})}
+    return approve(clients[first].post(f"/api/tables/{table}/drop-removal", body, format="json"), clients[second])
+
+
 def approve(response, *signers):
     """Confirm the approval a maker's request is waiting for (HTTP 202) by each of ``signers``
     (API clients, each authenticated as one signer), in order; return the last answer (the

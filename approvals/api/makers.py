@@ -240,13 +240,13 @@ class DropCountReversal(ActView):
 class DropRemoval(ActView):
     """Record the removal of the table's drop box for a gaming day, by people independent of the
     table's pit shift: ``removers`` names the two who removed it (the user one of them): 202 until
-    the other confirms from his own session. Without ``removers`` the user alone removed it."""
+    the other confirms from his own session. Never one person alone (400 without ``removers``)."""
 
     permission_classes = [roles_allowed(write=PIT | COUNT_ROOM | {Role.DROP_TEAM})]
     act = "drop_box_remove"
 
     class Input(GamingDayInput):
-        removers = serializers.ListField(child=UsernameField(), min_length=2, max_length=2, required=False)
+        removers = serializers.ListField(child=UsernameField(), min_length=2, max_length=2)
 
     input_serializer = Input
 

@@ -105,7 +105,7 @@ def drop_box_remove(
     table: str,
     gaming_day: object,
     actor: str,
-    removers: list | None = None,
+    removers: list,
     idempotency_key: str | None = None,
 ) -> dict:
     """Record the removal of ``table``'s drop box for ``gaming_day`` (a pit boss, count team or
@@ -113,7 +113,8 @@ def drop_box_remove(
     dealer nor its pit boss, ``pit_shift.table_shift``).
 
     ``removers``: the two people who removed it (distinct, the actor one of them, each holding
-    one of those roles), recorded on the event; None: the actor alone (the older contract).
+    one of those roles), recorded on the event: a drop box is never removed by one person
+    (SHIFTS.md "Drop and count team"; the API has the second confirm from his own login).
     Returns ``{"table", "gaming_day", "event", "expected_cents"}``. Raises ``InvalidInput``
     (bad day or list), ``NotFound`` (table), ``RoleRequired`` (403: a role missing, the same
     person twice, the actor not a remover, a remover of the table's shift), ``StateConflict``
@@ -121,24 +122,19 @@ def drop_box_remove(
     """
     day = gaming_day_in_reach(gaming_day)
     require_role(actor, *REMOVERS, step="removing a drop box")
-    if removers is not None:
-        if (
-            not isinstance(removers, (list, tuple))
-            or len(removers) != 2
-            or not all(isinstance(r, str) for r in removers)
-        ):
-            raise InvalidInput("a drop box is removed by two people", field="removers")
-        require_distinct("removing a drop box", removers[1], [("first remover", removers[0])])
-        for who in removers:
-            require_role(who, *REMOVERS, step="removing a drop box")
-        if actor not in removers:
-            raise RoleRequired("removing a drop box: the one who records it is one of the removers")
+    if not isinstance(removers, (list, tuple)) or len(removers) != 2 or not all(isinstance(r, str) for r in removers):
+        raise InvalidInput("a drop box is removed by two people", field="removers")
+    require_distinct("removing a drop box", removers[1], [("first remover", removers[0])])
+    for who in removers:
+        require_role(who, *REMOVERS, step="removing a drop box")
+    if actor not in removers:
+        raise RoleRequired("removing a drop box: the one who records it is one of the removers")
     request = {"op": "drop_box_remove", "table": table, "gaming_day": day.isoformat(), "removers": removers}
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
         found = _table(table)
-        require_independent(found.code, day, list(removers or [actor]), step="removing a drop box")
+        require_independent(found.code, day, list(removers), step="removing a drop box")
         refuse_if_closed(day, what=f"the drop box of {found.code} can no longer be removed", field="gaming_day")
         stream = drop_stream(found.code, day)
         if store.stream_version(stream):
@@ -154,7 +150,7 @@ def drop_box_remove(
                         "table": found.code,
                         "gaming_day": day.isoformat(),
                         "expected_cents": expected,
-                        **({"removers": list(removers)} if removers else {}),
+                        "removers": list(removers),
                     },
                 )
             ],

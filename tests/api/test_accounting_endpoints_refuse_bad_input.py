@@ -11,7 +11,16 @@ from rest_framework.test import APIClient
 from ledger import store
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, grant
-from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, staff_clients, staff_user
+from tests.conftest import (
+    CAGE_STAFF,
+    OPENER,
+    approve,
+    hand_cage_to,
+    open_counted_table,
+    remove_drop_box,
+    staff_clients,
+    staff_user,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -116,9 +125,7 @@ BAD_COUNTS = [
 def test_a_bad_count_is_400_naming_the_field(opened, user, path, field, body, count):
     if "drop-count" in path:
         day = current_gaming_day().isoformat()
-        assert (
-            opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
-        )
+        assert remove_drop_box(opened, "T1", day).status_code == 201
     before = store.head()
     refused(_post(opened[user], path, body(count)), 400, field, before)
 
@@ -141,11 +148,13 @@ def test_a_bad_count_is_400_naming_the_field(opened, user, path, field, body, co
         ("/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": ["pit2"]}, "pit_boss"),
         ("/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1"}, "pit_boss"),
         ("/api/tables/T1/closer", '{"closer": {"100": 1}, "dealer": "\\ud800", "pit_boss": "pit2"}', "dealer"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-02-30"}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": 20261129}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": "99999-01-01"}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": None}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-02-30", "removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": 20261129, "removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "99999-01-01", "removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": None, "removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-01-01"}, "removers"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-01-01", "removers": ["count1"]}, "removers"),
         (
             "/api/tables/T1/drop-count-reversal",
             {"gaming_day": "2026-01-01", "reason": "   ", "approver": "pit1"},
@@ -321,11 +330,9 @@ def test_a_drop_box_is_removed_and_counted_once(opened):
     count = {"gaming_day": day, "cash": {}, "counters": ["count1", "count2"]}
     before = store.head()
     refused(opened["count1"].post("/api/tables/T1/drop-count", count, format="json"), 409, "table", before)
-    assert opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
+    assert remove_drop_box(opened, "T1", day).status_code == 201
     before = store.head()
-    refused(
-        opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json"), 409, "table", before
-    )
+    refused(remove_drop_box(opened, "T1", day), 409, "table", before)
     counted = approve(opened["count1"].post("/api/tables/T1/drop-count", count, format="json"), opened["count2"])
     assert counted.status_code == 201
     before = store.head()
@@ -337,11 +344,14 @@ def test_a_drop_box_is_removed_and_counted_once(opened):
     assert reversed_.status_code == 201
     before = store.head()
     refused(opened["count1"].post("/api/tables/T1/drop-count-reversal", reversal, format="json"), 409, "table", before)
+    refused(remove_drop_box(opened, "NOPE", day), 404, "table", before)
     refused(
-        opened["count1"].post("/api/tables/NOPE/drop-removal", {"gaming_day": day}, format="json"), 404, "table", before
-    )
-    refused(
-        opened["dealer1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json"), 403, None, before
+        opened["dealer1"].post(
+            "/api/tables/T1/drop-removal", {"gaming_day": day, "removers": ["count1", "count2"]}, format="json"
+        ),
+        403,
+        None,
+        before,
     )
     refused(opened["pit1"].post("/api/tables/T1/drop-count", count, format="json"), 403, None, before)
 
@@ -363,7 +373,7 @@ def test_a_gaming_day_closes_once(opened):
         "gaming_day",
         before,
     )
-    opened["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
+    remove_drop_box(opened, "T1", day)
     count = {"gaming_day": day, "cash": {}, "counters": ["count1", "count2"]}
     counted = approve(opened["count1"].post("/api/tables/T1/drop-count", count, format="json"), opened["count2"])
     assert counted.status_code == 201

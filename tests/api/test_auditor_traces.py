@@ -139,7 +139,7 @@ def test_the_drop_count_list_shows_the_drop_as_counted_with_its_variance_apart(a
     for name in ("count1", "count2"):
         grant(django_user_model.objects.create_user(username=name, password="x"), Role.COUNT_TEAM)
     day = current_gaming_day()
-    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
     (r1,) = [
         r

@@ -10,7 +10,7 @@ from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, staff_clients
+from tests.conftest import CAGE_STAFF, OPENER, approve, hand_cage_to, open_counted_table, remove_drop_box, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def test_a_gaming_day_of_one_table_through_the_api(clients, cage, patron):
     assert closed.status_code == 200, closed.json()
     assert (closed.json()["closer_cents"], closed.json()["variance_cents"]) == (5_470_000, 0)
 
-    assert count.post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json").status_code == 201
+    assert remove_drop_box(clients, "T1", day).status_code == 201
     counted = approve(
         count.post(
             "/api/tables/T1/drop-count",
@@ -148,7 +148,7 @@ def test_the_issuer_cannot_accept_and_a_credit_cannot_exceed_the_tray(clients, c
 def test_a_count_needs_two_distinct_counters(clients):
     assert open_counted_table(clients).status_code == 201
     day = current_gaming_day().isoformat()
-    clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
+    remove_drop_box(clients, "T1", day)
     same = clients["count1"].post(
         "/api/tables/T1/drop-count",
         {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count1"]},
@@ -257,7 +257,7 @@ def test_void_and_reverse_slips_and_a_count_through_the_api(clients, cage, patro
     assert states == {first["serial"]: "voided", second["serial"]: "reversed"}
 
     pit.post("/api/tables/T1/buy-ins", {"patron": patron, "amount_cents": 10_000}, format="json")
-    clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day}, format="json")
+    remove_drop_box(clients, "T1", day)
     count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
     counted = approve(clients["count1"].post("/api/tables/T1/drop-count", count, format="json"), clients["count2"])
     assert counted.json()["variance_cents"] == -5_000

@@ -536,7 +536,7 @@ def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_bos
     # Under the meaningful drop (1,000.00 EUR) the hold is withheld, with the reason.
     assert figure(card, "hold") == "— (drop under 1,000.00 EUR)"
 
-    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
     projections.catch_up_all()
     report = table_games_daily_report(day)

@@ -16,7 +16,7 @@ from ledger import store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role
-from tests.conftest import open_counted_table, staff_clients
+from tests.conftest import open_counted_table, remove_drop_box, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_a_slip_or_an_opener_keyed_with_a_padded_denomination_is_400(clients):
 
 def test_a_drop_box_cannot_be_removed_for_a_day_that_has_not_begun(clients):
     before = store.head()
-    response = clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": "2099-12-30"}, format="json")
+    response = remove_drop_box(clients, "T1", "2099-12-30")
     refused(response, 409, "gaming_day", before)
     assert not Event.objects.filter(type="DropBoxRemoved").exists()
 
@@ -75,15 +75,13 @@ def test_a_drop_box_is_removed_for_the_open_gaming_day_or_the_previous_one_only(
     today = current_gaming_day()
     before = store.head()
     for day in (today - timedelta(days=2), today.replace(year=2000)):
-        response = clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": day.isoformat()}, format="json")
+        response = remove_drop_box(clients, "T1", day.isoformat())
         refused(response, 400, "gaming_day", before)
     count = {"gaming_day": (today - timedelta(days=2)).isoformat(), "cash": {}, "counters": ["count1", "count2"]}
     refused(clients["count1"].post("/api/tables/T1/drop-count", count, format="json"), 400, "gaming_day", before)
-    yesterday = clients["count1"].post(
-        "/api/tables/T1/drop-removal", {"gaming_day": (today - timedelta(days=1)).isoformat()}, format="json"
-    )
+    yesterday = remove_drop_box(clients, "T1", (today - timedelta(days=1)).isoformat())
     assert yesterday.status_code == 201, yesterday.json()
-    removed = clients["count1"].post("/api/tables/T1/drop-removal", {"gaming_day": today.isoformat()}, format="json")
+    removed = remove_drop_box(clients, "T1", today.isoformat())
     assert removed.status_code == 201, removed.json()
 
 

@@ -136,7 +136,7 @@ def test_a_counted_opener_and_closer_wait_for_each_named_confirmation(clients):
 
 def test_the_counters_of_a_drop_count_each_confirm_themselves(clients, table_t1):
     day = current_gaming_day().isoformat()
-    drop_box_remove(table="T1", gaming_day=day, actor="count1")
+    drop_box_remove(table="T1", gaming_day=day, actor="count1", removers=["count1", "count2"])
     count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
     # A count-team member who counted nothing names two others: both must sign.
     asked = clients["count3"].post("/api/tables/T1/drop-count", count, format="json")

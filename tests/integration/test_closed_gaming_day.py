@@ -80,7 +80,7 @@ def _deliver_fill(table: str = "R1") -> str:
 
 def _close_and_count(day: str, table: str = "R1") -> None:
     table_close(code=table, actor=ACTOR)
-    drop_box_remove(table=table, gaming_day=day, actor="count1")
+    drop_box_remove(table=table, gaming_day=day, actor="count1", removers=["count1", "count2"])
     drop_count(table=table, gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
 
 
@@ -107,7 +107,7 @@ def closed_day(table, patron, django_user_model):
     slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
     slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 3})
     table_close(code="R1", actor=ACTOR)
-    drop_box_remove(table="R1", gaming_day=day, actor="count1")
+    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
     drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
     gaming_day_close(gaming_day=day, actor="pit1")
     return {"day": day, "coup": coup, "serial": serial, "users": users}
@@ -143,7 +143,9 @@ def test_nothing_of_a_closed_day_is_reversed_and_its_report_stands(closed_day):
         lambda: drop_count(table="R1", gaming_day=day, cash={"100": 1}, counters=["count1", "count2"], actor="count1"),
         rf"gaming day {day} is closed: no drop count of R1 can be added to it",
     )
-    _refused(lambda: drop_box_remove(table="R1", gaming_day=day, actor="count1"), "is closed")
+    _refused(
+        lambda: drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"]), "is closed"
+    )
     assert _figures(day) == report
 
 
@@ -262,7 +264,7 @@ def test_every_closed_day_endpoint_is_a_409_naming_its_field_and_retries_change_
             {"gaming_day": day, "cash": {"100": 1}, "counters": ["count1", "count2"]},
             "gaming_day",
         ),
-        (count, "/api/tables/R1/drop-removal", {"gaming_day": day}, "gaming_day"),
+        (count, "/api/tables/R1/drop-removal", {"gaming_day": day, "removers": ["count1", "count2"]}, "gaming_day"),
     ]
     figures, head = _reports(day), store.head()
     for n, (client, url, body, field) in enumerate(calls):
