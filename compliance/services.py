@@ -245,7 +245,8 @@ def case_filing_record(*, case: str, kind: str, reference: str, filed_at: dateti
             raise StateConflict(f"case {case} has its filing recorded already", field="case")
         if state["decision"] is None or state["decision"]["decision"] != "file":
             raise StateConflict(f"case {case} is not decided “file a report”: no filing to record", field="case")
-        if filed_at < state["opened_at"]:
+        # A form gives the minute only: a filing in the minute the case opened is not before it.
+        if filed_at < state["opened_at"].replace(second=0, microsecond=0):
             raise InvalidInput("the filing is dated before the case was opened", field="filed_at")
         content = {"kind": kind, "reference": reference, "filed_at": filed_at.astimezone(UTC).isoformat()}
         _step(cmd, case=case, event_type=FILED, content=content, expected_version=state["version"])
