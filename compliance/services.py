@@ -13,11 +13,12 @@ Deadline: a SAR-C is filed within 30 calendar days of the initial detection of t
 casino's own target. Which one a case owes follows ``AML_JURISDICTION`` (``US``: SAR-C, else
 TRACFIN).
 
-Steps run in order: ``open`` → (attach, findings)* → ``decide`` (file / no file) → with "file",
-``record filing``. Out of order is ``StateConflict`` (409); bad input ``InvalidInput`` (400,
-naming the field); anyone without the compliance role ``RoleRequired`` (403); an unknown case
-``NotFound`` (404). Who did each step is the event's actor; the decider may be the opener
-(neither DESIGN.md nor SHIFTS.md asks for a second officer).
+Every step takes an ``idempotency_key``: a retry with the same key appends nothing and returns
+the first answer (``ledger.commands``). Steps run in order: ``open`` → (attach, findings)* →
+``decide`` (file / no file) → with "file", ``record filing``. Out of order is ``StateConflict``
+(409); bad input ``InvalidInput`` (400, naming the field); anyone without the compliance role
+``RoleRequired`` (403); an unknown case ``NotFound`` (404). Who did each step is the event's
+actor; the decider may be the opener (neither DESIGN.md nor SHIFTS.md asks for a second officer).
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def _open_case(case: str, *, step: str) -> dict:
     return state
 
 
-def case_transactions_attach(*, case: str, positions: list, actor: str) -> dict:
+def case_transactions_attach(*, case: str, positions: list, actor: str, idempotency_key: str | None = None) -> dict:
     """Attach the patron's cash transactions at ledger ``positions`` (1 to 50) to ``case``.
 
     Appends ``TransactionsAttached`` (content ``{"positions": [...]}``). Returns the case.
@@ -175,7 +176,10 @@ def case_transactions_attach(*, case: str, positions: list, actor: str) -> dict:
         raise InvalidInput(f"name 1 to {MAX_ATTACH} transactions", field="positions")
     if len(set(map(repr, positions))) != len(positions):
         raise InvalidInput("a transaction is named twice", field="positions")
-    with ledger_command(actor=actor, request={"op": "case_attach", "case": case, "positions": positions}) as cmd:
+    request = {"op": "case_attach", "case": case, "positions": positions}
+    with ledger_command(actor=actor, idempotency_key=idempotency_key, request=request) as cmd:
+        if cmd.replayed:
+            return cmd.result
         state = _open_case(case, step="attaching transactions")
         for position in positions:
             _cash_transaction(position, state["patron"])
@@ -187,7 +191,7 @@ def case_transactions_attach(*, case: str, positions: list, actor: str) -> dict:
         return cmd.finish(_json(_state(case)))
 
 
-def case_findings_write(*, case: str, text: str, actor: str) -> dict:
+def case_findings_write(*, case: str, text: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Write findings on ``case`` (several may be written before the decision).
 
     Appends ``FindingsWritten`` (content ``{"text"}``). Returns the case. Raises ``InvalidInput``
@@ -195,13 +199,16 @@ def case_findings_write(*, case: str, text: str, actor: str) -> dict:
     """
     require_role(actor, Role.COMPLIANCE, step="writing findings on a suspicion case")
     text = _text(text, field="text", what="the findings")
-    with ledger_command(actor=actor, request={"op": "case_findings", "case": case, "text": text}) as cmd:
+    request = {"op": "case_findings", "case": case, "text": text}
+    with ledger_command(actor=actor, idempotency_key=idempotency_key, request=request) as cmd:
+        if cmd.replayed:
+            return cmd.result
         state = _open_case(case, step="writing findings")
         _step(cmd, case=case, event_type=FINDINGS, content={"text": text}, expected_version=state["version"])
         return cmd.finish(_json(_state(case)))
 
 
-def case_decide(*, case: str, decision: str, reason: str, actor: str) -> dict:
+def case_decide(*, case: str, decision: str, reason: str, actor: str, idempotency_key: str | None = None) -> dict:
     """Decide ``case``: ``decision`` "file" (a report is owed) or "no_file", with its ``reason``.
 
     Appends ``CaseDecided`` (content ``{"decision", "reason"}``). Returns the case. Raises
@@ -212,7 +219,10 @@ def case_decide(*, case: str, decision: str, reason: str, actor: str) -> dict:
     if decision not in DECISIONS:
         raise InvalidInput("the decision is file or no_file", field="decision")
     reason = _text(reason, field="reason", what="the reason for the decision")
-    with ledger_command(actor=actor, request={"op": "case_decide", "case": case, "decision": decision}) as cmd:
+    request = {"op": "case_decide", "case": case, "decision": decision, "reason": reason}
+    with ledger_command(actor=actor, idempotency_key=idempotency_key, request=request) as cmd:
+        if cmd.replayed:
+            return cmd.result
         state = _open_case(case, step="deciding")
         if not state["findings"]:
             raise StateConflict(f"case {case} has no findings yet: write them before deciding", field="case")
@@ -221,7 +231,9 @@ def case_decide(*, case: str, decision: str, reason: str, actor: str) -> dict:
         return cmd.finish(_json(_state(case)))
 
 
-def case_filing_record(*, case: str, kind: str, reference: str, filed_at: datetime, actor: str) -> dict:
+def case_filing_record(
+    *, case: str, kind: str, reference: str, filed_at: datetime, actor: str, idempotency_key: str | None = None
+) -> dict:
     """Record the report filed for ``case``: ``kind`` (``FILING_KINDS``), the authority's
     ``reference`` and ``filed_at`` (aware; not in the future, not before the case opened).
 
@@ -239,7 +251,16 @@ def case_filing_record(*, case: str, kind: str, reference: str, filed_at: dateti
         raise InvalidInput(
             "a filing cannot be recorded before it was made (filed_at is in the future)", field="filed_at"
         )
-    with ledger_command(actor=actor, request={"op": "case_filing", "case": case, "reference": reference}) as cmd:
+    request = {
+        "op": "case_filing",
+        "case": case,
+        "kind": kind,
+        "reference": reference,
+        "filed_at": filed_at.isoformat(),
+    }
+    with ledger_command(actor=actor, idempotency_key=idempotency_key, request=request) as cmd:
+        if cmd.replayed:
+            return cmd.result
         state = _state(case)
         if state["filing"] is not None:
             raise StateConflict(f"case {case} has its filing recorded already", field="case")

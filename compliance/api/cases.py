@@ -1,6 +1,8 @@
 """``/api/compliance/cases/``: the suspicion cases, for the compliance role only (403 for any
 other), thin shells over ``compliance.services`` and ``compliance.selectors``."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,6 +22,7 @@ class CaseList(APIView):
 
     permission_classes = [COMPLIANCE_ONLY]
 
+    @extend_schema(operation_id="compliance_cases_list", responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         return Response({"cases": [selectors.case_json(c) for c in selectors.suspicion_cases()]})
 
@@ -29,6 +32,7 @@ class CaseDetail(APIView):
 
     permission_classes = [COMPLIANCE_ONLY]
 
+    @extend_schema(operation_id="compliance_case_retrieve", responses={200: OpenApiTypes.OBJECT})
     def get(self, request, case):
         return Response(selectors.case_json(selectors.suspicion_case(case)))
 
@@ -63,7 +67,7 @@ class CaseAttach(CommandView):
     input_serializer = Input
 
     def perform(self, data, *, case, actor, idempotency_key=None):
-        return services.case_transactions_attach(case=case, actor=actor, **data)
+        return services.case_transactions_attach(case=case, actor=actor, idempotency_key=idempotency_key, **data)
 
 
 class CaseFindings(CommandView):
@@ -77,7 +81,7 @@ class CaseFindings(CommandView):
     input_serializer = Input
 
     def perform(self, data, *, case, actor, idempotency_key=None):
-        return services.case_findings_write(case=case, actor=actor, **data)
+        return services.case_findings_write(case=case, actor=actor, idempotency_key=idempotency_key, **data)
 
 
 class CaseDecision(CommandView):
@@ -92,7 +96,7 @@ class CaseDecision(CommandView):
     input_serializer = Input
 
     def perform(self, data, *, case, actor, idempotency_key=None):
-        return services.case_decide(case=case, actor=actor, **data)
+        return services.case_decide(case=case, actor=actor, idempotency_key=idempotency_key, **data)
 
 
 class CaseFiling(CommandView):
@@ -108,4 +112,4 @@ class CaseFiling(CommandView):
     input_serializer = Input
 
     def perform(self, data, *, case, actor, idempotency_key=None):
-        return services.case_filing_record(case=case, actor=actor, **data)
+        return services.case_filing_record(case=case, actor=actor, idempotency_key=idempotency_key, **data)

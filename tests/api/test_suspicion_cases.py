@@ -297,3 +297,23 @@ def test_words_changed_beside_the_ledger_read_as_differing_from_it(officer, flag
     assert [s["differs"] for s in case["steps"]] == [False, False, True]
     with pytest.raises(StateConflict, match="no findings yet"):
         services.case_decide(case="SC00001", decision="no_file", reason="r", actor=OFFICER)
+
+
+def test_a_step_retried_with_its_idempotency_key_is_recorded_once(officer, flagged):
+    services.suspicion_case_open(flag=flagged["flag"], reason="r", actor=OFFICER)
+    headers = {"HTTP_IDEMPOTENCY_KEY": "findings-0001"}
+    first = officer.post(BASE + "SC00001/findings", {"text": "f"}, format="json", **headers)
+    again = officer.post(BASE + "SC00001/findings", {"text": "f"}, format="json", **headers)
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json()["findings"] == first.json()["findings"]
+    assert Event.objects.filter(type="FindingsWritten").count() == 1
+
+
+def test_the_auditors_read_a_step_as_its_words_kept_apart_never_the_digest(officer, flagged):
+    from games.rules.event_words import line
+
+    services.suspicion_case_open(flag=flagged["flag"], reason="r", actor=OFFICER)
+    event = Event.objects.get(type="SuspicionCaseOpened")
+    assert line(event.type, event.data) == (
+        "suspicion case opened: case SC00001, content digest the step's words, kept by compliance (digest not shown)"
+    )
