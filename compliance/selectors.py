@@ -19,13 +19,17 @@ Amounts in integer cents, times aware UTC (the pages show them in the casino's z
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
+from basis.money import format_cents as eur
 from games.rules.event_words import line
+from ledger.gaming_day import current_gaming_day
 from ledger.identity import digest_matches
 from ledger.models import Event
+from patrons.structuring import FLAG_TYPE, structuring_flags
 from patrons.visits import CASH_EVENTS
 
 from .models import CaseRecord
@@ -79,11 +83,11 @@ def _fold(case: str, events: list[Event], records: dict[int, CaseRecord], now: d
             flag = content.get("flag")
             if flag:
                 flagged = Event.objects.filter(position=flag["position"]).first()
-                flag = {
-                    **flag,
-                    "words": line(flagged.type, flagged.data) if flagged else "",
-                    "at": flagged and flagged.occurred_at,
-                }
+                if flag.get("type") == FLAG_TYPE:
+                    words = structuring_words(flag)
+                else:
+                    words = line(flagged.type, flagged.data) if flagged else ""
+                flag = {**flag, "words": words, "at": flagged.occurred_at if flagged else None}
             state |= {
                 "patron": content.get("patron", ""),
                 "source": content.get("source", ""),
@@ -173,9 +177,25 @@ def overdue_count(*, now: datetime | None = None) -> tuple[int, int]:
     return len(cases), sum(1 for c in cases if c["overdue"])
 
 
-def aml_flags_without_case(*, limit: int = 50) -> list[dict]:
-    """The latest AML flags (``patrons.services.aml.DECISION_EVENTS``) no case was opened from,
-    newest first: ``[{"position", "type", "patron", "at", "words", "amount_cents"}]``."""
+def structuring_words(flag: dict) -> str:
+    """A structuring flag in words (its ``units`` a count or the flag's list of units), e.g.
+    "suspected structuring: 3 visits in 7 days, each between 80 % and 100 % of the identity
+    threshold (2,000.00 EUR), cash in"."""
+    units = flag.get("units")
+    count = len(units) if isinstance(units, list) else units
+    unit = "visits" if flag.get("basis") == "visit" else "gaming days"
+    return (
+        f"suspected structuring: {count} {unit} in {flag.get('window_days')} days, each between "
+        f"{flag.get('floor_percent')} % and 100 % of the identity threshold ({eur(flag['threshold_cents'])}), "
+        f"cash {flag.get('direction')}"
+    )
+
+
+def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> list[dict]:
+    """The latest AML flags no case was opened from, newest first: the AML decisions
+    (``patrons.services.aml.DECISION_EVENTS``) and the structuring flags of the last
+    ``AML_STRUCTURING_DAYS`` gaming days to ``today`` (``patrons.structuring``; ``position``: the
+    exchange that completed one). ``[{"position", "type", "patron", "at", "words", "amount_cents"}]``."""
     from patrons.services.aml import DECISION_EVENTS
 
     taken = {
@@ -197,6 +217,22 @@ def aml_flags_without_case(*, limit: int = 50) -> list[dict]:
                 "amount_cents": event.data.get("amount_cents"),
             }
         )
+    today = today or current_gaming_day()
+    for back in range(settings.AML_STRUCTURING_DAYS):
+        for flag in structuring_flags(today - timedelta(days=back)):
+            if flag["position"] in taken:
+                continue
+            found.append(
+                {
+                    "position": flag["position"],
+                    "type": FLAG_TYPE,
+                    "patron": flag["patron"],
+                    "at": flag["at"],
+                    "words": structuring_words(flag),
+                    "amount_cents": flag["amount_cents"],
+                }
+            )
+    found.sort(key=lambda f: f["at"], reverse=True)
     return found[:limit]
 
 

@@ -34,6 +34,7 @@ from ledger.models import Event
 from ledger.store import NewEvent, stream_version
 from patrons.selectors import patron_get
 from patrons.services.aml import DECISION_EVENTS
+from patrons.structuring import FLAG_TYPE, structuring_flags
 from patrons.visits import CASH_EVENTS
 from staff.roles import Role, require_role
 
@@ -92,11 +93,22 @@ def _cash_transaction(position: object, patron: str) -> Event:
     return event
 
 
+# What a case keeps of the structuring flag it was opened from (``patrons.structuring``).
+STRUCTURING_KEPT = ("direction", "basis", "threshold_cents", "floor_percent", "window_days", "amount_cents")
+
+
+def _structuring_completed_by(event: Event) -> dict | None:
+    """The structuring flag (``patrons.structuring.structuring_flags``) the cash transaction
+    ``event`` completed on its gaming day, or None."""
+    return next((f for f in structuring_flags(event.gaming_day) if f["position"] == event.position), None)
+
+
 def suspicion_case_open(
     *, reason: str, actor: str, flag: int | None = None, patron: str | None = None, idempotency_key: str | None = None
 ) -> dict:
     """Open a case from the AML flag at ledger position ``flag`` (an event of
-    ``patrons.services.aml.DECISION_EVENTS``) or by hand for ``patron`` (a code), never both.
+    ``patrons.services.aml.DECISION_EVENTS``, or the cash transaction that completed a
+    structuring flag, ``patrons.structuring``) or by hand for ``patron`` (a code), never both.
 
     Appends ``SuspicionCaseOpened`` (content: ``patron``, ``source`` "flag"/"hand", ``flag``
     {"position", "type"} or None, ``reason``, ``opened_at`` and ``deadline`` (UTC ISO),
@@ -118,15 +130,25 @@ def suspicion_case_open(
         flagged, transaction = None, None
         if flag is not None:
             event = Event.objects.filter(position=flag).first()
-            if event is None or event.type not in DECISION_EVENTS:
+            structuring = _structuring_completed_by(event) if event is not None and event.type in CASH_EVENTS else None
+            if event is None or (event.type not in DECISION_EVENTS and structuring is None):
                 raise InvalidInput(f"ledger position {flag} is no AML flag", field="flag")
             taken = CaseRecord.objects.filter(content__source="flag", content__flag__position=flag).first()
             if taken is not None:
                 raise StateConflict(f"case {taken.case} was already opened from this AML flag", field="flag")
-            patron = event.data["patron"]
-            flagged = {"position": flag, "type": event.type}
-            if event.causation_id.isdigit():
-                transaction = Event.objects.filter(position=int(event.causation_id), type__in=list(CASH_EVENTS)).first()
+            if structuring is not None:
+                # A structuring flag is read from the ledger, never appended (``patrons.structuring``):
+                # the case keeps what it said, and the exchange that completed it is attached.
+                patron, transaction = structuring["patron"], event
+                flagged = {"position": flag, "type": FLAG_TYPE} | {k: structuring[k] for k in STRUCTURING_KEPT}
+                flagged["units"] = len(structuring["units"])
+            else:
+                patron = event.data["patron"]
+                flagged = {"position": flag, "type": event.type}
+                if event.causation_id.isdigit():
+                    transaction = Event.objects.filter(
+                        position=int(event.causation_id), type__in=list(CASH_EVENTS)
+                    ).first()
         else:
             patron = patron_get(patron).code
         number = Event.objects.filter(type=OPENED).count() + 1

@@ -317,3 +317,29 @@ def test_the_auditors_read_a_step_as_its_words_kept_apart_never_the_digest(offic
     assert line(event.type, event.data) == (
         "suspicion case opened: case SC00001, content digest the step's words, kept by compliance (digest not shown)"
     )
+
+
+def test_a_case_opened_from_a_structuring_flag_keeps_what_it_said_and_attaches_the_exchange(officer, cage, settings):
+    from tests.integration.test_aml_visits import past_purchase
+
+    settings.AML_BASIS = "visit"
+    patron = make_patron()
+    now = timezone.now()
+    past_purchase(patron, 180_000, now - timedelta(days=5))
+    past_purchase(patron, 185_000, now - timedelta(days=2))
+    completing = make_purchase(patron, 195_000)
+    (flag,) = [f for f in selectors.aml_flags_without_case() if f["type"] == "AmlStructuringSuspected"]
+    words = (
+        "suspected structuring: 3 visits in 7 days, each between 80 % and 100 % of the identity threshold "
+        "(2,000.00 EUR), cash in"
+    )
+    assert (flag["position"], flag["patron"], flag["amount_cents"], flag["words"]) == (
+        completing,
+        patron,
+        195_000,
+        words,
+    )
+    case = officer.post(BASE + "open", {"flag": completing, "reason": "three visits just under"}, format="json").json()
+    assert (case["patron"], case["flag"]["type"], case["flag"]["words"]) == (patron, "AmlStructuringSuspected", words)
+    assert [(t["position"], t["amount_cents"]) for t in case["transactions"]] == [(completing, 195_000)]
+    assert [f for f in selectors.aml_flags_without_case() if f["type"] == "AmlStructuringSuspected"] == []
