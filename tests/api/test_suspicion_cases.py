@@ -4,9 +4,11 @@ records the filing with its reference; each step is an event, in order or refuse
 the compliance role sees or acts (403); bad input is 400 naming the field. The ledger carries
 each step's digest, never its words."""
 
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -286,11 +288,37 @@ def test_the_metrics_count_the_cases_waiting_and_overdue(officer, flagged, clien
     assert "casino_suspicion_cases_overdue 0.0" in text
 
 
+def test_a_case_record_refuses_update_and_delete(officer, flagged):
+    services.suspicion_case_open(flag=flagged["flag"], reason="r", actor=OFFICER)
+    for change in (
+        lambda rows: rows.update(content={"reason": "nothing"}),
+        lambda rows: rows.delete(),
+    ):
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+            change(CaseRecord.objects.filter(case="SC00001"))
+    assert CaseRecord.objects.filter(case="SC00001").count() == 2
+
+
+@contextmanager
+def triggers_lifted():
+    """What someone holding the database's owner role could do: change a row around the triggers."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL session_replication_role = replica")
+        else:
+            cursor.execute("DROP TRIGGER compliance_caserecord_no_update")
+    yield
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL session_replication_role = origin")
+
+
 def test_words_changed_beside_the_ledger_read_as_differing_from_it(officer, flagged):
     services.suspicion_case_open(flag=flagged["flag"], reason="r", actor=OFFICER)
     services.case_findings_write(case="SC00001", text="Bought chips, played none.", actor=OFFICER)
     row = CaseRecord.objects.get(case="SC00001", content__text="Bought chips, played none.")
-    CaseRecord.objects.filter(pk=row.pk).update(content={"text": "Nothing unusual."})
+    with triggers_lifted():
+        CaseRecord.objects.filter(pk=row.pk).update(content={"text": "Nothing unusual."})
     case = selectors.suspicion_case("SC00001")
     assert case["differs"] is True
     assert case["findings"] == []
