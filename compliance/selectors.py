@@ -10,8 +10,8 @@ A case (``suspicion_case``)::
      "deadline_days", "transactions" ([{"position", "type", "at", "amount_cents", "direction",
      "words", "attached_by"}]), "findings" ([{"text", "by", "at"}]), "decision" ({"decision",
      "reason", "by", "at"} or None), "filing" ({"kind", "reference", "filed_at", "by", "at"} or
-     None), "state" ("open", "to_file", "filed", "not_filed"), "done" (bool), "days_left" (whole
-     days to the deadline, negative once past; None once done), "overdue" (bool), "steps"
+     None), "state" ("open", "to_file", "filed", "not_filed"), "done" (bool), "days_left" (calendar
+     days in the casino's zone to the deadline's day, negative once past; None once done), "overdue" (bool), "steps"
      ([{"type", "by", "at", "differs"}]), "differs" (a step's words do not match its event)}
 
 Amounts in integer cents, times aware UTC (the pages show them in the casino's zone).
@@ -20,6 +20,7 @@ Amounts in integer cents, times aware UTC (the pages show them in the casino's z
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -134,8 +135,10 @@ def _fold(case: str, events: list[Event], records: dict[int, CaseRecord], now: d
     if state["done"]:
         state["days_left"], state["overdue"] = None, False
     else:
-        # Whole days left, rounded down: 0 on the deadline's last day, -1 the day after.
-        state["days_left"] = (state["deadline"] - now).days
+        # Calendar days in the casino's zone, as the rule counts them ("30 calendar days",
+        # 31 CFR 1021.320(b)(3)): 30 the day the case opens, 0 on the deadline's day, -1 the day after.
+        zone = ZoneInfo(settings.CASINO_TIMEZONE)
+        state["days_left"] = (state["deadline"].astimezone(zone).date() - now.astimezone(zone).date()).days
         state["overdue"] = now > state["deadline"]
     return state
 

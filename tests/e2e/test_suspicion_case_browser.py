@@ -40,7 +40,7 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Case SC00001 · patron {patron}")
     expect(page.get_by_role("status")).to_have_text(f"Case SC00001 opened for patron {patron}.")
     expect(page.locator('[data-figure="state"]')).to_have_text("open: findings and decision due")
-    expect(page.locator('[data-figure="deadline"]')).to_have_text(re.compile(f"^{WHEN} · 29 days left$"))
+    expect(page.locator('[data-figure="deadline"]')).to_have_text(re.compile(f"^{WHEN} · 30 days left$"))
     expect(page.locator('[data-figure="filing-kind"]')).to_have_text(
         "TRACFIN déclaration de soupçon, without delay (target 30 days)"
     )
@@ -93,3 +93,34 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
         "CaseDecided",
         "FilingRecorded",
     ]
+
+
+def test_a_case_past_its_deadline_is_marked_overdue_and_a_pit_boss_is_refused_the_page(
+    browser_page, dashboard_server, cage, settings
+):
+    from compliance.services import suspicion_case_open
+
+    page, url = browser_page, dashboard_server.url
+    settings.AML_JURISDICTION = "US"
+    settings.COMPLIANCE_SAR_C_DAYS = 0  # the deadline passes as the case opens
+    staff_account_create(username="officer", password="floor-secret", roles=["compliance"], actor="manage.py")
+    staff_account_create(username="boss", password="floor-secret", roles=["pit_boss"], actor="manage.py")
+    patron = make_patron(150_000)
+    suspicion_case_open(patron=patron, reason="Tip from the floor: chips passed to another player", actor="officer")
+
+    log_in(page, url, "officer", app="workstations")
+    row = page.locator('[data-section="cases"] tr[data-case="SC00001"]')
+    expect(row).to_have_class("overdue")
+    expect(row.locator('[data-figure="days-left"]')).to_have_text("overdue")
+    expect(row).to_contain_text("SAR-C")
+    page.screenshot(path=str(ARTIFACTS / "compliance-overdue-1280x800.png"), full_page=True)
+    row.get_by_role("link", name="SC00001").click()
+    expect(page.locator('[data-figure="deadline"]')).to_have_text(re.compile(f"^{WHEN} · overdue$"))
+    expect(page.locator('[data-figure="filing-kind"]')).to_have_text("SAR-C, within 0 days of detection")
+    page.get_by_role("button", name="Log out").click()
+
+    log_in(page, url, "boss", app="workstations")
+    response = page.goto(f"{url}/workstations/compliance/cases/SC00001/")
+    assert response.status == 403
+    expect(page.locator("body")).not_to_contain_text(patron)
+    page.screenshot(path=str(ARTIFACTS / "compliance-refused-pit-boss-1280x800.png"), full_page=True)
