@@ -9,7 +9,7 @@ or use the token (deploy/README.md "Metrics"). A request that carries a proxy's 
 makes anyone look like 127.0.0.1 — so it needs the token whatever its address.
 
 The gauges the alert rules read (readiness, broker, checkpoint and seal ages) are
-``ledger.alert_gauges``'s.
+``ledger.alert_gauges``'s; the suspicion cases waiting and overdue ``compliance.metrics``'s.
 ``casino_database_up`` is measured at each scrape (``ledger.outage.probe``: a connection of its
 own, ``METRICS_DATABASE_TIMEOUT_SECONDS``): 1 when the database answered, else 0, and then the
 metrics read from the database are left out and the scrape still answers 200.
@@ -29,6 +29,7 @@ from django.http import HttpResponse, JsonResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
+from compliance.metrics import SuspicionCaseGauges
 from ledger import checkpoints, identity, outage, projections, replica
 from ledger.alert_gauges import AlertGauges
 
@@ -155,6 +156,7 @@ def metrics_view(request):
         from_database.register(
             AlertGauges()
         )  # readiness, broker, checkpoint and seal ages (deploy/prometheus-alerts.yml)
+        from_database.register(SuspicionCaseGauges())  # suspicion cases waiting and overdue
         try:
             read = generate_latest(from_database)
         except DatabaseError as exc:  # gone between the probe and the reads

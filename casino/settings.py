@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "games",
     "cashier",
     "approvals",  # maker-checker: second signatures as the approver's own act
+    "compliance",  # suspicion cases: the compliance officer's follow-up of AML flags
     "audit",
     "django_htmx",  # {% htmx_script %}: the htmx the package ships, served as a static file
     "dashboard",  # the pit boss dashboard
@@ -292,6 +293,11 @@ AML_VISIT_GAP_HOURS = env.int("AML_VISIT_GAP_HOURS", default=4)
 AML_STRUCTURING_VISITS = env.int("AML_STRUCTURING_VISITS", default=3)
 AML_STRUCTURING_DAYS = env.int("AML_STRUCTURING_DAYS", default=7)
 AML_STRUCTURING_FLOOR_PERCENT = env.int("AML_STRUCTURING_FLOOR_PERCENT", default=80)
+# Suspicion cases (compliance/services.py): a SAR-C within 30 days of detection (31 CFR
+# 1021.320(b)(3)); a TRACFIN déclaration is owed without delay (CMF L561-15: no day count), so
+# its deadline is the casino's own target.
+COMPLIANCE_SAR_C_DAYS = env.int("COMPLIANCE_SAR_C_DAYS", default=30)
+COMPLIANCE_TRACFIN_DAYS = env.int("COMPLIANCE_TRACFIN_DAYS", default=30)
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

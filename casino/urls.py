@@ -16,6 +16,7 @@ api = [
     path("", include("cashier.api.urls")),
     path("", include("approvals.api.urls")),  # approvals, and the acts that wait for one
     path("", include("audit.api.urls")),
+    path("", include("compliance.api.urls")),  # suspicion cases: the compliance role only
     path("schema/", CachedSchemaView.as_view(), name="schema"),  # generated once per process
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]

@@ -17,6 +17,7 @@ LANDINGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ((Role.CASHIER, Role.CAGE_SUPERVISOR), "workstations:cage", "the cage workstation"),
     ((Role.AUDITOR,), "workstations:audit-days", "the audit workstation"),
     ((Role.RUNNER,), "workstations:runner", "the runner's page"),
+    ((Role.COMPLIANCE,), "workstations:compliance", "the suspicion cases"),
     ((Role.DEALER,), "dashboard:approvals", "the dealer's signatures"),
 )
 
@@ -24,8 +25,8 @@ LANDINGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 def landing(user) -> dict:
     """``{"url", "name"}`` of ``user``'s own page: the floor for a pit boss, the cage
     workstation for a cashier or cage supervisor, the audit workstation for an auditor, the
-    runner's page for a runner, the API documentation for anyone else (the dashboard's login
-    page for an anonymous person)."""
+    runner's page for a runner, the suspicion cases for a compliance officer, the API
+    documentation for anyone else (the dashboard's login page for an anonymous person)."""
     if not user.is_authenticated:
         return {"url": reverse("dashboard:login"), "name": "the login page"}
     for roles, url_name, name in LANDINGS:

@@ -28,6 +28,7 @@ class Role(models.TextChoices):
     RUNNER = "runner", "Runner (security escort of fills and credits)"
     DROP_TEAM = "drop_team", "Drop team (removes the drop boxes)"
     AUDITOR = "auditor", "Auditor (read-only, exports)"
+    COMPLIANCE = "compliance", "Compliance officer"
     ADMIN = "admin", "Administrator"
 
 
@@ -46,6 +47,11 @@ INCOMPATIBLE_ROLES: tuple[tuple[str, str], ...] = (
     (Role.COUNT_TEAM.value, Role.CASHIER.value),
     (Role.COUNT_TEAM.value, Role.CAGE_SUPERVISOR.value),
     (Role.DROP_TEAM.value, Role.COUNT_TEAM.value),
+    # The compliance officer decides whether to report a patron; the people who deal with the
+    # patron must not learn of it (tipping-off: 31 CFR 1021.320(e), CMF L561-18) nor judge
+    # their own transactions.
+    (Role.COMPLIANCE.value, Role.CASHIER.value),
+    (Role.COMPLIANCE.value, Role.PIT_BOSS.value),
 )
 
 

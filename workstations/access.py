@@ -18,6 +18,7 @@ from staff.roles import Role, has_role
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 AUDIT_ROLES = (Role.AUDITOR,)
 RUNNER_ROLES = (Role.RUNNER,)
+COMPLIANCE_ROLES = (Role.COMPLIANCE,)
 
 
 def roles_required(*roles: str, place: str):

@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import access, audit_event_list, audit_views, cage_views, report_views, runner_views
+from . import access, audit_event_list, audit_views, cage_views, compliance_views, report_views, runner_views
 
 app_name = "workstations"
 
@@ -34,6 +34,10 @@ urlpatterns = [
     path("runner/", runner_views.runner, name="runner"),
     path("runner/<id:approval>/confirm", runner_views.sign, {"decision": "confirm"}, name="runner-confirm"),
     path("runner/<id:approval>/refuse", runner_views.sign, {"decision": "refuse"}, name="runner-refuse"),
+    path("compliance/", compliance_views.cases, name="compliance"),
+    path("compliance/open", compliance_views.open_case, name="compliance-open"),
+    path("compliance/cases/<code:case>/", compliance_views.case, name="compliance-case"),
+    path("compliance/cases/<code:case>/<name:what>", compliance_views.step, name="compliance-step"),
     path("reports/<name:slug>/", report_views.report, name="report"),
     path("reports/<name:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

@@ -27,7 +27,8 @@ from staff.roles import Role
 
 from ..exceptions import KINDS, default_day, exception_log
 
-EXCEPTION_READERS = frozenset({Role.AUDITOR, Role.ADMIN, Role.CAGE_SUPERVISOR, Role.PIT_BOSS})
+# The compliance officer reads it too: its AML flags are his to follow up (compliance app).
+EXCEPTION_READERS = frozenset({Role.AUDITOR, Role.ADMIN, Role.CAGE_SUPERVISOR, Role.PIT_BOSS, Role.COMPLIANCE})
 
 
 class ExceptionFilters(serializers.Serializer):

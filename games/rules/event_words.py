@@ -421,6 +421,8 @@ DIGEST_WORDS = {
     "password_digest": "password set or changed (digest not shown)",
     "replaced_digest": "the replaced password (digest not shown)",
     "profile_digests": "name and e-mail recorded (digests not shown)",
+    # A suspicion case's step (``compliance``): its words are the compliance officer's alone.
+    "content_digest": "the step's words, kept by compliance (digest not shown)",
 }
 
 

@@ -34,22 +34,28 @@ from tests.conftest import ACTOR, make_patron, staff_user
 
 pytestmark = pytest.mark.django_db
 
-EVERY = frozenset({"dealer", "pit_boss", "cashier", "cage_supervisor", "count_team", "runner", "auditor", "admin"})
+EVERY = frozenset(
+    {"dealer", "pit_boss", "cashier", "cage_supervisor", "count_team", "runner", "auditor", "admin", "compliance"}
+)
 FLOOR = frozenset({"dealer", "pit_boss"})
 PIT = frozenset({"pit_boss"})
 CAGE = frozenset({"cashier", "cage_supervisor"})
 PATRON_DESK = frozenset({"cashier", "cage_supervisor", "pit_boss"})
 PATRON_READ = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor", "admin"})
 LEDGER_READ = EVERY - {"dealer", "runner"}
-ACCOUNTING_READ = frozenset({"admin", "auditor", "cage_supervisor", "cashier", "count_team", "pit_boss"})
+# The accounting reports: whoever reads the ledger they come from (the compliance officer too).
+ACCOUNTING_READ = frozenset({"admin", "auditor", "cage_supervisor", "cashier", "count_team", "pit_boss", "compliance"})
 STAFF_READ = frozenset({"pit_boss", "admin", "auditor"})
 STAFF_WRITE = frozenset({"pit_boss", "admin"})
 EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
 SIGNERS = frozenset({"pit_boss", "dealer", "cage_supervisor"})  # the dashboard's approvals page
 AUDIT = frozenset({"auditor"})
-# The exception log: the auditor, the admin, the cage supervisor (AML desk) and the pit boss.
-EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss"})
+# The exception log: the auditor, the admin, the cage supervisor (AML desk), the pit boss and the
+# compliance officer (its AML flags are his to follow up).
+EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "compliance"})
+# The suspicion cases: the compliance officer alone (tipping-off: nobody who deals with the patron).
+COMPLIANCE = frozenset({"compliance"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PUBLIC = "public"  # no login needed
 
@@ -160,6 +166,13 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "gaming-day-export": ({"GET": EXPORTS}, None),
     "exception-log": ({"GET": EXCEPTION_LOG}, None),
     "exception-log-csv": ({"GET": EXCEPTION_LOG}, None),
+    "case-list": ({"GET": COMPLIANCE}, None),
+    "case-open": ({"POST": COMPLIANCE}, None),
+    "case-detail": ({"GET": COMPLIANCE}, None),
+    "case-attach": ({"POST": COMPLIANCE}, None),
+    "case-findings": ({"POST": COMPLIANCE}, None),
+    "case-decision": ({"POST": COMPLIANCE}, None),
+    "case-filing": ({"POST": COMPLIANCE}, None),
     "health": ({"GET": PUBLIC}, None),
     "health-live": ({"GET": PUBLIC}, None),
     "health-ready": ({"GET": PUBLIC}, None),
@@ -238,6 +251,10 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:runner": ({"GET": frozenset({"runner"})}, None),
     "workstations:runner-confirm": ({"POST": frozenset({"runner"})}, None),
     "workstations:runner-refuse": ({"POST": frozenset({"runner"})}, None),
+    "workstations:compliance": ({"GET": COMPLIANCE}, None),
+    "workstations:compliance-open": ({"POST": COMPLIANCE}, None),
+    "workstations:compliance-case": ({"GET": COMPLIANCE}, None),
+    "workstations:compliance-step": ({"POST": COMPLIANCE}, None),
     "workstations:report": ({"GET": REPORT_SIGNERS}, None),
     "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }
@@ -337,6 +354,8 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "decision": "confirm",
         "operation": "purchase",
         "slug": "variances",
+        "case": "SC00001",
+        "what": "findings",
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]

@@ -22,6 +22,7 @@ LOGINS = {
     "cagesup": Role.CAGE_SUPERVISOR,
     "auditor": Role.AUDITOR,
     "runner": Role.RUNNER,
+    "compliance": Role.COMPLIANCE,
     "dealer": Role.DEALER,
 }
 
@@ -71,6 +72,7 @@ LANDS = {
     "cagesup": "/workstations/cage/",
     "auditor": "/workstations/audit/",
     "runner": "/workstations/runner/",
+    "compliance": "/workstations/compliance/",
     "dealer": "/dashboard/approvals/",
 }
 LOGIN_PAGES = ("/dashboard/login/", "/workstations/login/", "/api/auth/login/")

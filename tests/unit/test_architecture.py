@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("games",),
     ("cashier",),
     ("approvals",),
-    ("audit", "dashboard"),
+    ("audit", "dashboard", "compliance"),
     ("workstations",),
     ("demo",),
     ("casino",),

@@ -30,6 +30,7 @@ WATCHED = {
     "casino_projection_lag_positions": "CasinoProjectionLagging",
     "casino_checkpoint_age_seconds": "CasinoCheckpointStale",
     "casino_unsealed_day_age_seconds": "CasinoGamingDayUnsealed",
+    "casino_suspicion_cases_overdue": "CasinoSuspicionCaseOverdue",
 }
 
 
@@ -75,6 +76,7 @@ def test_each_watched_gauge_has_its_alert_which_waits_and_says_what_is_wrong():
         "CasinoProjectionLagging": "10m",
         "CasinoCheckpointStale": "10m",
         "CasinoGamingDayUnsealed": "15m",
+        "CasinoSuspicionCaseOverdue": "15m",
     }
     assert all(rule["annotations"]["summary"] and rule["annotations"]["description"] for rule in rules.values())
     # The same example file drives promtool: each alert it names is one of these.

@@ -2,7 +2,8 @@
 
 One login per role a visitor tries, each with its name as password (README "Demo logins"):
 two pit bosses (a fill one requests, the other accepts: segregation of duties), a cashier, a
-cage supervisor, an auditor, a runner (who confirms carrying a fill) and a dealer, who deals
+cage supervisor, an auditor, a runner (who confirms carrying a fill), a compliance officer (the
+suspicion cases) and a dealer, who deals
 the floor's classic stud table S1: a dealer reads and signs only his own table's requests, so
 that is where the pit boss asks him to count a fill, a closer or an opener. Run again, it
 leaves existing users' passwords alone and only adds missing roles; the dealer stays at the
@@ -29,12 +30,16 @@ DEMO_LOGINS = (
     ("cagesup", Role.CAGE_SUPERVISOR, "/workstations/cage/"),
     ("auditor", Role.AUDITOR, "/workstations/audit/"),
     ("runner", Role.RUNNER, "/workstations/runner/ (confirms carrying a fill)"),
+    ("compliance", Role.COMPLIANCE, "/workstations/compliance/ (the suspicion cases)"),
     ("dealer", Role.DEALER, f"/dashboard/approvals/ (deals {DEALER_TABLE}: counts its fills, closer and opener)"),
 )
 
 
 class Command(BaseCommand):
-    help = "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner, dealer; password = login)."
+    help = (
+        "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner, compliance, dealer; "
+        "password = login)."
+    )
 
     def handle(self, *args, **options):
         users = get_user_model().objects
