@@ -358,7 +358,7 @@ def table_choices() -> dict:
             {"code": t.code, "game": t.game, "game_label": game_name(t.game), "edge": edge(t.game, t.rules)["short"]}
             for t in Table.objects.filter(state=Table.State.CLOSED).order_by("code")
         ],
-        "games": [{"game": g, "label": game_name(g), "edge": edge(g, {})["short"]} for g in Table.Game.values],
+        "games": [{"game": g, "label": game_name(g), "edge": edge(g, {})["short"]} for g in GAMES],
         "dealers": users_with(Role.DEALER),
     }
 

@@ -2,7 +2,7 @@
 
 from basis.errors import RuleError
 
-from ..rules.baccarat import BaccaratRules, house_edge
+from ..rules.baccarat import BaccaratRules, check_bet, house_edge
 from .spec import GameSpec
 
 
@@ -24,6 +24,12 @@ SPEC = GameSpec(
     minima=("min_bet_cents",),
     maxima=("max_bet_cents",),
     dealt_from_a_shoe=True,
+    burn_cards=1,  # the sheets say nothing: the customary single burn card
+    move_bet=check_bet,
+    deal="games.services.baccarat:baccarat_deal",
+    report_card="games.services.baccarat:baccarat_report_card",
+    batch_bet="games.services.baccarat:baccarat_bet",
+    batch_fields=frozenset({"patron", "bet", "stake_cents"}),
     edge_words=edge_words,
     scoreboard=True,
     limit_labels=(("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),

@@ -56,6 +56,7 @@ SPEC = GameSpec(
     maxima=("max_bet_cents", "even_chance_max_cents"),
     minima_in_colour_chips=frozenset({"min_bet_cents"}),
     cards=False,
+    layout_bets=True,
     limit_kinds=limit_kinds,
     table_options=table_options,
     edge_words=edge_words,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Protocol
 
 
@@ -27,7 +28,7 @@ class TableRules(Protocol):
 class GameSpec:
     """One game of the house.
 
-    - ``code``: its ``Table.Game`` value, as stored (``"english_roulette"``);
+    - ``code``: its code, as a table stores it (``"english_roulette"``);
     - ``name``: as people write it on screens and reports (``"English roulette"``);
     - ``in_a_sentence``: as it reads inside a sentence (``"black jack"``);
     - ``rules``: its table rule set's class;
@@ -53,7 +54,20 @@ class GameSpec:
       says it, for a game whose edge is not one figure of ``games.rules.house_edges``;
     - ``edge_per``: what the edge figure is per, after it (" of the ante");
     - ``scoreboard``: the table's page shows its shoe's coups as a scoreboard (punto banco's
-      road); ``cards`` False: it shows the wheel's last numbers instead.
+      road); ``cards`` False: it shows the wheel's last numbers instead;
+    - ``layout_bets``: its bets are positions on a roulette layout, placed one by one or in
+      batches by ``games.services.bets`` and settled by a winning number
+      (``rounds.round_record_result``), in value or colour chips; its patrons buy colour chips;
+    - ``burn_cards``: cards burned at the top of a new shoe (``dealt_from_a_shoe`` games);
+    - ``move_bet``: ``name -> chance`` (``RuleError`` for none), the engine's check of the
+      chance a bet moves to before betting closes; None: a bet is withdrawn, never moved;
+    - the game's services, as ``"module:function"`` paths (the services import the catalog,
+      so the catalog names them instead of importing them; ``service(name)`` resolves one):
+      ``deal`` (``round_id, actor, idempotency_key -> dict``), ``report_card`` (the same with
+      ``card``), ``batch_bet`` (one bet of a batch, called with ``batch_fields`` of it),
+      ``on_layout`` (``Round -> {bet id: cents}``, what each bet still has on the layout
+      when the coup is voided; its stake by default) and ``after_void`` (``(Command, Round)``,
+      what a void does besides giving the stakes back).
     """
 
     code: str
@@ -73,6 +87,24 @@ class GameSpec:
     edge_words: Callable[[dict[str, Any]], dict[str, str]] | None = None
     edge_per: str = ""
     scoreboard: bool = False
+    layout_bets: bool = False
+    burn_cards: int = 0
+    move_bet: Callable[[str], str] | None = None
+    deal: str = ""
+    report_card: str = ""
+    batch_bet: str = ""
+    batch_fields: frozenset[str] = field(default_factory=frozenset)
+    on_layout: str = ""
+    after_void: str = ""
+
+    def service(self, name: str) -> Callable[..., Any] | None:
+        """The game's service ``name`` (one of the ``"module:function"`` fields), imported;
+        None when the game has none."""
+        path = getattr(self, name)
+        if not path:
+            return None
+        module, _, function = path.partition(":")
+        return getattr(import_module(module), function)
 
     def kinds_of_limits(self, rules: dict[str, Any]) -> list[dict]:
         """``limit_kinds`` of ``rules``, each with a ``note`` ("" when none)."""

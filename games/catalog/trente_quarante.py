@@ -1,6 +1,7 @@
 """Trente-et-quarante: rouge, noir, couleur, inverse, dealt from a shoe; après and prison."""
 
 from ..rules.tq_table import TrenteQuaranteTableRules
+from ..rules.trente_quarante import check_bet
 from .spec import GameSpec
 
 SPEC = GameSpec(
@@ -11,5 +12,11 @@ SPEC = GameSpec(
     minima=("min_bet_cents",),
     maxima=("max_bet_cents",),
     dealt_from_a_shoe=True,
+    burn_cards=0,  # dealt by hand face up: none burned
+    move_bet=check_bet,
+    deal="games.services.trente_quarante:tq_deal",
+    report_card="games.services.trente_quarante:tq_report_card",
+    batch_bet="games.services.trente_quarante:tq_bet",
+    batch_fields=frozenset({"patron", "bet", "stake_cents"}),
     limit_labels=(("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
 )

@@ -94,7 +94,7 @@ def caribbean_edge(pay_table: str, raise_multiple: int = 2) -> Decimal:
 
 
 def house_edge(game: str, rules: dict[str, Any] | None) -> tuple[Decimal, str]:
-    """``(edge, basis)`` for a table of ``game`` (a ``Table.Game`` value) under ``rules`` (the
+    """``(edge, basis)`` for a table of ``game`` (a game's code, ``games.catalog``) under ``rules`` (the
     table's rule set as stored). Raises :class:`RuleError` for an unknown game or bad rules."""
     return _house_edge(game, _freeze(rules or {}))
 

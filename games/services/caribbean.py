@@ -14,6 +14,7 @@ from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
+from ..catalog.caribbean_stud import SPEC
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
 from ..rules.house_edges import settled_line_edge
@@ -22,9 +23,11 @@ from . import card_table as ct
 from .bet_keys import bet_key
 from .shoes import close_shoe, draw_reported
 
+GAME = SPEC.code  # the game this module deals (games.catalog)
+
 
 def _coup(round_id) -> Round:
-    return ct.coup_for_update(round_id, Table.Game.CARIBBEAN_STUD)
+    return ct.coup_for_update(round_id, GAME)
 
 
 def _rules(table: Table) -> CaribbeanTableRules:
