@@ -3,6 +3,7 @@
 from basis.errors import RuleError
 
 from ..rules.baccarat import BaccaratRules, check_bet, house_edge
+from ..rules.house_edges import baccarat_bets_without_edge, baccarat_table_edge
 from .spec import GameSpec
 
 
@@ -17,6 +18,8 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    house_edge=baccarat_table_edge,
+    bets_without_edge=baccarat_bets_without_edge,
     code="baccarat",
     name="Punto banco",
     in_a_sentence="baccarat",

@@ -1,6 +1,7 @@
 """Black jack (sheets 000 and 004): boxes, a shoe, immediate payouts by sheet."""
 
 from ..rules.blackjack_table import BlackjackTableRules
+from ..rules.house_edges import blackjack_bets_without_edge, blackjack_table_edge
 from ..rules.shoe import BURN_CARDS_BLACKJACK
 from .spec import GameSpec, cents_option
 
@@ -17,6 +18,8 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    house_edge=blackjack_table_edge,
+    bets_without_edge=blackjack_bets_without_edge,
     code="blackjack",
     name="Black jack",
     in_a_sentence="black jack",

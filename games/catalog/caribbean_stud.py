@@ -1,5 +1,6 @@
 """Caribbean stud: five cards against the house, ante and raise, a fresh deck each coup."""
 
+from ..rules.house_edges import caribbean_line_edge, caribbean_table_edge
 from ..rules.stud_table import CaribbeanTableRules
 from .spec import GameSpec, cents_option
 
@@ -18,6 +19,8 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    house_edge=caribbean_table_edge,
+    line_edge=caribbean_line_edge,
     code="caribbean_stud",
     name="Caribbean stud",
     in_a_sentence="Caribbean stud",

@@ -2,6 +2,7 @@
 
 from basis.money import format_cents
 
+from ..rules.house_edges import roulette_table_edge
 from ..rules.roulette_table import RouletteTableRules
 from .spec import GameSpec, cents_option
 
@@ -48,6 +49,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    house_edge=roulette_table_edge,
     code="english_roulette",
     name="English roulette",
     in_a_sentence="English roulette",

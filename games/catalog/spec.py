@@ -61,6 +61,13 @@ class GameSpec:
     - ``burn_cards``: cards burned at the top of a new shoe (``dealt_from_a_shoe`` games);
     - ``move_bet``: ``name -> chance`` (``RuleError`` for none), the engine's check of the
       chance a bet moves to before betting closes; None: a bet is withdrawn, never moved;
+    - ``house_edge``: ``rules -> (edge, basis)``, the edge of a rule set (a ``Decimal`` fraction
+      of the stake) and how it was found (``games.rules.house_edges``); ``RuleError`` for
+      rules it cannot read; None: the game declares no edge;
+    - ``line_edge``: ``(rules, line) -> text``, the edge its service writes into each
+      ``BetSettled`` when it is not ``house_edge``'s figure (trente-et-quarante, Caribbean stud);
+    - ``bets_without_edge``: ``rules -> [(bet, edge)]``, the bets on which ``rules`` give the
+      house no edge (≤ 0); by default the game's one ``house_edge`` figure when it is ≤ 0;
     - the game's services, as ``"module:function"`` paths (the services import the catalog,
       so the catalog names them instead of importing them; ``service(name)`` resolves one):
       ``deal`` (``round_id, actor, idempotency_key -> dict``), ``report_card`` (the same with
@@ -88,6 +95,9 @@ class GameSpec:
     edge_per: str = ""
     scoreboard: bool = False
     layout_bets: bool = False
+    house_edge: Callable[[dict[str, Any]], tuple[Any, str]] | None = None
+    line_edge: Callable[[dict[str, Any] | None, str | None], str] | None = None
+    bets_without_edge: Callable[[dict[str, Any]], list[tuple[str, Any]]] | None = None
     burn_cards: int = 0
     move_bet: Callable[[str], str] | None = None
     deal: str = ""

@@ -1,10 +1,13 @@
 """Trente-et-quarante: rouge, noir, couleur, inverse, dealt from a shoe; après and prison."""
 
+from ..rules.house_edges import tq_line_edge, tq_table_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..rules.trente_quarante import check_bet
 from .spec import GameSpec
 
 SPEC = GameSpec(
+    house_edge=tq_table_edge,
+    line_edge=tq_line_edge,
     code="trente_quarante",
     name="Trente-et-quarante",
     in_a_sentence="trente-et-quarante",

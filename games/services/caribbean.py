@@ -17,7 +17,7 @@ from patrons.selectors import patron_get
 from ..catalog.caribbean_stud import SPEC
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
-from ..rules.house_edges import settled_line_edge
+from ..rules.house_edges import caribbean_line_edge
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
 from .bet_keys import bet_key
@@ -161,7 +161,7 @@ def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewE
                 dealer_qualifies=box.result.dealer_qualifies,
                 capped_cents=line.capped_cents,
                 unpaid_fraction_cents=str(line.unpaid_fraction),
-                house_edge=settled_line_edge("caribbean_stud", coup.table.rules, line.bet),
+                house_edge=caribbean_line_edge(coup.table.rules, line.bet),
             )
             events.append(ct.settlement_line(coup, bet, box.player, figures))
         events.append(ct.resolve(bet, coup, staked, returned))

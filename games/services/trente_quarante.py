@@ -14,7 +14,7 @@ from patrons.selectors import patron_get
 from ..catalog.trente_quarante import SPEC
 from ..models import Bet, Round, Shoe
 from ..rules import trente_quarante as tq
-from ..rules.house_edges import settled_line_edge
+from ..rules.house_edges import tq_line_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from . import card_table as ct
 from . import prison
@@ -72,7 +72,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
                 coup,
                 bet,
                 bet.patron.code,
-                ct.line_figures(line, house_edge=settled_line_edge("trente_quarante", table.rules)),
+                ct.line_figures(line, house_edge=tq_line_edge(table.rules)),
             )
         )
         events.append(ct.resolve(bet, coup, bet.stake_cents, line.return_cents, line.outcome.value))
