@@ -28,11 +28,7 @@ SPEC = GameSpec(
     maxima=("max_box_cents",),
     dealt_from_a_shoe=True,
     burn_cards=BURN_CARDS_BLACKJACK,
-    deal="games.services.blackjack:blackjack_deal",
-    report_card="games.services.blackjack:blackjack_report_card",
-    batch_bet="games.services.blackjack:blackjack_bet_place",
     batch_fields=frozenset({"patron", "box", "stake_cents", "seated"}),
-    on_layout="games.services.blackjack_layout:on_layout_cents",
     limit_kinds=limit_kinds,
     limit_labels=(("min_bet_cents", "Minimum, box"), ("max_box_cents", "Maximum, box")),
 )

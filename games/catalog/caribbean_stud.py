@@ -29,12 +29,7 @@ SPEC = GameSpec(
     maxima=("ante_max_cents",),
     limit_labels=(("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
     limit_kinds=limit_kinds,
-    deal="games.services.caribbean:caribbean_deal",
-    report_card="games.services.caribbean:caribbean_report_card",
-    batch_bet="games.services.caribbean:caribbean_ante",
     batch_fields=frozenset({"patron", "box", "ante_cents"}),
-    on_layout="games.services.blackjack_layout:on_layout_cents",
-    after_void="games.services.caribbean:void_decks",  # each coup's own deck, spent (sheet 001)
     theory_on="antes",  # its edge is per ante: the raise is not in it
     edge_per=" of the ante",
 )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any, Protocol
 
 
@@ -22,6 +21,16 @@ class TableRules(Protocol):
     def from_dict(cls, options: dict[str, Any] | None) -> TableRules: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+# What a game's services module may provide (``GameSpec.provide``):
+# - ``deal``: ``(round_id, actor, idempotency_key) -> dict``, a coup whose bets are closed dealt;
+# - ``report_card``: the same with ``card``, a card reported by the reader or the terminal;
+# - ``batch_bet``: one bet of a batch, called with the bet's ``batch_fields``;
+# - ``on_layout``: ``Round -> {bet id: cents}``, what each bet still has on the layout when the
+#   coup is voided (its stake when absent);
+# - ``after_void``: ``(Command, Round)``, what a void does besides giving the stakes back.
+SERVICES = ("deal", "report_card", "batch_bet", "on_layout", "after_void")
 
 
 @dataclass(frozen=True)
@@ -68,13 +77,10 @@ class GameSpec:
       ``BetSettled`` when it is not ``house_edge``'s figure (trente-et-quarante, Caribbean stud);
     - ``bets_without_edge``: ``rules -> [(bet, edge)]``, the bets on which ``rules`` give the
       house no edge (≤ 0); by default the game's one ``house_edge`` figure when it is ≤ 0;
-    - the game's services, as ``"module:function"`` paths (the services import the catalog,
-      so the catalog names them instead of importing them; ``service(name)`` resolves one):
-      ``deal`` (``round_id, actor, idempotency_key -> dict``), ``report_card`` (the same with
-      ``card``), ``batch_bet`` (one bet of a batch, called with ``batch_fields`` of it),
-      ``on_layout`` (``Round -> {bet id: cents}``, what each bet still has on the layout
-      when the coup is voided; its stake by default) and ``after_void`` (``(Command, Round)``,
-      what a void does besides giving the stakes back).
+    - ``batch_fields``: the fields of a batch's bet its ``batch_bet`` service takes;
+    - ``services``: the game's own services, which its services module ``provide``-s when
+      it is imported (it imports the catalog, so the catalog cannot import it; ``games.apps``
+      imports every one at start): ``service(name)`` is one of ``SERVICES``, or None.
     """
 
     code: str
@@ -100,21 +106,22 @@ class GameSpec:
     bets_without_edge: Callable[[dict[str, Any]], list[tuple[str, Any]]] | None = None
     burn_cards: int = 0
     move_bet: Callable[[str], str] | None = None
-    deal: str = ""
-    report_card: str = ""
-    batch_bet: str = ""
     batch_fields: frozenset[str] = field(default_factory=frozenset)
-    on_layout: str = ""
-    after_void: str = ""
+    services: dict[str, Callable[..., Any]] = field(default_factory=dict, compare=False, repr=False)
+
+    def provide(self, **services: Callable[..., Any]) -> None:
+        """The game's services (``SERVICES``) from its services module. ``ValueError`` for a
+        name that is none of them."""
+        unknown = sorted(set(services) - set(SERVICES))
+        if unknown:
+            raise ValueError(f"no game service {unknown[0]!r}: one of {', '.join(SERVICES)}")
+        self.services.update(services)
 
     def service(self, name: str) -> Callable[..., Any] | None:
-        """The game's service ``name`` (one of the ``"module:function"`` fields), imported;
-        None when the game has none."""
-        path = getattr(self, name)
-        if not path:
-            return None
-        module, _, function = path.partition(":")
-        return getattr(import_module(module), function)
+        """The game's service ``name`` (one of ``SERVICES``), or None when it has none."""
+        if name not in SERVICES:
+            raise ValueError(f"no game service {name!r}: one of {', '.join(SERVICES)}")
+        return self.services.get(name)
 
     def kinds_of_limits(self, rules: dict[str, Any]) -> list[dict]:
         """``limit_kinds`` of ``rules``, each with a ``note`` ("" when none)."""

@@ -17,9 +17,6 @@ SPEC = GameSpec(
     dealt_from_a_shoe=True,
     burn_cards=0,  # dealt by hand face up: none burned
     move_bet=check_bet,
-    deal="games.services.trente_quarante:tq_deal",
-    report_card="games.services.trente_quarante:tq_report_card",
-    batch_bet="games.services.trente_quarante:tq_bet",
     batch_fields=frozenset({"patron", "bet", "stake_cents"}),
     limit_labels=(("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),
 )

@@ -133,3 +133,6 @@ def shoe_history(shoe_id: str) -> dict:
         "bead_plate": bac.bead_plate(winners),
         "big_road": bac.big_road(winners),
     }
+
+
+SPEC.provide(deal=baccarat_deal, report_card=baccarat_report_card, batch_bet=baccarat_bet)

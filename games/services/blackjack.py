@@ -30,6 +30,7 @@ from ..rules import blackjack_theory as theory
 from ..rules.blackjack_table import BlackjackTableRules
 from . import card_table as ct
 from .bet_keys import bet_key
+from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe, save_after_coup
 
 GAME = SPEC.code  # the game this module deals (games.catalog)
@@ -404,3 +405,8 @@ def _check_stakes_covered(records: list, coup: Round) -> None:
                 field="amount_cents",
                 **where,
             )
+
+
+SPEC.provide(
+    deal=blackjack_deal, report_card=blackjack_report_card, batch_bet=blackjack_bet_place, on_layout=on_layout_cents
+)

@@ -21,6 +21,7 @@ from ..rules.house_edges import caribbean_line_edge
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
 from .bet_keys import bet_key
+from .blackjack_layout import on_layout_cents
 from .shoes import close_shoe, draw_reported
 
 GAME = SPEC.code  # the game this module deals (games.catalog)
@@ -347,3 +348,13 @@ def _summary(coup: Round, game: cs.CaribbeanCoup) -> dict:
         undecided=list(game.undecided()),
         next_card_to=game.next_draw(),
     )
+
+
+# Each Caribbean coup has a deck of its own (sheet 001): a void spends it as settling would.
+SPEC.provide(
+    deal=caribbean_deal,
+    report_card=caribbean_report_card,
+    batch_bet=caribbean_ante,
+    on_layout=on_layout_cents,
+    after_void=void_decks,
+)

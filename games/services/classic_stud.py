@@ -559,3 +559,6 @@ def on_layout_cents(coup: Round) -> dict[str, int]:
         else:
             outstanding[data["bet"]] -= data["stake_cents"]
     return outstanding
+
+
+SPEC.provide(deal=classic_stud_deal, report_card=classic_stud_report_card, on_layout=on_layout_cents)

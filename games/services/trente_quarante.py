@@ -105,3 +105,6 @@ def tq_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str
 
     request = {"round": str(round_id), "card": card}
     return ct.card_command("tq_card", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+SPEC.provide(deal=tq_deal, report_card=tq_report_card, batch_bet=tq_bet)
