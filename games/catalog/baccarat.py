@@ -3,6 +3,7 @@
 from basis.errors import RuleError
 
 from ..rules.baccarat import BaccaratRules, check_bet, house_edge
+from ..rules.coups import baccarat_coup
 from ..rules.house_edges import baccarat_bets_without_edge, baccarat_table_edge
 from .spec import GameSpec
 
@@ -18,6 +19,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=baccarat_coup,
     house_edge=baccarat_table_edge,
     bets_without_edge=baccarat_bets_without_edge,
     code="baccarat",

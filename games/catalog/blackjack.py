@@ -1,6 +1,7 @@
 """Black jack (sheets 000 and 004): boxes, a shoe, immediate payouts by sheet."""
 
 from ..rules.blackjack_table import BlackjackTableRules
+from ..rules.coups import blackjack_coup
 from ..rules.house_edges import blackjack_bets_without_edge, blackjack_table_edge
 from ..rules.shoe import BURN_CARDS_BLACKJACK
 from .spec import GameSpec, cents_option
@@ -18,6 +19,7 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    describe_coup=blackjack_coup,
     house_edge=blackjack_table_edge,
     bets_without_edge=blackjack_bets_without_edge,
     code="blackjack",

@@ -7,6 +7,7 @@ from fractions import Fraction
 from basis.errors import RuleError
 from basis.money import currency, format_amount, format_cents
 
+from ..rules.coups import classic_stud_coup
 from ..rules.house_edges import classic_stud_table_edge, no_bets_without_edge
 from ..rules.stud_table import ClassicStudTableRules
 from .spec import GameSpec
@@ -64,6 +65,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=classic_stud_coup,
     house_edge=classic_stud_table_edge,
     bets_without_edge=no_bets_without_edge,
     code="classic_stud",

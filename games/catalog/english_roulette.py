@@ -2,6 +2,7 @@
 
 from basis.money import format_cents
 
+from ..rules.coups import roulette_coup
 from ..rules.house_edges import roulette_table_edge
 from ..rules.roulette_table import RouletteTableRules
 from .spec import GameSpec, cents_option
@@ -49,6 +50,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=roulette_coup,
     house_edge=roulette_table_edge,
     code="english_roulette",
     name="English roulette",

@@ -77,6 +77,8 @@ class GameSpec:
       ``BetSettled`` when it is not ``house_edge``'s figure (trente-et-quarante, Caribbean stud);
     - ``bets_without_edge``: ``rules -> [(bet, edge)]``, the bets on which ``rules`` give the
       house no edge (≤ 0); by default the game's one ``house_edge`` figure when it is ≤ 0;
+    - ``describe_coup``: ``(result, events) -> {"hands", "verdict"}``, a finished coup as the
+      table page reads it (``games.rules.coups``);
     - ``batch_fields``: the fields of a batch's bet its ``batch_bet`` service takes;
     - ``services``: the game's own services, which its services module ``provide``-s when
       it is imported (it imports the catalog, so the catalog cannot import it; ``games.apps``
@@ -106,6 +108,7 @@ class GameSpec:
     bets_without_edge: Callable[[dict[str, Any]], list[tuple[str, Any]]] | None = None
     burn_cards: int = 0
     move_bet: Callable[[str], str] | None = None
+    describe_coup: Callable[[dict, list], dict] | None = None
     batch_fields: frozenset[str] = field(default_factory=frozenset)
     services: dict[str, Callable[..., Any]] = field(default_factory=dict, compare=False, repr=False)
 

@@ -1,11 +1,13 @@
 """Trente-et-quarante: rouge, noir, couleur, inverse, dealt from a shoe; après and prison."""
 
+from ..rules.coups import trente_quarante_coup
 from ..rules.house_edges import tq_line_edge, tq_table_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from ..rules.trente_quarante import check_bet
 from .spec import GameSpec
 
 SPEC = GameSpec(
+    describe_coup=trente_quarante_coup,
     house_edge=tq_table_edge,
     line_edge=tq_line_edge,
     code="trente_quarante",
