@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from cashier.reports import hold_pct
-from games.catalog import spec
+from games.catalog import GAMES, spec
 from games.models import Table
 from games.names import game_name
 from games.theory import effective_edge_pct
@@ -238,12 +238,12 @@ STATES = (Table.State.OPEN, Table.State.CLOSED)
 
 
 def floor_filters(game: str | None = None, state: str | None = None) -> dict:
-    """The floor's filters checked: ``game`` a ``Table.Game`` value, ``state`` ``open`` or
+    """The floor's filters checked: ``game`` a game's code (``games.catalog``), ``state`` ``open`` or
     ``closed``, empty for all. Returns ``{"game", "state"}`` (``None``: all); raises
     ``InvalidInput`` naming the field for anything else (the page answers 400)."""
     game, state = (game or "").strip() or None, (state or "").strip() or None
-    if game is not None and game not in Table.Game.values:
-        raise InvalidInput(f"no game {game[:40]!r}: one of {', '.join(Table.Game.values)}", field="game")
+    if game is not None and game not in GAMES:
+        raise InvalidInput(f"no game {game[:40]!r}: one of {', '.join(GAMES)}", field="game")
     if state is not None and state not in STATES:
         raise InvalidInput(f"no table state {state[:40]!r}: open or closed", field="state")
     return {"game": game, "state": state}

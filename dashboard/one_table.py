@@ -20,7 +20,7 @@ from cashier.reports import variance_report
 from games.catalog import spec
 from games.catalog.classic_stud import pct_figure, rake_pct
 from games.models import BetRefusal, Table
-from games.rules.house_edges import house_edge
+from games.theory import house_edge
 from ledger import projections
 from ledger.models import TableDayStats
 

@@ -23,7 +23,6 @@ from games.catalog import GAMES, spec
 from games.catalog.classic_stud import STUD_ROUNDS
 from games.models import Round, Table
 from games.names import game_name
-from games.rules.stud_table import ClassicStudTableRules
 from games.services.table_limits import approved_range
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day, gaming_day_of
@@ -50,7 +49,7 @@ def limits_in_money(game: str, rules: dict | None) -> dict:
     rules = dict(rules or {})
     if spec(game).most_in_a_round is not None:  # limits per round (classic stud)
         try:
-            stud = ClassicStudTableRules.from_dict(rules).game
+            stud = spec(game).rules.from_dict(rules).game
         except RuleError:  # a rule set the engine refuses: no value in force to show
             return {}
         rules = {"base_stake_cents": stud.base_stake_cents}
@@ -358,7 +357,7 @@ def table_choices() -> dict:
             {"code": t.code, "game": t.game, "game_label": game_name(t.game), "edge": edge(t.game, t.rules)["short"]}
             for t in Table.objects.filter(state=Table.State.CLOSED).order_by("code")
         ],
-        "games": [{"game": g, "label": game_name(g), "edge": edge(g, {})["short"]} for g in Table.Game.values],
+        "games": [{"game": g, "label": game_name(g), "edge": edge(g, {})["short"]} for g in GAMES],
         "dealers": users_with(Role.DEALER),
     }
 

@@ -88,7 +88,7 @@ def home(request):
 
 
 def _floor(request, template: str):
-    """The floor, filtered by ``?game=<Table.Game value>&state=open|closed`` (either may be
+    """The floor, filtered by ``?game=<a game's code>&state=open|closed`` (either may be
     left out or empty); a bad filter is a 400 naming the parameter. The live fragment polls
     with the same query string, so the filter holds across refreshes."""
     try:

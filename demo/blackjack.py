@@ -10,6 +10,7 @@ commitment — and a new one starts. At the end every chip is redeemed and the t
 import random
 from dataclasses import dataclass, field
 
+from games.catalog.blackjack import SPEC as GAME
 from games.models import Round, Shoe, Table
 from games.rules.basic_strategy import basic_decision
 from games.rules.blackjack_table import BlackjackTableRules
@@ -45,7 +46,7 @@ def _behind_beside(rules: BlackjackTableRules) -> bool:
 def _ensure_table_and_shoe() -> None:
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
-        demo_table_open(TABLE, Table.Game.BLACKJACK, 5_000_000)
+        demo_table_open(TABLE, GAME.code, 5_000_000)
     shoe = active_shoe(Table.objects.get(code=TABLE))
     if shoe is None or shoe.state != Shoe.State.IN_PLAY:
         shoe_start(table=TABLE, actor=DEALER)

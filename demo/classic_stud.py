@@ -7,7 +7,7 @@ table's whole win. Every chip is redeemed at the end and the table closes."""
 import random
 from dataclasses import dataclass
 
-from games.models import Table
+from games.catalog.classic_stud import SPEC as GAME
 from games.rules.poker_hands import evaluate
 from games.services.classic_stud import classic_stud_act, classic_stud_sit
 from games.services.dealing import deal
@@ -76,7 +76,7 @@ def play_classic_stud_session(
 ) -> ClassicStudReport:
     """Play ``coups`` hands of classic stud at S1 with ``players`` regulars; ``progress``: one a hand."""
     rng = rng or random.Random()
-    first_position = session_start(TABLE, Table.Game.CLASSIC_STUD, OPENER_CENTS, RULES)
+    first_position = session_start(TABLE, GAME.code, OPENER_CENTS, RULES)
     codes = demo_players("classic stud", players)
     buy_in_short(TABLE, codes, below_cents=STACK_CENTS, amount_cents=BUY_IN_CENTS)
     report = ClassicStudReport()

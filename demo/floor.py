@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connection
@@ -22,6 +23,8 @@ from basis.money import format_cents
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.slips import slip_accept, slip_issue, slip_request
 from core.denominations import chip_denominations, decompose
+from games.catalog import baccarat, blackjack, caribbean_stud, english_roulette, spec, trente_quarante
+from games.catalog import classic_stud as classic_stud_game
 from games.models import Bet, ColourStack, Shoe, Table
 from games.rules.basic_strategy import basic_decision
 from games.rules.poker_hands import evaluate
@@ -50,12 +53,12 @@ from .roulette import _ensure_cage, void_leftover_coup
 
 # The live floor's tables: code → (game, first opener in cents, rules).
 TABLES = {
-    "R1": (Table.Game.ENGLISH_ROULETTE, 5_000_000, {}),
-    "B1": (Table.Game.BLACKJACK, 5_000_000, {}),
-    "C1": (Table.Game.CARIBBEAN_STUD, 2_000_000, {}),
-    "S1": (Table.Game.CLASSIC_STUD, classic_stud.OPENER_CENTS, classic_stud.RULES),  # as the demo day's
-    "P1": (Table.Game.BACCARAT, 3_000_000, {}),
-    "T1": (Table.Game.TRENTE_QUARANTE, 3_000_000, {}),
+    "R1": (english_roulette.SPEC.code, 5_000_000, {}),
+    "B1": (blackjack.SPEC.code, 5_000_000, {}),
+    "C1": (caribbean_stud.SPEC.code, 2_000_000, {}),
+    "S1": (classic_stud_game.SPEC.code, classic_stud.OPENER_CENTS, classic_stud.RULES),  # as the demo day's
+    "P1": (baccarat.SPEC.code, 3_000_000, {}),
+    "T1": (trente_quarante.SPEC.code, 3_000_000, {}),
 }
 SEATS = 4  # patrons a table keeps at most
 DATABASE_PROBE_SECONDS = 2.0  # how long one look at a database that went away may take
@@ -152,7 +155,7 @@ class FloorSimulator:
             table_buy_in(code=code, patron=patron, amount_cents=amount, actor=DEALER)
         else:
             chips_purchase(patron=patron, amount_cents=amount, actor=CASHIER)
-        if TABLES[code][0] == Table.Game.ENGLISH_ROULETTE:
+        if spec(TABLES[code][0]).layout_bets:  # roulette's patrons play colour chips
             colour_chips_buy(
                 table=code,
                 patron=patron,
@@ -167,7 +170,7 @@ class FloorSimulator:
 
     def leave(self, code: str, patron: str) -> None:
         """``patron`` leaves ``code``: colour chips changed back, his chips redeemed at the cage."""
-        if TABLES[code][0] == Table.Game.ENGLISH_ROULETTE and store.balance(accounts.patron_colour(patron, code)):
+        if spec(TABLES[code][0]).layout_bets and store.balance(accounts.patron_colour(patron, code)):
             colour_chips_change_inverse(table=code, patron=patron, actor=DEALER)
         held = patron_chips_cents(patron)
         if held:
@@ -186,7 +189,7 @@ class FloorSimulator:
             self.arrive(code)
 
     def _colour(self, code: str, patron: str) -> int:
-        if TABLES[code][0] != Table.Game.ENGLISH_ROULETTE:
+        if not spec(TABLES[code][0]).layout_bets:
             return 0
         return store.balance(accounts.patron_colour(patron, code))
 
@@ -239,62 +242,10 @@ class FloorSimulator:
     def bets(self, code: str) -> str:
         """Open a coup at ``code`` and place its bets; returns the round id."""
         game = TABLES[code][0]
-        if game in (Table.Game.BLACKJACK, Table.Game.BACCARAT, Table.Game.TRENTE_QUARANTE):
+        if spec(game).dealt_from_a_shoe:
             self._shoe(code)
         coup = round_open(table=code, actor=DEALER)["round"]
-        players = self.seated[code]
-        rng = self.rng
-        if game == Table.Game.ENGLISH_ROULETTE:
-            for patron in players:
-                for _ in range(rng.randint(1, 3)):
-                    if rng.random() < 0.5:
-                        bet = {"type": "plein", "numbers": [rng.randrange(37)]}
-                        stake = self._stake([200, 400, 1_000], 20_000)
-                    else:
-                        bet = {"type": "chance_simple", "chance": rng.choice(["rouge", "noir", "pair", "impair"])}
-                        stake = self._stake([600, 1_000, 2_000], 200_000)
-                    self._try(
-                        bet_place,
-                        round_id=coup,
-                        patron=patron,
-                        stake_cents=stake,
-                        chips="colour",
-                        bet=bet,
-                        actor=DEALER,
-                    )
-        elif game == Table.Game.BLACKJACK:
-            for box, patron in enumerate(players, start=1):
-                stake = self._stake([1_000, 2_000, 2_500], 200_000)
-                self._try(
-                    blackjack_bet_place,
-                    round_id=coup,
-                    patron=patron,
-                    box=box,
-                    stake_cents=stake,
-                    seated=True,
-                    actor=DEALER,
-                )
-        elif game == Table.Game.CARIBBEAN_STUD:
-            for box, patron in enumerate(players, start=1):
-                if patron_chips_cents(patron) >= 3_000:
-                    self._try(caribbean_ante, round_id=coup, patron=patron, box=box, ante_cents=1_000, actor=DEALER)
-        elif game == Table.Game.CLASSIC_STUD:
-            for seat, patron in enumerate(players, start=1):
-                stack = min(patron_chips_cents(patron), 20_000)
-                if stack >= 2_000:
-                    self._try(
-                        classic_stud_sit, round_id=coup, patron=patron, seat=seat, stack_cents=stack, actor=DEALER
-                    )
-        elif game == Table.Game.BACCARAT:
-            for patron in players:
-                on = rng.choices(["banker", "player", "tie"], weights=[5, 4, 1])[0]
-                stake = self._stake([500, 1_000, 2_500], 50_000)
-                self._try(baccarat_bet, round_id=coup, patron=patron, bet=on, stake_cents=stake, actor=DEALER)
-        elif game == Table.Game.TRENTE_QUARANTE:
-            for patron in players:
-                on = rng.choice(["rouge", "noir", "couleur", "inverse"])
-                stake = self._stake([500, 1_000, 2_000], 200_000)
-                self._try(tq_bet, round_id=coup, patron=patron, bet=on, stake_cents=stake, actor=DEALER)
+        PLAYERS[game].bets(self, coup, self.seated[code])
         return coup
 
     def finish(self, code: str, coup: str) -> None:
@@ -309,16 +260,65 @@ class FloorSimulator:
 
     def _play_out(self, game: str, coup: str) -> None:
         round_close_bets(round_id=coup, actor=DEALER)
-        if game == Table.Game.ENGLISH_ROULETTE:
-            round_record_result(round_id=coup, number=secrets.randbelow(37), actor=DEALER)
-        elif game == Table.Game.BLACKJACK:
-            self._blackjack(coup)
-        elif game == Table.Game.CARIBBEAN_STUD:
-            self._caribbean(coup)
-        elif game == Table.Game.CLASSIC_STUD:
-            self._classic_stud(coup)
-        else:
-            deal(round_id=coup, actor=DEALER)
+        PLAYERS[game].play_out(self, coup)
+
+    # --- each game's bets and decisions (``PLAYERS``) -------------------------------------
+
+    def _roulette_bets(self, coup: str, players: list[str]) -> None:
+        rng = self.rng
+        for patron in players:
+            for _ in range(rng.randint(1, 3)):
+                if rng.random() < 0.5:
+                    bet = {"type": "plein", "numbers": [rng.randrange(37)]}
+                    stake = self._stake([200, 400, 1_000], 20_000)
+                else:
+                    bet = {"type": "chance_simple", "chance": rng.choice(["rouge", "noir", "pair", "impair"])}
+                    stake = self._stake([600, 1_000, 2_000], 200_000)
+                self._try(
+                    bet_place, round_id=coup, patron=patron, stake_cents=stake, chips="colour", bet=bet, actor=DEALER
+                )
+
+    def _blackjack_bets(self, coup: str, players: list[str]) -> None:
+        for box, patron in enumerate(players, start=1):
+            stake = self._stake([1_000, 2_000, 2_500], 200_000)
+            self._try(
+                blackjack_bet_place,
+                round_id=coup,
+                patron=patron,
+                box=box,
+                stake_cents=stake,
+                seated=True,
+                actor=DEALER,
+            )
+
+    def _caribbean_bets(self, coup: str, players: list[str]) -> None:
+        for box, patron in enumerate(players, start=1):
+            if patron_chips_cents(patron) >= 3_000:
+                self._try(caribbean_ante, round_id=coup, patron=patron, box=box, ante_cents=1_000, actor=DEALER)
+
+    def _classic_stud_bets(self, coup: str, players: list[str]) -> None:
+        for seat, patron in enumerate(players, start=1):
+            stack = min(patron_chips_cents(patron), 20_000)
+            if stack >= 2_000:
+                self._try(classic_stud_sit, round_id=coup, patron=patron, seat=seat, stack_cents=stack, actor=DEALER)
+
+    def _baccarat_bets(self, coup: str, players: list[str]) -> None:
+        for patron in players:
+            on = self.rng.choices(["banker", "player", "tie"], weights=[5, 4, 1])[0]
+            stake = self._stake([500, 1_000, 2_500], 50_000)
+            self._try(baccarat_bet, round_id=coup, patron=patron, bet=on, stake_cents=stake, actor=DEALER)
+
+    def _tq_bets(self, coup: str, players: list[str]) -> None:
+        for patron in players:
+            on = self.rng.choice(["rouge", "noir", "couleur", "inverse"])
+            stake = self._stake([500, 1_000, 2_000], 200_000)
+            self._try(tq_bet, round_id=coup, patron=patron, bet=on, stake_cents=stake, actor=DEALER)
+
+    def _ball(self, coup: str) -> None:
+        round_record_result(round_id=coup, number=secrets.randbelow(37), actor=DEALER)
+
+    def _deal(self, coup: str) -> None:
+        deal(round_id=coup, actor=DEALER)
 
     def _blackjack(self, coup: str) -> None:
         state = blackjack_deal(round_id=coup, actor=DEALER)
@@ -472,3 +472,24 @@ class FloorSimulator:
             self.beat(self.stats)
             self.sleep()
         return self.stats
+
+
+@dataclass(frozen=True)
+class FloorPlayer:
+    """How the floor plays one game: ``bets(simulator, round id, patrons)`` puts the coup's bets
+    down, ``play_out(simulator, round id)`` plays it out once its bets are closed."""
+
+    bets: Callable[[FloorSimulator, str, list[str]], None]
+    play_out: Callable[[FloorSimulator, str], None] = FloorSimulator._deal
+
+
+# The floor's way of playing each game, keyed by the game's code in the registry
+# (``games.catalog``): a game added there is played here once it has its line.
+PLAYERS: dict[str, FloorPlayer] = {
+    english_roulette.SPEC.code: FloorPlayer(FloorSimulator._roulette_bets, FloorSimulator._ball),
+    blackjack.SPEC.code: FloorPlayer(FloorSimulator._blackjack_bets, FloorSimulator._blackjack),
+    caribbean_stud.SPEC.code: FloorPlayer(FloorSimulator._caribbean_bets, FloorSimulator._caribbean),
+    classic_stud_game.SPEC.code: FloorPlayer(FloorSimulator._classic_stud_bets, FloorSimulator._classic_stud),
+    baccarat.SPEC.code: FloorPlayer(FloorSimulator._baccarat_bets),
+    trente_quarante.SPEC.code: FloorPlayer(FloorSimulator._tq_bets),
+}

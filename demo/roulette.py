@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from cashier.models import Cage
 from cashier.selectors import cage_get
 from cashier.services.cage import cage_open, chips_purchase, chips_redeem
+from games.catalog.english_roulette import SPEC as GAME
 from games.models import Table
 from games.rules.roulette import ANNOUNCE_OPTIONS, ANNOUNCED, BetType, bet_kinds, expand_announced
 from games.rules.roulette_table import RouletteTableRules
@@ -87,7 +88,7 @@ def _ensure_cage(*, share: int = 1) -> None:
 def _ensure_table() -> None:
     table = Table.objects.filter(code=TABLE).first()
     if table is None or table.state != Table.State.OPEN:
-        demo_table_open(TABLE, Table.Game.ENGLISH_ROULETTE, 5_000_000)
+        demo_table_open(TABLE, GAME.code, 5_000_000)
 
 
 def _seat_patrons(rng: random.Random, count: int) -> list[Seat]:

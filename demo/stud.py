@@ -4,7 +4,7 @@ ace-king), fold otherwise; every chip is redeemed at the end and the table close
 
 from dataclasses import dataclass
 
-from games.models import Table
+from games.catalog.caribbean_stud import SPEC as GAME
 from games.rules.poker_hands import evaluate
 from games.services.caribbean import caribbean_ante, caribbean_decide
 from games.services.dealing import deal
@@ -35,7 +35,7 @@ def play_caribbean_session(
     *, coups: int = 50, players: int = 4, ante_cents: int = 1_000, progress: Progress | None = None
 ) -> StudReport:
     """Play ``coups`` coups of Caribbean stud; ``progress``: advanced by one a coup."""
-    first_position = session_start(TABLE, Table.Game.CARIBBEAN_STUD, 2_000_000)
+    first_position = session_start(TABLE, GAME.code, 2_000_000)
     codes = demo_players("stud", players)
     buy_in_short(TABLE, codes, below_cents=20 * ante_cents, amount_cents=40 * ante_cents)
     report = StudReport()

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 
 from cashier.services.cage import chips_redeem
+from games.catalog import baccarat, spec, trente_quarante
 from games.models import Shoe, Table
 from games.selectors import settlements_net_cents, table_win_cents
 from games.services.baccarat import baccarat_bet, shoe_history
@@ -71,7 +72,7 @@ def _session(
     the_table = Table.objects.get(code=code)
     shoe = active_shoe(the_table)
     if shoe is not None:
-        if game == Table.Game.BACCARAT:
+        if spec(game).scoreboard:  # punto banco's road of the shoe
             report.history = shoe_history(str(shoe.id))
         shoe_close(shoe_id=str(shoe.id), actor=DEALER)
     demo_table_close(code)  # prison bets still out: prison_on_close
@@ -103,12 +104,12 @@ def _tq_bet(coup: str, player: str, rng: random.Random) -> None:
 def play_baccarat_session(
     *, coups: int = 60, rng: random.Random | None = None, progress: Progress | None = None
 ) -> TableReport:
-    return _session("P1", Table.Game.BACCARAT, "baccarat", _baccarat_bet, coups, rng or random.Random(), progress)
+    return _session("P1", baccarat.SPEC.code, "baccarat", _baccarat_bet, coups, rng or random.Random(), progress)
 
 
 def play_trente_quarante_session(
     *, coups: int = 60, rng: random.Random | None = None, progress: Progress | None = None
 ) -> TableReport:
     return _session(
-        "T1", Table.Game.TRENTE_QUARANTE, "trente-et-quarante", _tq_bet, coups, rng or random.Random(), progress
+        "T1", trente_quarante.SPEC.code, "trente-et-quarante", _tq_bet, coups, rng or random.Random(), progress
     )

@@ -12,6 +12,13 @@ class GamesConfig(AppConfig):
             replay,  # noqa: F401 - registers the replay-check of tables, rounds, bets
             scopes,
         )
+        from .services import (  # noqa: F401 - each provides its game's services to its spec (games.catalog)
+            baccarat,
+            blackjack,
+            caribbean,
+            classic_stud,
+            trente_quarante,
+        )
         from .services.refusals import record_refusal_signal
 
         bet_refused.connect(record_refusal_signal, dispatch_uid="games.bet_refusal_record")

@@ -14,22 +14,18 @@ from django_fsm import ConcurrentTransitionMixin, FSMField, transition
 
 from basis.refusals import REFUSAL_KINDS
 
+from .catalog import game_choices
+
 
 class Table(ConcurrentTransitionMixin, models.Model):
-    class Game(models.TextChoices):
-        ENGLISH_ROULETTE = "english_roulette"
-        BLACKJACK = "blackjack"
-        CARIBBEAN_STUD = "caribbean_stud"
-        CLASSIC_STUD = "classic_stud"
-        BACCARAT = "baccarat"
-        TRENTE_QUARANTE = "trente_quarante"
-
     class State(models.TextChoices):
         CLOSED = "closed"
         OPEN = "open"
 
     code = models.CharField(max_length=20, unique=True, help_text="e.g. R1")
-    game = models.CharField(max_length=32, choices=Game.choices)
+    # A game's code, one of the registry's (``games.catalog``): the choices are read from it
+    # when asked, so a game added there needs no migration here.
+    game = models.CharField(max_length=32, choices=game_choices)
     state = FSMField(default=State.CLOSED, choices=State.choices, protected=True)
     rules = models.JSONField(default=dict, help_text="the rule set in force, recorded in TableOpened")
     currency = models.CharField(max_length=3, default="EUR")

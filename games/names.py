@@ -2,9 +2,9 @@
 
 from .catalog import GAMES
 
-GAME_NAMES = {code: game.name for code, game in GAMES.items()}
-
 
 def game_name(game: str) -> str:
-    """``english_roulette`` → ``English roulette``; an unknown code in words."""
-    return GAME_NAMES.get(game, str(game).replace("_", " ").capitalize())
+    """``english_roulette`` → ``English roulette`` (its spec's ``name``, read when asked: a game
+    registered later is named too); an unknown code in words."""
+    known = GAMES.get(game) if isinstance(game, str) else None
+    return known.name if known is not None else str(game).replace("_", " ").capitalize()

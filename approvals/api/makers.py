@@ -34,7 +34,7 @@ from cashier.api.tronc import TIPS_COUNTERS, TipBox
 from cashier.services.cage_shifts import window_cashier
 from core.ids import UsernameField
 from core.views import CentsField, CommandSchema, CommandView
-from games.models import Table
+from games.catalog import game_choices
 from staff.permissions import roles_allowed
 from staff.roles import Role
 
@@ -87,7 +87,7 @@ class TableOpen(ActView):
     act = "table_open"
 
     class Input(serializers.Serializer):
-        game = serializers.ChoiceField(choices=Table.Game.choices)
+        game = serializers.ChoiceField(choices=game_choices())
         opener_cents = CentsField(min_value=0)
         rules = serializers.DictField(required=False)
 
@@ -117,7 +117,7 @@ class TableOpenCounted(ActView):
     act = "table_open_counted"
 
     class Input(serializers.Serializer):
-        game = serializers.ChoiceField(choices=Table.Game.choices)
+        game = serializers.ChoiceField(choices=game_choices())
         opener = Count()
         dealer = UsernameField(required=False)
         pit_boss = UsernameField()

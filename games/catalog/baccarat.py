@@ -2,7 +2,9 @@
 
 from basis.errors import RuleError
 
-from ..rules.baccarat import BaccaratRules, house_edge
+from ..rules.baccarat import BaccaratRules, check_bet, house_edge
+from ..rules.coups import baccarat_coup
+from ..rules.house_edges import baccarat_bets_without_edge, baccarat_table_edge
 from .spec import GameSpec
 
 
@@ -17,6 +19,9 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=baccarat_coup,
+    house_edge=baccarat_table_edge,
+    bets_without_edge=baccarat_bets_without_edge,
     code="baccarat",
     name="Punto banco",
     in_a_sentence="baccarat",
@@ -24,6 +29,9 @@ SPEC = GameSpec(
     minima=("min_bet_cents",),
     maxima=("max_bet_cents",),
     dealt_from_a_shoe=True,
+    burn_cards=1,  # the sheets say nothing: the customary single burn card
+    move_bet=check_bet,
+    batch_fields=frozenset({"patron", "bet", "stake_cents"}),
     edge_words=edge_words,
     scoreboard=True,
     limit_labels=(("min_bet_cents", "Minimum bet"), ("max_bet_cents", "Maximum bet")),

@@ -1,6 +1,9 @@
 """Black jack (sheets 000 and 004): boxes, a shoe, immediate payouts by sheet."""
 
 from ..rules.blackjack_table import BlackjackTableRules
+from ..rules.coups import blackjack_coup
+from ..rules.house_edges import blackjack_bets_without_edge, blackjack_table_edge
+from ..rules.shoe import BURN_CARDS_BLACKJACK
 from .spec import GameSpec, cents_option
 
 
@@ -16,6 +19,9 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    describe_coup=blackjack_coup,
+    house_edge=blackjack_table_edge,
+    bets_without_edge=blackjack_bets_without_edge,
     code="blackjack",
     name="Black jack",
     in_a_sentence="black jack",
@@ -23,6 +29,8 @@ SPEC = GameSpec(
     minima=("min_bet_cents",),
     maxima=("max_box_cents",),
     dealt_from_a_shoe=True,
+    burn_cards=BURN_CARDS_BLACKJACK,
+    batch_fields=frozenset({"patron", "box", "stake_cents", "seated"}),
     limit_kinds=limit_kinds,
     limit_labels=(("min_bet_cents", "Minimum, box"), ("max_box_cents", "Maximum, box")),
 )

@@ -1,5 +1,7 @@
 """Caribbean stud: five cards against the house, ante and raise, a fresh deck each coup."""
 
+from ..rules.coups import caribbean_coup
+from ..rules.house_edges import caribbean_line_edge, caribbean_table_edge
 from ..rules.stud_table import CaribbeanTableRules
 from .spec import GameSpec, cents_option
 
@@ -18,6 +20,9 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    describe_coup=caribbean_coup,
+    house_edge=caribbean_table_edge,
+    line_edge=caribbean_line_edge,
     code="caribbean_stud",
     name="Caribbean stud",
     in_a_sentence="Caribbean stud",
@@ -26,6 +31,7 @@ SPEC = GameSpec(
     maxima=("ante_max_cents",),
     limit_labels=(("ante_min_cents", "Minimum ante"), ("ante_max_cents", "Maximum ante")),
     limit_kinds=limit_kinds,
+    batch_fields=frozenset({"patron", "box", "ante_cents"}),
     theory_on="antes",  # its edge is per ante: the raise is not in it
     edge_per=" of the ante",
 )

@@ -7,6 +7,8 @@ from fractions import Fraction
 from basis.errors import RuleError
 from basis.money import currency, format_amount, format_cents
 
+from ..rules.coups import classic_stud_coup
+from ..rules.house_edges import classic_stud_table_edge, no_bets_without_edge
 from ..rules.stud_table import ClassicStudTableRules
 from .spec import GameSpec
 
@@ -63,6 +65,9 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=classic_stud_coup,
+    house_edge=classic_stud_table_edge,
+    bets_without_edge=no_bets_without_edge,
     code="classic_stud",
     name="Classic five-card stud",
     in_a_sentence="classic stud",

@@ -2,6 +2,8 @@
 
 from basis.money import format_cents
 
+from ..rules.coups import roulette_coup
+from ..rules.house_edges import roulette_table_edge
 from ..rules.roulette_table import RouletteTableRules
 from .spec import GameSpec, cents_option
 
@@ -48,6 +50,8 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    describe_coup=roulette_coup,
+    house_edge=roulette_table_edge,
     code="english_roulette",
     name="English roulette",
     in_a_sentence="English roulette",
@@ -56,6 +60,7 @@ SPEC = GameSpec(
     maxima=("max_bet_cents", "even_chance_max_cents"),
     minima_in_colour_chips=frozenset({"min_bet_cents"}),
     cards=False,
+    layout_bets=True,
     limit_kinds=limit_kinds,
     table_options=table_options,
     edge_words=edge_words,

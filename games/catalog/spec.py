@@ -23,11 +23,21 @@ class TableRules(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
+# What a game's services module may provide (``GameSpec.provide``):
+# - ``deal``: ``(round_id, actor, idempotency_key) -> dict``, a coup whose bets are closed dealt;
+# - ``report_card``: the same with ``card``, a card reported by the reader or the terminal;
+# - ``batch_bet``: one bet of a batch, called with the bet's ``batch_fields``;
+# - ``on_layout``: ``Round -> {bet id: cents}``, what each bet still has on the layout when the
+#   coup is voided (its stake when absent);
+# - ``after_void``: ``(Command, Round)``, what a void does besides giving the stakes back.
+SERVICES = ("deal", "report_card", "batch_bet", "on_layout", "after_void")
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """One game of the house.
 
-    - ``code``: its ``Table.Game`` value, as stored (``"english_roulette"``);
+    - ``code``: its code, as a table stores it (``"english_roulette"``);
     - ``name``: as people write it on screens and reports (``"English roulette"``);
     - ``in_a_sentence``: as it reads inside a sentence (``"black jack"``);
     - ``rules``: its table rule set's class;
@@ -53,7 +63,26 @@ class GameSpec:
       says it, for a game whose edge is not one figure of ``games.rules.house_edges``;
     - ``edge_per``: what the edge figure is per, after it (" of the ante");
     - ``scoreboard``: the table's page shows its shoe's coups as a scoreboard (punto banco's
-      road); ``cards`` False: it shows the wheel's last numbers instead.
+      road); ``cards`` False: it shows the wheel's last numbers instead;
+    - ``layout_bets``: its bets are positions on a roulette layout, placed one by one or in
+      batches by ``games.services.bets`` and settled by a winning number
+      (``rounds.round_record_result``), in value or colour chips; its patrons buy colour chips;
+    - ``burn_cards``: cards burned at the top of a new shoe (``dealt_from_a_shoe`` games);
+    - ``move_bet``: ``name -> chance`` (``RuleError`` for none), the engine's check of the
+      chance a bet moves to before betting closes; None: a bet is withdrawn, never moved;
+    - ``house_edge``: ``rules -> (edge, basis)``, the edge of a rule set (a ``Decimal`` fraction
+      of the stake) and how it was found (``games.rules.house_edges``); ``RuleError`` for
+      rules it cannot read; None: the game declares no edge;
+    - ``line_edge``: ``(rules, line) -> text``, the edge its service writes into each
+      ``BetSettled`` when it is not ``house_edge``'s figure (trente-et-quarante, Caribbean stud);
+    - ``bets_without_edge``: ``rules -> [(bet, edge)]``, the bets on which ``rules`` give the
+      house no edge (≤ 0); by default the game's one ``house_edge`` figure when it is ≤ 0;
+    - ``describe_coup``: ``(result, events) -> {"hands", "verdict"}``, a finished coup as the
+      table page reads it (``games.rules.coups``);
+    - ``batch_fields``: the fields of a batch's bet its ``batch_bet`` service takes;
+    - ``services``: the game's own services, which its services module ``provide``-s when
+      it is imported (it imports the catalog, so the catalog cannot import it; ``games.apps``
+      imports every one at start): ``service(name)`` is one of ``SERVICES``, or None.
     """
 
     code: str
@@ -73,6 +102,29 @@ class GameSpec:
     edge_words: Callable[[dict[str, Any]], dict[str, str]] | None = None
     edge_per: str = ""
     scoreboard: bool = False
+    layout_bets: bool = False
+    house_edge: Callable[[dict[str, Any]], tuple[Any, str]] | None = None
+    line_edge: Callable[[dict[str, Any] | None, str | None], str] | None = None
+    bets_without_edge: Callable[[dict[str, Any]], list[tuple[str, Any]]] | None = None
+    burn_cards: int = 0
+    move_bet: Callable[[str], str] | None = None
+    describe_coup: Callable[[dict, list], dict] | None = None
+    batch_fields: frozenset[str] = field(default_factory=frozenset)
+    services: dict[str, Callable[..., Any]] = field(default_factory=dict, compare=False, repr=False)
+
+    def provide(self, **services: Callable[..., Any]) -> None:
+        """The game's services (``SERVICES``) from its services module. ``ValueError`` for a
+        name that is none of them."""
+        unknown = sorted(set(services) - set(SERVICES))
+        if unknown:
+            raise ValueError(f"no game service {unknown[0]!r}: one of {', '.join(SERVICES)}")
+        self.services.update(services)
+
+    def service(self, name: str) -> Callable[..., Any] | None:
+        """The game's service ``name`` (one of ``SERVICES``), or None when it has none."""
+        if name not in SERVICES:
+            raise ValueError(f"no game service {name!r}: one of {', '.join(SERVICES)}")
+        return self.services.get(name)
 
     def kinds_of_limits(self, rules: dict[str, Any]) -> list[dict]:
         """``limit_kinds`` of ``rules``, each with a ``note`` ("" when none)."""

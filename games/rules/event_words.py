@@ -26,7 +26,7 @@ SUITS = {"H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black"), "S": (
 # Faces of a ``CardDealt`` whose value stays hidden while the coup is in play.
 FACE_WORDS = {"down": "face down", "up": "face up", "hole": "hole card, face down"}
 
-# Game codes of ``TableOpened`` (``games.models.Table.Game``) in words.
+# Game codes of ``TableOpened`` (``games.catalog``) in words.
 GAMES = {
     "english_roulette": "English roulette",
     "blackjack": "black jack",

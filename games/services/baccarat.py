@@ -14,11 +14,14 @@ from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from patrons.selectors import patron_get
 
-from ..models import Round, Shoe, Table
+from ..catalog.baccarat import SPEC
+from ..models import Round, Shoe
 from ..rules import baccarat as bac
 from . import card_table as ct
 from .bet_keys import bet_key
 from .shoes import close_shoe, save_after_coup
+
+GAME = SPEC.code  # the game this module deals (games.catalog)
 
 
 def baccarat_bet(
@@ -31,7 +34,7 @@ def baccarat_bet(
     "version"}``."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.BACCARAT)
+        coup = ct.coup_for_update(round_id, GAME)
         ct.betting_open(coup, patron=patron, stake_cents=stake_cents)
         who = patron_get(patron)
         rules = bac.BaccaratRules.from_dict(coup.table.rules)
@@ -97,7 +100,7 @@ def baccarat_deal(*, round_id: str, actor: str, idempotency_key: str | None = No
     """Deal the coup (bets closed): from a shuffled shoe, the whole coup at once."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.BACCARAT)
+        coup = ct.coup_for_update(round_id, GAME)
         cards = ct.deal_whole_coup(cmd, coup, bac.deal_coup, _settle)
         return ct.coup_summary(coup, cards=cards, result=coup.result)
 
@@ -109,7 +112,7 @@ def baccarat_report_card(*, round_id: str, card: str, actor: str, idempotency_ke
     no more cards are needed."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.BACCARAT)
+        coup = ct.coup_for_update(round_id, GAME)
         cards = ct.report_to_whole_coup(cmd, coup, card, bac.deal_coup, _settle)
         return ct.coup_summary(coup, cards=cards, result=coup.result)
 
@@ -130,3 +133,6 @@ def shoe_history(shoe_id: str) -> dict:
         "bead_plate": bac.bead_plate(winners),
         "big_road": bac.big_road(winners),
     }
+
+
+SPEC.provide(deal=baccarat_deal, report_card=baccarat_report_card, batch_bet=baccarat_bet)

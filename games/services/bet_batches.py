@@ -44,15 +44,12 @@ from ledger.hashing import fingerprint
 from ledger.jsoncodec import canonical, loads
 from ledger.models import IdempotencyRecord
 
-from ..models import Bet, Round, Table
+from ..catalog import spec
+from ..models import Bet, Round
 from ..selectors import batch_placement_reads, bet_placement_reads, roulette_rules
-from .baccarat import baccarat_bet
 from .bet_keys import KEY_MAX
 from .bets import bet_check, betting_open_check
-from .blackjack import blackjack_bet_place
-from .caribbean import caribbean_ante
 from .refusals import bet_refusal_record
-from .trente_quarante import tq_bet
 
 MAX_BETS = 1_000
 BET_FIELDS = frozenset({"patron", "stake_cents", "chips", "bet", "announce", "key"})
@@ -127,8 +124,8 @@ def _batch_place(round_id: str, bets: list, *, actor: str, idempotency_key: str 
         first = bet_placement_reads(round_id, None)  # the coup, locked, of any game
         coup = first.coup
         table = coup.table
-        placer = _CARD_PLACERS.get(table.game)
-        if placer is None and table.game != table.Game.ENGLISH_ROULETTE:
+        placer = _card_placer(table.game)
+        if placer is None and not spec(table.game).layout_bets:
             raise InvalidInput(f"table {table.code} is a {table.game} table: it takes no batch", field="round")
         if coup.state != Round.State.BETTING:
             closed.extend(_closed_refusals(coup, bets))
@@ -329,9 +326,10 @@ def _card_place(cmd, placer: tuple, coup, item: dict, actor: str) -> dict:
         return service(round_id=str(coup.id), actor=actor, **{k: item[k] for k in fields if k in item})
 
 
-_CARD_PLACERS = {
-    Table.Game.BACCARAT: (baccarat_bet, frozenset({"patron", "bet", "stake_cents"})),
-    Table.Game.TRENTE_QUARANTE: (tq_bet, frozenset({"patron", "bet", "stake_cents"})),
-    Table.Game.BLACKJACK: (blackjack_bet_place, frozenset({"patron", "box", "stake_cents", "seated"})),
-    Table.Game.CARIBBEAN_STUD: (caribbean_ante, frozenset({"patron", "box", "ante_cents"})),
-}
+def _card_placer(game: str) -> tuple | None:
+    """``(service, fields)``: a card game's single bet service and the fields of a batch's bet
+    it takes (``GameSpec.batch_bet``, ``batch_fields``); None for a game whose batch is not
+    placed bet by bet through its service."""
+    played = spec(game)
+    service = played.service("batch_bet")
+    return None if service is None else (service, played.batch_fields)

@@ -12,13 +12,10 @@ from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
-from ..models import Bet, Round, Table
-from ..rules import baccarat as bac
-from ..rules import trente_quarante as tq
+from ..catalog import spec
+from ..models import Bet, Round
 from ..rules.roulette import make_bet
 from ..selectors import roulette_rules
-
-MOVABLE = {Table.Game.BACCARAT: bac.check_bet, Table.Game.TRENTE_QUARANTE: tq.check_bet}
 
 
 def _bet_for_update(bet_id, patron: str) -> Bet:
@@ -43,7 +40,7 @@ def _keep_even_chances_company(bet: Bet) -> None:
     a patron's even chances keep a bet of another kind beside them, so that one is withdrawn
     after them, not before: ``StateConflict`` (409, field ``bet``) otherwise."""
     table = bet.round.table
-    if table.game != Table.Game.ENGLISH_ROULETTE:
+    if not spec(table.game).layout_bets:
         return
     rules = roulette_rules(table)
     others = bet.round.bets.filter(patron=bet.patron, state=Bet.State.PLACED).exclude(pk=bet.pk)
@@ -121,7 +118,7 @@ def bet_move(*, bet_id: str, patron: str, to: str, actor: str, idempotency_key: 
             return cmd.result
         bet = _bet_for_update(bet_id, patron)
         coup = bet.round
-        check = MOVABLE.get(coup.table.game)
+        check = spec(coup.table.game).move_bet
         if check is None:
             raise InvalidInput("at this game a bet is withdrawn and placed again, not moved", field="to")
         try:

@@ -21,6 +21,7 @@ from patrons.models import Patron
 from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
 
+from ..catalog import spec
 from ..models import Bet, Round
 from ..rules.roulette import InvalidBet, RouletteBet, expand_announced, make_bet
 from ..rules.roulette_table import RouletteTableRules
@@ -121,7 +122,7 @@ def bet_place(
         reads = bet_placement_reads(round_id, patron)
         coup = reads.coup
         table = coup.table
-        if table.game != table.Game.ENGLISH_ROULETTE:
+        if not spec(table.game).layout_bets:
             raise InvalidInput(f"table {table.code} is a {table.game} table: use its own bet endpoint", field="round")
         betting_open_check(coup, patron=patron, stake_cents=stake_cents)
         placement = bet_check(

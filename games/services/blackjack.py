@@ -23,13 +23,17 @@ from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
+from ..catalog.blackjack import SPEC
 from ..models import Round, Shoe, Table
 from ..rules import blackjack as bj
 from ..rules import blackjack_theory as theory
 from ..rules.blackjack_table import BlackjackTableRules
 from . import card_table as ct
 from .bet_keys import bet_key
+from .blackjack_layout import on_layout_cents
 from .shoes import active_shoe, save_after_coup
+
+GAME = SPEC.code  # the game this module deals (games.catalog)
 
 DECISIONS = {"hit", "stand", "double", "split", "insurance", "even_money", "follow"}
 DECISION_EVENTS = {
@@ -62,7 +66,7 @@ def table_rules(table: Table) -> BlackjackTableRules:
 
 
 def _coup(round_id) -> Round:
-    return ct.coup_for_update(round_id, Table.Game.BLACKJACK)
+    return ct.coup_for_update(round_id, GAME)
 
 
 # --- bets ------------------------------------------------------------------------------
@@ -401,3 +405,8 @@ def _check_stakes_covered(records: list, coup: Round) -> None:
                 field="amount_cents",
                 **where,
             )
+
+
+SPEC.provide(
+    deal=blackjack_deal, report_card=blackjack_report_card, batch_bet=blackjack_bet_place, on_layout=on_layout_cents
+)

@@ -14,17 +14,21 @@ from ledger.errors import ChipsRefused, InvalidInput, StateConflict
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
+from ..catalog.caribbean_stud import SPEC
 from ..models import Round, Shoe, Table
 from ..rules import caribbean_stud as cs
-from ..rules.house_edges import settled_line_edge
+from ..rules.house_edges import caribbean_line_edge
 from ..rules.stud_table import CaribbeanTableRules
 from . import card_table as ct
 from .bet_keys import bet_key
+from .blackjack_layout import on_layout_cents
 from .shoes import close_shoe, draw_reported
+
+GAME = SPEC.code  # the game this module deals (games.catalog)
 
 
 def _coup(round_id) -> Round:
-    return ct.coup_for_update(round_id, Table.Game.CARIBBEAN_STUD)
+    return ct.coup_for_update(round_id, GAME)
 
 
 def _rules(table: Table) -> CaribbeanTableRules:
@@ -158,7 +162,7 @@ def _settle(coup: Round, game: cs.CaribbeanCoup, dealer: list[str]) -> list[NewE
                 dealer_qualifies=box.result.dealer_qualifies,
                 capped_cents=line.capped_cents,
                 unpaid_fraction_cents=str(line.unpaid_fraction),
-                house_edge=settled_line_edge("caribbean_stud", coup.table.rules, line.bet),
+                house_edge=caribbean_line_edge(coup.table.rules, line.bet),
             )
             events.append(ct.settlement_line(coup, bet, box.player, figures))
         events.append(ct.resolve(bet, coup, staked, returned))
@@ -344,3 +348,13 @@ def _summary(coup: Round, game: cs.CaribbeanCoup) -> dict:
         undecided=list(game.undecided()),
         next_card_to=game.next_draw(),
     )
+
+
+# Each Caribbean coup has a deck of its own (sheet 001): a void spends it as settling would.
+SPEC.provide(
+    deal=caribbean_deal,
+    report_card=caribbean_report_card,
+    batch_bet=caribbean_ante,
+    on_layout=on_layout_cents,
+    after_void=void_decks,
+)

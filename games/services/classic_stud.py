@@ -38,13 +38,14 @@ from ledger.store import NewEvent
 from patrons.selectors import patron_get
 from patrons.services.self_limit import check_self_limit
 
+from ..catalog.classic_stud import SPEC
 from ..models import Round, Shoe, Table
 from ..rules import classic_stud as stud
 from ..rules.stud_table import ClassicStudTableRules as StudTableRules
 from . import card_table as ct
 from .shoes import close_shoe, draw_reported, reveal
 
-GAME = "classic_stud"  # Table.Game.CLASSIC_STUD
+GAME = SPEC.code  # the game this module deals (games.catalog)
 CARD_SOURCES = ("shuffled", "reported")
 ACTIONS = ("check", "parole", "bet", "call", "raise", "fold")
 # Engine records → event types. The engine's RoundOpened/RoundClosed are betting rounds: the
@@ -73,7 +74,7 @@ def _play_error(exc: RuleError) -> InvalidInput | StateConflict:
 
 
 def _coup(round_id) -> Round:
-    return ct.coup_for_update(round_id, Table.Game.CLASSIC_STUD)
+    return ct.coup_for_update(round_id, GAME)
 
 
 def _seats(events: list[tuple[str, dict]]) -> list[stud.StudSeat]:
@@ -558,3 +559,6 @@ def on_layout_cents(coup: Round) -> dict[str, int]:
         else:
             outstanding[data["bet"]] -= data["stake_cents"]
     return outstanding
+
+
+SPEC.provide(deal=classic_stud_deal, report_card=classic_stud_report_card, on_layout=on_layout_cents)

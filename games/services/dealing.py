@@ -4,27 +4,16 @@ card-reading shoe call these, and they hand over to the table's game."""
 from core.ids import uuid_of
 from ledger.errors import InvalidInput
 
-from ..models import Round, Table
-from .baccarat import baccarat_deal, baccarat_report_card
-from .blackjack import blackjack_deal, blackjack_report_card
-from .caribbean import caribbean_deal, caribbean_report_card
-from .classic_stud import classic_stud_deal, classic_stud_report_card
-from .trente_quarante import tq_deal, tq_report_card
+from ..catalog import UnknownGame, spec
+from ..models import Round
 
-DEAL = {
-    Table.Game.BLACKJACK: blackjack_deal,
-    Table.Game.CARIBBEAN_STUD: caribbean_deal,
-    Table.Game.BACCARAT: baccarat_deal,
-    Table.Game.CLASSIC_STUD: classic_stud_deal,
-    Table.Game.TRENTE_QUARANTE: tq_deal,
-}
-REPORT_CARD = {
-    Table.Game.BLACKJACK: blackjack_report_card,
-    Table.Game.CARIBBEAN_STUD: caribbean_report_card,
-    Table.Game.BACCARAT: baccarat_report_card,
-    Table.Game.CLASSIC_STUD: classic_stud_report_card,
-    Table.Game.TRENTE_QUARANTE: tq_report_card,
-}
+
+def _service(round_id, name: str):
+    """The dealing service ``name`` of the coup's game (``GameSpec.service``), or None."""
+    try:
+        return spec(_game(round_id)).service(name)
+    except UnknownGame:  # no such coup: refused below as a coup not dealt here
+        return None
 
 
 def _game(round_id) -> str:
@@ -36,8 +25,8 @@ def _game(round_id) -> str:
 
 
 def deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """Deal a card game's coup whose bets are closed (black jack, Caribbean stud)."""
-    service = DEAL.get(_game(round_id))
+    """Deal a card game's coup whose bets are closed, by its game's ``deal`` service (``games.catalog``)."""
+    service = _service(round_id, "deal")
     if service is None:
         raise InvalidInput("this coup is not dealt from cards here", field="round")
     return service(round_id=round_id, actor=actor, idempotency_key=idempotency_key)
@@ -45,7 +34,7 @@ def deal(*, round_id: str, actor: str, idempotency_key: str | None = None) -> di
 
 def report_card(*, round_id: str, card: str, actor: str, idempotency_key: str | None = None) -> dict:
     """A card reported by the table's card-reading shoe or dealer terminal."""
-    service = REPORT_CARD.get(_game(round_id))
+    service = _service(round_id, "report_card")
     if service is None:
         raise InvalidInput("this coup takes no reported card", field="round")
     return service(round_id=round_id, card=card, actor=actor, idempotency_key=idempotency_key)

@@ -23,8 +23,7 @@ from ..catalog import spec
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
-from . import caribbean, classic_stud, prison
-from .blackjack_layout import on_layout_cents
+from . import prison
 from .shoes import active_shoe
 
 
@@ -169,7 +168,7 @@ def round_record_result(
         if cmd.replayed:
             return cmd.result
         coup = round_for_update(round_id)
-        if spec(coup.table.game).cards:
+        if not spec(coup.table.game).layout_bets:
             raise InvalidInput(
                 f"a winning number is for roulette; {spec(coup.table.game).in_a_sentence} coups are dealt",
                 field="round",
@@ -329,8 +328,9 @@ def _settle_bet(
 
 
 def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str | None = None) -> dict:
-    """Void a coup in play: every stake goes back untouched; at Caribbean stud the coup's own
-    deck is closed and revealed (``caribbean.void_decks``). Returns the round summary plus
+    """Void a coup in play: every stake goes back untouched, what is still on the layout of it
+    (the game's ``on_layout``); the game's ``after_void`` then (Caribbean stud: the coup's own
+    deck is closed and revealed, ``caribbean.void_decks``). Returns the round summary plus
     ``{"bets_returned"}``. ``InvalidInput`` without a reason; ``StateConflict`` once settled."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the coup is void", field="reason")
@@ -347,12 +347,9 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
         # What each bet still has on the layout: its stake, or at black jack also its doubles,
         # splits and insurance, less what was already paid at once (blackjack, even money).
-        if table.game in (Table.Game.BLACKJACK, Table.Game.CARIBBEAN_STUD):
-            outstanding = on_layout_cents(coup)
-        elif table.game == Table.Game.CLASSIC_STUD:
-            outstanding = classic_stud.on_layout_cents(coup)
-        else:
-            outstanding = {}
+        game = spec(table.game)
+        on_layout = game.service("on_layout")
+        outstanding = on_layout(coup) if on_layout is not None else {}
         events = []
         for bet in bets:
             amount = outstanding.get(str(bet.id), bet.stake_cents)
@@ -388,7 +385,7 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         _save_bets(bets, ("state", "return_cents"))
         coup.version = saved[-1].version
         coup.save()
-        if table.game == Table.Game.CARIBBEAN_STUD:
-            # Each Caribbean coup has a deck of its own (sheet 001): a void spends it as settling would.
-            caribbean.void_decks(cmd, coup)
+        after_void = game.service("after_void")
+        if after_void is not None:  # e.g. a Caribbean coup's own deck, spent as settling would
+            after_void(cmd, coup)
         return cmd.finish({**_summary(coup), "bets_returned": len(bets)})

@@ -18,19 +18,12 @@ from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.models import Event
 from ledger.store import NewEvent
 
+from ..catalog import spec
 from ..models import Shoe, Table
-from ..rules.shoe import BURN_CARDS_BLACKJACK, CardCounter, ShoeOrder, commitment, validate_cut, verify_commitment
+from ..rules.shoe import CardCounter, ShoeOrder, commitment, validate_cut, verify_commitment
 from ..selectors import table_for_update
 
 CUT_FRACTION = (0.70, 0.80)  # where the player with the blue card cuts, as a share of the shoe
-# Cards burned at the top of a new shoe: five at black jack (RULES.md); one at baccarat, where
-# the sheets say nothing (the customary single burn card); none at trente-et-quarante, dealt by
-# hand face up (documented choices).
-SHOE_GAMES = {
-    Table.Game.BLACKJACK: BURN_CARDS_BLACKJACK,
-    Table.Game.BACCARAT: 1,
-    Table.Game.TRENTE_QUARANTE: 0,
-}
 
 
 def shoe_for_update(shoe_id) -> Shoe:
@@ -61,7 +54,8 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
         if cmd.replayed:
             return cmd.result
         the_table = table_for_update(table)
-        if the_table.game not in SHOE_GAMES or the_table.state != Table.State.OPEN:
+        game = spec(the_table.game)
+        if not game.dealt_from_a_shoe or the_table.state != Table.State.OPEN:
             raise StateConflict(f"table {table} is not an open table dealt from a shoe", field="table")
         current = active_shoe(the_table)
         if current is not None and current.state == Shoe.State.IN_PLAY:
@@ -81,7 +75,7 @@ def shoe_start(*, table: str, actor: str, mode: str = Shoe.Mode.SHUFFLED, idempo
             shoe.commitment = commitment(order, shoe.salt)
             low, high = (int(len(order) * f) for f in CUT_FRACTION)
             shoe.cut_position = validate_cut(decks, rng.randint(low, high))
-            shoe.drawn = shoe.order[: SHOE_GAMES[the_table.game]]
+            shoe.drawn = shoe.order[: game.burn_cards]  # GameSpec.burn_cards
             data.update(commitment=shoe.commitment, cut_position=shoe.cut_position)
         shoe.shuffle()
         shoe.start()

@@ -24,10 +24,10 @@ from staff.roles import Role, require_distinct, require_role, require_second_sig
 
 from ..catalog import GAMES, spec
 from ..models import Table
-from ..rules.house_edges import bets_without_edge
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
 from ..selectors import round_in_play, table_for_update
+from ..theory import bets_without_edge
 from . import prison
 from .table_limits import check_within_approved_range
 
@@ -54,7 +54,7 @@ def _game_rules(game: str, options: dict | None) -> dict:
 
 def rules_without_edge(game: str, rules: dict | None) -> list[tuple[str, str]]:
     """``[(bet, edge as a percentage to 4 places)]``: the bets on which ``rules`` (a rule set of
-    ``game``) give the house no edge (``games.rules.house_edges.bets_without_edge``); ``[]`` for
+    ``game``) give the house no edge (``games.theory.bets_without_edge``); ``[]`` for
     rules the game refuses (its own validation says why)."""
     try:
         found = bets_without_edge(game, _game_rules(game, rules))

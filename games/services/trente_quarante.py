@@ -11,14 +11,17 @@ from ledger.commands import Command
 from ledger.store import NewEvent
 from patrons.selectors import patron_get
 
-from ..models import Bet, Round, Shoe, Table
+from ..catalog.trente_quarante import SPEC
+from ..models import Bet, Round, Shoe
 from ..rules import trente_quarante as tq
-from ..rules.house_edges import settled_line_edge
+from ..rules.house_edges import tq_line_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
 from . import card_table as ct
 from . import prison
 from .bet_keys import bet_key
 from .shoes import save_after_coup
+
+GAME = SPEC.code  # the game this module deals (games.catalog)
 
 
 def tq_bet(
@@ -27,7 +30,7 @@ def tq_bet(
     """Bet on ``rouge``, ``noir``, ``couleur`` or ``inverse`` (a ``tie`` is refused: 400 ``bet``)."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        coup = ct.coup_for_update(round_id, GAME)
         ct.betting_open(coup, "the first card is laid: no new or increased bet", patron=patron, stake_cents=stake_cents)
         who = patron_get(patron)
         rules = TrenteQuaranteTableRules.from_dict(coup.table.rules)
@@ -69,7 +72,7 @@ def _settle(cmd: Command, coup: Round, shoe: Shoe, result: tq.TQCoup, events: li
                 coup,
                 bet,
                 bet.patron.code,
-                ct.line_figures(line, house_edge=settled_line_edge("trente_quarante", table.rules)),
+                ct.line_figures(line, house_edge=tq_line_edge(table.rules)),
             )
         )
         events.append(ct.resolve(bet, coup, bet.stake_cents, line.return_cents, line.outcome.value))
@@ -85,7 +88,7 @@ def tq_deal(*, round_id: str, actor: str, idempotency_key: str | None = None) ->
     """Lay the two rows (bets closed): from a shuffled shoe, the whole coup at once."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        coup = ct.coup_for_update(round_id, GAME)
         ct.deal_whole_coup(cmd, coup, tq.deal_rows, _settle)
         return ct.coup_summary(coup, result=coup.result)
 
@@ -96,9 +99,12 @@ def tq_report_card(*, round_id: str, card: str, actor: str, idempotency_key: str
     """The dealer's terminal reports the next card laid; the coup settles when both rows are done."""
 
     def run(cmd: Command) -> dict:
-        coup = ct.coup_for_update(round_id, Table.Game.TRENTE_QUARANTE)
+        coup = ct.coup_for_update(round_id, GAME)
         ct.report_to_whole_coup(cmd, coup, card, tq.deal_rows, _settle)
         return ct.coup_summary(coup, result=coup.result)
 
     request = {"round": str(round_id), "card": card}
     return ct.card_command("tq_card", run, actor=actor, idempotency_key=idempotency_key, **request)
+
+
+SPEC.provide(deal=tq_deal, report_card=tq_report_card, batch_bet=tq_bet)

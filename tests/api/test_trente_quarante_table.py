@@ -172,7 +172,7 @@ def test_ratings_and_table_statistics_give_the_theoretical_win_of_the_prison_rul
     edge spread over the bets settled, edge / (1 − P(après)); theory rounded half up to cents."""
     from fractions import Fraction
 
-    from games.rules.house_edges import settled_line_edge
+    from games.theory import settled_line_edge
     from ledger import projections
 
     open_table(api, double_prison="lose")

@@ -15,10 +15,10 @@ from cashier.reports import hold_pct, table_figures
 from dashboard import floor_cards, one_table
 from dashboard.floor_reads import count_room_figures
 from games.models import Table
-from games.rules.house_edges import house_edge
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
 from games.services.tables import table_buy_in, table_open
+from games.theory import house_edge
 from ledger import projections
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, TableDayStats

@@ -5,9 +5,10 @@ from fractions import Fraction
 
 import pytest
 
-from games.rules.house_edges import house_edge, settled_line_edge, tq_edge
+from games.rules.house_edges import tq_edge
 from games.rules.prison import PrisonRules
 from games.rules.trente_quarante import APRES, NOIR, REFAIT, exact_probabilities
+from games.theory import house_edge, settled_line_edge
 
 
 def test_roulette_edge_is_one_37th_and_names_the_even_chances():

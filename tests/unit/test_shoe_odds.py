@@ -8,9 +8,10 @@ import pytest
 from basis.errors import RuleError
 from games.rules import baccarat, shoe_odds, trente_quarante
 from games.rules.baccarat import BaccaratRules
-from games.rules.house_edges import house_edge, tq_edge
+from games.rules.house_edges import tq_edge
 from games.rules.prison import PrisonRules
 from games.rules.tq_table import TrenteQuaranteTableRules
+from games.theory import house_edge
 
 
 def _accepted_decks(make) -> list[int]:
