@@ -58,6 +58,12 @@ def events_of(approval_id: object) -> list[Event]:
     return sealed_events(Event.objects.filter(stream=f"approval/{approval_id}").order_by("version"))
 
 
+def differences(approval: Approval) -> list[str]:
+    """The fields of ``approval``'s row that differ from its sealed events (``[]``: none), for
+    every place that shows or acts on it: an altered row is marked, never offered to sign."""
+    return row_differences(approval, recorded(events_of(approval.id)))
+
+
 def row_differences(row: Approval, made: dict | None) -> list[str]:
     """The fields of ``row`` that differ from ``made`` (``recorded``): ``maker``, ``kind``,
     ``payload``, ``expires_at``, ``signatures``, ``state``, ``version``; ``["(no event)"]`` when no

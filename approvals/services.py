@@ -39,7 +39,7 @@ from staff.roles import PENDING_SIGNATURE, RoleRequired, has_role, signatures_de
 
 from .acts import ACTS, Act
 from .models import Approval
-from .replay import events_of, recorded, row_differences
+from .replay import differences
 from .selectors import outside_scope
 
 
@@ -56,23 +56,27 @@ def _jsonable(payload: dict) -> dict:
 def summary(approval: Approval) -> dict:
     """``{"id", "kind", "what" (for people), "state", "maker", "waiting_for": [{"slot", "roles", "user"}],
     "signatures": [{"slot", "roles", "user", "by", "at"}], "requested_at", "expires_at",
-    "decided_by", "decided_at", "reason"}`` (times ISO 8601, UTC)."""
+    "decided_by", "decided_at", "reason", "differs_from_ledger": [field]}`` (times ISO 8601,
+    UTC). ``differs_from_ledger`` names the row's fields that its sealed events did not make
+    (changed with raw SQL): such an approval waits for nobody, since nobody can sign it."""
     state = approval.state
     if state == Approval.State.PENDING and timezone.now() >= approval.expires_at:
         state = Approval.State.EXPIRED  # lapsed; recorded as such by the next confirm or reject
+    differing = differences(approval)
     return {
         "id": str(approval.id),
         "kind": approval.kind,
         "what": ACTS[approval.kind].what,
         "state": state,
         "maker": approval.maker,
-        "waiting_for": approval.waiting_for() if state == Approval.State.PENDING else [],
+        "waiting_for": approval.waiting_for() if state == Approval.State.PENDING and not differing else [],
         "signatures": approval.signatures,
         "requested_at": approval.requested_at.isoformat(),
         "expires_at": approval.expires_at.isoformat(),
         "decided_by": approval.decided_by or None,
         "decided_at": approval.decided_at.isoformat() if approval.decided_at else None,
         "reason": approval.reason or None,
+        "differs_from_ledger": differing,
     }
 
 
@@ -201,7 +205,7 @@ def _refuse_altered(approval: Approval) -> None:
     events (``approval/<id>``) made it: its maker, act, arguments, expiry, signatures, state or
     version changed with raw SQL. Nothing is signed, refused or run on such a row: the act
     would otherwise run as another maker, or with signers who never signed."""
-    differing = row_differences(approval, recorded(events_of(approval.id)))
+    differing = differences(approval)
     if differing:
         raise StateConflict(
             f"this approval's row differs from its ledger events ({', '.join(differing)}): it was"

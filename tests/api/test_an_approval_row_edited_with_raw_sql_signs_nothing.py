@@ -125,3 +125,23 @@ def test_an_untouched_row_is_confirmed_by_its_named_signer(clients, asked):
     reversal = Event.objects.get(type="RoundReversed")
     assert (reversal.actor, reversal.data["approved_by"]) == ("pit1", "pit2")
     assert check_approvals() == []
+
+
+def test_an_edited_row_is_shown_marked_and_offered_to_nobody(clients, asked, client):
+    """The API's read and the approvals page name the fields the ledger did not make, wait for
+    nobody and offer no Approve button; an untouched row shows none of that."""
+    untouched = clients["pit2"].get(f"/api/approvals/{asked.id}").json()
+    assert untouched["differs_from_ledger"] == [] and untouched["waiting_for"] != []
+    _sql_update(asked, maker="pit3")
+    shown = clients["pit2"].get(f"/api/approvals/{asked.id}").json()
+    assert (shown["maker"], shown["differs_from_ledger"], shown["waiting_for"]) == ("pit3", ["maker"], [])
+    listed = clients["pit2"].get("/api/approvals/").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert [row["differs_from_ledger"] for row in rows if row["id"] == str(asked.id)] == [["maker"]]
+
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.get(username="pit2"))
+    page = client.get("/dashboard/approvals/").content.decode()
+    assert "This request's record differs from the ledger (maker)" in page
+    assert f"/dashboard/approvals/{asked.id}/approve" not in page
