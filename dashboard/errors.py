@@ -17,6 +17,7 @@ LANDINGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ((Role.CASHIER, Role.CAGE_SUPERVISOR), "workstations:cage", "the cage workstation"),
     ((Role.AUDITOR,), "workstations:audit-days", "the audit workstation"),
     ((Role.RUNNER,), "workstations:runner", "the runner's page"),
+    ((Role.COUNT_TEAM, Role.DROP_TEAM), "workstations:count-room", "the count room"),
     ((Role.DEALER,), "dashboard:approvals", "the dealer's signatures"),
 )
 

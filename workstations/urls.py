@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import access, audit_event_list, audit_views, cage_views, report_views, runner_views
+from . import access, audit_event_list, audit_views, cage_views, count_room_views, report_views, runner_views
 
 app_name = "workstations"
 
@@ -34,6 +34,13 @@ urlpatterns = [
     path("runner/", runner_views.runner, name="runner"),
     path("runner/<id:approval>/confirm", runner_views.sign, {"decision": "confirm"}, name="runner-confirm"),
     path("runner/<id:approval>/refuse", runner_views.sign, {"decision": "refuse"}, name="runner-refuse"),
+    path("count-room/", count_room_views.count_room, name="count-room"),
+    path("count-room/removals", count_room_views.remove, name="count-room-remove"),
+    path("count-room/counts", count_room_views.count, name="count-room-count"),
+    path("count-room/recounts", count_room_views.recount, name="count-room-recount"),
+    path("count-room/master-game", count_room_views.sign, name="count-room-sign"),
+    path("count-room/tips", count_room_views.tips, name="count-room-tips"),
+    path("count-room/approvals/<id:approval>/<name:decision>", count_room_views.decide, name="count-room-decide"),
     path("reports/<name:slug>/", report_views.report, name="report"),
     path("reports/<name:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

@@ -48,6 +48,7 @@ EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
 SIGNERS = frozenset({"pit_boss", "dealer", "cage_supervisor"})  # the dashboard's approvals page
 AUDIT = frozenset({"auditor"})
+COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team"})  # the drop team is no subject here
 # The exception log: the auditor, the admin, the cage supervisor (AML desk) and the pit boss.
 EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
@@ -238,6 +239,13 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:runner": ({"GET": frozenset({"runner"})}, None),
     "workstations:runner-confirm": ({"POST": frozenset({"runner"})}, None),
     "workstations:runner-refuse": ({"POST": frozenset({"runner"})}, None),
+    "workstations:count-room": ({"GET": COUNT_ROOM}, None),
+    "workstations:count-room-remove": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-count": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-recount": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-sign": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-tips": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-decide": ({"POST": COUNT_ROOM}, None),
     "workstations:report": ({"GET": REPORT_SIGNERS}, None),
     "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }
