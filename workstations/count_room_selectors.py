@@ -135,7 +135,7 @@ def _box_words(box: object) -> str:
 def _approval_row(approval: Approval, me: str) -> dict:
     """What an approval asks, for the person reading it: ``{"approval" (its id, for the
     form's URL only), "kind", "what", "table", "gaming_day", "amount_cents", "maker",
-    "people", "waiting_for", "asked_at", "mine"}``."""
+    "people", "waiting_for", "asked_at", "mine", "sign_words" (the confirm button's)}``."""
     p = approval.payload if isinstance(approval.payload, dict) else {}
     row = {
         "approval": str(approval.id),
@@ -150,20 +150,24 @@ def _approval_row(approval: Approval, me: str) -> dict:
         "waiting_for": [s["user"] or " or ".join(s["roles"]) for s in approval.waiting_for()],
     }
     if approval.kind == "drop_box_remove":
-        row.update(what="Drop box removed", people="removed by " + " and ".join(p.get("removers") or []))
+        row.update(what="Drop box removed", people="by " + " and ".join(p.get("removers") or []))
+        row["sign_words"] = f"Confirm: I removed it with {approval.maker}"
     elif approval.kind == "drop_count":
         row.update(
             what="Drop box counted",
             amount_cents=_cents(p.get("cash")),
-            people="counted by " + " and ".join(p.get("counters") or []),
+            people="by " + " and ".join(p.get("counters") or []),
         )
+        row["sign_words"] = f"Confirm: I counted it with {approval.maker}"
     else:
         row.update(
             what=f"Tip box of {_box_words(p.get('box'))} counted",
             table=None,
             amount_cents=_cents(p.get("chips")) + _cents(p.get("cash")),
-            people=f"counted by {', '.join(p.get('counters') or [])}, manager {p.get('manager')}",
+            people=f"by {', '.join(p.get('counters') or [])}, manager {p.get('manager')}",
         )
+        watched = p.get("manager") == me
+        row["sign_words"] = "Confirm: I watched this count" if watched else "Confirm: I counted it"
     return row
 
 
@@ -195,6 +199,23 @@ def approvals_for(me: str) -> dict:
     return {"to_sign": to_sign, "asked": asked}
 
 
+def _waiting_by_table(day: date) -> dict[str, str]:
+    """Table → what its box waits for (``"removal waiting for drop2's signature"``): the
+    pending removal or count of ``day`` that a second person has not confirmed yet."""
+    words = {"drop_box_remove": "removal", "drop_count": "count"}
+    pending = Approval.objects.filter(
+        kind__in=tuple(words), state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    ).order_by("requested_at")
+    waiting: dict[str, str] = {}
+    for approval in pending:
+        p = approval.payload if isinstance(approval.payload, dict) else {}
+        if p.get("gaming_day") != day.isoformat() or not isinstance(p.get("table"), str):
+            continue
+        names = " and ".join(s["user"] or "a signer" for s in approval.waiting_for())
+        waiting[p["table"]] = f"{words[approval.kind]} waiting for {names}'s signature"
+    return waiting
+
+
 def _people(*roles: str, but: str = "") -> list[str]:
     """Active usernames holding one of ``roles`` (the forms' suggestions), ``but`` left out."""
     users = get_user_model().objects.filter(is_active=True, groups__name__in=roles).exclude(username=but)
@@ -209,6 +230,9 @@ def count_room(me: str, day: date) -> dict:
     "chip_denominations", "roles"}``."""
     tables = list(Table.objects.order_by("code").values_list("code", flat=True))
     boxes = [_box_state(code, day) for code in tables]
+    waiting = _waiting_by_table(day)
+    for b in boxes:
+        b["waiting"] = waiting.get(b["table"])
     report = master_game_report(day)
     current = [s for s in report["signatures"] if s["current"]]
     held = roles_of(me)

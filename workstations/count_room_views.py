@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import uuid
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from approvals.services import approval_confirm, approval_reject, approval_request
@@ -127,7 +130,8 @@ def _page(
     # The refusal above everything too: the form may not be on this person's page at all.
     refused = refused or (failed["error"] if failed else None)
     context = {"room": room, "forms": forms, "day_error": error, "me": _me(request), "refused": refused}
-    return render(request, "workstations/count_room.html", context, status=status)
+    with timezone.override(ZoneInfo(settings.CASINO_TIMEZONE)):  # the page names the casino's zone
+        return render(request, "workstations/count_room.html", context, status=status)
 
 
 def _back(day) -> str:
