@@ -23,6 +23,11 @@ LOGINS = {
     "auditor": Role.AUDITOR,
     "runner": Role.RUNNER,
     "dealer": Role.DEALER,
+    "drop": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
+    "count": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+    "verifier": Role.COUNT_TEAM,
 }
 
 
@@ -72,6 +77,8 @@ LANDS = {
     "auditor": "/workstations/audit/",
     "runner": "/workstations/runner/",
     "dealer": "/dashboard/approvals/",
+    "drop": "/workstations/count-room/",
+    "count": "/workstations/count-room/",
 }
 LOGIN_PAGES = ("/dashboard/login/", "/workstations/login/", "/api/auth/login/")
 
