@@ -304,3 +304,12 @@ def test_a_named_signer_may_refuse_and_neither_the_maker_nor_someone_not_named_m
 def test_a_malformed_gaming_day_is_a_400_on_the_page_showing_the_current_day(room):
     page = room["count1"].get(PAGE, {"day": "yesterday"})
     assert page.status_code == 400 and "Gaming day: A gaming day is a date YYYY-MM-DD" in text(page)
+
+
+def test_a_removal_form_sent_twice_with_its_key_asks_once(room):
+    form = {"table": "T1", "gaming_day": room["day"], "second_remover": "drop2", "idempotency_key": "count-room-k1"}
+    first = room["drop1"].post(reverse("workstations:count-room-remove"), form, follow=True)
+    again = room["drop1"].post(reverse("workstations:count-room-remove"), form, follow=True)
+    assert "It is recorded when drop2 confirms" in text(first)
+    assert "Already recorded: the form was sent more than once; it counts once." in text(again)
+    assert Approval.objects.filter(kind="drop_box_remove").count() == 1
