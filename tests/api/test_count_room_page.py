@@ -104,6 +104,8 @@ def test_the_count_room_opens_to_the_drop_team_the_count_team_and_a_pit_boss_onl
     drop_page = room["drop1"].get(PAGE).content.decode()
     assert 'data-form="remove"' in drop_page and 'data-form="count"' not in drop_page
     assert 'data-form="tips"' in room["pit2"].get(PAGE).content.decode()
+    # A pit boss reaches it from the floor's navigation.
+    assert f'href="{PAGE}">Count room</a>' in room["pit2"].get("/dashboard/").content.decode()
 
 
 def test_a_count_team_member_lands_on_the_count_room_when_he_logs_in(room):
