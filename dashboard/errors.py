@@ -18,6 +18,7 @@ LANDINGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ((Role.AUDITOR,), "workstations:audit-days", "the audit workstation"),
     ((Role.RUNNER,), "workstations:runner", "the runner's page"),
     ((Role.COMPLIANCE,), "workstations:compliance", "the suspicion cases"),
+    ((Role.COUNT_TEAM, Role.DROP_TEAM), "workstations:count-room", "the count room"),
     ((Role.DEALER,), "dashboard:approvals", "the dealer's signatures"),
 )
 

@@ -19,6 +19,9 @@ CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 AUDIT_ROLES = (Role.AUDITOR,)
 RUNNER_ROLES = (Role.RUNNER,)
 COMPLIANCE_ROLES = (Role.COMPLIANCE,)
+# The count room: the drop team removes the boxes, the count team counts them; a pit boss of
+# another pit may remove one and witnesses a tips count (``cashier.services.count_room``, ``tronc``).
+COUNT_ROOM_ROLES = (Role.DROP_TEAM, Role.COUNT_TEAM, Role.PIT_BOSS)
 
 
 def roles_required(*roles: str, place: str):

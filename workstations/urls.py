@@ -4,7 +4,16 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import access, audit_event_list, audit_views, cage_views, compliance_views, report_views, runner_views
+from . import (
+    access,
+    audit_event_list,
+    audit_views,
+    cage_views,
+    compliance_views,
+    count_room_views,
+    report_views,
+    runner_views,
+)
 
 app_name = "workstations"
 
@@ -38,6 +47,13 @@ urlpatterns = [
     path("compliance/open", compliance_views.open_case, name="compliance-open"),
     path("compliance/cases/<code:case>/", compliance_views.case, name="compliance-case"),
     path("compliance/cases/<code:case>/<name:what>", compliance_views.step, name="compliance-step"),
+    path("count-room/", count_room_views.count_room, name="count-room"),
+    path("count-room/removals", count_room_views.remove, name="count-room-remove"),
+    path("count-room/counts", count_room_views.count, name="count-room-count"),
+    path("count-room/recounts", count_room_views.recount, name="count-room-recount"),
+    path("count-room/master-game", count_room_views.sign, name="count-room-sign"),
+    path("count-room/tips", count_room_views.tips, name="count-room-tips"),
+    path("count-room/approvals/<id:approval>/<name:decision>", count_room_views.decide, name="count-room-decide"),
     path("reports/<name:slug>/", report_views.report, name="report"),
     path("reports/<name:slug>.pdf", report_views.report_pdf, name="report-pdf"),
 ]

@@ -51,6 +51,7 @@ EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
 SIGNERS = frozenset({"pit_boss", "dealer", "cage_supervisor"})  # the dashboard's approvals page
 AUDIT = frozenset({"auditor"})
+COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team"})  # the drop team is no subject here
 # The exception log: the auditor, the admin, the cage supervisor (AML desk), the pit boss and the
 # compliance officer (its AML flags are his to follow up).
 EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "compliance"})
@@ -255,6 +256,13 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:compliance-open": ({"POST": COMPLIANCE}, None),
     "workstations:compliance-case": ({"GET": COMPLIANCE}, None),
     "workstations:compliance-step": ({"POST": COMPLIANCE}, None),
+    "workstations:count-room": ({"GET": COUNT_ROOM}, None),
+    "workstations:count-room-remove": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-count": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-recount": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-sign": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-tips": ({"POST": COUNT_ROOM}, None),
+    "workstations:count-room-decide": ({"POST": COUNT_ROOM}, None),
     "workstations:report": ({"GET": REPORT_SIGNERS}, None),
     "workstations:report-pdf": ({"GET": REPORT_SIGNERS}, None),
 }

@@ -24,6 +24,11 @@ LOGINS = {
     "runner": Role.RUNNER,
     "compliance": Role.COMPLIANCE,
     "dealer": Role.DEALER,
+    "drop": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
+    "count": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+    "verifier": Role.COUNT_TEAM,
 }
 
 
@@ -74,6 +79,8 @@ LANDS = {
     "runner": "/workstations/runner/",
     "compliance": "/workstations/compliance/",
     "dealer": "/dashboard/approvals/",
+    "drop": "/workstations/count-room/",
+    "count": "/workstations/count-room/",
 }
 LOGIN_PAGES = ("/dashboard/login/", "/workstations/login/", "/api/auth/login/")
 

@@ -3,7 +3,8 @@
 One login per role a visitor tries, each with its name as password (README "Demo logins"):
 two pit bosses (a fill one requests, the other accepts: segregation of duties), a cashier, a
 cage supervisor, an auditor, a runner (who confirms carrying a fill), a compliance officer (the
-suspicion cases) and a dealer, who deals
+suspicion cases), the drop team and the count team of the count room (two removers, two counters,
+a verifier) and a dealer, who deals
 the floor's classic stud table S1: a dealer reads and signs only his own table's requests, so
 that is where the pit boss asks him to count a fill, a closer or an opener. Run again, it
 leaves existing users' passwords alone and only adds missing roles; the dealer stays at the
@@ -32,13 +33,19 @@ DEMO_LOGINS = (
     ("runner", Role.RUNNER, "/workstations/runner/ (confirms carrying a fill)"),
     ("compliance", Role.COMPLIANCE, "/workstations/compliance/ (the suspicion cases)"),
     ("dealer", Role.DEALER, f"/dashboard/approvals/ (deals {DEALER_TABLE}: counts its fills, closer and opener)"),
+    # The count room: two to remove a box, two to count it, a third to recount it blind.
+    ("drop", Role.DROP_TEAM, "/workstations/count-room/ (removes drop boxes, naming drop2)"),
+    ("drop2", Role.DROP_TEAM, "/workstations/count-room/ (the second remover)"),
+    ("count", Role.COUNT_TEAM, "/workstations/count-room/ (counts drop boxes and tip boxes, naming count2)"),
+    ("count2", Role.COUNT_TEAM, "/workstations/count-room/ (the second counter)"),
+    ("verifier", Role.COUNT_TEAM, "/workstations/count-room/ (recounts blind)"),
 )
 
 
 class Command(BaseCommand):
     help = (
-        "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner, compliance, dealer; "
-        "password = login)."
+        "Create the demo logins (pitboss, pitboss2, cashier, cagesup, auditor, runner, compliance, dealer, drop, "
+        "drop2, count, count2, verifier; password = login)."
     )
 
     def handle(self, *args, **options):
