@@ -13,6 +13,7 @@ class LedgerConfig(AppConfig):
             balance_check,  # noqa: F401 - registers the balances' replay check
             checks,  # noqa: F401 - registers the deploy check of the signing key
             outage,
+            projection_check,  # noqa: F401 - registers the ratings' and table statistics' replay check
             timeouts,  # noqa: F401 - the long statement budget follows a connection opened again
         )
         from .export import reports  # noqa: F401 - registers the ledger's default CSV writers
