@@ -56,6 +56,9 @@ PIN_EVENT_TYPE = "PatronPinSet"
 PIN_PATTERN = re.compile(r"[0-9]{4,8}")
 MAX_PIN_ATTEMPTS = 5  # wrong PINs in a row that lock it, until the cage resets it (two logins)
 PIN_LOCKED_EVENT, PIN_RESET_EVENT = "PatronPinLocked", "PatronPinReset"
+# Each wrong PIN, and the right one after wrong ones, are events too: the count of wrong PINs in
+# a row is the ledger's, so a row's counter set back with raw SQL reopens no guessing.
+PIN_REFUSED_EVENT, PIN_ACCEPTED_EVENT = "PatronPinRefused", "PatronPinAccepted"
 
 
 def now() -> datetime:
@@ -345,6 +348,29 @@ def pin_as_recorded(code: str, pin_hash: str) -> bool:
     return False
 
 
+def sealed_wrong_pins(code: str) -> tuple[int, bool]:
+    """``(wrong PINs in a row, locked)`` as patron ``code``'s sealed events say: the
+    ``PatronPinRefused`` since his last PIN set, reset or ``PatronPinAccepted``, and whether a
+    ``PatronPinLocked`` came since. One query over his own stream."""
+    rows = (
+        Event.objects.filter(
+            stream=f"patron/{code}",
+            type__in=(PIN_EVENT_TYPE, PIN_RESET_EVENT, PIN_LOCKED_EVENT, PIN_REFUSED_EVENT, PIN_ACCEPTED_EVENT),
+        )
+        .order_by("-version")
+        .values_list(*SEAL_FIELDS, "type", "data")
+    )
+    wrong, locked = 0, False
+    for type_, _ in sealed_rows(rows, chunk=8):
+        if type_ in (PIN_EVENT_TYPE, PIN_RESET_EVENT, PIN_ACCEPTED_EVENT):
+            break
+        if type_ == PIN_LOCKED_EVENT:
+            locked = True
+        elif type_ == PIN_REFUSED_EVENT:
+            wrong += 1
+    return wrong, locked
+
+
 def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
     """Raise ``InvalidInput`` (field ``pin``) unless ``pin`` is the patron's PIN and it is not locked.
 
@@ -353,12 +379,19 @@ def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
     The ``MAX_PIN_ATTEMPTS``-th wrong PIN in a row locks it until the cage resets it with a
     cage supervisor (``patron_pin_reset``), and ``PatronPinLocked`` goes to the ledger (the
     exception log lists it): a timed lock let a 4-digit PIN be found in days, unseen."""
-    refusal, locked_now = None, False
+    refusal, locked_now, noted = None, False, None
     with transaction.atomic(durable=True):
         row = PatronPin.objects.select_for_update().filter(pk=code).first()
+        wrong_sealed, locked_sealed = sealed_wrong_pins(code)
+        if row is not None:
+            row.failed_attempts = max(row.failed_attempts, wrong_sealed)
         if row is None:
             refusal = f"patron {code} has no PIN: the cage sets it, his identity document shown"
-        elif row.failed_attempts >= MAX_PIN_ATTEMPTS or (row.locked_until is not None and moment < row.locked_until):
+        elif (
+            locked_sealed
+            or row.failed_attempts >= MAX_PIN_ATTEMPTS
+            or (row.locked_until is not None and moment < row.locked_until)
+        ):
             refusal = (
                 f"patron {code}'s PIN is locked after {MAX_PIN_ATTEMPTS} wrong PINs in a row: the cage resets it, "
                 "a cage supervisor confirming"
@@ -372,6 +405,7 @@ def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
             )
         elif not isinstance(pin, str) or not check_password(pin, row.pin_hash):
             row.failed_attempts += 1
+            noted = NewEvent(PIN_REFUSED_EVENT, {"patron": code, "wrong_in_a_row": row.failed_attempts})
             left = MAX_PIN_ATTEMPTS - row.failed_attempts
             refusal = f"wrong PIN ({left} more wrong and it locks)" if left else ""
             if not left:
@@ -382,16 +416,17 @@ def _check_pin(code: str, pin: object, moment: datetime, actor: str) -> None:
                 )
             row.save(update_fields=["failed_attempts"])
         elif row.failed_attempts or row.locked_until is not None:
+            if row.failed_attempts:
+                noted = NewEvent(PIN_ACCEPTED_EVENT, {"patron": code, "after_wrong": row.failed_attempts})
             row.failed_attempts, row.locked_until = 0, None
             row.save(update_fields=["failed_attempts", "locked_until"])
+    events = [noted] if noted is not None else []
     if locked_now:
-        with ledger_command(actor=actor, request={"op": "patron_pin_locked", "patron": code}) as cmd:
+        events.append(NewEvent(PIN_LOCKED_EVENT, {"patron": code, "wrong_in_a_row": MAX_PIN_ATTEMPTS}))
+    if events:
+        with ledger_command(actor=actor, request={"op": "patron_pin_checked", "patron": code}) as cmd:
             stream = f"patron/{code}"
-            cmd.append(
-                stream=stream,
-                expected_version=stream_version(stream),
-                events=[NewEvent(PIN_LOCKED_EVENT, {"patron": code, "wrong_in_a_row": MAX_PIN_ATTEMPTS})],
-            )
+            cmd.append(stream=stream, expected_version=stream_version(stream), events=events)
     if refusal is not None:
         raise InvalidInput(refusal, field="pin")
 

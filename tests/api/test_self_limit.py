@@ -14,6 +14,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.hashing import canonical_json
@@ -218,14 +219,18 @@ def test_a_raise_waits_for_the_next_friday_midnight_gmt_minus_5(code, api, clock
 # --- the PIN -------------------------------------------------------------------------------
 
 
-def test_a_change_without_the_right_pin_is_400_on_pin_and_appends_nothing(code, api, clock):
+def test_a_change_without_the_right_pin_is_400_on_pin_and_records_only_the_wrong_pin(code, api, clock):
     clock(WEDNESDAY)
     events = Event.objects.count()
     for pin in ("0000", "", None):
         response = api.post(url(code), {"max_bet_cents": 1_000, **({} if pin is None else {"pin": pin})}, format="json")
         assert response.status_code == 400, response.json()
         assert response.json()["field"] == "pin"
-    assert Event.objects.count() == events
+    # Nothing but the record of the wrong PIN (the count of wrong PINs in a row is the ledger's);
+    # an empty or missing one is refused before any PIN is checked.
+    assert Event.objects.exclude(type="PatronPinRefused").count() == events
+    refused = Event.objects.filter(type="PatronPinRefused", data__patron=code).order_by("position")
+    assert [e.data["wrong_in_a_row"] for e in refused] == [1]
     assert not SelfLimit.objects.exists()
 
 
@@ -269,6 +274,35 @@ def test_repeated_wrong_pins_lock_the_pin_until_the_cage_resets_it_with_a_superv
     again = api.post(f"/api/patrons/{code}/pin", {"pin": "1111", "document": DOCUMENT}, format="json")
     assert again.status_code == 201, again.json()
     assert change(code, 1_000, WEDNESDAY + timedelta(days=30), pin="1111")["max_bet_cents"] == 1_000
+
+
+def test_a_wrong_pin_count_set_back_with_raw_sql_reopens_no_guessing(code, api):
+    """Four wrong PINs, the row's counter set back to 0 by SQL: the fifth wrong PIN still locks
+    (the ledger counts them); the lock's row cleared by SQL still leaves it locked. The right PIN
+    after wrong ones starts the count again, in the ledger too."""
+    change(code, 1_000, WEDNESDAY, pin=PIN)  # a right PIN, no wrong one before: nothing recorded
+    assert not Event.objects.filter(type="PatronPinAccepted").exists()
+    for _ in range(2):
+        with pytest.raises(InvalidInput):
+            change(code, 2_000, WEDNESDAY, pin="9999")
+    with pytest.raises(Conflict):  # the right PIN, refused for the week's second change
+        change(code, 2_000, WEDNESDAY, pin=PIN)
+    assert Event.objects.filter(type="PatronPinAccepted", data__patron=code).get().data["after_wrong"] == 2
+    for _ in range(MAX_PIN_ATTEMPTS - 1):
+        with pytest.raises(InvalidInput):
+            change(code, 2_000, WEDNESDAY, pin="9999")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE patrons_patronpin SET failed_attempts = 0 WHERE patron_id = %s", [code])
+    with pytest.raises(InvalidInput) as refused:
+        change(code, 2_000, WEDNESDAY, pin="9999")
+    assert "locked until the cage resets it" in refused.value.message
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE patrons_patronpin SET failed_attempts = 0, locked_until = NULL WHERE patron_id = %s", [code]
+        )
+    with pytest.raises(InvalidInput) as refused:
+        change(code, 2_000, WEDNESDAY + timedelta(days=7), pin=PIN)
+    assert "locked" in refused.value.message
 
 
 def test_the_cage_sets_the_pin_with_the_identity_document_shown(api):
