@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db.models import Q, Sum
 
 from basis.money import format_cents
+from games.names import game_name
 from ledger import accounts
 from ledger.models import Event, Posting
 
@@ -144,7 +145,7 @@ def _game_of(table: str, day: date) -> str:
         .values_list("data__game", flat=True)
         .first()
     )
-    return opened or ""
+    return game_name(opened) if opened else ""
 
 
 def _tray(table: str, day: date, *, before: bool) -> int:

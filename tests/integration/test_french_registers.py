@@ -87,7 +87,7 @@ def test_the_carnet_d_avances_shows_the_seance_then_each_correction_as_a_compens
     lines = books.table_advances("R1", scripted_day)
     figures = reports.table_figures("R1", scripted_day, scripted_day)
     seance, reversal, count = lines
-    assert (seance.line, seance.seance, seance.game) == ("séance", 1, "english_roulette")
+    assert (seance.line, seance.seance, seance.game) == ("séance", 1, "English roulette")
     closer = figures["closer_cents"]
     # Both fills as delivered (5,000 EUR): the reversal does not erase the second one.
     assert _money(seance, *ADVANCE) == (
@@ -224,7 +224,7 @@ def test_every_register_file_verifies_with_openssl_and_a_changed_byte_does_not(s
         assert (done.returncode, done.stdout.strip()) == (0, "Signature Verified Successfully"), name
     assert (out / file_name("modele-10", scripted_day, "pdf")).read_bytes().startswith(b"%PDF")
     rows = list(csv.reader(io.StringIO((out / file_name("modele-12", scripted_day, "csv")).read_text())))
-    assert rows[0][:3] == ["Table", "Jeu", "Séances"] and rows[1][:3] == ["R1", "english_roulette", "1"]
+    assert rows[0][:3] == ["Table", "Jeu", "Séances"] and rows[1][:3] == ["R1", "English roulette", "1"]
     data = bytearray((out / file_name("modele-12", scripted_day, "csv")).read_bytes())
     data[-3] = ord("9") if data[-3] != ord("9") else ord("8")
     (out / file_name("modele-12", scripted_day, "csv")).write_bytes(bytes(data))
@@ -262,3 +262,35 @@ def test_tips_and_chips_registers_read_the_tronc_and_the_cage_book(scripted_day)
     end = next(line for line in chips if line.designation == "Stock en fin de journée (caisse)")
     assert end.stock_cents == reports.cage_accountability_report(scripted_day)["book"]["cage_chips_cents"]
     assert SHIFT_CASHIER  # the shift handed to cash1 by the staff fixture
+
+
+def test_a_played_demo_day_gives_each_table_a_pbj_that_agrees_with_its_drop_and_win(settings):
+    from .demo_days import play_small_demo_day
+
+    play_small_demo_day()
+    day = current_gaming_day()
+    control = books.control_lines(day)
+    tables = [line for line in control if line.table != books.TOTAL]
+    assert [line.table for line in tables] == [t.code for t in reports.tables_active(day, day)]
+    for line in tables:
+        figures = reports.table_figures(line.table, day, day)
+        advances = books.table_advances(line.table, day)
+        assert (line.drop_cents, line.win_cents) == (figures["drop_cents"], figures["win_cents"]), line.table
+        assert line.pbj_cents == sum(a.pbj_cents for a in advances), line.table
+        assert sum(a.caisse_cents for a in advances) == figures["drop_cents"], line.table
+        assert sum(a.avances_complementaires_cents for a in advances) == figures["fills_cents"], line.table
+        assert sum(a.retraits_cents for a in advances) == figures["credits_cents"], line.table
+        # Agreement, or each difference explained by a table reopened in the day.
+        assert line.ecart_cents == line.win_cents - line.pbj_cents
+        assert (line.ecart_cents == 0 and line.explication == "aucun") or "réouverture" in line.explication
+        assert "non expliqué" not in line.explication
+    total = control[-1]
+    assert total.win_cents == sum(line.win_cents for line in tables)
+    # The levy book carries the day's PBJ; the tips book and the change register read the same ledger.
+    levy = books.levy_lines(day)[-1]
+    assert (levy.day, levy.pbj_jour_cents) == (day, total.pbj_cents)
+    counted = sum(line.montant_cents for line in books.tips_lines(day) if line.nature == "Comptage du tronc")
+    assert counted == tronc_reports.tips_book(day)["totals"]["day"]["counted_cents"] > 0
+    moved = reports.cage_accountability_report(day)["rows"][-1]
+    totals = [line for line in books.change_lines(day) if line.operation == books.TOTAL]
+    assert sum(t.especes_recues_cents for t in totals) == moved["chip_sales_cents"] + moved["reversals_cash_cents"]
