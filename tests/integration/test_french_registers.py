@@ -130,6 +130,25 @@ def test_the_registre_de_controle_puts_the_pbj_beside_the_drop_and_win_and_they_
     assert (total.table, total.pbj_cents, total.ecart_cents) == ("Total", table.pbj_cents, 0)
 
 
+def test_the_levy_book_carries_a_losing_day_forward_instead_of_taxing_it(scripted_day):
+    (line,) = books.levy_lines(scripted_day)
+    # The séance lost 2,000 EUR (the fill later reversed counted as advanced); the reversal
+    # (+2,000 EUR) and the short box (−10 EUR) bring the day to −10 EUR.
+    assert (line.day, line.pbj_seances_cents, line.rectifications_cents, line.pbj_jour_cents) == (
+        scripted_day,
+        -200_000,
+        199_000,
+        -1_000,
+    )
+    assert (line.perte_reportee_cents, line.base_cents, line.perte_a_reporter_cents, line.cumul_saison_cents) == (
+        0,
+        0,
+        1_000,
+        -1_000,
+    )
+    assert line.prelevements == books.NO_RATES
+
+
 def test_a_drop_count_reversed_and_recounted_is_two_more_compensating_lines(scripted_day):
     day = scripted_day.isoformat()
     drop_count_reverse(table="R1", gaming_day=day, reason="miscount", approver="pit1", actor="count1")
