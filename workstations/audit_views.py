@@ -108,12 +108,13 @@ REGISTER_TYPES = {"csv": "text/csv; charset=utf-8", "pdf": "application/pdf"}
 @require_safe
 @audit_only
 @replica_view
-def register(request, day: str, slug: str, fmt: str):
-    """A French register of the day (``cashier.registers``) as CSV or PDF, or its detached
-    signature (``fmt`` ``csv.sig`` / ``pdf.sig``: 64 raw bytes, the file as generated now; the
-    PDF carries its generation time, so a PDF and the signature of another download differ).
+def register(request, day: str):
+    """A French register of the day (``cashier.registers``): ``?name=<slug>&format=csv|pdf``, or
+    ``format=csv.sig`` for the CSV's detached signature (64 raw bytes, of the file as generated
+    now; the PDF carries its generation time, so a PDF and the signature of another download differ).
     An unknown register or format: 404."""
     gaming_day = _day(day)
+    slug, fmt = request.GET.get("name", ""), request.GET.get("format", "")
     if slug not in REGISTER_TITLES or fmt not in (*REGISTER_TYPES, "csv.sig"):
         raise Http404("no such register")
     if audit_selectors.gaming_day(gaming_day) is None:

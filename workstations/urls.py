@@ -37,11 +37,7 @@ urlpatterns = [
     path("audit/", audit_views.days, name="audit-days"),
     path("audit/days/<day:day>/", audit_views.day, name="audit-day"),
     path("audit/days/<day:day>/export.zip", audit_views.export, name="audit-export"),
-    path(
-        "audit/days/<day:day>/registers/<slug:slug>.<str:fmt>",
-        audit_views.register,
-        name="audit-register",
-    ),
+    path("audit/days/<day:day>/register", audit_views.register, name="audit-register"),
     path("audit/days/<day:day>/registers.zip", audit_views.registers_zip, name="audit-registers"),
     path("audit/public-key.pem", audit_views.site_public_key, name="audit-public-key"),
     path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),

@@ -259,14 +259,16 @@ def test_the_auditors_day_page_links_each_register_and_the_signed_zip(client, sc
     day = scripted_day.isoformat()
     page = client.get(f"/workstations/audit/days/{day}/").content.decode()
     for slug in books.BUILDERS:
-        assert f"/workstations/audit/days/{day}/registers/{slug}.csv" in page
-        assert f"/workstations/audit/days/{day}/registers/{slug}.pdf" in page
-    got = client.get(f"/workstations/audit/days/{day}/registers/modele-10.csv")
+        assert f"/workstations/audit/days/{day}/register?name={slug}&amp;format=csv" in page
+        assert f"/workstations/audit/days/{day}/register?name={slug}&amp;format=pdf" in page
+    url = f"/workstations/audit/days/{day}/register"
+    got = client.get(url, {"name": "modele-10", "format": "csv"})
     assert got.status_code == 200 and got.content == csv_bytes(books.model_10(scripted_day))
-    signature = client.get(f"/workstations/audit/days/{day}/registers/modele-10.csv.sig").content
+    signature = client.get(url, {"name": "modele-10", "format": "csv.sig"}).content
     public = signing.signing_key()
     assert len(signature) == 64 and public.sign_raw(got.content) == signature
-    assert client.get(f"/workstations/audit/days/{day}/registers/modele-99.csv").status_code == 404
+    assert client.get(url, {"name": "modele-99", "format": "csv"}).status_code == 404
+    assert client.get(url, {"name": "modele-10", "format": "pdf.sig"}).status_code == 404
     archive = zipfile.ZipFile(io.BytesIO(client.get(f"/workstations/audit/days/{day}/registers.zip").content))
     assert "public-key.pem" in archive.namelist() and f"modele-13-{day}.pdf.sig" in archive.namelist()
 
