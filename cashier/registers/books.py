@@ -604,6 +604,7 @@ def levy_lines(day: date) -> list[LevyLine]:
 
 
 def model_13(day: date) -> Register:
+    """Carnet des prélèvements (modèle n° 13): ``levy_lines`` of the season up to ``day``."""
     rows = levy_lines(day)
     return Register(
         slug="modele-13",
@@ -704,6 +705,7 @@ def chips_lines(day: date) -> list[ChipsLine]:
 
 
 def model_16(day: date) -> Register:
+    """Registre des plaques et jetons (modèle n° 16): ``chips_lines`` of ``day`` (cents)."""
     return Register(
         slug="modele-16",
         model="16",
@@ -747,6 +749,8 @@ NO_ORPHAN_EVENT = (
 
 
 def model_11_bis(day: date) -> Register:
+    """Sums found and winnings not claimed (modèle n° 11 bis): the events of ``ORPHAN_EVENTS`` of
+    ``day``; none exists in the ledger yet, so the register says "Néant" with the reason."""
     rows = tuple(
         OrphanLine(day, event.type, event.data.get("amount_cents", 0), str(event.position))
         for event in Event.objects.filter(gaming_day=day, type__in=ORPHAN_EVENTS).order_by("position")
@@ -836,6 +840,7 @@ def tips_lines(day: date) -> list[TipsLine]:
 
 
 def model_22(day: date) -> Register:
+    """The tronc (modèle n° 22): ``tips_lines`` of ``day`` (cents)."""
     rows = tips_lines(day)
     return Register(
         slug="modele-22",
@@ -938,6 +943,7 @@ def change_lines(day: date) -> list[ChangeLine]:
 
 
 def change_register(day: date) -> Register:
+    """The change register per cashier desk: ``change_lines`` of ``day`` (cents)."""
     rows = change_lines(day)
     return Register(
         slug="registre-change",
@@ -974,4 +980,5 @@ TITLES = {
 
 
 def all_registers(day: date) -> list[Register]:
+    """Every register of ``day``, in ``BUILDERS``' order."""
     return [build(day) for build in BUILDERS.values()]
