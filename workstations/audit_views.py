@@ -11,10 +11,12 @@ from datetime import date
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from cashier.registers import files as register_files
+from cashier.registers.books import TITLES as REGISTER_TITLES
 from cashier.reports import variance_threshold_cents
 from ledger.export.writer import export_zip_stream
 from ledger.replica import replica_view
@@ -43,7 +45,12 @@ def days(request):
 
 def _day_context(found: dict) -> dict:
     """A day's page: the day, its bounds and the site's signing key (to check an export by)."""
-    return {"day": found, "bounds": audit_selectors.day_bounds(found["day"]), "site_key": audit_selectors.site_key()}
+    return {
+        "day": found,
+        "bounds": audit_selectors.day_bounds(found["day"]),
+        "site_key": audit_selectors.site_key(),
+        "registers": list(REGISTER_TITLES.items()),
+    }
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -92,6 +99,57 @@ def export(request, day: str):
     chunks = export_zip_stream(gaming_day, include_identity=True)
     response = StreamingHttpResponse(chunks, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="gaming-day-{gaming_day.isoformat()}.zip"'
+    return response
+
+
+REGISTER_TYPES = {"csv": "text/csv; charset=utf-8", "pdf": "application/pdf"}
+
+
+@require_safe
+@audit_only
+@replica_view
+def register(request, day: str):
+    """A French register of the day (``cashier.registers``): ``?name=<slug>&format=csv|pdf``, or
+    ``format=csv.sig`` for the CSV's detached signature (64 raw bytes, of the file as generated
+    now; the PDF carries its generation time, so a PDF and the signature of another download differ).
+    An unknown register or format: 404."""
+    gaming_day = _day(day)
+    slug, fmt = request.GET.get("name", ""), request.GET.get("format", "")
+    if slug not in REGISTER_TITLES or fmt not in (*REGISTER_TYPES, "csv.sig"):
+        raise Http404("no such register")
+    if audit_selectors.gaming_day(gaming_day) is None:
+        raise Http404(f"no event on gaming day {day}")
+    data = register_files.register_file(slug, gaming_day, fmt.removesuffix(".sig"))
+    name = register_files.file_name(slug, gaming_day, fmt.removesuffix(".sig"))
+    if fmt.endswith(".sig"):
+        data, name, kind = register_files.signature(data), f"{name}.sig", "application/octet-stream"
+    else:
+        kind = REGISTER_TYPES[fmt]
+    response = HttpResponse(data, content_type=kind)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_safe
+@audit_only
+@replica_view
+def registers_zip(request, day: str):
+    """Every register of the day, CSV and PDF, each with its ``.sig``, and ``public-key.pem``, as
+    ``manage.py registers`` writes them, in one zip."""
+    gaming_day = _day(day)
+    if audit_selectors.gaming_day(gaming_day) is None:
+        raise Http404(f"no event on gaming day {day}")
+    response = HttpResponse(register_files.registers_zip(gaming_day), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="registers-{gaming_day.isoformat()}.zip"'
+    return response
+
+
+@require_safe
+@audit_only
+def site_public_key(request):
+    """The site's public key as ``public-key.pem``, to check a register's signature with openssl."""
+    response = HttpResponse(register_files.public_pem(), content_type="application/x-pem-file")
+    response["Content-Disposition"] = 'attachment; filename="public-key.pem"'
     return response
 
 
