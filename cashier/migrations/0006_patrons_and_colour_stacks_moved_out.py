@@ -1,4 +1,4 @@
-# Patron and SelfLimit left for patrons, ColourStack for games (issue 22): state only.
+# Patron and SelfLimit left for patrons, ColourStack for games: state only.
 
 from django.db import migrations
 

@@ -1,4 +1,4 @@
-"""Bets indexed by (round, patron): a bet placement reads the patron's bets on the coup (issue 11)."""
+"""Bets indexed by (round, patron): a bet placement reads the patron's bets on the coup."""
 
 import django.db.models.deletion
 from django.db import migrations, models

@@ -1,4 +1,4 @@
-"""A coup's settlement rewrites its bets in place (issue 11).
+"""A coup's settlement rewrites its bets in place.
 
 PostgreSQL updates a row in place (a HOT update: no new index entries) when no indexed column
 changes and its page has room. The imprisoned-bets index was conditioned on the state, which

@@ -1,4 +1,4 @@
-# ColourStack moves here from cashier, Bet.patron points at patrons.Patron (issue 22): state only.
+# ColourStack moves here from cashier, Bet.patron points at patrons.Patron: state only.
 
 import django.db.models.deletion
 import django_fsm

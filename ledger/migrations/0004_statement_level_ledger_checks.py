@@ -3,7 +3,7 @@
 Same rules — an event's postings sum to zero per currency, and no posting may be added to an
 event already written — checked over the statement's transition table (``new_rows``): one
 lookup for a coup of 50 events or a settlement of 30,000 bets instead of one a row (the row
-triggers were a tenth of a coup's append; issue 11). The ids go through an array and the
+triggers were a tenth of a coup's append). The ids go through an array and the
 functions run with ``enable_seqscan = off`` so that the lookups use the indexes whatever the
 planner guessed: it cannot estimate a transition table (a join with ``new_rows`` scanned the
 ledger, 100 ms a coup), and a session caches the plan it made when the ledger was small (a

@@ -2,7 +2,7 @@
 
 ``ledger_event.hash`` and ``ledger_event.idempotency_key`` are looked up by equality only (the
 unique index serves that); no query uses ``LIKE`` on them, and each twin was one more index
-written per event (issue 11). Django drops "like" indexes with ``IF EXISTS`` should a later
+written per event. Django drops "like" indexes with ``IF EXISTS`` should a later
 migration alter these fields, so the model state needs no change.
 """
 

@@ -2,7 +2,7 @@
 
 A line is read by scope and key in position order, and (scope, key, position) was already
 unique: as the primary key it is the table's only index. The id's index and sequence were a
-quarter of the server's work when a rebuild writes the lines (issue 11).
+quarter of the server's work when a rebuild writes the lines.
 
 Django does not migrate a table to a composite primary key, so the table is recreated empty
 and the audit projector's checkpoint goes back to 0: the projection workers (or

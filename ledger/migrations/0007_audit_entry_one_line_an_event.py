@@ -3,7 +3,7 @@ their own, where 0006 wrote a line for each of them.
 
 Most events name two or three of them (a settled bet: its patron, table and round), so the
 lines repeated their summary, hash and moment; a rebuild wrote about three lines an event,
-most of its work (issue 11). A timeline is now read through a partial index on its column.
+most of its work. A timeline is now read through a partial index on its column.
 
 As in 0006, the table is recreated empty and the audit projector's checkpoint goes back to
 0: the projection workers (or ``manage.py ledger rebuild --projection audit``) write the lines

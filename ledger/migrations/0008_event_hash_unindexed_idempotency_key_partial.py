@@ -1,4 +1,4 @@
-"""Two of the event table's indexes written per event for nothing (issue 11):
+"""Two of the event table's indexes written per event for nothing:
 
 - ``hash``: unique. No query looks an event up by its hash, and the position (the primary key)
   with the chain already makes every hash distinct; its keys are 64 random characters, each

@@ -1,7 +1,7 @@
 """The audit lines no longer store their words (``summary``): they are made from the line's
 event when it is read (``ledger.projections.audit.timeline``), and the lines are copied from
 the events by the server (``INSERT … SELECT``), where a rebuild decoded every event in Python
-to format words no one had asked for yet (issue 27). Nothing is lost: the event keeps them.
+to format words no one had asked for yet. Nothing is lost: the event keeps them.
 
 Migrating back brings the column back on an emptied table with the audit projector's
 checkpoint at 0, as 0006 and 0007 do: the older code writes the lines, words included, again

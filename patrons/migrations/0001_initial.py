@@ -1,4 +1,4 @@
-# Patron and SelfLimit move here from cashier (issue 22): state only, tables cashier_patron, cashier_selflimit.
+# Patron and SelfLimit move here from cashier: state only, tables cashier_patron, cashier_selflimit.
 
 import django.db.models.deletion
 from django.db import migrations, models

@@ -1,4 +1,4 @@
-"""The drop team's role group (issue 26: the drop team may not also be the count team)."""
+"""The drop team's role group (the drop team may not also be the count team)."""
 
 from django.db import migrations
 
