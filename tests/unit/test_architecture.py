@@ -391,3 +391,38 @@ def test_the_issue_guard_reads_comments_and_strings_and_skips_history(tmp_path):
         f"ledger/b.py:3: {issue.title()} 21",
         f"tests/unit/c.py:1: {issue} #21",
     ]
+
+
+def issue_mentions_in_text(root: Path) -> list[str]:
+    """``path:line: text`` of each issue number in the project's templates, SQL and documents
+    (read whole: they have no comment syntax of one kind)."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        parts = set(path.relative_to(root).parts)
+        if path.suffix not in (".html", ".sql", ".md") or not path.is_file():
+            continue
+        if parts & {".venv", "node_modules", "var", ".git"} or relative.startswith(HISTORY_TREES):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+            found.extend(f"{relative}:{number}: {match.group()}" for match in ISSUE_NUMBER.finditer(line))
+    return found
+
+
+def test_no_template_sql_or_document_names_an_issue_number():
+    found = issue_mentions_in_text(ROOT)
+    assert not found, "say why, not which issue (the history is in git):\n" + "\n".join(found)
+
+
+def test_the_text_guard_reads_templates_sql_and_documents(tmp_path):
+    issue = "iss" + "ue"
+    write(
+        tmp_path,
+        {
+            "docs/a.md": f"# Outage mode\n\nAs {issue} 39 asks.\n",
+            "deploy/b.sql": f"-- ({issue} #36) pinned search path\n",
+            "dashboard/templates/c.html": "<p>the cage issues chips: 3 plaques</p>\n",
+            "tests/benchmarks/results/d.md": f"{issue} 7\n",
+        },
+    )
+    assert issue_mentions_in_text(tmp_path) == [f"deploy/b.sql:1: {issue} #36", f"docs/a.md:3: {issue} 39"]
