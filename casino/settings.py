@@ -452,6 +452,12 @@ CASINO_TABLE_LIMITS_CENTS = {
     }.items()
 }
 
+# --- Comps (patrons/services/comps.py) --------------------------------------------------------
+# The share of a patron's theoretical win the house gives back as comps, in basis points
+# (2500 = 25.00 %): earned = floor(Σ theoretical win × rate / 10,000), in cents. Each comp
+# records the rate it was given under.
+CASINO_COMP_REINVESTMENT_BASIS_POINTS = env.int("CASINO_COMP_REINVESTMENT_BASIS_POINTS", default=2500)
+
 # --- Manual ratings (games/services/ratings.py) --------------------------------------------------
 # A patron rated by hand played this many decisions an hour at the game's usual pace; his time
 # × this pace × his average bet is his handle, × the table's house edge his theoretical win.

@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import date, datetime
 from fractions import Fraction
 
+from basis.money import currency
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, PatronDayRating
 from patrons.models import Patron
 from patrons.services.aml import cash_day_totals
+from patrons.services.comps import KINDS, comp_balance, comps_given
 
 from .table_reads import aml_flags
 
@@ -61,3 +63,12 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
         "aml_flags": aml_flags(code),
         "history": [rated(r) for r in history],
     }
+
+
+def patron_comps(code: str) -> dict | None:
+    """His comps: ``{"balance": comp_balance(code), "given": comps_given(code) each with the
+    name of its reversal form, "kinds": [(value, label)]}``; None for anonymous play."""
+    if code == accounts.ANONYMOUS_PATRON:
+        return None
+    given = [{**c, "form": f"reverse-{c['position']}"} for c in comps_given(code)]  # a refusal's form
+    return {"balance": comp_balance(code), "given": given, "kinds": list(KINDS.items()), "currency": currency()}

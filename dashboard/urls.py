@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import shift_views, views
+from . import comp_views, shift_views, views
 
 app_name = "dashboard"
 
@@ -18,6 +18,8 @@ urlpatterns = [
     path("coups/<id:round_id>/audit/", views.coup_audit, name="coup-audit"),
     path("patrons/", views.patron_lookup, name="patron-lookup"),
     path("patrons/<code:code>/", views.patron, name="patron"),
+    path("patrons/<code:code>/comps", comp_views.comp_give_form, name="comp-give"),
+    path("patrons/<code:code>/comps/<pos:position>/reverse", comp_views.comp_reverse_form, name="comp-reverse"),
     path("cage/", views.cage, name="cage"),
     # The pit boss's forms (dashboard.shift_views): each posts, then redirects back.
     path("open/", shift_views.table_open, name="open"),

@@ -144,11 +144,21 @@ def coup_audit(request, round_id: str):
 EVENT_PAGE_ROLES = (Role.AUDITOR,)
 
 
+def patron_context(request, code: str) -> dict:
+    """What the patron's page shows: his day (``patron_page.patron_detail``), his comps, and
+    whether this viewer may open a ledger event's page."""
+    return {
+        "detail": patron_page.patron_detail(code),
+        "comps": patron_page.patron_comps(code),
+        "opens_events": has_role(request.user, *EVENT_PAGE_ROLES),
+    }
+
+
 @pit_boss_required
 def patron(request, code: str):
-    """A patron's day; each AML flag links to its ledger event only for a viewer who may open it."""
-    context = {"detail": patron_page.patron_detail(code), "opens_events": has_role(request.user, *EVENT_PAGE_ROLES)}
-    return render(request, "dashboard/patron.html", context)
+    """A patron's day and his comps; each AML flag links to its ledger event only for a viewer
+    who may open it."""
+    return render(request, "dashboard/patron.html", patron_context(request, code))
 
 
 @pit_boss_required

@@ -61,6 +61,14 @@ def patron_credit(patron: str) -> str:
     return f"patron:{patron}:credit"
 
 
+COMPS_OWED = "comps:owed"  # what the house owes the outlets (restaurant, hotel) for the comps they serve
+
+
+def patron_comps(patron: str) -> str:
+    """Comps given to a patron, at the house's cost: a marketing expense (+X a comp of X)."""
+    return f"patron:{patron}:comps"
+
+
 def patron_deposit(patron: str) -> str:
     """Front money a patron has deposited at the cage (safekeeping), which he may withdraw."""
     return f"patron:{patron}:deposit"

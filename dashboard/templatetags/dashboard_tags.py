@@ -28,6 +28,14 @@ def eur(cents) -> str:
 
 
 @register.filter
+def basis_points(value) -> str:
+    """A rate in basis points as a percentage: 2500 -> "25.00 %"."""
+    if type(value) is not int:
+        return ""
+    return f"{value // 100}.{value % 100:02d} %"
+
+
+@register.filter
 def time_played(seconds) -> str:
     """Seconds as a person reads a length of play: ``30`` → ``under a minute``, ``720`` →
     ``12 min``, ``3900`` → ``1 h 05 min`` (whole minutes, rounded down)."""

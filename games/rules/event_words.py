@@ -377,6 +377,8 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "PotAwarded": _pot_awarded,
     "HandsShown": _hands_shown,
     "CreditLineApproved": _credit_line,
+    "CompGiven": lambda d: f"comp ({d['kind']}) of {eur(d['amount_cents'])} given to {d['patron']}",
+    "CompReversed": lambda d: f"comp of {eur(d['amount_cents'])} to {d['patron']} reversed: {d.get('reason', '')}",
     # Second signatures (approvals/): who asked, who signed, what became of it.
     "ApprovalRequested": lambda d: (
         f"{d['maker']} asked for {d['kind']}, waiting for "

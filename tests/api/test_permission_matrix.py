@@ -57,6 +57,7 @@ COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team"})  # the drop team
 EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "compliance"})
 # The suspicion cases: the compliance officer alone (tipping-off: nobody who deals with the patron).
 COMPLIANCE = frozenset({"compliance"})
+COMP_GIVERS = frozenset({"pit_boss", "cage_supervisor"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PUBLIC = "public"  # no login needed
 
@@ -69,6 +70,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-self-limit": ({"GET": PATRON_READ, "POST": PATRON_DESK}, None),
     "patron-identity": ({"POST": CAGE}, None),  # AML identity, recorded at the cage
     "patron-pin": ({"POST": CAGE}, None),  # the self-limit PIN, set at the cage
+    "patron-comps": ({"GET": PATRON_READ, "POST": COMP_GIVERS}, None),
+    "patron-comp-reverse": ({"POST": COMP_GIVERS}, None),
     "patron-pin-reset": ({"POST": CAGE}, None),  # its reset, asked at the cage (a supervisor confirms)
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
@@ -370,7 +373,15 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]
-    if name in ("patron-detail", "patron-self-limit", "patron-identity", "patron-pin", "patron-pin-reset"):
+    if name in (
+        "patron-detail",
+        "patron-self-limit",
+        "patron-identity",
+        "patron-pin",
+        "patron-pin-reset",
+        "patron-comps",
+        "patron-comp-reverse",
+    ):
         values["code"] = casino["patron"]
     params = re.findall(r"<(?:\w+:)?(\w+)>", route)
     return {p: values[p] for p in params}
