@@ -19,7 +19,7 @@ from .alerts import eur
 from .shift_views import _refused, _typed, pit_boss_only
 from .views import patron_context
 
-LABELS = {"kind": "Comp", "amount_cents": "Value", "amount": "Value", "note": "Note", "reason": "Reason"}
+LABELS = {"kind": "Kind of comp", "amount_cents": "Value", "amount": "Value", "note": "Note", "reason": "Reason"}
 
 
 def _back(code: str):
