@@ -13,6 +13,7 @@ from . import (
     count_room_views,
     report_views,
     runner_views,
+    tronc_views,
 )
 
 app_name = "workstations"
@@ -34,6 +35,8 @@ urlpatterns = [
     path("cage/transfers", cage_views.transfer, name="cage-transfer"),
     path("cage/approvals/<id:approval>/<name:decision>", cage_views.decide, name="cage-decide"),
     path("cage/shifts/<pos:opened_event>/", cage_views.shift, name="cage-shift"),
+    path("cage/tronc/", tronc_views.tronc, name="cage-tronc"),
+    path("cage/tronc/share", tronc_views.share, name="cage-tronc-share"),
     path("audit/", audit_views.days, name="audit-days"),
     path("audit/days/<day:day>/", audit_views.day, name="audit-day"),
     path("audit/days/<day:day>/export.zip", audit_views.export, name="audit-export"),

@@ -213,6 +213,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:coup-audit": ({"GET": DASHBOARD}, None),
     "dashboard:patron-lookup": ({"GET": DASHBOARD}, None),
     "dashboard:patron": ({"GET": DASHBOARD}, None),
+    "dashboard:comp-give": ({"POST": DASHBOARD}, None),
+    "dashboard:comp-reverse": ({"POST": DASHBOARD}, None),
     "dashboard:cage": ({"GET": CAGE | AUDIT}, None),  # the cage's book: not open to the pit (SHIFTS.md)
     # the pit boss's forms (dashboard.shift_views) and the signers' approvals page
     "dashboard:open": ({"GET": DASHBOARD, "POST": DASHBOARD}, None),
@@ -246,6 +248,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-transfer": ({"POST": CAGE}, None),
     "workstations:cage-decide": ({"POST": CAGE}, None),
     "workstations:cage-shift": ({"GET": CAGE}, None),
+    "workstations:cage-tronc": ({"GET": CAGE}, None),
+    "workstations:cage-tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:audit-days": ({"GET": AUDIT}, None),
     "workstations:audit-day": ({"GET": AUDIT, "POST": AUDIT}, None),
     "workstations:audit-export": ({"GET": AUDIT}, None),
