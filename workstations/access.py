@@ -20,8 +20,9 @@ AUDIT_ROLES = (Role.AUDITOR,)
 RUNNER_ROLES = (Role.RUNNER,)
 COMPLIANCE_ROLES = (Role.COMPLIANCE,)
 # The count room: the drop team removes the boxes, the count team counts them; a pit boss of
-# another pit may remove one and witnesses a tips count (``cashier.services.count_room``, ``tronc``).
-COUNT_ROOM_ROLES = (Role.DROP_TEAM, Role.COUNT_TEAM, Role.PIT_BOSS)
+# another pit may remove one; a pit boss or a cage supervisor witnesses a tips count as its
+# manager, and signs it there (``cashier.services.count_room``, ``tronc``).
+COUNT_ROOM_ROLES = (Role.DROP_TEAM, Role.COUNT_TEAM, Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
 
 
 def roles_required(*roles: str, place: str):

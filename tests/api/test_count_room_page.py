@@ -51,6 +51,7 @@ def room(cage, patron):
             "count2": "count_team",
             "count3": "count_team",
             "pit2": "pit_boss",
+            "super2": "cage_supervisor",
             "cashier9": "cashier",
         }.items()
     }
@@ -90,8 +91,8 @@ def recount(room, cash, who="count3"):
     return room[who].post(reverse("workstations:count-room-recount"), data, follow=True)
 
 
-def test_the_count_room_opens_to_the_drop_team_the_count_team_and_a_pit_boss_only(room, client):
-    for name in ("drop1", "count1", "pit2"):
+def test_the_count_room_opens_to_the_drop_team_the_count_team_a_pit_boss_and_a_cage_supervisor_only(room, client):
+    for name in ("drop1", "count1", "pit2", "super2"):
         page = room[name].get(PAGE)
         assert page.status_code == 200 and "Count room: gaming day" in text(page)
     assert room["cashier9"].get(PAGE).status_code == 403
@@ -272,6 +273,20 @@ def test_a_tip_box_is_entered_in_the_tips_book_once_the_other_counter_and_the_ma
     event = Event.objects.get(type="TipsCounted")
     assert (event.data["total_cents"], event.data["manager"]) == (15_000, "pit2")
     assert "Table T1 0.00 EUR 150.00 EUR 150.00 EUR count1, count2 pit2" in text(room["count1"].get(PAGE))
+
+
+def test_a_cage_supervisor_witnesses_a_tips_count_and_signs_it_in_the_count_room(room):
+    assert tips(room, manager="super2").status_code == 302
+    approval = Approval.objects.get(kind="tips_count", state="pending")
+    assert "manager super2" in text(room["super2"].get(PAGE))
+    room["count2"].post(reverse("workstations:count-room-decide", args=[approval.id, "confirm"]))
+    last = room["super2"].post(reverse("workstations:count-room-decide", args=[approval.id, "confirm"]), follow=True)
+    assert "Signed: the tip box of table T1, 150.00 EUR, is entered in the tips book." in text(last)
+    assert Event.objects.get(type="TipsCounted").data["manager"] == "super2"
+    assert f'href="{PAGE}">Count room</a>' in room["super2"].get("/workstations/cage/").content.decode()
+    assert f'href="{PAGE}">Count room</a>' not in room["cashier9"].get("/workstations/cage/").content.decode()
+    # He witnesses; he counts no drop box.
+    assert 'data-form="count"' not in room["super2"].get(PAGE).content.decode()
 
 
 def test_a_tips_count_is_refused_on_the_page_without_a_manager_or_with_the_manager_counting(room):

@@ -51,7 +51,7 @@ EXPORTS = frozenset({"auditor", "admin"})
 DASHBOARD = frozenset({"pit_boss"})
 SIGNERS = frozenset({"pit_boss", "dealer", "cage_supervisor"})  # the dashboard's approvals page
 AUDIT = frozenset({"auditor"})
-COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team"})  # the drop team is no subject here
+COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team", "cage_supervisor"})  # the drop team is no subject here
 # The exception log: the auditor, the admin, the cage supervisor (AML desk), the pit boss and the
 # compliance officer (its AML flags are his to follow up).
 EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "compliance"})

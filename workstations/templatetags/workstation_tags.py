@@ -16,8 +16,15 @@ from basis.money import format_denomination
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
+from staff.roles import has_role
 
 register = template.Library()
+
+
+@register.filter
+def holds(user, role) -> bool:
+    """Whether ``user`` holds ``role`` (``cage_supervisor``...): which links his header shows."""
+    return has_role(user, role) if getattr(user, "is_authenticated", False) else False
 
 
 @register.filter
