@@ -294,9 +294,13 @@ def verify_upload(upload) -> Verdict:
 
 def _own_development_key(fault: verify_export.UntrustedKey, site: signing.SigningKey) -> bool:
     """Whether a development-key signature is this site's own: its Ed25519 development key, or
-    (an older, HMAC-signed export) the HMAC development key of a site with no seal key set."""
+    (an older, HMAC-signed export) the HMAC development key of a site with no seal key set.
+    Never on a site with a key of its own: the HMAC development key is public (it is in the
+    code), so anyone can sign a forged day with it."""
+    if site.kind != "development":
+        return False
     if fault.public_key is not None:
-        return site.kind == "development" and fault.public_key.lower() == site.public_key
+        return fault.public_key.lower() == site.public_key
     return seal_key()[0] == "development"
 
 

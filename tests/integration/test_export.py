@@ -6,14 +6,17 @@ verifier fail naming the file and the line.
 """
 
 import hashlib
+import io
 import json
 import random
 import subprocess
 import sys
+import zipfile
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
@@ -28,6 +31,7 @@ from ledger.models import Event
 from ledger.seal import seal_gaming_day
 from ledger.store import Leg, NewEvent
 from ledger.verify import verify_chain
+from workstations.audit_selectors import verify_upload
 
 pytestmark = pytest.mark.django_db
 SCRIPT = Path(verify_export.__file__)
@@ -152,9 +156,10 @@ def test_swapping_two_csv_lines_fails_naming_the_file(exported):
     assert (report.fault.file, report.fault.line) == ("balances.csv", 0)  # its SHA-256 differs
 
 
-def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
+def _legacy_hmac_export(day: date, out: Path, key: bytes, key_id: str = "configured") -> None:
     """An export as made before Ed25519: the day sealed with HMAC-SHA256 under the seal key
-    (``key_id: "configured"``), the manifest's lines MACed with it."""
+    (``key_id: "configured"``, or ``"development"``: the public key in the code), the
+    manifest's lines MACed with it."""
     from ledger import seal as seals
     from ledger.commands import ledger_command
 
@@ -163,7 +168,7 @@ def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
         payload = seals.seal_payload(day=day, first=first, last=last, previous=previous)
         for field in ("key_kind", "public_key"):
             payload.pop(field)
-        payload.update(algorithm="HMAC-SHA256", key_id="configured")
+        payload.update(algorithm="HMAC-SHA256", key_id=key_id)
         payload["signature"] = seals.sign(payload, key)
         stream = f"seal/{day.isoformat()}"
         cmd.append(
@@ -174,7 +179,7 @@ def _legacy_hmac_export(day: date, out: Path, key: bytes) -> None:
     body = verify_export.unflatten({name: entry[0] for name, entry in entries.items() if name != "~lines"})
     for field in ("signature_algorithm", "key_kind", "public_key"):
         body.pop(field)
-    body["key_id"] = "configured"
+    body["key_id"] = key_id
     (out / "manifest.json").write_text(verify_export.manifest_text(verify_export.manifest_document(body, key)))
 
 
@@ -187,6 +192,29 @@ def test_an_export_signed_with_the_old_hmac_seal_key_still_verifies(played_day, 
     wrong = verify(str(tmp_path / "e"), b"not the key")
     assert not wrong.ok and wrong.fault.file == "manifest.json" and "MAC" in wrong.fault.what
     assert "give it with --key" in verify(str(tmp_path / "e"), None).message
+
+
+def test_an_export_signed_with_the_public_hmac_development_key_is_foreign_where_the_site_has_its_own_key(
+    played_day, tmp_path, settings
+):
+    """The HMAC development key is in the code: anyone signs a forged day with it. A site with an
+    Ed25519 key of its own and no seal key set must not show such an export as verified."""
+    key_file = tmp_path / "site.pem"
+    key_file.write_bytes(signing.new_private_key_pem())
+    settings.LEDGER_SIGNING_KEY_FILE, settings.LEDGER_SEAL_KEY = str(key_file), ""
+    out = tmp_path / "forged"
+    _legacy_hmac_export(played_day, out, verify_export.DEVELOPMENT_KEY.encode(), key_id="development")
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in sorted(out.iterdir()):
+            z.write(path, path.name)
+    verdict = verify_upload(SimpleUploadedFile("forged.zip", archive.getvalue()))
+    assert (verdict.state, verdict.message) == (
+        "foreign",
+        "signed by an unknown key — not this casino’s (an HMAC development key)",
+    )
+    with pytest.raises(CommandError, match="development"):
+        call_command("verify_export", str(out))
 
 
 def test_an_unsealed_day_exports_but_does_not_verify(tmp_path, cage):

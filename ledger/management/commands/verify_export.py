@@ -1,5 +1,9 @@
 """``manage.py verify_export OUT_DIR_OR_ZIP [--strict] [--key K]``: the standalone verifier, trusting this
-site's public key and LEDGER_TRUSTED_PUBLIC_KEYS (and LEDGER_SEAL_KEY for older, HMAC-signed exports)."""
+site's public key and LEDGER_TRUSTED_PUBLIC_KEYS (and LEDGER_SEAL_KEY for older, HMAC-signed exports).
+
+On a site with a key of its own it is always strict: an export signed with a development key
+(public, in the code) or a key not trusted here fails; only a site still on its development key
+verifies with a warning."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -21,6 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, path: str, key: str | None, strict: bool = False, **options):
         secret = key if key is not None else settings.LEDGER_SEAL_KEY
         trusted = tuple(signing.trusted_public_keys())
+        strict = strict or signing.signing_key().kind != "development"
         report = verify(path, secret.encode() if secret else None, strict=strict, trusted=trusted)
         if not report.ok:
             raise CommandError(report.message)
