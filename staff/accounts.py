@@ -83,6 +83,36 @@ def _account(username: str, *, lock: bool = True):
     return user
 
 
+def active_admins() -> list[str]:
+    """The active accounts that hold the admin role (a superuser holds it), by user name."""
+    from django.db.models import Q
+
+    users = get_user_model().objects.filter(is_active=True).filter(Q(is_superuser=True) | Q(groups__name=Role.ADMIN))
+    return sorted(set(users.values_list("username", flat=True)))
+
+
+def console_refusal(command: str) -> str:
+    """Why the console (one operator, nobody to confirm) may not run ``command`` now, or "".
+
+    ``createsuperuser`` makes the first admin only: once one exists, a new admin is an account
+    whose role a second admin confirms (running it twice gave one operator the two admins a
+    reset needs). ``changepassword`` works while the site has fewer than two active admins (its
+    set-up, or a recovery when admins are gone); with two, a password is reset by one admin and
+    confirmed by another (``manage.py account_change password-reset``, the API, the admin)."""
+    admins = active_admins()
+    if command == "createsuperuser" and admins:
+        return (
+            f"an admin exists ({', '.join(admins)}): a new admin is an account an admin creates and a "
+            "second admin confirms (manage.py account_change roles USER admin --actor ADMIN)"
+        )
+    if command == "changepassword" and len(admins) >= 2:
+        return (
+            "this site has two admins: a password is reset by one and confirmed by the other "
+            "(manage.py account_change password-reset USER --actor ADMIN), never by one person at the console"
+        )
+    return ""
+
+
 def mark_password_change_due(user, *, reason: str, set_by: str) -> None:
     """Require ``user`` to choose a new password at his next login (kept if already required)."""
     PasswordChangeDue.objects.update_or_create(user=user, defaults={"reason": reason[:200], "set_by": set_by})

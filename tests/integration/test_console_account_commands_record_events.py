@@ -6,11 +6,12 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from ledger import identity
 from ledger.models import Event
 from staff.management.commands import changepassword
+from staff.models import PasswordChangeDue
 from staff.services import password_digest, staff_account_create
 
 pytestmark = pytest.mark.django_db
@@ -61,3 +62,26 @@ def test_the_exception_log_lists_a_password_set_at_the_console_and_a_name_change
         "password of cash1 set at the console",
         "first name, e-mail of cash1 changed",
     ]
+
+
+def test_one_operator_at_the_console_cannot_make_the_second_admin_or_set_a_password_once_two_exist(monkeypatch):
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", PASSWORD)
+    call_command("createsuperuser", "--noinput", "--username", "root", "--email", "r@casino.example", stdout=StringIO())
+    with pytest.raises(CommandError, match=r"an admin exists \(root\)"):
+        call_command("createsuperuser", "--noinput", "--username", "root2", "--email", "s@casino.example")
+    assert not get_user_model().objects.filter(username="root2").exists()
+    staff_account_create(username="adm2", roles=["admin"], actor="root")
+    staff_account_create(username="cash1", password="the first password", roles=["cashier"], actor="root")
+    monkeypatch.setattr(changepassword.Command, "_get_pass", lambda self, prompt="Password: ": PASSWORD)
+    with pytest.raises(CommandError, match="this site has two admins"):
+        call_command("changepassword", "cash1", stdout=StringIO())
+    assert get_user_model().objects.get(username="cash1").check_password("the first password")
+    assert not Event.objects.filter(type="StaffPasswordSet").exists()
+
+
+def test_a_password_set_at_the_console_must_be_changed_at_the_next_login(monkeypatch):
+    staff_account_create(username="cash1", password="the first password", roles=["cashier"], actor="manage.py")
+    monkeypatch.setattr(changepassword.Command, "_get_pass", lambda self, prompt="Password: ": PASSWORD)
+    call_command("changepassword", "cash1", stdout=StringIO())
+    due = PasswordChangeDue.objects.get(user__username="cash1")
+    assert (due.reason, due.set_by) == ("password set at the console", "manage.py")

@@ -5,12 +5,17 @@ account no identity event created (as one inserted with raw SQL). This one runs 
 prompts, ``DJANGO_SUPERUSER_*`` variables, password validation) and, in the same transaction,
 records the new account through ``staff.services.staff_account_recorded`` (``StaffUserChanged``
 with the digest of its password), with the actor ``manage.py`` (the operator at the console).
+
+It makes the first admin only (``staff.accounts.console_refusal``): run twice, one operator
+held the two admins a password reset needs.
 """
 
 from django.contrib.auth.management.commands import createsuperuser
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.db.models.signals import post_save
 
+from staff.accounts import console_refusal
 from staff.services import staff_account_recorded
 
 CONSOLE = "manage.py"
@@ -18,6 +23,9 @@ CONSOLE = "manage.py"
 
 class Command(createsuperuser.Command):
     def handle(self, *args, **options):
+        refusal = console_refusal("createsuperuser")
+        if refusal:
+            raise CommandError(refusal)
         created_users = []
 
         def remember(sender, instance, created: bool, **kwargs):
