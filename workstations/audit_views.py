@@ -112,13 +112,17 @@ def register(request, day: str):
     """A French register of the day (``cashier.registers``): ``?name=<slug>&format=csv|pdf``, or
     ``format=csv.sig`` for the CSV's detached signature (64 raw bytes, of the file as generated
     now; the PDF carries its generation time, so a PDF and the signature of another download differ).
-    An unknown register or format: 404."""
+    An unknown register or format: 404. Like the export, only a sealed day has signed registers:
+    a day still open, or closed and not yet sealed, may still change (409 and the day's page)."""
     gaming_day = _day(day)
     slug, fmt = request.GET.get("name", ""), request.GET.get("format", "")
     if slug not in REGISTER_TITLES or fmt not in (*REGISTER_TYPES, "csv.sig"):
         raise Http404("no such register")
-    if audit_selectors.gaming_day(gaming_day) is None:
+    found = audit_selectors.gaming_day(gaming_day)
+    if found is None:
         raise Http404(f"no event on gaming day {day}")
+    if not found["exportable"]:
+        return render(request, "workstations/audit_day.html", _day_context(found), status=409)
     data = register_files.register_file(slug, gaming_day, fmt.removesuffix(".sig"))
     name = register_files.file_name(slug, gaming_day, fmt.removesuffix(".sig"))
     if fmt.endswith(".sig"):
@@ -135,10 +139,14 @@ def register(request, day: str):
 @replica_view
 def registers_zip(request, day: str):
     """Every register of the day, CSV and PDF, each with its ``.sig``, and ``public-key.pem``, as
-    ``manage.py registers`` writes them, in one zip."""
+    ``manage.py registers`` writes them, in one zip; for a sealed day only (409 and the day's
+    page otherwise, as for the export)."""
     gaming_day = _day(day)
-    if audit_selectors.gaming_day(gaming_day) is None:
+    found = audit_selectors.gaming_day(gaming_day)
+    if found is None:
         raise Http404(f"no event on gaming day {day}")
+    if not found["exportable"]:
+        return render(request, "workstations/audit_day.html", _day_context(found), status=409)
     response = HttpResponse(register_files.registers_zip(gaming_day), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="registers-{gaming_day.isoformat()}.zip"'
     return response

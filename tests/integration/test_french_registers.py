@@ -250,13 +250,21 @@ def test_every_register_file_verifies_with_openssl_and_a_changed_byte_does_not(s
     assert _openssl(out, file_name("modele-12", scripted_day, "csv")).returncode != 0
 
 
-def test_the_auditors_day_page_links_each_register_and_the_signed_zip(client, scripted_day, django_user_model):
+def test_the_auditors_day_page_links_each_register_and_the_signed_zip_once_the_day_is_sealed(
+    client, scripted_day, django_user_model
+):
+    from ledger.seal import seal_gaming_day
     from staff.roles import Role
 
     auditor = django_user_model.objects.create_user(username="aud1", password="x")
     grant(auditor, Role.AUDITOR)
     client.force_login(auditor)
     day = scripted_day.isoformat()
+    # A day not sealed may still change: no signed register of it, as no export.
+    unsealed = client.get(f"/workstations/audit/days/{day}/register", {"name": "modele-10", "format": "csv.sig"})
+    assert unsealed.status_code == 409 and "No signed register yet" in unsealed.content.decode()
+    assert client.get(f"/workstations/audit/days/{day}/registers.zip").status_code == 409
+    seal_gaming_day(day=scripted_day, actor="aud1")
     page = client.get(f"/workstations/audit/days/{day}/").content.decode()
     for slug in books.BUILDERS:
         assert f"/workstations/audit/days/{day}/register?name={slug}&amp;format=csv" in page
