@@ -43,6 +43,16 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class TextField(serializers.CharField):
+    """Text typed by a person: a JSON string (DRF's CharField takes -1 or true and stores "-1"
+    or "True": a reason that is no reason)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be text (a JSON string)")
+        return super().to_internal_value(data)
+
+
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     OpenApiTypes.STR,

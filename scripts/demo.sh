@@ -37,7 +37,7 @@ if [ -n "$FLOOR_DAY" ]; then
     player=$!
     trap 'kill "$player" 2>/dev/null || true' EXIT INT TERM
     echo "Serving a live floor of gaming day $FLOOR_DAY on http://127.0.0.1:$port/ (API docs: /api/docs/, pit boss"
-    echo "dashboard: /dashboard/, logins: pitboss, pitboss2, dealer, cashier, cagesup, auditor, runner, password = login, README"
+    echo "dashboard: /dashboard/, logins: pitboss, pitboss2, dealer, cashier, cagesup, auditor, runner, compliance, drop, drop2, count, count2, verifier; password = login, README"
     echo "\"Demo logins\"); a background player (manage.py simulate_floor, pid $player) plays coups at every table, and"
     echo "the dashboard's banner says whether it still plays. Ctrl-C stops both. Any manage.py command run in another"
     echo "shell against this database lands on the floor's day."

@@ -36,7 +36,11 @@ if [ -n "$pg_url" ] && [[ "$pg_url" == postgres* ]]; then
     DATABASE_URL="$pg_url" CASINO_REQUIRE_BROWSER_TESTS="$require_browser" \
         .venv/bin/python -m pytest --create-db "${spread[@]}" "$@" || status=$?
 else
-    echo "== no PostgreSQL reachable: the concurrency and browser tests will be skipped"
+    if [ -n "$pg_url" ]; then
+        echo "== DATABASE_URL is not PostgreSQL: SQLite only (var/test-main.sqlite3); the concurrency and browser tests will be skipped"
+    else
+        echo "== no PostgreSQL reachable: the concurrency and browser tests will be skipped"
+    fi
 fi
 # After a PostgreSQL run, SQLite runs only the tests that reach the database: the others
 # (the pure rules, settings, templates) prove the same on either backend and passed already.

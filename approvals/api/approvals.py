@@ -22,7 +22,7 @@ from rest_framework.response import Response
 
 from cashier.api.accounting import Count
 from core.ids import uuid_of
-from core.views import CommandSchema, CommandView
+from core.views import CommandSchema, CommandView, TextField
 from staff.permissions import roles_allowed
 from staff.roles import STAFF_ROLES
 
@@ -114,7 +114,7 @@ class ApprovalReject(CommandView):
     success_status = 200
 
     class Input(serializers.Serializer):
-        reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        reason = TextField(max_length=500, required=False, allow_blank=True, default="")
 
     input_serializer = Input
 

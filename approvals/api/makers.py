@@ -33,7 +33,7 @@ from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, Gami
 from cashier.api.tronc import TIPS_COUNTERS, TipBox
 from cashier.services.cage_shifts import window_cashier
 from core.ids import UsernameField
-from core.views import CentsField, CommandSchema, CommandView
+from core.views import CentsField, CommandSchema, CommandView, TextField
 from games.catalog import game_choices
 from staff.permissions import roles_allowed
 from staff.roles import Role
@@ -284,7 +284,7 @@ class CageShiftClose(ActView):
 
     class Input(ShiftCount):
         handover_to = UsernameField(required=False, help_text="the incoming cashier, who confirms himself")
-        variance_reason = serializers.CharField(
+        variance_reason = TextField(
             max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
         )
         cashier = UsernameField(required=False, help_text="whose window (default: the caller's own)")

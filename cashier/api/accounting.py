@@ -18,7 +18,7 @@ current gaming day).
 from rest_framework import generics, serializers
 
 from core.ids import UsernameField
-from core.views import CommandView
+from core.views import CommandView, TextField
 from staff.permissions import roles_allowed
 from staff.roles import ALL_ROLES, Role
 
@@ -63,7 +63,7 @@ class SlipAccept(CommandView):
 
 
 class Signed(serializers.Serializer):
-    reason = serializers.CharField(max_length=500)
+    reason = TextField(max_length=500)
     approver = UsernameField()
 
 
@@ -127,7 +127,7 @@ class CageShiftOpen(CommandView):
     permission_classes = [roles_allowed(write=CAGE)]
 
     class Input(ShiftCount):
-        variance_reason = serializers.CharField(
+        variance_reason = TextField(
             max_length=500,
             required=False,
             help_text="why the count differs from the count handed over to the caller, kept on the event",

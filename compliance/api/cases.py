@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 from staff.permissions import roles_allowed
 from staff.roles import Role
 
@@ -46,7 +46,7 @@ class CaseOpen(CommandView):
     class Input(serializers.Serializer):
         flag = serializers.IntegerField(required=False, min_value=1, max_value=2**62)
         patron = serializers.CharField(required=False, max_length=20)
-        reason = serializers.CharField(max_length=services.MAX_TEXT)
+        reason = TextField(max_length=services.MAX_TEXT)
 
     input_serializer = Input
 
@@ -91,7 +91,7 @@ class CaseDecision(CommandView):
 
     class Input(serializers.Serializer):
         decision = serializers.ChoiceField(choices=list(services.DECISIONS))
-        reason = serializers.CharField(max_length=services.MAX_TEXT)
+        reason = TextField(max_length=services.MAX_TEXT)
 
     input_serializer = Input
 

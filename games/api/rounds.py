@@ -3,7 +3,7 @@
 from rest_framework import generics, serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView, StrictIntegerField
+from core.views import CentsField, CommandView, StrictIntegerField, TextField
 from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
@@ -147,7 +147,7 @@ class RoundVoid(CommandView):
     permission_classes = [roles_allowed(write=PIT)]
 
     class Input(serializers.Serializer):
-        reason = serializers.CharField(max_length=500)
+        reason = TextField(max_length=500)
 
     input_serializer = Input
     success_status = 200

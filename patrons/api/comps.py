@@ -10,7 +10,7 @@ gives one (201; 400 on ``amount_cents`` above what he has available).
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.views import CentsField, CommandView
+from core.views import CentsField, CommandView, TextField
 from staff.permissions import PATRON_READERS, roles_allowed
 
 from ..selectors import patron_get
@@ -25,7 +25,7 @@ class PatronComps(CommandView):
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=sorted(KINDS))
         amount_cents = CentsField(min_value=1)
-        note = serializers.CharField(max_length=MAX_NOTE, required=False, allow_blank=True, default="")
+        note = TextField(max_length=MAX_NOTE, required=False, allow_blank=True, default="")
 
     input_serializer = Input
 
@@ -44,7 +44,7 @@ class PatronCompReverse(CommandView):
     permission_classes = [roles_allowed(write=set(GIVERS))]
 
     class Input(serializers.Serializer):
-        reason = serializers.CharField(max_length=MAX_NOTE)
+        reason = TextField(max_length=MAX_NOTE)
 
     input_serializer = Input
 

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 
 from ..permissions import roles_allowed
 from ..roles import Role
@@ -39,7 +39,7 @@ class UserLeave(CommandView):
     success_status = 200
 
     class Input(serializers.Serializer):
-        reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        reason = TextField(max_length=200, required=False, allow_blank=True, default="")
 
     input_serializer = Input
 
