@@ -46,7 +46,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
-from . import signing
+from . import signing, verification_records
 from .event_seals import SEAL_FIELDS, first_unsealed
 from .hashing import canonical_json, iso_utc
 from .models import ChainVerification, CheckpointRecord, Event, LedgerIdentity
@@ -236,8 +236,7 @@ def _unsealed_since(after: int, head_position: int) -> bool:
         return True  # said once: a catch-up runs after every command, the alarm stands meanwhile
     logger.error("ledger: event %s is not sealed by the application; checkpoint not written", bad)
     with transaction.atomic():
-        ChainVerification.objects.create(
-            verified_at=datetime.now(UTC),
+        verification_records.record(
             ok=False,
             checked=max(0, bad - 1),
             head_position=head_position,

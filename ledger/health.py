@@ -34,9 +34,9 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.db import connection
 
-from . import outage, projections
+from . import outage, projections, verification_records
 from .gaming_day import current_gaming_day
-from .models import ChainVerification, Event
+from .models import Event
 from .seal import SEAL_EVENT, latest_seal
 from .store import closed_gaming_days
 
@@ -158,7 +158,7 @@ def seal(now: datetime | None = None) -> dict:
 
 
 def chain() -> dict:
-    last = ChainVerification.objects.order_by("-verified_at", "-id").first()
+    last = verification_records.latest()
     if last is None:
         return {"ok": True, "detail": "not verified yet"}
     found = {"ok": last.ok, "verified_at": last.verified_at.astimezone(UTC).isoformat()}

@@ -338,7 +338,8 @@ class ChainVerification(models.Model):
     """One walk of the whole chain (``manage.py ledger verify``): when it ended, whether the
     chain was whole, how many events it checked and, when broken, where and why. The latest
     is what the readiness probe reads (``ledger.health.chain``): a ledger found broken is no
-    ledger to take bets on until someone has looked."""
+    ledger to take bets on until someone has looked. Append-only, each row signed
+    (``ledger.verification_records``)."""
 
     verified_at = models.DateTimeField(help_text="UTC")
     ok = models.BooleanField()
@@ -346,6 +347,9 @@ class ChainVerification(models.Model):
     head_position = models.BigIntegerField()
     first_bad_position = models.BigIntegerField(null=True, blank=True)
     reason = models.CharField(max_length=500, blank=True, default="")
+    signature = models.CharField(
+        max_length=200, blank=True, default="", help_text="hex Ed25519 of the fields by the site's key"
+    )
 
     def __str__(self) -> str:
         return f"{self.verified_at:%Y-%m-%d %H:%M} {'intact' if self.ok else 'broken'}"

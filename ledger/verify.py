@@ -24,15 +24,14 @@ from typing import NamedTuple
 import psycopg
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Min
-from django.utils import timezone
 from psycopg.types.datetime import TimestamptzLoader
 
-from . import checkpoints, tail_witnesses
+from . import checkpoints, tail_witnesses, verification_records
 from .checkpoints import Checkpoint
 from .event_seals import seal_fault
 from .hashing import GENESIS_HASH, event_hash
 from .jsoncodec import JsonbBytesLoader, loads
-from .models import ChainVerification, Event
+from .models import Event
 
 log = logging.getLogger(__name__)
 
@@ -214,13 +213,12 @@ def record_verification(result: VerifyResult) -> bool:
     this role may not write it (the auditor's read-only role verifies too): nothing recorded."""
     try:
         with transaction.atomic():
-            ChainVerification.objects.create(
-                verified_at=timezone.now(),
+            verification_records.record(
                 ok=result.ok,
                 checked=result.checked,
                 head_position=result.head_position,
                 first_bad_position=result.first_bad_position,
-                reason=result.reason[:500],
+                reason=result.reason,
             )
     except DatabaseError:
         return False
