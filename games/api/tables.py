@@ -4,10 +4,10 @@ from rest_framework import generics, serializers
 
 from core.ids import CodeField
 from core.views import CentsField, CommandView
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
+from staff.permissions import FLOOR, FLOOR_READERS, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Table
-from ..services.tables import table_buy_in, table_close
+from ..services.tables import table_buy_in
 
 
 class TableSerializer(serializers.ModelSerializer):
@@ -29,19 +29,6 @@ class TableDetail(generics.RetrieveAPIView):
     queryset = Table.objects.all()
     serializer_class = TableSerializer
     lookup_field = "code"
-
-
-class TableClose(CommandView):
-    permission_classes = [roles_allowed(write=PIT)]
-
-    class Input(serializers.Serializer):
-        pass
-
-    input_serializer = Input
-    success_status = 200
-
-    def perform(self, data, *, code, **ctx):
-        return table_close(code=code, **ctx)
 
 
 class TableBuyIn(CommandView):

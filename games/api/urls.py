@@ -15,7 +15,6 @@ urlpatterns = [
     path("rounds/<id:round_id>/trente-quarante-bets", card_games.TrenteQuaranteBet.as_view(), name="tq-bet"),
     path("tables/", tables.TableList.as_view(), name="table-list"),
     path("tables/<code:code>/", tables.TableDetail.as_view(), name="table-detail"),
-    path("tables/<code:code>/close", tables.TableClose.as_view(), name="table-close"),
     path("tables/<code:code>/buy-ins", tables.TableBuyIn.as_view(), name="table-buy-in"),
     path("tables/<code:code>/colour-chips", colour_chips.ColourChipsBuy.as_view(), name="colour-chips-buy"),
     path("tables/<code:code>/change-inverse", colour_chips.ColourChipsChangeInverse.as_view(), name="change-inverse"),

@@ -49,3 +49,16 @@ def test_a_closer_is_confirmed_only_by_a_dealer_of_that_table(clients):
     assert clients["dealer2"].post(f"/api/approvals/{approval}/confirm").status_code == 403
     assert Approval.objects.get(id=approval).state == "pending"
     assert Table.objects.get(code="T1").state == "open"
+
+
+def test_the_api_closes_a_table_only_with_its_closer_counted_and_confirmed(clients):
+    """No path closes a table at its book value: the uncounted close is not an endpoint (a
+    pit boss alone closed a table with its closer taken as the book, the count fields ignored)."""
+    open_counted_table(clients, "T1")
+    body = {"closer": {"50000": 1}, "dealer": "dealer1", "pit_boss": "pit2"}
+    assert clients["pit1"].post("/api/tables/T1/close", body, format="json").status_code == 404
+    assert Table.objects.get(code="T1").state == "open"
+    asked = clients["pit1"].post("/api/tables/T1/closer", body, format="json")
+    assert asked.status_code == 202
+    assert [w["user"] for w in asked.json()["approval"]["waiting_for"]] == ["dealer1", "pit2"]
+    assert Table.objects.get(code="T1").state == "open"

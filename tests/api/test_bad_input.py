@@ -16,8 +16,9 @@ from rest_framework.test import APIClient
 
 from games.services.colour_chips import colour_chips_buy
 from games.services.rounds import round_open
-from games.services.tables import table_open
+from games.services.tables import table_close, table_open
 from ledger import accounts, store
+from ledger.errors import StateConflict
 from ledger.models import Event
 from tests.conftest import ACTOR, make_patron
 
@@ -356,8 +357,10 @@ def test_close_table_with_colour_chips_outstanding_is_refused(api, colour_patron
     """R1 cannot close while a patron still holds colour chips there: 409 on table; the table
     stays open and his 200.00 EUR of red chips stay his."""
     snap = Snapshot(chips_of(colour_patron), colour_of(colour_patron), accounts.table_tray("R1"))
-    response = api.post("/api/tables/R1/close", {}, format="json")
-    assert_refused(response, 409, "table", snap)
+    with pytest.raises(StateConflict) as refused:
+        table_close(code="R1", actor=ACTOR)
+    assert refused.value.field == "table"
+    snap.assert_unchanged()
     assert api.get("/api/tables/R1/").json()["state"] == "open"
 
 

@@ -92,7 +92,7 @@ def test_a_lookalike_table_code_in_a_path_is_404(pit):
     pit_boss = APIClient()
     pit_boss.force_authenticate(staff_user("pit2", "pit_boss"))
     before = store.head()
-    response = pit_boss.post(f"/api/tables/{quote('B' + FULLWIDTH['2'])}/close", {}, format="json")
+    response = pit_boss.post(f"/api/tables/{quote('B' + FULLWIDTH['2'])}/closer", {}, format="json")
     assert response.status_code == 404
     assert store.head() == before
 

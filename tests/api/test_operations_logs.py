@@ -39,13 +39,13 @@ def json_lines():
 def test_a_refused_request_is_logged_with_time_level_logger_request_id_user_and_table(table, json_lines):
     client = APIClient()
     client.force_authenticate(staff_user("cashier1", "cashier"))
-    response = client.post("/api/tables/R1/close", {}, format="json", HTTP_X_REQUEST_ID="lb-7f3a9c")
+    response = client.post("/api/tables/R1/closer", {}, format="json", HTTP_X_REQUEST_ID="lb-7f3a9c")
     assert response.status_code == 403
     assert response["X-Request-ID"] == "lb-7f3a9c"
     forbidden = [line for line in json_lines() if line["logger"] == "django.request"]
     assert len(forbidden) == 1
     line = forbidden[0]
-    assert line["message"] == "Forbidden: /api/tables/R1/close"
+    assert line["message"] == "Forbidden: /api/tables/R1/closer"
     assert line["level"] == "WARNING"
     assert line["request_id"] == "lb-7f3a9c"
     assert line["user"] == "cashier1"
@@ -54,7 +54,7 @@ def test_a_refused_request_is_logged_with_time_level_logger_request_id_user_and_
     assert abs((datetime.fromisoformat(line["time"]) - datetime.now().astimezone()).total_seconds()) < 60
     access = [line for line in json_lines() if line["logger"] == "casino.request"]
     assert [(a["method"], a["path"], a["status"], a["view"], a["request_id"]) for a in access] == [
-        ("POST", "/api/tables/R1/close", 403, "table-close", "lb-7f3a9c")
+        ("POST", "/api/tables/R1/closer", 403, "table-close-counted", "lb-7f3a9c")
     ]
     assert access[0]["duration_ms"] >= 0
 
