@@ -286,7 +286,7 @@ BEGIN
     SELECT string_agg(format('%s.%s', t, col), ', ') INTO found
       FROM (VALUES ('ledger_event', ARRAY['position', 'stream', 'version', 'type', 'schema_version', 'data',
                                            'occurred_at', 'recorded_at', 'gaming_day', 'actor', 'correlation_id',
-                                           'causation_id', 'idempotency_key', 'prev_hash', 'hash']),
+                                           'causation_id', 'idempotency_key', 'prev_hash', 'hash', 'seal']),
                    ('ledger_posting', ARRAY['id', 'account', 'amount_cents', 'currency', 'event_id']),
                    ('ledger_idempotencyrecord', ARRAY['key', 'fingerprint', 'result', 'position', 'created_at']))
            AS expected(t, cols), unnest(expected.cols) AS col
@@ -295,6 +295,22 @@ BEGIN
                           AND a.attnum > 0 AND NOT a.attisdropped);
     IF found IS NOT NULL THEN
         RETURN format('column %s was dropped or renamed', found);
+    END IF;
+    -- The constraints the migrations put on them stay: a dropped CHECK, UNIQUE or key lets in a
+    -- row the application never writes (a position below 1, a stream version twice, a posting of
+    -- no event, a key recorded twice).
+    SELECT string_agg(format('%s on %s', k.name, k.t), ', ') INTO found
+      FROM (VALUES ('ledger_event', 'ledger_event_pkey'), ('ledger_event', 'ledger_event_position_positive'),
+                   ('ledger_event', 'ledger_event_stream_version_uniq'), ('ledger_posting', 'ledger_posting_pkey'),
+                   ('ledger_idempotencyrecord', 'ledger_idempotencyrecord_pkey')) AS k(t, name)
+     WHERE NOT EXISTS (SELECT 1 FROM pg_constraint c
+                        WHERE c.conrelid = ('public.' || k.t)::regclass AND c.conname = k.name);
+    IF found IS NOT NULL THEN
+        RETURN format('constraint %s was dropped', found);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conrelid = 'public.ledger_posting'::regclass
+                    AND c.contype = 'f' AND c.confrelid = 'public.ledger_event'::regclass) THEN
+        RETURN 'the foreign key of ledger_posting to ledger_event was dropped';
     END IF;
     -- No rule (DO INSTEAD NOTHING swallows new rows), no row security (a policy hides rows from
     -- the application role), no trigger but the migrations' (a BEFORE INSERT one rewrites NEW).

@@ -13,7 +13,9 @@ holds an event, each of which loses or falsifies ledger data without an UPDATE o
 - ``CREATE RULE … ON INSERT TO ledger_event DO INSTEAD NOTHING``: new events vanish silently;
 - ``CREATE TRIGGER … BEFORE INSERT ON ledger_posting`` with a function that rewrites NEW;
 - ``ENABLE ROW LEVEL SECURITY`` with a policy: the application role no longer sees the tail;
-- a child table ``INHERIT ledger_posting``: its rows read as postings and can be deleted.
+- a child table ``INHERIT ledger_posting``: its rows read as postings and can be deleted;
+- a dropped ``seal`` column, or a dropped constraint (the position CHECK, the stream-version
+  UNIQUE, a key, the postings' foreign key): rows the application never writes get in.
 
 Each attack runs in a transaction rolled back afterwards, so one that passes leaves the copy
 as it was for the next.
@@ -42,6 +44,14 @@ ATTACKS = {
     "inheriting_child": [
         "CREATE TABLE posting_extra (LIKE ledger_posting INCLUDING CONSTRAINTS INCLUDING DEFAULTS)",
         "ALTER TABLE posting_extra INHERIT ledger_posting",
+    ],
+    "drop_seal_column": ["ALTER TABLE ledger_event DROP COLUMN seal"],
+    "drop_position_check": ["ALTER TABLE ledger_event DROP CONSTRAINT ledger_event_position_positive"],
+    "drop_stream_version_unique": ["ALTER TABLE ledger_event DROP CONSTRAINT ledger_event_stream_version_uniq"],
+    "drop_idempotency_key": ["ALTER TABLE ledger_idempotencyrecord DROP CONSTRAINT ledger_idempotencyrecord_pkey"],
+    "drop_posting_foreign_key": [
+        "DO $$ BEGIN EXECUTE (SELECT format('ALTER TABLE ledger_posting DROP CONSTRAINT %I', conname)"
+        " FROM pg_constraint WHERE conrelid = 'ledger_posting'::regclass AND contype = 'f'); END $$"
     ],
     "row_security": [
         "ALTER TABLE ledger_event ENABLE ROW LEVEL SECURITY",
