@@ -3,6 +3,8 @@ its row cannot be set to "intact" or deleted (append-only, as the ledger), and a
 under the triggers, or an "intact" row inserted after it without the site's key, does not
 verify and raises the alarm itself — on every page and on the readiness probe."""
 
+from zoneinfo import ZoneInfo
+
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test import Client
@@ -71,3 +73,13 @@ def test_an_intact_chain_verified_again_lifts_the_alarm(cage):
     verification_records.record(ok=True, checked=9, head_position=9, first_bad_position=None, reason="")
     assert verification_records.latest().ok
     assert 'data-figure="ledger-broken"' not in _pit_boss_page()
+
+
+def test_the_alarm_gives_the_time_in_the_casinos_zone_on_the_workstations_too(cage, settings):
+    settings.CASINO_TIMEZONE = "Europe/Paris"
+    row = _failed()
+    client = Client()
+    client.force_login(staff_user("audit9", Role.AUDITOR))
+    page = client.get("/workstations/audit/").content.decode()
+    local = row.verified_at.astimezone(ZoneInfo("Europe/Paris")).strftime("%Y-%m-%d %H:%M %Z")
+    assert local.endswith(("CET", "CEST")) and f">{local}</time>" in page
