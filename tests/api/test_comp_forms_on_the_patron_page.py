@@ -3,19 +3,15 @@ the patron earned, was given and has left in currency units; a value above what 
 refused naming the field and keeps what was typed; a cashier cannot post the form."""
 
 import re
-from datetime import timedelta
 from html import unescape
 
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
-from games.services.ratings import patron_rating_record
-from ledger import projections
 from ledger.models import Event
 from staff.roles import Role
-from tests.conftest import make_patron, staff_user
+from tests.conftest import rated_by_hand, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -25,22 +21,10 @@ def text(response) -> str:
 
 
 @pytest.fixture
-def rated(table, settings):
-    """A patron rated by hand for 35 bets of 37.00 EUR at R1: 8.74 EUR of comps earned."""
-    settings.CASINO_DECISIONS_PER_HOUR = {**settings.CASINO_DECISIONS_PER_HOUR, "english_roulette": 35}
+def rated(table):
+    """A patron rated by hand at R1 (``rated_by_hand``): 8.74 EUR of comps earned."""
     staff_user("boss", Role.PIT_BOSS)
-    patron = make_patron()
-    patron_rating_record(
-        table="R1",
-        patron=patron,
-        time_in=timezone.now() - timedelta(minutes=70),
-        minutes=60,
-        average_bet_cents=3_700,
-        buy_in_cents=50_000,
-        actor="boss",
-    )
-    projections.catch_up_all()
-    return patron
+    return rated_by_hand("boss")
 
 
 @pytest.fixture

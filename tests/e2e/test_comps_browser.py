@@ -2,45 +2,26 @@
 what is left refused with the field named, and reverses a comp with its reason. Screenshots in
 var/artifacts/."""
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
-from games.services.ratings import patron_rating_record
-from ledger import projections
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import make_patron
+from tests.conftest import rated_by_hand
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, log_in
 
 pytestmark = pytest.mark.postgres
 
 
 def test_a_pit_boss_gives_and_reverses_a_comp_on_the_patrons_page(
-    browser_page, dashboard_server, django_user_model, table, settings
+    browser_page, dashboard_server, django_user_model, table
 ):
     page, url = browser_page, dashboard_server.url
-    settings.CASINO_DECISIONS_PER_HOUR = {**settings.CASINO_DECISIONS_PER_HOUR, "english_roulette": 35}
     grant(django_user_model.objects.create_user(username="boss", password="floor-secret"), Role.PIT_BOSS)
-    patron = make_patron()
-    patron_rating_record(
-        table="R1",
-        patron=patron,
-        time_in=timezone.now() - timedelta(minutes=70),
-        minutes=60,
-        average_bet_cents=3_700,
-        buy_in_cents=50_000,
-        actor="boss",
-    )
-    projections.catch_up_all()
+    patron = rated_by_hand("boss")
 
-    page.goto(f"{url}/dashboard/login/")
-    page.get_by_label("User name").fill("boss")
-    page.get_by_label("Password").fill("floor-secret")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, url, "boss")
     page.goto(f"{url}/dashboard/patrons/{patron}/")
     comps = page.locator('[data-section="comps"]')
     expect(comps.locator('[data-figure="comps-available"]')).to_have_text("8.74 EUR")

@@ -8,41 +8,24 @@ to six places, 0.027027, so his theoretical win is 129,500 × 0.027027 = 3,499.9
 at the default 25.00 % he earns 874.999… cents, rounded down: 8.74 EUR of comps.
 """
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
-from games.services.ratings import patron_rating_record
-from ledger import projections
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.models import Event, Posting
 from ledger.verify import verify_chain
 from patrons.services.comps import comp_balance, comp_give, comp_reverse, comps_given
 from staff.roles import RoleRequired
-from tests.conftest import client_as, make_patron, staff_user
+from tests.conftest import client_as, rated_by_hand, staff_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def rated(table, settings):
-    """An identified patron rated by hand at R1 for 35 bets of 37.00 EUR (theory: 35.00 EUR)."""
-    settings.CASINO_DECISIONS_PER_HOUR = {**settings.CASINO_DECISIONS_PER_HOUR, "english_roulette": 35}
+def rated(table):
+    """An identified patron rated by hand at R1 for 35 bets of 37.00 EUR (``rated_by_hand``)."""
     staff_user("boss", "pit_boss")
     staff_user("till", "cashier")
-    patron = make_patron()
-    patron_rating_record(
-        table="R1",
-        patron=patron,
-        time_in=timezone.now() - timedelta(minutes=70),
-        minutes=60,
-        average_bet_cents=3_700,
-        buy_in_cents=50_000,
-        actor="boss",
-    )
-    projections.catch_up_all()
-    return patron
+    return rated_by_hand("boss")
 
 
 def _postings(position: int) -> set[tuple[str, int]]:
