@@ -151,8 +151,11 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "marker-issue": ({"POST": CAGE | PIT}, None),
     "marker-transfer": ({"POST": CAGE}, None),
     "marker-pay": ({"POST": CAGE}, None),
+    "marker-pay-at-table": ({"POST": PIT}, None),
+    "marker-void": ({"POST": CAGE}, None),
     "front-money-deposit": ({"POST": CAGE}, None),
     "front-money-withdraw": ({"POST": CAGE}, None),
+    "front-money-draw": ({"POST": PIT}, None),
     # drop custody
     "drop-recount": ({"POST": frozenset({"count_team"})}, None),
     "master-game-sign": ({"POST": frozenset({"count_team"})}, None),
