@@ -186,6 +186,9 @@ def table_figures(table: str, start: date, end: date) -> dict:
     closer = _book_tray(table, end, before=False) if still_open else sessions[-1].data["closer_cents"]
     fills = _sum_amounts("FillDelivered", table, start, end) - _sum_amounts("FillReversed", table, start, end)
     credits = _sum_amounts("CreditDelivered", table, start, end) - _sum_amounts("CreditReversed", table, start, end)
+    # Front money drawn at the table took chips off its tray for the cage's deposit, as a credit
+    # takes them to the cage: it counts with the credits (``table_stats.FILLS_AND_CREDITS``).
+    credits += _sum_amounts("FrontMoneyDrawn", table, start, end)
     expected: dict[str, int] = defaultdict(int)
     buy_ins = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day__range=(start, end))
     for day, amount in buy_ins.values_list("gaming_day", "data__amount_cents"):
@@ -439,10 +442,11 @@ CAGE_MOVEMENTS = [
     ("fills", accounts.CAGE_CHIPS, ["FillIssued", "FillVoided", "FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
     # Casino credit and front money: cash into the cage on deposits and marker
-    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
+    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips,
+    # or when a marker issued in error is voided).
     ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
     ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
-    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
+    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid", "MarkerVoided"]),
     # A cashier window's count against its drawer at its closing (to over/short), and the
     # corrections of a window's lines (supervisor-approved reversals).
     ("window_cash_variances", accounts.CAGE_CASH, ["CageShiftClosed"]),

@@ -494,11 +494,11 @@ def drop_box(code: str) -> dict:
     return {"state": "on_table", "words": "locked on the table, taking the drop"}
 
 
-def markers_owed(limit: int = 50) -> list[dict]:
-    """The markers still owed, newest first, for a payment at the table: ``{"serial", "label"
-    (the patron by name), "patron", "amount_cents", "outstanding_cents", "where"}`` (where: the
-    table whose drop holds it, or "the cage")."""
-    owed = Marker.objects.filter(state__in=[Marker.State.AT_TABLE, Marker.State.AT_CAGE]).select_related("patron")
+def markers_owed(code: str, limit: int = 50) -> list[dict]:
+    """The markers still owed in table ``code``'s drop, newest first, for a payment at the
+    table: ``{"serial", "label" (the patron by name), "patron", "amount_cents",
+    "outstanding_cents", "where"}``. (A marker at the cage is paid at the cage.)"""
+    owed = Marker.objects.filter(state=Marker.State.AT_TABLE, table_code=code).select_related("patron")
     return [
         {
             "serial": m.serial,
@@ -506,7 +506,7 @@ def markers_owed(limit: int = 50) -> list[dict]:
             "label": f"{m.patron.name} ({m.patron.code})" if m.patron.name else m.patron.code,
             "amount_cents": m.amount_cents,
             "outstanding_cents": m.outstanding_cents,
-            "where": f"table {m.table_code}" if m.state == Marker.State.AT_TABLE else "the cage",
+            "where": f"table {m.table_code}",
         }
         for m in owed.order_by("-year", "-number")[:limit]
     ]
@@ -540,7 +540,7 @@ def table_page(code: str, me: str) -> dict:
     ``"denominations", "slips", "waiting", "dealers"`` (who may sign the closer: the table's
     assigned dealers, or every dealer when none is), ``"table_dealer"`` (the one asked by
     default), ``"approvers"`` (the other supervisors who may sign a void), ``"ratings",
-    "running"`` (ratings being timed), ``"drop_box", "markers"`` (owed, for a payment here),
+    "running"`` (ratings being timed), ``"drop_box", "markers"`` (owed in its drop, for a payment here),
     ``"credit_today"`` (markers paid and front money drawn here today), ``"currency", "me"}``."""
     table = table_of(code)
     assigned = assigned_dealers(code)
@@ -556,7 +556,7 @@ def table_page(code: str, me: str) -> dict:
         "ratings": manual_ratings(code),
         "running": running_ratings(code),
         "drop_box": drop_box(code),
-        "markers": markers_owed(),
+        "markers": markers_owed(code),
         "credit_today": credit_today(code),
         "form_key": f"pit-{uuid.uuid4()}",
         "currency": currency(),

@@ -128,18 +128,18 @@ def marker_paid(patron: str, amount: int, *, method: str) -> list[Leg]:
     ]
 
 
-def marker_paid_at_table(patron: str, amount: int, *, table: str, held_at: str, method: str) -> list[Leg]:
-    """A marker paid (redeemed) at table ``table``, taken by the pit boss: the receivable leaves
-    where the marker is held (``held_at``: its table's drop while still in it, else
-    cage:markers): held_at −X, patron:credit +X; and the payment goes into the table's book:
-    chips (patron:chips −X, table:tray +X) or cash (external:cash −X, table:drop +X, into the
-    drop box as a buy-in's cash)."""
+def marker_paid_at_table(patron: str, amount: int, *, table: str, method: str) -> list[Leg]:
+    """A marker paid (redeemed) at table ``table`` while still in its drop, taken by the pit
+    boss: the receivable leaves the drop (table:drop −X, patron:credit +X) and the payment goes
+    into the table's book: chips (patron:chips −X, table:tray +X) or cash (external:cash −X,
+    table:drop +X, into the drop box as a buy-in's cash). The table's tray and drop together
+    do not move: no win, no loss."""
     source, into = {
         "cash": (acc.EXTERNAL_CASH, acc.table_drop(table)),
         "chips": (acc.patron_chips(patron), acc.table_tray(table)),
     }[method]
     return [
-        Leg(held_at, -amount),
+        Leg(acc.table_drop(table), -amount),
         Leg(acc.patron_credit(patron), amount),
         Leg(source, -amount),
         Leg(into, amount),

@@ -61,7 +61,7 @@ CAGE_MOVEMENT_NAMES = {
     "credits": "Credits from the tables",
     "front_money": "Front money (deposits and withdrawals)",
     "marker_payments": "Marker payments in cash",
-    "marker_chips": "Markers in chips (issued, and paid back in chips)",
+    "marker_chips": "Markers in chips (issued, paid back in chips, voided)",
     "window_cash_variances": "Cashier windows counted over or short (cash)",
     "window_chip_variances": "Cashier windows counted over or short (chips)",
     "reversals_cash": "Reversals (cash)",
@@ -75,7 +75,7 @@ OTHER_MOVEMENTS = "Other movements (not itemised above)"
 FIGURE_EVENTS = {
     "opener_cents": "TableOpened",
     "fills_cents": "FillDelivered,FillReversed",
-    "credits_cents": "CreditDelivered,CreditReversed",
+    "credits_cents": "CreditDelivered,CreditReversed,FrontMoneyDrawn",
     "drop_cents": "DropCounted,DropCountReversed",
     "closer_cents": "TableClosed",
     "colour_out_cents": "ColourChipsBought,ColourChipsChangedBack",

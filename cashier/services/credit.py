@@ -370,14 +370,16 @@ def marker_pay_at_table(
 ) -> dict:
     """A payment on a marker taken at open table ``table`` by its pit boss, in ``method``
     ``chips`` (the patron's value chips, into the tray) or ``cash`` (into the drop box), while
-    the marker is in a table's drop or at the cage. The last payment makes it ``paid``; a
-    payment in cash is cash in for the AML rules, as at the cage.
+    the marker is still in that table's drop (issued there, not yet transferred to the cage).
+    The last payment makes it ``paid``; a payment in cash is cash in for the AML rules, as at
+    the cage.
 
     Returns ``{"serial", "patron", "table", "method", "paid_cents", "outstanding_cents",
     "state", "event", "aml"}``. Raises ``RoleRequired`` (403: not a pit boss), ``InvalidInput``
     (400: bad amount or method, more than is outstanding), ``InsufficientChips`` (400: the
     patron holds fewer chips), ``NotFound`` (404: no such marker or table), ``StateConflict``
-    (409: paid, voided, the table not open), ``aml.IdentityRequired`` (409)."""
+    (409: paid, voided, at the cage or in another table's drop, the table not open),
+    ``aml.IdentityRequired`` (409)."""
     require_role(actor, *TABLE_ISSUERS, step="taking a marker payment at a table")
     amount = _cents(amount_cents, "amount_cents")
     if method not in TABLE_PAYMENT_METHODS:
@@ -390,6 +392,15 @@ def marker_pay_at_table(
         if marker.state in (Marker.State.PAID, Marker.State.VOIDED):
             raise StateConflict(f"marker {serial} is {marker.state}", field="serial")
         _open_table(table)
+        # Paid where it is: in this table's drop. A marker at the cage (or in another table's
+        # drop) is paid there, so the table's count (drop + credits − fills + closer − opener)
+        # never takes a debt collected for play.
+        if marker.state == Marker.State.AT_CAGE:
+            raise StateConflict(f"marker {serial} is at the cage: it is paid there", field="serial")
+        if marker.table_code != table:
+            raise StateConflict(
+                f"marker {serial} is in the drop of table {marker.table_code}: it is paid there", field="serial"
+            )
         if amount > marker.outstanding_cents:
             raise InvalidInput(
                 f"marker {serial} has {format_cents(marker.outstanding_cents)} outstanding", field="amount_cents"
@@ -397,9 +408,6 @@ def marker_pay_at_table(
         code = marker.patron.code
         if method == "chips" and store.balance(accounts.patron_chips(code)) < amount:
             raise InsufficientChips(f"{code} has not {format_cents(amount)} of chips", field="amount_cents")
-        held_at = (
-            accounts.table_drop(marker.table_code) if marker.state == Marker.State.AT_TABLE else accounts.CAGE_MARKERS
-        )
         marker.paid_cents += amount
         if marker.paid_cents == marker.amount_cents:
             marker.settle()
@@ -412,7 +420,7 @@ def marker_pay_at_table(
             "paid_cents": marker.paid_cents,
             "outstanding_cents": marker.outstanding_cents,
         }
-        legs = posting_rules.marker_paid_at_table(code, amount, table=table, held_at=held_at, method=method)
+        legs = posting_rules.marker_paid_at_table(code, amount, table=table, method=method)
         (event,) = cmd.append(
             stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaidAtTable", data, legs)]
         )

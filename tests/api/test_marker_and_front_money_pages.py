@@ -89,7 +89,7 @@ def test_the_pit_boss_records_a_marker_payment_and_a_front_money_draw_at_his_tab
     front_money_deposit(patron=patron, amount_cents=200_000, actor="cash1")
     boss = users("pit1")
     page = boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
-    assert f"{serial}: Jeanne Martin ({patron}), 1,000.00 EUR owed (at table R1)" in page
+    assert f"{serial}: Jeanne Martin ({patron}), 1,000.00 EUR owed of 1,000.00 EUR" in page
 
     pay = reverse("dashboard:marker-payment", args=["R1"])
     over = boss.post(pay, {"serial": serial, "amount": "1000.01", "method": "chips", "idempotency_key": "k-over"})

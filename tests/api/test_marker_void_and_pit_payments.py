@@ -187,7 +187,7 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
     )
     assert part.status_code == 200, part.content
     assert (part.json()["outstanding_cents"], part.json()["state"]) == (40_000, "at_table")
-    # Still in R1's drop: the receivable leaves the drop, the chips go into the tray.
+    # The receivable leaves R1's drop, the chips go into its tray: tray + drop unmoved.
     assert _legs(_last("MarkerPaidAtTable")) == {
         "table:R1:drop": -60_000,
         f"patron:{p}:credit": 60_000,
@@ -195,9 +195,8 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
         "table:R1:tray": 60_000,
     }
     assert store.balance(accounts.table_tray("R1")) == tray + 60_000
+    assert store.balance(accounts.table_drop("R1")) == drop - 60_000
 
-    marker_transfer(serial=serial, actor="cash1")
-    assert _legs(_last("MarkerTransferred")) == {"table:R1:drop": -40_000, "cage:markers": 40_000}
     over = desk["pit"].post(
         f"/api/markers/{serial}/table-payments",
         {"amount_cents": 40_001, "method": "cash", "table": "R1"},
@@ -211,17 +210,17 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
         format="json",
     )
     assert rest.status_code == 200 and rest.json()["state"] == "paid"
-    # At the cage now: the receivable leaves cage:markers, the cash goes into R1's drop box.
-    assert _legs(_last("MarkerPaidAtTable")) == {
-        "cage:markers": -40_000,
-        f"patron:{p}:credit": 40_000,
-        "external:cash": -40_000,
-        "table:R1:drop": 40_000,
+    # Paid in cash: the cash goes into the drop box in the marker's place.
+    legs = {(x.account, x.amount_cents) for x in Posting.objects.filter(event=_last("MarkerPaidAtTable"))}
+    assert legs == {
+        ("table:R1:drop", -40_000),
+        (f"patron:{p}:credit", 40_000),
+        ("external:cash", -40_000),
+        ("table:R1:drop", 40_000),
     }
     assert store.balance(accounts.patron_credit(p)) == 0
-    assert store.balance(accounts.CAGE_MARKERS) == 0
-    # The drop: the marker's 1,000 EUR, less 600 paid in chips and 400 moved to the cage, plus the cash.
-    assert store.balance(accounts.table_drop("R1")) == drop - 60_000 - 40_000 + 40_000 == 40_000
+    assert store.balance(accounts.table_drop("R1")) == drop - 60_000 == 40_000  # the cash in the box
+    assert store.balance(accounts.table_tray("R1")) + store.balance(accounts.table_drop("R1")) == tray + drop
     assert replay_check() == []
     again = desk["pit"].post(
         f"/api/markers/{serial}/table-payments", {"amount_cents": 1, "method": "cash", "table": "R1"}, format="json"
@@ -229,24 +228,24 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
     assert again.status_code == 409
 
 
-def test_a_pit_payment_is_the_pit_bosss_in_chips_or_cash_he_holds(desk):
+def test_a_pit_payment_is_the_pit_bosss_on_a_marker_in_his_tables_drop_in_chips_the_patron_holds(desk):
     p = desk["patron"]
-    serial = marker_issue(patron=p, amount_cents=10_000, actor="cash1")["serial"]
+    at_cage = marker_issue(patron=p, amount_cents=10_000, actor="cash1")["serial"]
+    serial = marker_issue(patron=p, amount_cents=10_000, table="R1", actor="pit1")["serial"]
     body = {"amount_cents": 1_000, "method": "chips", "table": "R1"}
     assert desk["cashier"].post(f"/api/markers/{serial}/table-payments", body, format="json").status_code == 403
     front = desk["pit"].post(f"/api/markers/{serial}/table-payments", body | {"method": "front_money"}, format="json")
     assert (front.status_code, front.json()["field"]) == (400, "method")
-    closed = desk["pit"].post(f"/api/markers/{serial}/table-payments", body | {"table": "R9"}, format="json")
-    assert closed.status_code == 404
-    chips_redeem(patron=p, amount_cents=9_500, actor="cash1")  # he keeps 50.00 EUR of the chips
+    no_table = desk["pit"].post(f"/api/markers/{serial}/table-payments", body | {"table": "R9"}, format="json")
+    assert no_table.status_code == 404
+    cage = desk["pit"].post(f"/api/markers/{at_cage}/table-payments", body, format="json")
+    assert (cage.status_code, cage.json()["field"]) == (409, "serial")
+    assert "at the cage: it is paid there" in cage.json()["detail"]
+    chips_redeem(patron=p, amount_cents=19_500, actor="cash1")  # he keeps 5.00 EUR of the chips
     with pytest.raises(InsufficientChips):
         marker_pay_at_table(serial=serial, table="R1", amount_cents=1_000, method="chips", actor="pit1")
-    assert (
-        marker_pay_at_table(serial=serial, table="R1", amount_cents=500, method="chips", actor="pit1")[
-            "outstanding_cents"
-        ]
-        == 9_500
-    )
+    paid = marker_pay_at_table(serial=serial, table="R1", amount_cents=500, method="chips", actor="pit1")
+    assert paid["outstanding_cents"] == 9_500
 
 
 # --- front money drawn at a table ---------------------------------------------------------
@@ -306,3 +305,10 @@ def test_a_front_money_draw_leaves_the_tables_win_alone_and_counts_with_its_cred
     catch_up_all()
     stats = TableDayStats.objects.get(table="R1")
     assert (stats.win_cents, stats.credits_cents, stats.drop_cents) == (0, 20_000, 0)
+    # The count room's figures agree: the tray's 200.00 EUR less is a credit, not a loss.
+    from cashier.reports import table_figures
+    from dashboard.floor_reads import count_room_figures
+
+    day = _last("FrontMoneyDrawn").gaming_day
+    for figures in (table_figures("R1", day, day), count_room_figures(["R1"], day)["R1"]):
+        assert (figures["credits_cents"], figures["win_cents"], figures["variance_cents"]) == (20_000, 0, 0)
