@@ -325,7 +325,8 @@ def back_office_figures(day: date) -> dict:
     and year to date], "end_of_day": {"tronc_pool_cents", "markers_outstanding_cents",
     "front_money_held_cents"}}``. Per period: tips counted into the tronc (``TipsCounted``) and
     shared out (``TroncShared``); markers issued (how many, and cents) and paid (``MarkerPaid``,
-    in cash, chips or front money); front money deposited and withdrawn. End of day: the tronc's
+    in cash, chips or front money, and ``MarkerPaidAtTable``); front money deposited and
+    withdrawn (at the cage, or drawn in chips at a table: ``FrontMoneyDrawn``). End of day: the tronc's
     pool, the markers still owed (−Σ ``patron:<P>:credit``) and the front money held (Σ
     ``patron:<P>:deposit``) as they stood at the day's end, so a past day's report does not change.
     """
@@ -339,9 +340,11 @@ def back_office_figures(day: date) -> dict:
                 "tronc_shared_cents": -_account_total(accounts.TRONC, start, end, types=["TroncShared"]),
                 "markers_issued": Event.objects.filter(type="MarkerIssued", gaming_day__range=(start, end)).count(),
                 "markers_issued_cents": -_patron_accounts_total("credit", start, end, ["MarkerIssued"]),
-                "markers_paid_cents": _patron_accounts_total("credit", start, end, ["MarkerPaid"]),
+                "markers_paid_cents": _patron_accounts_total("credit", start, end, ["MarkerPaid", "MarkerPaidAtTable"]),
                 "front_money_deposited_cents": _patron_accounts_total("deposit", start, end, ["FrontMoneyDeposited"]),
-                "front_money_withdrawn_cents": -_patron_accounts_total("deposit", start, end, ["FrontMoneyWithdrawn"]),
+                "front_money_withdrawn_cents": -_patron_accounts_total(
+                    "deposit", start, end, ["FrontMoneyWithdrawn", "FrontMoneyDrawn"]
+                ),
             }
         )
     tronc = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__lte=day)

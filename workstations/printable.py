@@ -38,7 +38,7 @@ BACK_OFFICE_LINES = [
     ("markers_issued_cents", "Markers issued"),
     ("markers_paid_cents", "Markers paid"),
     ("front_money_deposited_cents", "Front money deposited"),
-    ("front_money_withdrawn_cents", "Front money withdrawn"),
+    ("front_money_withdrawn_cents", "Front money withdrawn (at the cage, or drawn at a table)"),
 ]
 BACK_OFFICE_BALANCES = [
     ("tronc_pool_cents", "Tronc pool not yet shared"),
@@ -86,9 +86,9 @@ BACK_OFFICE_EVENTS = {
     "tronc_shared_cents": "TroncShared",
     "markers_issued": "MarkerIssued",
     "markers_issued_cents": "MarkerIssued",
-    "markers_paid_cents": "MarkerPaid",
+    "markers_paid_cents": "MarkerPaid,MarkerPaidAtTable",
     "front_money_deposited_cents": "FrontMoneyDeposited",
-    "front_money_withdrawn_cents": "FrontMoneyWithdrawn",
+    "front_money_withdrawn_cents": "FrontMoneyWithdrawn,FrontMoneyDrawn",
 }
 BACK_OFFICE_ACCOUNTS = {
     "tronc_pool_cents": accounts.TRONC,

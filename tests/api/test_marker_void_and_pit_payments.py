@@ -111,6 +111,9 @@ def test_a_void_is_asked_with_its_reason_and_runs_when_another_cage_supervisor_s
         "super1",
     )
     assert replay_check() == []
+    report = desk["super"].get("/api/reports/credit-outstanding").json()
+    assert [r["serial"] for r in report["rows"] if r["kind"] == "marker"] == []
+    assert report["totals"]["markers_outstanding_cents"] == report["totals"]["ledger_cage_markers_cents"] == 0
 
     again = desk["cashier"].post(f"/api/markers/{serial}/void", {"reason": "twice"}, format="json")
     assert (again.status_code, again.json()["field"]) == (409, "serial")
@@ -196,6 +199,8 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
     }
     assert store.balance(accounts.table_tray("R1")) == tray + 60_000
     assert store.balance(accounts.table_drop("R1")) == drop - 60_000
+    totals = desk["super"].get("/api/reports/credit-outstanding").json()["totals"]
+    assert totals["markers_at_tables_cents"] == totals["markers_outstanding_cents"] == 40_000
 
     over = desk["pit"].post(
         f"/api/markers/{serial}/table-payments",
@@ -220,6 +225,10 @@ def test_a_pit_boss_takes_a_marker_payment_at_his_table_in_chips_then_cash(desk)
     }
     assert store.balance(accounts.patron_credit(p)) == 0
     assert store.balance(accounts.table_drop("R1")) == drop - 60_000 == 40_000  # the cash in the box
+    from cashier.reports import back_office_figures
+
+    (today, *_) = back_office_figures(_last("MarkerPaidAtTable").gaming_day)["rows"]
+    assert (today["markers_issued_cents"], today["markers_paid_cents"]) == (100_000, 100_000)
     assert store.balance(accounts.table_tray("R1")) + store.balance(accounts.table_drop("R1")) == tray + drop
     assert replay_check() == []
     again = desk["pit"].post(
@@ -270,6 +279,10 @@ def test_front_money_drawn_at_a_table_reduces_the_deposit_and_the_tray(desk):
     assert store.balance(accounts.CAGE_DEPOSITS) == -180_000
     assert store.balance(accounts.table_tray("R1")) == tray - 120_000
     assert store.balance(accounts.patron_chips(p)) == 120_000
+    from cashier.reports import back_office_figures
+
+    (today, *_) = back_office_figures(_last("FrontMoneyDrawn").gaming_day)["rows"]
+    assert (today["front_money_deposited_cents"], today["front_money_withdrawn_cents"]) == (300_000, 120_000)
 
     too_much = desk["pit"].post(
         f"/api/patrons/{p}/front-money/draws", {"amount_cents": 180_001, "table": "R1"}, format="json"
