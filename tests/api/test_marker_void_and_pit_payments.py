@@ -325,3 +325,13 @@ def test_a_front_money_draw_leaves_the_tables_win_alone_and_counts_with_its_cred
     day = _last("FrontMoneyDrawn").gaming_day
     for figures in (table_figures("R1", day, day), count_room_figures(["R1"], day)["R1"]):
         assert (figures["credits_cents"], figures["win_cents"], figures["variance_cents"]) == (20_000, 0, 0)
+
+
+def test_a_marker_paid_in_cash_at_a_table_is_cash_in_for_the_aml_rules(desk):
+    p = desk["patron"]
+    serial = marker_issue(patron=p, amount_cents=400_000, table="R1", actor="pit1")["serial"]
+    paid = marker_pay_at_table(serial=serial, table="R1", amount_cents=400_000, method="cash", actor="pit1")
+    logged = [d for d in paid["aml"] if d["type"] == "AmlTransactionLogged"]
+    assert [(d["channel"], d["direction"], d["amount_cents"]) for d in logged] == [
+        ("marker_payment_at_table", "in", 400_000)
+    ]
