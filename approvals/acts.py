@@ -18,6 +18,7 @@ from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
+from cashier.services.credit import marker_void
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
@@ -359,6 +360,18 @@ ACTS: dict[str, Act] = {
             subject=("event",),
         ),
         _approved("slip_reverse", "reversing a slip", 200, slip_reverse, "kind", "serial", "reason"),
+        # A marker issued in error: asked at the cage with its reason, signed by a cage
+        # supervisor other than the one asking, from his own login.
+        Act(
+            "marker_void",
+            "voiding a marker",
+            200,
+            lambda p: [slot("approver", TREASURY)],
+            lambda p, maker, s, k=None: marker_void(
+                serial=p["serial"], reason=p["reason"], approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            subject=("serial",),
+        ),
         # A window topped up from the main bank mid-shift, or returning its surplus: counted with
         # the cashier and signed by any cage supervisor but her, from his own session.
         Act(

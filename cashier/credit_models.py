@@ -23,12 +23,15 @@ class CreditLine(models.Model):
 
 class Marker(ConcurrentTransitionMixin, models.Model):
     """A marker: ``at_table`` (issued at a table, in its drop box) → ``at_cage`` (transferred;
-    or issued at the cage) → ``paid`` (paid in full at the cage, maybe in several payments)."""
+    or issued at the cage) → ``paid`` (paid in full, at the cage or at a table by the pit boss,
+    maybe in several payments); or ``voided`` (issued in error, before any payment: with its
+    reason, asked by one person and signed by a cage supervisor from his own login)."""
 
     class State(models.TextChoices):
         AT_TABLE = "at_table"
         AT_CAGE = "at_cage"
         PAID = "paid"
+        VOIDED = "voided"
 
     serial = models.CharField(max_length=12, unique=True, help_text="YYYY-NNNNNN, sequential within the year")
     year = models.PositiveSmallIntegerField()
@@ -42,6 +45,10 @@ class Marker(ConcurrentTransitionMixin, models.Model):
     issued_at = models.DateTimeField()
     gaming_day = models.DateField()
     version = models.PositiveIntegerField(default=0, help_text="version of stream marker/<serial>")
+    void_reason = models.CharField(max_length=500, blank=True)
+    voided_by = models.CharField(max_length=150, blank=True, help_text="who asked for the void")
+    void_approved_by = models.CharField(max_length=150, blank=True, help_text="the cage supervisor who signed it")
+    voided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["year", "number"]
@@ -62,6 +69,11 @@ class Marker(ConcurrentTransitionMixin, models.Model):
     def transfer(self) -> None:
         """The marker leaves the table's drop for the cage."""
 
-    @transition(field=state, source=State.AT_CAGE, target=State.PAID)
+    @transition(field=state, source=[State.AT_TABLE, State.AT_CAGE], target=State.PAID)
     def settle(self) -> None:
-        """The last payment brings what is owed to nothing."""
+        """The last payment (at the cage, or at a table while still in its drop) brings what is
+        owed to nothing."""
+
+    @transition(field=state, source=[State.AT_TABLE, State.AT_CAGE], target=State.VOIDED)
+    def void(self) -> None:
+        """Issued in error: the marker's receivable is reversed; nothing is owed on it."""

@@ -24,11 +24,14 @@ def check_credit() -> list[Difference]:
                 "paid_cents": 0,
                 "version": event.version,
             }
-        elif event.type in ("MarkerTransferred", "MarkerPaid"):
+        elif event.type in ("MarkerTransferred", "MarkerPaid", "MarkerPaidAtTable", "MarkerVoided"):
             marker = markers.setdefault(data["serial"], {})
             marker["version"] = event.version
-            marker["state"] = Marker.State.AT_CAGE
-            if event.type == "MarkerPaid":
+            if event.type in ("MarkerTransferred", "MarkerPaid"):
+                marker["state"] = Marker.State.AT_CAGE
+            if event.type == "MarkerVoided":
+                marker["state"] = Marker.State.VOIDED
+            elif event.type != "MarkerTransferred":  # a payment, at the cage or at a table
                 marker["paid_cents"] = data["paid_cents"]
                 if data["outstanding_cents"] == 0:
                     marker["state"] = Marker.State.PAID

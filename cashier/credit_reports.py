@@ -36,7 +36,8 @@ def credit_outstanding_report(day: date) -> dict:
     """Markers outstanding and front money held, as of now (``day`` names the report)."""
     limits = dict(CreditLine.objects.values_list("patron__code", "limit_cents"))
     rows = []
-    for marker in Marker.objects.exclude(state=Marker.State.PAID).select_related("patron").order_by("year", "number"):
+    owed = Marker.objects.exclude(state__in=[Marker.State.PAID, Marker.State.VOIDED])  # a voided one owes nothing
+    for marker in owed.select_related("patron").order_by("year", "number"):
         rows.append(
             {
                 "patron": marker.patron.code,
@@ -79,7 +80,8 @@ def credit_outstanding_report(day: date) -> dict:
         "markers_outstanding_cents": sum(r["outstanding_cents"] for r in rows if r["kind"] == "marker"),
         "front_money_cents": sum(r["outstanding_cents"] for r in rows if r["kind"] == "front_money"),
         "ledger_cage_markers_cents": store.balance(accounts.CAGE_MARKERS),
-        "markers_at_tables_cents": sum(m.amount_cents for m in at_tables.filter(~Q(table_code=""))),
+        # What the tables' drops hold: a part paid at the table left the drop.
+        "markers_at_tables_cents": sum(m.outstanding_cents for m in at_tables.filter(~Q(table_code=""))),
         "ledger_cage_deposits_cents": -store.balance(accounts.CAGE_DEPOSITS),
     }
     return _envelope("Outstanding markers and front money", day, day, COLUMNS, rows, totals=totals)

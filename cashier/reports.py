@@ -186,6 +186,9 @@ def table_figures(table: str, start: date, end: date) -> dict:
     closer = _book_tray(table, end, before=False) if still_open else sessions[-1].data["closer_cents"]
     fills = _sum_amounts("FillDelivered", table, start, end) - _sum_amounts("FillReversed", table, start, end)
     credits = _sum_amounts("CreditDelivered", table, start, end) - _sum_amounts("CreditReversed", table, start, end)
+    # Front money drawn at the table took chips off its tray for the cage's deposit, as a credit
+    # takes them to the cage: it counts with the credits (``table_stats.FILLS_AND_CREDITS``).
+    credits += _sum_amounts("FrontMoneyDrawn", table, start, end)
     expected: dict[str, int] = defaultdict(int)
     buy_ins = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day__range=(start, end))
     for day, amount in buy_ins.values_list("gaming_day", "data__amount_cents"):
@@ -322,7 +325,8 @@ def back_office_figures(day: date) -> dict:
     and year to date], "end_of_day": {"tronc_pool_cents", "markers_outstanding_cents",
     "front_money_held_cents"}}``. Per period: tips counted into the tronc (``TipsCounted``) and
     shared out (``TroncShared``); markers issued (how many, and cents) and paid (``MarkerPaid``,
-    in cash, chips or front money); front money deposited and withdrawn. End of day: the tronc's
+    in cash, chips or front money, and ``MarkerPaidAtTable``); front money deposited and
+    withdrawn (at the cage, or drawn in chips at a table: ``FrontMoneyDrawn``). End of day: the tronc's
     pool, the markers still owed (−Σ ``patron:<P>:credit``) and the front money held (Σ
     ``patron:<P>:deposit``) as they stood at the day's end, so a past day's report does not change.
     """
@@ -336,9 +340,11 @@ def back_office_figures(day: date) -> dict:
                 "tronc_shared_cents": -_account_total(accounts.TRONC, start, end, types=["TroncShared"]),
                 "markers_issued": Event.objects.filter(type="MarkerIssued", gaming_day__range=(start, end)).count(),
                 "markers_issued_cents": -_patron_accounts_total("credit", start, end, ["MarkerIssued"]),
-                "markers_paid_cents": _patron_accounts_total("credit", start, end, ["MarkerPaid"]),
+                "markers_paid_cents": _patron_accounts_total("credit", start, end, ["MarkerPaid", "MarkerPaidAtTable"]),
                 "front_money_deposited_cents": _patron_accounts_total("deposit", start, end, ["FrontMoneyDeposited"]),
-                "front_money_withdrawn_cents": -_patron_accounts_total("deposit", start, end, ["FrontMoneyWithdrawn"]),
+                "front_money_withdrawn_cents": -_patron_accounts_total(
+                    "deposit", start, end, ["FrontMoneyWithdrawn", "FrontMoneyDrawn"]
+                ),
             }
         )
     tronc = Posting.objects.filter(account=accounts.TRONC, event__gaming_day__lte=day)
@@ -439,10 +445,11 @@ CAGE_MOVEMENTS = [
     ("fills", accounts.CAGE_CHIPS, ["FillIssued", "FillVoided", "FillDelivered", "FillReversed"]),
     ("credits", accounts.CAGE_CHIPS, ["CreditDelivered", "CreditReversed"]),
     # Casino credit and front money: cash into the cage on deposits and marker
-    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips).
+    # payments (out on withdrawals), chips out on the cage's markers (back when paid in chips,
+    # or when a marker issued in error is voided).
     ("front_money", accounts.CAGE_CASH, ["FrontMoneyDeposited", "FrontMoneyWithdrawn"]),
     ("marker_payments", accounts.CAGE_CASH, ["MarkerPaid"]),
-    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid"]),
+    ("marker_chips", accounts.CAGE_CHIPS, ["MarkerIssued", "MarkerPaid", "MarkerVoided"]),
     # A cashier window's count against its drawer at its closing (to over/short), and the
     # corrections of a window's lines (supervisor-approved reversals).
     ("window_cash_variances", accounts.CAGE_CASH, ["CageShiftClosed"]),

@@ -71,7 +71,10 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
     # Fills and credits, net of their reversals.
     moved = (
         Event.objects.filter(
-            type__in=["FillDelivered", "FillReversed", "CreditDelivered", "CreditReversed"], gaming_day=day, **in_codes
+            # Front money drawn at a table counts with its credits (``cashier.reports.table_figures``).
+            type__in=["FillDelivered", "FillReversed", "CreditDelivered", "CreditReversed", "FrontMoneyDrawn"],
+            gaming_day=day,
+            **in_codes,
         )
         .annotate(t=_table_key())
         .values("t", "type")

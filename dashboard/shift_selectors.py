@@ -4,6 +4,7 @@ in integer cents, times UTC (the templates show them in the casino's zone)."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from approvals.replay import differences
 from approvals.selectors import outside_scope
 from basis.errors import RuleError
 from basis.money import currency
+from cashier.credit_models import Marker
 from cashier.services.count_room import box_removal
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations
@@ -492,13 +494,54 @@ def drop_box(code: str) -> dict:
     return {"state": "on_table", "words": "locked on the table, taking the drop"}
 
 
+def markers_owed(code: str, limit: int = 50) -> list[dict]:
+    """The markers still owed in table ``code``'s drop, newest first, for a payment at the
+    table: ``{"serial", "label" (the patron by name), "patron", "amount_cents",
+    "outstanding_cents", "where"}``. (A marker at the cage is paid at the cage.)"""
+    owed = Marker.objects.filter(state=Marker.State.AT_TABLE, table_code=code).select_related("patron")
+    return [
+        {
+            "serial": m.serial,
+            "patron": m.patron.code,
+            "label": f"{m.patron.name} ({m.patron.code})" if m.patron.name else m.patron.code,
+            "amount_cents": m.amount_cents,
+            "outstanding_cents": m.outstanding_cents,
+            "where": f"table {m.table_code}",
+        }
+        for m in owed.order_by("-year", "-number")[:limit]
+    ]
+
+
+def credit_today(code: str) -> list[dict]:
+    """This gaming day's marker payments and front money draws at table ``code``, in order:
+    ``{"what", "label", "amount_cents", "by", "at"}``."""
+    events = Event.objects.filter(
+        gaming_day=current_gaming_day(), type__in=["MarkerPaidAtTable", "FrontMoneyDrawn"], data__table=code
+    ).order_by("position")
+    rows = []
+    for e in events:
+        paid = e.type == "MarkerPaidAtTable"
+        what = f"marker {e.data['serial']} paid in {e.data['method']}" if paid else "front money drawn in chips"
+        rows.append(
+            {
+                "what": what,
+                "label": patron_label(e.data["patron"]),
+                "amount_cents": e.data["amount_cents"],
+                "by": e.actor,
+                "at": e.occurred_at,
+            }
+        )
+    return rows
+
+
 def table_page(code: str, me: str) -> dict:
     """What the table page's forms need beside its live figures, for the pit boss ``me``:
     ``{"limit_fields", "approved_limits"`` (the house's range: ``lowest_cents``, ``highest_cents``),
     ``"denominations", "slips", "waiting", "dealers"`` (who may sign the closer: the table's
     assigned dealers, or every dealer when none is), ``"table_dealer"`` (the one asked by
     default), ``"approvers"`` (the other supervisors who may sign a void), ``"ratings",
-    "running"`` (ratings being timed), ``"drop_box", "currency", "me"}``."""
+    "running"`` (ratings being timed), ``"drop_box", "markers"`` (owed in its drop, for a payment here),
+    ``"credit_today"`` (markers paid and front money drawn here today), ``"currency", "me"}``."""
     table = table_of(code)
     assigned = assigned_dealers(code)
     return {
@@ -513,6 +556,9 @@ def table_page(code: str, me: str) -> dict:
         "ratings": manual_ratings(code),
         "running": running_ratings(code),
         "drop_box": drop_box(code),
+        "markers": markers_owed(code),
+        "credit_today": credit_today(code),
+        "form_key": f"pit-{uuid.uuid4()}",
         "currency": currency(),
         "me": me,
     }

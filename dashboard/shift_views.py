@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from approvals.services import approval_confirm, approval_reject, approval_request
-from cashier.services import slips
+from cashier.services import credit, slips
 from core import typed_amounts
 from core.ids import is_code
 from games.catalog import spec
@@ -65,6 +65,7 @@ FIELD_LABELS = {
     "minutes": "Time played",
     "time_in": "Time in",
     "round_id": "Coup",
+    "method": "Paid in",
 }
 
 
@@ -441,6 +442,66 @@ def rating_record(request, code: str):
             f"Rating recorded for {shift_selectors.patron_label(r['patron'])}: {r['minutes']} min, "
             f"average bet {eur(r['average_bet_cents'])}."
         ),
+    )
+
+
+def _key(request) -> str | None:
+    """The form's idempotency key (hidden ``idempotency_key``): sent twice, recorded once."""
+    return (request.POST.get("idempotency_key") or "").strip()[:100] or None
+
+
+@require_POST
+@pit_boss_only
+def marker_payment(request, code: str):
+    """A patron pays a marker at this table, in chips (into the tray) or cash (into the drop
+    box), recorded by the pit boss (``cashier.services.credit.marker_pay_at_table``); part of
+    what is owed, or all of it."""
+
+    def run():
+        return credit.marker_pay_at_table(
+            serial=(request.POST.get("serial") or "").strip(),
+            table=code,
+            amount_cents=typed_amounts.amount_cents(request.POST.get("amount"), field="amount_cents"),
+            method=request.POST.get("method", ""),
+            actor=_actor(request),
+            idempotency_key=_key(request),
+        )
+
+    def said(r: dict) -> str:
+        owed = "paid in full" if r["state"] == "paid" else f"{eur(r['outstanding_cents'])} still owed"
+        return (
+            f"Marker {r['serial']} of {shift_selectors.patron_label(r['patron'])}: "
+            f"{eur(r['paid_cents'])} paid in all, {owed}."
+        )
+
+    return _act(request, code, "marker-payment", run, said, {"serial": "Marker", "amount_cents": "Amount"})
+
+
+@require_POST
+@pit_boss_only
+def front_money_draw(request, code: str):
+    """A patron draws his front money in chips at this table (``credit.front_money_draw``): his
+    deposit at the cage is reduced, the chips come off the tray."""
+
+    def run():
+        return credit.front_money_draw(
+            patron=(request.POST.get("patron") or "").strip(),
+            table=code,
+            amount_cents=typed_amounts.amount_cents(request.POST.get("amount"), field="amount_cents"),
+            actor=_actor(request),
+            idempotency_key=_key(request),
+        )
+
+    return _act(
+        request,
+        code,
+        "front-money",
+        run,
+        lambda r: (
+            f"Front money drawn by {shift_selectors.patron_label(r['patron'])}: {eur(r['amount_cents'])} "
+            f"in chips from the tray; {eur(r['balance_cents'])} left at the cage."
+        ),
+        {"amount_cents": "Amount"},
     )
 
 

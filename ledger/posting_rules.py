@@ -128,6 +128,36 @@ def marker_paid(patron: str, amount: int, *, method: str) -> list[Leg]:
     ]
 
 
+def marker_paid_at_table(patron: str, amount: int, *, table: str, method: str) -> list[Leg]:
+    """A marker paid (redeemed) at table ``table`` while still in its drop, taken by the pit
+    boss: the receivable leaves the drop (table:drop −X, patron:credit +X) and the payment goes
+    into the table's book: chips (patron:chips −X, table:tray +X) or cash (external:cash −X,
+    table:drop +X, into the drop box as a buy-in's cash). The table's tray and drop together
+    do not move: no win, no loss."""
+    source, into = {
+        "cash": (acc.EXTERNAL_CASH, acc.table_drop(table)),
+        "chips": (acc.patron_chips(patron), acc.table_tray(table)),
+    }[method]
+    return [
+        Leg(acc.table_drop(table), -amount),
+        Leg(acc.patron_credit(patron), amount),
+        Leg(source, -amount),
+        Leg(into, amount),
+    ]
+
+
+def front_money_drawn_at_table(patron: str, amount: int, *, table: str) -> list[Leg]:
+    """Front money drawn at table ``table``: the deposit is reduced (patron:deposit −X,
+    cage:deposits +X: the cage owes him X less) and the table hands him value chips from its
+    tray (table:tray −X, patron:chips +X), as a credit slip takes chips off the tray."""
+    return [
+        Leg(acc.patron_deposit(patron), -amount),
+        Leg(acc.CAGE_DEPOSITS, amount),
+        Leg(acc.table_tray(table), -amount),
+        Leg(acc.patron_chips(patron), amount),
+    ]
+
+
 def front_money_deposit(patron: str, amount: int) -> list[Leg]:
     """Front money deposited in cash: external:cash −X, cage:cash +X; cage:deposits −X,
     patron:deposit +X (the patron's claim, the cage's obligation)."""

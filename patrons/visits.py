@@ -34,12 +34,13 @@ CASH_EVENTS = {
     "CashBuyIn": (IN, "table_buy_in"),
     "FrontMoneyDeposited": (IN, "front_money_deposit"),
     "MarkerPaid": (IN, "marker_payment"),
+    "MarkerPaidAtTable": (IN, "marker_payment_at_table"),
     "ChipsRedeemed": (OUT, "cage_redemption"),
     "FrontMoneyWithdrawn": (OUT, "front_money_withdrawal"),
 }
 # Event types that are cash only when paid that way (data ``method``): a marker paid with
 # chips or front money moves no cash.
-PAID_IN_CASH = {"MarkerPaid": "cash"}
+PAID_IN_CASH = {"MarkerPaid": "cash", "MarkerPaidAtTable": "cash"}
 BASES = ("gaming_day", "visit")
 VISIT_LOOKBACK = timedelta(days=7)
 

@@ -11,6 +11,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from approvals.models import Approval
+from cashier.credit_models import Marker
 from cashier.models import Slip
 from cashier.services.cage_corrections import REVERSALS, REVERSIBLE
 from cashier.services.cage_shifts import (
@@ -57,6 +58,7 @@ MOVEMENT_NAMES = {
     "FrontMoneyWithdrawn": "front money withdrawn",
     "MarkerIssued": "markers issued",
     "MarkerPaid": "markers paid",
+    "MarkerVoided": "markers voided (chips back)",
 }
 
 
@@ -281,9 +283,11 @@ def approvals_waiting(user: str) -> list[dict]:
     """What waits at the cage for a cage supervisor's signature, oldest first by kind: reversals
     asked (``"kind": "reversal"``, ``{"id", "maker", "reason", "asked_at", "line"}``, the line:
     what, patron, amount), then transfers between the main bank and a window (``"kind":
-    "transfer"``, ``transfer_requests``' rows), then patrons' PIN resets (``"kind": "pin_reset"``,
-    ``{"id", "maker", "asked_at", "patron"}``); each with ``"mine"`` when ``user`` asked it and
-    ``"signable"`` when he is a cage supervisor who may sign it (never its maker)."""
+    "transfer"``, ``transfer_requests``' rows), then marker voids (``"kind": "marker_void"``,
+    ``{"id", "maker", "reason", "asked_at", "serial", "patron", "amount_cents"}``), then patrons'
+    PIN resets (``"kind": "pin_reset"``, ``{"id", "maker", "asked_at", "patron"}``); each with
+    ``"mine"`` when ``user`` asked it and ``"signable"`` when he is a cage supervisor who may
+    sign it (never its maker)."""
     supervisor = has_role(user, Role.CAGE_SUPERVISOR)
     rows = []
     for position, asked in reversal_requests().items():
@@ -309,6 +313,21 @@ def approvals_waiting(user: str) -> list[dict]:
         rows.append(
             asked
             | {"kind": "transfer", "mine": asked["maker"] == user, "signable": supervisor and asked["maker"] != user}
+        )
+    for serial, asked in void_requests().items():
+        marker = Marker.objects.filter(serial=serial).select_related("patron").first()
+        if marker is None:
+            continue
+        rows.append(
+            asked
+            | {
+                "kind": "marker_void",
+                "serial": serial,
+                "patron": marker.patron.code,
+                "amount_cents": marker.amount_cents,
+                "mine": asked["maker"] == user,
+                "signable": supervisor and asked["maker"] != user,
+            }
         )
     pin_resets = Approval.objects.filter(
         kind="patron_pin_reset", state=Approval.State.PENDING, expires_at__gt=timezone.now()
@@ -374,6 +393,73 @@ def handover_to_open(user: str, code: str = "main") -> dict | None:
     }
 
 
+# A marker's state in the cage's words.
+MARKER_STATES = {
+    Marker.State.AT_TABLE: "in the table's drop",
+    Marker.State.AT_CAGE: "at the cage",
+    Marker.State.PAID: "paid",
+    Marker.State.VOIDED: "voided",
+}
+
+
+def void_requests() -> dict[str, dict]:
+    """Pending marker voids (``approvals`` act ``marker_void``) by serial:
+    ``{serial: {"id", "maker", "reason", "asked_at"}}``."""
+    pending = Approval.objects.filter(kind="marker_void", state=Approval.State.PENDING, expires_at__gt=timezone.now())
+    return {
+        a.payload.get("serial"): {
+            "id": str(a.id),
+            "maker": a.maker,
+            "reason": a.payload.get("reason", ""),
+            "asked_at": a.requested_at,
+        }
+        for a in pending.order_by("requested_at")
+    }
+
+
+def _void_of(m: Marker) -> dict | None:
+    if m.state != Marker.State.VOIDED:
+        return None
+    return {"reason": m.void_reason, "by": m.voided_by, "approved_by": m.void_approved_by, "at": m.voided_at}
+
+
+def markers_listed(limit: int = 50) -> list[dict]:
+    """The markers still owed (in a table's drop or at the cage) and the last voided ones,
+    newest first: ``{"serial", "patron", "patron_name", "amount_cents", "outstanding_cents",
+    "where" (the table, or None: the cage), "state" (words), "issued_by", "issued_at",
+    "void" (None or {"reason", "by", "approved_by", "at"}), "asked" (a void waiting),
+    "voidable"}``."""
+    asked = void_requests()
+    owed = Marker.objects.filter(state__in=[Marker.State.AT_TABLE, Marker.State.AT_CAGE])
+    voided = Marker.objects.filter(state=Marker.State.VOIDED).order_by("-voided_at")[:10]
+    rows = []
+    for m in [*owed.select_related("patron").order_by("-year", "-number")[:limit], *voided.select_related("patron")]:
+        rows.append(
+            {
+                "serial": m.serial,
+                "patron": m.patron.code,
+                "patron_name": m.patron.name,
+                "amount_cents": m.amount_cents,
+                "outstanding_cents": m.outstanding_cents,
+                "where": m.table_code or None,
+                "state": MARKER_STATES.get(m.state, m.state),
+                "issued_by": m.issued_by,
+                "issued_at": m.issued_at,
+                "void": {
+                    "reason": m.void_reason,
+                    "by": m.voided_by,
+                    "approved_by": m.void_approved_by,
+                    "at": m.voided_at,
+                }
+                if m.state == Marker.State.VOIDED
+                else None,
+                "asked": asked.get(m.serial),
+                "voidable": m.state != Marker.State.VOIDED and not m.paid_cents and m.serial not in asked,
+            }
+        )
+    return rows
+
+
 def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
     """Everything the cage's main screen shows ``user``: his window (or the form to open one),
     its running drawer and lines, the other windows open, the cage's book (main bank + windows),
@@ -436,6 +522,7 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
             for s in queue + done
         ],
         "approvals": approvals_waiting(user),
+        "markers": markers_listed(),
         "closes": closes_waiting(user),
         "handover": None if mine is not None else handover_to_open(user, code),
         "query": (query or "").strip(),

@@ -134,7 +134,7 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
         row["key"] = _key()
     for line in desk["lines"]:
         line["key"] = _key()
-    for row in desk["approvals"] + desk["closes"]["to_sign"]:
+    for row in desk["approvals"] + desk["closes"]["to_sign"] + desk["markers"]:
         row["key"] = _key()
     row_failure = None
     shown = {"sell", "redeem", "transfer", "close"} if desk["window"] else {"open"}
@@ -558,6 +558,41 @@ def reverse_line(request, event: int):
 
 @require_POST
 @cage_only
+def marker_void(request, serial: str):
+    """Ask for the void of a marker issued in error, with its reason: a cage supervisor other
+    than the one asking signs it from his own login (``approvals`` act ``marker_void``); the
+    marker's issue is reversed when he does."""
+    key = _posted_key(request)
+    reason = (request.POST.get("reason") or "").strip()
+    try:
+        if not reason:
+            raise InvalidInput("say why the marker was issued in error", field="reason")
+        with replays_noted() as replayed:
+            approval_request(
+                kind="marker_void",
+                payload={"serial": serial, "reason": reason},
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        failed = _failed(request, f"void-{serial}", exc) | {"serial": serial}
+        if failed["error"]["field"] != "reason":  # not about what was typed: said at the top
+            messages.error(request, f"Void of marker {serial} not asked. {_words(failed['error'])}")
+            failed["error"] = None
+        return _page(request, status=exc.status, failed=failed)
+    _done(
+        request,
+        f"Void of marker {serial} asked: a cage supervisor other than you signs it from his own login; "
+        "the marker is voided when he does.",
+        key=key,
+        replayed=replayed,
+        again=f"the void of marker {serial} was already asked",
+    )
+    return redirect(f"{reverse('workstations:cage')}#markers")
+
+
+@require_POST
+@cage_only
 def transfer(request):
     """Ask for a top-up of the cashier's own window from the main bank (``direction`` ``in``) or
     the return of its surplus (``out``), counted by denomination: a cage supervisor other than
@@ -641,6 +676,17 @@ def decide(request, approval: str, decision: str):
             message = "Closing withdrawn: the window stays open."
         else:
             message = "Handover refused: the window stays open."
+    elif kind == "marker_void" and decision == "confirm" and result.get("approved_by"):
+        message = (
+            f"Approved: marker {result['serial']} of patron {result['patron']}, {eur(result['amount_cents'])}, "
+            f"is voided ({result['reason']}); asked by {result['voided_by']}, signed by {result['approved_by']}."
+        )
+    elif kind == "marker_void" and decision != "confirm":
+        message = (
+            "Void withdrawn: the marker stands."
+            if result["approval"]["maker"] == user
+            else ("Void refused: the marker stands.")
+        )
     elif kind == "patron_pin_reset" and decision == "confirm" and result.get("reset"):
         message = (
             f"Approved: the PIN of patron {result['patron']} is cleared; he chooses a new one, his document shown."

@@ -38,7 +38,7 @@ BACK_OFFICE_LINES = [
     ("markers_issued_cents", "Markers issued"),
     ("markers_paid_cents", "Markers paid"),
     ("front_money_deposited_cents", "Front money deposited"),
-    ("front_money_withdrawn_cents", "Front money withdrawn"),
+    ("front_money_withdrawn_cents", "Front money withdrawn (at the cage, or drawn at a table)"),
 ]
 BACK_OFFICE_BALANCES = [
     ("tronc_pool_cents", "Tronc pool not yet shared"),
@@ -61,7 +61,7 @@ CAGE_MOVEMENT_NAMES = {
     "credits": "Credits from the tables",
     "front_money": "Front money (deposits and withdrawals)",
     "marker_payments": "Marker payments in cash",
-    "marker_chips": "Markers in chips (issued, and paid back in chips)",
+    "marker_chips": "Markers in chips (issued, paid back in chips, voided)",
     "window_cash_variances": "Cashier windows counted over or short (cash)",
     "window_chip_variances": "Cashier windows counted over or short (chips)",
     "reversals_cash": "Reversals (cash)",
@@ -75,7 +75,7 @@ OTHER_MOVEMENTS = "Other movements (not itemised above)"
 FIGURE_EVENTS = {
     "opener_cents": "TableOpened",
     "fills_cents": "FillDelivered,FillReversed",
-    "credits_cents": "CreditDelivered,CreditReversed",
+    "credits_cents": "CreditDelivered,CreditReversed,FrontMoneyDrawn",
     "drop_cents": "DropCounted,DropCountReversed",
     "closer_cents": "TableClosed",
     "colour_out_cents": "ColourChipsBought,ColourChipsChangedBack",
@@ -86,9 +86,9 @@ BACK_OFFICE_EVENTS = {
     "tronc_shared_cents": "TroncShared",
     "markers_issued": "MarkerIssued",
     "markers_issued_cents": "MarkerIssued",
-    "markers_paid_cents": "MarkerPaid",
+    "markers_paid_cents": "MarkerPaid,MarkerPaidAtTable",
     "front_money_deposited_cents": "FrontMoneyDeposited",
-    "front_money_withdrawn_cents": "FrontMoneyWithdrawn",
+    "front_money_withdrawn_cents": "FrontMoneyWithdrawn,FrontMoneyDrawn",
 }
 BACK_OFFICE_ACCOUNTS = {
     "tronc_pool_cents": accounts.TRONC,

@@ -33,6 +33,7 @@ urlpatterns = [
     path("cage/patrons/self-limit", cage_views.patron_self_limit, name="cage-patron-self-limit"),
     path("cage/lines/<pos:event>/reverse", cage_views.reverse_line, name="cage-reverse"),
     path("cage/transfers", cage_views.transfer, name="cage-transfer"),
+    path("cage/markers/<serial:serial>/void", cage_views.marker_void, name="cage-marker-void"),
     path("cage/approvals/<id:approval>/<name:decision>", cage_views.decide, name="cage-decide"),
     path("cage/shifts/<pos:opened_event>/", cage_views.shift, name="cage-shift"),
     path("cage/tronc/", tronc_views.tronc, name="cage-tronc"),

@@ -22,6 +22,7 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tronc/counts`` (each named counter and the manager)
 - ``POST /api/cage/shifts/close`` (with ``handover_to``: the incoming cashier; without: at once)
 - ``POST /api/cage/windows/transfers`` (any cage supervisor but the cashier)
+- ``POST /api/markers/<serial>/void`` (a reason; any cage supervisor but the one asking)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -331,3 +332,17 @@ class PatronPinReset(ActView):
 
     def payload(self, data: dict, **kwargs) -> dict:
         return {"patron": kwargs["code"]}
+
+
+class MarkerVoid(ActView):
+    """Void a marker issued in error, with its ``reason`` (400 without): 202 until a cage
+    supervisor other than the one asking confirms from his own login; then the issue is reversed
+    (``MarkerVoided``, 200). 409: paid, voided already, or payments taken on it."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "marker_void"
+
+    class Input(serializers.Serializer):
+        reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+    input_serializer = Input

@@ -31,4 +31,5 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
     path("cage/shifts/close", makers.CageShiftClose.as_view(), name="cage-shift-close"),
     path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
+    path("markers/<serial:serial>/void", makers.MarkerVoid.as_view(), name="marker-void"),
 ]

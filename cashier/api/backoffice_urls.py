@@ -22,10 +22,12 @@ urlpatterns = [
     path("patrons/<code:code>/markers", credit.MarkerIssue.as_view(), name="marker-issue"),
     path("markers/<serial:serial>/transfer", credit.MarkerTransfer.as_view(), name="marker-transfer"),
     path("markers/<serial:serial>/payments", credit.MarkerPay.as_view(), name="marker-pay"),
+    path("markers/<serial:serial>/table-payments", credit.MarkerPayAtTable.as_view(), name="marker-pay-at-table"),
     path("patrons/<code:code>/front-money/deposits", credit.FrontMoneyDeposit.as_view(), name="front-money-deposit"),
     path(
         "patrons/<code:code>/front-money/withdrawals", credit.FrontMoneyWithdraw.as_view(), name="front-money-withdraw"
     ),
+    path("patrons/<code:code>/front-money/draws", credit.FrontMoneyDraw.as_view(), name="front-money-draw"),
 ]
 for slug, view in REPORTS:
     urlpatterns += [

@@ -79,6 +79,40 @@ class MarkerPay(CommandView):
         return credit.marker_pay(serial=serial, **data, **ctx)
 
 
+class MarkerPayAtTable(CommandView):
+    """A payment on a marker taken at an open table by its pit boss, in chips (into the tray) or
+    cash (into the drop box). 400 over what is outstanding; 409 paid or voided. Event
+    ``MarkerPaidAtTable``."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS})]
+    success_status = 200
+
+    class Input(Amount):
+        table = CodeField()
+        method = serializers.ChoiceField(choices=credit.TABLE_PAYMENT_METHODS)
+
+    input_serializer = Input
+
+    def perform(self, data, *, serial, **ctx):
+        return credit.marker_pay_at_table(serial=serial, **data, **ctx)
+
+
+class FrontMoneyDraw(CommandView):
+    """A patron draws his front money in chips at an open table, recorded by its pit boss: the
+    deposit reduced, the chips off the table's tray. 400 over his front money. Event
+    ``FrontMoneyDrawn``."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS})]
+
+    class Input(Amount):
+        table = CodeField()
+
+    input_serializer = Input
+
+    def perform(self, data, *, code, **ctx):
+        return credit.front_money_draw(patron=code, **data, **ctx)
+
+
 class FrontMoneyDeposit(CommandView):
     """A patron's cash left at the cage. Event ``FrontMoneyDeposited``."""
 

@@ -6,8 +6,13 @@
   (``YYYY-NNNNNN``); a table's marker goes in its drop box and is transferred to the cage
   (``MarkerTransferred``); the cage takes payments, in cash, chips or front money, until it is
   paid (``MarkerPaid``).
+  A pit boss also takes a payment at his table, in chips or cash, into the table's book
+  (``MarkerPaidAtTable``). A marker issued in error is voided (``MarkerVoided``): its reason,
+  asked at the cage and signed by a cage supervisor from his own login (``approvals`` act
+  ``marker_void``); the issue is reversed, the receivable and the chips, before any payment.
 - Front money is cash a patron leaves at the cage (``FrontMoneyDeposited``) and takes back
-  (``FrontMoneyWithdrawn``), or pays a marker with.
+  (``FrontMoneyWithdrawn``), or pays a marker with, or draws in chips at a table
+  (``FrontMoneyDrawn``: the deposit reduced, the chips off the table's tray).
 
 Posting rules: ``ledger.posting_rules.marker_*`` and ``front_money_*``. Streams
 ``credit/<patron>``, ``marker/<serial>``, ``frontmoney/<patron>``.
@@ -23,22 +28,27 @@ from basis.money import format_cents
 from core.ceilings import check_ceiling
 from games.models import Table
 from ledger import accounts, posting_rules, store
+from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
 from ledger.gaming_day import current_gaming_day
-from ledger.store import NewEvent
+from ledger.models import Event
+from ledger.store import Leg, NewEvent
 from patrons.models import Patron
 from patrons.selectors import patron_get
 from patrons.services import aml
-from staff.roles import Role, require_role
+from staff.roles import Role, require_role, require_second_signature, require_signed_in_person
 
 from ..credit_models import CreditLine, Marker
 from .cage import _holds, _open_cage
+from .cage_shifts import open_windows
 
 CREDIT_APPROVERS = (Role.CAGE_SUPERVISOR,)
 CAGE_DESK = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 TABLE_ISSUERS = (Role.PIT_BOSS,)
 PAYMENT_METHODS = ("cash", "chips", "front_money")
+TABLE_PAYMENT_METHODS = ("chips", "cash")  # front money is the cage's: drawn at a table, it buys chips
+VOID_APPROVERS = (Role.CAGE_SUPERVISOR,)
 MAX_CREDIT_CENTS = 100_000_000_000  # 1 billion: above is junk, not credit
 
 
@@ -204,7 +214,10 @@ def marker_transfer(*, serial: str, actor: str, idempotency_key: str | None = No
             "table": marker.table_code,
             "amount_cents": marker.amount_cents,
         }
-        legs = posting_rules.marker_transferred(marker.table_code, marker.amount_cents)
+        # What is still owed moves: a part paid at the table already left the drop.
+        legs = posting_rules.marker_transferred(marker.table_code, marker.outstanding_cents)
+        if marker.paid_cents:
+            data["outstanding_cents"] = marker.outstanding_cents
         (event,) = cmd.append(
             stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerTransferred", data, legs)]
         )
@@ -340,3 +353,212 @@ def front_money_withdraw(*, patron: str, amount_cents: int, actor: str, idempote
     rules); as the deposit, and ``InsufficientChips`` (400) for more than he has there or than
     the cage's cash."""
     return _front_money(patron, amount_cents, actor, withdraw=True, idempotency_key=idempotency_key)
+
+
+def _open_table(code: object) -> Table:
+    found = Table.objects.filter(code=code).first() if isinstance(code, str) else None
+    if found is None:
+        raise NotFound(f"no such table: {code}", field="table")
+    if found.state != Table.State.OPEN:
+        raise StateConflict(f"table {code} is not open", field="table")
+    return found
+
+
+@aml.records_refusals
+def marker_pay_at_table(
+    *, serial: str, table: str, amount_cents: int, method: str, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """A payment on a marker taken at open table ``table`` by its pit boss, in ``method``
+    ``chips`` (the patron's value chips, into the tray) or ``cash`` (into the drop box), while
+    the marker is still in that table's drop (issued there, not yet transferred to the cage).
+    The last payment makes it ``paid``; a payment in cash is cash in for the AML rules, as at
+    the cage.
+
+    Returns ``{"serial", "patron", "table", "method", "paid_cents", "outstanding_cents",
+    "state", "event", "aml"}``. Raises ``RoleRequired`` (403: not a pit boss), ``InvalidInput``
+    (400: bad amount or method, more than is outstanding), ``InsufficientChips`` (400: the
+    patron holds fewer chips), ``NotFound`` (404: no such marker or table), ``StateConflict``
+    (409: paid, voided, at the cage or in another table's drop, the table not open),
+    ``aml.IdentityRequired`` (409)."""
+    require_role(actor, *TABLE_ISSUERS, step="taking a marker payment at a table")
+    amount = _cents(amount_cents, "amount_cents")
+    if method not in TABLE_PAYMENT_METHODS:
+        raise InvalidInput(f"at a table, method is one of {', '.join(TABLE_PAYMENT_METHODS)}", field="method")
+    request = {"op": "marker_pay_at_table", "serial": serial, "table": table, "amount_cents": amount, "method": method}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        marker = _marker(serial)
+        if marker.state in (Marker.State.PAID, Marker.State.VOIDED):
+            raise StateConflict(f"marker {serial} is {marker.state}", field="serial")
+        _open_table(table)
+        # Paid where it is: in this table's drop. A marker at the cage (or in another table's
+        # drop) is paid there, so the table's count (drop + credits − fills + closer − opener)
+        # never takes a debt collected for play.
+        if marker.state == Marker.State.AT_CAGE:
+            raise StateConflict(f"marker {serial} is at the cage: it is paid there", field="serial")
+        if marker.table_code != table:
+            raise StateConflict(
+                f"marker {serial} is in the drop of table {marker.table_code}: it is paid there", field="serial"
+            )
+        if amount > marker.outstanding_cents:
+            raise InvalidInput(
+                f"marker {serial} has {format_cents(marker.outstanding_cents)} outstanding", field="amount_cents"
+            )
+        code = marker.patron.code
+        if method == "chips" and store.balance(accounts.patron_chips(code)) < amount:
+            raise InsufficientChips(f"{code} has not {format_cents(amount)} of chips", field="amount_cents")
+        marker.paid_cents += amount
+        if marker.paid_cents == marker.amount_cents:
+            marker.settle()
+        data = {
+            "serial": serial,
+            "patron": code,
+            "table": table,
+            "amount_cents": amount,
+            "method": method,
+            "paid_cents": marker.paid_cents,
+            "outstanding_cents": marker.outstanding_cents,
+        }
+        legs = posting_rules.marker_paid_at_table(code, amount, table=table, method=method)
+        (event,) = cmd.append(
+            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaidAtTable", data, legs)]
+        )
+        decisions = aml.screen_cash(cmd, patron=marker.patron, event=event) if method == "cash" else []
+        marker.version = event.version
+        marker.save()
+        return cmd.finish(
+            {
+                "serial": serial,
+                "patron": code,
+                "table": table,
+                "method": method,
+                "paid_cents": marker.paid_cents,
+                "outstanding_cents": marker.outstanding_cents,
+                "state": marker.state,
+                "event": event.position,
+                "aml": aml.decisions_result(decisions),
+            }
+        )
+
+
+def _void_legs(marker: Marker) -> tuple[list[Leg], str | None]:
+    """The issue's legs turned round (and the transfer's, for a table's marker now at the cage):
+    the receivable back where it came from, the chips back where they were taken. With the
+    window whose drawer gave the chips (a marker issued at the cage), which must still be open."""
+    events = Event.objects.filter(stream=marker.stream, type__in=["MarkerIssued", "MarkerTransferred"])
+    legs: list[Leg] = []
+    window = None
+    for event in events.order_by("version").prefetch_related("postings"):
+        window = window or event.data.get("window")
+        legs += [Leg(p.account, -p.amount_cents, p.currency) for p in event.postings.all()]
+    if window is not None and window not in {w.data.get("window") for w in open_windows().values()}:
+        raise StateConflict(
+            f"marker {marker.serial} was issued at window {window}, which is closed: its chips cannot go back",
+            field="serial",
+        )
+    return legs, window
+
+
+def marker_void(*, serial: str, reason: str, approver: str, actor: str, idempotency_key: str | None = None) -> dict:
+    """Void marker ``serial`` issued in error (``MarkerVoided``): with ``reason``, asked by a
+    cashier or cage supervisor (``actor``) and signed by another cage supervisor (``approver``)
+    from his own login (``approvals`` act ``marker_void``). The issue is reversed exactly: the
+    receivable (patron:credit +X against where the marker is held) and the value chips the patron
+    had for it (they go back to the tray or the cage window they came from).
+
+    Returns ``{"serial", "patron", "amount_cents", "reason", "voided_by", "approved_by",
+    "event"}``. Raises ``InvalidInput`` (400: no reason), ``RoleRequired`` (403: the roles, or
+    the approver being the actor), ``NotFound`` (404), ``StateConflict`` (409: voided or paid,
+    or payments already taken on it; its window closed; its gaming day closed),
+    ``InsufficientChips`` (400: the patron no longer holds the chips it gave him)."""
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
+        raise InvalidInput("a void needs its reason (up to 500 characters)", field="reason")
+    require_role(actor, *CAGE_DESK, step="voiding a marker")
+    require_second_signature("voiding a marker", approver, actor, *VOID_APPROVERS)
+    require_signed_in_person(
+        approver, field="approver", message="a marker's void is signed by the cage supervisor from his own login"
+    )
+    why = reason.strip()
+    request = {"op": "marker_void", "serial": serial, "reason": why, "approver": approver}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        marker = _marker(serial)
+        if marker.state in (Marker.State.PAID, Marker.State.VOIDED):
+            raise StateConflict(f"marker {serial} is {marker.state}: it cannot be voided", field="serial")
+        if marker.paid_cents:
+            raise StateConflict(
+                f"marker {serial} has {format_cents(marker.paid_cents)} paid on it: it was no error", field="serial"
+            )
+        refuse_if_closed(marker.gaming_day, what="its markers stand", field="serial")
+        legs, window = _void_legs(marker)
+        chips = accounts.patron_chips(marker.patron.code)
+        if store.balance(chips) < marker.amount_cents:
+            raise InsufficientChips(
+                f"{marker.patron.code} holds {format_cents(store.balance(chips))}, less than the "
+                f"{format_cents(marker.amount_cents)} of chips the marker gave him",
+                field="serial",
+            )
+        marker.void()
+        data = {
+            "serial": serial,
+            "patron": marker.patron.code,
+            "amount_cents": marker.amount_cents,
+            "table": marker.table_code or None,
+            "reason": why,
+            "voided_by": actor,
+            "approved_by": approver,
+        }
+        if window is not None:
+            data["window"] = window
+        (event,) = cmd.append(
+            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerVoided", data, legs)]
+        )
+        marker.void_reason, marker.voided_by, marker.void_approved_by = why, actor, approver
+        marker.voided_at, marker.version = event.recorded_at, event.version
+        marker.save()
+        return cmd.finish(
+            {
+                "serial": serial,
+                "patron": marker.patron.code,
+                "amount_cents": marker.amount_cents,
+                "reason": why,
+                "voided_by": actor,
+                "approved_by": approver,
+                "event": event.position,
+            }
+        )
+
+
+def front_money_draw(
+    *, patron: str, table: str, amount_cents: int, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """A patron draws ``amount_cents`` of his front money at open table ``table``, recorded by
+    its pit boss (``FrontMoneyDrawn``): his deposit is reduced and the table hands him value
+    chips off its tray (``posting_rules.front_money_drawn_at_table``). The same identity check
+    as a withdrawal at the cage: an identified patron's own deposit.
+
+    Returns ``{"patron", "table", "amount_cents", "balance_cents", "event"}`` (balance: the
+    front money left). Raises ``RoleRequired`` (403: not a pit boss), ``InvalidInput`` (400:
+    bad amount, unknown or anonymous patron, over the redemption ceiling),
+    ``InsufficientChips`` (400: more than his front money), ``NotFound`` (404: no such
+    table), ``StateConflict`` (409: the table not open)."""
+    require_role(actor, *TABLE_ISSUERS, step="drawing front money at a table")
+    amount = _cents(amount_cents, "amount_cents")
+    check_ceiling("chips_redeem", amount, field="amount_cents")
+    request = {"op": "front_money_draw", "patron": patron, "table": table, "amount_cents": amount}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        who = _identified(patron)
+        _open_table(table)
+        stream = f"frontmoney/{who.code}"
+        version = store.stream_version(stream)  # read before the balance: a draw beside it is a conflict
+        held = front_money_cents(who.code)
+        if amount > held:
+            raise InsufficientChips(f"{who.code} has {format_cents(held)} of front money", field="amount_cents")
+        data = {"patron": who.code, "table": table, "amount_cents": amount, "balance_cents": held - amount}
+        legs = posting_rules.front_money_drawn_at_table(who.code, amount, table=table)
+        (event,) = cmd.append(stream=stream, expected_version=version, events=[NewEvent("FrontMoneyDrawn", data, legs)])
+        return cmd.finish({**data, "event": event.position})

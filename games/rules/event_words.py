@@ -257,6 +257,7 @@ AML_CHANNELS = {
     "table_buy_in": "cash buy-in at a table",
     "front_money_deposit": "front money deposited in cash at the cage",
     "marker_payment": "marker paid in cash at the cage",
+    "marker_payment_at_table": "marker paid in cash at a table",
     "cage_redemption": "chips redeemed at the cage",
     "front_money_withdrawal": "front money withdrawn in cash at the cage",
 }
@@ -379,6 +380,17 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "CreditLineApproved": _credit_line,
     "CompGiven": lambda d: f"comp ({d['kind']}) of {eur(d['amount_cents'])} given to {d['patron']}",
     "CompReversed": lambda d: f"comp of {eur(d['amount_cents'])} to {d['patron']} reversed: {d.get('reason', '')}",
+    "MarkerPaidAtTable": lambda d: (
+        f"marker {d['serial']} of {d['patron']}: {eur(d['amount_cents'])} paid in {d['method']} at {d['table']}"
+    ),
+    "MarkerVoided": lambda d: (
+        f"marker {d['serial']} of {d['patron']} ({eur(d['amount_cents'])}) voided: {d['reason']};"
+        f" asked by {d['voided_by']}, signed by {d['approved_by']}"
+    ),
+    "FrontMoneyDrawn": lambda d: (
+        f"{d['patron']} drew {eur(d['amount_cents'])} of front money in chips at {d['table']}"
+        f" ({eur(d['balance_cents'])} left)"
+    ),
     # Second signatures (approvals/): who asked, who signed, what became of it.
     "ApprovalRequested": lambda d: (
         f"{d['maker']} asked for {d['kind']}, waiting for "

@@ -26,11 +26,18 @@ NOT_GAMING = {
     "DropCounted",
     "DropCountReversed",
     "MarkerTransferred",  # a table marker leaves the drop for the cage: not play
+    # A marker paid at the table: the chips or cash taken settle a debt, they were not played.
+    "MarkerPaidAtTable",
+    # Front money drawn at the table: chips leave the tray against the cage's deposit, as a
+    # credit slip takes them to the cage: the table did not lose them at play.
+    "FrontMoneyDrawn",
 }
 # The events that decide a stake: a settlement line, or a prison bet's release or loss.
 DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")
 WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
-FILLS_AND_CREDITS = {"FillDelivered", "CreditDelivered", "FillReversed", "CreditReversed"}
+# A front money draw counts with the credits (its chips left the tray for the cage's book, the
+# deposit), so that win = drop + credits − fills + (closer − opener) still holds at that table.
+FILLS_AND_CREDITS = {"FillDelivered", "CreditDelivered", "FillReversed", "CreditReversed", "FrontMoneyDrawn"}
 
 
 # The events whose own data counts (the postings of every event count, above).

@@ -63,6 +63,7 @@ VERBS = {
     "table_buy_in": "buy chips for",
     "front_money_deposit": "deposit front money for",
     "marker_payment": "pay markers in cash for",
+    "marker_payment_at_table": "pay markers in cash for",
     "cage_redemption": "redeem chips for",
     "front_money_withdrawal": "withdraw front money for",
 }

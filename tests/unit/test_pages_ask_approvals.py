@@ -20,6 +20,7 @@ ACT_SERVICES = {
     "drop_count_reverse",
     "table_open",
     "table_close",
+    "marker_void",
 }
 
 

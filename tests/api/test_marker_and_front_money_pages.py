@@ -1,0 +1,120 @@
+"""The pages of markers and front money: on the cage page a marker's void asked with its reason
+and signed by a cage supervisor from his own login, then shown with its reason and both names;
+on the pit boss's table page a marker paid and front money drawn, a refusal naming the field."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from approvals.models import Approval
+from cashier.credit_models import Marker
+from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue
+from ledger import accounts, store
+from ledger.models import Event
+from patrons.services.patrons import patron_register
+from staff.roles import Role, grant
+from tests.conftest import ACTOR, hand_cage_to
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def users(client, django_user_model):
+    """Logs ``client`` in as the user it names (created with its role on first use)."""
+
+    def as_user(username: str, role: str = Role.CASHIER):
+        user = django_user_model.objects.filter(username=username).first()
+        if user is None:
+            user = django_user_model.objects.create_user(username=username, password="pw")
+            grant(user, role)
+        client.force_login(user)
+        return client
+
+    return as_user
+
+
+@pytest.fixture
+def patron(table, users):
+    """An identified patron with a credit line of 5,000.00 EUR; cash1's window open."""
+    users("cash1")
+    users("super1", Role.CAGE_SUPERVISOR)
+    users("pit1", Role.PIT_BOSS)
+    hand_cage_to("cash1")
+    code = patron_register(kind="identified", name="Jeanne Martin", document="ID-JM-1", actor=ACTOR)["patron"]
+    credit_line_set(patron=code, limit_cents=500_000, actor="super1")
+    return code
+
+
+def _message(html: str) -> str:
+    found = re.search(r'<ul class="messages" role="status">(.*?)</ul>', html, re.S)
+    return re.sub(r"<[^>]+>", "", found.group(1)).strip() if found else ""
+
+
+def test_a_marker_void_asked_at_the_cage_page_is_signed_by_a_cage_supervisor_and_shown_with_both_names(users, patron):
+    serial = marker_issue(patron=patron, amount_cents=150_000, actor="cash1")["serial"]
+    cashier = users("cash1")
+    page = cashier.get(reverse("workstations:cage")).content.decode()
+    row = page[page.index(f'data-marker="{serial}"') :]
+    assert "Jeanne Martin (P" in row and "1,500.00 EUR" in row and "Ask void" in row
+    url = reverse("workstations:cage-marker-void", args=[serial])
+    blank = cashier.post(url, {"reason": " "})
+    assert blank.status_code == 400 and "Reason: Say why the marker was issued in error" in blank.content.decode()
+    asked = cashier.post(url, {"reason": "written for the wrong patron"}, follow=True)
+    assert f"Void of marker {serial} asked" in _message(asked.content.decode())
+    assert "void asked by cash1 (written for the wrong patron): waiting for a cage supervisor" in (
+        asked.content.decode()
+    )
+    approval = Approval.objects.get(kind="marker_void")
+    own = cashier.post(reverse("workstations:cage-decide", args=[approval.id, "confirm"]))
+    assert own.status_code == 403 and Marker.objects.get(serial=serial).state == "at_cage"
+
+    supervisor = users("super1")
+    desk = supervisor.get(reverse("workstations:cage")).content.decode()
+    assert "Approve the void" in desk and f"Void of marker {serial}" in desk
+    signed = supervisor.post(reverse("workstations:cage-decide", args=[approval.id, "confirm"]), follow=True)
+    assert f"marker {serial} of patron {patron}, 1,500.00 EUR, is voided (written for the wrong patron)" in (
+        _message(signed.content.decode())
+    )
+    assert "asked by cash1, signed by super1" in _message(signed.content.decode())
+    html = users("cash1").get(reverse("workstations:cage")).content.decode()
+    row = html[html.index(f'data-marker="{serial}"') :]
+    row = row[: row.index("</tr>")]
+    assert "voided " in row and "written for the wrong patron; asked by cash1, signed by super1" in row
+    assert store.balance(accounts.patron_credit(patron)) == 0
+
+
+def test_the_pit_boss_records_a_marker_payment_and_a_front_money_draw_at_his_table(users, patron):
+    serial = marker_issue(patron=patron, amount_cents=100_000, table="R1", actor="pit1")["serial"]
+    front_money_deposit(patron=patron, amount_cents=200_000, actor="cash1")
+    boss = users("pit1")
+    page = boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert f"{serial}: Jeanne Martin ({patron}), 1,000.00 EUR owed of 1,000.00 EUR" in page
+
+    pay = reverse("dashboard:marker-payment", args=["R1"])
+    over = boss.post(pay, {"serial": serial, "amount": "1000.01", "method": "chips", "idempotency_key": "k-over"})
+    assert over.status_code == 400
+    assert "Refused — <strong>Amount</strong>: marker" in over.content.decode()
+    body = {"serial": serial, "amount": "400", "method": "chips", "idempotency_key": "k-pay"}
+    paid = boss.post(pay, body, follow=True)
+    assert f"Marker {serial} of Jeanne Martin ({patron}): 400.00 EUR paid in all, 600.00 EUR still owed." in (
+        _message(paid.content.decode())
+    )
+    boss.post(pay, body, follow=True)  # sent twice: recorded once
+    assert Event.objects.filter(type="MarkerPaidAtTable").count() == 1
+    assert Marker.objects.get(serial=serial).outstanding_cents == 60_000
+
+    draw = reverse("dashboard:front-money-draw", args=["R1"])
+    too_much = boss.post(draw, {"patron": patron, "amount": "2000.01", "idempotency_key": "k-fm-over"})
+    assert too_much.status_code == 400 and "2,000.00 EUR of front money" in too_much.content.decode()
+    drawn = boss.post(draw, {"patron": patron, "amount": "500", "idempotency_key": "k-fm"}, follow=True)
+    assert f"Front money drawn by Jeanne Martin ({patron}): 500.00 EUR in chips from the tray; " in _message(
+        drawn.content.decode()
+    )
+    assert "1,500.00 EUR left at the cage." in _message(drawn.content.decode())
+    assert store.balance(accounts.patron_deposit(patron)) == 150_000
+    html = drawn.content.decode()
+    assert f"marker {serial} paid in chips" in html and "front money drawn in chips" in html
+
+    cashier = users("cash1")
+    assert cashier.post(draw, {"patron": patron, "amount": "1"}).status_code == 403
