@@ -175,9 +175,8 @@ def drop_count(
     counted (distinct; the actor is a count-team member too). Returns ``{"table",
     "gaming_day", "event", "counted_cents", "expected_cents", "variance_cents"}`` (variance =
     counted − expected). Raises ``InvalidInput`` (negative or non-integer count, unknown
-    denomination, not two counters), ``RoleRequired`` (403: a counter without the role, the
-    same counter twice, or a counter who removed the box), ``StateConflict`` (box not removed,
-    or already counted).
+    denomination, not two counters), ``RoleRequired`` (403: a counter without the role, or
+    the same counter twice), ``StateConflict`` (box not removed, or already counted).
     """
     day = gaming_day_in_reach(gaming_day)
     notes, counted = count_total(cash, cash_denominations(), field="cash")
@@ -206,12 +205,6 @@ def drop_count(
         removal = box_removal(found.code, day)
         if removal is None:
             raise StateConflict(f"the drop box of {found.code} for {day} has not been removed", field="table")
-        # Who carried the box does not count it: the count is the independent check of the removal.
-        carried = [who for who in counters if who in (removal.data.get("removers") or [])]
-        if carried:
-            raise RoleRequired(
-                f"counting a drop box: {carried[0]} removed this box; it is counted by people who did not carry it"
-            )
         if live_count(found.code, day) is not None:
             raise StateConflict(
                 f"the drop box of {found.code} for {day} is already counted; reverse that count first", field="table"

@@ -166,14 +166,3 @@ def test_the_master_game_report_is_signed_by_the_count_team(floor):
         "/api/tables/T1/drop-recount", {"gaming_day": floor["day"], "cash": {"20000": 1, "10000": 1}}, format="json"
     )
     assert floor["count3"].get("/api/reports/master-game").json()["signed_by_count_team"] is False
-
-
-def test_who_removed_a_drop_box_does_not_count_it(floor):
-    assert _remove(floor, who="drop1", removers=("drop1", "count3")).status_code == 201
-    body = {"gaming_day": floor["day"], "cash": {"20000": 1, "10000": 1}, "counters": ["count3", "count1"]}
-    counted = approve(floor["count3"].post("/api/tables/T1/drop-count", body, format="json"), floor["count1"])
-    assert counted.status_code == 403
-    assert "count3 removed this box" in counted.json()["detail"]
-    assert not Event.objects.filter(type="DropCounted").exists()
-    _count(floor)  # count1 and count2 carried nothing
-    assert Event.objects.filter(type="DropCounted").count() == 1
