@@ -66,6 +66,12 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
     # A patron's PIN locked by wrong PINs in a row (someone may be trying his PIN), and cleared.
     "patron_pin": ("patron PIN locks and resets", ("PatronPinLocked", "PatronPinReset")),
+    # A table's or a patron's day beyond the house's confidence (``audit.protection``): its
+    # investigation opened, noted and closed (``audit.investigations``).
+    "fluctuation": (
+        "game protection investigations",
+        ("FluctuationInvestigationOpened", "FluctuationInvestigationNoted", "FluctuationInvestigationClosed"),
+    ),
 }
 COLUMNS = [
     "at",
@@ -377,6 +383,45 @@ def _patron_pin(event: Event, kind: str) -> dict:
     return _entry(kind, event, approver=event.data.get("approved_by"), subject=f"patron {patron}", what=what)
 
 
+def _investigation(event: Event, kind: str) -> dict:
+    """An investigation of a fluctuation: opened (with its z), noted, closed. The subject is
+    read from the opening event, the notes and the close carrying only their text."""
+    data = event.data
+    opened = data if event.type.endswith("Opened") else _opening(event.stream)
+    subject = opened.get("subject", "table")
+    code = opened.get(subject, "")
+    day = opened.get("gaming_day", "")
+    about = f"{subject} {code}, gaming day {day}"
+    figures = opened.get("figures") or {}
+    if event.type.endswith("Opened"):
+        by = "the house's alarm" if data.get("automatic") else event.actor
+        z = f", {figures['z']} standard deviations from theory" if figures.get("z") else ""
+        what = f"investigation opened of {about} by {by}{z}: {data.get('reason', '')}"
+        after = {"state": "open"}
+    elif event.type.endswith("Noted"):
+        what = f"investigation of {about}: {event.actor} looked: {data.get('note', '')}"
+        after = None
+    else:
+        what = f"investigation of {about} closed by {event.actor}: {data.get('finding', '')}"
+        after = {"state": "closed"}
+    return _entry(
+        kind,
+        event,
+        table=opened.get("table"),
+        approver=event.actor if event.type.endswith("Closed") else None,
+        subject=about,
+        subject_person=opened.get("patron"),
+        what=what,
+        after=after,
+        amount_cents=figures.get("win_cents") if event.type.endswith("Opened") else None,
+    )
+
+
+def _opening(stream: str) -> dict:
+    data = Event.objects.filter(stream=stream, version=1).values_list("data", flat=True).first()
+    return data if isinstance(data, dict) else {}
+
+
 BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "parameter_change": _parameter,
     "correction": _storno,
@@ -387,6 +432,7 @@ BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "role_change": _role,
     "variance": _recount,
     "patron_pin": _patron_pin,
+    "fluctuation": _investigation,
 }
 
 

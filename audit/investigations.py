@@ -247,13 +247,6 @@ def raise_alarms(day: date, *, actor: str = "system") -> list[str]:
     return opened
 
 
-def z_words(z: float | None) -> str:
-    """``+3.41 SD`` (the house won more than theory), ``−3.41 SD`` (less), ``—`` unknown."""
-    if z is None:
-        return "—"
-    return f"{'+' if z >= 0 else '−'}{abs(z):.2f} SD"
-
-
 __all__ = [
     "CLOSED",
     "EVENTS",
@@ -265,5 +258,4 @@ __all__ = [
     "note_investigation",
     "open_investigation",
     "raise_alarms",
-    "z_words",
 ]

@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import shift_views, views
+from . import protection_views, shift_views, views
 
 app_name = "dashboard"
 
@@ -35,6 +35,12 @@ urlpatterns = [
     path("tables/<code:code>/ratings/start", shift_views.rating_start, name="rating-start"),
     path("tables/<code:code>/ratings/stop", shift_views.rating_stop, name="rating-stop"),
     path("coups/<id:round_id>/reversal", shift_views.coup_reversal, name="coup-reversal"),
+    # Game protection: the day against the exact variance, and the investigations of its alarms.
+    path("protection/", protection_views.protection, name="protection"),
+    path("protection/investigations/open", protection_views.investigation_open, name="investigation-open"),
+    path("protection/investigations/<id:key>/", protection_views.investigation, name="investigation"),
+    path("protection/investigations/<id:key>/note", protection_views.investigation_note, name="investigation-note"),
+    path("protection/investigations/<id:key>/close", protection_views.investigation_close, name="investigation-close"),
     # The pit boss's and the dealer's signatures, each from his own login.
     path("approvals/", shift_views.approvals, name="approvals"),
     path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),
