@@ -66,8 +66,8 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
     # A patron's PIN locked by wrong PINs in a row (someone may be trying his PIN), and cleared.
     "patron_pin": ("patron PIN locks and resets", ("PatronPinLocked", "PatronPinReset")),
-    # A table's or a patron's day beyond the house's confidence (``audit.protection``): its
-    # investigation opened, noted and closed (``audit.investigations``).
+    # A table's or a patron's day beyond the house's confidence (``games.protection``): its
+    # investigation opened, noted and closed (``games.services.investigations``).
     "fluctuation": (
         "game protection investigations",
         ("FluctuationInvestigationOpened", "FluctuationInvestigationNoted", "FluctuationInvestigationClosed"),

@@ -197,7 +197,7 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
-# Game protection (audit.protection): a table's or a patron's day whose win is more than this
+# Game protection (games.protection): a table's or a patron's day whose win is more than this
 # many standard deviations from its theoretical win (two-sided, the bets' exact variance) is an
 # alarm and opens an investigation; days of fewer decided bets than the minimum are not judged.
 CASINO_FLUCTUATION_Z = env.str("CASINO_FLUCTUATION_Z", default="3.0")

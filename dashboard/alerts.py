@@ -74,7 +74,7 @@ def z_words(z: float | None) -> str:
 def fluctuation_alert(
     table: str, row: dict | None, *, limit: Fraction, link: str = "", open_case: bool = False
 ) -> Alert | None:
-    """A table's or a patron's day beyond the house's confidence (``audit.protection`` rows:
+    """A table's or a patron's day beyond the house's confidence (``games.protection`` rows:
     ``{"table"`` or ``"patron", "alarm", "z", "win_cents", "theoretical_win", "bets"}``): the
     house's win against its theory in standard deviations of the bets' exact variance. ``link``:
     the investigation (``open_case``: one is open) or the page to open one."""

@@ -14,14 +14,14 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 
-from audit.investigations import investigations
-from audit.protection import day_fluctuations
 from basis.errors import RuleError
 from basis.money import currency, format_amount
 from cashier.reports import variance_report
 from games.catalog import spec
 from games.catalog.classic_stud import pct_figure, rake_pct
 from games.models import BetRefusal, Table
+from games.protection import day_fluctuations
+from games.services.investigations import investigations
 from games.theory import house_edge
 from ledger import projections
 from ledger.models import TableDayStats
@@ -168,8 +168,8 @@ def events_of_day(day: date) -> dict:
     """What the floor reads once for every table: the day's variance list
     (``cashier.reports.variance_report`` rows), its refused bets (``games.BetRefusal``, kept
     outside the ledger: ``{table code: [refusal, oldest first]}``, see ``refusal``), the tables'
-    and patrons' fluctuations (``audit.protection.day_fluctuations``) and the investigations of
-    the day still open (``audit.investigations``)."""
+    and patrons' fluctuations (``games.protection.day_fluctuations``) and the investigations of
+    the day still open (``games.services.investigations``)."""
     refused: dict[str, list[dict]] = {}
     rows = BetRefusal.objects.filter(gaming_day=day).order_by("created_at", "id").values(*REFUSAL_FIELDS)
     for row in rows:

@@ -1,6 +1,6 @@
 """Game protection on the pit boss's pages: the day's tables and patrons in standard deviations
-of their bets' exact variance (``audit.protection``) and the investigations of the alarms
-(``audit.investigations``): opened by the pit boss (or by the house itself), noted by whoever
+of their bets' exact variance (``games.protection``) and the investigations of the alarms
+(``games.services.investigations``): opened by the pit boss (or by the house itself), noted by whoever
 looked, closed by a second person from his own login."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from audit import investigations as inv
-from audit.protection import day_fluctuations
+from games.protection import day_fluctuations
+from games.services import investigations as inv
 from ledger.errors import DomainError
 from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, has_role

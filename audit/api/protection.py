@@ -1,4 +1,4 @@
-"""Game protection over the API (``audit.protection``, ``audit.investigations``):
+"""Game protection over the API (``games.protection``, ``games.services.investigations``):
 
 - ``GET /api/protection/fluctuations/?gaming_day=``: each table's and patron's day in standard
   deviations of its bets' exact variance, and whether it is an alarm;
@@ -24,12 +24,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.views import CommandView
+from games.protection import day_fluctuations
+from games.services import investigations as inv
 from ledger.gaming_day import current_gaming_day
 from staff.permissions import roles_allowed
 from staff.roles import Role
-
-from .. import investigations as inv
-from ..protection import day_fluctuations
 
 WORKERS = frozenset({Role.PIT_BOSS, Role.ADMIN})
 READERS = WORKERS | {Role.AUDITOR}

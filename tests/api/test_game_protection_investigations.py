@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from audit import investigations as inv
+from games.services import investigations as inv
 from ledger.gaming_day import current_gaming_day
 from tests.conftest import make_patron, staff_user
 from tests.integration.test_game_protection_by_exact_variance import COUPS, _play
@@ -100,8 +100,10 @@ def test_the_floor_shows_the_alarm_and_the_page_works_the_investigation(rigged, 
     client.force_login(staff_user("boss2", "pit_boss"))
     assert client.post(reverse("dashboard:investigation-close", args=[key]), {"finding": "fine"}).status_code == 302
     shown = client.get(reverse("dashboard:investigation", args=[key])).content.decode()
-    assert "Closed by boss2" in shown and "“fine” — boss2" in shown and key not in shown.split("<main")[-1].replace(
-        f"/protection/investigations/{key}/", ""
+    assert (
+        "Closed by boss2" in shown
+        and "“fine” — boss2" in shown
+        and key not in shown.split("<main")[-1].replace(f"/protection/investigations/{key}/", "")
     )
     floor = client.get(reverse("dashboard:floor")).content.decode()
     assert "open an investigation</a>" in floor  # closed: the alarm stands, a new one may be opened

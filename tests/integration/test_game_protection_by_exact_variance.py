@@ -7,8 +7,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from audit import investigations as inv
-from audit.protection import day_fluctuations
+from games.protection import day_fluctuations
+from games.services import investigations as inv
 from games.services.bets import bet_place
 from games.services.colour_chips import colour_chips_buy
 from games.services.rounds import round_close_bets, round_open, round_record_result

@@ -1,4 +1,4 @@
-"""Investigations of a fluctuation beyond the house's confidence (``audit.protection``).
+"""Investigations of a fluctuation beyond the house's confidence (``games.protection``).
 
 An investigation is a stream of ledger events, ``investigation/<id>``:
 
@@ -28,7 +28,7 @@ from ledger.store import NewEvent, stream_version
 from patrons.models import Patron
 from staff.roles import RoleRequired
 
-from .protection import alarms, day_fluctuations
+from ..protection import alarms, day_fluctuations
 
 OPENED = "FluctuationInvestigationOpened"
 NOTED = "FluctuationInvestigationNoted"
