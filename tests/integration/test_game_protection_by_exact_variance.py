@@ -150,3 +150,13 @@ def test_the_opener_cannot_close_and_bad_fields_are_named(table):
     assert refused.value.field == "note"
     with pytest.raises(NotFound):
         inv.investigation("not-an-id")
+
+
+def test_the_beat_task_opens_the_alarms_investigations_by_itself(table, settings):
+    from games.tasks import raise_fluctuation_alarms
+
+    assert settings.CELERY_BEAT_SCHEDULE["fluctuation-alarms"]["task"] == "games.tasks.raise_fluctuation_alarms"
+    _play(make_patron(1_000_000), hits=12)
+    opened = raise_fluctuation_alarms()
+    assert sorted(inv.investigation(key)["subject"] for key in opened) == ["patron", "table"]
+    assert raise_fluctuation_alarms() == []
