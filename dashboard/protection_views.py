@@ -113,14 +113,15 @@ def _fraction(text: str) -> Fraction:
 
 @require_http_methods(["GET", "HEAD"])
 @readers_only
-def investigation(request, key: str):
+def investigation(request, investigation: str):
     """One investigation: the figures that raised it, who looked and what was found, its close."""
-    return _investigation_page(request, key)
+    return _investigation_page(request, investigation)
 
 
 @require_POST
 @workers_only
-def investigation_note(request, key: str):
+def investigation_note(request, investigation: str):
+    key = investigation
     """Who looked (the logged-in user) and what was found."""
     try:
         inv.note_investigation(key=key, actor=_actor(request), note=request.POST.get("note", ""))
@@ -134,7 +135,8 @@ def investigation_note(request, key: str):
 
 @require_POST
 @workers_only
-def investigation_close(request, key: str):
+def investigation_close(request, investigation: str):
+    key = investigation
     """Close it with a conclusion: the logged-in user, a second person (not the opener, nor
     anyone who noted it)."""
     try:

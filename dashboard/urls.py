@@ -8,6 +8,9 @@ from . import protection_views, shift_views, views
 
 app_name = "dashboard"
 
+# One investigation of game protection (its id), and its note and close.
+CASE = "protection/investigations/<id:investigation>/"
+
 urlpatterns = [
     path("", views.floor, name="floor"),
     path("_live", views.floor_live, name="floor-live"),
@@ -38,9 +41,9 @@ urlpatterns = [
     # Game protection: the day against the exact variance, and the investigations of its alarms.
     path("protection/", protection_views.protection, name="protection"),
     path("protection/investigations/open", protection_views.investigation_open, name="investigation-open"),
-    path("protection/investigations/<id:key>/", protection_views.investigation, name="investigation"),
-    path("protection/investigations/<id:key>/note", protection_views.investigation_note, name="investigation-note"),
-    path("protection/investigations/<id:key>/close", protection_views.investigation_close, name="investigation-close"),
+    path(CASE, protection_views.investigation, name="investigation"),
+    path(CASE + "note", protection_views.investigation_note, name="investigation-note"),
+    path(CASE + "close", protection_views.investigation_close, name="investigation-close"),
     # The pit boss's and the dealer's signatures, each from his own login.
     path("approvals/", shift_views.approvals, name="approvals"),
     path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),

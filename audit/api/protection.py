@@ -120,8 +120,8 @@ class Investigation(APIView):
     permission_classes = [PERMISSION]
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
-    def get(self, request, key: str):
-        return Response(_case(inv.investigation(key)))
+    def get(self, request, investigation: str):
+        return Response(_case(inv.investigation(investigation)))
 
 
 class InvestigationNote(CommandView):
@@ -132,8 +132,10 @@ class InvestigationNote(CommandView):
 
     input_serializer = Input
 
-    def perform(self, data: dict, *, actor: str, idempotency_key: str | None, key: str) -> dict:
-        return inv.note_investigation(key=key, actor=actor, note=data["note"], idempotency_key=idempotency_key)
+    def perform(self, data: dict, *, actor: str, idempotency_key: str | None, investigation: str) -> dict:
+        return inv.note_investigation(
+            key=investigation, actor=actor, note=data["note"], idempotency_key=idempotency_key
+        )
 
 
 class InvestigationClose(CommandView):
@@ -145,5 +147,7 @@ class InvestigationClose(CommandView):
 
     input_serializer = Input
 
-    def perform(self, data: dict, *, actor: str, idempotency_key: str | None, key: str) -> dict:
-        return inv.close_investigation(key=key, actor=actor, finding=data["finding"], idempotency_key=idempotency_key)
+    def perform(self, data: dict, *, actor: str, idempotency_key: str | None, investigation: str) -> dict:
+        return inv.close_investigation(
+            key=investigation, actor=actor, finding=data["finding"], idempotency_key=idempotency_key
+        )

@@ -6,6 +6,9 @@ from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <s
 
 from . import exception_log, exports, ledger, protection
 
+# One investigation of game protection (its id), and its note and close.
+CASE = "protection/investigations/<id:investigation>/"
+
 urlpatterns = [
     path("events/", ledger.EventList.as_view(), name="event-list"),
     path("balances/", ledger.BalanceList.as_view(), name="balance-list"),
@@ -21,10 +24,8 @@ urlpatterns = [
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
     path("protection/fluctuations/", protection.Fluctuations.as_view(), name="protection-fluctuations"),
     path("protection/investigations/", protection.Investigations.as_view(), name="investigations"),
-    path("protection/investigations/<id:key>/", protection.Investigation.as_view(), name="investigation"),
-    path("protection/investigations/<id:key>/notes", protection.InvestigationNote.as_view(), name="investigation-note"),
-    path(
-        "protection/investigations/<id:key>/close", protection.InvestigationClose.as_view(), name="investigation-close"
-    ),
+    path(CASE, protection.Investigation.as_view(), name="investigation"),
+    path(CASE + "notes", protection.InvestigationNote.as_view(), name="investigation-note"),
+    path(CASE + "close", protection.InvestigationClose.as_view(), name="investigation-close"),
     path("exports/gaming-days/<day:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
 ]
