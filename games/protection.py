@@ -56,16 +56,18 @@ def min_bets() -> int:
 
 
 class _Sums:
-    __slots__ = ("bets", "handle", "win", "theory", "variance", "unknown", "tables")
+    __slots__ = ("bets", "handle", "win", "theory", "variance", "unknown", "tables", "last_at")
 
     def __init__(self) -> None:
         self.bets = self.handle = self.win = self.unknown = 0
         self.theory = Fraction(0)
         self.variance = Fraction(0)
         self.tables: set[str] = set()
+        self.last_at = None
 
-    def add(self, table: str, stake: int, returned: int, edge: Fraction, variance: Fraction | None) -> None:
+    def add(self, table: str, stake: int, returned: int, edge: Fraction, variance: Fraction | None, at=None) -> None:
         self.bets += 1
+        self.last_at = at if self.last_at is None or (at is not None and at > self.last_at) else self.last_at
         self.handle += stake
         self.win += stake - returned
         self.theory += stake * edge
@@ -100,12 +102,14 @@ def judge(sums: _Sums, *, limit: Fraction, least: int) -> dict:
         "alarm": judged and gap * gap > limit * limit * sums.variance,
         "unknown_bets": sums.unknown,
         "tables": sorted(sums.tables),
+        "last_at": sums.last_at,
     }
 
 
 def day_fluctuations(day: date, *, table: str | None = None) -> dict:
     """``{"gaming_day", "z_limit", "min_bets", "tables": [row], "patrons": [row]}`` for gaming
-    ``day``: each row ``judge``'s figures plus ``"table"`` or ``"patron"`` (its code); the win,
+    ``day``: each row ``judge``'s figures (``last_at``: its last bet decided) plus ``"table"`` or
+    ``"patron"`` (its code); the win,
     theory and handle in cents (the theory and variance exact fractions). ``table``: that table's
     bets only."""
     games = {code: (game, rules) for code, game, rules in Table.objects.values_list("code", "game", "rules")}
@@ -116,7 +120,7 @@ def day_fluctuations(day: date, *, table: str | None = None) -> dict:
     events = Event.objects.filter(gaming_day=day, type__in=DECIDING)
     if table:
         events = events.filter(data__table=table)
-    for data in events.order_by("position").values_list("data", flat=True).iterator(chunk_size=2000):
+    for data, at in events.order_by("position").values_list("data", "occurred_at").iterator(chunk_size=2000):
         if not isinstance(data, dict) or not isinstance(data.get("table"), str):
             continue
         code, stake, returned = data["table"], data.get("stake_cents"), data.get("return_cents", 0)
@@ -133,10 +137,10 @@ def day_fluctuations(day: date, *, table: str | None = None) -> dict:
         edge = data.get("house_edge", "0")
         if edge not in edges:
             edges[edge] = _fraction(edge)
-        by_table[code].add(code, stake, returned, edges[edge], variance)
+        by_table[code].add(code, stake, returned, edges[edge], variance, at)
         patron = data.get("patron")
         if isinstance(patron, str) and patron:
-            by_patron[patron].add(code, stake, returned, edges[edge], variance)
+            by_patron[patron].add(code, stake, returned, edges[edge], variance, at)
     limit, least = z_limit(), min_bets()
     return {
         "gaming_day": day,

@@ -67,14 +67,16 @@ def test_open_note_and_close_by_a_second_person(rigged):
     assert boss.get(f"{URL}00000000-0000-4000-8000-000000000000/").status_code == 404
 
 
-def test_the_exception_log_lists_the_investigation(rigged):
+def test_the_exception_log_lists_the_alarm_and_its_investigation(rigged):
     day = current_gaming_day()
     (table_case, _patron_case) = sorted(inv.raise_alarms(day), key=lambda k: inv.investigation(k)["subject"] != "table")
     inv.note_investigation(key=table_case, actor="boss", note="rotor checked")
     inv.close_investigation(key=table_case, actor="boss2", finding="rotor levelled")
     log = _client("aud1", "auditor").get("/api/audit/exceptions/?kind=fluctuation").json()
-    whats = [r["what"] for r in log["rows"] if r["table"] == "R1"]
+    whats = [r["what"] for r in log["rows"] if r["table"] == "R1" and r["subject"].startswith("table")]
     assert whats == [
+        "table R1: house win -3,120.00 EUR against 32.43 EUR in theory over 120 bets, -4.93 standard deviations, "
+        "beyond ±3",
         f"investigation opened of table R1, gaming day {day} by the house's alarm, -4.93 standard deviations "
         "from theory: beyond the house's confidence",
         f"investigation of table R1, gaming day {day}: boss looked: rotor checked",
