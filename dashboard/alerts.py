@@ -48,7 +48,9 @@ def eur(cents: int) -> str:
 
 def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win: Fraction | None) -> Alert | None:
     """Win on handle more than ``HOLD_TOLERANCE_POINTS`` from the theoretical edge (both in % of
-    handle), once the handle reaches ``HOLD_MIN_HANDLE_CENTS``. ``theoretical_win`` is the exact
+    handle), once the handle reaches ``HOLD_MIN_HANDLE_CENTS``. The floor no longer uses this
+    fixed tolerance: ``fluctuation_alert`` judges the day in standard deviations of its bets'
+    exact variance (docs/game_protection.md). ``theoretical_win`` is the exact
     Σ stake × house edge (cents) the engines recorded; ``None`` (unknown) never alerts."""
     if theoretical_win is None or handle_cents < HOLD_MIN_HANDLE_CENTS:
         return None
