@@ -17,7 +17,7 @@ An entry (``exception_log(...)["rows"]``)::
      patron code it concerns, or None), "what" (one line in words), "before", "after" (JSON
      objects or None; roles by their labels, ``{"roles": ["Cage supervisor"]}``), "amount_cents"
      (int or None), "event" (ledger position or None), "source" ("ledger", "bet_refusals",
-     "variance_list", "aml_structuring")}
+     "variance_list", "aml_structuring", "game_protection")}
 
 Oldest first (then by ledger position). Amounts are integer cents of ``CASINO_CURRENCY``.
 """
@@ -32,6 +32,7 @@ from basis.errors import refusal_line
 from basis.money import format_cents
 from cashier.reports import variance_report, variance_threshold_cents
 from games.models import BetRefusal, Round
+from games.protection import day_fluctuations
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from patrons.services.aml import DECISION_EVENTS
@@ -66,6 +67,13 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "variance": ("variances over the threshold", ("DropRecountVariance",)),
     # A patron's PIN locked by wrong PINs in a row (someone may be trying his PIN), and cleared.
     "patron_pin": ("patron PIN locks and resets", ("PatronPinLocked", "PatronPinReset")),
+    # A table's or a patron's day beyond the house's confidence (``games.protection``, read
+    # from its bets) and its investigation opened, noted and closed
+    # (``games.services.investigations``).
+    "fluctuation": (
+        "game protection investigations",
+        ("FluctuationInvestigationOpened", "FluctuationInvestigationNoted", "FluctuationInvestigationClosed"),
+    ),
 }
 COLUMNS = [
     "at",
@@ -132,6 +140,8 @@ def exception_log(day: date, *, kind: str | None = None, table: str | None = Non
         rows += _variances(day)
     if "aml_flag" in wanted:
         rows += _structuring(day)
+    if "fluctuation" in wanted:
+        rows += _fluctuations(day)
     if table:
         rows = [r for r in rows if r["table"] == table]
     if person:
@@ -377,6 +387,45 @@ def _patron_pin(event: Event, kind: str) -> dict:
     return _entry(kind, event, approver=event.data.get("approved_by"), subject=f"patron {patron}", what=what)
 
 
+def _investigation(event: Event, kind: str) -> dict:
+    """An investigation of a fluctuation: opened (with its z), noted, closed. The subject is
+    read from the opening event, the notes and the close carrying only their text."""
+    data = event.data
+    opened = data if event.type.endswith("Opened") else _opening(event.stream)
+    subject = opened.get("subject", "table")
+    code = opened.get(subject, "")
+    day = opened.get("gaming_day", "")
+    about = f"{subject} {code}, gaming day {day}"
+    figures = opened.get("figures") or {}
+    if event.type.endswith("Opened"):
+        by = "the house's alarm" if data.get("automatic") else event.actor
+        z = f", {figures['z']} standard deviations from theory" if figures.get("z") else ""
+        what = f"investigation opened of {about} by {by}{z}: {data.get('reason', '')}"
+        after = {"state": "open"}
+    elif event.type.endswith("Noted"):
+        what = f"investigation of {about}: {event.actor} looked: {data.get('note', '')}"
+        after = None
+    else:
+        what = f"investigation of {about} closed by {event.actor}: {data.get('finding', '')}"
+        after = {"state": "closed"}
+    return _entry(
+        kind,
+        event,
+        table=opened.get("table"),
+        approver=event.actor if event.type.endswith("Closed") else None,
+        subject=about,
+        subject_person=opened.get("patron"),
+        what=what,
+        after=after,
+        amount_cents=figures.get("win_cents") if event.type.endswith("Opened") else None,
+    )
+
+
+def _opening(stream: str) -> dict:
+    data = Event.objects.filter(stream=stream, version=1).values_list("data", flat=True).first()
+    return data if isinstance(data, dict) else {}
+
+
 BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "parameter_change": _parameter,
     "correction": _storno,
@@ -387,11 +436,44 @@ BUILDERS: dict[str, Callable[[Event, str], dict | None]] = {
     "role_change": _role,
     "variance": _recount,
     "patron_pin": _patron_pin,
+    "fluctuation": _investigation,
 }
 
 
 def _from_event(event: Event, kind: str) -> dict | None:
     return BUILDERS[kind](event, kind)
+
+
+def _fluctuations(day: date) -> list[dict]:
+    """Each table and patron of ``day`` beyond the house's confidence (``games.protection``), as
+    of its last bet decided, whether or not its investigation is open yet."""
+    figures = day_fluctuations(day)
+    rows = []
+    for row in figures["tables"] + figures["patrons"]:
+        if not row["alarm"]:
+            continue
+        subject = "table" if "table" in row else "patron"
+        code = row[subject]
+        rows.append(
+            _entry(
+                "fluctuation",
+                type="FluctuationAlarm",
+                at=row["last_at"],
+                gaming_day=day,
+                table=code if subject == "table" else (row["tables"][0] if len(row["tables"]) == 1 else None),
+                person="system",
+                subject=f"{subject} {code}",
+                subject_person=code if subject == "patron" else None,
+                what=(
+                    f"{subject} {code}: house win {format_cents(row['win_cents'])} against "
+                    f"{format_cents(round(row['theoretical_win']))} in theory over {row['bets']} bets, "
+                    f"{row['z']:.2f} standard deviations, beyond ±{float(figures['z_limit']):g}"
+                ),
+                amount_cents=row["win_cents"],
+                source="game_protection",
+            )
+        )
+    return rows
 
 
 def _refused_bets(day: date) -> list[dict]:

@@ -197,6 +197,12 @@ CASINO_CASH_DENOMINATIONS = env.list(
     default=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
 )
 CASINO_VARIANCE_THRESHOLD_CENTS = env.int("CASINO_VARIANCE_THRESHOLD_CENTS", default=10_000)
+# Game protection (games.protection): a table's or a patron's day whose win is more than this
+# many standard deviations from its theoretical win (two-sided, the bets' exact variance) is an
+# alarm and opens an investigation; days of fewer decided bets than the minimum are not judged.
+CASINO_FLUCTUATION_Z = env.str("CASINO_FLUCTUATION_Z", default="3.0")
+CASINO_FLUCTUATION_MIN_BETS = env.int("CASINO_FLUCTUATION_MIN_BETS", default=100)
+CASINO_FLUCTUATION_INTERVAL_SECONDS = env.int("CASINO_FLUCTUATION_INTERVAL_SECONDS", default=300)
 # Inputs checked against the domain. Per-operation ceilings, cents (core/ceilings.py):
 # CASINO_CEILING_FILL_CENTS, ..._CREDIT_, ..._BUY_IN_, ..._CHIPS_PURCHASE_, ..._CHIPS_REDEEM_,
 # ..._OPENER_, ..._CLOSER_, ..._DROP_COUNT_CENTS; a movement above its ceiling is 400. The
@@ -399,6 +405,11 @@ CELERY_BEAT_SCHEDULE = {
     "ledger-verify": {
         "task": "ledger.tasks.verify_chain",
         "schedule": float(LEDGER_VERIFY_INTERVAL_SECONDS),
+    },
+    # Game protection: a day beyond CASINO_FLUCTUATION_Z opens its investigation by itself.
+    "fluctuation-alarms": {
+        "task": "games.tasks.raise_fluctuation_alarms",
+        "schedule": float(CASINO_FLUCTUATION_INTERVAL_SECONDS),
     },
     "gaming-day-seal-and-export": {
         "task": "ledger.tasks.seal_and_export_closed_days",

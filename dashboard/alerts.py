@@ -38,6 +38,7 @@ class Alert:
     level: str
     message: str
     link: str = ""
+    link_text: str = "audit trail"
 
 
 def eur(cents: int) -> str:
@@ -47,7 +48,9 @@ def eur(cents: int) -> str:
 
 def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win: Fraction | None) -> Alert | None:
     """Win on handle more than ``HOLD_TOLERANCE_POINTS`` from the theoretical edge (both in % of
-    handle), once the handle reaches ``HOLD_MIN_HANDLE_CENTS``. ``theoretical_win`` is the exact
+    handle), once the handle reaches ``HOLD_MIN_HANDLE_CENTS``. The floor no longer uses this
+    fixed tolerance: ``fluctuation_alert`` judges the day in standard deviations of its bets'
+    exact variance (docs/game_protection.md). ``theoretical_win`` is the exact
     Σ stake × house edge (cents) the engines recorded; ``None`` (unknown) never alerts."""
     if theoretical_win is None or handle_cents < HOLD_MIN_HANDLE_CENTS:
         return None
@@ -60,6 +63,35 @@ def hold_alert(table: str, *, win_cents: int, handle_cents: int, theoretical_win
         "hold",
         "warning",
         f"win is {float(actual):.1f}% of handle against {float(theory):.1f}% in theory",
+    )
+
+
+def z_words(z: float | None) -> str:
+    """``+3.41 SD`` (the house won more than theory), ``−3.41 SD`` (less), ``—`` unknown."""
+    if z is None:
+        return "—"
+    return f"{'+' if z >= 0 else '−'}{abs(z):.2f} SD"
+
+
+def fluctuation_alert(
+    table: str, row: dict | None, *, limit: Fraction, link: str = "", open_case: bool = False
+) -> Alert | None:
+    """A table's or a patron's day beyond the house's confidence (``games.protection`` rows:
+    ``{"table"`` or ``"patron", "alarm", "z", "win_cents", "theoretical_win", "bets"}``): the
+    house's win against its theory in standard deviations of the bets' exact variance. ``link``:
+    the investigation (``open_case``: one is open) or the page to open one."""
+    if not row or not row.get("alarm"):
+        return None
+    who = f"patron {row['patron']}: " if "patron" in row else ""
+    theory = row["theoretical_win"]
+    return Alert(
+        table,
+        "fluctuation",
+        "warning",
+        f"{who}house win {eur(row['win_cents'])} against {eur(round(theory))} in theory over {row['bets']} bets: "
+        f"{z_words(row['z'])}, beyond ±{float(limit):g} SD of the bets' exact variance",
+        link,
+        "investigation open" if open_case else "open an investigation",
     )
 
 

@@ -12,6 +12,7 @@ from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from cashier.reports import hold_pct
@@ -84,7 +85,7 @@ def table_cards(
         room = read["count_room"]
         shoe = read["shoe"]
         found = [
-            checks.hold_alert(code, win_cents=win, handle_cents=handle, theoretical_win=theoretical),
+            *fluctuation_alerts(code, day_events),
             *checks.payout_alerts(code, [payout(p) for p in read["large_payouts"]]),
             *checks.outstanding_alerts(code, colour_chips=read["colour_stacks"], prison_bets=read["prison_bets"]),
             checks.refused_alert(code, refused),
@@ -180,6 +181,25 @@ def _number_by_day(in_play: list[dict], ids: dict, cards: list[dict], day: date)
             coup["number"] = day_number(coup["number"], firsts.get(ids[card["code"]]))
 
 
+def fluctuation_alerts(code: str, day_events: dict) -> list:
+    """The table's day and each of its patrons' beyond the house's confidence (a patron's day
+    over every table he played, on the card of each), linked to its open investigation or to
+    the page that opens one."""
+    figures = day_events.get("fluctuations")
+    if not figures:
+        return []
+    cases = {(c["subject"], c[c["subject"]]): c["id"] for c in day_events.get("investigations", [])}
+    found = []
+    rows = [r for r in figures["tables"] if r["table"] == code]
+    rows += [r for r in figures["patrons"] if code in r["tables"]]
+    for row in rows:
+        subject = "table" if "table" in row else "patron"
+        case = cases.get((subject, row[subject]))
+        link = reverse("dashboard:investigation", args=[case]) if case else reverse("dashboard:protection")
+        found.append(checks.fluctuation_alert(code, row, limit=figures["z_limit"], link=link, open_case=bool(case)))
+    return found
+
+
 def table_card(table: Table, *, day: date, now: datetime, lag: dict, day_events: dict | None = None) -> dict:
     """One table's card (``table_cards``)."""
     return table_cards([table], day=day, now=now, lag=lag, day_events=day_events)[0]
@@ -269,7 +289,7 @@ def floor(
     cards = table_cards(tables, day=day, now=now, lag=lag, day_events=day_events)
     codes = {t.code for t in tables}
     # Variances of the cage (shift counts, handovers) have no table card: the floor lists them.
-    every = [a for card in cards for a in card["alerts"]]
+    every = list(dict.fromkeys(a for card in cards for a in card["alerts"]))  # a patron on two cards, once
     every += checks.variance_alerts([row for row in variances if row["subject"] not in codes])
     every += checks.export_alerts(_failed_exports())
     every.sort(key=lambda a: (a.level != "warning", a.table))

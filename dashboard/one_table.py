@@ -20,6 +20,8 @@ from cashier.reports import variance_report
 from games.catalog import spec
 from games.catalog.classic_stud import pct_figure, rake_pct
 from games.models import BetRefusal, Table
+from games.protection import day_fluctuations
+from games.services.investigations import investigations
 from games.theory import house_edge
 from ledger import projections
 from ledger.models import TableDayStats
@@ -164,13 +166,20 @@ def refusal(row: dict) -> dict:
 
 def events_of_day(day: date) -> dict:
     """What the floor reads once for every table: the day's variance list
-    (``cashier.reports.variance_report`` rows) and its refused bets (``games.BetRefusal``, kept
-    outside the ledger: ``{table code: [refusal, oldest first]}``, see ``refusal``)."""
+    (``cashier.reports.variance_report`` rows), its refused bets (``games.BetRefusal``, kept
+    outside the ledger: ``{table code: [refusal, oldest first]}``, see ``refusal``), the tables'
+    and patrons' fluctuations (``games.protection.day_fluctuations``) and the investigations of
+    the day still open (``games.services.investigations``)."""
     refused: dict[str, list[dict]] = {}
     rows = BetRefusal.objects.filter(gaming_day=day).order_by("created_at", "id").values(*REFUSAL_FIELDS)
     for row in rows:
         refused.setdefault(row["table_code"], []).append(refusal(row))
-    return {"variances": [with_local_time(row) for row in variance_report(day)["rows"]], "refused": refused}
+    return {
+        "variances": [with_local_time(row) for row in variance_report(day)["rows"]],
+        "refused": refused,
+        "fluctuations": day_fluctuations(day),
+        "investigations": investigations(state="open", gaming_day=day),
+    }
 
 
 def payout(payout: dict) -> dict:

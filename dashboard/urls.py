@@ -4,9 +4,12 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import comp_views, shift_views, views
+from . import comp_views, protection_views, shift_views, views
 
 app_name = "dashboard"
+
+# One investigation of game protection (its id), and its note and close.
+CASE = "protection/investigations/<id:investigation>/"
 
 urlpatterns = [
     path("", views.floor, name="floor"),
@@ -39,6 +42,12 @@ urlpatterns = [
     path("tables/<code:code>/ratings/start", shift_views.rating_start, name="rating-start"),
     path("tables/<code:code>/ratings/stop", shift_views.rating_stop, name="rating-stop"),
     path("coups/<id:round_id>/reversal", shift_views.coup_reversal, name="coup-reversal"),
+    # Game protection: the day against the exact variance, and the investigations of its alarms.
+    path("protection/", protection_views.protection, name="protection"),
+    path("protection/investigations/open", protection_views.investigation_open, name="investigation-open"),
+    path(CASE, protection_views.investigation, name="investigation"),
+    path(CASE + "note", protection_views.investigation_note, name="investigation-note"),
+    path(CASE + "close", protection_views.investigation_close, name="investigation-close"),
     # The pit boss's and the dealer's signatures, each from his own login.
     path("approvals/", shift_views.approvals, name="approvals"),
     path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),

@@ -4,7 +4,10 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import exception_log, exports, ledger
+from . import exception_log, exports, ledger, protection
+
+# One investigation of game protection (its id), and its note and close.
+CASE = "protection/investigations/<id:investigation>/"
 
 urlpatterns = [
     path("events/", ledger.EventList.as_view(), name="event-list"),
@@ -19,5 +22,10 @@ urlpatterns = [
     path("audit/<name:scope>/<name:key>/", ledger.AuditTrail.as_view(), name="audit-trail"),
     path("stats/tables/", ledger.TableStatsList.as_view(), name="table-stats"),
     path("ratings/", ledger.RatingList.as_view(), name="patron-ratings"),
+    path("protection/fluctuations/", protection.Fluctuations.as_view(), name="protection-fluctuations"),
+    path("protection/investigations/", protection.Investigations.as_view(), name="investigations"),
+    path(CASE, protection.Investigation.as_view(), name="investigation"),
+    path(CASE + "notes", protection.InvestigationNote.as_view(), name="investigation-note"),
+    path(CASE + "close", protection.InvestigationClose.as_view(), name="investigation-close"),
     path("exports/gaming-days/<day:day>.zip", exports.GamingDayExport.as_view(), name="gaming-day-export"),
 ]

@@ -3,6 +3,7 @@
 from basis.errors import RuleError
 
 from ..rules.baccarat import BaccaratRules, check_bet, house_edge
+from ..rules.bet_variance import baccarat_line_variance
 from ..rules.coups import baccarat_coup
 from ..rules.house_edges import baccarat_bets_without_edge, baccarat_table_edge
 from .spec import GameSpec
@@ -19,6 +20,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    line_variance=baccarat_line_variance,
     describe_coup=baccarat_coup,
     house_edge=baccarat_table_edge,
     bets_without_edge=baccarat_bets_without_edge,

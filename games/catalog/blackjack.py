@@ -1,5 +1,6 @@
 """Black jack (sheets 000 and 004): boxes, a shoe, immediate payouts by sheet."""
 
+from ..rules.bet_variance import blackjack_line_variance
 from ..rules.blackjack_table import BlackjackTableRules
 from ..rules.coups import blackjack_coup
 from ..rules.house_edges import blackjack_bets_without_edge, blackjack_table_edge
@@ -19,6 +20,7 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    line_variance=blackjack_line_variance,
     describe_coup=blackjack_coup,
     house_edge=blackjack_table_edge,
     bets_without_edge=blackjack_bets_without_edge,

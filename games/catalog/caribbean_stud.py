@@ -1,5 +1,6 @@
 """Caribbean stud: five cards against the house, ante and raise, a fresh deck each coup."""
 
+from ..rules.bet_variance import caribbean_line_variance
 from ..rules.coups import caribbean_coup
 from ..rules.house_edges import caribbean_line_edge, caribbean_table_edge
 from ..rules.stud_table import CaribbeanTableRules
@@ -20,6 +21,7 @@ def limit_kinds(rules: dict) -> list[dict]:
 
 
 SPEC = GameSpec(
+    line_variance=caribbean_line_variance,
     describe_coup=caribbean_coup,
     house_edge=caribbean_table_edge,
     line_edge=caribbean_line_edge,

@@ -7,6 +7,7 @@ from fractions import Fraction
 from basis.errors import RuleError
 from basis.money import currency, format_amount, format_cents
 
+from ..rules.bet_variance import rake_line_variance
 from ..rules.coups import classic_stud_coup
 from ..rules.house_edges import classic_stud_table_edge, no_bets_without_edge
 from ..rules.stud_table import ClassicStudTableRules
@@ -65,6 +66,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    line_variance=rake_line_variance,
     describe_coup=classic_stud_coup,
     house_edge=classic_stud_table_edge,
     bets_without_edge=no_bets_without_edge,

@@ -2,6 +2,7 @@
 
 from basis.money import format_cents
 
+from ..rules.bet_variance import roulette_line_variance
 from ..rules.coups import roulette_coup
 from ..rules.house_edges import roulette_table_edge
 from ..rules.roulette_table import RouletteTableRules
@@ -50,6 +51,7 @@ def edge_words(rules: dict) -> dict[str, str]:
 
 
 SPEC = GameSpec(
+    line_variance=roulette_line_variance,
     describe_coup=roulette_coup,
     house_edge=roulette_table_edge,
     code="english_roulette",

@@ -75,6 +75,9 @@ class GameSpec:
       rules it cannot read; None: the game declares no edge;
     - ``line_edge``: ``(rules, line) -> text``, the edge its service writes into each
       ``BetSettled`` when it is not ``house_edge``'s figure (trente-et-quarante, Caribbean stud);
+    - ``line_variance``: ``(rules, data) -> Fraction | None``, the variance per unit staked of
+      the bet a deciding event's ``data`` settles under ``rules`` (``games.rules.bet_variance``),
+      which game protection sums as Σ stake² × variance; None: the game declares none;
     - ``bets_without_edge``: ``rules -> [(bet, edge)]``, the bets on which ``rules`` give the
       house no edge (≤ 0); by default the game's one ``house_edge`` figure when it is ≤ 0;
     - ``describe_coup``: ``(result, events) -> {"hands", "verdict"}``, a finished coup as the
@@ -105,6 +108,7 @@ class GameSpec:
     layout_bets: bool = False
     house_edge: Callable[[dict[str, Any]], tuple[Any, str]] | None = None
     line_edge: Callable[[dict[str, Any] | None, str | None], str] | None = None
+    line_variance: Callable[[dict[str, Any] | None, dict[str, Any]], Any] | None = None
     bets_without_edge: Callable[[dict[str, Any]], list[tuple[str, Any]]] | None = None
     burn_cards: int = 0
     move_bet: Callable[[str], str] | None = None

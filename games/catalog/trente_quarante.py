@@ -1,5 +1,6 @@
 """Trente-et-quarante: rouge, noir, couleur, inverse, dealt from a shoe; après and prison."""
 
+from ..rules.bet_variance import tq_line_variance
 from ..rules.coups import trente_quarante_coup
 from ..rules.house_edges import tq_line_edge, tq_table_edge
 from ..rules.tq_table import TrenteQuaranteTableRules
@@ -7,6 +8,7 @@ from ..rules.trente_quarante import check_bet
 from .spec import GameSpec
 
 SPEC = GameSpec(
+    line_variance=tq_line_variance,
     describe_coup=trente_quarante_coup,
     house_edge=tq_table_edge,
     line_edge=tq_line_edge,

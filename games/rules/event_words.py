@@ -348,6 +348,12 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "ColourChipsChangedBack": lambda d: (
         f"{d['patron']} changed {eur(d['amount_cents'])} of {d['colour']} chips back (change inverse)"
     ),
+    "FluctuationInvestigationOpened": lambda d: (
+        f"investigation opened of {d.get('subject', '')} {d.get(d.get('subject', ''), '')}, gaming day "
+        f"{d.get('gaming_day', '')}: {d.get('reason', '')}"
+    ),
+    "FluctuationInvestigationNoted": lambda d: f"investigation noted: {d.get('note', '')}",
+    "FluctuationInvestigationClosed": lambda d: f"investigation closed: {d.get('finding', '')}",
     "RoundOpened": lambda d: f"coup {d['number']} of {d['table']} open for bets",
     "BettingClosed": lambda d: "rien ne va plus",
     "ResultRecorded": lambda d: f"result: {d.get('number', d)}",

@@ -59,6 +59,8 @@ EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "c
 COMPLIANCE = frozenset({"compliance"})
 COMP_GIVERS = frozenset({"pit_boss", "cage_supervisor"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
+PROTECTION_WORK = frozenset({"pit_boss", "admin"})  # game protection's investigations
+PROTECTION_READ = PROTECTION_WORK | {"auditor"}
 PUBLIC = "public"  # no login needed
 
 # url name → ({method: roles allowed}, table scope or None). Table scope: how the URL names a table.
@@ -171,6 +173,11 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "patron-ratings": ({"GET": LEDGER_READ}, None),
     "gaming-day-export": ({"GET": EXPORTS}, None),
     "exception-log": ({"GET": EXCEPTION_LOG}, None),
+    "protection-fluctuations": ({"GET": PROTECTION_READ}, None),
+    "investigations": ({"GET": PROTECTION_READ, "POST": PROTECTION_WORK}, None),
+    "investigation": ({"GET": PROTECTION_READ}, None),
+    "investigation-note": ({"POST": PROTECTION_WORK}, None),
+    "investigation-close": ({"POST": PROTECTION_WORK}, None),
     "exception-log-csv": ({"GET": EXCEPTION_LOG}, None),
     "case-list": ({"GET": COMPLIANCE}, None),
     "case-open": ({"POST": COMPLIANCE}, None),
@@ -233,6 +240,12 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:rating-stop": ({"POST": DASHBOARD}, None),
     "dashboard:coup-reversal": ({"POST": DASHBOARD}, None),
     "dashboard:approvals": ({"GET": SIGNERS}, None),
+    # game protection: the day in standard deviations, the investigations of its alarms
+    "dashboard:protection": ({"GET": PROTECTION_READ}, None),
+    "dashboard:investigation": ({"GET": PROTECTION_READ}, None),
+    "dashboard:investigation-open": ({"POST": PROTECTION_WORK}, None),
+    "dashboard:investigation-note": ({"POST": PROTECTION_WORK}, None),
+    "dashboard:investigation-close": ({"POST": PROTECTION_WORK}, None),
     "dashboard:approve": ({"POST": SIGNERS}, None),
     "dashboard:refuse": ({"POST": SIGNERS}, None),
     # the cage and audit workstations: server-rendered, session login
@@ -371,6 +384,7 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "username": "m-runner",
         "day": "2026-11-29",
         "approval": "00000000-0000-0000-0000-000000000000",
+        "investigation": "00000000-0000-4000-8000-000000000000",
         "position": 1,
         "opened_event": 1,
         "event": 1,

@@ -163,3 +163,20 @@ def test_refusals_for_chips_and_closed_betting_read_in_words():
         "4 bets refused today (2 not enough chips, 1 after betting closed, 1 at a closed table); "
         "last: P00004, 3.00 EUR, at a closed table: table R1 is closed"
     )
+
+
+def test_fluctuation_alert_says_the_win_the_theory_and_the_standard_deviations():
+    row = {"table": "R1", "alarm": True, "z": -4.9295, "win_cents": -312_000, "theoretical_win": Fraction(120_000, 37)}
+    alert = alerts.fluctuation_alert("R1", row | {"bets": 120}, limit=Fraction(3), link="/x")
+    assert alert.kind == "fluctuation" and alert.level == "warning" and alert.link_text == "open an investigation"
+    assert alert.message == (
+        "house win -3,120.00 EUR against 32.43 EUR in theory over 120 bets: −4.93 SD, "
+        "beyond ±3 SD of the bets' exact variance"
+    )
+    patron = alerts.fluctuation_alert(
+        "R1", row | {"bets": 120, "patron": "P00001"}, limit=Fraction(5, 2), open_case=True
+    )
+    assert patron.message.startswith("patron P00001: house win") and "beyond ±2.5 SD" in patron.message
+    assert patron.link_text == "investigation open"
+    assert alerts.fluctuation_alert("R1", row | {"alarm": False, "bets": 120}, limit=Fraction(3)) is None
+    assert alerts.z_words(None) == "—" and alerts.z_words(3.414) == "+3.41 SD"
