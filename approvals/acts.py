@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.utils import timezone
 
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
+from cashier.services.outage import paper_coup_enter
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
@@ -283,6 +285,12 @@ def _account_act(kind: str, what: str, service: Callable[..., dict], *fields: st
     )
 
 
+def _entered_now(payload: dict) -> dict:
+    """A later entry is stamped with the moment it was entered (the maker's request), which the
+    approval keeps; the coup's events take the paper's time and are recorded when approved."""
+    return payload | {"entered_at": timezone.now().isoformat()}
+
+
 def _without(payload: dict, *names: str) -> dict:
     return {k: v for k, v in payload.items() if k not in names}
 
@@ -479,6 +487,18 @@ ACTS: dict[str, Act] = {
         ),
         _account_act("staff_roles_set", "changing roles", staff_roles_set, "username", "roles"),
         _account_act("staff_reactivate", "reactivating an account", staff_reactivate, "username"),
+        # A coup written on paper during an outage, entered after recovery: a later entry, which
+        # another pit boss or cage supervisor approves from his own login before it is recorded.
+        Act(
+            "paper_coup_enter",
+            "entering a coup written on paper during an outage (a later entry)",
+            201,
+            lambda p: [slot("approver", SUPERVISORS)],
+            lambda p, maker, s, k=None: paper_coup_enter(
+                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            addressed=_entered_now,
+        ),
         Act(
             "slip_request",
             "requesting a large fill",

@@ -17,7 +17,9 @@ the ledger (events and postings), so a report of a past day is the same whenever
   variance = win − ledger win; the handle (Σ stake of the bets decided), the theoretical win
   (Σ stake × the exact edge each engine wrote on the bet: ``games.theory.EFFECTIVE_EDGE``,
   whole cents rounded half up from the exact sum) and the effective edge = theoretical win ÷
-  handle (``theoretical_edge_pct``, the floor's figure). Beside it, ``back_office``: the tips, casino credit and front
+  handle (``theoretical_edge_pct``, the floor's figure); ``later_entries``: the coups of the
+  period entered later from an outage's paper forms (``ledger.later_entries``), so a reader
+  sees which figures came from paper. Beside it, ``back_office``: the tips, casino credit and front
   money of the same periods and their balances at the end of the day (``back_office_figures``).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
   shift counts, and the day's movements through the cage; ``opening`` (the book at the end of
@@ -41,6 +43,7 @@ from django.db.models.functions import Cast
 from games.models import Table
 from games.theory import effective_edge_pct
 from ledger import accounts
+from ledger.later_entries import FLAG
 from ledger.models import Event, Posting
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
 
@@ -252,6 +255,16 @@ def theory_by_table(start: date, end: date) -> dict[str, tuple[int, Fraction]]:
     return theory
 
 
+def later_entries_by_table(start: date, end: date) -> dict[str, int]:
+    """``{table: coups}`` settled on gaming days [start, end] that were entered later from an
+    outage's paper form (their ``RoundSettled`` carries the flag ``later_entry``)."""
+    settled = Event.objects.filter(type="RoundSettled", gaming_day__range=(start, end), data__has_key=FLAG)
+    counts: dict[str, int] = defaultdict(int)
+    for table in settled.values_list("data__table", flat=True).iterator(chunk_size=2000):
+        counts[table] += 1
+    return dict(counts)
+
+
 def _theory_figures(handle: int, theoretical: Fraction) -> dict:
     return {
         "handle_cents": handle,
@@ -270,10 +283,23 @@ def table_games_daily_report(day: date) -> dict:
         by_game: dict[str, dict] = {}
         total = {name: 0 for name in FIGURES if name not in _RATIOS}
         theory = theory_by_table(start, end)
+        later = later_entries_by_table(start, end)
+        later_by_game: dict[str, int] = defaultdict(int)
         for table in tables_active(start, end):
             handle, theoretical = theory.get(table.code, (0, Fraction(0)))
             figures = {**table_figures(table.code, start, end), **_theory_figures(handle, theoretical)}
-            rows.append({"level": "table", "key": table.code, "game": table.game, "period": period, **figures})
+            entered_later = later.get(table.code, 0)
+            later_by_game[table.game] += entered_later
+            rows.append(
+                {
+                    "level": "table",
+                    "key": table.code,
+                    "game": table.game,
+                    "period": period,
+                    **figures,
+                    "later_entries": entered_later,
+                }
+            )
             # the exact theory is summed, so a game's and the total's are rounded once
             figures["theoretical_win_cents"] = theoretical
             game = by_game.setdefault(table.game, {name: 0 for name in total})
@@ -281,10 +307,28 @@ def table_games_daily_report(day: date) -> dict:
                 game[name] += figures[name]
                 total[name] += figures[name]
         for game, sums in sorted(by_game.items()):
-            rows.append({"level": "game", "key": game, "game": game, "period": period, **_with_hold(sums)})
+            rows.append(
+                {
+                    "level": "game",
+                    "key": game,
+                    "game": game,
+                    "period": period,
+                    **_with_hold(sums),
+                    "later_entries": later_by_game[game],
+                }
+            )
         if by_game:
-            rows.append({"level": "total", "key": "all", "game": "", "period": period, **_with_hold(total)})
-    columns = ["level", "key", "game", "period", *FIGURES, "drop_counted", "open"]
+            rows.append(
+                {
+                    "level": "total",
+                    "key": "all",
+                    "game": "",
+                    "period": period,
+                    **_with_hold(total),
+                    "later_entries": sum(later_by_game.values()),
+                }
+            )
+    columns = ["level", "key", "game", "period", *FIGURES, "drop_counted", "open", "later_entries"]
     report = _envelope("Table games daily report", day, day, columns, rows, gaming_day=day.isoformat())
     report["period"] |= {"month_from": bounds["month_to_date"][0].isoformat()}
     report["period"] |= {"year_from": bounds["year_to_date"][0].isoformat()}

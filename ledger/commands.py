@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from . import metrics, store
+from . import later_entries, metrics, store
 from .errors import IdempotencyKeyReused, InvalidInput
 from .hashing import fingerprint
 from .models import Event, IdempotencyRecord
@@ -60,7 +60,7 @@ class Command:
         saved = store.append(
             stream=stream,
             expected_version=expected_version,
-            events=events,
+            events=later_entries.stamped(events),  # a paper record entered after an outage
             actor=self.actor,
             correlation_id=correlation_id,
             causation_id=causation_id,

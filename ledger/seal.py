@@ -25,7 +25,7 @@ from datetime import date
 from django.conf import settings
 from django.db.models import Max, Min
 
-from . import signing, withheld
+from . import outage_forms, signing, withheld
 from .commands import ledger_command
 from .errors import Conflict, InvalidInput, NotFound, StateConflict
 from .event_seals import sealed_events
@@ -124,7 +124,8 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
     (``event``: the seal event's position). Raises ``InvalidInput`` (``day`` not a date),
     ``NotFound`` (no event in the day's partition), ``Conflict`` (409: a later day is already
     sealed, so this day's partition is closed), ``StateConflict`` (409: a face-down card of a
-    coup still in play lies in the range).
+    coup still in play lies in the range, or an outage of the day is still going on or has a
+    paper form not entered: ``ledger.outage_forms``).
     """
     if not isinstance(day, date):
         raise InvalidInput("day must be a date (YYYY-MM-DD)", field="day")
@@ -136,6 +137,8 @@ def seal_gaming_day(*, day: date, actor: str) -> dict:
                 f"gaming day {later[-1].data['day']} is already sealed; {day.isoformat()} can no longer be",
                 field="day",
             )
+        # Paper forms of an outage not yet entered would stay outside the sealed range for ever.
+        outage_forms.refuse_while_unentered(day, what="sealed")
         first, last, previous = day_range(day)
         hidden = withheld.hashes_withheld_from()
         if hidden is not None and hidden <= last:

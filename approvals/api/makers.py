@@ -23,6 +23,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/cage/shifts/close`` (with ``handover_to``: the incoming cashier; without: at once)
 - ``POST /api/cage/windows/transfers`` (any cage supervisor but the cashier)
 - ``POST /api/markers/<serial>/void`` (a reason; any cage supervisor but the one asking)
+- ``POST /api/outages/<id>/forms/<form>/coups`` (a coup written on an outage's paper form, a
+  later entry: any other pit boss or cage supervisor)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -344,5 +346,22 @@ class MarkerVoid(ActView):
 
     class Input(serializers.Serializer):
         reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+    input_serializer = Input
+
+
+class PaperCoupEnter(ActView):
+    """Enter a roulette coup written on an outage's paper form (a later entry): ``occurred_at``
+    (the time on the paper, inside the outage), ``bets`` (each as a single placement takes it),
+    ``number``. 202 until another pit boss or cage supervisor approves it from his own login;
+    then the coup is recorded through the roulette services, stamped as a later entry."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.CAGE_SUPERVISOR})]
+    act = "paper_coup_enter"
+
+    class Input(serializers.Serializer):
+        occurred_at = serializers.DateTimeField()
+        bets = serializers.ListField(child=serializers.DictField(), max_length=200)
+        number = serializers.IntegerField(min_value=0, max_value=36)
 
     input_serializer = Input

@@ -30,6 +30,7 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
     path("cage/shifts/close", makers.CageShiftClose.as_view(), name="cage-shift-close"),
+    path("outages/<code:outage>/forms/<name:form>/coups", makers.PaperCoupEnter.as_view(), name="paper-coup-enter"),
     path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
     path("markers/<serial:serial>/void", makers.MarkerVoid.as_view(), name="marker-void"),
 ]

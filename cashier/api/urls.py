@@ -5,7 +5,7 @@ from django.urls import path
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
 from . import accounting as views
-from . import backoffice_urls, cage, reports
+from . import backoffice_urls, cage, outage, reports
 
 REPORTS = [
     ("table-games", reports.TableGamesReport),
@@ -23,6 +23,16 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),
     path("cage/shifts/open", views.CageShiftOpen.as_view(), name="cage-shift-open"),
     path("cage/gaming-days/close", views.GamingDayClose.as_view(), name="gaming-day-close"),
+    path("outages/", outage.Outages.as_view(), name="outage-list"),
+    path("outages/forms.pdf", outage.BlankForms.as_view(), name="outage-blank-forms"),
+    path("outages/<code:outage>", outage.OutageDetail.as_view(), name="outage-detail"),
+    path("outages/<code:outage>/end", outage.OutageEnd.as_view(), name="outage-end"),
+    path("outages/<code:outage>/forms.pdf", outage.OutageForms.as_view(), name="outage-forms"),
+    path(
+        "outages/<code:outage>/forms/<name:form>/complete",
+        outage.PaperFormComplete.as_view(),
+        name="paper-form-complete",
+    ),
 ]
 for slug, view in REPORTS:
     urlpatterns += [

@@ -14,6 +14,7 @@ from ledger.commands import ledger_command
 from ledger.errors import DomainError, StateConflict
 from ledger.gaming_day import gaming_day_stream
 from ledger.models import Event, Posting
+from ledger.outage_forms import refuse_while_unentered
 from ledger.seal import seal_gaming_day
 from ledger.store import NewEvent
 from staff.roles import Role, require_role
@@ -45,7 +46,8 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
     """Close gaming day ``gaming_day`` (``YYYY-MM-DD``): a pit boss, cage supervisor or admin.
 
     Refused with ``StateConflict`` (409) when a table that played that day is still open or
-    its drop is not counted, when the day is already closed, or when it has not begun (closed
+    its drop is not counted, when an outage of that day is still going on or has a paper
+    form not entered (``ledger.outage_forms``), when the day is already closed, or when it has not begun (closed
     ahead of time, it could never be closed, nor sealed at its close, once played); with
     ``InvalidInput`` (400) for a day before the previous one (``gaming_day_in_reach``). Returns ``{"gaming_day",
     "event", "tables", "sealed"}`` (``sealed``: the seal's result, or ``{"error", "detail"}``
@@ -59,6 +61,8 @@ def gaming_day_close(*, gaming_day: object, actor: str, idempotency_key: str | N
             return cmd.result
         if gaming_day_closed(day) is not None:
             raise StateConflict(f"gaming day {day} is already closed", field="gaming_day")
+        # Closed, the day takes no later entry any more: its outage's paper would never be entered.
+        refuse_while_unentered(day, what="closed", field="gaming_day")
         tables = tables_of_day(day)
         still_open = sorted(
             Table.objects.filter(code__in=tables, state=Table.State.OPEN).values_list("code", flat=True)

@@ -1,0 +1,370 @@
+"""Outage mode, the manual fallback (French rule OH 3772-11-12 as the site applies it).
+
+- ``outage_declare``: an outage period, with its start, its end when declared after recovery
+  (the system was down) or none while it lasts (only part of it is down: it is declared at
+  once and ended by ``outage_end``), its scope (the whole site, some tables, the cage), its
+  reason; one paper form per table in scope and one for the cage, each with its serial
+  (``OUT1-R1``, ``OUT1-CAGE``), printed ahead as blank forms (``cashier.outage_forms_pdf``).
+- ``paper_coup_enter``: one coup written on a table's form, entered after recovery through the
+  same services as a live coup (``games.services``), as a later entry (``ledger.later_entries``):
+  its events carry the paper time as ``occurred_at`` and the flag ``later_entry`` (outage,
+  form, who entered it and when, who approved it). It runs only once a second person signed
+  from his own login (the act ``paper_coup_enter`` of ``approvals``: the enterer never approves
+  his own); ``PaperLineEntered`` on the outage's stream then counts it on its form.
+- ``paper_form_complete``: the form's every line is entered (the number of lines on the paper,
+  checked against the approved entries): ``PaperFormEntered``. Until each form of an outage is
+  entered, its gaming day can be neither closed nor sealed (``ledger.outage_forms``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.utils import timezone
+
+from games.catalog import spec
+from games.models import Table
+from games.services.bets import bet_place
+from games.services.rounds import round_close_bets, round_open, round_record_result
+from ledger import later_entries, outage_forms
+from ledger.commands import ledger_command, within
+from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.store import NewEvent, stream_version
+from staff.roles import Role, require_distinct, require_role
+
+SCOPES = ("site", "tables", "cage")
+DECLARERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN)
+ENTERERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
+CAGE_FORM = "CAGE"
+MAX_REASON = 500
+MAX_BETS_A_COUP = 200
+
+
+def _moment(value: object, field: str) -> datetime:
+    """An aware datetime from a datetime or ISO 8601 text; 400 naming ``field`` otherwise."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidInput("a date and time, ISO 8601 with its zone", field=field) from None
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        raise InvalidInput("a date and time, ISO 8601 with its zone", field=field)
+    return value.astimezone(UTC)
+
+
+def _not_future(moment: datetime, field: str) -> None:
+    if moment > timezone.now():
+        raise InvalidInput("this time is still to come: an outage is declared once it began", field=field)
+
+
+def _found(outage: object) -> outage_forms.Outage:
+    found = outage_forms.outage(outage) if isinstance(outage, str) else None
+    if found is None:
+        raise NotFound(f"no outage {outage!r}", field="outage")
+    return found
+
+
+def _summary(found: outage_forms.Outage) -> dict:
+    return {
+        "outage": found.id,
+        "started_at": found.started_at.isoformat(),
+        "ended_at": found.ended_at.isoformat() if found.ended_at else None,
+        "scope": found.scope,
+        "reason": found.reason,
+        "forms": [
+            {
+                **each,
+                "lines_entered": len(found.lines.get(each["form"], [])),
+                "entered": each["form"] in found.entered,
+            }
+            for each in found.forms
+        ],
+        "unentered": found.unentered(),
+    }
+
+
+def outage_summary(outage: str) -> dict:
+    """The outage ``outage`` with its forms: ``{"outage", "started_at", "ended_at", "scope",
+    "reason", "forms": [{"form", "place", "table", "lines_entered", "entered"}], "unentered"}``."""
+    return _summary(_found(outage))
+
+
+def outage_list() -> list[dict]:
+    """Every outage declared, the latest first (``outage_summary`` each)."""
+    return [_summary(each) for each in reversed(outage_forms.outages())]
+
+
+def outage_declare(
+    *,
+    started_at: object,
+    reason: object,
+    actor: str,
+    ended_at: object = None,
+    scope: str = "site",
+    tables: object = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Declare an outage period: ``OutageDeclared`` on ``outage/<id>`` with its paper forms.
+
+    ``scope``: ``site`` (every open table and the cage), ``tables`` (the tables named in
+    ``tables``; no cage form) or ``cage`` (the cage's form only). ``ended_at``: given when
+    declared after recovery; left out while it lasts (``outage_end`` then). Returns
+    ``outage_summary``. ``InvalidInput`` (400) naming the field: a time not ISO 8601 with its
+    zone or still to come, an end before the start, an unknown scope or table, no reason;
+    ``RoleRequired`` (403) unless a pit boss, cage supervisor or admin.
+    """
+    require_role(actor, *DECLARERS, step="declaring an outage")
+    start = _moment(started_at, "started_at")
+    _not_future(start, "started_at")
+    end = None
+    if ended_at is not None:
+        end = _moment(ended_at, "ended_at")
+        _not_future(end, "ended_at")
+        if end <= start:
+            raise InvalidInput("the outage ends after it starts", field="ended_at")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+        raise InvalidInput(f"say why the system was down (1 to {MAX_REASON} characters)", field="reason")
+    if scope not in SCOPES:
+        raise InvalidInput(f"the scope is one of {', '.join(SCOPES)}", field="scope")
+    if scope == "tables" and (
+        not isinstance(tables, list) or not tables or not all(isinstance(t, str) for t in tables)
+    ):
+        raise InvalidInput("name the tables the outage took down", field="tables")
+    request = {
+        "op": "outage_declare",
+        "started_at": start.isoformat(),
+        "ended_at": end.isoformat() if end else None,
+        "scope": scope,
+        "tables": tables,
+        "reason": reason,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        if scope == "site":
+            codes = list(Table.objects.filter(state=Table.State.OPEN).order_by("code").values_list("code", flat=True))
+        elif scope == "tables":
+            known = set(Table.objects.filter(code__in=tables).values_list("code", flat=True))
+            unknown = [code for code in tables if code not in known]
+            if unknown:
+                raise InvalidInput(f"no table {', '.join(unknown)}", field="tables")
+            codes = sorted(set(tables))
+        else:
+            codes = []
+        number = len(outage_forms.outages()) + 1
+        outage_id = f"OUT{number}"
+        forms = [{"form": f"{outage_id}-{code}", "place": "table", "table": code} for code in codes]
+        if scope in ("site", "cage"):
+            forms.append({"form": f"{outage_id}-{CAGE_FORM}", "place": "cage", "table": ""})
+        stream = outage_forms.stream_of(outage_id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=outage_id,
+            events=[
+                NewEvent(
+                    outage_forms.DECLARED,
+                    {
+                        "outage": outage_id,
+                        "started_at": start.isoformat(),
+                        "ended_at": end.isoformat() if end else None,
+                        "scope": scope,
+                        "reason": reason.strip(),
+                        "forms": forms,
+                    },
+                )
+            ],
+        )
+        return cmd.finish(_summary(outage_forms.outage(outage_id)))
+
+
+def outage_end(*, outage: str, ended_at: object, actor: str, idempotency_key: str | None = None) -> dict:
+    """End an outage declared while it lasted: ``OutageEnded``. 409 when it has ended already;
+    400 (``ended_at``) for a time not after its start or still to come."""
+    require_role(actor, *DECLARERS, step="ending an outage")
+    end = _moment(ended_at, "ended_at")
+    _not_future(end, "ended_at")
+    request = {"op": "outage_end", "outage": outage, "ended_at": end.isoformat()}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found = _found(outage)
+        if not found.ongoing:
+            raise StateConflict(f"outage {found.id} ended at {found.ended_at.isoformat()} already", field="outage")
+        if end <= found.started_at:
+            raise InvalidInput("the outage ends after it starts", field="ended_at")
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.ENDED, {"outage": found.id, "ended_at": end.isoformat()})],
+        )
+        return cmd.finish(_summary(outage_forms.outage(found.id)))
+
+
+def _open_form(outage: object, form: object) -> tuple[outage_forms.Outage, dict]:
+    found = _found(outage)
+    entry = found.form(form) if isinstance(form, str) else None
+    if entry is None:
+        raise NotFound(f"outage {found.id} has no form {form!r}", field="form")
+    if entry["form"] in found.entered:
+        raise StateConflict(f"form {entry['form']} is entered already: it takes no more lines", field="form")
+    return found, entry
+
+
+def _within_outage(found: outage_forms.Outage, moment: datetime) -> None:
+    """400 (``occurred_at``) for a paper time outside the outage's window."""
+    end = found.ended_at or timezone.now()
+    if not found.started_at <= moment <= end:
+        raise InvalidInput(
+            f"the paper time {moment.isoformat()} is outside outage {found.id} "
+            f"({found.started_at.isoformat()} to {end.isoformat()})",
+            field="occurred_at",
+        )
+
+
+def paper_coup_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    bets: object,
+    number: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one roulette coup written on form ``form`` of ``outage`` at ``occurred_at`` (the
+    paper's time, inside the outage): opened, its ``bets`` placed (each ``{"patron",
+    "stake_cents", "bet" | "announce", "chips"?}``, as ``bet_place`` takes them), betting closed
+    and the winning ``number`` recorded and settled, all through the roulette services, as a
+    later entry entered by ``actor`` at ``entered_at`` and approved by ``approver``; then
+    ``PaperLineEntered``. All or nothing: a bet refused refuses the whole entry.
+
+    Returns ``{"outage", "form", "line", "round", "table", "number", "occurred_at",
+    "entered_at", "entered_by", "approved_by", "staked_cents", "returned_cents",
+    "house_win_cents"}``. ``InvalidInput`` (400) naming the field (a paper time outside the
+    outage, a cage form, a table that is not roulette, a bad bet), ``NotFound`` (404: outage,
+    form), ``StateConflict`` (409: the form is entered already, the table is closed or has a
+    coup in play), ``RoleRequired`` (403: the approver is the enterer or holds no supervisor's role).
+    """
+    require_role(actor, *ENTERERS, step="entering a paper record")
+    require_role(approver, *ENTERERS, step="approving a later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    if not isinstance(bets, list) or len(bets) > MAX_BETS_A_COUP:
+        raise InvalidInput(f"the coup's bets as a list (at most {MAX_BETS_A_COUP})", field="bets")
+    if any(not isinstance(each, dict) for each in bets):
+        raise InvalidInput("each bet is {patron, stake_cents, bet | announce, chips?}", field="bets")
+    request = {
+        "op": "paper_coup_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "bets": bets,
+        "number": number,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "table":
+            raise InvalidInput(f"{entry['form']} is the cage's form: a coup is entered on a table's", field="form")
+        _within_outage(found, moment)
+        table = entry["table"]
+        game = Table.objects.filter(code=table).values_list("game", flat=True).first()
+        if game is None or not spec(game).layout_bets:
+            raise InvalidInput(
+                f"{table}'s coups are entered at its terminal for now: a paper coup is entered at roulette",
+                field="form",
+            )
+        mark = later_entries.LaterEntry(
+            occurred_at=moment,
+            outage=found.id,
+            form=entry["form"],
+            entered_by=actor,
+            entered_at=entered.isoformat(),
+            approved_by=approver,
+        )
+        with within(cmd), later_entries.later_entry(mark):
+            coup = round_open(table=table, actor=actor)["round"]
+            for index, each in enumerate(bets):
+                try:
+                    bet_place(
+                        round_id=coup,
+                        patron=each.get("patron"),
+                        stake_cents=each.get("stake_cents"),
+                        bet=each.get("bet"),
+                        announce=each.get("announce"),
+                        chips=each.get("chips", "value"),
+                        actor=actor,
+                    )
+                except InvalidInput as exc:
+                    raise InvalidInput(exc.message, field=f"bets[{index}].{exc.field or 'bet'}") from exc
+            round_close_bets(round_id=coup, actor=actor)
+            settled = round_record_result(round_id=coup, number=number, actor=actor)
+        line = len(found.lines.get(entry["form"], [])) + 1
+        stream = outage_forms.stream_of(found.id)
+        result = {
+            "outage": found.id,
+            "form": entry["form"],
+            "line": line,
+            "round": coup,
+            "table": table,
+            "number": settled["result"]["number"],
+            "occurred_at": moment.isoformat(),
+            "entered_at": entered.isoformat(),
+            "entered_by": actor,
+            "approved_by": approver,
+            "staked_cents": settled["staked_cents"],
+            "returned_cents": settled["returned_cents"],
+            "house_win_cents": settled["house_win_cents"],
+        }
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[
+                NewEvent(
+                    outage_forms.LINE_ENTERED, {k: v for k, v in result.items() if k != "outage"} | {"outage": found.id}
+                )
+            ],
+        )
+        return cmd.finish(result)
+
+
+def paper_form_complete(
+    *, outage: str, form: str, lines: object, actor: str, idempotency_key: str | None = None
+) -> dict:
+    """Declare form ``form`` of ``outage`` wholly entered: it held ``lines`` records (0: blank),
+    each entered and approved. ``PaperFormEntered``. 409 while the outage is going on, when the
+    form is entered already, or when the approved entries are not ``lines`` (an entry still
+    waiting for its approval is not one); 400 (``lines``) for a count that is not a whole number."""
+    require_role(actor, *ENTERERS, step="completing a paper form")
+    if type(lines) is not int or lines < 0:
+        raise InvalidInput("the number of lines written on the form, a whole number", field="lines")
+    request = {"op": "paper_form_complete", "outage": outage, "form": form, "lines": lines}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if found.ongoing:
+            raise StateConflict(f"outage {found.id} is still going on: end it first", field="outage")
+        entered = len(found.lines.get(entry["form"], []))
+        if entered != lines:
+            raise StateConflict(
+                f"form {entry['form']} holds {lines} lines and {entered} are entered and approved"
+                + ("; the others wait to be entered or approved" if entered < lines else ""),
+                field="lines",
+            )
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.FORM_ENTERED, {"outage": found.id, "form": entry["form"], "lines": lines})],
+        )
+        return cmd.finish(_summary(outage_forms.outage(found.id)))
