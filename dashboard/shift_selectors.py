@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -147,7 +148,24 @@ def approval_words(approval: Approval) -> str:
             f"Tips count of {_box_words(p.get('box'))}, gaming day {p.get('gaming_day')}: {eur(total)}, counted by"
             f" {_names(p.get('counters'))} with {p.get('manager')} for the management"
         )
+    if kind == "paper_coup_enter":
+        return _paper_coup_words(p)
     return ACTS[kind].what.capitalize() if kind in ACTS else kind
+
+
+def _paper_coup_words(p: dict) -> str:
+    """A coup written on an outage's paper form, to be entered as a later entry."""
+    bets = p.get("bets") if isinstance(p.get("bets"), list) else []
+    staked = sum(b.get("stake_cents", 0) for b in bets if isinstance(b, dict) and type(b.get("stake_cents")) is int)
+    try:
+        played = datetime.fromisoformat(str(p.get("occurred_at"))).astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+        at = played.strftime("%H:%M %Z")
+    except ValueError:
+        at = "an unreadable time"
+    return (
+        f"Later entry from paper form {p.get('form')}: a coup played at {at}, winning number "
+        f"{p.get('number')}, {len(bets)} bet{'s' if len(bets) != 1 else ''} staking {eur(staked)}"
+    )
 
 
 def _names(people: object) -> str:

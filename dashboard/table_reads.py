@@ -23,6 +23,7 @@ from games.rules.event_words import AML_LABELS, aml_line
 from ledger import accounts, withheld
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
+from ledger.later_entries import FLAG
 from ledger.models import Event, Posting
 from ledger.projections.table_stats import NOT_GAMING, WIN_ACCOUNTS
 from patrons.models import Patron
@@ -126,14 +127,35 @@ def _described(code: str, game: str, coups: list[Round]) -> list[dict]:
         events[stream.removeprefix("round/")].append((kind, data))
     money = coup_money(code, coups)
     reversed_ = reversals(coups)
+    later = later_entries(coups)
     return [
         {
             **_coup(c, money[str(c.id)]),
             "shown": describe(game, c.result, events[str(c.id)]),
             "reversal": reversed_.get(str(c.id)),
+            "later_entry": later.get(str(c.id)),
         }
         for c in coups
     ]
+
+
+def later_entries(coups: list[Round]) -> dict[str, dict]:
+    """The coups of ``coups`` entered later from an outage's paper form, by round id: ``{"at"``
+    (the paper's time), ``"entered_at"`` (the ledger's), ``"by"`` (who entered it),
+    ``"approved_by"``, ``"form"}`` (``ledger.later_entries``, on the coup's first event)."""
+    rows = Event.objects.filter(stream__in=[f"round/{c.id}" for c in coups], version=1, data__has_key=FLAG).values_list(
+        "stream", "data", "occurred_at", "recorded_at"
+    )
+    return {
+        stream.removeprefix("round/"): {
+            "at": occurred,
+            "entered_at": recorded,
+            "by": data[FLAG]["entered_by"],
+            "approved_by": data[FLAG]["approved_by"],
+            "form": data[FLAG]["form"],
+        }
+        for stream, data, occurred, recorded in rows
+    }
 
 
 def reversals(coups: list[Round]) -> dict[str, dict]:

@@ -198,6 +198,12 @@ def context(slug: str, day: date, *, links: bool = False) -> dict:
                 )
                 shown.append(row | {"label": _row_label(row), "links": _figure_links(row, which, day) if links else {}})
             ctx["periods"].append({"name": PERIOD_NAMES[period], "rows": shown})
+        # The coups of the day entered later from an outage's paper forms (ledger.later_entries).
+        ctx["later_entries"] = [
+            (_row_label(row), row["later_entries"])
+            for row in report["rows"]
+            if row["period"] == "day" and row["level"] == "table" and row.get("later_entries")
+        ]
         back_office = report["back_office"]
         ctx["back_office_periods"] = [PERIOD_NAMES[row["period"]] for row in back_office["rows"]]
         ctx["back_office_lines"] = [

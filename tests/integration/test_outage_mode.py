@@ -18,6 +18,7 @@ from cashier.reports import table_games_daily_report
 from cashier.services.count_room import drop_box_remove, drop_count
 from cashier.services.gaming_day import gaming_day_close
 from cashier.spreadsheet import report_csv
+from dashboard.table_reads import LAST_COUPS
 from games.models import Round
 from games.services.tables import table_close
 from ledger import store
@@ -62,6 +63,16 @@ def _as(username: str) -> APIClient:
 
     client = APIClient()
     client.force_authenticate(get_user_model().objects.get(username=username))
+    return client
+
+
+def _page(username: str):
+    """A browser session of ``username`` (the pages take no token)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
     return client
 
 
@@ -126,9 +137,13 @@ def test_an_outage_on_paper_is_entered_later_approved_reported_and_the_day_seals
         asked = _paper_coup(pit1, outage, "OUT1-R1", at, patrons, number=(n * 7) % 37)
         assert asked.status_code == 202, asked.content
         approval = asked.json()["approval"]["id"]
-        if n == 0:  # the enterer never approves his own
+        if n == 0:  # the enterer never approves his own; the approver reads what he signs
             own = pit1.post(f"/api/approvals/{approval}/confirm", {}, format="json")
             assert own.status_code == 403
+            page = _page("pit2").get("/dashboard/approvals/").content.decode()
+            local = at.astimezone(ZoneInfo("Europe/Paris")).strftime("%H:%M")
+            assert f"Later entry from paper form OUT1-R1: a coup played at {local} CET, winning number 0" in page
+            assert "2 bets staking 30.00 EUR" in page
         confirmed = pit2.post(f"/api/approvals/{approval}/confirm", {}, format="json")
         assert confirmed.status_code == 201, confirmed.content
         entered = confirmed.json()
@@ -151,6 +166,11 @@ def test_an_outage_on_paper_is_entered_later_approved_reported_and_the_day_seals
     assert flagged.filter(type="BetPlaced").count() == 2 * COUPS
     assert not Event.objects.filter(type="TableOpened", data__has_key="later_entry").exists()
 
+    # The table's page marks each of them, with the paper time and the time entered.
+    table_page = _page("pit1").get("/dashboard/tables/R1/").content.decode()
+    assert table_page.count('data-figure="later-entry"') == min(COUPS, LAST_COUPS)  # the last coups listed
+    assert "later entry from form OUT1-R1: played" in table_page and "by pit1, approved by pit2" in table_page
+
     # The forms are then marked entered: R1's 20 lines, the cage's none.
     wrong = pit1.post("/api/outages/OUT1/forms/OUT1-R1/complete", {"lines": 21}, format="json")
     assert wrong.status_code == 409 and "holds 21 lines and 20 are entered" in wrong.json()["detail"]
@@ -163,6 +183,10 @@ def test_an_outage_on_paper_is_entered_later_approved_reported_and_the_day_seals
     r1 = next(r for r in report["rows"] if r["level"] == "table" and r["key"] == "R1" and r["period"] == "day")
     total = next(r for r in report["rows"] if r["level"] == "total" and r["period"] == "day")
     assert (r1["later_entries"], total["later_entries"]) == (COUPS, COUPS)
+    printed = _page("pit1").get(f"/workstations/reports/table-games/?gaming_day={day.isoformat()}")
+    assert printed.status_code == 200
+    assert "Later entries this day" in printed.content.decode()
+    assert f'<strong data-figure="later_entries">{COUPS}</strong>' in printed.content.decode()
     header, *rows = [line.split(",") for line in report_csv(report).splitlines()]
     column = header.index("later entries (day)")
     assert [row[column] for row in rows if row[1] == "R1"] == [str(COUPS)]
