@@ -4,7 +4,7 @@ from django.urls import path
 
 from core import converters  # noqa: F401  registers <id:>, <code:>, <name:>, <serial:>, <day:>
 
-from . import comp_views, protection_views, shift_views, views
+from . import comp_views, outage_views, protection_views, shift_views, views
 
 app_name = "dashboard"
 
@@ -50,6 +50,13 @@ urlpatterns = [
     path(CASE + "close", protection_views.investigation_close, name="investigation-close"),
     # The pit boss's and the dealer's signatures, each from his own login.
     path("approvals/", shift_views.approvals, name="approvals"),
+    path("outages/", outage_views.outages, name="outages"),
+    path("outages/declare", outage_views.declare, name="outage-declare"),
+    path("outages/forms.pdf", outage_views.blank_forms, name="outage-blank-forms"),
+    path("outages/<code:outage>/end", outage_views.end, name="outage-end"),
+    path("outages/<code:outage>/forms.pdf", outage_views.forms_of, name="outage-forms"),
+    path("outages/<code:outage>/forms/<name:form>/coups", outage_views.paper_coup, name="outage-paper-coup"),
+    path("outages/<code:outage>/forms/<name:form>/complete", outage_views.complete, name="outage-form-complete"),
     path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),
     path("approvals/<id:approval>/refuse", shift_views.approval_decide, {"decision": "refuse"}, name="refuse"),
 ]

@@ -278,3 +278,52 @@ def test_a_later_entry_waiting_for_approval_is_not_entered_and_a_refused_bet_ref
         format="json",
     )
     assert broke.status_code in (400, 409) and store.head() == before
+
+
+def test_the_pit_boss_declares_enters_and_completes_an_outage_from_his_page(floor):
+    from approvals.models import Approval
+
+    pit1, pit2 = _page("pit1"), _page("pit2")
+    zone = ZoneInfo("Europe/Paris")
+    now = datetime.now(UTC).astimezone(zone).replace(second=0, microsecond=0)
+    started, ended = now - timedelta(minutes=30), now - timedelta(minutes=2)
+    page = pit1.get("/dashboard/outages/")
+    assert page.status_code == 200 and "No outage declared." in page.content.decode()
+    assert pit1.get("/dashboard/outages/forms.pdf").content.startswith(b"%PDF")
+
+    # A reason left out: the page again, the field named, nothing recorded.
+    before = store.head()
+    refused = pit1.post("/dashboard/outages/declare", {"started_at": started.strftime("%Y-%m-%dT%H:%M"), "reason": ""})
+    assert refused.status_code == 400 and "<strong>Reason</strong>" in refused.content.decode()
+    assert store.head() == before
+
+    declared = pit1.post(
+        "/dashboard/outages/declare",
+        {
+            "started_at": started.strftime("%Y-%m-%dT%H:%M"),
+            "ended_at": ended.strftime("%Y-%m-%dT%H:%M"),
+            "scope": "site",
+            "reason": "network switch failed",
+        },
+    )
+    assert declared.status_code == 302
+    page = pit1.get("/dashboard/outages/").content.decode()
+    assert "Outage OUT1:" in page and "forms not entered: OUT1-R1, OUT1-CAGE" in page
+    assert pit1.get("/dashboard/outages/OUT1/forms.pdf").content.startswith(b"%PDF")
+
+    paper_time = (started + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M")
+    patron = floor["patrons"][0]
+    asked = pit1.post(
+        "/dashboard/outages/OUT1/forms/OUT1-R1/coups",
+        {"occurred_at": paper_time, "number": "12", "patron-1": patron, "chance-1": "rouge", "stake-1": "10,00"},
+    )
+    assert asked.status_code == 302
+    approval = Approval.objects.get(kind="paper_coup_enter")
+    assert pit2.post(f"/dashboard/approvals/{approval.id}/approve").status_code == 302
+    settled = Event.objects.get(type="RoundSettled")
+    assert settled.occurred_at == started.replace(tzinfo=zone).astimezone(UTC) + timedelta(minutes=5)
+    assert settled.data["later_entry"]["entered_by"] == "pit1" and settled.data["number"] == 12
+
+    assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-R1/complete", {"lines": "1"}).status_code == 302
+    assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-CAGE/complete", {"lines": "0"}).status_code == 302
+    assert "every form entered" in pit1.get("/dashboard/outages/").content.decode()
