@@ -409,6 +409,16 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f"{d['kind']} withdrawn by {d['by']}" + (f": {d['reason']}" if d.get("reason") else "")
     ),
     "ApprovalExpired": lambda d: f"{d['kind']} expired unsigned",
+    # Outage mode: the paper fallback and its later entries (cashier.services.outage).
+    "OutageDeclared": lambda d: (
+        f"outage {d['outage']} declared ({d['scope']}): {d['reason']}; paper forms "
+        + ", ".join(f["form"] for f in d["forms"])
+    ),
+    "OutageEnded": lambda d: f"outage {d['outage']} ended",
+    "PaperLineEntered": lambda d: (
+        f"line {d['line']} of paper form {d['form']} entered by {d['entered_by']}, approved by {d['approved_by']}"
+    ),
+    "PaperFormEntered": lambda d: f"paper form {d['form']} entered: {d['lines']} line(s)",
 }
 
 # Acronyms an event type spells as a word (``AmlTransactionLogged``): read in capitals.
@@ -492,7 +502,7 @@ def in_words(event_type: str, data: dict) -> str:
         shown = _value(key, value)
         if shown is not None:
             parts.append(f"{key.removesuffix('_cents').replace('_', ' ')} {shown}")
-    return event_words(event_type) + (": " + ", ".join(parts) if parts else "")
+    return _later_entry(data) + event_words(event_type) + (": " + ", ".join(parts) if parts else "")
 
 
 def worded(event_type: str, data: dict, *, round_over: bool = False) -> str | None:
@@ -517,7 +527,7 @@ def worded(event_type: str, data: dict, *, round_over: bool = False) -> str | No
         except (KeyError, TypeError, AttributeError, ValueError):
             line = ""
         if line:
-            return line
+            return _later_entry(data) + line
     return None
 
 
@@ -525,3 +535,12 @@ def line(event_type: str, data: dict, *, round_over: bool = False) -> str:
     """One line in words for any event (``worded``, else ``in_words``), at most 500 characters."""
     data = data if isinstance(data, dict) else {}
     return (worded(event_type, data, round_over=round_over) or in_words(event_type, data))[:500]
+
+
+def _later_entry(data: dict) -> str:
+    """``"later entry (form OUT1-R1): "`` for an event entered from an outage's paper form
+    (``ledger.later_entries``), so every line that tells it says so first."""
+    mark = data.get("later_entry")
+    if not isinstance(mark, dict):
+        return ""
+    return f"later entry (form {mark.get('form', '?')}): "

@@ -323,6 +323,8 @@ def test_the_pit_boss_declares_enters_and_completes_an_outage_from_his_page(floo
     settled = Event.objects.get(type="RoundSettled")
     assert settled.occurred_at == started.replace(tzinfo=zone).astimezone(UTC) + timedelta(minutes=5)
     assert settled.data["later_entry"]["entered_by"] == "pit1" and settled.data["number"] == 12
+    audit = pit1.get(f"/dashboard/coups/{settled.data['round']}/audit/").content.decode()
+    assert "later entry (form OUT1-R1): coup settled: staked 10.00 EUR" in audit
 
     assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-R1/complete", {"lines": "1"}).status_code == 302
     assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-CAGE/complete", {"lines": "0"}).status_code == 302
