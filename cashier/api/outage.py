@@ -48,7 +48,7 @@ class Outages(CommandView):
 
     input_serializer = Input
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="outages_list", responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         return Response({"outages": outage_list()})
 
@@ -105,7 +105,7 @@ class BlankForms(APIView):
 
     permission_classes = [roles_allowed(read=ACCOUNTING_READERS)]
 
-    @extend_schema(responses={(200, PDF): OpenApiTypes.BINARY})
+    @extend_schema(operation_id="outages_blank_forms_pdf", responses={(200, PDF): OpenApiTypes.BINARY})
     def get(self, request):
         return _pdf_response(blank_forms_pdf(), "outage-forms-blank.pdf")
 
@@ -115,7 +115,7 @@ class OutageForms(APIView):
 
     permission_classes = [roles_allowed(read=ACCOUNTING_READERS)]
 
-    @extend_schema(responses={(200, PDF): OpenApiTypes.BINARY})
+    @extend_schema(operation_id="outages_forms_pdf", responses={(200, PDF): OpenApiTypes.BINARY})
     def get(self, request, outage: str):
         found = outage_forms.outage(outage)
         if found is None:
