@@ -20,7 +20,7 @@ from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
-from cashier.services.outage import paper_coup_enter
+from cashier.services.outage import paper_cage_enter, paper_coup_enter
 from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
@@ -495,6 +495,17 @@ ACTS: dict[str, Act] = {
             201,
             lambda p: [slot("approver", SUPERVISORS)],
             lambda p, maker, s, k=None: paper_coup_enter(
+                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            addressed=_entered_now,
+        ),
+        # A chip sale or redemption written on the cage's paper form: a cage supervisor approves it.
+        Act(
+            "paper_cage_enter",
+            "entering a cage transaction written on paper during an outage (a later entry)",
+            201,
+            lambda p: [slot("approver", TREASURY)],
+            lambda p, maker, s, k=None: paper_cage_enter(
                 **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
             ),
             addressed=_entered_now,

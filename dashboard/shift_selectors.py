@@ -150,6 +150,10 @@ def approval_words(approval: Approval) -> str:
         )
     if kind == "paper_coup_enter":
         return _paper_coup_words(p)
+    if kind == "paper_cage_enter":
+        what = "chip sale to" if p.get("transaction") == "purchase" else "chip redemption by"
+        amount = p.get("amount_cents") if type(p.get("amount_cents")) is int else 0
+        return f"Later entry from paper form {p.get('form')}: {what} {p.get('patron')} of {eur(amount)}"
     return ACTS[kind].what.capitalize() if kind in ACTS else kind
 
 

@@ -24,7 +24,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/cage/windows/transfers`` (any cage supervisor but the cashier)
 - ``POST /api/markers/<serial>/void`` (a reason; any cage supervisor but the one asking)
 - ``POST /api/outages/<id>/forms/<form>/coups`` (a coup written on an outage's paper form, a
-  later entry: any other pit boss or cage supervisor)
+  later entry: any other pit boss or cage supervisor) and ``/transactions`` (a chip sale or
+  redemption on the cage's form: any other cage supervisor)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -35,7 +36,7 @@ from rest_framework.response import Response
 from cashier.api.accounting import APPROVERS, CAGE, COUNT_ROOM, PIT, Count, GamingDayInput, ShiftCount, Signed
 from cashier.api.tronc import TIPS_COUNTERS, TipBox
 from cashier.services.cage_shifts import window_cashier
-from core.ids import UsernameField
+from core.ids import CodeField, UsernameField
 from core.views import CentsField, CommandSchema, CommandView, TextField
 from games.catalog import game_choices
 from staff.permissions import roles_allowed
@@ -363,5 +364,22 @@ class PaperCoupEnter(ActView):
         occurred_at = serializers.DateTimeField()
         bets = serializers.ListField(child=serializers.DictField(), max_length=200)
         number = serializers.IntegerField(min_value=0, max_value=36)
+
+    input_serializer = Input
+
+
+class PaperCageEnter(ActView):
+    """Enter a chip sale or redemption written on an outage's cage form (a later entry), in the
+    enterer's own window: ``occurred_at``, ``transaction`` (purchase, redemption), ``patron``,
+    ``amount_cents``. 202 until another cage supervisor approves it from his own login."""
+
+    permission_classes = [roles_allowed(write={Role.CASHIER, Role.CAGE_SUPERVISOR})]
+    act = "paper_cage_enter"
+
+    class Input(serializers.Serializer):
+        occurred_at = serializers.DateTimeField()
+        transaction = serializers.ChoiceField(choices=["purchase", "redemption"])
+        patron = CodeField()
+        amount_cents = CentsField(min_value=1)
 
     input_serializer = Input

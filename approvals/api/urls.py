@@ -31,6 +31,11 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
     path("cage/shifts/close", makers.CageShiftClose.as_view(), name="cage-shift-close"),
     path("outages/<code:outage>/forms/<name:form>/coups", makers.PaperCoupEnter.as_view(), name="paper-coup-enter"),
+    path(
+        "outages/<code:outage>/forms/<name:form>/transactions",
+        makers.PaperCageEnter.as_view(),
+        name="paper-cage-enter",
+    ),
     path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
     path("markers/<serial:serial>/void", makers.MarkerVoid.as_view(), name="marker-void"),
 ]

@@ -11,6 +11,8 @@
   form, who entered it and when, who approved it). It runs only once a second person signed
   from his own login (the act ``paper_coup_enter`` of ``approvals``: the enterer never approves
   his own); ``PaperLineEntered`` on the outage's stream then counts it on its form.
+- ``paper_cage_enter``: a chip sale or redemption written on the cage's form, entered through
+  the cage's own services the same way (a cage supervisor approves it).
 - ``paper_form_complete``: the form's every line is entered (the number of lines on the paper,
   checked against the approved entries): ``PaperFormEntered``. Until each form of an outage is
   entered, its gaming day can be neither closed nor sealed (``ledger.outage_forms``).
@@ -31,6 +33,8 @@ from ledger.commands import ledger_command, within
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent, stream_version
 from staff.roles import Role, require_distinct, require_role
+
+from .cage import chips_purchase, chips_redeem
 
 SCOPES = ("site", "tables", "cage")
 DECLARERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN)
@@ -368,3 +372,88 @@ def paper_form_complete(
             events=[NewEvent(outage_forms.FORM_ENTERED, {"outage": found.id, "form": entry["form"], "lines": lines})],
         )
         return cmd.finish(_summary(outage_forms.outage(found.id)))
+
+
+CAGE_TRANSACTIONS = {"purchase": chips_purchase, "redemption": chips_redeem}
+CAGE_ENTERERS = (Role.CASHIER, Role.CAGE_SUPERVISOR)
+
+
+def paper_cage_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    transaction: object,
+    patron: object,
+    amount_cents: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one chip sale (``transaction`` ``purchase``) or redemption (``redemption``)
+    written on the cage's form ``form`` of ``outage`` at ``occurred_at`` (inside the outage),
+    through the cage's own service (``chips_purchase``, ``chips_redeem``: the enterer's window),
+    as a later entry entered by ``actor`` at ``entered_at`` and approved by ``approver`` (a cage
+    supervisor, never the enterer); then ``PaperLineEntered``.
+
+    Returns ``{"outage", "form", "line", "transaction", "patron", "amount_cents", "occurred_at",
+    "entered_at", "entered_by", "approved_by"}``. ``InvalidInput`` (400) naming the field (a
+    table's form, a paper time outside the outage, an unknown transaction), ``NotFound``,
+    ``StateConflict`` (409: form entered already, no window of the enterer's open),
+    ``RoleRequired`` (403), and what the cage's service refuses."""
+    require_role(actor, *CAGE_ENTERERS, step="entering a cage's paper record")
+    require_role(approver, Role.CAGE_SUPERVISOR, step="approving a cage's later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    if transaction not in CAGE_TRANSACTIONS:
+        raise InvalidInput(f"the transaction is one of {', '.join(CAGE_TRANSACTIONS)}", field="transaction")
+    request = {
+        "op": "paper_cage_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "transaction": transaction,
+        "patron": patron,
+        "amount_cents": amount_cents,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "cage":
+            raise InvalidInput(
+                f"{entry['form']} is table {entry['table']}'s form: the cage's has its own", field="form"
+            )
+        _within_outage(found, moment)
+        mark = later_entries.LaterEntry(
+            occurred_at=moment,
+            outage=found.id,
+            form=entry["form"],
+            entered_by=actor,
+            entered_at=entered.isoformat(),
+            approved_by=approver,
+        )
+        with within(cmd), later_entries.later_entry(mark):
+            done = CAGE_TRANSACTIONS[transaction](patron=patron, amount_cents=amount_cents, actor=actor)
+        result = {
+            "outage": found.id,
+            "form": entry["form"],
+            "line": len(found.lines.get(entry["form"], [])) + 1,
+            "transaction": transaction,
+            "patron": done["patron"],
+            "amount_cents": done["amount_cents"],
+            "occurred_at": moment.isoformat(),
+            "entered_at": entered.isoformat(),
+            "entered_by": actor,
+            "approved_by": approver,
+        }
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        )
+        return cmd.finish(result)

@@ -329,3 +329,34 @@ def test_the_pit_boss_declares_enters_and_completes_an_outage_from_his_page(floo
     assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-R1/complete", {"lines": "1"}).status_code == 302
     assert pit1.post("/dashboard/outages/OUT1/forms/OUT1-CAGE/complete", {"lines": "0"}).status_code == 302
     assert "every form entered" in pit1.get("/dashboard/outages/").content.decode()
+
+
+def test_a_chip_sale_on_the_cage_form_is_entered_later_in_the_cashiers_window_and_approved(floor):
+    from ..conftest import SHIFT_CASHIER
+
+    pit1 = _as("pit1")
+    outage = _declare(pit1)
+    at = datetime.fromisoformat(outage["started_at"]).replace(second=0, microsecond=0) + timedelta(minutes=4)
+    patron = floor["patrons"][0]
+    body = {"occurred_at": at.isoformat(), "transaction": "purchase", "patron": patron, "amount_cents": 20_000}
+    on_table_form = _as(SHIFT_CASHIER).post("/api/outages/OUT1/forms/OUT1-R1/transactions", body, format="json")
+    assert on_table_form.status_code == 400 and on_table_form.json()["field"] == "form"
+    asked = _as(SHIFT_CASHIER).post("/api/outages/OUT1/forms/OUT1-CAGE/transactions", body, format="json")
+    assert asked.status_code == 202, asked.content
+    approval = asked.json()["approval"]["id"]
+    assert pit1.post(f"/api/approvals/{approval}/confirm", {}, format="json").status_code == 403  # not the cage's
+    done = _as("super1").post(f"/api/approvals/{approval}/confirm", {}, format="json")
+    assert done.status_code == 201, done.content
+    assert (done.json()["line"], done.json()["approved_by"]) == (1, "super1")
+    sale = Event.objects.filter(type="ChipsPurchased").latest("position")
+    assert sale.occurred_at == at and sale.data["amount_cents"] == 20_000
+    assert sale.data["later_entry"] == {
+        "outage": "OUT1",
+        "form": "OUT1-CAGE",
+        "entered_by": SHIFT_CASHIER,
+        "entered_at": sale.data["later_entry"]["entered_at"],
+        "approved_by": "super1",
+    }
+    assert store.balance(f"patron:{patron}:chips") == 70_000
+    complete = pit1.post("/api/outages/OUT1/forms/OUT1-CAGE/complete", {"lines": 1}, format="json")
+    assert complete.status_code == 200 and complete.json()["unentered"] == ["OUT1-R1"]
