@@ -18,7 +18,7 @@ MAIN_PATHS = [
     "/api/cage/redemptions",
     "/api/tables/",
     "/api/tables/{code}/open",
-    "/api/tables/{code}/close",
+    "/api/tables/{code}/closer",
     "/api/tables/{code}/colour-chips",
     "/api/tables/{code}/change-inverse",
     "/api/tables/{code}/rounds",
