@@ -24,8 +24,9 @@
 --     ledger_accountbalance, ledger_projectioncheckpoint, ledger_auditentry, ledger_tabledaystats,
 --     ledger_patrondayrating; cashier_*, games_*, auth_*, django_* except django_migrations,
 --     which it may only read) and USAGE, SELECT on the sequences.
---   * auditor_role reads every table except django_session, and auth_user without `password`;
---     its sessions are read-only by default.
+--   * auditor_role reads every table except django_session and the compliance app's tables
+--     (suspicion cases), auth_user without `password`, games_shoe without `order`, `salt` and
+--     `drawn`; its sessions are read-only by default.
 --   * Neither owns anything, creates anything, nor is a member of the owner role; none of the
 --     three is superuser or may create roles or databases.
 --   * The owner role cannot lift the append-only lock either: event triggers in the
@@ -164,16 +165,21 @@ GRANT SELECT ON ALL TABLES IN SCHEMA public TO :"auditor_role";
 -- Session keys are credentials; so are password hashes, a patron's PIN hash (four digits:
 -- read, it is guessed offline in 10,000 tries) and a device token's digest. A shoe's card
 -- order and salt stay private until the shoe closes (its ShoeClosed event then publishes
--- them): read in play, they would tell a colluding player the next card. The auditor reads
--- every other column of those tables.
+-- them): read in play, they would tell a colluding player the next card; the cards drawn so
+-- far (`drawn`) hold a hole card or a stud hand's down cards while their coup is played.
+-- The auditor reads every other column of those tables.
+-- A suspicion case (the compliance app's tables) names the patron and the reasons: only the
+-- compliance officer reads it (tipping-off), through the application; the auditor's role
+-- reads none of it.
 SELECT format('REVOKE ALL ON TABLE public.%I FROM %I', c.relname, :'auditor_role')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE n.nspname = 'public'
-   AND c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken') \gexec
+ WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND (c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken')
+        OR c.relname LIKE 'compliance\_%') \gexec
 SELECT format('GRANT SELECT (%s) ON TABLE public.%I TO %I',
               string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), s.tab, :'auditor_role')
   FROM (VALUES ('auth_user', ARRAY['password']),
-               ('games_shoe', ARRAY['order', 'salt']),
+               ('games_shoe', ARRAY['order', 'salt', 'drawn']),
                ('patrons_patronpin', ARRAY['pin_hash']),
                ('staff_devicetoken', ARRAY['digest'])) AS s(tab, secret)
   JOIN pg_attribute a ON a.attrelid = to_regclass('public.' || s.tab)
