@@ -163,17 +163,26 @@ def _sealed_shuffle(shoe: Shoe) -> tuple[int, str, int] | None:
 def _last_draw(shoe: Shoe, since: int) -> int | None:
     """The index of the last card the application recorded drawn from ``shoe`` after ``since``
     (a sealed ``CardDealt`` or ``CardBurnt`` naming it), or None when none was."""
-    # Newest first along the (type, position) index: the previous coup's last card is near the tail.
-    rows = (
-        Event.objects.filter(type__in=DRAW_EVENTS, position__gt=since, data__shoe=str(shoe.id))
-        .order_by("-position")
-        .values_list(*SEAL_FIELDS, "data")
-        .iterator(chunk_size=20)
-    )
-    for (data,) in sealed_rows(rows, chunk=20):
-        if isinstance(data.get("index"), int):
-            return data["index"]
-    return None
+    # One type a query, newest first along the (type, position) index: the previous coup's last
+    # card is near the tail, so a few rows are read (both types in one query read them all).
+    last = None
+    for kind in DRAW_EVENTS:
+        before = None
+        while True:
+            found = Event.objects.filter(type=kind, position__gt=since, data__shoe=str(shoe.id))
+            if before is not None:
+                found = found.filter(position__lt=before)
+            # The newest row alone first: it is the one wanted unless forged (each row read is
+            # rehashed before its seal is trusted).
+            rows = list(found.order_by("-position").values_list(*SEAL_FIELDS, "data")[: 1 if before is None else 20])
+            if not rows:
+                break
+            index = next((d["index"] for (d,) in sealed_rows(rows) if isinstance(d.get("index"), int)), None)
+            if index is not None:
+                last = index if last is None else max(last, index)
+                break
+            before = rows[-1][0]  # the position: the page's oldest row
+    return last
 
 
 def shuffle_faults(shoe: Shoe) -> list[str]:
