@@ -4,6 +4,11 @@ A shuffled shoe's order is drawn with ``secrets`` (``random.SystemRandom``) and 
 by SHA-256 with a random salt in ``ShoeShuffled``; the order and the salt stay private in
 the shoe's row until ``ShoeClosed`` reveals them, so anyone can then check the commitment
 and every ``CardDealt`` against it (``manage.py shoe verify``). RULES.md §Black jack.
+
+The row is the application role's to write, so it could be rearranged in play (the same cards,
+the next ones chosen): before any card is drawn from a shuffled shoe, the row is checked
+against its sealed ``ShoeShuffled`` and the cards the ledger recorded drawn
+(``check_sealed_shuffle``; ``ledger replay-check`` runs the same check on every shoe in play).
 """
 
 import random

@@ -115,3 +115,15 @@ def test_a_hole_card_and_every_hash_after_it_stay_from_the_auditor_until_the_cou
     verified = _verify_as_auditor(roles_db, tmp_path)
     assert verified.returncode == 0, verified.stderr
     assert verified.stdout.startswith("ledger chain intact: 5 events, head position 5")
+
+
+def test_a_policy_of_anyone_elses_on_the_ledger_is_reported_unguarded(roles_db, tmp_path):
+    """Row security on the ledger is accepted only as the role script sets it up: a policy that
+    hides rows (from the application, from a verify) is named by ``ledger verify``."""
+    chain = Chain(roles_db)
+    chain.append("cage", "CageOpened", {})
+    with connect_as(roles_db, roles_db["user"]) as superuser:
+        superuser.execute("CREATE POLICY hide_the_tail ON ledger_event AS RESTRICTIVE FOR SELECT USING (position < 1)")
+    verified = _verify_as_auditor(roles_db, tmp_path)
+    assert verified.returncode == 1
+    assert "row level security enabled on ledger_event other than deploy/postgres_roles.sql's" in verified.stderr
