@@ -141,6 +141,7 @@ DRAW_EVENTS = ("CardDealt", "CardBurnt")
 # event never changes, and a shoe's id is never reused. The last card drawn is never cached: a
 # cached draw from a command that later rolled back would pass a shoe that lost it.
 _sealed_shuffles: dict[str, tuple[int, str, int]] = {}
+_SEALED_SHUFFLES_KEPT = 4096
 
 
 def _sealed_shuffle(shoe: Shoe) -> tuple[int, str, int] | None:
@@ -161,6 +162,8 @@ def _sealed_shuffle(shoe: Shoe) -> tuple[int, str, int] | None:
     if not isinstance(data.get("commitment"), str):
         return None
     sealed = (position, data["commitment"], burned)
+    if len(_sealed_shuffles) >= _SEALED_SHUFFLES_KEPT:  # a one-deck shoe a stud coup: keep it bounded
+        _sealed_shuffles.clear()
     _sealed_shuffles[key] = sealed
     return sealed
 
