@@ -24,8 +24,9 @@
 --     ledger_accountbalance, ledger_projectioncheckpoint, ledger_auditentry, ledger_tabledaystats,
 --     ledger_patrondayrating; cashier_*, games_*, auth_*, django_* except django_migrations,
 --     which it may only read) and USAGE, SELECT on the sequences.
---   * auditor_role reads every table except django_session, and auth_user without `password`;
---     its sessions are read-only by default.
+--   * auditor_role reads every table except django_session and the compliance app's tables
+--     (suspicion cases), auth_user without `password`, games_shoe without `order`, `salt` and
+--     `drawn`; its sessions are read-only by default.
 --   * Neither owns anything, creates anything, nor is a member of the owner role; none of the
 --     three is superuser or may create roles or databases.
 --   * The owner role cannot lift the append-only lock either: event triggers in the
@@ -164,16 +165,21 @@ GRANT SELECT ON ALL TABLES IN SCHEMA public TO :"auditor_role";
 -- Session keys are credentials; so are password hashes, a patron's PIN hash (four digits:
 -- read, it is guessed offline in 10,000 tries) and a device token's digest. A shoe's card
 -- order and salt stay private until the shoe closes (its ShoeClosed event then publishes
--- them): read in play, they would tell a colluding player the next card. The auditor reads
--- every other column of those tables.
+-- them): read in play, they would tell a colluding player the next card; the cards drawn so
+-- far (`drawn`) hold a hole card or a stud hand's down cards while their coup is played.
+-- The auditor reads every other column of those tables.
+-- A suspicion case (the compliance app's tables) names the patron and the reasons: only the
+-- compliance officer reads it (tipping-off), through the application; the auditor's role
+-- reads none of it.
 SELECT format('REVOKE ALL ON TABLE public.%I FROM %I', c.relname, :'auditor_role')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE n.nspname = 'public'
-   AND c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken') \gexec
+ WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND (c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken')
+        OR c.relname LIKE 'compliance\_%') \gexec
 SELECT format('GRANT SELECT (%s) ON TABLE public.%I TO %I',
               string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), s.tab, :'auditor_role')
   FROM (VALUES ('auth_user', ARRAY['password']),
-               ('games_shoe', ARRAY['order', 'salt']),
+               ('games_shoe', ARRAY['order', 'salt', 'drawn']),
                ('patrons_patronpin', ARRAY['pin_hash']),
                ('staff_devicetoken', ARRAY['digest'])) AS s(tab, secret)
   JOIN pg_attribute a ON a.attrelid = to_regclass('public.' || s.tab)
@@ -326,10 +332,30 @@ BEGIN
     IF found IS NOT NULL THEN
         RETURN format('table %s', found);
     END IF;
+    -- Row security only as this script sets it up below: every role reads and writes every row
+    -- (casino_everyone), and a role that may not append (the auditor's) reads the ledger below
+    -- the first face-down card of a coup in play (casino_auditor_coups_in_play). Any other
+    -- policy, or either one changed, or FORCE, is someone else's and may hide rows.
     SELECT string_agg(c.relname, ', ') INTO found
-      FROM pg_class c WHERE c.oid IN (SELECT casino_guard.append_only_tables()) AND (c.relrowsecurity OR c.relforcerowsecurity);
+      FROM pg_class c WHERE c.oid IN (SELECT casino_guard.append_only_tables())
+       AND (c.relforcerowsecurity
+            OR (c.relrowsecurity AND NOT EXISTS (SELECT 1 FROM pg_policy p
+                                                  WHERE p.polrelid = c.oid AND p.polname = 'casino_everyone'))
+            OR EXISTS (SELECT 1 FROM pg_policy p
+                        WHERE p.polrelid = c.oid
+                          AND NOT ((p.polname = 'casino_everyone' AND p.polpermissive AND p.polcmd = '*'
+                                    AND p.polroles = '{0}'::oid[]
+                                    AND pg_get_expr(p.polqual, p.polrelid) = 'true'
+                                    AND pg_get_expr(p.polwithcheck, p.polrelid) = 'true')
+                                OR (p.polname = 'casino_auditor_coups_in_play' AND NOT p.polpermissive
+                                    AND p.polcmd = 'r' AND 0 <> ALL (p.polroles)
+                                    AND pg_get_expr(p.polqual, p.polrelid) = '("position" < COALESCE(( SELECT '
+                                        'casino_guard.ledger_withheld_from() AS ledger_withheld_from), '
+                                        '''9223372036854775807''::bigint))'
+                                    AND NOT EXISTS (SELECT 1 FROM unnest(p.polroles) AS r(oid)
+                                                     WHERE has_table_privilege(r.oid, c.oid, 'INSERT'))))));
     IF found IS NOT NULL THEN
-        RETURN format('row level security enabled on %s', found);
+        RETURN format('row level security enabled on %s other than deploy/postgres_roles.sql''s', found);
     END IF;
     SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
       FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
@@ -500,6 +526,50 @@ DROP EVENT TRIGGER IF EXISTS casino_guard_on_create;
 CREATE EVENT TRIGGER casino_guard_on_rewrite ON table_rewrite EXECUTE FUNCTION casino_guard.on_rewrite();
 CREATE EVENT TRIGGER casino_guard_on_create ON ddl_command_end EXECUTE FUNCTION casino_guard.on_create();
 SELECT casino_guard.ledger_begun() AS casino_guard_armed \gset
+
+-- A coup in play, as the auditor's role reads it: a card dealt face down (a hole card, a stud
+-- hand's down cards: `face` down or hole) stays out of its reads until the coup's stream holds
+-- RoundSettled or RoundVoided, as the application's readers withhold it (ledger/withheld.py).
+-- Not only the card's row: every hash from it onwards gives the card away (52 guesses against
+-- the envelope shown), so the auditor reads the ledger, the audit trail's hashes, the signed
+-- checkpoints' and the verifications' heads only below the first such card; the rest shows
+-- once the coup is over. A sealed range holds none (seal_gaming_day refuses to seal one), so
+-- only the events after the latest seal's range are searched. SECURITY DEFINER: the search
+-- reads past the auditor's own policy (a policy may not read its own table).
+CREATE OR REPLACE FUNCTION casino_guard.ledger_withheld_from() RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $guard$
+DECLARE
+    sealed bigint;
+    first_withheld bigint;
+BEGIN
+    IF to_regclass('public.ledger_event') IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT (s.data->>'last_position')::bigint INTO sealed FROM public.ledger_event s
+     WHERE s.type = 'GamingDaySealed' ORDER BY s.position DESC LIMIT 1;
+    SELECT min(e.position) INTO first_withheld FROM public.ledger_event e
+     WHERE e.position > coalesce(sealed, 0)
+       AND e.data ? 'card' AND e.data->>'face' IN ('down', 'hole')
+       AND NOT EXISTS (SELECT 1 FROM public.ledger_event o
+                        WHERE o.stream = 'round/' || (e.data->>'round')
+                          AND o.type IN ('RoundSettled', 'RoundVoided'));
+    RETURN first_withheld;
+END $guard$;
+REVOKE ALL ON FUNCTION casino_guard.ledger_withheld_from() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION casino_guard.ledger_withheld_from() TO PUBLIC;
+
+-- Every other role reads and writes as before (casino_everyone); the owner owns the tables and
+-- is not subject to their policies. (SELECT …): the search runs once a query, not once a row.
+SELECT format('ALTER TABLE public.%I ENABLE ROW LEVEL SECURITY', t.tab),
+       format('DROP POLICY IF EXISTS casino_everyone ON public.%I', t.tab),
+       format('CREATE POLICY casino_everyone ON public.%I USING (true) WITH CHECK (true)', t.tab),
+       format('DROP POLICY IF EXISTS casino_auditor_coups_in_play ON public.%I', t.tab),
+       format('CREATE POLICY casino_auditor_coups_in_play ON public.%I AS RESTRICTIVE FOR SELECT TO %I'
+              ' USING (%I < coalesce((SELECT casino_guard.ledger_withheld_from()), 9223372036854775807))',
+              t.tab, :'auditor_role', t.col)
+  FROM (VALUES ('ledger_event', 'position'), ('ledger_auditentry', 'position'),
+               ('ledger_checkpointrecord', 'position'), ('ledger_chainverification', 'head_position')) AS t(tab, col)
+ WHERE to_regclass('public.' || t.tab) IS NOT NULL \gexec
 \endif
 -- The guard is in place (whoever runs this): its four event triggers enabled, owned by a
 -- superuser, and the owner role cannot change their schema.

@@ -4,6 +4,7 @@ from ledger.models import Event
 from ledger.replay import Difference, compare, register
 
 from .models import Bet, ColourStack, Round, Shoe, Table
+from .services.shoes import SHUFFLE_FAULT, shuffle_faults
 
 ROUND_STATES = {
     "RoundOpened": Round.State.BETTING,
@@ -152,11 +153,18 @@ def check_shoes() -> list[Difference]:
         if shoe is not None and event.data.get("index") is not None:
             shoe["last_index"] = max(shoe.get("last_index", -1), event.data["index"])
     live = {}
+    sealed: list[Difference] = []
     for shoe in Shoe.objects.all():
         live[str(shoe.id)] = {"version": shoe.version, "state": shoe.state, "mode": shoe.mode, "decks": shoe.decks}
         if "last_index" in replayed.get(str(shoe.id), {}):
             live[str(shoe.id)]["last_index"] = len(shoe.drawn) - 1
-    return list(compare("shoe", live, replayed))
+        # A shoe not yet revealed holds the next cards in its row: they must still be the order
+        # its sealed ShoeShuffled committed to (a closed one's reveal is ``shoe verify``'s).
+        if shoe.mode == Shoe.Mode.SHUFFLED and shoe.state in (Shoe.State.IN_PLAY, Shoe.State.EXHAUSTED):
+            sealed += [
+                Difference("shoe", str(shoe.id), "order", fault, SHUFFLE_FAULT) for fault in shuffle_faults(shoe)
+            ]
+    return list(compare("shoe", live, replayed)) + sealed
 
 
 @register

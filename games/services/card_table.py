@@ -45,7 +45,7 @@ from ..rules.chips import ChipIncrements
 from ..rules.shoe import ShoeOrder, commitment
 from ..selectors import round_for_update
 from .refusals import refused
-from .shoes import active_shoe, close_shoe, draw_reported
+from .shoes import active_shoe, check_sealed_shuffle, close_shoe, draw_reported
 
 # A settled bet's outcome → its transition (``Bet``'s state machine).
 TRANSITIONS = {"won": "win", "lost": "lose", "pushed": "push", "refait": "give_back"}
@@ -335,9 +335,11 @@ def deal_from_order(
     shoe: Shoe | None, wants_card: Callable[[], bool], deal: Callable[[str, int], list[NewEvent]]
 ) -> list[NewEvent]:
     """Draw from a shuffled shoe's committed order while ``wants_card()``; ``deal(card, index)``
-    gives each to the game and says what it records. A card-reading shoe draws nothing here."""
+    gives each to the game and says what it records. A card-reading shoe draws nothing here; a
+    shuffled one whose row strays from its sealed shuffle is refused (``check_sealed_shuffle``)."""
     events = []
     while shoe is not None and shoe.mode == Shoe.Mode.SHUFFLED and wants_card():
+        check_sealed_shuffle(shoe)
         index = len(shoe.drawn)
         card = shoe.order[index]
         shoe.drawn = [*shoe.drawn, card]
@@ -351,6 +353,7 @@ def deal_whole_coup(cmd: Command, coup: Round, play: Callable, settle: Callable)
     ``settle(cmd, coup, shoe, result, events)`` settles it. From a card-reading shoe the coup
     only starts: its cards are reported (``report_to_whole_coup``). Returns the cards dealt."""
     shoe = shoe_in_play(coup)
+    check_sealed_shuffle(shoe)
     bets_closed(coup)
     events = dealing_started(coup, shoe)
     if shoe.mode == Shoe.Mode.READER:

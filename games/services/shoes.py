@@ -4,6 +4,11 @@ A shuffled shoe's order is drawn with ``secrets`` (``random.SystemRandom``) and 
 by SHA-256 with a random salt in ``ShoeShuffled``; the order and the salt stay private in
 the shoe's row until ``ShoeClosed`` reveals them, so anyone can then check the commitment
 and every ``CardDealt`` against it (``manage.py shoe verify``). RULES.md §Black jack.
+
+The row is the application role's to write, so it could be rearranged in play (the same cards,
+the next ones chosen): before any card is drawn from a shuffled shoe, the row is checked
+against its sealed ``ShoeShuffled`` and the cards the ledger recorded drawn
+(``check_sealed_shuffle``; ``ledger replay-check`` runs the same check on every shoe in play).
 """
 
 import random
@@ -15,6 +20,7 @@ from basis.errors import RuleError
 from core.ids import uuid_of
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.models import Event
 from ledger.store import NewEvent
 
@@ -122,6 +128,109 @@ def shoe_close(*, shoe_id: str, actor: str, idempotency_key: str | None = None) 
             return cmd.finish(close_shoe(cmd, shoe))
         except TransitionNotAllowed:
             raise StateConflict(f"shoe {shoe_id} is {shoe.state}", field="shoe") from None
+
+
+# --- the shoe against its sealed shuffle ---------------------------------------------------------
+
+SHUFFLE_FAULT = "the shoe differs from its sealed shuffle"
+# What takes a card off a shoe's order at its index (a card burnt from a hand has a place there
+# instead, and takes nothing from the shoe).
+DRAW_EVENTS = ("CardDealt", "CardBurnt")
+
+# A shoe's sealed ShoeShuffled (its position and commitment), read once a process: a sealed
+# event never changes, and a shoe's id is never reused. The last card drawn is never cached: a
+# cached draw from a command that later rolled back would pass a shoe that lost it.
+_sealed_shuffles: dict[str, tuple[int, str, int]] = {}
+_SEALED_SHUFFLES_KEPT = 4096
+
+
+def _sealed_shuffle(shoe: Shoe) -> tuple[int, str, int] | None:
+    """``(position, commitment, burned)`` of the shoe's sealed ``ShoeShuffled`` (the cards its
+    sealed ``CardsBurned`` took, 0 when none), or None when the application recorded none."""
+    key = str(shoe.id)
+    if key in _sealed_shuffles:
+        return _sealed_shuffles[key]
+    head = Event.objects.filter(stream=shoe.stream, version__in=[1, 2]).order_by("version")
+    found = {
+        kind: (position, data)
+        for kind, position, data in sealed_rows(head.values_list(*SEAL_FIELDS, "type", "position", "data"))
+    }
+    if "ShoeShuffled" not in found:
+        return None
+    position, data = found["ShoeShuffled"]
+    burned = found["CardsBurned"][1]["count"] if "CardsBurned" in found else 0
+    if not isinstance(data.get("commitment"), str):
+        return None
+    sealed = (position, data["commitment"], burned)
+    if len(_sealed_shuffles) >= _SEALED_SHUFFLES_KEPT:  # a one-deck shoe a stud coup: keep it bounded
+        _sealed_shuffles.clear()
+    _sealed_shuffles[key] = sealed
+    return sealed
+
+
+def _last_draw(shoe: Shoe, since: int) -> int | None:
+    """The index of the last card the application recorded drawn from ``shoe`` after ``since``
+    (a sealed ``CardDealt`` or ``CardBurnt`` naming it), or None when none was."""
+    # One type a query, newest first along the (type, position) index: the previous coup's last
+    # card is near the tail, so a few rows are read (both types in one query read them all).
+    last = None
+    for kind in DRAW_EVENTS:
+        before = None
+        while True:
+            found = Event.objects.filter(type=kind, position__gt=since, data__shoe=str(shoe.id))
+            if before is not None:
+                found = found.filter(position__lt=before)
+            # The newest row alone first: it is the one wanted unless forged (each row read is
+            # rehashed before its seal is trusted).
+            rows = list(found.order_by("-position").values_list(*SEAL_FIELDS, "data")[: 1 if before is None else 20])
+            if not rows:
+                break
+            index = next((d["index"] for (d,) in sealed_rows(rows) if isinstance(d.get("index"), int)), None)
+            if index is not None:
+                last = index if last is None else max(last, index)
+                break
+            before = rows[-1][0]  # the position: the page's oldest row
+    return last
+
+
+def shuffle_faults(shoe: Shoe) -> list[str]:
+    """How a shuffled shoe's row strays from what the ledger sealed (empty = sound): its order
+    and salt must still give the commitment of its sealed ``ShoeShuffled``, the cards out of it
+    must be the top of that order, and as many as the sealed burns and draws took."""
+    sealed = _sealed_shuffle(shoe)
+    if sealed is None:
+        return ["no sealed ShoeShuffled"]
+    position, sealed_commitment, burned = sealed
+    faults = []
+    try:
+        order = ShoeOrder(tuple(shoe.order))
+    except (RuleError, TypeError):
+        return ["its order is not a full shoe"]
+    if shoe.commitment != sealed_commitment:
+        faults.append("its commitment is not the sealed one")
+    if not verify_commitment(order, shoe.salt, sealed_commitment):
+        faults.append("its order and salt do not give the sealed commitment")
+    drawn = list(shoe.drawn) if isinstance(shoe.drawn, list) else []
+    if drawn != list(order.cards[: len(drawn)]):
+        faults.append("the cards out of it are not the top of its order")
+    last = _last_draw(shoe, position)
+    expected = burned if last is None else max(burned, last + 1)
+    if len(drawn) != expected:
+        faults.append(f"{len(drawn)} cards are out of it, the ledger took {expected}")
+    return faults
+
+
+def check_sealed_shuffle(shoe: Shoe) -> None:
+    """Before a card is drawn from a shuffled shoe's order: ``StateConflict`` (409, ``shoe``)
+    unless the row still matches its sealed shuffle (``shuffle_faults``). The row and its
+    order are private, but the application's database role can rewrite them; the commitment is
+    in a sealed event it cannot forge. Checked once for a loaded row: the draws that follow in
+    the same command are the application's own, not yet in the ledger."""
+    if shoe.mode != Shoe.Mode.SHUFFLED or getattr(shoe, "_sealed_checked", False):
+        return
+    if shuffle_faults(shoe):
+        raise StateConflict(SHUFFLE_FAULT, field="shoe")
+    shoe._sealed_checked = True
 
 
 def draw_reported(shoe: Shoe, card: str) -> None:

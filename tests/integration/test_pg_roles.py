@@ -56,13 +56,17 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
             auditor.execute("SELECT password FROM auth_user")
         with pytest.raises(errors.InsufficientPrivilege):
             auditor.execute("SELECT session_key FROM django_session")
-        # A shoe's order and salt in play would give the next card; a PIN hash, the PIN.
+        # A shoe's order and salt in play would give the next card, the cards drawn a hole card;
+        # a PIN hash, the PIN; a suspicion case would tip the patron off.
         auditor.execute("SELECT id, state, commitment FROM games_shoe")
         auditor.execute("SELECT patron_id, set_at, failed_attempts FROM patrons_patronpin")
         auditor.execute("SELECT name, kind, table_code FROM staff_devicetoken")
         for secret in (
             'SELECT "order" FROM games_shoe',
             "SELECT salt FROM games_shoe",
+            "SELECT drawn FROM games_shoe",  # the cards out of the shoe: a hole card in play
+            "SELECT content FROM compliance_caserecord",  # a suspicion case: the compliance officer's
+            "SELECT count(*) FROM compliance_caserecord",
             "SELECT * FROM games_shoe",
             "SELECT pin_hash FROM patrons_patronpin",
             "SELECT digest FROM staff_devicetoken",

@@ -120,6 +120,8 @@ class Command(BaseCommand):
             if mine
             else f"no checkpoint in {checkpoints.directory()}: a rewritten chain or a cut tail would pass"
         )
+        if result.reason:  # the auditor's role during a coup: the chain as far as it reads
+            self.stdout.write(f"ledger chain verified up to position {result.head_position} only: {result.reason}")
         self.stdout.write(
             f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
             f"head hash {result.head_hash}; {anchored}; ledger {anchors.ledger.ledger_id or '(not named yet)'}"
