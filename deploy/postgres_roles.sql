@@ -349,9 +349,13 @@ BEGIN
                                     AND pg_get_expr(p.polwithcheck, p.polrelid) = 'true')
                                 OR (p.polname = 'casino_auditor_coups_in_play' AND NOT p.polpermissive
                                     AND p.polcmd = 'r' AND 0 <> ALL (p.polroles)
-                                    AND pg_get_expr(p.polqual, p.polrelid) = '("position" < COALESCE(( SELECT '
+                                    AND pg_get_expr(p.polqual, p.polrelid) IN (
+                                        '("position" < COALESCE(( SELECT '
                                         'casino_guard.ledger_withheld_from() AS ledger_withheld_from), '
-                                        '''9223372036854775807''::bigint))'
+                                        '''9223372036854775807''::bigint))',
+                                        '(head_position < COALESCE(( SELECT '
+                                        'casino_guard.ledger_withheld_from() AS ledger_withheld_from), '
+                                        '''9223372036854775807''::bigint))')
                                     AND NOT EXISTS (SELECT 1 FROM unnest(p.polroles) AS r(oid)
                                                      WHERE has_table_privilege(r.oid, c.oid, 'INSERT'))))));
     IF found IS NOT NULL THEN
