@@ -21,6 +21,7 @@ from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from patrons.models import Patron
 from tests.conftest import ACTOR, make_patron
+from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +183,17 @@ def test_untouched_bets_settle_as_before(roulette_coup):
     assert (settled["staked_cents"], settled["returned_cents"], settled["bets_settled"]) == (1_000, 0, 1)
     assert _chips(patron) == 99_000
     assert replay_check() == []
+
+
+def test_a_placement_forged_at_the_tail_to_match_the_raised_row_is_left_out(roulette_coup):
+    """The row raised and a ``BetPlaced`` of 30,000 INSERTed after it, hashed as the store
+    hashes but without the application's seal: the settlement folds only sealed events."""
+    coup, bet, patron = roulette_coup
+    placed = Event.objects.get(type="BetPlaced").data
+    forge("BetPlaced", {**placed, "stake_cents": 30_000}, f"round/{coup}")
+    _sql_update_bet(bet, stake_cents=30_000)
+
+    with pytest.raises(StateConflict, match=r"differs from its ledger events \(stake_cents\)"):
+        round_record_result(round_id=coup, number=1, actor=ACTOR)
+
+    assert _chips(patron) == 99_000
