@@ -22,13 +22,18 @@ from patrons.services import self_limit as self_limits
 from .models import Bet, Round, Table
 from .rules.roulette import InvalidBet
 from .rules.roulette_table import RouletteTableRules
+from .table_record import LATEST_RULES_SQL, rules_as_recorded
 
 
-def table_for_update(code: str) -> Table:
-    """The table row, locked until commit; ``NotFound`` (404) when there is none."""
+def table_for_update(code: str, *, rules_checked: bool = True) -> Table:
+    """The table row, locked until commit; ``NotFound`` (404) when there is none;
+    ``StateConflict`` (field ``rules``) when its rules are not its ledger's
+    (``games.table_record``; ``rules_checked=False``: an opening, which sets them anew)."""
     table = Table.objects.select_for_update().filter(code=code).first() if isinstance(code, str) else None
     if table is None:
         raise NotFound(f"no table {code!r}", field="table")
+    if rules_checked:
+        rules_as_recorded(table)
     return table
 
 
@@ -41,6 +46,7 @@ def round_for_update(round_id: object) -> Round:
     found = Round.objects.select_for_update().select_related("table").filter(pk=key).first()
     if found is None:
         raise NotFound(f"no round {round_id}", field="round")
+    rules_as_recorded(found.table)  # every game's bets and settlements read them from the row
     return found
 
 
@@ -74,7 +80,7 @@ _LIMIT_IN_FORCE_SQL = (
 def _bet_placement_sql() -> str:
     return (
         f"SELECT {columns(Round, 'r')}, {columns(Table, 't')}, {columns(Patron, 'p')}, "
-        f"{_LIMIT_IN_FORCE_SQL}, "
+        f"{_LIMIT_IN_FORCE_SQL}, {LATEST_RULES_SQL}, "
         "(SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_posting l "
         " WHERE l.account = %s AND l.currency = t.currency AND l.event_id <> ALL(%s::bigint[])), "
         "(SELECT json_agg(json_build_array(b.position, b.stake_cents)) FROM games_bet b "
@@ -113,7 +119,8 @@ def bet_placement_reads(round_id: object, patron_code: object) -> BetPlacementRe
     coup = instance(Round, row[: widths[0]])
     coup.table = instance(Table, row[widths[0] : widths[0] + widths[1]])
     patron = instance(Patron, row[widths[0] + widths[1] : sum(widths)])
-    limit, latest_limit, chips, placed, *tip = row[sum(widths) :]
+    limit, latest_limit, latest_rules, chips, placed, *tip = row[sum(widths) :]
+    rules_as_recorded(coup.table, latest_rules)
     if patron is not None:
         limit = self_limits.limit_with_ledger(patron.code, limit, latest_limit, params[0])
     placed = [(p, s) for p, s in placed or ()]

@@ -114,13 +114,18 @@ def _authentic(row: tuple, legs: list[tuple[str, int, str]]) -> bool:
     return hmac.compare_digest(recomputed, hash_)
 
 
-def authenticity(rows: Iterable[tuple], chunk: int = 500) -> Iterator[tuple[tuple, bool]]:
+def authenticity(rows: Iterable[tuple], chunk: int = 500, *, postings: bool = False) -> Iterator[tuple[tuple, bool]]:
     """Each ``values_list(*SEAL_FIELDS)`` row with whether it is the application's (its hash
-    recomputed from its content and postings, then its seal)."""
+    recomputed from its content and postings, then its seal). ``postings``: most rows carry
+    some (a coup's bets), so they are read with every chunk at once."""
     # Most events the authority reads look at carry no postings (an assignment, an account's
     # change): each row is tried without any first, and the postings are read only for the rows
     # that do not match so (one query a chunk, none at all for a login's own events).
     iterator = iter(rows)
+    while postings and (batch := list(islice(iterator, chunk))):
+        legs = _legs([row[0] for row in batch])
+        for row in batch:
+            yield row, _authentic(row, legs.get(row[0], []))
     while batch := list(islice(iterator, chunk)):
         verdicts = [_authentic(row, []) for row in batch]
         unmatched = [row[0] for row, held in zip(batch, verdicts, strict=True) if not held]
@@ -129,13 +134,14 @@ def authenticity(rows: Iterable[tuple], chunk: int = 500) -> Iterator[tuple[tupl
             yield row, held or (row[0] in legs and _authentic(row, legs[row[0]]))
 
 
-def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500) -> Iterator[tuple]:
+def sealed_rows(rows: Iterable[tuple], *, chunk: int = 500, postings: bool = False) -> Iterator[tuple]:
     """``values_list(*SEAL_FIELDS, *rest)`` rows that are the application's, as ``rest``: the
     seal holds and the row is what was sealed (its hash recomputed from its content and
     postings). The others are left out: the reads that grant authority act only on what the
     application wrote (``verify`` names the others). ``chunk``: rows whose postings are read at
-    once (a reader that wants only the first match asks for few)."""
-    for row, authentic in authenticity(rows, chunk):
+    once (a reader that wants only the first match asks for few); ``postings``: read with
+    every chunk, for rows that mostly carry some (``authenticity``)."""
+    for row, authentic in authenticity(rows, chunk, postings=postings):
         if authentic:
             yield row[len(SEAL_FIELDS) :]
 

@@ -4,8 +4,17 @@ The ledger knows no game: each app registers a checker (in its ``AppConfig.ready
 replays its own streams and yields the differences it finds against its models.
 """
 
+import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+
+def _shown(value: object) -> str:
+    # A model's choice (``Table.State.CLOSED``) is shown as the value it stores ('closed'),
+    # never as its Python name: the command's report is read by people.
+    if isinstance(value, enum.Enum):
+        value = value.value
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -19,7 +28,8 @@ class Difference:
     replayed: object
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.id}: {self.field} is {self.live!r} live but {self.replayed!r} from the events"
+        live, replayed = _shown(self.live), _shown(self.replayed)
+        return f"{self.kind} {self.id}: {self.field} is {live} live but {replayed} from the events"
 
 
 Checker = Callable[[], Iterable[Difference]]

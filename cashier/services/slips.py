@@ -39,6 +39,7 @@ from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
@@ -71,7 +72,72 @@ def _slip_for_update(kind: str, serial: object) -> Slip:
     )
     if slip is None:
         raise NotFound(f"no {kind} slip {serial!r}", field="serial")
+    _as_recorded(slip)
     return slip
+
+
+# A slip's step → its state (``cashier.replay`` names the same).
+_STATES = {
+    "Requested": Slip.State.REQUESTED,
+    "Issued": Slip.State.ISSUED,
+    "Delivered": Slip.State.DELIVERED,
+    "Voided": Slip.State.VOIDED,
+    "Reversed": Slip.State.REVERSED,
+}
+
+
+def _recorded(slip: Slip) -> dict | None:
+    """What the slip's row must hold, folded from its sealed events (``slip/<kind>/<serial>``);
+    None when no sealed request opens it."""
+    rows = (
+        Event.objects.filter(stream=slip.stream)
+        .order_by("version")
+        .values_list(*SEAL_FIELDS, "type", "actor", "version", "data")
+    )
+    made = None
+    for event_type, actor, version, data in sealed_rows(rows):
+        step = event_type.removeprefix("Fill").removeprefix("Credit")
+        if step == "Requested":
+            made = {
+                "table": data["table"],
+                "amount_cents": data["amount_cents"],
+                "denominations": data["denominations"],
+                "requested_by": actor,
+            }
+        if made is None:
+            continue
+        if step == "Issued":
+            made |= {"issued_by": data["issued_by"], "runner": data["runner"]}
+        made |= {"state": _STATES.get(step, made.get("state")), "version": version}
+    return made
+
+
+def _as_recorded(slip: Slip) -> None:
+    """``StateConflict`` (409, field ``serial``) when the slip's row differs from its sealed events:
+    its amount, count, table, requester, issuer, runner, state or version changed with raw SQL
+    (a 50,000 EUR fill written down to 10 EUR, under the large-fill signature) moves nothing.
+    The figures of every step come from the row only once it is what the ledger recorded."""
+    made = _recorded(slip)
+    if made is None:
+        differing = ["(no event)"]
+    else:
+        row = {
+            "table": slip.table.code,
+            "amount_cents": slip.amount_cents,
+            "denominations": slip.denominations,
+            "requested_by": slip.requested_by,
+            "issued_by": slip.issued_by,
+            "runner": slip.runner,
+            "state": slip.state,
+            "version": slip.version,
+        }
+        differing = [name for name, value in made.items() if row[name] != value]
+    if differing:
+        raise StateConflict(
+            f"{slip.kind} slip {slip.serial}'s row differs from its ledger events ({', '.join(differing)}): "
+            "it was changed outside the application, nothing moves by it (see ledger replay-check)",
+            field="serial",
+        )
 
 
 def _transition(slip: Slip, step: str) -> None:

@@ -39,6 +39,7 @@ from ledger.store import Leg, NewEvent
 from patrons.models import Patron
 from patrons.services.self_limit import check_self_limit
 
+from ..bet_record import bets_as_recorded
 from ..catalog import spec
 from ..models import Bet, Round, Shoe
 from ..rules.chips import ChipIncrements
@@ -128,7 +129,13 @@ def append(cmd: Command, coup: Round, events: list[NewEvent], *, correlated: boo
 
 
 def close_coup(cmd: Command, coup: Round, events: list[NewEvent], result: dict | None) -> None:
-    """Append ``events``; with a ``result`` (``Round.result``) the coup is settled. Saves the coup."""
+    """Append ``events``; with a ``result`` (``Round.result``) the coup is settled. Saves the coup.
+
+    A settlement is paid from the coup's ``Bet`` rows: with the settled states the game has just
+    saved and ``events``, they must be what the coup's sealed events make (``StateConflict``
+    otherwise, nothing appended: ``games.bet_record``)."""
+    if result is not None:
+        bets_as_recorded(coup, events)
     append(cmd, coup, events)
     if result is not None:
         coup.settle()

@@ -19,6 +19,7 @@ from ledger.errors import InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
 from ledger.store import NewEvent, collector_paused
 
+from ..bet_record import bets_as_recorded
 from ..catalog import spec
 from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
@@ -174,6 +175,8 @@ def round_record_result(
                 field="round",
             )
         _transition(coup, "deal", "record a result")
+        # Paid from the rows below: each must be what its events placed (games.bet_record).
+        bets_as_recorded(coup)
         table = coup.table
         rules = roulette_rules(table)
         coup.result = {"number": number}
@@ -343,6 +346,7 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
             return cmd.result
         coup = round_for_update(round_id)
         _transition(coup, "void", "void")
+        bets_as_recorded(coup)  # the stakes given back are read from the rows
         table = coup.table
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
         # What each bet still has on the layout: its stake, or at black jack also its doubles,

@@ -166,7 +166,7 @@ def table_open(
         if cmd.replayed:
             return cmd.result
         Table.objects.get_or_create(code=code, defaults={"game": game})
-        table = table_for_update(code)
+        table = table_for_update(code, rules_checked=False)  # the opening sets them anew
         if table.game != game:
             raise InvalidInput(f"table {code} is a {table.game} table", field="game")
         refuse_if_closed(current_gaming_day(), what=f"table {code} cannot open on it", field="table")
