@@ -57,7 +57,8 @@ COUNT_ROOM = frozenset({"count_team", "pit_boss", "drop_team", "cage_supervisor"
 EXCEPTION_LOG = frozenset({"auditor", "admin", "cage_supervisor", "pit_boss", "compliance"})
 # The suspicion cases: the compliance officer alone (tipping-off: nobody who deals with the patron).
 COMPLIANCE = frozenset({"compliance"})
-COMP_GIVERS = frozenset({"pit_boss", "cage_supervisor"})
+COMP_GIVERS = frozenset({"pit_boss", "cage_supervisor"})  # also who enters an outage's paper forms
+OUTAGE_DECLARERS = frozenset({"pit_boss", "cage_supervisor", "admin"})
 REPORT_SIGNERS = frozenset({"cashier", "cage_supervisor", "pit_boss", "auditor"})
 PROTECTION_WORK = frozenset({"pit_boss", "admin"})  # game protection's investigations
 PROTECTION_READ = PROTECTION_WORK | {"auditor"}
@@ -222,6 +223,23 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:coup-audit": ({"GET": DASHBOARD}, None),
     "dashboard:patron-lookup": ({"GET": DASHBOARD}, None),
     "dashboard:patron": ({"GET": DASHBOARD}, None),
+    "dashboard:outages": ({"GET": DASHBOARD}, None),
+    "dashboard:outage-declare": ({"POST": DASHBOARD}, None),
+    "dashboard:outage-blank-forms": ({"GET": DASHBOARD}, None),
+    "dashboard:outage-end": ({"POST": DASHBOARD}, None),
+    "dashboard:outage-forms": ({"GET": DASHBOARD}, None),
+    "dashboard:outage-paper-coup": ({"POST": DASHBOARD}, None),
+    "dashboard:outage-form-complete": ({"POST": DASHBOARD}, None),
+    # The paper fallback (docs/outage.md): declared by a pit boss, a cage supervisor or an admin,
+    # coups entered by a pit boss or a cage supervisor, the cage's lines by the cage.
+    "outage-list": ({"GET": ACCOUNTING_READ, "POST": OUTAGE_DECLARERS}, None),
+    "outage-detail": ({"GET": ACCOUNTING_READ}, None),
+    "outage-end": ({"POST": OUTAGE_DECLARERS}, None),
+    "outage-blank-forms": ({"GET": ACCOUNTING_READ}, None),
+    "outage-forms": ({"GET": ACCOUNTING_READ}, None),
+    "paper-form-complete": ({"POST": COMP_GIVERS}, None),
+    "paper-coup-enter": ({"POST": COMP_GIVERS}, None),
+    "paper-cage-enter": ({"POST": frozenset({"cashier", "cage_supervisor"})}, None),
     "dashboard:comp-give": ({"POST": DASHBOARD}, None),
     "dashboard:comp-reverse": ({"POST": DASHBOARD}, None),
     "dashboard:cage": ({"GET": CAGE | AUDIT}, None),  # the cage's book: not open to the pit (SHIFTS.md)
@@ -393,6 +411,8 @@ def _kwargs(name: str, route: str, casino: dict) -> dict:
         "slug": "variances",
         "case": "SC00001",
         "what": "findings",
+        "outage": "OUT1",
+        "form": "OUT1-R1",
     }
     if name.startswith("dashboard:patron"):
         values["code"] = casino["patron"]
