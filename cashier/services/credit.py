@@ -31,6 +31,7 @@ from ledger import accounts, posting_rules, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
+from ledger.event_seals import SEAL_FIELDS, sealed_rows
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
@@ -74,6 +75,18 @@ def markers_outstanding_cents(patron: str) -> int:
 def front_money_cents(patron: str) -> int:
     """The front money ``patron`` has at the cage, in cents, from the ledger."""
     return store.balance(accounts.patron_deposit(patron))
+
+
+def approved_limit_cents(patron: str) -> int | None:
+    """The limit of ``patron``'s credit line as the latest ``CreditLineApproved`` that is the
+    application's says (``ledger.event_seals.sealed_rows``), in cents; None when none is."""
+    rows = (
+        Event.objects.filter(stream=f"credit/{patron}", type="CreditLineApproved")
+        .order_by("-position")
+        .values_list(*SEAL_FIELDS, "data")[:5]
+    )
+    data = next((data for (data,) in sealed_rows(rows)), None)
+    return data.get("after") if isinstance(data, dict) else None
 
 
 def credit_line_set(*, patron: str, limit_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
@@ -138,9 +151,17 @@ def marker_issue(
             return cmd.result
         who = _identified(patron)
         line = CreditLine.objects.select_for_update().filter(patron=who).first()
-        if line is None:
+        limit = approved_limit_cents(who.code)
+        if line is None or limit is None:
             raise StateConflict(f"{who.code} has no credit line", field="patron")
-        remaining = line.limit_cents - markers_outstanding_cents(who.code)
+        if line.limit_cents != limit:
+            # The row is what the pages read; the authority is the cage supervisor's sealed approval.
+            raise StateConflict(
+                f"the credit line of {who.code} differs from its ledger events: {format_cents(limit)} approved, "
+                f"{format_cents(line.limit_cents)} on its row",
+                field="patron",
+            )
+        remaining = limit - markers_outstanding_cents(who.code)
         if amount > remaining:
             raise StateConflict(
                 f"a marker of {format_cents(amount)} is over the remaining credit of {format_cents(max(remaining, 0))}",
