@@ -217,6 +217,19 @@ def _open_form(outage: object, form: object) -> tuple[outage_forms.Outage, dict]
     return found, entry
 
 
+def _mark(found, form: str, moment, *, actor: str, entered, approver: str) -> later_entries.LaterEntry:
+    """What stamps each event a paper line's entry appends: the paper time, the outage and form,
+    who entered it and when, who approved it."""
+    return later_entries.LaterEntry(
+        occurred_at=moment,
+        outage=found.id,
+        form=form,
+        entered_by=actor,
+        entered_at=entered.isoformat(),
+        approved_by=approver,
+    )
+
+
 def _within_outage(found: outage_forms.Outage, moment: datetime) -> None:
     """400 (``occurred_at``) for a paper time outside the outage's window."""
     end = found.ended_at or timezone.now()
@@ -285,14 +298,7 @@ def paper_coup_enter(
                 f"{table}'s coups are entered at its terminal for now: a paper coup is entered at roulette",
                 field="form",
             )
-        mark = later_entries.LaterEntry(
-            occurred_at=moment,
-            outage=found.id,
-            form=entry["form"],
-            entered_by=actor,
-            entered_at=entered.isoformat(),
-            approved_by=approver,
-        )
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
         with within(cmd), later_entries.later_entry(mark):
             coup = round_open(table=table, actor=actor)["round"]
             for index, each in enumerate(bets):
@@ -427,14 +433,7 @@ def paper_cage_enter(
                 f"{entry['form']} is table {entry['table']}'s form: the cage's has its own", field="form"
             )
         _within_outage(found, moment)
-        mark = later_entries.LaterEntry(
-            occurred_at=moment,
-            outage=found.id,
-            form=entry["form"],
-            entered_by=actor,
-            entered_at=entered.isoformat(),
-            approved_by=approver,
-        )
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
         with within(cmd), later_entries.later_entry(mark):
             done = CAGE_TRANSACTIONS[transaction](patron=patron, amount_cents=amount_cents, actor=actor)
         result = {
