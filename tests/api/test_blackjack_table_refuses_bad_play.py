@@ -17,7 +17,9 @@ from django.db.models import Sum
 from games.models import Shoe
 from games.rules.blackjack_table import PRESETS
 from games.selectors import settlements_net_cents, table_win_cents
+from games.services.tables import table_close
 from ledger import accounts, store
+from ledger.errors import StateConflict
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
@@ -681,7 +683,9 @@ def test_shoe_start_twice_and_close_mid_coup_are_409(bj):
     bj.coup([(p, 1, 1_000, True)])
     frozen = Frozen(p)
     refused(bj.post(f"/api/shoes/{bj.shoe}/close"), 409, "shoe")
-    refused(bj.post("/api/tables/B1/close"), 409, "table")
+    with pytest.raises(StateConflict) as mid_coup:
+        table_close(code="B1", actor=ACTOR)
+    assert mid_coup.value.field == "table"
     frozen.check()
 
 

@@ -105,7 +105,7 @@ def test_a_device_token_is_hashed_at_rest_and_binds_the_device_to_its_table(floo
         terminal.post("/api/cage/purchases", {"patron": patron, "amount_cents": 100}, format="json").status_code == 403
     )
     assert terminal.get("/api/events/").status_code == 403  # nothing outside its table's dealer endpoints
-    assert terminal.post("/api/tables/R1/close", {}, format="json").status_code == 403  # pit boss only
+    assert terminal.post("/api/tables/R1/closer", {}, format="json").status_code == 403  # pit boss only
 
     assert pit.post("/api/staff/devices/terminal-R1/revoke", {}, format="json").status_code == 200
     assert terminal.post("/api/tables/R1/rounds", {}, format="json").status_code == 401

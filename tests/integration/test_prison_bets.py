@@ -333,8 +333,7 @@ def test_un_apres_after_un_apres_follows_each_double_prison_rule_and_the_close_r
         _tq_coup(api, [], cards)
         _consistent("T1")
     assert _levels() == levels
-    response = api.post("/api/tables/T1/close", {}, format="json")
-    assert response.status_code == 200, response.content[:300]
+    table_close(code="T1", actor=ACTOR)
     assert _levels() == []
     _consistent("T1")
 
