@@ -97,7 +97,9 @@ class Investigations(CommandView):
 
     input_serializer = Input
 
-    @extend_schema(parameters=[StateFilter], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="protection_investigations_list", parameters=[StateFilter], responses={200: OpenApiTypes.OBJECT}
+    )
     def get(self, request):
         query = StateFilter(data=request.query_params)
         query.is_valid(raise_exception=True)
