@@ -21,7 +21,7 @@ from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
 from cashier.services.outage import paper_cage_enter, paper_coup_enter
-from cashier.services.slips import slip_accept, slip_issue, slip_request, slip_reverse, slip_void
+from cashier.services.slips import recorded_slip, slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
@@ -229,11 +229,10 @@ def _table_dealer(table: object, named: object, what: str) -> object:
 
 
 def _slip_table(payload: dict) -> str | None:
-    return (
-        Slip.objects.filter(kind=payload.get("kind"), serial=str(payload.get("serial")))
-        .values_list("table__code", flat=True)
-        .first()
-    )
+    """The table of the payload's slip as its sealed events name it (409 on a row changed
+    outside the application: ``slips.recorded_slip``); None without such a slip."""
+    slip = recorded_slip(payload.get("kind"), payload.get("serial"))
+    return slip.table.code if slip is not None else None
 
 
 def _fill_dealer(payload: dict) -> dict:
@@ -249,7 +248,7 @@ def _fill_dealer(payload: dict) -> dict:
 
 def _slip_count(payload: dict) -> dict:
     """The count a fill's acceptance must match: the slip's own, piece for piece."""
-    slip = Slip.objects.filter(kind=payload.get("kind"), serial=str(payload.get("serial"))).first()
+    slip = recorded_slip(payload.get("kind"), payload.get("serial"))
     return dict(slip.denominations) if slip is not None else {}
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
-from cashier.models import Slip
+from cashier.services.slips import recorded_slip
 from core.ids import uuid_of
 from games.models import Round, Table
+from ledger.errors import StateConflict
 from staff.roles import STAFF_ROLES, Role, roles_of
 from staff.services import dealer_table
 
@@ -37,8 +38,11 @@ def subject_table(approval: Approval) -> str | None:
             return None
         return Round.objects.filter(pk=key).values_list("table__code", flat=True).first()
     if isinstance(payload.get("kind"), str) and isinstance(payload.get("serial"), str | int):
-        slip = Slip.objects.filter(kind=payload["kind"], serial=str(payload["serial"]))
-        return slip.values_list("table__code", flat=True).first()
+        try:
+            slip = recorded_slip(payload["kind"], payload["serial"])
+        except StateConflict:
+            return None  # a row changed outside the application puts no table's dealer in scope
+        return slip.table.code if slip is not None else None
     return None
 
 

@@ -140,6 +140,19 @@ def _as_recorded(slip: Slip) -> None:
         )
 
 
+def recorded_slip(kind: object, serial: object) -> Slip | None:
+    """The slip ``kind`` ``serial`` (its table read with it) as its sealed events recorded it, for
+    those who address a request by it (whose table's dealer counts it, the count he must match);
+    None when there is no such slip. ``StateConflict`` (409, field ``serial``) when its row was
+    changed outside the application (``_as_recorded``): nobody is asked to sign by such a row."""
+    if not isinstance(kind, str) or not isinstance(serial, str | int) or isinstance(serial, bool):
+        return None
+    slip = Slip.objects.select_related("table").filter(kind=kind, serial=str(serial)).first()
+    if slip is not None:
+        _as_recorded(slip)
+    return slip
+
+
 def _transition(slip: Slip, step: str) -> None:
     try:
         getattr(slip, step)()

@@ -8,6 +8,7 @@ from staff.roles import Role, require_role
 
 from ..models import Bet, Table
 from ..selectors import round_in_play, table_for_update
+from ..table_record import rules_as_recorded
 from .tables import _validated_rules, newly_without_edge, require_edge_signature
 
 # The options that decide a bet in prison (RULES.md §Prison bets).
@@ -17,10 +18,12 @@ PRISON_OPTIONS = frozenset({"zero_rule", "double_prison"})
 def rules_change_without_edge(code: object, rules: object) -> list[tuple[str, str]]:
     """``tables.newly_without_edge`` of the rule set table ``code`` would have with ``rules``
     merged in: the bets the change would leave without a house edge that had one; ``[]`` for an
-    unknown table or rules that are no object (the change says why)."""
+    unknown table or rules that are no object (the change says why). ``StateConflict`` (409) when
+    the table's rules row differs from its sealed events: nobody is asked to sign by it."""
     table = Table.objects.filter(code=code).first() if isinstance(code, str) else None
     if table is None or not isinstance(rules, dict):
         return []
+    rules_as_recorded(table)
     return newly_without_edge(table.game, {**table.rules, **rules}, table.rules)
 
 
