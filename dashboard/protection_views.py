@@ -36,7 +36,7 @@ def _rows(rows: list[dict], subject: str, cases: dict) -> list[dict]:
         | {
             "code": row[subject],
             "theory_cents": round(row["theoretical_win"]),
-            "sd_cents": round(row["sd_cents"]),
+            "sd_cents": row["sd_cents"],
             "z_words": z_words(row["z"]),
             "case": cases.get((subject, row[subject])),
         }

@@ -32,6 +32,7 @@ from django.conf import settings
 
 from games.catalog import UnknownGame, spec
 from games.models import Table
+from games.rules.bet_variance import nearest_root
 from ledger.models import Event
 from ledger.projections.table_stats import DECIDING
 
@@ -86,7 +87,10 @@ def _fraction(text: object) -> Fraction:
 
 
 def judge(sums: _Sums, *, limit: Fraction, least: int) -> dict:
-    """The figures of one table-day or patron-day and whether they are beyond ``limit``."""
+    """The figures of one table-day or patron-day and whether they are beyond ``limit``:
+    ``sd_cents`` the standard deviation of the win in whole cents (``nearest_root``); ``z`` the
+    gap to theory in standard deviations (a float: a ratio, no money); the alarm is decided on
+    the exact fractions."""
     gap = sums.win - sums.theory
     z = gap / Fraction(math.sqrt(sums.variance)) if sums.variance > 0 else None
     judged = sums.variance > 0 and sums.bets >= least
@@ -96,7 +100,7 @@ def judge(sums: _Sums, *, limit: Fraction, least: int) -> dict:
         "win_cents": sums.win,
         "theoretical_win": sums.theory,
         "variance": sums.variance,
-        "sd_cents": math.sqrt(sums.variance),
+        "sd_cents": nearest_root(sums.variance),
         "z": float(z) if z is not None else None,
         "judged": judged,
         "alarm": judged and gap * gap > limit * limit * sums.variance,

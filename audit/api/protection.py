@@ -36,10 +36,9 @@ PERMISSION = roles_allowed(read=READERS, write=WORKERS)
 
 
 def _row(row: dict) -> dict:
-    out = {k: v for k, v in row.items() if k not in ("theoretical_win", "variance", "sd_cents", "z")}
+    out = {k: v for k, v in row.items() if k not in ("theoretical_win", "variance", "z")}
     out["theoretical_win_cents"] = str(row["theoretical_win"])
     out["variance_cents2"] = str(row["variance"])
-    out["sd_cents"] = f"{row['sd_cents']:.2f}"
     out["z"] = None if row["z"] is None else f"{row['z']:.4f}"
     return out
 

@@ -33,6 +33,7 @@ A distribution is ``((net to the player per unit staked, probability), ...)``; t
 is its negation, with the same variance. Pure: no Django.
 """
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
@@ -259,3 +260,10 @@ def blackjack_line_variance(rules: dict | None, data: dict) -> Fraction:
 def rake_line_variance(rules: dict | None, data: dict) -> Fraction:
     """Classic stud: the house takes the rake whatever the cards: 0."""
     return Fraction(0)
+
+
+def nearest_root(value: Fraction) -> int:
+    """The square root of ``value`` (cents², exact) rounded to the nearest whole cent, halves
+    up: a standard deviation a person reads, in integer cents, never a float."""
+    root = math.isqrt(math.floor(value))
+    return root + 1 if (root + Fraction(1, 2)) ** 2 <= value else root

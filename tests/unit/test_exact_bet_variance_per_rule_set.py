@@ -13,6 +13,7 @@ from games.rules.bet_variance import (
     caribbean_line_variance,
     mean,
     moments,
+    nearest_root,
     roulette_distribution,
     roulette_line_variance,
     tq_distribution,
@@ -100,3 +101,20 @@ def test_every_game_declares_a_line_variance_and_black_jack_is_the_labelled_publ
     assert all(spec.line_variance is not None for spec in GAMES.values() if spec.code != "toy")
     assert GAMES["blackjack"].line_variance({}, {}) == BLACKJACK_PUBLISHED_SD**2 == F(529, 400)
     assert GAMES["classic_stud"].line_variance({}, {}) == 0
+
+
+@pytest.mark.parametrize(
+    ("variance", "cents"),
+    [
+        (F(0), 0),
+        (F(1), 1),
+        (F(2), 1),  # 1.414…
+        (F(9, 4), 2),  # 1.5 exactly: halves up
+        (F(224), 15),  # 14.966…
+        (F(10_000**2), 10_000),
+        (F(10_000**2 + 10_000), 10_000),  # 10,000.49998…
+        (F(10_000**2 + 10_001), 10_001),  # 10,000.50003…
+    ],
+)
+def test_a_standard_deviation_is_rounded_to_the_nearest_whole_cent(variance, cents):
+    assert nearest_root(variance) == cents
