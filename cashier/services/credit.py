@@ -289,38 +289,42 @@ def marker_pay(*, serial: str, amount_cents: int, method: str, actor: str, idemp
             raise InsufficientChips(
                 f"{code} has not {format_cents(amount)} of {method.replace('_', ' ')}", field="amount_cents"
             )
-        marker.paid_cents += amount
-        if marker.paid_cents == marker.amount_cents:
-            marker.settle()
-        data = {
-            "serial": serial,
-            "patron": code,
-            "amount_cents": amount,
-            "method": method,
-            "paid_cents": marker.paid_cents,
-            "outstanding_cents": marker.outstanding_cents,
-        }
+        data = {"serial": serial, "patron": code, "amount_cents": amount, "method": method}
         legs = posting_rules.marker_paid(code, amount, method=method)
         if window is not None and method != "front_money":  # front money stays the patron's, off the drawer
             legs += posting_rules.window_share(window, **{"cash" if method == "cash" else "chips": amount})
             data["window"] = window
-        (event,) = cmd.append(
-            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaid", data, legs)]
-        )
-        decisions = aml.screen_cash(cmd, patron=marker.patron, event=event) if method == "cash" else []
-        marker.version = event.version
-        marker.save()
-        return cmd.finish(
-            {
-                "serial": serial,
-                "patron": code,
-                "paid_cents": marker.paid_cents,
-                "outstanding_cents": marker.outstanding_cents,
-                "state": marker.state,
-                "event": event.position,
-                "aml": aml.decisions_result(decisions),
-            }
-        )
+        return _record_payment(cmd, marker, "MarkerPaid", data, legs)
+
+
+def _record_payment(cmd, marker: Marker, event_type: str, data: dict, legs: list[Leg]) -> dict:
+    """Book ``data["amount_cents"]`` paid on ``marker`` (settled by the last payment): appends
+    ``event_type`` with ``data`` plus the paid and outstanding cents, screens a cash payment as
+    cash in (AML) and finishes ``cmd`` with the payment's result (``marker_pay``'s shape, plus
+    ``table`` and ``method`` for a payment at a table)."""
+    marker.paid_cents += data["amount_cents"]
+    if marker.paid_cents == marker.amount_cents:
+        marker.settle()
+    data = data | {"paid_cents": marker.paid_cents, "outstanding_cents": marker.outstanding_cents}
+    (event,) = cmd.append(
+        stream=marker.stream, expected_version=marker.version, events=[NewEvent(event_type, data, legs)]
+    )
+    decisions = aml.screen_cash(cmd, patron=marker.patron, event=event) if data["method"] == "cash" else []
+    marker.version = event.version
+    marker.save()
+    at_table = {"table": data["table"], "method": data["method"]} if "table" in data else {}
+    return cmd.finish(
+        {
+            "serial": data["serial"],
+            "patron": data["patron"],
+            **at_table,
+            "paid_cents": marker.paid_cents,
+            "outstanding_cents": marker.outstanding_cents,
+            "state": marker.state,
+            "event": event.position,
+            "aml": aml.decisions_result(decisions),
+        }
+    )
 
 
 def _front_money(patron: str, amount_cents: int, actor: str, *, withdraw: bool, idempotency_key: str | None) -> dict:
@@ -429,38 +433,9 @@ def marker_pay_at_table(
         code = marker.patron.code
         if method == "chips" and store.balance(accounts.patron_chips(code)) < amount:
             raise InsufficientChips(f"{code} has not {format_cents(amount)} of chips", field="amount_cents")
-        marker.paid_cents += amount
-        if marker.paid_cents == marker.amount_cents:
-            marker.settle()
-        data = {
-            "serial": serial,
-            "patron": code,
-            "table": table,
-            "amount_cents": amount,
-            "method": method,
-            "paid_cents": marker.paid_cents,
-            "outstanding_cents": marker.outstanding_cents,
-        }
+        data = {"serial": serial, "patron": code, "table": table, "amount_cents": amount, "method": method}
         legs = posting_rules.marker_paid_at_table(code, amount, table=table, method=method)
-        (event,) = cmd.append(
-            stream=marker.stream, expected_version=marker.version, events=[NewEvent("MarkerPaidAtTable", data, legs)]
-        )
-        decisions = aml.screen_cash(cmd, patron=marker.patron, event=event) if method == "cash" else []
-        marker.version = event.version
-        marker.save()
-        return cmd.finish(
-            {
-                "serial": serial,
-                "patron": code,
-                "table": table,
-                "method": method,
-                "paid_cents": marker.paid_cents,
-                "outstanding_cents": marker.outstanding_cents,
-                "state": marker.state,
-                "event": event.position,
-                "aml": aml.decisions_result(decisions),
-            }
-        )
+        return _record_payment(cmd, marker, "MarkerPaidAtTable", data, legs)
 
 
 def _void_legs(marker: Marker) -> tuple[list[Leg], str | None]:
