@@ -523,37 +523,50 @@ def _words(error: dict) -> str:
     return f"{error['label']}: {error['message']}" if error.get("label") else error["message"]
 
 
+def _ask_with_reason(request, *, kind: str, payload: dict, form: str, failed_with: dict, words: dict, back: str):
+    """Ask for approvals act ``kind`` about ``payload`` with the reason typed in the form (blank:
+    400 on ``reason``, ``words["missing"]``). A refusal about the reason shows under the form
+    ``form``; any other one at the top, after ``words["refused"]``. Done: ``words["asked"]``
+    (``words["again"]`` when the same form was already sent) and back to ``back``."""
+    key = _posted_key(request)
+    reason = (request.POST.get("reason") or "").strip()
+    try:
+        if not reason:
+            raise InvalidInput(words["missing"], field="reason")
+        with replays_noted() as replayed:
+            approval_request(
+                kind=kind, payload=payload | {"reason": reason}, actor=request.user.get_username(), idempotency_key=key
+            )
+    except DomainError as exc:
+        failed = _failed(request, form, exc) | failed_with
+        if failed["error"]["field"] != "reason":  # not about what was typed: said at the top
+            messages.error(request, f"{words['refused']} {_words(failed['error'])}")
+            failed["error"] = None
+        return _page(request, status=exc.status, failed=failed)
+    _done(request, words["asked"], key=key, replayed=replayed, again=words["again"])
+    return redirect(back)
+
+
 @require_POST
 @cage_only
 def reverse_line(request, event: int):
     """Ask for the reversal of a line of the cashier's window: a cage supervisor approves it from
     his own login (``approvals`` act ``cage_transaction_reverse``)."""
-    key = _posted_key(request)
-    reason = (request.POST.get("reason") or "").strip()
-    try:
-        if not reason:
-            raise InvalidInput("say why the line is wrong", field="reason")
-        with replays_noted() as replayed:
-            approval_request(
-                kind="cage_transaction_reverse",
-                payload={"event": event, "reason": reason},
-                actor=request.user.get_username(),
-                idempotency_key=key,
-            )
-    except DomainError as exc:
-        failed = _failed(request, f"reverse-{event}", exc) | {"event": event}
-        if failed["error"]["field"] != "reason":  # not about what she typed: said at the top
-            messages.error(request, f"Reversal not asked. {_words(failed['error'])}")
-            failed["error"] = None
-        return _page(request, status=exc.status, failed=failed)
-    _done(
+    return _ask_with_reason(
         request,
-        "Reversal asked: a cage supervisor approves it from his own login; the line is reversed when he does.",
-        key=key,
-        replayed=replayed,
-        again="the reversal was already asked",
+        kind="cage_transaction_reverse",
+        payload={"event": event},
+        form=f"reverse-{event}",
+        failed_with={"event": event},
+        words={
+            "missing": "say why the line is wrong",
+            "refused": "Reversal not asked.",
+            "asked": "Reversal asked: a cage supervisor approves it from his own login; "
+            "the line is reversed when he does.",
+            "again": "the reversal was already asked",
+        },
+        back=reverse("workstations:cage"),
     )
-    return redirect("workstations:cage")
 
 
 @require_POST
@@ -562,33 +575,21 @@ def marker_void(request, serial: str):
     """Ask for the void of a marker issued in error, with its reason: a cage supervisor other
     than the one asking signs it from his own login (``approvals`` act ``marker_void``); the
     marker's issue is reversed when he does."""
-    key = _posted_key(request)
-    reason = (request.POST.get("reason") or "").strip()
-    try:
-        if not reason:
-            raise InvalidInput("say why the marker was issued in error", field="reason")
-        with replays_noted() as replayed:
-            approval_request(
-                kind="marker_void",
-                payload={"serial": serial, "reason": reason},
-                actor=request.user.get_username(),
-                idempotency_key=key,
-            )
-    except DomainError as exc:
-        failed = _failed(request, f"void-{serial}", exc) | {"serial": serial}
-        if failed["error"]["field"] != "reason":  # not about what was typed: said at the top
-            messages.error(request, f"Void of marker {serial} not asked. {_words(failed['error'])}")
-            failed["error"] = None
-        return _page(request, status=exc.status, failed=failed)
-    _done(
+    return _ask_with_reason(
         request,
-        f"Void of marker {serial} asked: a cage supervisor other than you signs it from his own login; "
-        "the marker is voided when he does.",
-        key=key,
-        replayed=replayed,
-        again=f"the void of marker {serial} was already asked",
+        kind="marker_void",
+        payload={"serial": serial},
+        form=f"void-{serial}",
+        failed_with={"serial": serial},
+        words={
+            "missing": "say why the marker was issued in error",
+            "refused": f"Void of marker {serial} not asked.",
+            "asked": f"Void of marker {serial} asked: a cage supervisor other than you signs it from his own "
+            "login; the marker is voided when he does.",
+            "again": f"the void of marker {serial} was already asked",
+        },
+        back=f"{reverse('workstations:cage')}#markers",
     )
-    return redirect(f"{reverse('workstations:cage')}#markers")
 
 
 @require_POST
