@@ -2,9 +2,10 @@
 
 At the end of a gaming day each table's drop box is removed (``DropBoxRemoved``, one event
 per box) and the count team counts its cash by banknote (``DropCounted``, two distinct
-counters of the role count_team). The expected drop is the table's recorded cash buy-ins of
-that gaming day (the ``CashBuyIn`` events: ``table:<T>:drop +X``). The count moves the cash
-from the drop box to the cage, and the difference to the cage's over/short account::
+counters of the role count_team, neither of the two who removed the box). The expected drop
+is the table's recorded cash buy-ins of that gaming day (the ``CashBuyIn`` events:
+``table:<T>:drop +X``). The count moves the cash from the drop box to the cage, and the
+difference to the cage's over/short account::
 
     table:<T>:drop −expected, cage:cash +counted, cage:over_short +(expected − counted)
 
