@@ -111,6 +111,9 @@ def _large_fill(payload: dict) -> list[dict]:
 
 
 def _counters(payload: dict) -> list[dict]:
+    """The two named counters of a drop box each sign. Neither may be one of its removers: the
+    request's trial run refuses that at once (403, ``count_room.refuse_removers_as_counters``),
+    so no approval waits for a count that could never run."""
     counters = payload.get("counters")
     if not isinstance(counters, list) or len(counters) != 2:
         raise InvalidInput("a count names its two counters", field="counters")
@@ -426,6 +429,7 @@ ACTS: dict[str, Act] = {
                 actor=maker,
                 idempotency_key=k,
             ),
+            subject=("table", "gaming_day"),
         ),
         Act(
             "table_open_counted",

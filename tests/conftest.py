@@ -282,7 +282,8 @@ def played(table):
 
 
 # The people of the cage accounting tests: pit bosses who count openers and ask for slips, a
-# dealer who confirms, the issuing cashier, the cage supervisor, the runner, two counters.
+# dealer who confirms, the issuing cashier, the cage supervisor, the runner, the drop team's two
+# who remove the drop boxes and the two counters who count them (never the same people).
 CAGE_STAFF = {
     "pit1": Role.PIT_BOSS,
     "pit2": Role.PIT_BOSS,
@@ -290,6 +291,8 @@ CAGE_STAFF = {
     "cash1": Role.CASHIER,
     "super1": Role.CAGE_SUPERVISOR,
     "run1": Role.RUNNER,
+    "drop1": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
 }
@@ -399,9 +402,11 @@ def _fast_password_hasher(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def remove_drop_box(clients: dict, table: str, day: str, removers=("count1", "count2"), extra: dict | None = None):
+def remove_drop_box(clients: dict, table: str, day: str, removers=("drop1", "drop2"), extra: dict | None = None):
     """The drop box of ``table`` for ``day`` removed through the API by two people: the first of
-    ``removers`` asks naming both, the second confirms from his own session; the last answer."""
+    ``removers`` asks naming both, the second confirms from his own session; the last answer.
+    By default the drop team's ``drop1`` and ``drop2``: the counters (``count1``, ``count2``)
+    may not count a box they removed."""
     first, second = removers
     body = {"gaming_day": day, "removers": [first, second], **(extra or {})}
     return approve(clients[first].post(f"/api/tables/{table}/drop-removal", body, format="json"), clients[second])

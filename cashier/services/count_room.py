@@ -2,9 +2,10 @@
 
 At the end of a gaming day each table's drop box is removed (``DropBoxRemoved``, one event
 per box) and the count team counts its cash by banknote (``DropCounted``, two distinct
-counters of the role count_team). The expected drop is the table's recorded cash buy-ins of
-that gaming day (the ``CashBuyIn`` events: ``table:<T>:drop +X``). The count moves the cash
-from the drop box to the cage, and the difference to the cage's over/short account::
+counters of the role count_team, neither of the two who removed the box). The expected drop
+is the table's recorded cash buy-ins of that gaming day (the ``CashBuyIn`` events:
+``table:<T>:drop +X``). The count moves the cash from the drop box to the cage, and the
+difference to the cage's over/short account::
 
     table:<T>:drop −expected, cage:cash +counted, cage:over_short +(expected − counted)
 
@@ -24,6 +25,7 @@ from ledger import accounts, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, NotFound, StateConflict
+from ledger.event_seals import sealed_events
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
@@ -83,6 +85,40 @@ def expected_drop_cents(table: str, day: date, *, upto: int | None = None, after
 def box_removal(table: str, day: date) -> Event | None:
     """The ``DropBoxRemoved`` event of the table's box for ``day``, if it was removed."""
     return Event.objects.filter(stream=drop_stream(table, day), type="DropBoxRemoved").first()
+
+
+def box_removers(table: str, day: date) -> list[str] | None:
+    """The people who removed ``table``'s drop box for ``day`` as its sealed ``DropBoxRemoved``
+    event names them (``removers``, two usernames; an older event without the list: its
+    actor), or None when no event the application sealed records the removal
+    (``ledger.event_seals.sealed_events``: a row changed with raw SQL names nobody)."""
+    found = sealed_events(Event.objects.filter(stream=drop_stream(table, day), type="DropBoxRemoved"))
+    if not found:
+        return None
+    data = found[0].data if isinstance(found[0].data, dict) else {}
+    removers = data.get("removers")
+    return [str(r) for r in removers] if isinstance(removers, list) and removers else [found[0].actor]
+
+
+def refuse_removers_as_counters(table: str, day: date, counters: list) -> None:
+    """Segregation of duties in the count room: whoever carried the box to the count room does
+    not count it too. Raises ``RoleRequired`` (403) when one of ``counters`` is one of
+    ``box_removers``, naming him; ``StateConflict`` (409, field ``table``) when no sealed event
+    says who removed the box (its row was altered: ``manage.py ledger verify`` names it)."""
+    removers = box_removers(table, day)
+    if removers is None:
+        raise StateConflict(
+            f"the removal of the drop box of {table} for {day} is not the application's sealed event:"
+            " who removed it cannot be told, so it cannot be counted (run `manage.py ledger verify`)",
+            field="table",
+        )
+    for who in counters:
+        if who in removers:
+            raise RoleRequired(
+                f"counting a drop box: {who} removed the drop box of {table} for {day}"
+                f" (with {' and '.join(r for r in removers if r != who) or 'nobody'});"
+                " two others of the count team count it"
+            )
 
 
 def live_count(table: str, day: date) -> Event | None:
@@ -174,9 +210,12 @@ def drop_count(
     ``cash`` is ``{"<denomination cents>": notes}``; ``counters`` the two count-team users who
     counted (distinct; the actor is a count-team member too). Returns ``{"table",
     "gaming_day", "event", "counted_cents", "expected_cents", "variance_cents"}`` (variance =
-    counted − expected). Raises ``InvalidInput`` (negative or non-integer count, unknown
-    denomination, not two counters), ``RoleRequired`` (403: a counter without the role, or
-    the same counter twice), ``StateConflict`` (box not removed, or already counted).
+    counted − expected). The counters are neither of the two who removed the box (its
+    sealed ``DropBoxRemoved``: ``box_removers``), as a verifier is neither (``drop_recount``).
+    Raises ``InvalidInput`` (negative or non-integer count, unknown denomination, not two
+    counters), ``RoleRequired`` (403, like every "wrong person" refusal here: a counter
+    without the role, the same counter twice, a counter who removed the box),
+    ``StateConflict`` (box not removed, or already counted).
     """
     day = gaming_day_in_reach(gaming_day)
     notes, counted = count_total(cash, cash_denominations(), field="cash")
@@ -205,6 +244,7 @@ def drop_count(
         removal = box_removal(found.code, day)
         if removal is None:
             raise StateConflict(f"the drop box of {found.code} for {day} has not been removed", field="table")
+        refuse_removers_as_counters(found.code, day, [first, second])
         if live_count(found.code, day) is not None:
             raise StateConflict(
                 f"the drop box of {found.code} for {day} is already counted; reverse that count first", field="table"

@@ -148,13 +148,13 @@ def test_a_bad_count_is_400_naming_the_field(opened, user, path, field, body, co
         ("/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1", "pit_boss": ["pit2"]}, "pit_boss"),
         ("/api/tables/T1/closer", {"closer": OPENER, "dealer": "dealer1"}, "pit_boss"),
         ("/api/tables/T1/closer", '{"closer": {"100": 1}, "dealer": "\\ud800", "pit_boss": "pit2"}', "dealer"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-02-30", "removers": ["count1", "count2"]}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": 20261129, "removers": ["count1", "count2"]}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": "99999-01-01", "removers": ["count1", "count2"]}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": None, "removers": ["count1", "count2"]}, "gaming_day"),
-        ("/api/tables/T1/drop-removal", {"removers": ["count1", "count2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-02-30", "removers": ["drop1", "drop2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": 20261129, "removers": ["drop1", "drop2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "99999-01-01", "removers": ["drop1", "drop2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": None, "removers": ["drop1", "drop2"]}, "gaming_day"),
+        ("/api/tables/T1/drop-removal", {"removers": ["drop1", "drop2"]}, "gaming_day"),
         ("/api/tables/T1/drop-removal", {"gaming_day": "2026-01-01"}, "removers"),
-        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-01-01", "removers": ["count1"]}, "removers"),
+        ("/api/tables/T1/drop-removal", {"gaming_day": "2026-01-01", "removers": ["drop1"]}, "removers"),
         (
             "/api/tables/T1/drop-count-reversal",
             {"gaming_day": "2026-01-01", "reason": "   ", "approver": "pit1"},
@@ -168,7 +168,7 @@ def test_a_bad_count_is_400_naming_the_field(opened, user, path, field, body, co
     ],
 )
 def test_junk_fields_are_400_naming_the_field(opened, path, body, field):
-    user = {"slips": "pit1", "closer": "pit1", "drop-removal": "count1", "drop-count-reversal": "count1"}
+    user = {"slips": "pit1", "closer": "pit1", "drop-removal": "drop1", "drop-count-reversal": "count1"}
     who = next((u for key, u in user.items() if f"/{key}" in path), "super1")
     if "shifts" in path:
         who = "cash1"
@@ -347,7 +347,7 @@ def test_a_drop_box_is_removed_and_counted_once(opened):
     refused(remove_drop_box(opened, "NOPE", day), 404, "table", before)
     refused(
         opened["dealer1"].post(
-            "/api/tables/T1/drop-removal", {"gaming_day": day, "removers": ["count1", "count2"]}, format="json"
+            "/api/tables/T1/drop-removal", {"gaming_day": day, "removers": ["drop1", "drop2"]}, format="json"
         ),
         403,
         None,

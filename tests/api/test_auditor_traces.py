@@ -136,10 +136,12 @@ def test_the_drop_count_list_shows_the_drop_as_counted_with_its_variance_apart(a
     from cashier.reports import table_games_daily_report
     from cashier.services.count_room import drop_box_remove, drop_count
 
-    for name in ("count1", "count2"):
-        grant(django_user_model.objects.create_user(username=name, password="x"), Role.COUNT_TEAM)
+    removers_and_counters = {"drop1": Role.DROP_TEAM, "drop2": Role.DROP_TEAM}
+    removers_and_counters |= {"count1": Role.COUNT_TEAM, "count2": Role.COUNT_TEAM}
+    for name, role in removers_and_counters.items():
+        grant(django_user_model.objects.create_user(username=name, password="x"), role)
     day = current_gaming_day()
-    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
     (r1,) = [
         r

@@ -450,7 +450,14 @@ def test_a_large_single_payout_is_an_alert_and_theory_is_the_roulette_edge(pit_b
 
 @pytest.fixture
 def cage_staff(django_user_model):
-    staff = {"cash1": Role.CASHIER, "count1": Role.COUNT_TEAM, "count2": Role.COUNT_TEAM, "dealer3": Role.DEALER}
+    staff = {
+        "cash1": Role.CASHIER,
+        "drop1": Role.DROP_TEAM,
+        "drop2": Role.DROP_TEAM,
+        "count1": Role.COUNT_TEAM,
+        "count2": Role.COUNT_TEAM,
+        "dealer3": Role.DEALER,
+    }
     for name, role in staff.items():
         grant(django_user_model.objects.create_user(username=name, password="x"), role)
 
@@ -536,7 +543,7 @@ def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_bos
     # Under the meaningful drop (1,000.00 EUR) the hold is withheld, with the reason.
     assert figure(card, "hold") == "— (drop under 1,000.00 EUR)"
 
-    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")
     projections.catch_up_all()
     report = table_games_daily_report(day)

@@ -25,6 +25,8 @@ STAFF = {
     "dealer1": Role.DEALER,
     "cash1": Role.CASHIER,
     "super1": Role.CAGE_SUPERVISOR,
+    "drop1": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
 }

@@ -31,6 +31,8 @@ STAFF = {
     "cash1": Role.CASHIER,
     "super1": Role.CAGE_SUPERVISOR,
     "super2": Role.CAGE_SUPERVISOR,
+    "drop1": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
     "count3": Role.COUNT_TEAM,
@@ -136,7 +138,7 @@ def test_a_counted_opener_and_closer_wait_for_each_named_confirmation(clients):
 
 def test_the_counters_of_a_drop_count_each_confirm_themselves(clients, table_t1):
     day = current_gaming_day().isoformat()
-    drop_box_remove(table="T1", gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="T1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     count = {"gaming_day": day, "cash": {"5000": 1}, "counters": ["count1", "count2"]}
     # A count-team member who counted nothing names two others: both must sign.
     asked = clients["count3"].post("/api/tables/T1/drop-count", count, format="json")

@@ -241,7 +241,7 @@ def test_drop_count_moves_the_cash_to_the_cage_and_the_difference_to_over_short(
     with pytest.raises(StateConflict, match="not been removed"):
         drop_count(table="R1", gaming_day=day, cash={"10000": 7}, counters=["count1", "count2"], actor="count1")
     assert (
-        drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])["expected_cents"]
+        drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])["expected_cents"]
         == 70_000
     )
     cash = store.balance(accounts.CAGE_CASH)
@@ -275,7 +275,7 @@ def test_a_gaming_day_closes_once_its_tables_are_closed_and_counted(table, staff
     table_close(code="R1", actor=ACTOR)
     with pytest.raises(StateConflict, match="not counted at R1"):
         gaming_day_close(gaming_day=day, actor="pit1")
-    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
     closed = gaming_day_close(gaming_day=day, actor="pit1")
     assert closed["tables"] == ["R1"]

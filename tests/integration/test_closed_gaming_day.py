@@ -32,7 +32,13 @@ from ..conftest import ACTOR, hand_cage_to, make_patron
 from .concurrency import run_concurrently
 
 STAFF = {"pit1": Role.PIT_BOSS, "super1": Role.CAGE_SUPERVISOR, "cash1": Role.CASHIER, "run1": Role.RUNNER}
-STAFF |= {"count1": Role.COUNT_TEAM, "count2": Role.COUNT_TEAM, "pit2": Role.PIT_BOSS}
+STAFF |= {
+    "drop1": Role.DROP_TEAM,
+    "drop2": Role.DROP_TEAM,
+    "count1": Role.COUNT_TEAM,
+    "count2": Role.COUNT_TEAM,
+    "pit2": Role.PIT_BOSS,
+}
 PAIR = {"type": "chance_simple", "chance": "pair"}
 
 # Two zones 26 hours apart: the same instant is on an earlier gaming day in the first.
@@ -80,7 +86,7 @@ def _deliver_fill(table: str = "R1") -> str:
 
 def _close_and_count(day: str, table: str = "R1") -> None:
     table_close(code=table, actor=ACTOR)
-    drop_box_remove(table=table, gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table=table, gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table=table, gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
 
 
@@ -107,7 +113,7 @@ def closed_day(table, patron, django_user_model):
     slip_issue(kind="fill", serial=serial, runner="run1", actor="cash1")
     slip_accept(kind="fill", serial=serial, actor="pit2", count={"10000": 3})
     table_close(code="R1", actor=ACTOR)
-    drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day, cash={}, counters=["count1", "count2"], actor="count1")
     gaming_day_close(gaming_day=day, actor="pit1")
     return {"day": day, "coup": coup, "serial": serial, "users": users}
@@ -144,7 +150,7 @@ def test_nothing_of_a_closed_day_is_reversed_and_its_report_stands(closed_day):
         rf"gaming day {day} is closed: no drop count of R1 can be added to it",
     )
     _refused(
-        lambda: drop_box_remove(table="R1", gaming_day=day, actor="count1", removers=["count1", "count2"]), "is closed"
+        lambda: drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"]), "is closed"
     )
     assert _figures(day) == report
 

@@ -57,7 +57,7 @@ def scripted_day(table, staff, patron):
     slip_reverse(kind="fill", serial=wrong, reason="wrong table", approver="super1", actor="pit1")
     _slip("credit", {"1000000": 1})
     table_close(code="R1", actor=ACTOR)
-    drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="drop1", removers=["drop1", "drop2"])
     drop_count(
         table="R1",
         gaming_day=day.isoformat(),

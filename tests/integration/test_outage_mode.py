@@ -50,6 +50,8 @@ def floor(db, table):
         "pit1": ["pit_boss"],
         "pit2": ["pit_boss"],
         "super1": ["cage_supervisor"],
+        "drop1": ["drop_team"],
+        "drop2": ["drop_team"],
         "count1": ["count_team"],
         "count2": ["count_team"],
         "audit1": ["auditor"],
@@ -193,7 +195,7 @@ def test_an_outage_on_paper_is_entered_later_approved_reported_and_the_day_seals
 
     # The day closes and seals; the chain verifies, and so does the export, which shows them.
     table_close(code="R1", actor=ACTOR)
-    drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="count1", removers=["count1", "count2"])
+    drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day.isoformat(), cash={}, counters=["count1", "count2"], actor="count1")
     closed = gaming_day_close(gaming_day=day.isoformat(), actor="pit1")
     assert closed["sealed"]["day"] == day.isoformat(), closed["sealed"]
