@@ -162,3 +162,17 @@ def test_the_service_refuses_a_void_after_the_deal_without_another_signer(client
         round_void(round_id=coup, reason="card exposed", actor="pit1", approver="dealer1")
     assert Round.objects.get(pk=coup).state == Round.State.DEALING
     assert voids(coup) == []
+
+
+def test_the_void_waits_on_the_other_pit_boss_approvals_page_and_his_approval_voids_it(clients, client):
+    from django.contrib.auth import get_user_model
+
+    patron, coup = blackjack_coup(cards=("KS",))
+    approval = ask(clients["pit1"], coup).json()["approval"]["id"]
+    client.force_login(get_user_model().objects.get(username="pit2"))
+    page = client.get("/dashboard/approvals/").content.decode()
+    assert "Void coup 1 at table B1 after its deal, every stake back: “card exposed”" in page
+    assert f"/dashboard/approvals/{approval}/approve" in page
+    client.post(f"/dashboard/approvals/{approval}/approve")
+    assert voids(coup)[0]["approved_by"] == "pit2"
+    assert chips(patron) == 100_000
