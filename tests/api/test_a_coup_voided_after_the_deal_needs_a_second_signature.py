@@ -176,3 +176,13 @@ def test_the_void_waits_on_the_other_pit_boss_approvals_page_and_his_approval_vo
     client.post(f"/dashboard/approvals/{approval}/approve")
     assert voids(coup)[0]["approved_by"] == "pit2"
     assert chips(patron) == 100_000
+
+
+def test_the_demo_voids_a_coup_it_left_past_the_deal_with_its_supervisors_signature(cage):
+    from demo.day import SUPERVISOR
+    from demo.roulette import void_leftover_coup
+
+    patron, coup = roulette_coup(closed=True)
+    void_leftover_coup("R1")
+    assert voids(coup)[0]["approved_by"] == SUPERVISOR
+    assert chips(patron) == 100_000
