@@ -26,6 +26,7 @@ from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
 from games.services.corrections import round_reverse
+from games.services.rounds import round_past_the_deal, round_void
 from games.services.table_rules import rules_change_without_edge, table_rules_change
 from games.services.tables import rules_without_edge, table_close, table_open
 from ledger.errors import InvalidInput
@@ -108,6 +109,12 @@ def _large_fill(payload: dict) -> list[dict]:
         return []
     total = count_total(payload["denominations"], chip_denominations(), field="denominations")[1]
     return [slot("approver", TREASURY)] if total > settings.CASINO_LARGE_FILL_CENTS else []
+
+
+def _after_the_deal(payload: dict) -> list[dict]:
+    """A coup voided once its cards are out (at roulette, once betting closed): another pit boss
+    or a cage supervisor signs (``games.services.rounds.past_the_deal``); before, none."""
+    return [slot("approver", SUPERVISORS)] if round_past_the_deal(payload.get("round_id")) else []
 
 
 def _counters(payload: dict) -> list[dict]:
@@ -315,6 +322,17 @@ ACTS: dict[str, Act] = {
     act.kind: act
     for act in (
         _approved("round_reverse", "reversing a coup", 200, round_reverse, "round_id", "reason"),
+        # A coup in play voided: alone before the deal, with any other supervisor's signature after.
+        Act(
+            "round_void",
+            "voiding a coup after the deal",
+            200,
+            _after_the_deal,
+            lambda p, maker, s, k=None: round_void(
+                round_id=p["round_id"], reason=p["reason"], approver=s.get("approver"), actor=maker, idempotency_key=k
+            ),
+            subject=("round_id",),
+        ),
         Act(
             "slip_issue",
             "carrying a slip's chips",

@@ -128,6 +128,8 @@ def approval_words(approval: Approval) -> str:
         return f"{verb} {p.get('kind')} {p.get('serial')}{_slip_place(p)}: “{p.get('reason')}”"
     if kind == "round_reverse":
         return f"Reverse {_coup_words(p.get('round_id'))}: “{p.get('reason')}”"
+    if kind == "round_void":
+        return f"Void {_coup_words(p.get('round_id'))} after its deal, every stake back: “{p.get('reason')}”"
     if kind == "drop_count_reverse":
         return (
             f"Reverse the drop count of table {p.get('table')}, gaming day {p.get('gaming_day')}: “{p.get('reason')}”"

@@ -21,7 +21,7 @@ from games.rules.roulette_table import RouletteTableRules
 from games.selectors import patron_result_cents, round_in_play, settlements_net_cents, table_win_cents
 from games.services.bets import bet_place
 from games.services.colour_chips import colour_chips_buy, colour_chips_change_inverse
-from games.services.rounds import round_close_bets, round_open, round_record_result, round_void
+from games.services.rounds import past_the_deal, round_close_bets, round_open, round_record_result, round_void
 from games.services.tables import table_buy_in
 from ledger import accounts, projections, store
 from ledger.errors import DomainError
@@ -32,7 +32,7 @@ from ledger.verify import verify_chain
 from patrons.selectors import patron_chips_cents
 from patrons.services.patrons import patron_register
 
-from .day import demo_cage_shift_open, demo_table_close, demo_table_open, record_refusal
+from .day import SUPERVISOR, demo_cage_shift_open, demo_table_close, demo_table_open, ensure_demo_staff, record_refusal
 from .players import regular
 
 DEALER = "demo-dealer"
@@ -69,11 +69,17 @@ class SessionReport:
 
 
 def void_leftover_coup(code: str) -> None:
-    """A demo stopped half-way leaves a coup in play: void it so the new session can start."""
+    """A demo stopped half-way leaves a coup in play: void it so the new session can start. Past
+    its deal the demo's cage supervisor signs the void beside the dealer (``round_void``)."""
     table = Table.objects.filter(code=code).first()
     leftover = round_in_play(table) if table else None
     if leftover is not None:
-        round_void(round_id=str(leftover.id), reason="demo restarted after an interrupted session", actor=DEALER)
+        approver = None
+        if past_the_deal(leftover):
+            ensure_demo_staff()
+            approver = SUPERVISOR
+        reason = "demo restarted after an interrupted session"
+        round_void(round_id=str(leftover.id), reason=reason, actor=DEALER, approver=approver)
 
 
 def _ensure_cage(*, share: int = 1) -> None:

@@ -17,6 +17,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/cage/slips/<kind>/<serial>/void`` (``confirmation``: the word VOID typed; a reason,
   the named approver) and ``/reverse`` (the named approver)
 - ``POST /api/rounds/<round_id>/reversal`` (the named approver)
+- ``POST /api/rounds/<round_id>/void`` (a reason; after the deal: any other pit boss or cage
+  supervisor; before it: at once)
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
 - ``POST /api/tables/<code>/drop-removal`` (the two named removers)
 - ``POST /api/tronc/counts`` (each named counter and the manager)
@@ -207,6 +209,21 @@ class RoundReverse(ActView):
     permission_classes = [roles_allowed(write=PIT)]
     act = "round_reverse"
     input_serializer = Signed
+
+
+class RoundVoid(ActView):
+    """Void a coup in play with its ``reason``: every stake goes back. Before the deal (no card
+    drawn; at roulette, betting still open) at once (200); after it, 202 until another pit boss
+    or a cage supervisor confirms from his own login. 409: settled or voided already, or a void
+    of this coup already waiting."""
+
+    permission_classes = [roles_allowed(write=PIT)]
+    act = "round_void"
+
+    class Input(serializers.Serializer):
+        reason = TextField(max_length=500)
+
+    input_serializer = Input
 
 
 class DropCount(ActView):

@@ -26,6 +26,7 @@ urlpatterns = [
     path("tables/<code:code>/drop-count", makers.DropCount.as_view(), name="drop-count"),
     path("tables/<code:code>/drop-count-reversal", makers.DropCountReversal.as_view(), name="drop-count-reversal"),
     path("rounds/<id:round_id>/reversal", makers.RoundReverse.as_view(), name="round-reversal"),
+    path("rounds/<id:round_id>/void", makers.RoundVoid.as_view(), name="round-void"),
     path("cage/slips/<name:kind>/<serial:serial>/issue", makers.SlipIssue.as_view(), name="slip-issue"),
     path("cage/slips/<name:kind>/<serial:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),

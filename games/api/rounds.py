@@ -1,16 +1,17 @@
-"""Coup endpoints every game shares: open, read, bets, rien ne va plus, result, void."""
+"""Coup endpoints every game shares: open, read, bets, rien ne va plus, result (the void, which may
+wait for a second signature: ``approvals.api.makers.RoundVoid``)."""
 
 from rest_framework import generics, serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView, StrictIntegerField, TextField
-from staff.permissions import FLOOR, FLOOR_READERS, PIT, TERMINAL_AND_SHOE, roles_allowed
+from core.views import CentsField, CommandView, StrictIntegerField
+from staff.permissions import FLOOR, FLOOR_READERS, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
 from ..services.bet_batches import bet_batch_place
 from ..services.bet_moves import bet_move, bet_withdraw
 from ..services.bets import bet_place
-from ..services.rounds import round_close_bets, round_open, round_record_result, round_void
+from ..services.rounds import round_close_bets, round_open, round_record_result
 
 
 class BetSerializer(serializers.ModelSerializer):
@@ -141,19 +142,6 @@ class RoundResult(CommandView):
 
     def perform(self, data, *, round_id, **ctx):
         return round_record_result(round_id=round_id, **data, **ctx)
-
-
-class RoundVoid(CommandView):
-    permission_classes = [roles_allowed(write=PIT)]
-
-    class Input(serializers.Serializer):
-        reason = TextField(max_length=500)
-
-    input_serializer = Input
-    success_status = 200
-
-    def perform(self, data, *, round_id, **ctx):
-        return round_void(round_id=round_id, **data, **ctx)
 
 
 class BetWithdraw(CommandView):

@@ -39,5 +39,4 @@ urlpatterns = [
     path("rounds/<id:id>/", rounds.RoundDetail.as_view(), name="round-detail"),
     path("rounds/<id:round_id>/close-bets", rounds.RoundCloseBets.as_view(), name="round-close-bets"),
     path("rounds/<id:round_id>/result", rounds.RoundResult.as_view(), name="round-result"),
-    path("rounds/<id:round_id>/void", rounds.RoundVoid.as_view(), name="round-void"),
 ]

@@ -371,7 +371,9 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f"coup settled: staked {eur(d['staked_cents'])}, returned {eur(d['returned_cents'])},"
         f" house {eur(d['house_win_cents'])}"
     ),
-    "RoundVoided": lambda d: f"coup void: {d['reason']}",
+    "RoundVoided": lambda d: (
+        f"coup void: {d['reason']}" + (f", signed by {d['approved_by']}" if d.get("approved_by") else "")
+    ),
     "ShoeShuffled": _shoe_shuffled,
     "DropCounted": _drop_counted,
     "FillRequested": _slip("requested"),

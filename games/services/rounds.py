@@ -12,12 +12,15 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django_fsm import TransitionNotAllowed
 
+from core.ids import uuid_of
 from ledger import accounts, posting_rules
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
 from ledger.gaming_day import current_gaming_day
+from ledger.models import Event
 from ledger.store import NewEvent, collector_paused
+from staff.roles import Role, require_second_signature
 
 from ..bet_record import bets_as_recorded
 from ..catalog import spec
@@ -25,7 +28,7 @@ from ..models import Bet, Round, Shoe, Table
 from ..rules.roulette import Outcome, Settlement, house_edge, make_bet, settle
 from ..selectors import roulette_rules, round_for_update, round_in_play, table_for_update
 from . import prison
-from .shoes import active_shoe
+from .shoes import DRAW_EVENTS, active_shoe
 
 
 def _summary(coup: Round) -> dict:
@@ -330,22 +333,60 @@ def _settle_bet(
     return event, outcome
 
 
-def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str | None = None) -> dict:
+def past_the_deal(coup: Round) -> bool:
+    """Whether coup ``coup``'s outcome is under way, so that voiding it needs a second signature:
+    at a card game once any card of it was drawn (a ``CardDealt`` or ``CardBurnt`` on its stream),
+    at roulette (no cards) once its betting closed (rien ne va plus: the ball is spun)."""
+    if coup.state not in Round.IN_PLAY:
+        return False
+    if not spec(coup.table.game).cards:
+        return coup.state != Round.State.BETTING
+    return Event.objects.filter(stream=coup.stream, type__in=DRAW_EVENTS).exists()
+
+
+def round_past_the_deal(round_id: object) -> bool:
+    """``past_the_deal`` of coup ``round_id`` (its id), read without a lock: False when there is
+    no such coup (the void itself then answers 404)."""
+    try:
+        key = uuid_of(round_id)
+    except ValueError:
+        return False
+    coup = Round.objects.select_related("table").filter(pk=key).first()
+    return coup is not None and past_the_deal(coup)
+
+
+VOID_AFTER_THE_DEAL = "voiding a coup after the deal"
+
+
+def round_void(
+    *, round_id: str, reason: str, actor: str, approver: str | None = None, idempotency_key: str | None = None
+) -> dict:
     """Void a coup in play: every stake goes back untouched, what is still on the layout of it
     (the game's ``on_layout``); the game's ``after_void`` then (Caribbean stud: the coup's own
-    deck is closed and revealed, ``caribbean.void_decks``). Returns the round summary plus
-    ``{"bets_returned"}``. ``InvalidInput`` without a reason; ``StateConflict`` once settled."""
+    deck is closed and revealed, ``caribbean.void_decks``). Before the deal (``past_the_deal``:
+    no card drawn; at roulette, betting still open) one person voids it; after it, ``approver``
+    (another pit boss or a cage supervisor, who confirmed the approval ``round_void`` from his
+    own session) signs too, recorded as ``approved_by`` in ``RoundVoided`` (so is an approver
+    given before the deal). Returns the round summary plus ``{"bets_returned"}`` (and
+    ``"approved_by"`` when signed). Raises ``InvalidInput`` (400: no reason), ``NotFound``
+    (404: no such coup), ``RoleRequired`` (403: after the deal without an approver, or one
+    who is the actor or holds neither role; an approver given before the deal is checked the
+    same way), ``StateConflict`` (409: settled or voided already)."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the coup is void", field="reason")
+    signed = {"approver": approver} if approver is not None else {}
     with ledger_command(
         actor=actor,
-        request={"op": "round_void", "round": str(round_id), "reason": reason},
+        request={"op": "round_void", "round": str(round_id), "reason": reason, **signed},
         idempotency_key=idempotency_key,
     ) as cmd:
         if cmd.replayed:
             return cmd.result
         coup = round_for_update(round_id)
+        dealt = past_the_deal(coup)
         _transition(coup, "void", "void")
+        if dealt or approver is not None:
+            require_second_signature(VOID_AFTER_THE_DEAL, approver, actor, Role.PIT_BOSS, Role.CAGE_SUPERVISOR)
         bets_as_recorded(coup)  # the stakes given back are read from the rows
         table = coup.table
         bets = list(coup.bets.select_for_update().select_related("patron").filter(state=Bet.State.PLACED))
@@ -382,7 +423,8 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
                     else [],
                 )
             )
-        events.append(NewEvent("RoundVoided", {"round": str(coup.id), "table": table.code, "reason": reason}))
+        voided = {"round": str(coup.id), "table": table.code, "reason": reason, **_approved_by(approver)}
+        events.append(NewEvent("RoundVoided", voided))
         saved = cmd.append(
             stream=coup.stream, expected_version=coup.version, correlation_id=str(coup.id), events=events
         )
@@ -392,4 +434,8 @@ def round_void(*, round_id: str, reason: str, actor: str, idempotency_key: str |
         after_void = game.service("after_void")
         if after_void is not None:  # e.g. a Caribbean coup's own deck, spent as settling would
             after_void(cmd, coup)
-        return cmd.finish({**_summary(coup), "bets_returned": len(bets)})
+        return cmd.finish({**_summary(coup), "bets_returned": len(bets), **_approved_by(approver)})
+
+
+def _approved_by(approver: str | None) -> dict:
+    return {"approved_by": approver} if approver is not None else {}

@@ -20,7 +20,8 @@ from ledger.models import Event
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from patrons.models import Patron
-from tests.conftest import ACTOR, make_patron
+from staff.roles import Role
+from tests.conftest import ACTOR, make_patron, staff_user
 from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
@@ -169,8 +170,9 @@ def test_a_void_gives_back_no_stake_raised_with_raw_sql(roulette_coup):
     _sql_update_bet(bet, stake_cents=30_000)
     head = store.head()
 
+    signer = staff_user("pit2", Role.PIT_BOSS).username  # betting is closed: a second pit boss signs
     with pytest.raises(StateConflict) as refused:
-        round_void(round_id=coup, reason="the ball left the wheel", actor=ACTOR)
+        round_void(round_id=coup, reason="the ball left the wheel", actor=ACTOR, approver=signer)
 
     assert "differs from its ledger events (stake_cents)" in refused.value.message
     assert store.head() == head

@@ -23,7 +23,7 @@ from ledger.errors import StateConflict
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, cosigned, make_patron, open_cage_shift, staff_user
 
 from .card_table_client import CardTableClient
 
@@ -101,7 +101,8 @@ class Table(CardTableClient):
         return r.json()
 
     def void(self, reason="dealer error"):
-        return self.post(f"/api/rounds/{self.round}/void", {"reason": reason})
+        """Void the coup; after the deal a second pit boss signs it (``cosigned``)."""
+        return cosigned(self.post(f"/api/rounds/{self.round}/void", {"reason": reason}))
 
 
 SHEET_004_PAYOUTS = PRESETS["sheet_004"]["immediate_payouts"]

@@ -9,7 +9,7 @@ from ledger.models import Event
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from tests.api.test_caribbean_cases import StudTable, chips
-from tests.conftest import make_patron
+from tests.conftest import cosigned, make_patron
 
 pytestmark = pytest.mark.django_db
 
@@ -137,7 +137,7 @@ def test_after_a_coup_voided_mid_deal_the_next_coup_burns_and_settles_on_its_own
     stud.coup([(p, 1, 1_000)])
     report(stud, "AS")
     report(stud, "KD")
-    void = stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")
+    void = cosigned(stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json"))
     assert void.status_code == 200
     stud.coup([(p, 1, 1_000)])  # a new coup, a new deck: AS and KD are back in it
     report(stud, "AS")
@@ -167,7 +167,7 @@ def test_a_voided_coups_deck_is_closed_and_revealed_and_the_next_coup_deals_from
     deck = Event.objects.get(type="DealingStarted", data__round=voided).data["shoe"]
     dealt = [e.data["card"] for e in Event.objects.filter(type="CardDealt", data__round=voided).order_by("position")]
     assert len(dealt) == 10 and Shoe.objects.get(pk=deck).state == Shoe.State.IN_PLAY
-    void = api.post(f"/api/rounds/{voided}/void", {"reason": "misdeal"}, format="json")
+    void = cosigned(api.post(f"/api/rounds/{voided}/void", {"reason": "misdeal"}, format="json"))
     assert void.status_code == 200, void.json()
 
     closed = Shoe.objects.get(pk=deck)

@@ -8,7 +8,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import make_patron
+from tests.conftest import cosigned, make_patron
 
 pytestmark = pytest.mark.django_db
 
@@ -148,7 +148,7 @@ def test_a_void_after_a_raise_returns_the_raise_too(stud):
         assert stud.api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
     stud.decide(a, "raise")
     assert chips(a) == 7_000
-    response = stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")
+    response = cosigned(stud.api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json"))
     assert response.status_code == 200
     assert (chips(a), chips(b)) == (10_000, 10_000)
     assert store.balance(accounts.table_layout("C1")) == 0

@@ -17,7 +17,7 @@ from ledger.models import Event
 from ledger.withheld import HASH_WITHHELD
 from staff.roles import Role
 from tests.api.test_caribbean_cases import StudTable
-from tests.conftest import client_as, make_patron, staff_user
+from tests.conftest import client_as, cosigned, make_patron, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +84,7 @@ def test_a_voided_coup_shows_its_face_down_cards_to_the_audit(api, cage, pit_bos
     stud.coup([(make_patron(10_000), 1, 1_000)])
     for card in ("AS", "KD"):
         assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
-    assert api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json").status_code == 200
+    assert cosigned(api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")).status_code == 200
     audit = text(pit_boss.get(f"/dashboard/coups/{stud.round}/audit/"))
     assert "card K♦ to dealer, face down" in audit
     assert api_lines(client_as(staff_user("boss2", Role.PIT_BOSS)), stud.round) == [
@@ -183,7 +183,7 @@ def test_the_raw_events_api_shows_a_voided_coups_face_down_cards(api, cage):
         assert api.post(f"/api/rounds/{stud.round}/cards", {"card": card}, format="json").status_code == 200
     boss = client_as(staff_user("boss2", Role.PIT_BOSS))
     assert [c["card"] for c in dealt(raw_events(boss, stud.round))] == [None, None]
-    assert api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json").status_code == 200
+    assert cosigned(api.post(f"/api/rounds/{stud.round}/void", {"reason": "misdeal"}, format="json")).status_code == 200
     assert [c["card"] for c in dealt(raw_events(boss, stud.round))] == ["AS", "KD"]
 
 

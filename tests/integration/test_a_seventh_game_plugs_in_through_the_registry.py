@@ -18,7 +18,8 @@ from games.services.tables import table_open
 from games.theory import house_edge
 from ledger import accounts, store
 from ledger.models import Event
-from tests.conftest import ACTOR, make_patron
+from staff.roles import Role
+from tests.conftest import ACTOR, make_patron, staff_user
 from tests.toygame import services  # noqa: F401 - provides high card's services to its spec
 from tests.toygame.spec import SPEC
 
@@ -105,7 +106,8 @@ def test_a_toy_game_coup_voided_mid_deal_gives_every_stake_back_and_closes_its_d
     deal(round_id=coup, actor=ACTOR)
     report_card(round_id=coup, card="QD", actor=ACTOR)
 
-    voided = round_void(round_id=coup, reason="card exposed", actor=ACTOR)
+    signer = staff_user("pit2", Role.PIT_BOSS).username  # a card is out: a second pit boss signs
+    voided = round_void(round_id=coup, reason="card exposed", actor=ACTOR, approver=signer)
 
     assert (voided["state"], voided["bets_returned"]) == ("voided", 2)
     assert (_chips(a), _chips(b)) == (100_000, 100_000)

@@ -16,6 +16,7 @@ ACT_SERVICES = {
     "slip_reverse",
     "slip_request",
     "round_reverse",
+    "round_void",
     "drop_count",
     "drop_count_reverse",
     "table_open",
