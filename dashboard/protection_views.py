@@ -5,9 +5,11 @@ looked, closed by a second person from his own login."""
 
 from __future__ import annotations
 
+from datetime import date
 from fractions import Fraction
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -44,13 +46,28 @@ def _rows(rows: list[dict], subject: str, cases: dict) -> list[dict]:
     ]
 
 
+def _day(request) -> date:
+    """The gaming day asked (``?gaming_day=YYYY-MM-DD``; today's by default). 404 on a date that
+    is not one, or one after today's (no bet is decided on it yet)."""
+    today = current_gaming_day()
+    raw = (request.GET.get("gaming_day") or "").strip()
+    try:
+        day = date.fromisoformat(raw) if raw else today
+    except ValueError:
+        raise Http404("a gaming day is a date YYYY-MM-DD") from None
+    if day > today:
+        raise Http404(f"gaming day {day.isoformat()} has not begun")
+    return day
+
+
 def _protection_page(request, refused: dict | None = None):
-    day = current_gaming_day()
+    day = _day(request)
     figures = day_fluctuations(day)
     open_cases = inv.investigations(state="open")
     cases = {(c["subject"], c[c["subject"]]): c["id"] for c in open_cases if c["gaming_day"] == day}
     context = {
         "gaming_day": day,
+        "today": day == current_gaming_day(),
         "z_limit": f"{float(figures['z_limit']):g}",
         "min_bets": figures["min_bets"],
         "tables": _rows(figures["tables"], "table", cases),
@@ -66,7 +83,8 @@ def _protection_page(request, refused: dict | None = None):
 @require_http_methods(["GET", "HEAD"])
 @readers_only
 def protection(request):
-    """The day's tables and patrons against their exact variance, and the investigations."""
+    """A gaming day's tables and patrons against their exact variance (``?gaming_day=``, today's
+    by default), and the investigations."""
     return _protection_page(request)
 
 

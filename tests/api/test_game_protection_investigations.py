@@ -2,6 +2,8 @@
 exact standard deviations shows on the floor and in the exception log; its investigation is
 opened, noted and closed by a second person (403 for another role or the opener, 409 twice)."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -112,3 +114,24 @@ def test_the_floor_shows_the_alarm_and_the_page_works_the_investigation(rigged, 
     dealer = APIClient()
     dealer.force_login(staff_user("dealer1", "dealer"))
     assert dealer.get(reverse("dashboard:protection")).status_code == 403
+
+
+def test_an_auditor_reads_a_past_gaming_day_of_game_protection(rigged, client):
+    today = current_gaming_day()
+    client.force_login(staff_user("audit1", "auditor"))
+
+    shown = client.get(reverse("dashboard:protection"), {"gaming_day": today.isoformat()}).content.decode()
+    assert "−4.93 SD" in shown and f'value="{today.isoformat()}"' in shown
+
+    before = today - timedelta(days=1)
+    past = client.get(reverse("dashboard:protection"), {"gaming_day": before.isoformat()})
+    assert past.status_code == 200
+    page = past.content.decode()
+    assert f"Game protection — gaming day {before.isoformat()} (closed or past)" in page
+    assert "−4.93 SD" not in page and "No bet decided on this gaming day." in page
+
+    assert client.get(reverse("dashboard:protection"), {"gaming_day": "06/12/2026"}).status_code == 404
+    after = (today + timedelta(days=1)).isoformat()
+    assert client.get(reverse("dashboard:protection"), {"gaming_day": after}).status_code == 404
+    audit_day = client.get(reverse("workstations:audit-day", args=[today.isoformat()])).content.decode()
+    assert f'/dashboard/protection/?gaming_day={today.isoformat()}">Game protection</a>' in audit_day
