@@ -257,7 +257,8 @@ def case_filing_record(
     *, case: str, kind: str, reference: str, filed_at: datetime, actor: str, idempotency_key: str | None = None
 ) -> dict:
     """Record the report filed for ``case``: ``kind`` (``FILING_KINDS``), the authority's
-    ``reference`` and ``filed_at`` (aware; not in the future, not before the case opened).
+    ``reference`` and ``filed_at`` (aware; not in the future, not before the minute the case was
+    decided "file").
 
     Appends ``FilingRecorded`` (content ``{"kind", "reference", "filed_at"}``, UTC ISO). Returns
     the case. Raises ``InvalidInput`` (400 ``kind``, ``reference``, ``filed_at``),
@@ -271,7 +272,8 @@ def case_filing_record(
         raise InvalidInput("when it was filed is a date and time with its zone", field="filed_at")
     if filed_at > timezone.now():
         raise InvalidInput(
-            "a filing cannot be recorded before it was made (filed_at is in the future)", field="filed_at"
+            "a filing cannot be recorded before it was made: the time it was filed is in the future",
+            field="filed_at",
         )
     request = {
         "op": "case_filing",
@@ -288,9 +290,13 @@ def case_filing_record(
             raise StateConflict(f"case {case} has its filing recorded already", field="case")
         if state["decision"] is None or state["decision"]["decision"] != "file":
             raise StateConflict(f"case {case} is not decided “file a report”: no filing to record", field="case")
-        # A form gives the minute only: a filing in the minute the case opened is not before it.
-        if filed_at < state["opened_at"].replace(second=0, microsecond=0):
-            raise InvalidInput("the filing is dated before the case was opened", field="filed_at")
+        # A form may give the minute only: a filing in the minute the case was decided is not before it.
+        if filed_at < state["decision"]["at"].replace(second=0, microsecond=0):
+            decided = timezone.localtime(state["decision"]["at"]).strftime("%Y-%m-%d %H:%M %Z")
+            raise InvalidInput(
+                f"the filing is dated before the decision to file ({decided}): a report is filed once decided",
+                field="filed_at",
+            )
         content = {"kind": kind, "reference": reference, "filed_at": filed_at.astimezone(UTC).isoformat()}
         _step(cmd, case=case, event_type=FILED, content=content, expected_version=state["version"])
         return cmd.finish(_json(_state(case)))

@@ -69,7 +69,7 @@ def case(request, case: str):
                 "states": STATES,
                 "decisions": DECISIONS,
                 "filing_kinds": FILING_KINDS,
-                "now_local": timezone.now().astimezone(_zone()).strftime("%Y-%m-%dT%H:%M"),
+                "now_local": timezone.now().astimezone(_zone()).strftime("%Y-%m-%dT%H:%M:%S"),
             },
         )
 

@@ -244,7 +244,7 @@ def test_a_flag_position_that_is_no_aml_flag_and_a_transaction_of_another_patron
     assert f"not patron {flagged['patron']}'s" in response.json()["detail"]
 
 
-def test_a_filing_dated_in_the_future_or_before_the_case_is_400(officer, flagged):
+def test_a_filing_dated_in_the_future_or_before_its_decision_is_400(officer, flagged):
     services.suspicion_case_open(flag=flagged["flag"], reason="r", actor=OFFICER)
     services.case_findings_write(case="SC00001", text="f", actor=OFFICER)
     services.case_decide(case="SC00001", decision="file", reason="r", actor=OFFICER)
@@ -252,10 +252,22 @@ def test_a_filing_dated_in_the_future_or_before_the_case_is_400(officer, flagged
         services.case_filing_record(
             case="SC00001", kind="SAR-C", reference="X", filed_at=timezone.now() + timedelta(hours=1), actor=OFFICER
         )
-    with pytest.raises(InvalidInput, match="before the case was opened"):
+    with pytest.raises(InvalidInput, match="before the decision to file"):
         services.case_filing_record(
             case="SC00001", kind="SAR-C", reference="X", filed_at=datetime(2020, 1, 1, tzinfo=UTC), actor=OFFICER
         )
+    decided = selectors.suspicion_case("SC00001")["decision"]["at"]
+    with pytest.raises(InvalidInput, match="before the decision to file") as early:
+        services.case_filing_record(
+            case="SC00001", kind="SAR-C", reference="X", filed_at=decided - timedelta(seconds=61), actor=OFFICER
+        )
+    assert early.value.field == "filed_at"
+    # A form may give the minute only: the minute of the decision is not before it.
+    in_its_minute = decided.replace(second=0, microsecond=0)
+    filed = services.case_filing_record(
+        case="SC00001", kind="SAR-C", reference="X", filed_at=in_its_minute, actor=OFFICER
+    )
+    assert filed["filing"]["reference"] == "X"
 
 
 def test_an_unknown_case_is_404(officer, db):
