@@ -1152,7 +1152,7 @@ def test_sitting_down_far_from_ones_other_bets_is_refused(api, cage):
     assert bj.bet(far, 2, 1_000, True).status_code == 201
 
 
-def test_any_box_when_the_table_allows_it(api, cage):
+def test_any_box_when_the_table_allows_it(api, cage, croupier):
     table = Table(api, code="B2", rules={"beside_own_box": None, "behind_only_when_full": False})
     a, b = make_patron(10_000), make_patron(10_000)
     table.open()

@@ -47,7 +47,7 @@ def bet(api, round_id, patron, stake, chips="colour", **body):
     )
 
 
-def test_the_table_shows_its_even_chance_option(api, cage):
+def test_the_table_shows_its_even_chance_option(api, cage, croupier):
     open_coup(api, {"even_chances": "with_other_bets"})
     assert api.get("/api/tables/R2/").json()["rules"]["even_chances"] == "with_other_bets"
     body = opener_body(rules={"even_chances": "sometimes"})
