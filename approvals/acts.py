@@ -480,15 +480,6 @@ ACTS: dict[str, Act] = {
             addressed=_closer_dealer,
         ),
         Act(
-            "table_open",
-            "opening a table with a large opener or a rule set without a house edge",
-            201,
-            lambda p: [*_large_opener(p), *_no_edge(p)],
-            lambda p, maker, s, k=None: table_open(
-                **p, approver=s.get("approver"), edge_approver=s.get("edge_approver"), actor=maker, idempotency_key=k
-            ),
-        ),
-        Act(
             "table_rules_change",
             "changing a table's rules to a rule set without a house edge",
             200,

@@ -191,6 +191,22 @@ def table(cage):
     return table_open(code="R1", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
 
 
+def open_by_total(
+    code: str,
+    game: str = "english_roulette",
+    opener_cents: int = 5_000_000,
+    rules: dict | None = None,
+    actor: str = "dealer1",
+    **signatures,
+) -> dict:
+    """Table ``code`` opened for a test's set-up through the service, with the opener as a plain
+    total in cents (no endpoint takes one: the API opens only a counted opener). ``actor``: a pit
+    boss's username (``dealer1``, the ``api`` client's user, by default); ``signatures``:
+    ``approver`` / ``edge_approver`` where the opener or the rule set needs them. Returns the
+    service's answer; raises what ``games.services.tables.table_open`` raises."""
+    return table_open(code=code, game=game, opener_cents=opener_cents, rules=rules, actor=actor, **signatures)
+
+
 # One identity document belongs to one patron: each patron made here has his own, numbered
 # from 1 in each test (``_patron_documents_from_one``), so a test may name the first one.
 _document_numbers = itertools.count(1)
@@ -305,6 +321,48 @@ def open_counted_table(clients: dict, code: str = "T1"):
     ``staff_clients`` makes them. Returns the confirming response."""
     body = {"game": "english_roulette", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": {}}
     return approve(clients["pit1"].post(f"/api/tables/{code}/opener", body, format="json"), clients["dealer1"])
+
+
+# The dealer who confirms the counted openers the ``api`` client (a pit boss) asks for.
+TABLE_DEALER = "croupier"
+
+
+def chips_for(cents: int) -> dict:
+    """A count of ``cents`` in chips, largest denomination first: ``{"<cents>": pieces}``."""
+    from core.denominations import chip_denominations
+
+    count = {}
+    for denomination in sorted(chip_denominations(), reverse=True):
+        if cents >= denomination:
+            count[str(denomination)], cents = divmod(cents, denomination)
+    return count
+
+
+def opener_body(
+    game: str = "english_roulette",
+    opener_cents: int = 5_000_000,
+    rules: dict | None = None,
+    dealer: str = TABLE_DEALER,
+    pit_boss: str = "dealer1",
+) -> dict:
+    """The body of ``POST /api/tables/<code>/opener``: ``opener_cents`` counted in chips
+    (``chips_for``); by default the ``api`` client's user names himself as the pit boss."""
+    body = {"game": game, "opener": chips_for(opener_cents), "dealer": dealer, "pit_boss": pit_boss}
+    return body | ({} if rules is None else {"rules": rules})
+
+
+def open_by_count(maker: APIClient, code: str, *signers: APIClient, **body):
+    """Ask through the API, as ``maker``, to open ``code`` with the counted opener of
+    ``opener_body(**body)``, and confirm it by each of ``signers`` (each from his own
+    session: the dealer, then any other named signer); the last answer."""
+    return approve(maker.post(f"/api/tables/{code}/opener", opener_body(**body), format="json"), *signers)
+
+
+@pytest.fixture
+def croupier() -> APIClient:
+    """An API client authenticated as ``TABLE_DEALER``, a dealer: he confirms the openers the
+    ``api`` client asks for."""
+    return client_as(staff_user(TABLE_DEALER, Role.DEALER.value))
 
 
 # The roles the existing whole-flow API tests need: a pit boss runs every table

@@ -85,21 +85,6 @@ class ActView(CommandView):
         return data | kwargs
 
 
-class TableOpen(ActView):
-    """Open a table with its game, rule set and counted opener (a large one: 202, a cage
-    supervisor confirms)."""
-
-    permission_classes = [roles_allowed(write=PIT)]
-    act = "table_open"
-
-    class Input(serializers.Serializer):
-        game = serializers.ChoiceField(choices=game_choices())
-        opener_cents = CentsField(min_value=0)
-        rules = serializers.DictField(required=False)
-
-    input_serializer = Input
-
-
 class TableRulesChange(ActView):
     """Change an open table's rule options between coups (a pit boss; event ``TableRulesChanged``
     with the rule set before and after); a rule set giving the house no edge on some bet: 202

@@ -12,7 +12,6 @@ urlpatterns = [
     path("approvals/<id:approval>/confirm", approvals.ApprovalConfirm.as_view(), name="approval-confirm"),
     path("approvals/<id:approval>/reject", approvals.ApprovalReject.as_view(), name="approval-reject"),
     # The acts a second signature guards (moved here from games and cashier: same paths, same names).
-    path("tables/<code:code>/open", makers.TableOpen.as_view(), name="table-open"),
     path("tables/<code:code>/opener", makers.TableOpenCounted.as_view(), name="table-open-counted"),
     path("tables/<code:code>/rules", makers.TableRulesChange.as_view(), name="table-rules-change"),
     path("patrons/<code:code>/pin-reset", makers.PatronPinReset.as_view(), name="patron-pin-reset"),

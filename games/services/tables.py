@@ -118,7 +118,10 @@ def table_open(
 
     The opener is either a total (``opener_cents``) or, the inventory path, a count
     by chip denomination ``opener={"<cents>": pieces}`` confirmed by a ``dealer`` and a
-    ``pit_boss`` (two distinct users holding those roles). The first opening stocks the tray
+    ``pit_boss`` (two distinct users holding those roles). The plain total is for in-process
+    set-up (the demo, tests' fixtures): no endpoint takes it, the API opens a table only with a
+    counted opener (``approvals`` act ``table_open_counted``, SHIFTS.md: signed by dealer and
+    supervisor). The first opening stocks the tray
     from ``house:bankroll``; later ones record the difference between the count and the
     previous closer (the last ``TableClosed``; the book tray before any) as a variance,
     reported by ``cashier.reports``; a counted opener also books the tray to the count

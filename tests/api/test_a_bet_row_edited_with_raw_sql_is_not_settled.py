@@ -21,7 +21,7 @@ from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from patrons.models import Patron
 from staff.roles import Role
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, make_patron, open_by_total, staff_user
 from tests.integration.forgery import forge
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +48,7 @@ def _chips(code: str) -> int:
 
 
 def _baccarat_coup(api, patron: str) -> tuple[str, str]:
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
-    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    open_by_total("P1", "baccarat", rules={})
     assert api.post("/api/tables/P1/shoes", {"mode": "reader"}, format="json").status_code == 201
     round_id = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
     placed = api.post(

@@ -9,7 +9,7 @@ import pytest
 from games.services.table_rules import table_rules_change
 from games.services.tables import rules_without_edge, table_open
 from staff.roles import Role, RoleRequired
-from tests.conftest import staff_clients
+from tests.conftest import OPENER, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ DECLARED = {"house_edge": "1/100"}
 
 @pytest.fixture
 def clients(cage):
-    return staff_clients({"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS})
+    return staff_clients({"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "dealer1": Role.DEALER})
 
 
 def test_black_jack_paying_2_to_1_has_no_edge_whatever_edge_is_declared():
@@ -29,8 +29,16 @@ def test_black_jack_paying_2_to_1_has_no_edge_whatever_edge_is_declared():
 def test_a_declared_edge_does_not_open_a_no_edge_table_alone(clients):
     with pytest.raises(RoleRequired, match="no edge"):
         table_open(code="B9", game="blackjack", opener_cents=5_000_000, actor="pit1", rules=TWO_TO_ONE | DECLARED)
-    body = {"game": "blackjack", "opener_cents": 5_000_000, "rules": TWO_TO_ONE | DECLARED}
-    assert clients["pit1"].post("/api/tables/B9/open", body, format="json").status_code == 202
+    body = {
+        "game": "blackjack",
+        "opener": OPENER,
+        "dealer": "dealer1",
+        "pit_boss": "pit1",
+        "rules": TWO_TO_ONE | DECLARED,
+    }
+    asked = clients["pit1"].post("/api/tables/B9/opener", body, format="json")
+    assert asked.status_code == 202, asked.json()
+    assert [w["slot"] for w in asked.json()["approval"]["waiting_for"]] == ["dealer", "edge_approver"]
 
 
 def test_a_declared_edge_set_first_does_not_let_a_no_edge_change_through(clients):

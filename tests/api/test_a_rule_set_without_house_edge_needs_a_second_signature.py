@@ -14,7 +14,7 @@ from games.services.table_rules import table_rules_change
 from games.services.tables import table_open
 from ledger.models import Event
 from staff.roles import Role, RoleRequired
-from tests.conftest import staff_clients
+from tests.conftest import OPENER, staff_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,9 @@ NO_COMMISSION = {"banker_commission_pct": 0}
 
 @pytest.fixture
 def clients(cage):
-    return staff_clients({"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "super1": Role.CAGE_SUPERVISOR})
+    return staff_clients(
+        {"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "super1": Role.CAGE_SUPERVISOR, "dealer1": Role.DEALER}
+    )
 
 
 def confirm(client, response):
@@ -37,10 +39,16 @@ def test_the_no_commission_banker_gives_the_player_the_advantage():
     assert isinstance(edge, Fraction)
 
 
+def counted(rules: dict) -> dict:
+    """A counted opener of 50,000.00 EUR, asked by ``pit1`` and confirmed by ``dealer1``."""
+    return {"game": "baccarat", "opener": OPENER, "dealer": "dealer1", "pit_boss": "pit1", "rules": rules}
+
+
 def test_opening_with_a_banker_paid_1_to_1_waits_for_a_second_login(clients):
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": NO_COMMISSION}
-    asked = clients["pit1"].post("/api/tables/P9/open", body, format="json")
+    asked = clients["pit1"].post("/api/tables/P9/opener", counted(NO_COMMISSION), format="json")
     assert asked.status_code == 202, asked.json()
+    assert [w["slot"] for w in asked.json()["approval"]["waiting_for"]] == ["dealer", "edge_approver"]
+    assert confirm(clients["dealer1"], asked).status_code == 202  # the count confirmed: the rules still wait
     assert not Event.objects.filter(type="TableOpened").exists()
     assert confirm(clients["pit1"], asked).status_code == 403  # never the maker
     opened = confirm(clients["pit2"], asked)
@@ -50,8 +58,9 @@ def test_opening_with_a_banker_paid_1_to_1_waits_for_a_second_login(clients):
 
 
 def test_a_rule_set_with_an_edge_opens_at_once(clients):
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
-    assert clients["pit1"].post("/api/tables/P9/open", body, format="json").status_code == 201
+    asked = clients["pit1"].post("/api/tables/P9/opener", counted({}), format="json")
+    assert [w["slot"] for w in asked.json()["approval"]["waiting_for"]] == ["dealer"]  # the count alone
+    assert confirm(clients["dealer1"], asked).status_code == 201
     assert "edge_approved_by" not in Event.objects.get(type="TableOpened").data
 
 

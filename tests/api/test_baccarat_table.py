@@ -9,7 +9,7 @@ from ledger import accounts, store
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import make_patron
+from tests.conftest import make_patron, open_by_total
 from tests.vectors import cents, load
 
 pytestmark = pytest.mark.django_db
@@ -20,8 +20,7 @@ def chips(code):
 
 
 def open_table(api, code="P1", **rules):
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": rules}
-    assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+    open_by_total(code, "baccarat", rules=rules)
 
 
 def coup(api, table, bets, mode="reader"):

@@ -20,7 +20,7 @@ from games.services.tables import table_close, table_open
 from ledger import accounts, store
 from ledger.errors import StateConflict
 from ledger.models import Event
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, make_patron, opener_body
 
 pytestmark = pytest.mark.django_db
 
@@ -473,11 +473,12 @@ def test_float_inside_the_bet_is_400(api, round_id, colour_patron, payload, fiel
     assert_refused(response, 400, field, snap)
 
 
-def test_amount_beyond_64_bits_is_400(api, cage):
-    """An opener of 2**63 cents cannot be stored (BIGINT is 64-bit signed): 400 on opener_cents."""
+def test_amount_beyond_64_bits_is_400(api, cage, croupier):
+    """An opener counting 2**63 cents cannot be stored (BIGINT is 64-bit signed): 400 on opener."""
     snap = Snapshot(accounts.table_tray("R9"), accounts.HOUSE_BANKROLL)
-    response = api.post("/api/tables/R9/open", {"game": "english_roulette", "opener_cents": 2**63}, format="json")
-    assert_refused(response, 400, "opener_cents", snap)
+    body = opener_body() | {"opener": {"1": 2**63}}
+    response = api.post("/api/tables/R9/opener", body, format="json")
+    assert_refused(response, 400, "opener", snap)
 
 
 def test_cage_count_beyond_64_bits_is_400(api):

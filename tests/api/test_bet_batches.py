@@ -17,7 +17,7 @@ from games.services.tables import table_open
 from ledger import accounts, store
 from ledger.models import Event, IdempotencyRecord, Posting
 from staff.services import dealer_assign
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, set_self_limit, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_by_total, set_self_limit, staff_user
 from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
@@ -204,12 +204,7 @@ def test_two_batches_at_once_never_overdraw_one_patron(committed_db, table):
 
 
 def test_a_baccarat_batch_goes_through_the_baccarat_checks_bet_by_bet(db, api, cage):
-    assert api.post(
-        "/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json"
-    ).status_code in (
-        200,
-        201,
-    )
+    open_by_total("P1", "baccarat")
     assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
     rich, poor = make_patron(100_000), make_patron(1_000)
@@ -347,8 +342,7 @@ def test_a_batch_and_single_placements_at_once_never_overdraw_one_patron(committ
 
 
 def test_a_trente_et_quarante_batch_checks_each_bet_and_commits_the_accepted_ones_together(db, api, cage):
-    opened = api.post("/api/tables/T1/open", {"game": "trente_quarante", "opener_cents": 5_000_000}, format="json")
-    assert opened.status_code in (200, 201), opened.json()
+    open_by_total("T1", "trente_quarante")
     assert api.post("/api/tables/T1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     coup = api.post("/api/tables/T1/rounds", {}, format="json").json()["round"]
     rich, poor = make_patron(300_000), make_patron(1_000)
@@ -388,7 +382,7 @@ def test_a_batch_failing_after_its_bets_were_checked_leaves_none_of_them(db, api
         coup = round_open(table="R1", actor=ACTOR)["round"]
         shape = {"bet": ROUGE}
     else:
-        api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json")
+        open_by_total("P1", "baccarat")
         api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
         coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
         shape = {"bet": "player"}
@@ -410,9 +404,7 @@ def test_a_batch_failing_after_its_bets_were_checked_leaves_none_of_them(db, api
 
 def test_a_black_jack_batch_sees_its_own_earlier_bets_on_a_box(db, api, cage):
     # Bets behind with boxes free: sheet 004's way (sheet 000 waits for a full table).
-    body = {"game": "blackjack", "opener_cents": 5_000_000, "rules": {"behind_only_when_full": False}}
-    opened = api.post("/api/tables/B1/open", body, format="json")
-    assert opened.status_code in (200, 201), opened.json()
+    open_by_total("B1", "blackjack", rules={"behind_only_when_full": False})
     assert api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     coup = api.post("/api/tables/B1/rounds", {}, format="json").json()["round"]
     seated, behind, late, stray = (make_patron(50_000) for _ in range(4))

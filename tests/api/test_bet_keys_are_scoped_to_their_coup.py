@@ -11,7 +11,7 @@ from games.models import Bet
 from games.services.rounds import round_open
 from games.services.tables import table_open
 from ledger.models import IdempotencyRecord
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, make_patron, open_by_total
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def test_a_bet_key_longer_than_a_coup_can_scope_is_a_400_naming_it(api, two_coup
 def test_a_baccarat_bet_key_at_two_tables_places_two_bets(api, cage):
     coups = []
     for code in ("P1", "P2"):
-        assert api.post(f"/api/tables/{code}/open", {"game": "baccarat", "opener_cents": 5_000_000}, format="json")
+        open_by_total(code, "baccarat")
         assert api.post(f"/api/tables/{code}/shoes", {"mode": "shuffled"}, format="json").status_code == 201
         coups.append(api.post(f"/api/tables/{code}/rounds", {}, format="json").json()["round"])
     patron = make_patron(100_000)

@@ -28,7 +28,7 @@ from ledger.errors import BetRefused
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, set_self_limit, staff_user
+from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_by_total, set_self_limit, staff_user
 from tests.integration.concurrency import run_concurrently
 
 PLEIN_17 = {"type": "plein", "numbers": [17]}
@@ -158,8 +158,7 @@ def test_a_bet_over_the_self_limit_is_the_same_400_and_one_refusal_row(api, roun
 
 
 def test_a_baccarat_bet_over_the_table_maximum_is_recorded(api, cage):
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
-    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    open_by_total("P1", "baccarat", rules={})
     assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     code = make_patron(100_000)
     coup = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
@@ -342,13 +341,13 @@ def test_another_days_refusals_are_not_on_the_floor(api, round_id, colour_patron
 @pytest.fixture
 def coups(api, cage) -> dict:
     """One coup in betting at a table of each game with a limit check (R1 comes from ``table``)."""
-    api.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 1_000_000}, format="json")
-    api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 1_000_000}, format="json")
+    open_by_total("R1", "english_roulette", 1_000_000)
+    open_by_total("B1", "blackjack", 1_000_000)
     api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json")
-    api.post("/api/tables/C1/open", {"game": "caribbean_stud", "opener_cents": 1_000_000}, format="json")
-    api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 1_000_000}, format="json")
+    open_by_total("C1", "caribbean_stud", 1_000_000)
+    open_by_total("P1", "baccarat", 1_000_000)
     api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
-    api.post("/api/tables/T1/open", {"game": "trente_quarante", "opener_cents": 1_000_000}, format="json")
+    open_by_total("T1", "trente_quarante", 1_000_000)
     api.post("/api/tables/T1/shoes", {"mode": "shuffled"}, format="json")
     made = {}
     for code in ("R1", "B1", "C1", "P1", "T1"):

@@ -7,7 +7,7 @@ import pytest
 from ledger import accounts, store
 from ledger.models import Event
 from ledger.verify import verify_chain
-from tests.conftest import make_patron
+from tests.conftest import make_patron, open_by_total
 
 pytestmark = pytest.mark.django_db
 
@@ -17,8 +17,7 @@ class Table:
 
     def __init__(self, api, code="B1", rules=None):
         self.api, self.code = api, code
-        body = {"game": "blackjack", "opener_cents": 5_000_000, **({"rules": rules} if rules else {})}
-        assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+        open_by_total(code, "blackjack", rules=rules or None)
         assert api.post(f"/api/tables/{code}/shoes", {"mode": "reader"}, format="json").status_code == 201
 
     def coup(self, bets):

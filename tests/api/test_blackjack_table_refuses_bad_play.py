@@ -23,7 +23,17 @@ from ledger.errors import StateConflict
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, cosigned, make_patron, open_cage_shift, staff_user
+from tests.conftest import (
+    ACTOR,
+    API_TEST_ROLES,
+    cosigned,
+    make_patron,
+    open_by_count,
+    open_by_total,
+    open_cage_shift,
+    opener_body,
+    staff_user,
+)
 
 from .card_table_client import CardTableClient
 
@@ -75,10 +85,7 @@ class Table(CardTableClient):
     def __init__(self, api, code="B1", mode="reader", rules=None):
         api.raise_request_exception = False
         self.api, self.code = api, code
-        body = {"game": "blackjack", "opener_cents": 5_000_000}
-        if rules is not None:
-            body["rules"] = rules
-        assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+        open_by_total(code, "blackjack", rules=rules)
         r = api.post(f"/api/tables/{code}/shoes", {"mode": mode}, format="json")
         assert r.status_code == 201, r.json()
         self.shoe = r.json()["shoe"]
@@ -844,9 +851,9 @@ def test_void_after_a_blackjack_paid_at_once_does_not_pay_it_twice(bj):
         ({"surrender": True}, "rules.surrender"),
     ],
 )
-def test_bad_black_jack_table_rules_are_400(api, cage, rules, field):
+def test_bad_black_jack_table_rules_are_400(api, cage, croupier, rules, field):
     api.raise_request_exception = False
-    r = api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 5_000_000, "rules": rules}, format="json")
+    r = api.post("/api/tables/B1/opener", opener_body("blackjack", rules=rules), format="json")
     refused(r, 400, field)
     assert not Event.objects.filter(type="TableOpened").exists()
 
@@ -900,7 +907,7 @@ def test_immediate_payouts_switched_off(api, cage):
     assert chips(p) == 11_000
 
 
-def test_table_odds_the_ledger_cannot_post_are_refused_at_open_or_paid(api, django_user_model):
+def test_table_odds_the_ledger_cannot_post_are_refused_at_open_or_paid(api, croupier, django_user_model):
     """Odds up to 999999:1 and a box maximum up to 10**10 are accepted, but a posting over the
     ledger's 10**12-cent bound is refused at settlement: the card that makes the pattern can
     then never be reported and the coup never settles. Refuse such rules at open, or pay."""
@@ -910,7 +917,7 @@ def test_table_odds_the_ledger_cannot_post_are_refused_at_open_or_paid(api, djan
     open_cage_shift()
     api.raise_request_exception = False
     rules = {"max_box_cents": 10_000_000, "immediate_payouts": [{"pattern": "three_sevens", "pays": "999999:1"}]}
-    r = api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 5_000_000, "rules": rules}, format="json")
+    r = open_by_count(api, "B1", croupier, game="blackjack", rules=rules)
     if r.status_code == 400:
         assert r.json()["field"].startswith("rules")
         return
@@ -1145,7 +1152,7 @@ def test_sitting_down_far_from_ones_other_bets_is_refused(api, cage):
     assert bj.bet(far, 2, 1_000, True).status_code == 201
 
 
-def test_any_box_when_the_table_allows_it(api, cage):
+def test_any_box_when_the_table_allows_it(api, cage, croupier):
     table = Table(api, code="B2", rules={"beside_own_box": None, "behind_only_when_full": False})
     a, b = make_patron(10_000), make_patron(10_000)
     table.open()
@@ -1153,7 +1160,7 @@ def test_any_box_when_the_table_allows_it(api, cage):
     assert table.bet(b, 7, 1_000, True).status_code == 201
     assert table.bet(a, 7, 1_000, False).status_code == 201
     refused(
-        table.post("/api/tables/B3/open", {"game": "blackjack", "opener_cents": 1, "rules": {"beside_own_box": 9}}),
+        table.post("/api/tables/B3/opener", opener_body("blackjack", 1, rules={"beside_own_box": 9})),
         400,
         "rules.beside_own_box",
     )

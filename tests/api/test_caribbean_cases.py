@@ -8,7 +8,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import cosigned, make_patron
+from tests.conftest import cosigned, make_patron, open_by_total
 
 pytestmark = pytest.mark.django_db
 
@@ -16,12 +16,7 @@ pytestmark = pytest.mark.django_db
 class StudTable:
     def __init__(self, api, code="C1", rules=None):
         self.api, self.code = api, code
-        body = {
-            "game": "caribbean_stud",
-            "opener_cents": 1_000_000,
-            "rules": {"card_source": "reported", **(rules or {})},
-        }
-        assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+        open_by_total(code, "caribbean_stud", 1_000_000, rules={"card_source": "reported", **(rules or {})})
 
     def coup(self, antes):
         self.round = self.api.post(f"/api/tables/{self.code}/rounds", {}, format="json").json()["round"]
@@ -124,7 +119,7 @@ def test_a_shuffled_deck_is_committed_and_revealed(api, cage):
     from games.models import Shoe
     from games.services.shoes import verify_shoe
 
-    api.post("/api/tables/C2/open", {"game": "caribbean_stud", "opener_cents": 1_000_000}, format="json")
+    open_by_total("C2", "caribbean_stud", 1_000_000)
     players = [make_patron(10_000) for _ in range(3)]
     coup = api.post("/api/tables/C2/rounds", {}, format="json").json()["round"]
     for box, p in enumerate(players, start=1):

@@ -27,7 +27,7 @@ from ledger import accounts, projections, store
 from ledger.models import Event, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, make_patron, open_by_total, opener_body
 
 from .card_table_client import CardTableClient
 
@@ -85,9 +85,7 @@ class StudTable(CardTableClient):
     def __init__(self, api, code="S1", **rules):
         api.raise_request_exception = False
         self.api, self.code = api, code
-        body = {"game": "classic_stud", "opener_cents": 1_000_000, "rules": {"card_source": "reported", **rules}}
-        r = self.post(f"/api/tables/{code}/open", body)
-        assert r.status_code == 201, r.json()
+        open_by_total(code, "classic_stud", 1_000_000, rules={"card_source": "reported", **rules})
 
     def sit(self, patron, seat, stack=None):
         body = {"patron": patron, "seat": seat}
@@ -507,12 +505,12 @@ def test_reading_the_hand_before_and_after_the_deal(s1):
     assert s1.api.get("/api/rounds/not-a-round/stud-hand").status_code == 404
 
 
-def test_a_bad_card_source_is_refused_at_opening(api, cage):
-    body = {"game": "classic_stud", "opener_cents": 0, "rules": {"card_source": "psychic"}}
-    r = api.post("/api/tables/S3/open", body, format="json")
+def test_a_bad_card_source_is_refused_at_opening(api, cage, croupier):
+    body = opener_body("classic_stud", 1_000_000, rules={"card_source": "psychic"})
+    r = api.post("/api/tables/S3/opener", body, format="json")
     assert r.status_code == 400 and r.json()["field"] == "rules.card_source"
     body["rules"] = {"caps": [10, 20, 40]}
-    assert api.post("/api/tables/S3/open", body, format="json").json()["field"] == "rules.caps"
+    assert api.post("/api/tables/S3/opener", body, format="json").json()["field"] == "rules.caps"
 
 
 def test_stud_endpoints_refuse_another_games_coup(api, cage, table):

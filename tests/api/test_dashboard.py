@@ -15,7 +15,7 @@ from games.services.rounds import round_close_bets, round_open, round_record_res
 from ledger import projections
 from ledger.models import Event, TableDayStats
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, make_patron, open_by_total
 
 pytestmark = pytest.mark.django_db
 
@@ -304,8 +304,7 @@ def grid(html: str, caption: str) -> list[list[str]]:
 def test_baccarat_table_view_draws_the_bead_plate_and_big_road_of_the_api(api, cage, pit_boss):
     from games.models import Shoe
 
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}
-    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    open_by_total("P1", "baccarat", rules={})
     assert api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     code = make_patron(100_000)
     for _ in range(8):

@@ -8,7 +8,7 @@ from games.models import Bet, BetRefusal
 from games.rules.roulette import FINALES_A_CHEVAL
 from ledger import accounts, store
 from ledger.models import Event
-from tests.conftest import make_patron
+from tests.conftest import make_patron, open_by_total, opener_body
 
 pytestmark = pytest.mark.django_db
 
@@ -27,13 +27,7 @@ def ok(response, status: int = 201) -> dict:
 
 
 def open_coup(api, rules: dict) -> str:
-    ok(
-        api.post(
-            "/api/tables/R2/open",
-            {"game": "english_roulette", "opener_cents": 5_000_000, "rules": rules},
-            format="json",
-        )
-    )
+    open_by_total("R2", rules=rules)
     return ok(api.post("/api/tables/R2/rounds", {}, format="json"))["round"]
 
 
@@ -53,14 +47,11 @@ def bet(api, round_id, patron, stake, chips="colour", **body):
     )
 
 
-def test_the_table_shows_its_even_chance_option(api, cage):
+def test_the_table_shows_its_even_chance_option(api, cage, croupier):
     open_coup(api, {"even_chances": "with_other_bets"})
     assert api.get("/api/tables/R2/").json()["rules"]["even_chances"] == "with_other_bets"
-    response = api.post(
-        "/api/tables/R3/open",
-        {"game": "english_roulette", "opener_cents": 0, "rules": {"even_chances": "sometimes"}},
-        format="json",
-    )
+    body = opener_body(rules={"even_chances": "sometimes"})
+    response = api.post("/api/tables/R3/opener", body, format="json")
     assert (response.status_code, response.json()["field"]) == (400, "rules.even_chances")
 
 

@@ -20,7 +20,17 @@ from ledger.errors import StateConflict
 from ledger.models import Event
 from ledger.projections import catch_up_all
 from ledger.verify import verify_chain
-from tests.conftest import ACTOR, API_TEST_ROLES, make_patron, open_cage_shift, staff_user
+from tests.conftest import (
+    ACTOR,
+    API_TEST_ROLES,
+    TABLE_DEALER,
+    client_as,
+    make_patron,
+    open_by_count,
+    open_cage_shift,
+    opener_body,
+    staff_user,
+)
 from tests.integration.concurrency import run_concurrently
 
 # Every test outside the races section is marked django_db one by one: a module-level mark
@@ -125,16 +135,21 @@ def test_deeply_nested_json_is_400_not_500(api, round_id, colour_patron):
             '{"patron": "%(p)s", "stake_cents": 200, "chips": "colour", "announce": {"name": "\\udfff"}}',
             "announce",
         ),
-        ("open", '{"game": "english_roulette", "opener_cents": 0, "rules": {"\\ud800": 1}}', "rules"),
+        (
+            "opener",
+            '{"game": "english_roulette", "opener": {"100000": 1}, "dealer": "croupier", "pit_boss": "dealer1",'
+            ' "rules": {"\\ud800": 1}}',
+            "rules",
+        ),
     ],
     ids=["bet.type", "bet-key", "announce.name", "rules-key"],
 )
-def test_lone_surrogate_inside_a_dict_is_400(api, round_id, colour_patron, path, text, field):
+def test_lone_surrogate_inside_a_dict_is_400(api, croupier, round_id, colour_patron, path, text, field):
     """A JSON ``\\ud800`` escape decodes to a lone surrogate. DRF's CharField refuses it at top
     level; inside the ``bet``/``announce``/``rules`` dicts it is a 400 too, not a 500 from
     ``ledger.hashing.fingerprint`` (str.encode → UnicodeEncodeError) or from an unknown rules
     key becoming an error ``field`` the JSON renderer cannot encode."""
-    url = f"/api/rounds/{round_id}/bets" if path == "bets" else "/api/tables/R7/open"
+    url = f"/api/rounds/{round_id}/bets" if path == "bets" else "/api/tables/R7/opener"
     before = events()
     response = raw_post(api, url, text % {"p": colour_patron})
     assert response.status_code == 400, response.content[:300]
@@ -246,15 +261,15 @@ def test_colour_unit_value_beyond_the_column_is_400(api, table, patron, unit):
 
 
 @pytest.mark.django_db
-def test_a_winning_number_can_always_be_recorded(api):
+def test_a_winning_number_can_always_be_recorded(api, croupier):
     """A plein of 1,000,000,000.00 EUR (max_bet_cents 10^12) would win 35:1, 3.5 x 10^12 cents,
     over ``ledger.store.MAX_CENTS``: ``POST /result {"number": 3}`` would be 400
     unbalanced_postings and the coup could only be settled on a losing number or voided. Either
     the table refuses such a maximum (400 on rules.max_bet_cents) or the win settles."""
     cage_open(cash_cents=10**12, chips_cents=10**12, actor=ACTOR)
     open_cage_shift()
-    body = {"game": "english_roulette", "opener_cents": 10**12, "rules": {"max_bet_cents": 10**12}}
-    opened = api.post("/api/tables/R9/open", body, format="json")
+    super1 = client_as(staff_user("super1", "cage_supervisor"))  # a large opener: the cage signs too
+    opened = open_by_count(api, "R9", croupier, super1, opener_cents=10**12, rules={"max_bet_cents": 10**12})
     if opened.status_code == 400:
         assert opened.json()["field"] == "rules.max_bet_cents"
         return
@@ -439,20 +454,20 @@ def test_cage_twice_and_purchase_before_opening(api):
         ("la_partage", "rules"),
     ],
 )
-def test_bad_table_rules_are_refused(api, cage, rules, field):
+def test_bad_table_rules_are_refused(api, cage, croupier, rules, field):
     before = events()
-    body = {"game": "english_roulette", "opener_cents": 100, "rules": rules}
-    refused(api.post("/api/tables/R9/open", body, format="json"), 400, field, before)
+    body = opener_body(opener_cents=100, rules=rules)
+    refused(api.post("/api/tables/R9/opener", body, format="json"), 400, field, before)
 
 
 @pytest.mark.django_db
-def test_standing_minimum_above_the_even_chance_maximum_is_refused(api, cage):
+def test_standing_minimum_above_the_even_chance_maximum_is_refused(api, cage, croupier):
     """``standing_min_cents`` above ``even_chance_max_cents`` is refused, as min > max is for
     inside bets and even chances: otherwise the table would open and no standing player could
     ever bet (every value-chip stake under the minimum or over the maximum)."""
     before = events()
-    body = {"game": "english_roulette", "opener_cents": 100, "rules": {"standing_min_cents": 200_000}}
-    refused(api.post("/api/tables/R9/open", body, format="json"), 400, "rules.standing_min_cents", before)
+    body = opener_body(opener_cents=100, rules={"standing_min_cents": 200_000})
+    refused(api.post("/api/tables/R9/opener", body, format="json"), 400, "rules.standing_min_cents", before)
 
 
 @pytest.mark.django_db
@@ -461,17 +476,14 @@ def test_bad_table_codes_are_refused(api, cage, code):
     """A path names a table only by 1 to 20 ASCII letters or digits (``core.converters``):
     anything else names nothing (404) and opens nothing."""
     before = events()
-    response = api.post(f"/api/tables/{code}/open", {"game": "english_roulette", "opener_cents": 100}, format="json")
+    response = api.post(f"/api/tables/{code}/opener", opener_body(opener_cents=100), format="json")
     refused(response, 404, None, before)
 
 
 @pytest.mark.django_db
-def test_closed_table_refuses_play(api, table):
+def test_closed_table_refuses_play(api, table, croupier):
     code = make_patron(10_000)
-    assert (
-        api.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 1}, format="json").status_code
-        == 409
-    )
+    assert api.post("/api/tables/R1/opener", opener_body(opener_cents=1), format="json").status_code == 409
     table_close(code="R1", actor=ACTOR)  # at the book: the API closes only with a counted closer
     before = events()
     with pytest.raises(StateConflict):
@@ -712,10 +724,16 @@ def test_two_patrons_grab_the_same_colour_at_once(committed_db, table, dealer):
 
 @pytest.mark.postgres
 def test_first_opening_of_a_new_table_twice_at_once(committed_db, cage, dealer):
-    def open_r8():
-        body = {"game": "english_roulette", "opener_cents": 100_000}
-        return _client(dealer).post("/api/tables/R8/open", body, format="json").status_code
+    """Two pit bosses each ask to open new table R8 with its counted opener; its dealer
+    confirms both at once: one opens it, the other is 409."""
+    croupier = staff_user(TABLE_DEALER, "dealer")
+    body = opener_body(opener_cents=100_000, pit_boss="racer")
+    asked = [_client(dealer).post("/api/tables/R8/opener", body, format="json") for _ in range(2)]
+    assert [a.status_code for a in asked] == [202, 202], [a.content for a in asked]
 
-    assert sorted(run_concurrently(open_r8, open_r8)) == [201, 409]
+    def confirm(approval):
+        return lambda: _client(croupier).post(f"/api/approvals/{approval}/confirm", {}, format="json").status_code
+
+    assert sorted(run_concurrently(*(confirm(a.json()["approval"]["id"]) for a in asked))) == [201, 409]
     assert Event.objects.filter(type="TableOpened", stream="table/R8").count() == 1
     assert store.balance(accounts.table_tray("R8")) == 100_000

@@ -82,7 +82,6 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     # tables
     "table-list": ({"GET": EVERY}, None),
     "table-detail": ({"GET": EVERY}, "table"),
-    "table-open": ({"POST": PIT}, None),
     "table-rules-change": ({"POST": PIT}, None),
     "table-buy-in": ({"POST": FLOOR}, "table"),
     "colour-chips-buy": ({"POST": FLOOR}, "table"),

@@ -17,7 +17,7 @@ from games.selectors import table_win_cents
 from games.services.tables import table_close
 from ledger import accounts, store
 from ledger.models import Event
-from tests.conftest import ACTOR
+from tests.conftest import ACTOR, approve, opener_body
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +77,7 @@ def assert_round_stream(api, round_id: str, expected_types: list[str]) -> list[d
     return rows
 
 
-def test_an_evening_at_r1(api):
+def test_an_evening_at_r1(api, croupier):
     # --- the cage opens with 100,000.00 EUR of cash and 100,000.00 EUR of chips ----------
     ok(api.post("/api/cage/open", {"cash_cents": 10_000_000, "chips_cents": 10_000_000}, format="json"))
     counted = {"cash": {"50000": 200}, "chips": {"1000000": 10}}  # the cashier counts the cage in
@@ -100,8 +100,10 @@ def test_an_evening_at_r1(api):
     ok(api.post("/api/cage/purchases", {"patron": bruno, "amount_cents": 50_000}, format="json"))
     ok(api.post("/api/cage/purchases", {"patron": chloe, "amount_cents": 30_000}, format="json"))
 
-    # --- table R1 opens with a 50,000.00 EUR float; default rules (la partage) ----------
-    opened = ok(api.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 5_000_000}, format="json"))
+    # --- table R1 opens with a 50,000.00 EUR float counted; default rules (la partage) ---
+    asked = api.post("/api/tables/R1/opener", opener_body(), format="json")
+    assert asked.status_code == 202, asked.json()  # the dealer confirms the count from his own login
+    opened = ok(approve(asked, croupier))
     assert opened["rules"]["zero_rule"] == "la_partage"
     opened_at = opened["event"]
 

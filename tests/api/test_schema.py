@@ -17,7 +17,7 @@ MAIN_PATHS = [
     "/api/cage/purchases",
     "/api/cage/redemptions",
     "/api/tables/",
-    "/api/tables/{code}/open",
+    "/api/tables/{code}/opener",
     "/api/tables/{code}/closer",
     "/api/tables/{code}/colour-chips",
     "/api/tables/{code}/change-inverse",
@@ -43,6 +43,7 @@ def test_schema_lists_the_main_paths(api):
     assert schema["openapi"].startswith("3.")
     missing = [p for p in MAIN_PATHS if p not in schema["paths"]]
     assert not missing, f"paths missing from the schema: {missing}"
+    assert "/api/tables/{code}/open" not in schema["paths"]  # no endpoint opens on an uncounted total
     bets = schema["paths"]["/api/rounds/{round_id}/bets"]["post"]
     assert "Idempotency-Key" in [p["name"] for p in bets.get("parameters", [])]
     # The bet request names its fields; money is an integer (cents), never a number.

@@ -164,13 +164,19 @@ def test_the_runner_named_at_issue_signs_for_the_slip_himself(clients, table_t1)
     assert (slip["issued_by"], slip["runner"]) == ("cash1", "run1")
 
 
-def test_one_pit_boss_alone_cannot_open_a_table_with_a_million_euro_opener(clients):
+def counted(opener: dict, dealer: str = "dealer1", pit_boss: str = "pit1") -> dict:
+    return {"game": "english_roulette", "opener": opener, "dealer": dealer, "pit_boss": pit_boss, "rules": {}}
+
+
+def test_a_pit_boss_and_the_dealer_cannot_open_a_table_with_a_million_euro_opener(clients):
     bankroll = store.balance(accounts.HOUSE_BANKROLL)
-    asked = clients["pit1"].post(
-        "/api/tables/BIG/open", {"game": "english_roulette", "opener_cents": 100_000_000}, format="json"
-    )
+    asked = clients["pit1"].post("/api/tables/BIG/opener", counted({"1000000": 100}), format="json")
     assert asked.status_code == 202, asked.json()
-    assert asked.json()["approval"]["waiting_for"] == [{"slot": "approver", "roles": ["cage_supervisor"], "user": None}]
+    assert asked.json()["approval"]["waiting_for"] == [
+        {"slot": "dealer", "roles": ["dealer"], "user": "dealer1"},
+        {"slot": "approver", "roles": ["cage_supervisor"], "user": None},
+    ]
+    assert confirm(clients["dealer1"], asked).status_code == 202  # the count confirmed: the cage still signs
     assert store.balance(accounts.HOUSE_BANKROLL) == bankroll
     assert not Table.objects.filter(code="BIG", state=Table.State.OPEN).exists()
     assert confirm(clients["pit2"], asked).status_code == 403  # another pit boss is not the cage
@@ -180,21 +186,34 @@ def test_one_pit_boss_alone_cannot_open_a_table_with_a_million_euro_opener(clien
     assert store.balance(accounts.HOUSE_BANKROLL) == bankroll - 100_000_000
 
 
+def test_no_endpoint_opens_a_table_on_one_pit_boss_s_uncounted_total(clients):
+    """The opener is counted, signed by dealer and pit boss: ``/open`` with a plain total is
+    gone (404) and opens nothing."""
+    before = store.head()
+    body = {"game": "english_roulette", "opener_cents": 5_000_000, "rules": {}}
+    assert clients["pit1"].post("/api/tables/T1/open", body, format="json").status_code == 404
+    assert store.head() == before
+    assert not Table.objects.filter(code="T1").exists()
+    assert not Approval.objects.exists()
+
+
 def test_the_service_refuses_a_large_opener_without_a_second_signature(cage):
     with pytest.raises(RoleRequired, match="second signature"):
         table_open(code="BIG", game="english_roulette", opener_cents=10_000_001, actor="pit1", rules={})
 
 
-def test_an_opener_at_the_threshold_opens_at_once_and_the_threshold_is_a_setting(clients, settings):
-    at = clients["pit1"].post(
-        "/api/tables/T1/open", {"game": "english_roulette", "opener_cents": 10_000_000}, format="json"
-    )
-    assert at.status_code == 201, at.json()
+def test_an_opener_at_the_threshold_needs_no_cage_signature_and_the_threshold_is_a_setting(clients, settings):
+    at = clients["pit1"].post("/api/tables/T1/opener", counted({"1000000": 10}), format="json")
+    assert at.status_code == 202, at.json()
+    assert [w["slot"] for w in at.json()["approval"]["waiting_for"]] == ["dealer"]
+    opened = confirm(clients["dealer1"], at)
+    assert opened.status_code == 201 and opened.json()["opener_cents"] == 10_000_000
+    assert "approved_by" not in Event.objects.get(type="TableOpened", data__table="T1").data
     settings.CASINO_LARGE_OPENER_CENTS = 1_000
-    asked = clients["pit1"].post(
-        "/api/tables/T2/open", {"game": "english_roulette", "opener_cents": 1_001}, format="json"
-    )
+    asked = clients["pit1"].post("/api/tables/T2/opener", counted({"1000": 1, "1": 1}, pit_boss="pit2"), format="json")
     assert asked.status_code == 202
+    slots = [w["slot"] for w in asked.json()["approval"]["waiting_for"]]
+    assert slots == ["dealer", "pit_boss", "approver"]
 
 
 def test_a_large_fill_waits_for_a_cage_supervisor(clients, table_t1):
@@ -214,9 +233,8 @@ def test_a_large_fill_waits_for_a_cage_supervisor(clients, table_t1):
 
 
 def test_the_maker_cannot_confirm_his_own_request(clients, table_t1, django_user_model):
-    asked = clients["pit1"].post(
-        "/api/tables/BIG/open", {"game": "english_roulette", "opener_cents": 10**8}, format="json"
-    )
+    asked = clients["pit1"].post("/api/tables/BIG/opener", counted({"1000000": 100}), format="json")
+    assert confirm(clients["dealer1"], asked).status_code == 202  # the cage's signature still waits
     grant(django_user_model.objects.get(username="pit1"), Role.CAGE_SUPERVISOR)  # holds the role, still the maker
     before = store.head()
     refused = confirm(clients["pit1"], asked)

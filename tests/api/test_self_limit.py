@@ -485,14 +485,14 @@ def test_the_schema_describes_the_endpoint(api):
 
 def test_a_bet_over_the_self_limit_is_refused_at_every_game(api, table):
     """The patron's own maximum applies to roulette, black jack, Caribbean stud and baccarat bets."""
-    from tests.conftest import make_patron, set_self_limit
+    from tests.conftest import make_patron, open_by_total, set_self_limit
 
     p = make_patron(100_000)
     set_self_limit(p, 2_000)
-    api.post("/api/tables/B1/open", {"game": "blackjack", "opener_cents": 1_000_000}, format="json")
+    open_by_total("B1", "blackjack", 1_000_000)
     api.post("/api/tables/B1/shoes", {"mode": "shuffled"}, format="json")
-    api.post("/api/tables/C1/open", {"game": "caribbean_stud", "opener_cents": 1_000_000}, format="json")
-    api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 1_000_000}, format="json")
+    open_by_total("C1", "caribbean_stud", 1_000_000)
+    open_by_total("P1", "baccarat", 1_000_000)
     api.post("/api/tables/P1/shoes", {"mode": "shuffled"}, format="json")
     rounds = {
         t: api.post(f"/api/tables/{t}/rounds", {}, format="json").json()["round"] for t in ("R1", "B1", "C1", "P1")

@@ -52,7 +52,7 @@ def test_a_dealer_acts_only_on_the_table_he_is_assigned_to_while_assigned(floor)
     assert dealer.get(f"/api/rounds/{coup.json()['round']}/").status_code == 200
     refused = dealer.post("/api/tables/R2/rounds", {}, format="json")
     assert refused.status_code == 403 and "assigned" in refused.json()["detail"]
-    assert dealer.post("/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 0}).status_code == 403
+    assert dealer.post("/api/tables/R1/opener", {"game": "english_roulette"}).status_code == 403  # pit boss only
 
     moved = pit.post("/api/staff/assignments", {"dealer": "dealer7", "table": "R2"}, format="json").json()
     assert (moved["before"], moved["after"]) == ("R1", "R2")

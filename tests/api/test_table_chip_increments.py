@@ -13,7 +13,7 @@ from games.models import Bet, BetRefusal
 from ledger import accounts, store
 from ledger.models import Event
 from tests.api.test_classic_stud_api import StudTable
-from tests.conftest import make_patron
+from tests.conftest import make_patron, open_by_total
 
 pytestmark = pytest.mark.django_db
 
@@ -30,9 +30,7 @@ GAMES = {
 
 def open_coup(api, code: str, **rules) -> str:
     game, *_, shoe = GAMES[code]
-    body = {"game": game, "opener_cents": 1_000_000, "rules": {"chip_cents": CHIPS, **rules}}
-    response = api.post(f"/api/tables/{code}/open", body, format="json")
-    assert response.status_code == 201, response.json()
+    open_by_total(code, game, 1_000_000, rules={"chip_cents": CHIPS, **rules})
     if shoe:
         assert api.post(f"/api/tables/{code}/shoes", {"mode": "shuffled"}, format="json").status_code == 201
     response = api.post(f"/api/tables/{code}/rounds", {}, format="json")
@@ -167,12 +165,7 @@ def test_a_batch_checks_each_stake_against_the_chips_as_a_single_bet_would(api, 
 def test_a_black_jack_insurance_is_in_the_tables_chips(api, cage, off_chips):
     """Stake 20.00 EUR in chips of 5 and 10 EUR, the dealer shows an ace: insurance of 7.50 EUR
     is refused (recorded), or taken as 5.00 EUR; a replay of the coup makes the same call."""
-    body = {
-        "game": "blackjack",
-        "opener_cents": 5_000_000,
-        "rules": {"chip_cents": [500, 1_000], "off_chips": off_chips},
-    }
-    assert api.post("/api/tables/B2/open", body, format="json").status_code == 201
+    open_by_total("B2", "blackjack", rules={"chip_cents": [500, 1_000], "off_chips": off_chips})
     assert api.post("/api/tables/B2/shoes", {"mode": "reader"}, format="json").status_code == 201
     round_id = api.post("/api/tables/B2/rounds", {}, format="json").json()["round"]
     patron = make_patron(10_000)

@@ -18,7 +18,7 @@ from games.services.tables import table_open
 from ledger import store
 from ledger.errors import BetRefused, StateConflict
 from ledger.models import Event
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, make_patron, open_by_total, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -88,8 +88,7 @@ def test_a_maximum_raised_in_the_row_settles_nothing_and_is_sealed_into_no_rules
 
 
 def test_a_baccarat_maximum_raised_in_the_row_is_refused_over_http(api, cage):
-    body = {"game": "baccarat", "opener_cents": 5_000_000, "rules": {"max_bet_cents": MAX}}
-    assert api.post("/api/tables/P1/open", body, format="json").status_code == 201
+    open_by_total("P1", "baccarat", rules={"max_bet_cents": MAX})
     assert api.post("/api/tables/P1/shoes", {"mode": "reader"}, format="json").status_code == 201
     round_id = api.post("/api/tables/P1/rounds", {}, format="json").json()["round"]
     patron = make_patron(1_000_000)

@@ -9,7 +9,7 @@ from ledger import accounts, store
 from ledger.models import Event
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
-from tests.conftest import make_patron
+from tests.conftest import make_patron, open_by_total
 from tests.vectors import load
 
 pytestmark = pytest.mark.django_db
@@ -21,8 +21,7 @@ def chips(code):
 
 
 def open_table(api, code="T1", **rules):
-    body = {"game": "trente_quarante", "opener_cents": 5_000_000, "rules": rules}
-    assert api.post(f"/api/tables/{code}/open", body, format="json").status_code == 201
+    open_by_total(code, "trente_quarante", rules=rules)
     assert api.post(f"/api/tables/{code}/shoes", {"mode": "reader"}, format="json").status_code == 201
 
 
@@ -103,8 +102,7 @@ def test_a_tie_bet_and_a_bet_after_the_first_card_are_refused(api, cage):
 
 
 def test_a_shuffled_shoe_plays_and_balances(api, cage):
-    body = {"game": "trente_quarante", "opener_cents": 5_000_000}
-    api.post("/api/tables/T2/open", body, format="json")
+    open_by_total("T2", "trente_quarante")
     api.post("/api/tables/T2/shoes", {"mode": "shuffled"}, format="json")
     p = make_patron(100_000)
     for _ in range(10):

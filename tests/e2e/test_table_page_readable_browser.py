@@ -14,7 +14,7 @@ from games.services.colour_chips import colour_chips_buy
 from games.services.tables import table_buy_in
 from ledger import projections
 from staff.roles import Role, grant
-from tests.conftest import ACTOR, make_patron
+from tests.conftest import ACTOR, make_patron, open_by_total
 
 from .conftest import ARTIFACTS, log_in
 
@@ -62,7 +62,7 @@ def test_a_pit_boss_reads_table_pages_a_patron_and_the_refusals(
     dozen = {**rouge, "bet": {"type": "douzaine", "which": 1}}  # which counts from 0: the second dozen
     ok(api.post(f"/api/rounds/{in_play}/bets", dozen, format="json"))
     # P1: a natural tie (9 against 9), the player and banker bets pushed.
-    ok(api.post("/api/tables/P1/open", {"game": "baccarat", "opener_cents": 5_000_000, "rules": {}}, format="json"))
+    open_by_total("P1", "baccarat", rules={})
     ok(api.post("/api/tables/P1/shoes", {"mode": "reader"}, format="json"))
     tie = ok(api.post("/api/tables/P1/rounds", {}, format="json"))["round"]
     for who, bet in ((make_patron(10_000), "player"), (make_patron(10_000), "banker")):

@@ -21,12 +21,15 @@ def test_two_confirmations_at_once_run_the_act_once(committed_db, cage, same_sig
     staff_user("pit1", "pit_boss")
     staff_user("super1", "cage_supervisor")
     staff_user("super2", "cage_supervisor")
+    staff_user("dealer1", "dealer")
+    opener = {"1000000": 100}  # 1,000,000.00 EUR: over the large opener, a cage supervisor signs too
     asked = approval_request(
-        kind="table_open",
-        payload={"code": "BIG", "game": "english_roulette", "opener_cents": 100_000_000, "rules": {}},
+        kind="table_open_counted",
+        payload={"code": "BIG", "game": "english_roulette", "opener": opener, "dealer": "dealer1", "pit_boss": "pit1"},
         actor="pit1",
     )
     approval = asked["approval"]["id"]
+    assert approval_confirm(approval=approval, actor="dealer1")["approval"]["state"] == "pending"
     bankroll = store.balance(accounts.HOUSE_BANKROLL)
     second = "super1" if same_signer else "super2"
     outcomes = run_concurrently(

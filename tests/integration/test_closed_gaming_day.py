@@ -28,7 +28,7 @@ from ledger.verify import verify_chain
 from patrons.models import Patron
 from staff.roles import Role, grant
 
-from ..conftest import ACTOR, hand_cage_to, make_patron
+from ..conftest import ACTOR, hand_cage_to, make_patron, opener_body
 from .concurrency import run_concurrently
 
 STAFF = {"pit1": Role.PIT_BOSS, "super1": Role.CAGE_SUPERVISOR, "cash1": Role.CASHIER, "run1": Role.RUNNER}
@@ -38,6 +38,7 @@ STAFF |= {
     "count1": Role.COUNT_TEAM,
     "count2": Role.COUNT_TEAM,
     "pit2": Role.PIT_BOSS,
+    "dealer9": Role.DEALER,
 }
 PAIR = {"type": "chance_simple", "chance": "pair"}
 
@@ -249,8 +250,8 @@ def test_every_closed_day_endpoint_is_a_409_naming_its_field_and_retries_change_
     day, users = closed_day["day"], closed_day["users"]
     pit, count = _client(users["pit1"]), _client(users["count1"])
     calls = [
-        (pit, "/api/tables/R1/open", {"game": "english_roulette", "opener_cents": 5_000_000}, "table"),
-        (pit, "/api/tables/R7/open", {"game": "english_roulette", "opener_cents": 100}, "table"),
+        (pit, "/api/tables/R1/opener", opener_body(dealer="dealer9", pit_boss="pit1"), "table"),
+        (pit, "/api/tables/R7/opener", opener_body(opener_cents=100, dealer="dealer9", pit_boss="pit1"), "table"),
         (pit, f"/api/rounds/{closed_day['coup']}/reversal", {"reason": "wrong", "approver": "super1"}, "round"),
         (
             pit,

@@ -21,7 +21,7 @@ from ledger.models import AccountBalance, TableDayStats
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from staff.roles import grant
-from tests.conftest import ACTOR, make_patron, staff_user
+from tests.conftest import ACTOR, make_patron, open_by_total, staff_user
 
 
 @pytest.fixture(autouse=True)
@@ -294,8 +294,7 @@ def _tq_api():
 
 
 def _tq_open(api, **rules):
-    body = {"game": "trente_quarante", "opener_cents": 5_000_000, "rules": rules}
-    assert api.post("/api/tables/T1/open", body, format="json").status_code == 201
+    open_by_total("T1", "trente_quarante", rules=rules, actor="floor1")
     assert api.post("/api/tables/T1/shoes", {"mode": "reader"}, format="json").status_code == 201
 
 
