@@ -42,13 +42,16 @@ from staff.roles import Role
 # Acts that go through a second signature because they pass a limit (a large opener, a large
 # fill): the signature is the supervisor's override. The other acts' approvals (reversals, voids,
 # counts, carrying a slip) are dual custody, and the act itself is listed under its own kind.
-OVERRIDE_ACTS = ("table_open", "table_rules_change", "slip_request")
+OVERRIDE_ACTS = ("table_open", "table_open_counted", "table_rules_change", "slip_request")
+# The signature slots that pass a limit; a counted opener's dealer and pit boss sign its count
+# (dual custody), its ``approver`` a large opener, its ``edge_approver`` a rule set without edge.
+OVERRIDE_SLOTS = ("approver", "edge_approver")
 
 # kind → (label, the ledger event types that make one).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "parameter_change": ("parameter changes", ("TableRulesChanged", "SelfLimitSet", "CreditLineApproved")),
     "correction": ("corrections", ("RoundReversed", "DropCountReversed")),
-    "override": ("supervisor overrides", ("ApprovalConfirmed", "ApprovalRejected")),
+    "override": ("supervisor overrides", ("ApprovalSigned", "ApprovalConfirmed", "ApprovalRejected")),
     "void": ("voids", ("RoundVoided", "FillVoided", "CreditVoided")),
     "reversal": ("reversals", ("FillReversed", "CreditReversed", "ChipsPurchaseReversed", "ChipsRedemptionReversed")),
     "refused_bet": ("refused bets", ()),
@@ -262,9 +265,15 @@ def _override(event: Event, kind: str) -> dict | None:
     data = event.data
     if data.get("kind") not in OVERRIDE_ACTS:
         return None
-    confirmed = event.type == "ApprovalConfirmed"
+    confirmed = event.type != "ApprovalRejected"
+    if confirmed and data.get("slot") not in OVERRIDE_SLOTS:
+        return None  # a count signed by those who count it is no override
+    if not confirmed and data["kind"] == "table_open_counted":
+        return None  # refused by whom, in which slot, the event does not say: listed under its approval
     what = {
         "table_open": "a table opening (a large opener, or a rule set without a house edge)",
+        "table_open_counted": "a table opening with "
+        + ("a rule set without a house edge" if data.get("slot") == "edge_approver" else "a large opener"),
         "table_rules_change": "a rules change to a rule set without a house edge",
         "slip_request": "a large fill",
     }[data["kind"]]

@@ -21,7 +21,7 @@ from core.denominations import cash_denominations, chip_denominations, decompose
 from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
-from tests.conftest import ACTOR, approve, make_patron, staff_user
+from tests.conftest import ACTOR, TABLE_DEALER, approve, make_patron, open_by_count, staff_user
 from tests.integration.test_aml_visits import past_purchase
 
 pytestmark = pytest.mark.django_db
@@ -356,3 +356,20 @@ def test_a_patrons_pin_locked_by_wrong_pins_and_its_reset_are_listed_with_who_co
         ("PatronPinReset", "super3", f"PIN of patron {code} reset: he chooses a new one, his identity document shown"),
     ]
     assert auditor.get(URL).status_code == 200 and auditor.get("/api/audit/exceptions.csv").status_code == 200
+
+
+def test_a_large_counted_opener_lists_the_cage_supervisors_signature_as_an_override(auditor, cage):
+    """The dealer and the pit boss sign the opener's count (dual custody, no override); the cage
+    supervisor's signature passes the large-opener limit: that one is the override."""
+    pit1, dealer, super1 = (
+        _client("pit1", "pit_boss"),
+        _client(TABLE_DEALER, "dealer"),
+        _client("super1", "cage_supervisor"),
+    )
+    large = settings.CASINO_LARGE_OPENER_CENTS + 100_000
+    opened = open_by_count(pit1, "L1", dealer, super1, opener_cents=large, pit_boss="pit1")
+    assert opened.status_code == 201, opened.json()
+    overrides = [row for row in auditor.get(URL).json()["rows"] if row["kind"] == "override"]
+    assert [(row["person"], row["approver"], row["what"]) for row in overrides] == [
+        ("pit1", "super1", "super1 signed a table opening with a large opener")
+    ]
