@@ -195,10 +195,12 @@ def structuring_words(flag: dict) -> str:
 
 
 def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> list[dict]:
-    """The latest AML flags no case was opened from, newest first: the AML decisions
+    """The latest AML flags no case covers, newest first: the AML decisions
     (``patrons.services.aml.DECISION_EVENTS``) and the structuring flags of the last
     ``AML_STRUCTURING_DAYS`` gaming days to ``today`` (``patrons.structuring``; ``position``: the
-    exchange that completed one). ``[{"position", "type", "patron", "at", "words", "amount_cents"}]``."""
+    exchange that completed one). A case covers a flag it was opened from, and one whose cash
+    transaction (a decision's cause, a structuring flag's exchange) is attached to it.
+    ``[{"position", "type", "patron", "at", "words", "amount_cents"}]``."""
     from patrons.services.aml import DECISION_EVENTS
 
     taken = {
@@ -206,9 +208,17 @@ def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> lis
         for r in CaseRecord.objects.filter(content__source="flag")
         if isinstance(r.content.get("flag"), dict)
     }
+    attached = {
+        position
+        for r in CaseRecord.objects.filter(content__has_key="positions")
+        for position in (r.content["positions"] if isinstance(r.content["positions"], list) else [])
+        if type(position) is int
+    }
+    taken |= attached
     found = []
     for event in Event.objects.filter(type__in=DECISION_EVENTS).order_by("-position")[: limit + len(taken)]:
-        if event.position in taken:
+        cause = int(event.causation_id) if event.causation_id.isdigit() else None
+        if event.position in taken or cause in attached:
             continue
         found.append(
             {

@@ -118,7 +118,7 @@ def step(request, case: str, what: str):
             if not positions:
                 raise InvalidInput("tick at least one transaction to attach", field="positions")
             services.case_transactions_attach(case=case, positions=positions, actor=me)
-            words = f"{len(positions)} transaction(s) attached."
+            words = "1 transaction attached." if len(positions) == 1 else f"{len(positions)} transactions attached."
         elif what == "findings":
             services.case_findings_write(case=case, text=post.get("text", ""), actor=me)
             words = "Findings written."

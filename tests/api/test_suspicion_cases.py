@@ -383,3 +383,20 @@ def test_a_case_opened_from_a_structuring_flag_keeps_what_it_said_and_attaches_t
     assert (case["patron"], case["flag"]["type"], case["flag"]["words"]) == (patron, "AmlStructuringSuspected", words)
     assert [(t["position"], t["amount_cents"]) for t in case["transactions"]] == [(completing, 195_000)]
     assert [f for f in selectors.aml_flags_without_case() if f["type"] == "AmlStructuringSuspected"] == []
+
+
+def test_a_flag_whose_transaction_is_attached_to_a_case_opened_by_hand_is_covered(officer, flagged):
+    def uncovered() -> set[int]:
+        return {flag["position"] for flag in selectors.aml_flags_without_case()}
+
+    assert flagged["flag"] in uncovered()
+    case = officer.post(BASE + "open", {"patron": flagged["patron"], "reason": "seen at the cage"}, format="json")
+    assert case.status_code == 201, case.json()
+    assert flagged["flag"] in uncovered()  # the case covers nothing of his yet
+
+    attached = officer.post(
+        BASE + case.json()["case"] + "/transactions", {"positions": [flagged["purchase"]]}, format="json"
+    )
+
+    assert attached.status_code == 201, attached.json()
+    assert flagged["flag"] not in uncovered()

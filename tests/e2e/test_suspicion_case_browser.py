@@ -50,7 +50,7 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
 
     page.get_by_label(re.compile(r"bought 1,200\.00 EUR of chips")).check()
     page.get_by_role("button", name="Attach").click()
-    expect(page.get_by_role("status")).to_have_text("1 transaction(s) attached.")
+    expect(page.get_by_role("status")).to_have_text("1 transaction attached.")
     expect(attached.locator("td.num")).to_have_text(["3,500.00 EUR", "1,200.00 EUR"])
 
     page.get_by_label("Write findings").fill("Two cash purchases within minutes, no bet placed at any table.")
