@@ -17,7 +17,7 @@ from games.protection import day_fluctuations
 from games.services import investigations as inv
 from ledger.errors import DomainError
 from ledger.gaming_day import current_gaming_day
-from staff.roles import Role, has_role
+from staff.roles import Role, has_role, role_names
 
 from .alerts import z_words
 from .shift_views import _actor, _refused
@@ -27,8 +27,8 @@ from .views import roles_required
 # accounts); the auditor reads them.
 WORKERS = (Role.PIT_BOSS, Role.ADMIN)
 READERS = (*WORKERS, Role.AUDITOR)
-workers_only = roles_required(WORKERS, f"investigations are worked by the roles {', '.join(WORKERS)}")
-readers_only = roles_required(READERS, f"game protection is read by the roles {', '.join(READERS)}")
+workers_only = roles_required(WORKERS, f"investigations are worked by the {role_names(WORKERS, ', ')}")
+readers_only = roles_required(READERS, f"game protection is read by the {role_names(READERS, ', ')}")
 LABELS = {"note": "What was found", "finding": "Conclusion", "reason": "Why", "subject": "Table or patron"}
 
 

@@ -26,7 +26,7 @@ from games.models import Table
 from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput, StateConflict
-from staff.roles import Role, RoleRequired, has_role
+from staff.roles import Role, RoleRequired, has_role, role_names
 from staff.selectors import users_with
 
 from . import forms, shift_selectors
@@ -79,7 +79,7 @@ def field_label(field: str | None) -> str:
 
 def _guard(roles: tuple[str, ...], what: str):
     """A form's view, behind ``views.roles_required``: 403 saying ``what`` is for ``roles``."""
-    return roles_required(roles, f"{what} is for the roles {', '.join(roles)}")
+    return roles_required(roles, f"{what} is for the {role_names(roles, ', ')}")
 
 
 pit_boss_only = _guard((Role.PIT_BOSS,), "this form")

@@ -178,10 +178,22 @@ def has_role(user_or_username, *roles: str) -> bool:
     return bool(roles_of(user_or_username) & set(roles))
 
 
+def role_names(roles: Iterable[str], joiner: str = " or ") -> str:
+    """``roles`` as people name them: ``("pit_boss", "cage_supervisor")`` → "pit boss or cage
+    supervisor" (each role's label without its note, lower case); an unknown code as it is."""
+    names = []
+    for role in roles:
+        try:
+            names.append(Role(str(role)).label.split(" (")[0].lower())
+        except ValueError:
+            names.append(str(role))
+    return joiner.join(names)
+
+
 def require_role(user_or_username, *roles: str, step: str = "this step") -> None:
     """Raise ``RoleRequired`` (403) unless the user holds one of ``roles``."""
     if not has_role(user_or_username, *roles):
-        wanted = " or ".join(str(r) for r in roles)
+        wanted = role_names(roles)
         raise RoleRequired(f"{step} needs the role {wanted}")
 
 
@@ -199,7 +211,7 @@ def require_second_signature(step: str, approver: object, actor: str, *roles: st
     """Maker-checker for ``step``: ``approver`` (given through an approval the approver confirmed
     himself, ``approvals``) holds one of ``roles`` and is not ``actor``. Raises ``RoleRequired``
     (403) when there is no such signature, naming the roles it needs."""
-    wanted = " or ".join(str(r) for r in roles)
+    wanted = role_names(roles)
     if not isinstance(approver, str) or not approver:
         raise RoleRequired(f"{step} needs a second signature ({wanted}): request an approval")
     require_role(approver, *roles, step=f"approving: {step}")

@@ -13,7 +13,7 @@ from django.urls import reverse, reverse_lazy
 
 from dashboard.errors import LandsOnOwnPage
 from ledger.errors import NotFound
-from staff.roles import Role, has_role
+from staff.roles import Role, has_role, role_names
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 AUDIT_ROLES = (Role.AUDITOR,)
@@ -34,7 +34,7 @@ def roles_required(*roles: str, place: str):
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path(), login_url=reverse("workstations:login"))
             if not has_role(request.user, *roles):
-                raise PermissionDenied(f"the {place} workstation is for the roles {', '.join(roles)}")
+                raise PermissionDenied(f"the {place} workstation is for the {role_names(roles, ', ')}")
             try:
                 return view(request, *args, **kwargs)
             except NotFound as exc:

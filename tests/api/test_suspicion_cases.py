@@ -146,7 +146,7 @@ def test_only_the_compliance_role_sees_or_acts_on_cases(flagged, officer):
             other.post(BASE + "SC00001/findings", {"text": "t"}, format="json"),
         ):
             assert response.status_code == 403, (role, response.json())
-    with pytest.raises(RoleRequired, match="needs the role compliance"):
+    with pytest.raises(RoleRequired, match="needs the role compliance officer"):
         services.case_findings_write(case="SC00001", text="t", actor="cash1")
     assert Event.objects.filter(type="FindingsWritten").count() == 0
 

@@ -20,7 +20,7 @@ def test_roles_of_a_user_and_by_username(django_user_model):
     assert has_role(user, Role.CASHIER, Role.CAGE_SUPERVISOR)
     with pytest.raises(RoleRequired) as err:
         require_role("cage1", Role.PIT_BOSS, step="accepting a fill")
-    assert err.value.status == 403 and "accepting a fill needs the role pit_boss" in err.value.message
+    assert err.value.status == 403 and "accepting a fill needs the role pit boss" in err.value.message
 
 
 def test_unknown_and_inactive_users_hold_no_role(django_user_model):
