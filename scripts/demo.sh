@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh base
 export DJANGO_SETTINGS_MODULE=casino.settings
+export CASINO_NAME="${CASINO_NAME:-Demo casino}"  # the house its printed reports name
 .venv/bin/python manage.py migrate --noinput -v0
 .venv/bin/python manage.py collectstatic --noinput -v0
 # DEMO_DAY_START, FLOOR_DAY_START, DEMO_DAY, FLOOR_DAY, DEMO_RUN, DAYS_NOTE; the floor's day start
