@@ -5,6 +5,7 @@ the standalone verifier (``ledger/export/verify_export.py``, the regulator's own
 from __future__ import annotations
 
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from datetime import date
 
@@ -275,6 +276,12 @@ def verify_upload(upload) -> Verdict:
         for chunk in upload.chunks():
             spool.write(chunk)
         spool.flush()
+        if _registers_zip(spool.name):
+            return Verdict(
+                "refused",
+                "this is a zip of registers, not an export: each register is checked with openssl against "
+                "public-key.pem (the command is above, under the day's registers)",
+            )
         try:
             report = verify_export.verify(spool.name, hmac_key, strict=True, trusted=trusted)
             fault = report.fault
@@ -290,6 +297,16 @@ def verify_upload(upload) -> Verdict:
         signer = verify_export.key_fingerprint(fault.public_key) if fault.public_key else "an HMAC development key"
         return Verdict("foreign", f"signed by an unknown key — not this casino’s ({signer})")
     return Verdict("refused", report.message)
+
+
+def _registers_zip(path: str) -> bool:
+    """Whether the zip at ``path`` is a day's registers (signed files, no export manifest)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+    return "manifest.json" not in names and any(name.endswith(".csv.sig") for name in names)
 
 
 def _own_development_key(fault: verify_export.UntrustedKey, site: signing.SigningKey) -> bool:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from cashier.registers import files as register_files
 from cashier.registers.books import TITLES as REGISTER_TITLES
 from cashier.reports import variance_threshold_cents
+from ledger.export import verify_export
 from ledger.export.writer import export_zip_stream
 from ledger.replica import replica_view
 
@@ -149,6 +150,17 @@ def registers_zip(request, day: str):
         return render(request, "workstations/audit_day.html", _day_context(found), status=409)
     response = HttpResponse(register_files.registers_zip(gaming_day), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="registers-{gaming_day.isoformat()}.zip"'
+    return response
+
+
+@require_safe
+@audit_only
+def standalone_verifier(request):
+    """The standalone verifier ``verify_export.py`` (Python's standard library only), to check an
+    export on a machine of the inspector's own, without this application."""
+    with open(verify_export.__file__, "rb") as source:
+        response = HttpResponse(source.read(), content_type="text/x-python")
+    response["Content-Disposition"] = 'attachment; filename="verify_export.py"'
     return response
 
 

@@ -44,6 +44,7 @@ urlpatterns = [
     path("audit/days/<day:day>/register", audit_views.register, name="audit-register"),
     path("audit/days/<day:day>/registers.zip", audit_views.registers_zip, name="audit-registers"),
     path("audit/public-key.pem", audit_views.site_public_key, name="audit-public-key"),
+    path("audit/verify_export.py", audit_views.standalone_verifier, name="audit-verifier"),
     path("audit/exceptions/", audit_views.exceptions, name="audit-exceptions"),
     path("audit/events/", audit_event_list.events, name="audit-events"),
     path("audit/events/<pos:position>/", audit_views.event, name="audit-event"),

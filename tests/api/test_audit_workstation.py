@@ -301,3 +301,39 @@ def test_the_event_lists_money_moved_is_the_lines_amount_not_the_sum_of_its_legs
     row = re.search(r'<td title="ChipsPurchased">.*?</tr>', html, re.S).group(0)
     cells = re.findall(r'<td class="num">([^<]*)</td>', row)
     assert cells == ["3,500.00 EUR"]
+
+
+def test_a_registers_zip_put_in_the_export_check_is_told_how_registers_are_checked(auditor, sealed_day):
+    registers = auditor.get(reverse("workstations:audit-registers", args=[sealed_day]))
+    assert registers.status_code == 200
+    url = reverse("workstations:audit-day", args=[sealed_day])
+
+    shown = auditor.post(url, {"export": SimpleUploadedFile("registers.zip", registers.content, "application/zip")})
+
+    assert shown.status_code == 422
+    assert (
+        'data-figure="verdict">Refused (registers.zip): this is a zip of registers, not an export: each register '
+        "is checked with openssl against public-key.pem" in shown.content.decode()
+    )
+
+
+def test_the_standalone_verifier_is_downloaded_from_the_audit_page_and_checks_the_day_alone(
+    auditor, sealed_day, tmp_path
+):
+    import subprocess
+    import sys
+
+    day_page = auditor.get(reverse("workstations:audit-day", args=[sealed_day])).content.decode()
+    assert f'href="{reverse("workstations:audit-verifier")}" download>verify_export.py</a>' in day_page
+    script = tmp_path / "verify_export.py"
+    script.write_bytes(auditor.get(reverse("workstations:audit-verifier")).content)
+    export = tmp_path / "day.zip"
+    export.write_bytes(_download(auditor, sealed_day))
+
+    # Run apart from the project: a clean interpreter, in another folder, Python's library only.
+    run = subprocess.run(
+        [sys.executable, "-I", str(script), str(export)], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"OK: \d+ events verified", run.stdout)

@@ -291,6 +291,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:audit-register": ({"GET": AUDIT}, None),
     "workstations:audit-registers": ({"GET": AUDIT}, None),
     "workstations:audit-public-key": ({"GET": AUDIT}, None),
+    "workstations:audit-verifier": ({"GET": AUDIT}, None),
     "workstations:audit-exceptions": ({"GET": AUDIT}, None),
     "workstations:audit-event": ({"GET": AUDIT}, None),
     "workstations:audit-events": ({"GET": AUDIT}, None),
