@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
@@ -18,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from cashier.registers import files as register_files
 from cashier.registers.books import TITLES as REGISTER_TITLES
 from cashier.reports import variance_threshold_cents
+from ledger import verification_records
 from ledger.export import verify_export
 from ledger.export.writer import export_zip_stream
 from ledger.replica import replica_view
@@ -40,7 +42,12 @@ def _day(text: str) -> date:
 @audit_only
 @replica_view
 def days(request):
-    context = {"days": audit_selectors.gaming_days(), "site_key": audit_selectors.site_key()}
+    context = {
+        "days": audit_selectors.gaming_days(),
+        "site_key": audit_selectors.site_key(),
+        "chain": verification_records.latest(),
+        "verify_every_minutes": settings.LEDGER_VERIFY_INTERVAL_SECONDS // 60,
+    }
     return render(request, "workstations/audit_days.html", context)
 
 

@@ -337,3 +337,18 @@ def test_the_standalone_verifier_is_downloaded_from_the_audit_page_and_checks_th
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert re.search(r"OK: \d+ events verified", run.stdout)
+
+
+def test_the_days_list_says_when_the_whole_chain_was_last_found_intact(auditor, sealed_day):
+    from ledger.verify import verify_and_record
+
+    page = auditor.get(reverse("workstations:audit-days")).content.decode()
+    assert '<span data-figure="chain">not checked yet</span>' in page
+
+    verify_and_record()
+
+    page = auditor.get(reverse("workstations:audit-days")).content.decode()
+    checked = Event.objects.count()
+    assert re.search(
+        rf'data-figure="chain">intact</strong>, {checked} events checked up to ledger position \d+, ', page
+    )
