@@ -194,13 +194,14 @@ def structuring_words(flag: dict) -> str:
     )
 
 
-def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> list[dict]:
+def aml_flags_without_case(*, limit: int = 50, today: date | None = None, day: date | None = None) -> list[dict]:
     """The latest AML flags no case covers, newest first: the AML decisions
     (``patrons.services.aml.DECISION_EVENTS``) and the structuring flags of the last
     ``AML_STRUCTURING_DAYS`` gaming days to ``today`` (``patrons.structuring``; ``position``: the
     exchange that completed one). A case covers a flag it was opened from, and one whose cash
-    transaction (a decision's cause, a structuring flag's exchange) is attached to it.
-    ``[{"position", "type", "patron", "at", "words", "amount_cents"}]``."""
+    transaction (a decision's cause, a structuring flag's exchange) is attached to it. ``day``:
+    only the flags of that gaming day. ``[{"position", "type", "patron", "gaming_day", "at",
+    "words", "amount_cents"}]``."""
     from patrons.services.aml import DECISION_EVENTS
 
     taken = {
@@ -216,7 +217,10 @@ def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> lis
     }
     taken |= attached
     found = []
-    for event in Event.objects.filter(type__in=DECISION_EVENTS).order_by("-position")[: limit + len(taken)]:
+    decisions = Event.objects.filter(type__in=DECISION_EVENTS)
+    if day is not None:
+        decisions = decisions.filter(gaming_day=day)
+    for event in decisions.order_by("-position")[: limit + len(taken)]:
         cause = int(event.causation_id) if event.causation_id.isdigit() else None
         if event.position in taken or cause in attached:
             continue
@@ -225,14 +229,16 @@ def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> lis
                 "position": event.position,
                 "type": event.type,
                 "patron": event.data.get("patron", ""),
+                "gaming_day": event.gaming_day,
                 "at": event.occurred_at,
                 "words": line(event.type, event.data),
                 "amount_cents": event.data.get("amount_cents"),
             }
         )
     today = today or current_gaming_day()
-    for back in range(settings.AML_STRUCTURING_DAYS):
-        for flag in structuring_flags(today - timedelta(days=back)):
+    days = [day] if day is not None else [today - timedelta(days=back) for back in range(settings.AML_STRUCTURING_DAYS)]
+    for flag_day in days:
+        for flag in structuring_flags(flag_day):
             if flag["position"] in taken:
                 continue
             found.append(
@@ -240,6 +246,7 @@ def aml_flags_without_case(*, limit: int = 50, today: date | None = None) -> lis
                     "position": flag["position"],
                     "type": FLAG_TYPE,
                     "patron": flag["patron"],
+                    "gaming_day": flag_day,
                     "at": flag["at"],
                     "words": structuring_words(flag),
                     "amount_cents": flag["amount_cents"],

@@ -10,11 +10,12 @@ cent counts on the page (a form's hidden values carry positions, never its words
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
@@ -41,13 +42,21 @@ def _zone() -> ZoneInfo:
 @require_safe
 @compliance_only
 def cases(request):
+    """The cases, and the AML flags no case covers: the latest, or a gaming day's
+    (``?gaming_day=YYYY-MM-DD``; 404 on a date that is not one)."""
+    raw = (request.GET.get("gaming_day") or "").strip()
+    try:
+        day = date.fromisoformat(raw) if raw else None
+    except ValueError:
+        raise Http404("a gaming day is a date YYYY-MM-DD") from None
     with timezone.override(_zone()):
         return render(
             request,
             "workstations/compliance.html",
             {
                 "cases": selectors.suspicion_cases(),
-                "flags": selectors.aml_flags_without_case(limit=30),
+                "flags": selectors.aml_flags_without_case(limit=200 if day else 30, day=day),
+                "flags_day": day,
                 "states": STATES,
             },
         )

@@ -400,3 +400,19 @@ def test_a_flag_whose_transaction_is_attached_to_a_case_opened_by_hand_is_covere
 
     assert attached.status_code == 201, attached.json()
     assert flagged["flag"] not in uncovered()
+
+
+def test_the_compliance_page_lists_one_gaming_days_flags(flagged, client):
+    from django.urls import reverse
+
+    client.force_login(account("officer2", "compliance"))
+    day = Event.objects.get(position=flagged["flag"]).gaming_day
+    url = reverse("workstations:compliance")
+
+    that_day = client.get(url, {"gaming_day": day.isoformat()}).content.decode()
+    another = client.get(url, {"gaming_day": (day - timedelta(days=1)).isoformat()}).content.decode()
+
+    assert f'data-patron="{flagged["patron"]}"' in that_day
+    assert f"AML flags no case covers (gaming day {day.isoformat()}: " in that_day
+    assert f'data-patron="{flagged["patron"]}"' not in another and "No AML flag waits of this gaming day." in another
+    assert client.get(url, {"gaming_day": "12/06"}).status_code == 404
