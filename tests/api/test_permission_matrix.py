@@ -79,6 +79,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
     "chips-redeem": ({"POST": CAGE}, None),
+    "exchange-rate-set": ({"POST": frozenset({"cage_supervisor"})}, None),
+    "foreign-exchange": ({"POST": CAGE}, None),
     # tables
     "table-list": ({"GET": EVERY}, None),
     "table-detail": ({"GET": EVERY}, "table"),
