@@ -275,6 +275,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-shift-open": ({"POST": CAGE}, None),
     "workstations:cage-shift-close": ({"POST": CAGE}, None),
     "workstations:cage-chips": ({"POST": CAGE}, None),
+    "workstations:cage-foreign-exchange": ({"POST": CAGE}, None),
+    "workstations:cage-exchange-rate": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:cage-issue": ({"POST": CAGE}, None),
     "workstations:cage-credit-receive": ({"POST": CAGE}, None),
     "workstations:cage-patron-register": ({"POST": CAGE}, None),
