@@ -260,6 +260,23 @@ def _foreign_line(data: dict) -> dict:
     }
 
 
+def _foreign_reconciliation(window: str | None, closed: Event | None) -> list[dict]:
+    """The foreign banknotes of a window's shift, per currency: ``{"currency", "book_cents",
+    "counted_cents", "variance_cents"}`` (hundredths of it): as its close counted them, or the
+    drawer now (counted and variance None) while it is open."""
+    if closed is not None:
+        return [
+            {"currency": code, "book_cents": line["expected_cents"]} | line
+            for code, line in (closed.data.get("foreign") or {}).items()
+        ]
+    held = window_foreign_book(window) if window else {}
+    return [
+        {"currency": code, "book_cents": cents, "counted_cents": None, "variance_cents": None}
+        for code, cents in held.items()
+        if cents
+    ]
+
+
 def foreign_desk(window: str | None) -> dict:
     """The foreign-exchange side of the cage page: ``{"currencies", "rates": [{"currency",
     "rate" (exact decimal text, or None: none recorded today), "set_by", "at"}], "window":
@@ -684,6 +701,7 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
         "moved": moved | {"total_cents": sum(moved.values())},
         "closing_book": closing | {"total_cents": sum(closing.values())},
         "book_agrees": closing == read,
+        "foreign": _foreign_reconciliation(window, closed),
         "counted": None if counted is None else counted | {"total_cents": sum(counted.values())},
         "variance": None
         if counted is None
