@@ -653,6 +653,7 @@ CHIP_MOVEMENT_WORDS = {
     "marker_chips": "Crédits (markers) en plaques et jetons",
     "window_chip_variances": "Écarts de comptage des guichets",
     "reversals_chips": "Annulations d'opérations de change",
+    "foreign_exchange_chips": "Achats de billets étrangers payés en plaques et jetons",
 }
 
 

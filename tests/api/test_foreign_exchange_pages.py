@@ -97,3 +97,15 @@ def test_the_close_asks_for_the_foreign_count_and_posts_its_shortage_to_over_sho
     assert closed.status_code == 302
     assert store.balance(accounts.foreign_over_short("CHF"), "CHF") == 5_000
     assert store.balance(accounts.cage_foreign("CHF"), "CHF") == 15_000
+
+
+def test_the_cage_report_prints_the_foreign_banknotes_of_the_day(window, login):
+    supervisor = login("super1", Role.CAGE_SUPERVISOR)
+    supervisor.post(reverse("workstations:cage-exchange-rate"), {"currency": "USD", "rate": "0.921437"})
+    cashier = login("cash1", Role.CASHIER)
+    cashier.post(reverse("workstations:cage-foreign-exchange"), {"currency": "USD", "amount": "100", "paid_in": "cash"})
+    text = _text(
+        login("super1", Role.CAGE_SUPERVISOR).get(reverse("workstations:report", args=["cage-accountability"]))
+    )
+    assert "Foreign banknotes bought, paid in cash 92.14 EUR" in text
+    assert "USD 1 100.00 USD 92.14 EUR 0.00 USD 100.00 USD" in text

@@ -186,3 +186,25 @@ def test_a_rate_of_another_gaming_day_is_not_the_rate_of_the_day(window, usd_rat
     with pytest.raises(StateConflict) as refused:
         foreign_exchange(currency="USD", foreign_cents=100, paid_in="chips", actor=CASHIER)
     assert tomorrow.isoformat() in refused.value.message
+
+
+def test_the_cage_report_of_the_day_names_the_banknotes_bought_paid_counted_and_held(window, usd_rate):
+    from cashier.reports import cage_accountability_report
+
+    foreign_exchange(currency="USD", foreign_cents=10_000, paid_in="chips", actor=CASHIER)
+    foreign_exchange(currency="USD", foreign_cents=5_000, paid_in="cash", actor=CASHIER)
+    cage_shift_close(**drawer_count(window), foreign={"USD": 14_000}, actor=CASHIER)
+    day = Event.objects.get(type="ExchangeRateSet").gaming_day
+    report = cage_accountability_report(day)
+    assert report["foreign"] == [
+        {
+            "currency": "USD",
+            "exchanges": 2,
+            "bought_cents": 15_000,
+            "paid_cents": 9214 + 4607,
+            "variance_cents": -1_000,
+            "held_cents": 14_000,
+        }
+    ]
+    movements = next(row for row in report["rows"] if row["line"] == "movements")
+    assert (movements["foreign_exchange_chips_cents"], movements["foreign_exchange_cash_cents"]) == (-9214, -4607)
