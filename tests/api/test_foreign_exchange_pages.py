@@ -109,3 +109,23 @@ def test_the_cage_report_prints_the_foreign_banknotes_of_the_day(window, login):
     )
     assert "Foreign banknotes bought, paid in cash 92.14 EUR" in text
     assert "USD 1 100.00 USD 92.14 EUR 0.00 USD 100.00 USD" in text
+
+
+def test_a_supervisor_closing_a_cashiers_window_counts_its_foreign_banknotes_too(window, login):
+    supervisor = login("super1", Role.CAGE_SUPERVISOR)
+    supervisor.post(reverse("workstations:cage-exchange-rate"), {"currency": "GBP", "rate": "1.171"})
+    login("cash1", Role.CASHIER).post(
+        reverse("workstations:cage-foreign-exchange"), {"currency": "GBP", "amount": "20", "paid_in": "chips"}
+    )
+    supervisor = login("super1", Role.CAGE_SUPERVISOR)
+    assert "Foreign banknotes counted, GBP (blank: none in the drawer)" in _text(
+        supervisor.get(reverse("workstations:cage"))
+    )
+    count = drawer_count(window)
+    form = {f"cash-{d}": n for d, n in count["cash"].items()} | {f"chips-{d}": n for d, n in count["chips"].items()}
+    refused = supervisor.post(reverse("workstations:cage-shift-close"), form | {"cashier": "cash1"})
+    text = _text(refused)
+    assert refused.status_code == 400 and "The window holds 20.00 GBP in foreign banknotes: count them too" in text
+    closed = supervisor.post(reverse("workstations:cage-shift-close"), form | {"cashier": "cash1", "foreign_GBP": "20"})
+    assert closed.status_code == 302
+    assert store.balance(accounts.cage_foreign("GBP"), "GBP") == 2_000
