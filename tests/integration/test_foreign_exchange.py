@@ -208,3 +208,14 @@ def test_the_cage_report_of_the_day_names_the_banknotes_bought_paid_counted_and_
     ]
     movements = next(row for row in report["rows"] if row["line"] == "movements")
     assert (movements["foreign_exchange_chips_cents"], movements["foreign_exchange_cash_cents"]) == (-9214, -4607)
+
+
+def test_the_change_register_lists_the_banknotes_bought_at_the_window(window, usd_rate):
+    from cashier.registers.books import change_lines
+
+    foreign_exchange(currency="USD", foreign_cents=123_450, paid_in="cash", actor=CASHIER)
+    day = Event.objects.get(type="ExchangeRateSet").gaming_day
+    line, total = change_lines(day)
+    assert line.operation == "Achat de billets étrangers: 1 234.50 USD au cours de 0.921437"
+    assert (line.especes_remises_cents, line.jetons_remis_cents, line.especes_recues_cents) == (113_751, 0, 0)
+    assert total.especes_remises_cents == 113_751 and line.desk == f"Guichet {window}"
