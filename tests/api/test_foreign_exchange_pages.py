@@ -129,3 +129,10 @@ def test_a_supervisor_closing_a_cashiers_window_counts_its_foreign_banknotes_too
     closed = supervisor.post(reverse("workstations:cage-shift-close"), form | {"cashier": "cash1", "foreign_GBP": "20"})
     assert closed.status_code == 302
     assert store.balance(accounts.cage_foreign("GBP"), "GBP") == 2_000
+
+
+def test_a_cage_that_buys_no_foreign_currency_shows_no_exchange_form(window, login, settings):
+    settings.CASINO_FOREIGN_CURRENCIES = []
+    page = _text(login("cash1", Role.CASHIER).get(reverse("workstations:cage")))
+    assert "Buy foreign banknotes" not in page
+    assert "The cage buys no foreign currency (CASINO_FOREIGN_CURRENCIES)." in page
