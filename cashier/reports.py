@@ -47,6 +47,7 @@ from ledger.later_entries import FLAG
 from ledger.models import Event, Posting
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
 
+from .services.cage_shifts import foreign_currencies
 from .services.count_room import box_removal, expected_drop_cents
 from .services.gaming_day import table_codes_active
 
@@ -500,6 +501,9 @@ CAGE_MOVEMENTS = [
     ("window_chip_variances", accounts.CAGE_CHIPS, ["CageShiftClosed"]),
     ("reversals_cash", accounts.CAGE_CASH, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
     ("reversals_chips", accounts.CAGE_CHIPS, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
+    # Foreign banknotes bought at the windows: their house value paid in cash or in chips.
+    ("foreign_exchange_cash", accounts.CAGE_CASH, ["ForeignCurrencyExchanged"]),
+    ("foreign_exchange_chips", accounts.CAGE_CHIPS, ["ForeignCurrencyExchanged"]),
 ]
 
 
@@ -548,7 +552,42 @@ def cage_accountability_report(day: date, code: str = "main") -> dict:
         gaming_day=day.isoformat(),
         opening=_cage_book(event__gaming_day__lt=day),
         book=_cage_book(event__gaming_day__lte=day),
+        foreign=foreign_of_the_day(day),
     )
+
+
+def _in_currency(account: str, currency: str, **when) -> int:
+    """``account``'s postings in ``currency`` that ``when`` selects, summed (hundredths)."""
+    found = Posting.objects.filter(account=account, currency=currency, **when)
+    return found.aggregate(s=Sum("amount_cents"))["s"] or 0
+
+
+def foreign_of_the_day(day: date) -> list[dict]:
+    """The cage's foreign banknotes on gaming day ``day``, per currency it buys (those with any
+    movement): ``{"currency", "exchanges", "bought_cents", "paid_cents", "variance_cents",
+    "held_cents"}``: the exchanges made, the notes bought (hundredths of the currency), the house
+    cents paid for them, the windows' closes counted over (+) or short (−) in the currency, and
+    the notes in the cage at the end of the day (main bank and windows still open)."""
+    exchanged = Event.objects.filter(gaming_day=day, type="ForeignCurrencyExchanged")
+    rows = []
+    for code in foreign_currencies():
+        of_code = [e.data for e in exchanged.filter(data__currency=code).only("data")]
+        until = {"event__gaming_day__lte": day}
+        short = accounts.foreign_over_short(code)
+        held = -_in_currency(accounts.FX_POSITION, code, **until) - _in_currency(short, code, **until)
+        variance = -_in_currency(short, code, event__gaming_day=day)
+        if of_code or held or variance:
+            rows.append(
+                {
+                    "currency": code,
+                    "exchanges": len(of_code),
+                    "bought_cents": sum(d["foreign_cents"] for d in of_code),
+                    "paid_cents": sum(d["amount_cents"] for d in of_code),
+                    "variance_cents": variance,
+                    "held_cents": held,
+                }
+            )
+    return rows
 
 
 def _cage_book(**until) -> dict:

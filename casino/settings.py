@@ -182,7 +182,18 @@ GAMING_DAY_START = env.str(
     "GAMING_DAY_START", default=served_day_start(VAR_DIR, DATABASES["default"]["NAME"]) or "06:00"
 )
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
-CASINO_NAME = env.str("CASINO_NAME", default="Casino")  # the house named on printed reports
+CASINO_NAME = env.str("CASINO_NAME", default="Casino")
+# The foreign currencies the cage buys at its windows (cashier.services.foreign_exchange): ISO
+# 4217 codes with two decimals (amounts in hundredths, as the house's cents), never the house's own.
+CASINO_FOREIGN_CURRENCIES = env.list("CASINO_FOREIGN_CURRENCIES", default=["USD", "GBP", "CHF"])
+for _code in CASINO_FOREIGN_CURRENCIES:
+    if not (len(_code) == 3 and _code.isascii() and _code.isalpha() and _code.isupper()) or _code == CASINO_CURRENCY:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"CASINO_FOREIGN_CURRENCIES lists ISO 4217 codes in capitals other than {CASINO_CURRENCY}, not {_code!r}"
+        )
+# the house named on printed reports
 # Cage and table accounting, in cents: the chips a tray is counted in (value chips
 # and the change tokens the ledger's exact cents need), the cash of a drop box, and the variance
 # from which the variance list flags an investigation.

@@ -83,3 +83,25 @@ def window_cash(window: str) -> str:
 def window_chips(window: str) -> str:
     """The value-chip drawer of cashier window ``window``: a subsidiary account of ``cage:chips``."""
     return f"cage:window:{window}:chips"
+
+
+# Foreign-currency exchange at the cage (cashier.services.foreign_exchange). The banknotes'
+# accounts name their currency and hold only postings in it, so no sum of the house's accounts
+# ever meets them. The exchange position: what the cage bought, −F in each foreign currency, against the house
+# money it gave for it, +H in the house currency: its balance per currency is the cage's position.
+FX_POSITION = "cage:fx_position"
+
+
+def window_foreign(window: str, currency: str) -> str:
+    """The foreign banknotes (``currency``, ISO 4217) in cashier window ``window``'s drawer."""
+    return f"cage:window:{window}:foreign:{currency}"
+
+
+def cage_foreign(currency: str) -> str:
+    """The foreign banknotes (``currency``) in the cage's main bank: a closed window's count."""
+    return f"cage:foreign:{currency}"
+
+
+def foreign_over_short(currency: str) -> str:
+    """Count variances of the foreign banknotes in ``currency``: the over/short of that currency."""
+    return f"cage:over_short:{currency}"

@@ -188,3 +188,29 @@ def window_share(window: str, *, cash: int = 0, chips: int = 0) -> list[Leg]:
     if chips:
         legs += [Leg(acc.window_chips(window), chips), Leg(acc.CAGE_WINDOWS_CHIPS, -chips)]
     return legs
+
+
+def foreign_exchange(
+    *, window: str, currency: str, foreign: int, house: int, patron_account: str, paid_in: str
+) -> list[Leg]:
+    """A patron's foreign banknotes bought at window ``window``: ``foreign`` hundredths of
+    ``currency`` for ``house`` cents of the house currency, paid in value chips or cash.
+
+    In ``currency``: the window's foreign drawer +F, cage:fx_position −F (the position bought).
+    In the house currency, a chip sale whose cash is the notes' house value, held by the
+    position: external:cash −H, cage:fx_position +H; cage:chips −H, patron +H (the window's
+    chips −H). Paid in cash, the patron cashes those chips at once (patron −H, cage:chips +H;
+    cage:cash −H, external:cash +H; the window's cash −H): his chips account moves +H and −H, so
+    the AML reads, which follow a patron's own accounts, count the exchange as his cash in.
+    Each currency sums to zero."""
+    legs = [
+        Leg(acc.window_foreign(window, currency), foreign, currency),
+        Leg(acc.FX_POSITION, -foreign, currency),
+        Leg(acc.EXTERNAL_CASH, -house),
+        Leg(acc.FX_POSITION, house),
+        Leg(acc.CAGE_CHIPS, -house),
+        Leg(patron_account, house),
+    ]
+    if paid_in == "cash":
+        return legs + redemption(patron_account, house) + window_share(window, cash=-house)
+    return legs + window_share(window, chips=-house)

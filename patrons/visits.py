@@ -35,6 +35,8 @@ CASH_EVENTS = {
     "FrontMoneyDeposited": (IN, "front_money_deposit"),
     "MarkerPaid": (IN, "marker_payment"),
     "MarkerPaidAtTable": (IN, "marker_payment_at_table"),
+    # Foreign banknotes bought at the cage: their house value, paid in chips or cash.
+    "ForeignCurrencyExchanged": (IN, "foreign_exchange"),
     "ChipsRedeemed": (OUT, "cage_redemption"),
     "FrontMoneyWithdrawn": (OUT, "front_money_withdrawal"),
 }

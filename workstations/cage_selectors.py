@@ -20,9 +20,11 @@ from cashier.services.cage_shifts import (
     open_windows,
     shift_stream,
     window_book,
+    window_foreign_book,
     window_of,
 )
 from cashier.services.cage_transfers import TRANSFERS
+from cashier.services.foreign_exchange import cage_foreign_book, foreign_currencies, rates_of_the_day
 from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
@@ -174,6 +176,7 @@ LINE_WORDS = {
     "CageShiftClosed": "Window closed (count back to the main bank)",
     "CageWindowReplenished": "Top-up from the main bank",
     "CageWindowReturned": "Returned to the main bank",
+    "ForeignCurrencyExchanged": "Foreign exchange",
 }
 # A transfer between the main bank and a window, by its direction (``cage_window_transfer``).
 TRANSFER_WORDS = {"in": "Top-up from the main bank", "out": "Return to the main bank"}
@@ -233,6 +236,7 @@ def window_lines(window: str) -> list[dict]:
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
                 "approved_by": data.get("approved_by", "") if event.type in TRANSFERS else "",
+                "foreign": _foreign_line(data) if event.type == "ForeignCurrencyExchanged" else None,
                 **sums[position],
                 "total_cents": sums[position]["cash_cents"] + sums[position]["chips_cents"],
                 "reversed": None
@@ -243,6 +247,57 @@ def window_lines(window: str) -> list[dict]:
             }
         )
     return lines
+
+
+def _foreign_line(data: dict) -> dict:
+    """A foreign exchange's own figures: ``{"cents", "currency", "rate", "paid_in"}`` (hundredths
+    of the foreign currency bought)."""
+    return {
+        "cents": data["foreign_cents"],
+        "currency": data["currency"],
+        "rate": data["rate"],
+        "paid_in": data["paid_in"],
+    }
+
+
+def _foreign_reconciliation(window: str | None, closed: Event | None) -> list[dict]:
+    """The foreign banknotes of a window's shift, per currency: ``{"currency", "book_cents",
+    "counted_cents", "variance_cents"}`` (hundredths of it): as its close counted them, or the
+    drawer now (counted and variance None) while it is open."""
+    if closed is not None:
+        return [
+            {"currency": code, "book_cents": line["expected_cents"]} | line
+            for code, line in (closed.data.get("foreign") or {}).items()
+        ]
+    held = window_foreign_book(window) if window else {}
+    return [
+        {"currency": code, "book_cents": cents, "counted_cents": None, "variance_cents": None}
+        for code, cents in held.items()
+        if cents
+    ]
+
+
+def foreign_desk(window: str | None) -> dict:
+    """The foreign-exchange side of the cage page: ``{"currencies", "rates": [{"currency",
+    "rate" (exact decimal text, or None: none recorded today), "set_by", "at"}], "window":
+    [{"currency", "cents"}] (the notes in ``window``'s drawer, currencies held only), "cage":
+    [{"currency", "cents"}] (the whole cage's notes)}``; hundredths of each currency."""
+    rates = [
+        {
+            "currency": code,
+            "rate": event.data["rate"] if event else None,
+            "set_by": event.actor if event else "",
+            "at": event.occurred_at if event else None,
+        }
+        for code, event in rates_of_the_day().items()
+    ]
+    held = window_foreign_book(window) if window else {}
+    return {
+        "currencies": foreign_currencies(),
+        "rates": rates,
+        "window": [{"currency": code, "cents": cents} for code, cents in held.items() if cents],
+        "cage": [{"currency": code, "cents": cents} for code, cents in cage_foreign_book().items()],
+    }
 
 
 def transfer_requests(code: str = "main") -> list[dict]:
@@ -543,6 +598,7 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
         "cash_denominations": sorted(cash_denominations(), reverse=True),
         "chip_denominations": sorted(chip_denominations(), reverse=True),
         "shifts": recent_shifts(code),
+        "fx": foreign_desk(window),
     }
 
 
@@ -645,6 +701,7 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
         "moved": moved | {"total_cents": sum(moved.values())},
         "closing_book": closing | {"total_cents": sum(closing.values())},
         "book_agrees": closing == read,
+        "foreign": _foreign_reconciliation(window, closed),
         "counted": None if counted is None else counted | {"total_cents": sum(counted.values())},
         "variance": None
         if counted is None

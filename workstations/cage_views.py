@@ -12,6 +12,7 @@ success: a reload never repeats a sale.
 
 from __future__ import annotations
 
+import re
 import uuid
 from urllib.parse import urlencode
 
@@ -23,7 +24,16 @@ from django.views.decorators.http import require_POST, require_safe
 
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
-from cashier.services.cage_shifts import cage_shift_open, open_windows, window_book, window_cashier, window_of
+from cashier.services.cage_shifts import (
+    cage_shift_open,
+    foreign_currencies,
+    open_windows,
+    window_book,
+    window_cashier,
+    window_foreign_book,
+    window_of,
+)
+from cashier.services.foreign_exchange import exchange_rate_set, foreign_exchange, format_foreign
 from cashier.services.slips import slip_accept
 from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
@@ -33,13 +43,14 @@ from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
 from patrons.services.aml import IdentityRequired, patron_identity_record
 from patrons.services.patrons import patron_register_identified
 from patrons.services.self_limit import patron_pin_set, self_limit_set
-from staff.roles import RoleRequired
+from staff.roles import Role, RoleRequired
 
 from . import cage_selectors
 from .access import CAGE_ROLES, roles_required
 from .templatetags.workstation_tags import eur, local
 
 cage_only = roles_required(*CAGE_ROLES, place="cage")
+supervisor_only = roles_required(Role.CAGE_SUPERVISOR, place="cage")
 
 # The page's forms that carry a key and keep their values on a refusal.
 FORMS = (
@@ -54,6 +65,8 @@ FORMS = (
     "pin",
     "pin_reset",
     "self_limit",
+    "exchange",
+    "rate",
 )
 
 # The form's own words for a refusal's field (the service names it as the API does).
@@ -82,10 +95,20 @@ FIELD_LABELS = {
     "approver": "Cage supervisor",
     "approval": "Approval",
     "idempotency_key": "Form",
+    "currency": "Currency",
+    "foreign_cents": "Amount",
+    "paid_in": "Paid in",
+    "rate": "Rate",
+    "foreign": "Foreign banknotes counted",
 }
 
 # Where a service's field is typed on the page: the input (or count table) to mark.
-INPUTS = {"amount_cents": "amount", "identity_name": "name", "identity_document": "document"}
+INPUTS = {
+    "amount_cents": "amount",
+    "foreign_cents": "amount",
+    "identity_name": "name",
+    "identity_document": "document",
+}
 
 
 def field_label(field: str) -> str:
@@ -137,7 +160,8 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
     for row in desk["approvals"] + desk["closes"]["to_sign"] + desk["markers"]:
         row["key"] = _key()
     row_failure = None
-    shown = {"sell", "redeem", "transfer", "close"} if desk["window"] else {"open"}
+    shown = {"sell", "redeem", "transfer", "close", "exchange"} if desk["window"] else {"open"}
+    shown |= {"rate"} if desk["supervises"] else set()
     shown |= {"register", "identity", "pin", "pin_reset", "self_limit"} | (
         {"close_other"} if desk["supervises"] and desk["windows"] else set()
     )
@@ -148,6 +172,9 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
             form_states[failed["form"]] = failed
         else:
             row_failure = failed  # a line's or a slip's own form
+    typed = form_states["close"]["values"]
+    for held in desk["fx"]["window"]:  # the foreign counts as typed in a refused close
+        held["typed"] = typed.get(f"foreign_{held['currency']}", "")
     context = {"desk": desk, "forms": form_states, "row_failure": row_failure, **extra}
     return render(request, "workstations/cage.html", context, status=status)
 
@@ -234,6 +261,7 @@ def shift_close(request):
         cash = typed_amounts.count(request.POST, "cash", cash_denominations())
         chips = typed_amounts.count(request.POST, "chips", chip_denominations())
         reason = (request.POST.get("variance_reason") or "").strip()
+        foreign = _foreign_count(request.POST)
         opened = open_windows().get(cashier or user)
         window = window_of(opened)
         if opened is not None and window is not None:
@@ -246,8 +274,16 @@ def shift_close(request):
                     f"{eur(counted - drawer)}: give the reason for the variance, then close again",
                     field="variance_reason",
                 )
+            for code, held in window_foreign_book(window).items():
+                if code in foreign and foreign[code] != held and not reason:
+                    raise InvalidInput(
+                        f"the {code} banknotes counted ({format_foreign(foreign[code], code)}) differ from the "
+                        f"drawer's {format_foreign(held, code)}: give the reason for the variance, then close again",
+                        field="variance_reason",
+                    )
         handover = (request.POST.get("handover_to") or "").strip() or None
         payload = {"cash": cash, "chips": chips, "cashier": window_cashier(user, cashier)}
+        payload |= {"foreign": foreign} if foreign else {}
         payload |= {"handover_to": handover} if handover else {}
         payload |= {"variance_reason": reason} if reason else {}
         with replays_noted() as replayed:
@@ -273,6 +309,82 @@ def shift_close(request):
         again=f"the window was closed, counted {eur(result['counted_cents'])}",
     )
     return redirect("workstations:cage-shift", opened_event=result["opened_event"])
+
+
+def _foreign_count(posted) -> dict[str, int]:
+    """The foreign banknotes counted at a close, typed per currency in its units
+    (``foreign_<CUR>``): ``{currency: hundredths}``, the currencies typed only; "0" is none."""
+    counts = {}
+    for code in foreign_currencies():
+        text = (posted.get(f"foreign_{code}") or "").strip()
+        if text:
+            zero = re.fullmatch(r"0+(?:[.,]0{1,2})?", text) is not None
+            counts[code] = 0 if zero else typed_amounts.amount_cents(text, field="foreign")
+    return counts
+
+
+@require_POST
+@cage_only
+def foreign_exchange_view(request):
+    """Buy a patron's foreign banknotes at the cashier's window at the rate of the day: the
+    amount typed in the currency's units, the house value paid in chips or cash (rounded down,
+    the remainder kept on the event). No rate of the day: the page says so (409)."""
+    key = _posted_key(request)
+    patron = (request.POST.get("patron") or "").strip()[:20] or None
+    currency = (request.POST.get("currency") or "").strip()[:3]
+    try:
+        cents = typed_amounts.amount_cents(request.POST.get("amount"), field="foreign_cents")
+        with replays_noted() as replayed:
+            result = foreign_exchange(
+                currency=currency,
+                foreign_cents=cents,
+                paid_in=request.POST.get("paid_in", ""),
+                patron=patron,
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "exchange", exc))
+    bought = format_foreign(result["foreign_cents"], result["currency"])
+    paid = f"{eur(result['house_cents'])} in {'chips' if result['paid_in'] == 'chips' else 'cash'}"
+    kept = result["rounding_remainder_cents"]
+    _done(
+        request,
+        f"Bought {bought} at {result['rate']}: paid {paid}, patron {result['patron']}"
+        + (f" (rounded down: {kept} of a cent kept by the house)." if kept != "0" else "."),
+        key=key,
+        replayed=replayed,
+        again=f"the exchange of {bought}, patron {result['patron']}",
+    )
+    _aml_notices(request, result, key=key, replayed=replayed)
+    return redirect("workstations:cage")
+
+
+@require_POST
+@supervisor_only
+def exchange_rate(request):
+    """Record the cage's buying rate of a foreign currency for the gaming day (a cage
+    supervisor): house units for one unit of it, typed as an exact decimal."""
+    key = _posted_key(request)
+    try:
+        with replays_noted() as replayed:
+            result = exchange_rate_set(
+                currency=(request.POST.get("currency") or "").strip()[:3],
+                rate=(request.POST.get("rate") or "").strip()[:20],
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "rate", exc))
+    words = f"1 {result['currency']} = {result['rate']} {result['house_currency']}"
+    _done(
+        request,
+        f"Buying rate of the day recorded: {words}.",
+        key=key,
+        replayed=replayed,
+        again=f"the rate {words}",
+    )
+    return redirect("workstations:cage")
 
 
 @require_POST

@@ -66,6 +66,8 @@ CAGE_MOVEMENT_NAMES = {
     "window_chip_variances": "Cashier windows counted over or short (chips)",
     "reversals_cash": "Reversals (cash)",
     "reversals_chips": "Reversals (chips)",
+    "foreign_exchange_cash": "Foreign banknotes bought, paid in cash",
+    "foreign_exchange_chips": "Foreign banknotes bought, paid in chips",
 }
 # What the cage's book moved by on the day beyond the kinds above (none, as long as every
 # event that posts to the cage has its kind): shown, so the page still adds up.

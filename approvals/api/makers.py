@@ -294,6 +294,11 @@ class CageShiftClose(ActView):
             max_length=500, required=False, help_text="why the count differs from the book, kept on the event"
         )
         cashier = UsernameField(required=False, help_text="whose window (default: the caller's own)")
+        foreign = serializers.DictField(
+            child=CentsField(min_value=0),
+            required=False,
+            help_text="the foreign banknotes counted, {currency: hundredths}: each currency the drawer holds",
+        )
 
     input_serializer = Input
 

@@ -653,6 +653,7 @@ CHIP_MOVEMENT_WORDS = {
     "marker_chips": "Crédits (markers) en plaques et jetons",
     "window_chip_variances": "Écarts de comptage des guichets",
     "reversals_chips": "Annulations d'opérations de change",
+    "foreign_exchange_chips": "Achats de billets étrangers payés en plaques et jetons",
 }
 
 
@@ -888,7 +889,13 @@ CHANGE_COLUMNS = (
     Column("compense", "Ligne compensée"),
     Column("events", "Réf. grand livre"),
 )
-CHANGE_EVENTS = ("ChipsPurchased", "ChipsRedeemed", "ChipsPurchaseReversed", "ChipsRedemptionReversed")
+CHANGE_EVENTS = (
+    "ChipsPurchased",
+    "ChipsRedeemed",
+    "ChipsPurchaseReversed",
+    "ChipsRedemptionReversed",
+    "ForeignCurrencyExchanged",
+)
 
 
 def change_lines(day: date) -> list[ChangeLine]:
@@ -898,6 +905,9 @@ def change_lines(day: date) -> list[ChangeLine]:
     for event in Event.objects.filter(gaming_day=day, type__in=CHANGE_EVENTS).order_by("position"):
         data, amount = event.data, event.data["amount_cents"]
         desk = f"Guichet {data['window']}" if data.get("window") else MAIN_BANK
+        if event.type == "ForeignCurrencyExchanged":
+            by_desk[desk].append(_foreign_change_line(desk, event))
+            continue
         sale = event.type.startswith("ChipsPurchase")
         sign = -1 if event.type.endswith("Reversed") else 1
         words = {
@@ -940,6 +950,26 @@ def change_lines(day: date) -> list[ChangeLine]:
             )
         )
     return lines
+
+
+def _foreign_change_line(desk: str, event: Event) -> ChangeLine:
+    """Foreign banknotes bought at ``desk``: their house value paid in cash or in chips (the
+    notes themselves, in their currency, named in the operation's words)."""
+    data, amount = event.data, event.data["amount_cents"]
+    cash = data.get("paid_in") == "cash"
+    notes = format_cents(data["foreign_cents"], data["currency"]).replace(",", " ")
+    return ChangeLine(
+        desk=desk,
+        occurred_at=_local(event.occurred_at),
+        operation=f"Achat de billets étrangers: {notes} au cours de {data['rate']}",
+        patron=data.get("patron", ""),
+        especes_recues_cents=0,
+        especes_remises_cents=amount if cash else 0,
+        jetons_remis_cents=0 if cash else amount,
+        jetons_recus_cents=0,
+        caissier=event.actor,
+        events=str(event.position),
+    )
 
 
 def change_register(day: date) -> Register:

@@ -22,6 +22,8 @@ then opens his window, his count is compared with the count handed over to him
 (``handover_variance_cents``); a difference needs its reason.
 """
 
+from django.conf import settings
+
 from basis.money import format_cents
 from core.denominations import cash_denominations, chip_denominations, count_total
 from ledger import accounts, posting_rules, store
@@ -66,6 +68,58 @@ def window_book(window: str) -> dict:
         "cash_cents": store.balance(accounts.window_cash(window)),
         "chips_cents": store.balance(accounts.window_chips(window)),
     }
+
+
+def foreign_currencies() -> list[str]:
+    """The currencies the cage buys (``CASINO_FOREIGN_CURRENCIES``), ISO 4217 codes."""
+    return list(settings.CASINO_FOREIGN_CURRENCIES)
+
+
+def window_foreign_book(window: str) -> dict[str, int]:
+    """``{currency: hundredths}``: the foreign banknotes window ``window``'s drawer holds by the
+    ledger, each currency the cage buys (zero included; ``cashier.services.foreign_exchange``)."""
+    return {code: store.balance(accounts.window_foreign(window, code), code) for code in foreign_currencies()}
+
+
+def _foreign_counts(foreign: object) -> dict[str, int]:
+    """``{currency: hundredths counted}`` checked: currencies the cage buys, whole non-negative
+    amounts (``InvalidInput``, field ``foreign``)."""
+    if foreign is None:
+        return {}
+    if not isinstance(foreign, dict):
+        raise InvalidInput("the foreign banknotes are counted as {currency: hundredths}", field="foreign")
+    accepted = foreign_currencies()
+    counts = {}
+    for code, cents in foreign.items():
+        if code not in accepted:
+            raise InvalidInput(f"the cage buys {', '.join(accepted)}, not {str(code)[:10]!r}", field="foreign")
+        if type(cents) is not int or cents < 0:
+            raise InvalidInput(f"the {code} count is a whole non-negative number of hundredths", field="foreign")
+        counts[code] = cents
+    return dict(sorted(counts.items()))
+
+
+def _foreign_close(window: str, counted: dict[str, int]) -> tuple[dict, list[Leg]]:
+    """The foreign banknotes of ``window`` at its close: ``({currency: {"counted_cents",
+    "expected_cents", "variance_cents"}}, legs)``. The drawer goes back to the main bank as
+    counted (``cage:foreign:<CUR>``), the variance to ``cage:over_short:<CUR>``, in the
+    currency. A currency the drawer holds but the count leaves out: ``InvalidInput``."""
+    held = window_foreign_book(window)
+    missing = [code for code, cents in held.items() if cents and code not in counted]
+    if missing:
+        what = ", ".join(format_cents(held[code], code) for code in missing)
+        raise InvalidInput(f"the window holds {what} in foreign banknotes: count them too", field="foreign")
+    lines: dict = {}
+    legs: list[Leg] = []
+    for code, count in counted.items():
+        book = held.get(code, 0)
+        lines[code] = {"counted_cents": count, "expected_cents": book, "variance_cents": count - book}
+        legs += [
+            Leg(accounts.window_foreign(window, code), -book, code),
+            Leg(accounts.cage_foreign(code), count, code),
+            Leg(accounts.foreign_over_short(code), book - count, code),
+        ]
+    return lines, [leg for leg in legs if leg.amount_cents]
 
 
 def main_bank() -> dict:
@@ -272,6 +326,7 @@ def cage_shift_close(
     handover_to: str | None = None,
     variance_reason: str | None = None,
     cashier: str | None = None,
+    foreign: dict | None = None,
     code: str = "main",
     idempotency_key: str | None = None,
 ) -> dict:
@@ -281,15 +336,20 @@ def cage_shift_close(
     cashier) is the incoming cashier who counted with her and signed the close from his own
     session: only the ``approvals`` act ``cage_shift_close`` passes him, once he confirmed.
     Without it (nobody: the end of the day) the cashier closes alone. ``variance_reason`` (up
-    to 500 characters) is kept on the ``CageShiftClosed`` event when given.
+    to 500 characters) is kept on the ``CageShiftClosed`` event when given. ``foreign``: the
+    foreign banknotes counted, ``{currency: hundredths}``, each currency the drawer holds
+    (``_foreign_close``: its variance to that currency's over/short; the event's ``foreign``
+    says count, book and variance per currency; ``variance_cents`` stays the house currency's).
 
     Only the window's own cashier closes it, or a cage supervisor (``closed_by_supervisor``).
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count; a
     ``handover_to`` the incoming cashier did not confirm himself: field ``handover_to``),
     ``RoleRequired`` (403), ``StateConflict`` (no such window open, or another cashier's: field
-    ``shift``).
+    ``shift``); ``InvalidInput`` (field ``foreign``) for a bad foreign count or a currency the
+    drawer holds left out of it.
     """
     require_role(actor, *CAGE_ROLES, step="closing a cashier window")
+    foreign_counted = _foreign_counts(foreign)
     if handover_to is not None:
         if not isinstance(handover_to, str) or not handover_to:
             raise InvalidInput("handover_to names the next shift's cashier", field="handover_to")
@@ -308,6 +368,8 @@ def cage_shift_close(
     counts = _validated(cash, chips)
     request = {"op": "cage_shift_close", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     request |= {"handover_to": handover_to, "cashier": cashier}
+    if foreign_counted:
+        request["foreign"] = foreign_counted
     if reason:
         request["variance_reason"] = reason
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
@@ -319,6 +381,8 @@ def cage_shift_close(
             require_distinct("handing over the cage", handover_to, [("window's cashier", last.actor)])
         window = window_of(last)
         legs: list[Leg] = []
+        if window is None and foreign_counted:
+            raise InvalidInput("foreign banknotes are counted at a cashier window's close", field="foreign")
         if window is None:  # the single shift of old: its book is the cage's, counts are recorded
             data = _against(
                 counts,
@@ -332,6 +396,10 @@ def cage_shift_close(
             legs = posting_rules.window_share(window, cash=-book["cash_cents"], chips=-book["chips_cents"])
             for control, side in ((accounts.CAGE_CASH, "cash_cents"), (accounts.CAGE_CHIPS, "chips_cents")):
                 legs += posting_rules.stock(control, accounts.CAGE_OVER_SHORT, counts[f"counted_{side}"] - book[side])
+            foreign_lines, foreign_legs = _foreign_close(window, foreign_counted)
+            legs += foreign_legs
+            if foreign_lines:
+                data["foreign"] = foreign_lines
         data |= {"cage": code, "handover_to": handover_to, "opened_by": last.actor, "opened_event": last.position}
         if by_supervisor:
             data["closed_by_supervisor"] = True

@@ -323,6 +323,14 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "CageOpened": lambda d: f"cage opened: cash {eur(d['counted_cash_cents'])}, chips {eur(d['counted_chips_cents'])}",
     "ChipsPurchased": lambda d: f"{d['patron']} bought {eur(d['amount_cents'])} of chips at the cage",
     "ChipsRedeemed": lambda d: f"{d['patron']} redeemed {eur(d['amount_cents'])} of chips at the cage",
+    "ExchangeRateSet": lambda d: (
+        f"buying rate of {d.get('currency', '?')} set at {d.get('rate', '?')} {d.get('house_currency', '')}".rstrip()
+        + f" for 1 {d.get('currency', '?')}"
+    ),
+    "ForeignCurrencyExchanged": lambda d: (
+        f"{d['patron']} exchanged {format_cents(d['foreign_cents'], d['currency'])} at {d['rate']} for "
+        f"{eur(d['amount_cents'])} in {d.get('paid_in', 'chips')} at window {d.get('window', '?')}"
+    ),
     "ChipsPurchaseReversed": lambda d: (
         f"sale of {eur(d['amount_cents'])} of chips to {d['patron']} reversed ({d.get('reason', '')}), "
         f"approved by {d.get('approved_by', '?')}"

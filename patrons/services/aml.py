@@ -65,6 +65,7 @@ VERBS = {
     "marker_payment": "pay markers in cash for",
     "marker_payment_at_table": "pay markers in cash for",
     "cage_redemption": "redeem chips for",
+    "foreign_exchange": "exchange foreign banknotes worth",
     "front_money_withdrawal": "withdraw front money for",
 }
 DECISION_EVENTS = ("AmlIdentityChecked", "AmlTransactionLogged", "AmlAggregateFlagged", "AmlTransactionRefused")

@@ -79,6 +79,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "cage-open": ({"POST": CAGE}, None),
     "chips-purchase": ({"POST": CAGE}, None),
     "chips-redeem": ({"POST": CAGE}, None),
+    "exchange-rate-set": ({"POST": frozenset({"cage_supervisor"})}, None),
+    "foreign-exchange": ({"POST": CAGE}, None),
     # tables
     "table-list": ({"GET": EVERY}, None),
     "table-detail": ({"GET": EVERY}, "table"),
@@ -272,6 +274,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-shift-open": ({"POST": CAGE}, None),
     "workstations:cage-shift-close": ({"POST": CAGE}, None),
     "workstations:cage-chips": ({"POST": CAGE}, None),
+    "workstations:cage-foreign-exchange": ({"POST": CAGE}, None),
+    "workstations:cage-exchange-rate": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:cage-issue": ({"POST": CAGE}, None),
     "workstations:cage-credit-receive": ({"POST": CAGE}, None),
     "workstations:cage-patron-register": ({"POST": CAGE}, None),

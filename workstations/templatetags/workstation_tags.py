@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
-from basis.money import format_denomination
+from basis.money import format_cents, format_denomination
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
@@ -31,6 +31,12 @@ def holds(user, role) -> bool:
 def eur(cents) -> str:
     """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash (the dashboard's formatter)."""
     return "—" if cents is None or cents == "" else eur_text(int(cents))
+
+
+@register.filter
+def foreign(cents, currency) -> str:
+    """Hundredths of a foreign currency with its code: ``10000|foreign:"USD"`` → ``100.00 USD``."""
+    return "—" if cents is None or cents == "" else format_cents(int(cents), str(currency))
 
 
 @register.filter
