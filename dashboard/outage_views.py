@@ -3,7 +3,8 @@ print ahead, an outage declared (after recovery, or at once when only part of th
 down) and ended, each coup written on a table's paper form entered as a later entry (asked
 through ``approvals``: another pit boss or a cage supervisor approves it from his own login on
 the approvals page), each fill or credit written on it likewise (a cage supervisor approves
-it), and each form marked entered once its every line is.
+it), each cash buy-in (another pit boss or a cage supervisor), and each form marked entered once
+its every line is.
 
 As the other forms: post/redirect/get, a refusal shows the page again with what was typed and
 the field at fault named, nothing written."""
@@ -57,6 +58,8 @@ LABELS = {
     "signers.runner": "Runner",
     "signers.accepted_by": "Accepted by",
     "signers.approved_by": "Large fill approved by",
+    "patron": "Patron",
+    "amount": "Cash",
 }
 SLIP_SIGNERS = ("requested_by", "issued_by", "runner", "accepted_by", "approved_by")
 
@@ -109,11 +112,11 @@ def outages(request):
     return _page(request)
 
 
-def _act(request, form: str, run, success) -> HttpResponse:
+def _act(request, form: str, run, success, labels: dict = LABELS) -> HttpResponse:
     try:
         result = run()
     except DomainError as exc:
-        return _page(request, typed=_typed(request), refused=_refused(exc, form, LABELS))
+        return _page(request, typed=_typed(request), refused=_refused(exc, form, labels))
     messages.success(request, success(result))
     return redirect(reverse("dashboard:outages") + f"#{form}")
 
@@ -241,6 +244,36 @@ def paper_slip(request, outage: str, form: str):
             f"{(request.POST.get('kind') or 'slip').capitalize()} of form {form} asked as a later entry: "
             "waiting for approval by a second login (a cage supervisor)."
         ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def paper_buy_in(request, outage: str, form: str):
+    """A cash buy-in written on a table's form: asked as a later entry, approved by a second login."""
+
+    def run():
+        return approval_request(
+            kind="paper_buy_in_enter",
+            payload={
+                "outage": outage,
+                "form": form,
+                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "patron": (request.POST.get("patron") or "").strip(),
+                "amount_cents": typed_amounts.amount_cents(request.POST.get("amount"), field="amount"),
+            },
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        f"buy-in-{form}",
+        run,
+        lambda r: (
+            f"Buy-in of form {form} asked as a later entry: waiting for approval by a second login "
+            "(another pit boss or a cage supervisor)."
+        ),
+        LABELS | {"amount_cents": "Cash"},
     )
 
 

@@ -158,6 +158,12 @@ def approval_words(approval: Approval) -> str:
         return f"Later entry from paper form {p.get('form')}: {what} {p.get('patron')} of {eur(amount)}"
     if kind == "paper_slip_enter":
         return _paper_slip_words(p)
+    if kind == "paper_buy_in_enter":
+        amount = p.get("amount_cents") if type(p.get("amount_cents")) is int else 0
+        return (
+            f"Later entry from paper form {p.get('form')}: a cash buy-in of {eur(amount)} by {p.get('patron')}"
+            f" at {_paper_time(p.get('occurred_at'))}"
+        )
     return ACTS[kind].what.capitalize() if kind in ACTS else kind
 
 

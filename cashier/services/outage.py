@@ -16,6 +16,8 @@
 - ``paper_slip_enter``: a fill or a credit written on a table's form, entered through the slip
   services (request, issue, accept) in the names of those who signed the paper (a cage
   supervisor approves it).
+- ``paper_buy_in_enter``: a cash buy-in at a table written on its form, entered through the
+  table's own buy-in service (``games.services.tables.table_buy_in``) the same way.
 - ``paper_form_complete``: the form's every line is entered (the number of lines on the paper,
   checked against the approved entries): ``PaperFormEntered``. Until each form of an outage is
   entered, its gaming day can be neither closed nor sealed (``ledger.outage_forms``).
@@ -33,6 +35,7 @@ from games.catalog import spec
 from games.models import Table
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_buy_in
 from ledger import later_entries, outage_forms
 from ledger.commands import ledger_command, within
 from ledger.errors import InvalidInput, NotFound, StateConflict
@@ -607,6 +610,77 @@ def paper_slip_enter(
             "amount_cents": slip["amount_cents"],
             "denominations": slip["denominations"],
             "signers": named,
+            "occurred_at": moment.isoformat(),
+            "entered_at": entered.isoformat(),
+            "entered_by": actor,
+            "approved_by": approver,
+        }
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        )
+        return cmd.finish(result)
+
+
+def paper_buy_in_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    patron: object,
+    amount_cents: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one cash buy-in written on table form ``form`` of ``outage`` at ``occurred_at``
+    (inside the outage): ``patron`` changed ``amount_cents`` of cash for value chips at the
+    table, the cash into its drop box, through the table's own service (``table_buy_in``: the
+    same posting, the same AML screening), as a later entry entered by ``actor`` (a pit boss or
+    cage supervisor) at ``entered_at`` and approved by ``approver`` (another pit boss or a cage
+    supervisor); then ``PaperLineEntered``. All or nothing.
+
+    Returns ``{"outage", "form", "line", "table", "patron", "amount_cents", "transaction",
+    "occurred_at", "entered_at", "entered_by", "approved_by"}``. ``InvalidInput`` (400) naming
+    the field (a paper time outside the outage, the cage's form, an amount that is not a
+    positive whole number of cents), ``NotFound`` (404: outage, form, patron), ``StateConflict``
+    (409: the form entered already, the table closed; an identity the AML rule needs and the
+    registry lacks), ``InsufficientChips`` (400: the tray short), ``RoleRequired`` (403)."""
+    require_role(actor, *ENTERERS, step="entering a paper record")
+    require_role(approver, *ENTERERS, step="approving a later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    request = {
+        "op": "paper_buy_in_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "patron": patron,
+        "amount_cents": amount_cents,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "table":
+            raise InvalidInput(f"{entry['form']} is the cage's form: a buy-in is written on its table's", field="form")
+        _within_outage(found, moment)
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
+        with within(cmd), later_entries.later_entry(mark):
+            done = table_buy_in(code=entry["table"], patron=patron, amount_cents=amount_cents, actor=actor)
+        result = {
+            "outage": found.id,
+            "form": entry["form"],
+            "line": len(found.lines.get(entry["form"], [])) + 1,
+            "table": entry["table"],
+            "patron": done["patron"],
+            "amount_cents": done["amount_cents"],
+            "transaction": done["transaction"],
             "occurred_at": moment.isoformat(),
             "entered_at": entered.isoformat(),
             "entered_by": actor,

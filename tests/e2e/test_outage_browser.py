@@ -46,13 +46,14 @@ def test_an_outage_declared_entered_on_paper_and_approved_from_a_second_login(
         page.get_by_role("link", name="its forms (PDF)").click()
     assert download.value.suggested_filename == "outage-OUT1-forms.pdf"
 
-    page.get_by_label("Time on the paper").fill((now - timedelta(minutes=20)).strftime("%Y-%m-%dT%H:%M"))
-    page.get_by_label("Winning number").fill("14")
-    page.get_by_label("Patron of bet 1").fill(patron)
-    page.get_by_label("Bet 1", exact=True).select_option("rouge")
-    page.get_by_label("Stake of bet 1").fill("20,00")
+    coup = page.locator("#coup-OUT1-R1")
+    coup.get_by_label("Time on the paper").fill((now - timedelta(minutes=20)).strftime("%Y-%m-%dT%H:%M"))
+    coup.get_by_label("Winning number").fill("14")
+    coup.get_by_label("Patron of bet 1").fill(patron)
+    coup.get_by_label("Bet 1", exact=True).select_option("rouge")
+    coup.get_by_label("Stake of bet 1").fill("20,00")
     page.screenshot(path=str(ARTIFACTS / "dashboard-outage-declared.png"), full_page=True)
-    page.get_by_role("button", name="Ask for its approval").click()
+    coup.get_by_role("button", name="Ask for its approval").click()
     expect(page.get_by_text("asked as a later entry")).to_be_visible()
 
     # The second pit boss, from his own login.

@@ -216,3 +216,46 @@ def test_the_pit_boss_enters_a_paper_fill_from_his_page_and_a_cage_supervisor_ap
     delivered = Event.objects.get(type="FillDelivered")
     assert delivered.occurred_at == at and delivered.data["amount_cents"] == 120_000
     assert delivered.data["later_entry"]["entered_by"] == "pit2"
+
+
+def test_a_cash_buy_in_on_paper_is_entered_later_into_the_drop_as_a_live_one(slip_floor):
+    patron = slip_floor["patrons"][0]
+    outage = _declare(_as("pit1"))
+    at = _paper_time(outage, 9)
+    chips, drop = store.balance(f"patron:{patron}:chips"), store.balance("table:R1:drop")
+    tray = store.balance("table:R1:tray")
+    body = {"occurred_at": at.isoformat(), "patron": patron, "amount_cents": 30_000}
+    asked = _as("pit2").post("/api/outages/OUT1/forms/OUT1-R1/buy-ins", body, format="json")
+    assert asked.status_code == 202, asked.content
+    approval = asked.json()["approval"]["id"]
+    assert _as("pit2").post(f"/api/approvals/{approval}/confirm", {}, format="json").status_code == 403
+    done = _as("pit1").post(f"/api/approvals/{approval}/confirm", {}, format="json")
+    assert done.status_code == 201, done.content
+    assert (done.json()["line"], done.json()["entered_by"], done.json()["approved_by"]) == (1, "pit2", "pit1")
+    buy_in = Event.objects.get(type="CashBuyIn")
+    assert buy_in.occurred_at == at and buy_in.data["later_entry"]["form"] == "OUT1-R1"
+    assert store.balance(f"patron:{patron}:chips") - chips == 30_000
+    assert store.balance("table:R1:drop") - drop == 30_000
+    assert store.balance("table:R1:tray") - tray == -30_000
+    late = _as("pit2").post(
+        "/api/outages/OUT1/forms/OUT1-R1/buy-ins",
+        body | {"occurred_at": (at + timedelta(hours=2)).isoformat()},
+        format="json",
+    )
+    assert late.status_code == 400 and late.json()["field"] == "occurred_at"
+
+
+def test_the_pit_boss_enters_a_paper_buy_in_typed_in_euros_from_his_page(slip_floor):
+    from approvals.models import Approval
+
+    outage = _declare(_as("pit1"))
+    at = _paper_time(outage, 11)
+    local = at.astimezone(__import__("zoneinfo").ZoneInfo("Europe/Paris")).strftime("%Y-%m-%dT%H:%M")
+    pit2 = _page("pit2")
+    form = {"occurred_at": local, "patron": slip_floor["patrons"][1], "amount": "1 250,50"}
+    asked = pit2.post("/dashboard/outages/OUT1/forms/OUT1-R1/buy-ins", form, follow=True)
+    assert "waiting for approval by a second login" in asked.content.decode()
+    approval = Approval.objects.get(kind="paper_buy_in_enter")
+    assert approval.payload["amount_cents"] == 125_050
+    assert _page("pit1").post(f"/dashboard/approvals/{approval.id}/approve").status_code == 302
+    assert Event.objects.get(type="CashBuyIn").data["amount_cents"] == 125_050
