@@ -40,7 +40,7 @@ from ledger import later_entries, outage_forms
 from ledger.commands import ledger_command, within
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent, stream_version
-from staff.roles import Role, RoleRequired, has_role, require_distinct, require_role
+from staff.roles import PENDING_SIGNATURE, Role, RoleRequired, has_role, require_distinct, require_role
 
 from .cage import chips_purchase, chips_redeem
 from .slips import slip_accept, slip_issue, slip_request
@@ -492,7 +492,7 @@ def _paper_signers(kind: str, signers: object) -> dict[str, str]:
         name = signers.get(who)
         if who == "approved_by" and name in (None, ""):
             continue
-        if not isinstance(name, str) or not name.strip():
+        if not isinstance(name, str) or not name.strip() or name.strip() == PENDING_SIGNATURE:
             raise InvalidInput("the username the paper names here", field=f"signers.{who}")
         roles = _ACCEPTORS[kind] if who == "accepted_by" else _SIGNER_ROLES[who]
         if not has_role(name.strip(), *roles):

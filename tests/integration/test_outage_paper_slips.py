@@ -147,6 +147,19 @@ def test_a_paper_signer_without_his_steps_role_or_at_two_steps_is_400_naming_him
         format="json",
     )
     assert wrong_total.status_code == 400 and wrong_total.json()["field"] == "amount_cents"
+    # The stand-in for a signature to come signs nothing on paper, even in the request's trial run.
+    from approvals.services import approval_request
+    from ledger.errors import InvalidInput
+    from staff.roles import PENDING_SIGNATURE
+
+    payload = {"outage": "OUT1", "form": "OUT1-R1", "occurred_at": at.isoformat(), "kind": "fill"}
+    with pytest.raises(InvalidInput) as refused:
+        approval_request(
+            kind="paper_slip_enter",
+            payload=payload | {"denominations": FILL, "signers": SIGNERS | {"runner": PENDING_SIGNATURE}},
+            actor="pit2",
+        )
+    assert refused.value.field == "signers.runner"
     assert store.head() == before
 
 
