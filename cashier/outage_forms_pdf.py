@@ -27,6 +27,12 @@ LAYOUT_COLUMNS = ["Time", "Coup", "Patron (card)", "Bet (position)", "Stake", "C
 CARD_COLUMNS = ["Time", "Coup", "Patron (card)", "Box / bet", "Stake", "Result", "Paid", "Dealer"]
 CAGE_COLUMNS = ["Time", "Transaction (purchase, redemption, fill, credit)", "Patron (card)", "Cash", "Chips",
                 "Slip serial", "Cashier"]  # fmt: skip
+# A table's page also rules the chips that come and go beside play: fills, credits and cash
+# buy-ins, each with who signed it (``cashier.services.outage.paper_slip_enter``, ``paper_buy_in_enter``).
+TABLE_COUP_LINES = 13
+SLIP_LINES = 5
+SLIP_COLUMNS = ["Time", "Fill / credit / cash buy-in", "Chips: pieces × value", "Total", "Patron (buy-in)",
+                "Requested (pit boss)", "Issued (cashier)", "Runner", "Accepted (dealer; credit: cashier)"]  # fmt: skip
 
 
 def _table_form(code: str, game: str | None, serial: str = "") -> dict:
@@ -38,7 +44,8 @@ def _table_form(code: str, game: str | None, serial: str = "") -> dict:
         "line_words": "bet, with its coup's winning number" if layout else "bet and its result",
         "columns": LAYOUT_COLUMNS if layout else CARD_COLUMNS,
         "first_signer": "Dealer",
-        "lines": range(1, LINES_A_PAGE + 1),
+        "lines": range(1, TABLE_COUP_LINES + 1),
+        "slips": {"columns": SLIP_COLUMNS, "lines": range(1, SLIP_LINES + 1)},
     }
 
 

@@ -17,10 +17,11 @@ the ledger (events and postings), so a report of a past day is the same whenever
   variance = win − ledger win; the handle (Σ stake of the bets decided), the theoretical win
   (Σ stake × the exact edge each engine wrote on the bet: ``games.theory.EFFECTIVE_EDGE``,
   whole cents rounded half up from the exact sum) and the effective edge = theoretical win ÷
-  handle (``theoretical_edge_pct``, the floor's figure); ``later_entries``: the coups of the
-  period entered later from an outage's paper forms (``ledger.later_entries``), so a reader
-  sees which figures came from paper. Beside it, ``back_office``: the tips, casino credit and front
-  money of the same periods and their balances at the end of the day (``back_office_figures``).
+  handle (``theoretical_edge_pct``, the floor's figure); ``later_entries``: the coups, fills,
+  credits and cash buy-ins of the period entered later from an outage's paper forms
+  (``ledger.later_entries``), so a reader sees which figures came from paper. Beside it,
+  ``back_office``: the tips, casino credit and front money of the same periods and their
+  balances at the end of the day (``back_office_figures``).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
   shift counts, and the day's movements through the cage; ``opening`` (the book at the end of
   the day before) + the movements = ``book`` (at the end of the day).
@@ -256,10 +257,17 @@ def theory_by_table(start: date, end: date) -> dict[str, tuple[int, Fraction]]:
     return theory
 
 
+# The event that completes each kind of line written on a table's paper form: a coup, a fill, a
+# credit, a cash buy-in.
+LATER_ENTRY_TYPES = ("RoundSettled", "FillDelivered", "CreditDelivered", "CashBuyIn")
+
+
 def later_entries_by_table(start: date, end: date) -> dict[str, int]:
-    """``{table: coups}`` settled on gaming days [start, end] that were entered later from an
-    outage's paper form (their ``RoundSettled`` carries the flag ``later_entry``)."""
-    settled = Event.objects.filter(type="RoundSettled", gaming_day__range=(start, end), data__has_key=FLAG)
+    """``{table: lines}``: the coups settled, the fills and credits delivered and the cash buy-ins
+    on gaming days [start, end] that were entered later from an outage's paper form (their
+    ``RoundSettled``, ``FillDelivered``, ``CreditDelivered`` or ``CashBuyIn`` carries the flag
+    ``later_entry``)."""
+    settled = Event.objects.filter(type__in=LATER_ENTRY_TYPES, gaming_day__range=(start, end), data__has_key=FLAG)
     counts: dict[str, int] = defaultdict(int)
     for table in settled.values_list("data__table", flat=True).iterator(chunk_size=2000):
         counts[table] += 1

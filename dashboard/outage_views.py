@@ -2,7 +2,9 @@
 print ahead, an outage declared (after recovery, or at once when only part of the system is
 down) and ended, each coup written on a table's paper form entered as a later entry (asked
 through ``approvals``: another pit boss or a cage supervisor approves it from his own login on
-the approvals page), and each form marked entered once its every line is.
+the approvals page), each fill or credit written on it likewise (a cage supervisor approves
+it), each cash buy-in (another pit boss or a cage supervisor), and each form marked entered once
+its every line is.
 
 As the other forms: post/redirect/get, a refusal shows the page again with what was typed and
 the field at fault named, nothing written."""
@@ -28,6 +30,7 @@ from games.models import Table
 from ledger import outage_forms
 from ledger.errors import DomainError, InvalidInput, NotFound
 
+from . import shift_selectors
 from .shift_views import _actor, _refused, _typed, pit_boss_only
 from .views import pit_boss_required
 
@@ -47,7 +50,18 @@ LABELS = {
     "lines": "Lines on the form",
     "form": "Form",
     "outage": "Outage",
+    "kind": "Fill or credit",
+    "denominations": "Chips by value",
+    "amount_cents": "Total on the paper",
+    "signers.requested_by": "Requested by (pit boss)",
+    "signers.issued_by": "Issued by (cashier)",
+    "signers.runner": "Runner",
+    "signers.accepted_by": "Accepted by",
+    "signers.approved_by": "Large fill approved by",
+    "patron": "Patron",
+    "amount": "Cash",
 }
+SLIP_SIGNERS = ("requested_by", "issued_by", "runner", "accepted_by", "approved_by")
 
 
 def _moment(text: object, field: str) -> datetime:
@@ -85,6 +99,7 @@ def _page(request, *, typed: dict | None = None, refused: dict | None = None):
         "outages": shown,
         "chances": CHANCES,
         "bet_lines": range(1, BET_LINES + 1),
+        "denominations": shift_selectors.denominations(),
         "typed": typed or {},
         "refused": refused,
     }
@@ -97,11 +112,11 @@ def outages(request):
     return _page(request)
 
 
-def _act(request, form: str, run, success) -> HttpResponse:
+def _act(request, form: str, run, success, labels: dict = LABELS) -> HttpResponse:
     try:
         result = run()
     except DomainError as exc:
-        return _page(request, typed=_typed(request), refused=_refused(exc, form, LABELS))
+        return _page(request, typed=_typed(request), refused=_refused(exc, form, labels))
     messages.success(request, success(result))
     return redirect(reverse("dashboard:outages") + f"#{form}")
 
@@ -191,6 +206,74 @@ def paper_coup(request, outage: str, form: str):
             f"Coup of form {form} asked as a later entry: it waits for a second pit boss or a cage "
             "supervisor to approve it from his own login."
         ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def paper_slip(request, outage: str, form: str):
+    """A fill or credit written on a table's form, with the names of those who signed it: asked
+    as a later entry, approved by a cage supervisor from his own login."""
+
+    def run():
+        total = (request.POST.get("amount") or "").strip()
+        signers = {who: (request.POST.get(who) or "").strip() for who in SLIP_SIGNERS}
+        if not signers["approved_by"]:
+            del signers["approved_by"]
+        return approval_request(
+            kind="paper_slip_enter",
+            payload={
+                "outage": outage,
+                "form": form,
+                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "kind": (request.POST.get("kind") or "").strip(),
+                "denominations": typed_amounts.count(
+                    request.POST, f"paper-{form}", shift_selectors.denominations(), field="denominations"
+                ),
+                "signers": signers,
+                **({"amount_cents": typed_amounts.amount_cents(total, field="amount_cents")} if total else {}),
+            },
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        f"slip-{form}",
+        run,
+        lambda r: (
+            f"{(request.POST.get('kind') or 'slip').capitalize()} of form {form} asked as a later entry: "
+            "waiting for approval by a second login (a cage supervisor)."
+        ),
+    )
+
+
+@require_POST
+@pit_boss_only
+def paper_buy_in(request, outage: str, form: str):
+    """A cash buy-in written on a table's form: asked as a later entry, approved by a second login."""
+
+    def run():
+        return approval_request(
+            kind="paper_buy_in_enter",
+            payload={
+                "outage": outage,
+                "form": form,
+                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "patron": (request.POST.get("patron") or "").strip(),
+                "amount_cents": typed_amounts.amount_cents(request.POST.get("amount"), field="amount"),
+            },
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        f"buy-in-{form}",
+        run,
+        lambda r: (
+            f"Buy-in of form {form} asked as a later entry: waiting for approval by a second login "
+            "(another pit boss or a cage supervisor)."
+        ),
+        LABELS | {"amount_cents": "Cash"},
     )
 
 

@@ -156,7 +156,33 @@ def approval_words(approval: Approval) -> str:
         what = "chip sale to" if p.get("transaction") == "purchase" else "chip redemption by"
         amount = p.get("amount_cents") if type(p.get("amount_cents")) is int else 0
         return f"Later entry from paper form {p.get('form')}: {what} {p.get('patron')} of {eur(amount)}"
+    if kind == "paper_slip_enter":
+        return _paper_slip_words(p)
+    if kind == "paper_buy_in_enter":
+        amount = p.get("amount_cents") if type(p.get("amount_cents")) is int else 0
+        return (
+            f"Later entry from paper form {p.get('form')}: a cash buy-in of {eur(amount)} by {p.get('patron')}"
+            f" at {_paper_time(p.get('occurred_at'))}"
+        )
     return ACTS[kind].what.capitalize() if kind in ACTS else kind
+
+
+def _paper_time(value: object) -> str:
+    try:
+        played = datetime.fromisoformat(str(value)).astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
+    except ValueError:
+        return "an unreadable time"
+    return played.strftime("%H:%M %Z")
+
+
+def _paper_slip_words(p: dict) -> str:
+    """A fill or credit written on an outage's paper form, to be entered as a later entry."""
+    signers = p.get("signers") if isinstance(p.get("signers"), dict) else {}
+    return (
+        f"Later entry from paper form {p.get('form')}: a {p.get('kind')} of {eur(_total(p.get('denominations')))}"
+        f" at {_paper_time(p.get('occurred_at'))}, requested by {signers.get('requested_by')}, issued by"
+        f" {signers.get('issued_by')}, carried by {signers.get('runner')}, accepted by {signers.get('accepted_by')}"
+    )
 
 
 def _paper_coup_words(p: dict) -> str:

@@ -27,7 +27,9 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/markers/<serial>/void`` (a reason; any cage supervisor but the one asking)
 - ``POST /api/outages/<id>/forms/<form>/coups`` (a coup written on an outage's paper form, a
   later entry: any other pit boss or cage supervisor) and ``/transactions`` (a chip sale or
-  redemption on the cage's form: any other cage supervisor)
+  redemption on the cage's form: any other cage supervisor) and ``/slips`` (a fill or credit on a
+  table's form, in the names of its paper signers: any cage supervisor but the enterer) and
+  ``/buy-ins`` (a cash buy-in on a table's form: any other pit boss or cage supervisor)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -386,6 +388,57 @@ class PaperCageEnter(ActView):
     class Input(serializers.Serializer):
         occurred_at = serializers.DateTimeField()
         transaction = serializers.ChoiceField(choices=["purchase", "redemption"])
+        patron = CodeField()
+        amount_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+
+class PaperSigners(serializers.Serializer):
+    """Who signed each step of the slip on paper (usernames): the service checks each one's role."""
+
+    requested_by = UsernameField()
+    issued_by = UsernameField()
+    runner = UsernameField()
+    accepted_by = UsernameField()
+    approved_by = UsernameField(required=False)
+
+
+class PaperSlipEnter(ActView):
+    """Enter a fill or credit written on a table's paper form during an outage (a later entry):
+    ``occurred_at`` (the time on the paper, inside the outage), ``kind`` (fill, credit),
+    ``denominations`` (``{"<cents>": pieces}``), ``signers`` (``requested_by`` pit boss,
+    ``issued_by`` cashier, ``runner``, ``accepted_by`` the dealer or pit boss of a fill, the
+    cashier who counted a credit in; ``approved_by``: a large fill's cage supervisor),
+    ``amount_cents`` (optional: the total on the paper, which the count must make). 202 until
+    a cage supervisor other than the enterer approves it from his own login; then the slip is
+    requested, issued and accepted through the slip services, stamped as a later entry."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.CAGE_SUPERVISOR})]
+    act = "paper_slip_enter"
+
+    class Input(serializers.Serializer):
+        occurred_at = serializers.DateTimeField()
+        kind = serializers.ChoiceField(choices=["fill", "credit"])
+        denominations = Count()
+        signers = PaperSigners()
+        amount_cents = CentsField(min_value=1, required=False)
+
+    input_serializer = Input
+
+
+class PaperBuyInEnter(ActView):
+    """Enter a cash buy-in written on a table's paper form during an outage (a later entry):
+    ``occurred_at`` (the time on the paper, inside the outage), ``patron``, ``amount_cents`` (the
+    cash changed for value chips, into the drop box). 202 until another pit boss or a cage
+    supervisor approves it from his own login; then the table's buy-in service records it,
+    stamped as a later entry."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.CAGE_SUPERVISOR})]
+    act = "paper_buy_in_enter"
+
+    class Input(serializers.Serializer):
+        occurred_at = serializers.DateTimeField()
         patron = CodeField()
         amount_cents = CentsField(min_value=1)
 

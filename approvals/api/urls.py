@@ -36,6 +36,10 @@ urlpatterns = [
         makers.PaperCageEnter.as_view(),
         name="paper-cage-enter",
     ),
+    path("outages/<code:outage>/forms/<name:form>/slips", makers.PaperSlipEnter.as_view(), name="paper-slip-enter"),
+    path(
+        "outages/<code:outage>/forms/<name:form>/buy-ins", makers.PaperBuyInEnter.as_view(), name="paper-buy-in-enter"
+    ),
     path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
     path("markers/<serial:serial>/void", makers.MarkerVoid.as_view(), name="marker-void"),
 ]

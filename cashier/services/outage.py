@@ -13,6 +13,11 @@
   his own); ``PaperLineEntered`` on the outage's stream then counts it on its form.
 - ``paper_cage_enter``: a chip sale or redemption written on the cage's form, entered through
   the cage's own services the same way (a cage supervisor approves it).
+- ``paper_slip_enter``: a fill or a credit written on a table's form, entered through the slip
+  services (request, issue, accept) in the names of those who signed the paper (a cage
+  supervisor approves it).
+- ``paper_buy_in_enter``: a cash buy-in at a table written on its form, entered through the
+  table's own buy-in service (``games.services.tables.table_buy_in``) the same way.
 - ``paper_form_complete``: the form's every line is entered (the number of lines on the paper,
   checked against the approved entries): ``PaperFormEntered``. Until each form of an outage is
   entered, its gaming day can be neither closed nor sealed (``ledger.outage_forms``).
@@ -24,17 +29,21 @@ from datetime import UTC, datetime
 
 from django.utils import timezone
 
+from basis.money import format_cents
+from core.denominations import chip_denominations, count_total
 from games.catalog import spec
 from games.models import Table
 from games.services.bets import bet_place
 from games.services.rounds import round_close_bets, round_open, round_record_result
+from games.services.tables import table_buy_in
 from ledger import later_entries, outage_forms
 from ledger.commands import ledger_command, within
 from ledger.errors import InvalidInput, NotFound, StateConflict
 from ledger.store import NewEvent, stream_version
-from staff.roles import Role, require_distinct, require_role
+from staff.roles import PENDING_SIGNATURE, Role, RoleRequired, has_role, require_distinct, require_role
 
 from .cage import chips_purchase, chips_redeem
+from .slips import slip_accept, slip_issue, slip_request
 
 SCOPES = ("site", "tables", "cage")
 DECLARERS = (Role.PIT_BOSS, Role.CAGE_SUPERVISOR, Role.ADMIN)
@@ -443,6 +452,235 @@ def paper_cage_enter(
             "transaction": transaction,
             "patron": done["patron"],
             "amount_cents": done["amount_cents"],
+            "occurred_at": moment.isoformat(),
+            "entered_at": entered.isoformat(),
+            "entered_by": actor,
+            "approved_by": approver,
+        }
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        )
+        return cmd.finish(result)
+
+
+# Who signs each step of a slip on paper, and the roles that step needs (``cashier.services.slips``):
+# a fill is accepted at the table (a pit boss or its dealer), a credit counted in at the cage.
+SLIP_KINDS = ("fill", "credit")
+SLIP_SIGNERS = ("requested_by", "issued_by", "runner", "accepted_by")
+_SIGNER_ROLES = {
+    "requested_by": (Role.PIT_BOSS,),
+    "issued_by": (Role.CASHIER, Role.CAGE_SUPERVISOR),
+    "runner": (Role.RUNNER,),
+    "approved_by": (Role.CAGE_SUPERVISOR,),
+}
+_ACCEPTORS = {"fill": (Role.PIT_BOSS, Role.DEALER), "credit": (Role.CASHIER, Role.CAGE_SUPERVISOR)}
+
+
+def _paper_signers(kind: str, signers: object) -> dict[str, str]:
+    """The paper's signers, each holding the role his step needs: ``InvalidInput`` (400) naming
+    ``signers.<who>`` otherwise (the paper names someone who could not have signed it)."""
+    if not isinstance(signers, dict):
+        raise InvalidInput(
+            "the signers on the paper: {requested_by, issued_by, runner, accepted_by, approved_by?}", field="signers"
+        )
+    named = {}
+    for who in (*SLIP_SIGNERS, "approved_by"):
+        name = signers.get(who)
+        if who == "approved_by" and name in (None, ""):
+            continue
+        if not isinstance(name, str) or not name.strip() or name.strip() == PENDING_SIGNATURE:
+            raise InvalidInput("the username the paper names here", field=f"signers.{who}")
+        roles = _ACCEPTORS[kind] if who == "accepted_by" else _SIGNER_ROLES[who]
+        if not has_role(name.strip(), *roles):
+            wanted = " or ".join(str(r) for r in roles)
+            raise InvalidInput(
+                f"{name.strip()} does not hold the role {wanted} this signature needs", field=f"signers.{who}"
+            )
+        named[who] = name.strip()
+    return named
+
+
+def _as_signed(who: str, step):
+    """Run one slip step in the name of the paper's signer ``who``: a segregation clash (the
+    same person at two steps) is the paper's fault, 400 naming ``signers.<who>``."""
+    try:
+        return step()
+    except RoleRequired as exc:
+        raise InvalidInput(exc.message, field=f"signers.{who}") from exc
+
+
+def paper_slip_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    kind: object,
+    denominations: object,
+    signers: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    amount_cents: object = None,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one fill or credit (``kind``) written on table form ``form`` of ``outage`` at
+    ``occurred_at`` (inside the outage): ``denominations`` (``{"<cents>": pieces}``) requested,
+    issued and accepted through the slip services (``slip_request``, ``slip_issue``,
+    ``slip_accept``, the dealer's or the cage's count being the slip's), each step in the name of
+    the one who signed it on paper (``signers``: ``requested_by`` a pit boss, ``issued_by`` a
+    cashier or cage supervisor, from his window still open, ``runner``, ``accepted_by`` a pit
+    boss or the dealer for a fill, a cashier or cage supervisor counting a credit in at the cage,
+    and ``approved_by``, the cage supervisor who signed a large fill), so the ledger gets a live
+    slip's events and postings, each stamped as a later entry entered by ``actor`` (a pit boss
+    or cage supervisor) at ``entered_at`` and approved by ``approver`` (a cage supervisor,
+    never the enterer); then ``PaperLineEntered``. All or nothing. ``amount_cents``, when given:
+    the total written on the paper, which the count must make (400 ``amount_cents`` otherwise).
+
+    Returns ``{"outage", "form", "line", "kind", "serial", "table", "amount_cents",
+    "denominations", "signers", "occurred_at", "entered_at", "entered_by", "approved_by"}``.
+    ``InvalidInput`` (400) naming the field (a paper time outside the outage, the cage's form,
+    an unknown kind, a signer without the role his step needs or signing two steps the slip
+    keeps apart: ``signers.<who>``; a bad count), ``NotFound`` (404), ``StateConflict`` (409:
+    the form entered already, the table closed, the issuer's or the credit's receiver's window
+    not open), ``InsufficientChips`` (400: a tray or window short of the chips), ``RoleRequired``
+    (403: the enterer or the approver without his role, or the same person)."""
+    require_role(actor, *ENTERERS, step="entering a paper record")
+    require_role(approver, Role.CAGE_SUPERVISOR, step="approving a fill's or credit's later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    if kind not in SLIP_KINDS:
+        raise InvalidInput(f"the slip is one of {', '.join(SLIP_KINDS)}", field="kind")
+    named = _paper_signers(kind, signers)
+    counted, total = count_total(denominations, chip_denominations(), field="denominations")
+    if amount_cents is not None and (type(amount_cents) is not int or amount_cents != total):
+        raise InvalidInput(
+            f"the count makes {format_cents(total)}, not the total written on the paper: count again",
+            field="amount_cents",
+        )
+    request = {
+        "op": "paper_slip_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "kind": kind,
+        "denominations": counted,
+        "signers": named,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "table":
+            raise InvalidInput(f"{entry['form']} is the cage's form: a {kind} is written on its table's", field="form")
+        _within_outage(found, moment)
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
+        with within(cmd), later_entries.later_entry(mark):
+            # The requester's role is checked above: what the request refuses is the second signature.
+            slip = _as_signed(
+                "approved_by",
+                lambda: slip_request(
+                    kind=kind,
+                    table=entry["table"],
+                    denominations=counted,
+                    approver=named.get("approved_by"),
+                    actor=named["requested_by"],
+                ),
+            )
+            serial = slip["serial"]
+            _as_signed(
+                "issued_by" if named["issued_by"] == named["requested_by"] else "runner",
+                lambda: slip_issue(kind=kind, serial=serial, runner=named["runner"], actor=named["issued_by"]),
+            )
+            _as_signed(
+                "accepted_by",
+                lambda: slip_accept(kind=kind, serial=serial, count=slip["denominations"], actor=named["accepted_by"]),
+            )
+        result = {
+            "outage": found.id,
+            "form": entry["form"],
+            "line": len(found.lines.get(entry["form"], [])) + 1,
+            "kind": kind,
+            "serial": serial,
+            "table": entry["table"],
+            "amount_cents": slip["amount_cents"],
+            "denominations": slip["denominations"],
+            "signers": named,
+            "occurred_at": moment.isoformat(),
+            "entered_at": entered.isoformat(),
+            "entered_by": actor,
+            "approved_by": approver,
+        }
+        stream = outage_forms.stream_of(found.id)
+        cmd.append(
+            stream=stream,
+            expected_version=stream_version(stream),
+            correlation_id=found.id,
+            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        )
+        return cmd.finish(result)
+
+
+def paper_buy_in_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    patron: object,
+    amount_cents: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one cash buy-in written on table form ``form`` of ``outage`` at ``occurred_at``
+    (inside the outage): ``patron`` changed ``amount_cents`` of cash for value chips at the
+    table, the cash into its drop box, through the table's own service (``table_buy_in``: the
+    same posting, the same AML screening), as a later entry entered by ``actor`` (a pit boss or
+    cage supervisor) at ``entered_at`` and approved by ``approver`` (another pit boss or a cage
+    supervisor); then ``PaperLineEntered``. All or nothing.
+
+    Returns ``{"outage", "form", "line", "table", "patron", "amount_cents", "transaction",
+    "occurred_at", "entered_at", "entered_by", "approved_by"}``. ``InvalidInput`` (400) naming
+    the field (a paper time outside the outage, the cage's form, an amount that is not a
+    positive whole number of cents), ``NotFound`` (404: outage, form, patron), ``StateConflict``
+    (409: the form entered already, the table closed; an identity the AML rule needs and the
+    registry lacks), ``InsufficientChips`` (400: the tray short), ``RoleRequired`` (403)."""
+    require_role(actor, *ENTERERS, step="entering a paper record")
+    require_role(approver, *ENTERERS, step="approving a later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    request = {
+        "op": "paper_buy_in_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "patron": patron,
+        "amount_cents": amount_cents,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "table":
+            raise InvalidInput(f"{entry['form']} is the cage's form: a buy-in is written on its table's", field="form")
+        _within_outage(found, moment)
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
+        with within(cmd), later_entries.later_entry(mark):
+            done = table_buy_in(code=entry["table"], patron=patron, amount_cents=amount_cents, actor=actor)
+        result = {
+            "outage": found.id,
+            "form": entry["form"],
+            "line": len(found.lines.get(entry["form"], [])) + 1,
+            "table": entry["table"],
+            "patron": done["patron"],
+            "amount_cents": done["amount_cents"],
+            "transaction": done["transaction"],
             "occurred_at": moment.isoformat(),
             "entered_at": entered.isoformat(),
             "entered_by": actor,

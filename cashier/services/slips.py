@@ -35,7 +35,7 @@ from basis.money import format_cents
 from core.ceilings import check_ceiling
 from core.denominations import chip_denominations, count_total
 from games.models import Table
-from ledger import accounts, posting_rules, store
+from ledger import accounts, later_entries, posting_rules, store
 from ledger.closed_days import refuse_if_closed
 from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
@@ -252,7 +252,9 @@ def slip_request(
             raise StateConflict(f"table {table} is closed", field="table")
         if kind == Slip.Kind.CREDIT:
             _check_tray_covers(found, amount)
-        day = current_gaming_day()
+        # A slip entered later from an outage's paper form belongs to the day of its paper time.
+        entry = later_entries.active()
+        day = current_gaming_day(entry.occurred_at if entry is not None else None)
         number = (Slip.objects.filter(kind=kind, year=day.year).aggregate(n=Max("number"))["n"] or 0) + 1
         slip = Slip.objects.create(
             kind=kind,
