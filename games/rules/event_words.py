@@ -379,6 +379,10 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f"coup settled: staked {eur(d['staked_cents'])}, returned {eur(d['returned_cents'])},"
         f" house {eur(d['house_win_cents'])}"
     ),
+    "RoundReversed": lambda d: (
+        f"coup {d['number']} of {d['table']} reversed: {d['reason']}"
+        + (f", signed by {d['approved_by']}" if d.get("approved_by") else "")
+    ),
     "RoundVoided": lambda d: (
         f"coup void: {d['reason']}" + (f", signed by {d['approved_by']}" if d.get("approved_by") else "")
     ),

@@ -133,3 +133,12 @@ def test_a_face_down_card_of_odd_shape_still_leaves_its_value_out():
 def test_an_event_without_a_wording_reads_as_words_with_its_amounts_formatted():
     line = summary("TroncShared", {"pool_cents": 15_000, "shared_cents": 15_000, "carried_cents": 0, "shares": []})
     assert line == "tronc shared: pool 150.00 EUR, shared 150.00 EUR, carried 0.00 EUR"
+
+
+def test_a_reversed_coup_reads_as_the_coup_its_table_numbered_never_as_a_winning_number():
+    data = {"round": "x", "table": "R1", "number": 9, "reverses": [12, 13], "reason": "wrong number keyed"}
+
+    assert summary("RoundReversed", data) == "coup 9 of R1 reversed: wrong number keyed"
+    assert summary("RoundReversed", data | {"approved_by": "pit2"}) == (
+        "coup 9 of R1 reversed: wrong number keyed, signed by pit2"
+    )
