@@ -452,6 +452,31 @@ def _key(request) -> str | None:
 
 @require_POST
 @pit_boss_only
+def marker_issue(request, code: str):
+    """The pit boss issues a marker to a patron at this table, against his credit line, for value
+    chips from the tray (``cashier.services.credit.marker_issue``): the marker goes into the
+    table's drop, where it is later transferred to the cage or paid here."""
+
+    def run():
+        return credit.marker_issue(
+            patron=(request.POST.get("patron") or "").strip(),
+            table=code,
+            amount_cents=typed_amounts.amount_cents(request.POST.get("amount"), field="amount_cents"),
+            actor=_actor(request),
+            idempotency_key=_key(request),
+        )
+
+    def said(r: dict) -> str:
+        return (
+            f"Marker {r['serial']} issued to {shift_selectors.patron_label(r['patron'])}: {eur(r['amount_cents'])} "
+            f"in chips from the tray, the marker into the drop box; {eur(r['remaining_credit_cents'])} of credit left."
+        )
+
+    return _act(request, code, "marker-issue", run, said, {"amount_cents": "Amount"})
+
+
+@require_POST
+@pit_boss_only
 def marker_payment(request, code: str):
     """A patron pays a marker at this table, in chips (into the tray) or cash (into the drop
     box), recorded by the pit boss (``cashier.services.credit.marker_pay_at_table``); part of

@@ -38,6 +38,7 @@ urlpatterns = [
     path("tables/<code:code>/close", shift_views.table_close, name="close"),
     path("tables/<code:code>/ratings", shift_views.rating_record, name="rating"),
     path("tables/<code:code>/markers/payments", shift_views.marker_payment, name="marker-payment"),
+    path("tables/<code:code>/markers", shift_views.marker_issue, name="marker-issue"),
     path("tables/<code:code>/front-money/draws", shift_views.front_money_draw, name="front-money-draw"),
     path("tables/<code:code>/ratings/start", shift_views.rating_start, name="rating-start"),
     path("tables/<code:code>/ratings/stop", shift_views.rating_stop, name="rating-stop"),

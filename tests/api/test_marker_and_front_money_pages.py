@@ -118,3 +118,26 @@ def test_the_pit_boss_records_a_marker_payment_and_a_front_money_draw_at_his_tab
 
     cashier = users("cash1")
     assert cashier.post(draw, {"patron": patron, "amount": "1"}).status_code == 403
+
+
+def test_a_pit_boss_issues_a_marker_at_his_table_from_its_page_against_the_credit_line(users, patron):
+    pit = users("pit1", Role.PIT_BOSS)
+    page = pit.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert "Issue a marker" in page and 'data-form="marker-issue"' in page
+    url = reverse("dashboard:marker-issue", args=["R1"])
+    tray = store.balance(accounts.table_tray("R1"))
+
+    over = pit.post(url, {"patron": patron, "amount": "5 000,01", "idempotency_key": "mi-over"})
+    issued = pit.post(url, {"patron": patron, "amount": "1 200", "idempotency_key": "mi-1"}, follow=True)
+
+    assert over.status_code == 409 and "remaining credit" in over.content.decode().lower()
+    (marker,) = Marker.objects.filter(patron__code=patron)
+    assert (marker.amount_cents, marker.state, marker.table_code) == (120_000, "at_table", "R1")
+    said = _message(issued.content.decode())
+    assert said == (
+        f"Marker {marker.serial} issued to Jeanne Martin ({patron}): 1,200.00 EUR in chips from the tray, "
+        "the marker into the drop box; 3,800.00 EUR of credit left."
+    )
+    assert store.balance(accounts.table_tray("R1")) == tray - 120_000
+    again = pit.post(url, {"patron": patron, "amount": "1 200", "idempotency_key": "mi-1"})
+    assert again.status_code == 302 and Marker.objects.filter(patron__code=patron).count() == 1

@@ -258,6 +258,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:close": ({"POST": DASHBOARD}, None),
     "dashboard:rating": ({"POST": DASHBOARD}, None),
     "dashboard:marker-payment": ({"POST": DASHBOARD}, None),
+    "dashboard:marker-issue": ({"POST": DASHBOARD}, None),
     "dashboard:front-money-draw": ({"POST": DASHBOARD}, None),
     "dashboard:rating-start": ({"POST": DASHBOARD}, None),
     "dashboard:rating-stop": ({"POST": DASHBOARD}, None),
