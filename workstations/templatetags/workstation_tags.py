@@ -16,6 +16,7 @@ from basis.money import format_denomination
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
+from ledger import accounts
 from staff.roles import has_role
 
 register = template.Library()
@@ -87,6 +88,13 @@ def patron_links(text, autoescape=True) -> str:
     return mark_safe(  # noqa: S308 (the text is escaped above; the codes are letters and digits)
         PATRON_CODE.sub(lambda m: f'<a href="{url}?patron={m.group(1)}" data-link="patron">{m.group(1)}</a>', shown)
     )
+
+
+@register.filter
+def account_label(account) -> str:
+    """An account as people read it: ``table:R1:tray`` → ``Table R1 tray``
+    (``ledger.accounts.account_label``)."""
+    return accounts.account_label(account)
 
 
 @register.filter
