@@ -136,6 +136,18 @@ def field_label(key) -> str:
     return FIELD_WORDS.get(key, key.removesuffix("_cents").replace("_", " "))
 
 
+@register.filter
+def pick(mapping, key):
+    """``mapping[key]`` (None when missing), for a column chosen by name."""
+    return (mapping or {}).get(key)
+
+
+@register.filter
+def local_iso(text) -> str:
+    """An ISO 8601 UTC time (as the reports carry it) in the casino's zone: ``local``."""
+    return local(text)
+
+
 # Event data keys holding a count by denomination ``{"<cents>": pieces}`` (``core.denominations``):
 # a cage shift's ``cash`` and ``chips``, a slip's or a drop count's ``denominations``, a table's
 # counted ``opener`` and ``closer``, a delivered slip's ``counted``.
@@ -163,9 +175,13 @@ def count_words(count: dict) -> str:
 
 
 @register.filter
-def is_reference(value) -> bool:
-    """Whether a data value is an id or a digest (``REFERENCE``): shown small, as a reference."""
-    return isinstance(value, str) and REFERENCE.fullmatch(value) is not None
+def is_reference(value, key) -> bool:
+    """Whether data ``key``'s value is an id or a digest (``REFERENCE``) the page shows small,
+    as a reference: not one that has words of its own (a digest a page never shows:
+    ``dashboard.play.code_words``)."""
+    return (
+        isinstance(value, str) and REFERENCE.fullmatch(value) is not None and play.code_words(str(key), value) is None
+    )
 
 
 def _amount_text(value: str) -> str:
