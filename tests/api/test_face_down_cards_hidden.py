@@ -220,7 +220,7 @@ def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_pla
     stud.decide(patron, "raise")  # the showdown settles the coup
 
     page = event_page(auditor, down.position)
-    assert "card 5H" in page and "Card 5♥ to dealer, face down" in page and down.hash in page
+    assert "card 5♥" in page and "Card 5♥ to dealer, face down" in page and down.hash in page
     assert "hidden until the coup is over" not in page
 
 
