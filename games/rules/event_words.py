@@ -528,8 +528,15 @@ DIGEST_WORDS = {
 CODE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
 
 
-def code_text(value: str) -> str:
-    """A code of snake-case words as words (``highest_card`` → ``highest card``); other text as it is."""
+# Keys whose values name people (user names may hold underscores): kept as written.
+PEOPLE_KEYS = frozenset({"user", "username", "actor", "maker", "runner", "signer", "verifier", "dealer", "manager"})
+
+
+def code_text(value: str, key: str = "") -> str:
+    """A code of snake-case words as words (``highest_card`` → ``highest card``); other text,
+    and a person's name (data ``key`` in ``PEOPLE_KEYS`` or ending ``_by``), as it is."""
+    if key in PEOPLE_KEYS or key.endswith("_by"):
+        return value
     return value.replace("_", " ") if CODE.fullmatch(value) else value
 
 
@@ -568,7 +575,7 @@ def _value(key: str, value: object) -> str | None:
         return ", ".join(str(v) for v in value if not isinstance(v, (dict, list))) or None
     if card_face(value):
         return card_text(value)
-    return code_text(value) if isinstance(value, str) else str(value)
+    return code_text(value, key) if isinstance(value, str) else str(value)
 
 
 def in_words(event_type: str, data: dict) -> str:

@@ -29,6 +29,7 @@ def test_cards_and_nested_objects_read_without_their_class_or_codes():
     assert shown == "seat: 2; cards: 4♦ Q♠"
     assert data_value({"cage:cash": 500}, "variance_cents") == "Cage cash: 5.00 EUR"
     assert data_value({"opener": "highest_card"}, "rules") == "opener: highest card"
+    assert data_value("shift_cashier", "issued_by") == "shift_cashier"  # a person's name as written
 
 
 def test_amounts_kept_as_text_and_edges_read_in_currency_and_percent():

@@ -248,7 +248,7 @@ def data_value(value, key) -> str:
         return ", ".join(data_value(v, key) for v in value) or "—"
     if value is None or value == "":
         return "—"
-    return play.code_text(value) if isinstance(value, str) else str(value)
+    return play.code_text(value, key) if isinstance(value, str) else str(value)
 
 
 # Keys of event data whose single value is a card code (``AD``): the others with ``card`` in their name.
