@@ -13,6 +13,7 @@ from collections.abc import Callable
 from games.rules.event_words import (  # noqa: F401 (the dashboard's names for them)
     AML_CHANNELS,
     CODE_WORDS,
+    code_text,
     code_words,
     event_words,
     in_words,

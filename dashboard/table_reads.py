@@ -296,7 +296,7 @@ def refusals_of_day(code: str, *, day: date, limit: int = LAST_REFUSALS) -> list
     ]
 
 
-def _shoe_name(table: Table, shoe_id: str) -> dict:
+def shoe_name(table: Table, shoe_id: str) -> dict:
     """``{"number": n, "opened_at": UTC datetime}`` of a shoe: the n-th shoe the table started on
     that gaming day (by its stream's first event), for a page that names it without its id;
     ``{}`` for a shoe with no event."""
@@ -357,7 +357,7 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
         if shoe_id is None and card["shoe"]:
             shoe_id = card["shoe"]["id"]
         if shoe_id is not None:
-            history = shoe_history(str(shoe_id)) | _shoe_name(table, str(shoe_id))
+            history = shoe_history(str(shoe_id)) | shoe_name(table, str(shoe_id))
             history["big_road_rows"] = max((len(column) for column in history["big_road"]), default=0)
     first = first_numbers_of_day([table.id], day).get(table.id)
     last_coups = _described(table.code, table.game, last)

@@ -105,3 +105,76 @@ def cage_foreign(currency: str) -> str:
 def foreign_over_short(currency: str) -> str:
     """Count variances of the foreign banknotes in ``currency``: the over/short of that currency."""
     return f"cage:over_short:{currency}"
+
+
+# --- accounts as people name them (the auditor's postings, the reports) ---
+
+# The accounts of one name, in words.
+_FIXED_LABELS = {
+    EXTERNAL_CASH: "Cash outside the casino",
+    CAGE_CASH: "Cage cash",
+    CAGE_CHIPS: "Cage chips",
+    CAGE_OVER_SHORT: "Cage over/short",
+    HOUSE_BANKROLL: "House bankroll",
+    TRONC: "Tronc (tips)",
+    CHIPS_IN_TRANSIT: "Chips in transit",
+    CAGE_WINDOWS_CASH: "Cashier windows' cash (contra)",
+    CAGE_WINDOWS_CHIPS: "Cashier windows' chips (contra)",
+    CAGE_MARKERS: "Markers held at the cage",
+    CAGE_DEPOSITS: "Front money held at the cage (contra)",
+    COMPS_OWED: "Comps owed to the outlets",
+    FX_POSITION: "Cage foreign-exchange position",
+}
+# A table's accounts by their last part (``table:R1:tray`` → ``Table R1 tray``).
+_TABLE_PARTS = {
+    "tray": "tray",
+    "drop": "drop box",
+    "layout": "layout (bets in play)",
+    "prison": "prison (bets in prison)",
+    "colour_issued": "colour chips issued",
+}
+# A patron's accounts by their last part (``patron:P00001:chips`` → ``Chips of P00001``).
+_PATRON_PARTS = {
+    "chips": "Chips",
+    "credit": "Credit",
+    "comps": "Comps given to",
+    "deposit": "Front money",
+}
+
+
+def _patron_words(patron: str) -> str:
+    return "unrated players" if patron == ANONYMOUS_PATRON else patron
+
+
+def account_label(account: str) -> str:
+    """An account as people read it, the one place that names them: ``chips:in_transit`` →
+    ``Chips in transit``, ``table:R1:tray`` → ``Table R1 tray``, ``patron:P00001:chips`` →
+    ``Chips of P00001``, ``cage:window:1:cash`` → ``Window 1 cash``. An account of no known
+    family (``known_account_label`` None) reads as its name with its separators as spaces
+    (never raises)."""
+    name = str(account)
+    known = known_account_label(name)
+    return known or " ".join(part.replace("_", " ") for part in name.split(":")).capitalize()
+
+
+def known_account_label(name: str) -> str | None:
+    """The label of an account of a family of the chart (``account_label``), None for another."""
+    if name in _FIXED_LABELS:
+        return _FIXED_LABELS[name]
+    parts = name.split(":")
+    if len(parts) == 3 and parts[0] == "table" and parts[2] in _TABLE_PARTS:
+        return f"Table {parts[1]} {_TABLE_PARTS[parts[2]]}"
+    if len(parts) == 3 and parts[0] == "patron" and parts[2] in _PATRON_PARTS:
+        word = _PATRON_PARTS[parts[2]]
+        return f"{word} {_patron_words(parts[1])}" if word.endswith(" to") else f"{word} of {_patron_words(parts[1])}"
+    if len(parts) == 4 and parts[0] == "patron" and parts[2] == "colour":
+        return f"Colour chips of {_patron_words(parts[1])} at table {parts[3]}"
+    if len(parts) == 4 and parts[:2] == ["cage", "window"] and parts[3] in ("cash", "chips"):
+        return f"Window {parts[2]} {parts[3]}"
+    if len(parts) == 5 and parts[:2] == ["cage", "window"] and parts[3] == "foreign":
+        return f"Window {parts[2]} {parts[4]} banknotes"
+    if len(parts) == 3 and parts[:2] == ["cage", "foreign"]:
+        return f"Cage {parts[2]} banknotes"
+    if len(parts) == 3 and parts[:2] == ["cage", "over_short"]:
+        return f"Cage over/short in {parts[2]}"
+    return None

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.utils.text import capfirst
 from django.views.decorators.http import require_safe
 
 from dashboard import play
@@ -119,7 +120,7 @@ def _form(query, filters: dict[str, str]) -> dict:
         **asked,
         "days": days if not asked["gaming_day"] or asked["gaming_day"] in days else [asked["gaming_day"], *days],
         # A report's link may ask for several types at once: one choice of its own, kept.
-        "types": [(t, play.event_words(t).capitalize(), t == asked["type"]) for t in types],
-        "several_types": _filter_words("type", asked["type"]).capitalize() if len(chosen) > 1 else "",
+        "types": [(t, capfirst(play.event_words(t)), t == asked["type"]) for t in types],
+        "several_types": capfirst(_filter_words("type", asked["type"])) if len(chosen) > 1 else "",
         "hidden": [(name, value) for name, value in filters.items() if name not in FORM_FILTERS],
     }

@@ -16,8 +16,8 @@ from basis.face_down import hides_card, is_face_down, without_card_value
 from cashier.services.pit_shift import gaming_day_bounds
 from core.ids import uuid_of
 from dashboard.floor_cards import day_number, first_numbers_of_day
-from dashboard.table_reads import event_line
-from games.models import Round
+from dashboard.table_reads import event_line, shoe_name
+from games.models import Round, Shoe
 from ledger import signing, withheld
 from ledger.errors import NotFound
 from ledger.export import verify_export
@@ -382,14 +382,59 @@ def coup_title(round_id: object) -> str | None:
     return f"Coup {day_number(coup.number, first)} at {coup.table.code}"
 
 
+def shoe_title(shoe_id: object) -> str | None:
+    """``"Shoe 2 at B1"``: a shoe by its number among those its table started that gaming day
+    (as the table page names it: ``dashboard.table_reads.shoe_name``), None for an id of no shoe."""
+    try:
+        key = uuid_of(shoe_id) if isinstance(shoe_id, str) else None
+    except ValueError:
+        key = None
+    shoe = Shoe.objects.select_related("table").filter(pk=key).first() if key is not None else None
+    if shoe is None:
+        return None
+    number = shoe_name(shoe.table, str(shoe.id)).get("number")
+    return f"Shoe {number} at {shoe.table.code}" if number else f"A shoe at {shoe.table.code}"
+
+
+# Streams of one thing a person names (``kind/<id>``): by the title of that thing.
+TITLED_STREAMS = {"round": coup_title, "shoe": shoe_title}
+
+
 def stream_title(stream: str, titles: dict[str, str] | None = None) -> str:
-    """A stream as people name it: a coup's (``round/<id>``) ``Coup 3 at R1``, any other as it
-    is. ``titles``: those already made, kept for the next line of the same stream."""
+    """A stream as people name it: a coup's (``round/<id>``) ``Coup 3 at R1``, a shoe's
+    (``shoe/<id>``) ``Shoe 1 at B1``, any other as it is. ``titles``: those already made, kept
+    for the next line of the same stream."""
     titles = {} if titles is None else titles
     if stream not in titles:
         kind, _, key = stream.partition("/")
-        titles[stream] = (coup_title(key) if kind == "round" else None) or stream
+        title = TITLED_STREAMS[kind](key) if kind in TITLED_STREAMS else None
+        titles[stream] = title or stream
     return titles[stream]
+
+
+# Data keys that mean something else in one event type: shown under the key that says it
+# (``workstation_tags.data_value``): a credit line's limits before and after are amounts, a
+# staff member's roles before and after are roles, a pot's exact rake owed an amount.
+SHOWN_AS = {
+    "CreditLineApproved": {"before": "before_cents", "after": "after_cents"},
+    "StaffRolesChanged": {"before": "roles_before", "after": "roles_after"},
+    # The exact rake of a pot (a fraction of cents: ``games.rules.classic_stud.PotAward``).
+    "PotAwarded": {"rake_owed": "rake_owed_cents"},
+}
+
+
+def data_fields(event_type: str, data: object) -> list[dict]:
+    """An event's data as the page shows it: ``[{"key", "shown_as", "value", "title"}]``, one
+    per data key: ``shown_as`` the key its value reads under (``SHOWN_AS``), ``title`` the coup
+    or shoe an id names (``coup_title``, ``shoe_title``; None: none)."""
+    if not isinstance(data, dict):
+        return []
+    aliases = SHOWN_AS.get(event_type, {})
+    fields = []
+    for key, value in data.items():
+        title = TITLED_STREAMS[key](value) if key in TITLED_STREAMS and isinstance(value, str) else None
+        fields.append({"key": key, "shown_as": aliases.get(key, key), "value": value, "title": title})
+    return fields
 
 
 # What the event page shows for the value of a card still face down in play.
@@ -413,7 +458,8 @@ def event_trail(position: int) -> dict:
     correlation, and what caused it / what it caused (each with its stream's ``title``:
     ``stream_title``), ``title`` its own stream's, ``coup`` the title of the coup its data
     names (None: none), ``correlation`` that of the coup its correlation id is, and ``line``: what the event says, in
-    words (``dashboard.table_reads.event_line``), ``data``: the event's data to show, a face-down
+    words (``dashboard.table_reads.event_line``), ``data``: the event's data to show (``fields``: the same, each
+    with the key it reads under and the coup or shoe it names: ``data_fields``), a face-down
     card's value (``games.rules.event_words.hides_card``) replaced by ``HIDDEN_ON_PAGE`` while
     its coup is in play (the stored event is untouched); ``hash``, ``prev_hash`` and each trail
     line's ``shown_hash`` read ``ledger.withheld.HASH_WITHHELD`` from such a card onwards.
@@ -446,6 +492,7 @@ def event_trail(position: int) -> dict:
         "hash": event.hash if shown else withheld.HASH_WITHHELD,
         "prev_hash": event.prev_hash if shown else withheld.HASH_WITHHELD,
         "data": without_card_value(event.data, HIDDEN_ON_PAGE) if hidden else event.data,
+        "fields": data_fields(event.type, without_card_value(event.data, HIDDEN_ON_PAGE) if hidden else event.data),
         "line": event_line(event.type, event.data, round_over=over),
         "postings": list(event.postings.all()),
         "trail": trail,

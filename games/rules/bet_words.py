@@ -39,6 +39,29 @@ def _row_bet(kind: str, which: object) -> str | None:
     return f"{_ORDINALS[which]} {noun} ({covers})"
 
 
+# The roulette bets as players say them (``roulette.BetType``); a card game's bet code reads
+# with its underscores as spaces (``pair_plus`` → ``pair plus``).
+BET_NAMES = {
+    BetType.PLEIN: "plein",
+    BetType.CHEVAL: "cheval",
+    BetType.TRANSVERSALE: "transversale",
+    BetType.CARRE: "carré",
+    BetType.QUATRE_PREMIERS: "quatre premiers",
+    BetType.SIXAIN: "sixain",
+    BetType.COLONNE: "colonne",
+    BetType.DOUZAINE: "douzaine",
+    BetType.COLONNE_A_CHEVAL: "colonne à cheval",
+    BetType.DOUZAINE_A_CHEVAL: "douzaine à cheval",
+    BetType.CHANCE_SIMPLE: "even chance",
+}
+
+
+def bet_name(code: object) -> str:
+    """A bet's code as players say it: ``quatre_premiers`` → ``quatre premiers``, ``carre`` →
+    ``carré``, another code with its underscores as spaces."""
+    return BET_NAMES.get(code, str(code).replace("_", " ")) if isinstance(code, str) else str(code)
+
+
 def bet_spot(position: object) -> str:
     """A bet's place on the layout, in words: ``plein 17``, ``cheval 0-3``, ``rouge (even
     chance)``, ``first column (1, 4 … 34)``, ``second dozen (13-24)``, ``first and second dozens
@@ -49,7 +72,7 @@ def bet_spot(position: object) -> str:
         return str(position)
     if "game" in position:  # a card game's position: its bet, box or seat
         if "bet" in position:
-            return str(position["bet"])
+            return bet_name(position["bet"])
         if "box" in position:
             return f"box {position['box']}" + ("" if position.get("seated", True) else " (behind)")
         if "seat" in position:
@@ -66,7 +89,7 @@ def bet_spot(position: object) -> str:
         spot = "-".join(map(str, numbers)) if isinstance(numbers, list) else numbers
     if spot is None and position.get("box") is not None:
         spot = f"box {position['box']}"
-    text = f"{kind} {spot if spot is not None else ''}".strip()
+    text = f"{bet_name(kind) if kind else ''} {spot if spot is not None else ''}".strip()
     return text or " ".join(f"{key}={value}" for key, value in position.items()) or "?"
 
 

@@ -105,6 +105,65 @@ def _card_burnt(d: dict) -> str:
     return f"card burnt: {card_text(d['card'])} {where}{reason}, replaced"
 
 
+def target_words(to: dict) -> str:
+    """Where a card goes (a black jack ``DrawTarget``): ``dealer``, ``player's box 2, hand 1``
+    (the engine counts a box's hands from 0, people from 1), ``seat 3``; ``?`` for none."""
+    if not isinstance(to, dict):
+        return "?"
+    if to.get("kind") == "dealer":
+        return "dealer"
+    if to.get("seat") is not None:
+        return f"seat {to['seat']}"
+    if to.get("box") is not None:
+        index = to.get("hand_index")
+        hand = f", hand {index + 1}" if type(index) is int else ""
+        return f"player's box {to['box']}{hand}"
+    return "dealer" if "box" in to else "?"
+
+
+# Staff roles (``staff.roles.Role``) as the floor says them.
+ROLE_WORDS = {
+    "dealer": "dealer",
+    "pit_boss": "pit boss",
+    "cashier": "cashier",
+    "cage_supervisor": "cage supervisor",
+    "count_team": "count team",
+    "runner": "runner",
+    "drop_team": "drop team",
+    "auditor": "auditor",
+    "compliance": "compliance officer",
+    "admin": "administrator",
+}
+# Why a black jack hand takes no more cards (``blackjack.HandClosed.reason``).
+HAND_RESULTS = {
+    "stood": "stood",
+    "busted": "busted",
+    "twenty_one": "twenty-one",
+    "doubled": "doubled (one card)",
+    "split_ace": "split ace (one card)",
+    "blackjack": "black jack",
+    "immediate": "closed at once",
+}
+
+
+def _hand_result(reason: object) -> str:
+    return HAND_RESULTS.get(reason, str(reason).replace("_", " ")) if reason is not None else "?"
+
+
+def roles_words(roles: object) -> str:
+    """A list of role codes in words: ``["pit_boss", "dealer"]`` → ``pit boss, dealer``; none → ``none``."""
+    if isinstance(roles, str):
+        roles = [roles]
+    if not isinstance(roles, list) or not roles:
+        return "none"
+    return ", ".join(ROLE_WORDS.get(r, str(r).replace("_", " ")) for r in roles)
+
+
+def _roles_changed(d: dict) -> str:
+    """``roles of demo-pitboss: pit boss (were: none)``."""
+    return f"roles of {d['user']}: {roles_words(d.get('after'))} (were: {roles_words(d.get('before'))})"
+
+
 def _hand(d: dict) -> str:
     """``box 2 hand 1``: people count a box's hands from 1 (the engine's ``hand_index`` from 0;
     none given: the box's first hand)."""
@@ -116,7 +175,8 @@ def _hand(d: dict) -> str:
 def _decision(d: dict) -> str:
     added = d.get("stake_added_cents")
     extra = f", adds {eur(added)}" if isinstance(added, int) and added else ""
-    return f"box {d.get('box')} ({d.get('bettor', d.get('patron', '?'))}): {d.get('action', '?')}{extra}"
+    action = str(d.get("action", "?")).replace("_", " ")
+    return f"box {d.get('box')} ({d.get('bettor', d.get('patron', '?'))}): {action}{extra}"
 
 
 def _insurance_decided(d: dict) -> str:
@@ -135,7 +195,8 @@ def _even_money_decided(d: dict) -> str:
 def _box_decided(d: dict) -> str:
     raised = d.get("raise_cents")
     extra = f" {eur(raised)}" if isinstance(raised, int) and raised else ""
-    return f"box {d.get('box')} ({d.get('patron', '?')}): {d.get('action', '?')}{extra}"
+    action = str(d.get("action", "?")).replace("_", " ")
+    return f"box {d.get('box')} ({d.get('patron', '?')}): {action}{extra}"
 
 
 def _dealer_played(d: dict) -> str:
@@ -300,7 +361,7 @@ LINES: dict[str, Callable[[dict], str]] = {
     "PlayerDecided": _decision,
     "InsuranceDecided": _insurance_decided,
     "EvenMoneyDecided": _even_money_decided,
-    "HandClosed": lambda d: f"{_hand(d)}: {d.get('reason', '?')} at {d.get('total')}",
+    "HandClosed": lambda d: f"{_hand(d)}: {_hand_result(d.get('reason'))} at {d.get('total')}",
     "DealerPlayed": _dealer_played,
     "DealerShows": lambda d: f"dealer shows {card_text(d.get('card', '?'))}",
     "BoxDecided": _box_decided,
@@ -319,6 +380,7 @@ LINES: dict[str, Callable[[dict], str]] = {
 
 # Everything else the audit trail names.
 SUMMARIES: dict[str, Callable[[dict], str]] = {
+    "StaffRolesChanged": _roles_changed,
     "PatronRegistered": lambda d: f"patron {d['patron']} registered ({d['kind']})",
     "CageOpened": lambda d: f"cage opened: cash {eur(d['counted_cash_cents'])}, chips {eur(d['counted_chips_cents'])}",
     "ChipsPurchased": lambda d: f"{d['patron']} bought {eur(d['amount_cents'])} of chips at the cage",
@@ -455,6 +517,10 @@ CODE_WORDS: dict[str, dict[str, str]] = {
     "game": GAMES,
     "announce": ANNOUNCE_WORDS,
     # What zero does to the even chances (``roulette.ZeroRule``).
+    "reason": HAND_RESULTS,
+    "roles": ROLE_WORDS,
+    "roles_before": ROLE_WORDS,
+    "roles_after": ROLE_WORDS,
     "zero_rule": {"la_partage": "la partage", "en_prison": "en prison", "lost": "lost (even chances lose on zero)"},
 }
 # Keys whose values are names of the data's own keys (the table rules a change changed).
@@ -468,6 +534,22 @@ DIGEST_WORDS = {
     # A suspicion case's step (``compliance``): its words are the compliance officer's alone.
     "content_digest": "the step's words, kept by compliance (digest not shown)",
 }
+
+
+# A code value no table words (``highest_card``): its words are its parts.
+CODE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+
+
+# Keys whose values name people (user names may hold underscores): kept as written.
+PEOPLE_KEYS = frozenset({"user", "username", "actor", "maker", "runner", "signer", "verifier", "dealer", "manager"})
+
+
+def code_text(value: str, key: str = "") -> str:
+    """A code of snake-case words as words (``highest_card`` → ``highest card``); other text,
+    and a person's name (data ``key`` in ``PEOPLE_KEYS`` or ending ``_by``), as it is."""
+    if key in PEOPLE_KEYS or key.endswith("_by"):
+        return value
+    return value.replace("_", " ") if CODE.fullmatch(value) else value
 
 
 def code_words(key: str, value: object) -> str | None:
@@ -503,7 +585,9 @@ def _value(key: str, value: object) -> str | None:
         if value and all(card_face(v) for v in value):
             return cards_text(value)
         return ", ".join(str(v) for v in value if not isinstance(v, (dict, list))) or None
-    return card_text(value) if card_face(value) else str(value)
+    if card_face(value):
+        return card_text(value)
+    return code_text(value, key) if isinstance(value, str) else str(value)
 
 
 def in_words(event_type: str, data: dict) -> str:

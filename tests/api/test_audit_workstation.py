@@ -216,7 +216,7 @@ def test_an_events_nested_amounts_read_in_currency_units(auditor, sealed_day):
     assert response.status_code == 200
     html = response.content.decode()
     # The first opening stocks the cage: count − book = the whole float, per account.
-    assert '<th scope="row">variance</th><td>cage:cash: 100,000.00 EUR; cage:chips: 100,000.00 EUR</td>' in html
+    assert '<th scope="row">variance</th><td>Cage cash: 100,000.00 EUR; Cage chips: 100,000.00 EUR</td>' in html
     assert '<th scope="row">counted cash</th><td>100,000.00 EUR</td>' in html
 
 

@@ -490,14 +490,15 @@ def test_the_auditors_event_page_shows_a_count_by_denomination_in_currency_units
     client = as_role("aud1", Role.AUDITOR)
     event = Event.objects.get(type="CageShiftOpened")  # the float counted: 200 × 500 EUR, 10 × 10,000 EUR
     html = client.get(reverse("workstations:audit-event", args=[event.position])).content.decode()
-    assert '<th scope="row">cash</th><td>200 × 500 EUR</td>' in html
-    assert '<th scope="row">chips</th><td>10 × 10,000 EUR</td>' in html
+    assert '<th scope="row">cash</th><td>200 × 500 EUR (total 100,000.00 EUR)</td>' in html
+    assert '<th scope="row">chips</th><td>10 × 10,000 EUR (total 100,000.00 EUR)</td>' in html
 
 
 def test_a_count_by_denomination_reads_in_currency_units_smallest_first():
     count = {"50000": 111, "5": 1, "10": 1, "20": 1, "200": 1, "1000": 1, "5000": 1, "20000": 2}
     assert data_value(count, "cash") == (
         "1 × 0.05 EUR, 1 × 0.10 EUR, 1 × 0.20 EUR, 1 × 2 EUR, 1 × 10 EUR, 1 × 50 EUR, 2 × 200 EUR, 111 × 500 EUR"
+        " (total 55,962.35 EUR)"
     )
-    assert data_value({"10000": 30}, "denominations") == "30 × 100 EUR"
+    assert data_value({"10000": 30}, "denominations") == "30 × 100 EUR (total 3,000.00 EUR)"
     assert data_value({"table": "R1"}, "cash") == "table: R1"  # not a count: name and value

@@ -215,12 +215,12 @@ def test_the_auditors_event_page_hides_a_face_down_card_while_the_coup_is_in_pla
     assert "Card to dealer, face down" in page  # what it says, in words
     assert down.hash[:16] not in page  # a hash, even cut short, would give the card away
     assert "5H" not in page and "5♥" not in page
-    assert "card 3C" in event_page(auditor, up.position)  # a face-up card shows as dealt
+    assert "card 3♣" in event_page(auditor, up.position)  # a face-up card shows as dealt, as people write it
 
     stud.decide(patron, "raise")  # the showdown settles the coup
 
     page = event_page(auditor, down.position)
-    assert "card 5H" in page and "Card 5♥ to dealer, face down" in page and down.hash in page
+    assert "card 5♥" in page and "Card 5♥ to dealer, face down" in page and down.hash in page
     assert "hidden until the coup is over" not in page
 
 

@@ -156,3 +156,39 @@ def test_an_auditor_sees_an_export_signed_by_another_key_refused_in_red(
     expect(verdict).to_have_class(re.compile(r"\bverdict-bad\b"))
     expect(verdict).not_to_contain_text("Verified")
     screenshots(page, "foreign-key-refused")
+
+
+def test_an_auditor_reads_a_demo_days_events_in_words(browser_page, dashboard_server, django_user_model):
+    """The demo day's events as the auditor reads them: a fill's count as pieces of a
+    denomination with its total and its accounts by name, a card dealt to a player's box and
+    hand from a numbered shoe, the day's list with roles and event types in words."""
+    from tests.integration.demo_days import play_small_demo_day
+
+    page = browser_page
+    grant(django_user_model.objects.create_user(username="aud1", password="audit-secret"), Role.AUDITOR)
+    play_small_demo_day()
+    fill = Event.objects.filter(type="FillDelivered").first()
+    card = Event.objects.filter(type="CardDealt", data__to__kind="player").first()
+    log_in(page, dashboard_server.url, "aud1", "audit-secret", app="workstations")
+
+    page.goto(f"{dashboard_server.url}/workstations/audit/events/{fill.position}/")
+    data = page.get_by_role("table", name="Event data")
+    expect(data).to_contain_text("1 × 1,000 EUR (total 1,000.00 EUR)")
+    expect(data).not_to_contain_text("100000")
+    expect(page.get_by_role("table", name="Postings")).to_contain_text("Chips in transit")
+    screenshots(page, "event-count")
+
+    page.goto(f"{dashboard_server.url}/workstations/audit/events/{card.position}/")
+    expect(page.get_by_role("heading", level=1)).to_contain_text(re.compile(r"Card dealt in Coup \d+ at B1"))
+    data = page.get_by_role("table", name="Event data")
+    expect(data).to_contain_text(re.compile(r"player's box \d, hand 1"))
+    expect(data).to_contain_text(re.compile(r"Shoe 1 at B1"))
+    expect(data).not_to_contain_text("DrawTarget")
+    screenshots(page, "event-card")
+
+    page.goto(f"{dashboard_server.url}/workstations/audit/events/?gaming_day={card.gaming_day.isoformat()}")
+    rows = page.locator("main table tbody")
+    expect(rows.first).to_contain_text("Roles of demo-pitboss: pit boss")
+    expect(page.locator("main")).not_to_contain_text("pit_boss")
+    expect(page.get_by_label("Event type")).to_contain_text("AML identity checked")
+    screenshots(page, "event-list")

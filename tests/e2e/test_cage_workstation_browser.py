@@ -250,5 +250,5 @@ def test_a_cashier_types_amounts_the_french_way_and_is_told_what_anon_cannot_do(
     page.goto(f"{dashboard_server.url}/workstations/audit/events/{opened.position}/")
     data = page.get_by_role("table", name="Event data")
     row = data.locator("tr").filter(has=page.get_by_role("rowheader", name="cash", exact=True))
-    expect(row.locator("td")).to_have_text("200 × 500 EUR")
+    expect(row.locator("td")).to_have_text("200 × 500 EUR (total 100,000.00 EUR)")
     page.screenshot(path=str(ARTIFACTS / "audit-event-cage-count-1280x800.png"), full_page=True)

@@ -24,8 +24,8 @@ ROUGE = {"type": "chance_simple", "numbers": [1, 3, 5], "chance": "rouge"}
         ({"game": "trente_quarante", "bet": "rouge"}, "rouge"),
         ({"game": "caribbean_stud", "box": 5}, "box 5"),
         ({"game": "classic_stud", "seat": 2}, "seat 2"),
-        # Odd data still reads: a type this code does not know as it is, unknown keys as pairs.
-        ({"type": "even_chance", "chance": "red"}, "even_chance red"),
+        # Odd data still reads: a type this code does not know in its words, unknown keys as pairs.
+        ({"type": "even_chance", "chance": "red"}, "even chance red"),
         ({"colour": "red"}, "colour=red"),
         ({}, "?"),
     ],
@@ -59,7 +59,7 @@ def test_a_column_or_dozen_bet_is_named_by_its_place_counted_from_the_first(posi
     ("position", "where"),
     [
         ({"type": "colonne", "which": 3}, "colonne 3"),  # the layout has three columns
-        ({"type": "douzaine_a_cheval", "which": 2}, "douzaine_a_cheval 2"),  # and two pairs of dozens
+        ({"type": "douzaine_a_cheval", "which": 2}, "douzaine à cheval 2"),  # and two pairs of dozens
         ({"type": "douzaine", "which": True}, "douzaine True"),  # a bool is not the second dozen
         ({"type": "colonne"}, "colonne"),
     ],

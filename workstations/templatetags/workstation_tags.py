@@ -16,6 +16,8 @@ from basis.money import format_cents, format_denomination
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
+from games.rules.event_words import card_face, card_text, cards_text, target_words
+from ledger import accounts
 from staff.roles import has_role
 
 register = template.Library()
@@ -96,6 +98,13 @@ def patron_links(text, autoescape=True) -> str:
 
 
 @register.filter
+def account_label(account) -> str:
+    """An account as people read it: ``table:R1:tray`` → ``Table R1 tray``
+    (``ledger.accounts.account_label``)."""
+    return accounts.account_label(account)
+
+
+@register.filter
 def denomination(cents) -> str:
     """A denomination in currency units: ``50000`` → ``500 EUR``, ``50`` → ``0.50 EUR``."""
     return format_denomination(int(cents))
@@ -120,11 +129,17 @@ def event_words(event_type) -> str:
     return play.event_words(event_type)
 
 
+# Data keys whose name people say otherwise: the engine counts a box's hands from 0 (its
+# ``hand_index``), people from 1 (``hand 1``).
+FIELD_WORDS = {"hand_index": "hand", "new_hand_index": "new hand", "index": "card of the shoe"}
+
+
 @register.filter
 def field_label(key) -> str:
     """An event's data key in words: ``day_total_cents`` → ``day total`` (the value is shown
-    in currency units, so the unit suffix goes)."""
-    return str(key).removesuffix("_cents").replace("_", " ")
+    in currency units, so the unit suffix goes), ``hand_index`` → ``hand``."""
+    key = str(key)
+    return FIELD_WORDS.get(key, key.removesuffix("_cents").replace("_", " "))
 
 
 @register.filter
@@ -141,8 +156,11 @@ def local_iso(text) -> str:
 
 # Event data keys holding a count by denomination ``{"<cents>": pieces}`` (``core.denominations``):
 # a cage shift's ``cash`` and ``chips``, a slip's or a drop count's ``denominations``, a table's
-# counted ``opener`` and ``closer``.
-COUNT_KEYS = frozenset({"cash", "chips", "denominations", "opener", "closer"})
+# counted ``opener`` and ``closer``, a delivered slip's ``counted``.
+COUNT_KEYS = frozenset({"cash", "chips", "denominations", "opener", "closer", "counted", "recounted"})
+# A hex digest or an id (UUID): a reference to look up, shown small, never a label.
+REFERENCE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}")
+FRACTION = re.compile(r"(\d+)/(\d+)")
 
 
 def _is_count(value) -> bool:
@@ -154,34 +172,97 @@ def _is_count(value) -> bool:
     )
 
 
+def count_words(count: dict) -> str:
+    """A count by denomination ``{"<cents>": pieces}`` in currency units, smallest first, with
+    its total: ``{"50000": 2, "100": 1}`` → ``1 × 1 EUR, 2 × 500 EUR (total 1,001.00 EUR)``."""
+    lines = sorted((int(d), n) for d, n in count.items())
+    total = sum(d * n for d, n in lines)
+    return ", ".join(f"{n} × {denomination(d)}" for d, n in lines) + f" (total {eur_text(total)})"
+
+
+@register.filter
+def is_reference(value, key) -> bool:
+    """Whether data ``key``'s value is an id or a digest (``REFERENCE``) the page shows small,
+    as a reference: not one that has words of its own (a digest a page never shows:
+    ``dashboard.play.code_words``)."""
+    return (
+        isinstance(value, str) and REFERENCE.fullmatch(value) is not None and play.code_words(str(key), value) is None
+    )
+
+
+def _amount_text(value: str) -> str:
+    """An amount the event keeps as text (an exact fraction of cents: ``"421/2"``)."""
+    if value.isascii() and value.isdigit():
+        return eur_text(int(value))
+    if match := FRACTION.fullmatch(value):
+        return f"about {eur_text(round(int(match[1]) / int(match[2])))}"
+    return value
+
+
+def _index(key, value) -> bool:
+    return str(key).endswith("hand_index") and type(value) is int
+
+
 @register.filter
 def data_value(value, key) -> str:
     """An event's data value in words: amounts (keys ending ``_cents``) and counts by
-    denomination (``COUNT_KEYS``: ``{"50000": 2}`` → ``2 × 500 EUR``) in currency units, known
-    codes in words (``dashboard.play.code_words``: ``cage_purchase`` → ``chips bought at the
-    cage``), a bet's ``position`` and ``chips`` as the table names them, nested objects as ``name: value``
-    pairs, lists joined, never a Python repr."""
-    money = str(key).endswith("_cents")
-    if (said := play.code_words(str(key), value)) is not None:
+    denomination (``COUNT_KEYS``: ``{"50000": 2}`` → ``2 × 500 EUR (total 1,000.00 EUR)``) in
+    currency units, known codes in words (``dashboard.play.code_words``: ``cage_purchase`` →
+    ``chips bought at the cage``, ``pit_boss`` → ``pit boss``), cards as people write them
+    (``AD`` → ``A♦``), a card's target as ``player's box 2, hand 1``, a box's hand counted from
+    1, a bet's ``position`` and ``chips`` as the table names them, an edge as a percentage,
+    accounts by their labels (``ledger.accounts.account_label``), nested objects as ``name:
+    value`` pairs (an object's class name left out), lists joined, never a Python repr."""
+    key = str(key)
+    money = key.endswith("_cents")
+    if (said := play.code_words(key, value)) is not None:
         return said
     if key == "position" and isinstance(value, dict):
         return bet_spot(value)
+    if key == "to" and isinstance(value, dict):
+        return target_words(value)
     if key == "chips" and type(value) in (str, int):
         return chips_words(value)
     if key in COUNT_KEYS and _is_count(value):  # "1 × 0.05 EUR, …, 111 × 500 EUR", as the cage's queue
-        lines = sorted((int(d), n) for d, n in value.items())
-        return ", ".join(f"{n} × {denomination(d)}" for d, n in lines)
+        return count_words(value)
+    if key == "shares" and isinstance(value, list) and all(isinstance(s, list) and len(s) == 2 for s in value):
+        return ", ".join(f"seat {seat}: {eur_text(cents)}" for seat, cents in value if type(cents) is int) or "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and money:
         return eur_text(value)
+    if _index(key, value):
+        return str(value + 1)
+    if isinstance(value, str) and money:
+        return _amount_text(value)
+    if isinstance(value, str) and "edge" in key and (match := FRACTION.fullmatch(value)) and int(match[2]):
+        return f"{100 * int(match[1]) / int(match[2]):.3f}%"
+    if isinstance(value, str) and card_face(value) and ("card" in key or key in CARD_KEYS):
+        return card_text(value)
     if isinstance(value, dict):
+        shown = {k: v for k, v in value.items() if not (k == "type" and isinstance(v, str) and v[:1].isupper())}
         return (
-            "; ".join(f"{field_label(k)}: {data_value(v, f'{k}_cents' if money else k)}" for k, v in value.items())
+            "; ".join(
+                f"{_key_words(k)}: {data_value(v, f'{k}_cents' if money and not str(k).endswith('_cents') else k)}"
+                for k, v in shown.items()
+            )
             or "—"
         )
     if isinstance(value, list):
+        if value and all(card_face(v) for v in value):
+            return cards_text(value)
         return ", ".join(data_value(v, key) for v in value) or "—"
     if value is None or value == "":
         return "—"
-    return str(value)
+    return play.code_text(value, key) if isinstance(value, str) else str(value)
+
+
+# Keys of event data whose single value is a card code (``AD``): the others with ``card`` in their name.
+CARD_KEYS = frozenset({"showing", "upcard", "hole"})
+
+
+def _key_words(key) -> str:
+    """A nested key in words: an account by its label (``cage:cash`` → ``Cage cash``), another
+    as ``field_label``."""
+    key = str(key)
+    return accounts.account_label(key) if ":" in key else field_label(key)
