@@ -161,7 +161,13 @@ GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO :"app_role";
 
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM :"auditor_role";
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM :"auditor_role";
-GRANT SELECT ON ALL TABLES IN SCHEMA public TO :"auditor_role";
+-- Every table but the private ones below, which get their columns one by one: never a moment
+-- when the auditor's role holds a shoe's order (casino_guard refuses that state).
+SELECT format('GRANT SELECT ON TABLE public.%I TO %I', c.relname, :'auditor_role')
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+   AND c.relname NOT IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken')
+   AND c.relname NOT LIKE 'compliance\_%' ORDER BY c.relname \gexec
 -- Session keys are credentials; so are password hashes, a patron's PIN hash (four digits:
 -- read, it is guessed offline in 10,000 tries) and a device token's digest. A shoe's card
 -- order and salt stay private until the shoe closes (its ShoeClosed event then publishes
@@ -363,6 +369,35 @@ BEGIN
                                                      WHERE has_table_privilege(r.oid, c.oid, 'INSERT'))))));
     IF found IS NOT NULL THEN
         RETURN format('row level security enabled on %s other than deploy/postgres_roles.sql''s', found);
+    END IF;
+    -- The auditor's withholding stays as the superuser's run of this script set it: row security
+    -- on, and its policy there, on each table it is set on (not while deploy/migrate or
+    -- deploy/restore holds the migration window open: a new table gets its policy then).
+    SELECT string_agg(t.tab, ', ') INTO found
+      FROM unnest(ARRAY['ledger_event', 'ledger_auditentry', 'ledger_checkpointrecord',
+                        'ledger_chainverification']) AS t(tab)
+      JOIN pg_class c ON c.oid = to_regclass('public.' || t.tab)
+     WHERE NOT casino_guard.migration_window_open()
+       AND (NOT c.relrowsecurity
+            OR NOT EXISTS (SELECT 1 FROM pg_policy p
+                            WHERE p.polrelid = c.oid AND p.polname = 'casino_auditor_coups_in_play'));
+    IF found IS NOT NULL THEN
+        RETURN format('the auditor''s withholding of cards in play is off on %s (row security or its policy)', found);
+    END IF;
+    -- A shoe's order, salt and cards drawn are read by the roles that deal (they draw from it:
+    -- UPDATE) and the owner; granted to a role that may not (the auditor's), it reads the next
+    -- card of a shoe in play.
+    SELECT string_agg(DISTINCT format('%s to %s', a.attname, r.rolname), ', ') INTO found
+      FROM pg_attribute a CROSS JOIN pg_roles r
+     WHERE NOT casino_guard.migration_window_open()
+       AND to_regclass('public.games_shoe') IS NOT NULL AND to_regclass('public.ledger_event') IS NOT NULL
+       AND a.attrelid = 'public.games_shoe'::regclass AND a.attname IN ('order', 'salt', 'drawn')
+       AND NOT a.attisdropped AND NOT r.rolsuper AND r.rolname NOT LIKE 'pg\_%'  -- built-in roles: a superuser's grant
+       AND r.oid <> (SELECT relowner FROM pg_class WHERE oid = 'public.games_shoe'::regclass)
+       AND has_column_privilege(r.oid, 'public.games_shoe'::regclass, a.attname, 'SELECT')
+       AND NOT has_table_privilege(r.oid, 'public.games_shoe'::regclass, 'UPDATE');
+    IF found IS NOT NULL THEN
+        RETURN format('a shoe''s undealt cards are readable by a role that deals nothing (games_shoe %s)', found);
     END IF;
     SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
       FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid

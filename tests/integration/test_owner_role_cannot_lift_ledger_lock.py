@@ -55,6 +55,13 @@ ATTACKS = {
     "drop the guard": "DROP EVENT TRIGGER casino_guard_after_ddl",
     "switch the guard off": "ALTER EVENT TRIGGER casino_guard_on_drop DISABLE",
     "drop the guard's schema": "DROP SCHEMA casino_guard CASCADE",
+    # The auditor's withholding of cards in play: row security and its policy stay, and no role
+    # that deals nothing is given a shoe's undealt cards.
+    "switch off the auditor's row security": "ALTER TABLE ledger_event DISABLE ROW LEVEL SECURITY",
+    "drop the auditor's policy": "DROP POLICY casino_auditor_coups_in_play ON ledger_event",
+    "drop the auditor's policy on the audit trail": "DROP POLICY casino_auditor_coups_in_play ON ledger_auditentry",
+    "give the auditor a shoe's order": 'GRANT SELECT ("order") ON games_shoe TO casino_auditor',
+    "give everyone the cards drawn": "GRANT SELECT (drawn) ON games_shoe TO PUBLIC",
 }
 
 
