@@ -367,6 +367,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "PatronKindEnum": "patrons.models.Patron.Kind",
         "DeviceKindEnum": "staff.models.DeviceToken.Kind",
+        # chips or cash: a marker paid at a table, a foreign exchange paid out
+        "ChipsOrCashEnum": "cashier.services.credit.TABLE_PAYMENT_METHODS",
     },
 }
 
