@@ -569,6 +569,7 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "core.throttling.client_address"
+AXES_USERNAME_CALLABLE = "core.throttling.client_username"  # any name a client sends, cut to fit
 AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "rest_framework:login"
 # After a login with no ``next`` (DRF's browsable API login among them): ``/``, each role's page.

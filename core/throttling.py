@@ -67,6 +67,25 @@ def client_address(request) -> str:
     return addresses[-min(proxies, len(addresses))] if addresses else remote
 
 
+# No account's name is longer (Django's username); the attempts' table keeps 255 characters.
+USERNAME_KEPT = 150
+
+
+def client_username(request, credentials: dict | None = None) -> str | None:
+    """The username a login attempt names, as django-axes counts it (``AXES_USERNAME_CALLABLE``):
+    from the credentials (HTTP Basic, a login form's ``authenticate``) or the posted form, cut
+    to ``USERNAME_KEPT`` characters and without NUL, so that any name a client sends is counted
+    (a 300-character one was a database error: a 500 before any login)."""
+    field = getattr(settings, "AXES_USERNAME_FORM_FIELD", "username")
+    if credentials:
+        name = credentials.get(field)
+    else:
+        name = getattr(request, "data", request.POST).get(field)
+    if not isinstance(name, str):
+        return name
+    return name.replace("\x00", "")[:USERNAME_KEPT]
+
+
 class AnonymousRateThrottle(_Configured, AnonRateThrottle):
     scope = "anon"
 

@@ -40,3 +40,19 @@ def test_failures_for_many_usernames_from_one_address_lock_nobody_out(people, se
     for n in range(settings.AXES_FAILURE_LIMIT * 2):
         assert basic(f"guess{n}", "wrong", PROXY) == 401
     assert basic("pit1", "right", PROXY) == 200
+
+
+def test_a_username_longer_than_any_account_is_refused_counted_and_never_a_500(people, settings, client):
+    from axes.models import AccessAttempt
+
+    long_name = "y" * 300
+
+    assert basic(long_name, "x", PROXY) == 401
+    form = client.post("/dashboard/login/", {"username": long_name, "password": "x"}, REMOTE_ADDR=PROXY)
+
+    assert form.status_code in (200, 400) and b"Traceback" not in form.content
+    (attempt,) = AccessAttempt.objects.filter(username="y" * 150)
+    assert attempt.failures_since_start == 2
+    for _ in range(settings.AXES_FAILURE_LIMIT - 2):
+        assert basic(long_name, "x", PROXY) == 401
+    assert basic("pit1", "right", PROXY) == 200  # the long name locked out only itself
