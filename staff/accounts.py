@@ -84,11 +84,18 @@ def _account(username: str, *, lock: bool = True):
 
 
 def active_admins() -> list[str]:
-    """The active accounts that hold the admin role (a superuser holds it), by user name."""
-    from django.db.models import Q
+    """The accounts the sealed identity events leave active and holding the admin role (a
+    superuser holds it), by user name. The events decide, not the rows: an admin's row set
+    inactive with SQL still counts (one operator alone may not then change a password at the
+    console), and a row given ``is_superuser`` with SQL adds nobody."""
+    from .identity import replayed_accounts
 
-    users = get_user_model().objects.filter(is_active=True).filter(Q(is_superuser=True) | Q(groups__name=Role.ADMIN))
-    return sorted(set(users.values_list("username", flat=True)))
+    return sorted(
+        name
+        for name, account in replayed_accounts().items()
+        if account.get("is_active", True)
+        and (account.get("is_superuser") or Role.ADMIN.value in (account.get("groups") or ()))
+    )
 
 
 def console_refusal(command: str) -> str:

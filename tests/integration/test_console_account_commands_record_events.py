@@ -85,3 +85,22 @@ def test_a_password_set_at_the_console_must_be_changed_at_the_next_login(monkeyp
     call_command("changepassword", "cash1", stdout=StringIO())
     due = PasswordChangeDue.objects.get(user__username="cash1")
     assert (due.reason, due.set_by) == ("password set at the console", "manage.py")
+
+
+def test_admin_rows_changed_with_sql_neither_open_the_console_nor_name_an_admin(monkeypatch):
+    from django.db import connection
+
+    staff_account_create(username="adm1", roles=["admin"], actor="manage.py")
+    staff_account_create(username="adm2", roles=["admin"], actor="adm1")
+    staff_account_create(username="cash1", password="the first password", roles=["cashier"], actor="adm1")
+    with connection.cursor() as cursor:  # one admin set inactive, a forged one made superuser
+        cursor.execute("UPDATE auth_user SET is_active = false WHERE username = 'adm2'")
+        cursor.execute("UPDATE auth_user SET is_superuser = true, is_active = true WHERE username = 'cash1'")
+    monkeypatch.setattr(changepassword.Command, "_get_pass", lambda self, prompt="Password: ": PASSWORD)
+
+    with pytest.raises(CommandError, match="this site has two admins"):
+        call_command("changepassword", "cash1", stdout=StringIO())
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", PASSWORD)
+    with pytest.raises(CommandError, match=r"an admin exists \(adm1, adm2\)"):
+        call_command("createsuperuser", "--noinput", "--username", "root2", "--email", "s@casino.example")
+    assert get_user_model().objects.get(username="cash1").check_password("the first password")
