@@ -27,6 +27,7 @@ from ..models import Table
 from ..rules.prison import PrisonOnClose
 from ..rules.roulette import InvalidBet
 from ..selectors import round_in_play, table_for_update
+from ..table_record import rules_as_recorded
 from ..theory import bets_without_edge
 from . import prison
 from .table_limits import check_within_approved_range
@@ -115,6 +116,8 @@ def table_open(
     idempotency_key: str | None = None,
 ) -> dict:
     """Open table ``code`` (created on first use) with ``rules`` and the counted opener (cents).
+    ``rules`` None: the game's defaults on a new table; on a table opened before, the rules it
+    closed with (as its sealed events recorded them).
 
     The opener is either a total (``opener_cents``) or, the inventory path, a count
     by chip denomination ``opener={"<cents>": pieces}`` confirmed by a ``dealer`` and a
@@ -170,6 +173,14 @@ def table_open(
             return cmd.result
         Table.objects.get_or_create(code=code, defaults={"game": game})
         table = table_for_update(code, rules_checked=False)  # the opening sets them anew
+        if rules is None and table.version > 0:
+            # Reopened with no rules given: the limits and options it closed with stand (a pit
+            # boss who meant others changes them), as its sealed events recorded them.
+            rules_as_recorded(table)
+            rule_set = table.rules
+            approval = ({"approved_by": approver} if large else {}) | require_edge_signature(
+                game, rule_set, edge_approver, actor
+            )
         if table.game != game:
             raise InvalidInput(f"table {code} is a {table.game} table", field="game")
         refuse_if_closed(current_gaming_day(), what=f"table {code} cannot open on it", field="table")
