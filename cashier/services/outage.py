@@ -250,6 +250,30 @@ def _within_outage(found: outage_forms.Outage, moment: datetime) -> None:
         )
 
 
+def _line_entered(cmd, found, entry: dict, line: dict, *, moment, entered, actor: str, approver: str) -> dict:
+    """Record a paper line entered: ``line`` (what it holds) with the outage, its form, its number
+    on the form, the paper's time, when it was entered, by whom and who approved it, as
+    ``PaperLineEntered`` on the outage's stream; ``cmd`` finishes with it (the entry's result)."""
+    result = {
+        "outage": found.id,
+        "form": entry["form"],
+        "line": len(found.lines.get(entry["form"], [])) + 1,
+        **line,
+        "occurred_at": moment.isoformat(),
+        "entered_at": entered.isoformat(),
+        "entered_by": actor,
+        "approved_by": approver,
+    }
+    stream = outage_forms.stream_of(found.id)
+    cmd.append(
+        stream=stream,
+        expected_version=stream_version(stream),
+        correlation_id=found.id,
+        events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+    )
+    return cmd.finish(result)
+
+
 def paper_coup_enter(
     *,
     outage: str,
@@ -445,26 +469,20 @@ def paper_cage_enter(
         mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
         with within(cmd), later_entries.later_entry(mark):
             done = CAGE_TRANSACTIONS[transaction](patron=patron, amount_cents=amount_cents, actor=actor)
-        result = {
-            "outage": found.id,
-            "form": entry["form"],
-            "line": len(found.lines.get(entry["form"], [])) + 1,
-            "transaction": transaction,
-            "patron": done["patron"],
-            "amount_cents": done["amount_cents"],
-            "occurred_at": moment.isoformat(),
-            "entered_at": entered.isoformat(),
-            "entered_by": actor,
-            "approved_by": approver,
-        }
-        stream = outage_forms.stream_of(found.id)
-        cmd.append(
-            stream=stream,
-            expected_version=stream_version(stream),
-            correlation_id=found.id,
-            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        return _line_entered(
+            cmd,
+            found,
+            entry,
+            {
+                "transaction": transaction,
+                "patron": done["patron"],
+                "amount_cents": done["amount_cents"],
+            },
+            moment=moment,
+            entered=entered,
+            actor=actor,
+            approver=approver,
         )
-        return cmd.finish(result)
 
 
 # Who signs each step of a slip on paper, and the roles that step needs (``cashier.services.slips``):
@@ -600,29 +618,23 @@ def paper_slip_enter(
                 "accepted_by",
                 lambda: slip_accept(kind=kind, serial=serial, count=slip["denominations"], actor=named["accepted_by"]),
             )
-        result = {
-            "outage": found.id,
-            "form": entry["form"],
-            "line": len(found.lines.get(entry["form"], [])) + 1,
-            "kind": kind,
-            "serial": serial,
-            "table": entry["table"],
-            "amount_cents": slip["amount_cents"],
-            "denominations": slip["denominations"],
-            "signers": named,
-            "occurred_at": moment.isoformat(),
-            "entered_at": entered.isoformat(),
-            "entered_by": actor,
-            "approved_by": approver,
-        }
-        stream = outage_forms.stream_of(found.id)
-        cmd.append(
-            stream=stream,
-            expected_version=stream_version(stream),
-            correlation_id=found.id,
-            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        return _line_entered(
+            cmd,
+            found,
+            entry,
+            {
+                "kind": kind,
+                "serial": serial,
+                "table": entry["table"],
+                "amount_cents": slip["amount_cents"],
+                "denominations": slip["denominations"],
+                "signers": named,
+            },
+            moment=moment,
+            entered=entered,
+            actor=actor,
+            approver=approver,
         )
-        return cmd.finish(result)
 
 
 def paper_buy_in_enter(
@@ -673,24 +685,18 @@ def paper_buy_in_enter(
         mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
         with within(cmd), later_entries.later_entry(mark):
             done = table_buy_in(code=entry["table"], patron=patron, amount_cents=amount_cents, actor=actor)
-        result = {
-            "outage": found.id,
-            "form": entry["form"],
-            "line": len(found.lines.get(entry["form"], [])) + 1,
-            "table": entry["table"],
-            "patron": done["patron"],
-            "amount_cents": done["amount_cents"],
-            "transaction": done["transaction"],
-            "occurred_at": moment.isoformat(),
-            "entered_at": entered.isoformat(),
-            "entered_by": actor,
-            "approved_by": approver,
-        }
-        stream = outage_forms.stream_of(found.id)
-        cmd.append(
-            stream=stream,
-            expected_version=stream_version(stream),
-            correlation_id=found.id,
-            events=[NewEvent(outage_forms.LINE_ENTERED, result)],
+        return _line_entered(
+            cmd,
+            found,
+            entry,
+            {
+                "table": entry["table"],
+                "patron": done["patron"],
+                "amount_cents": done["amount_cents"],
+                "transaction": done["transaction"],
+            },
+            moment=moment,
+            entered=entered,
+            actor=actor,
+            approver=approver,
         )
-        return cmd.finish(result)
