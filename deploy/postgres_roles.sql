@@ -384,6 +384,17 @@ BEGIN
     IF found IS NOT NULL THEN
         RETURN format('the auditor''s withholding of cards in play is off on %s (row security or its policy)', found);
     END IF;
+    -- Those three columns keep their names: renamed, a grant on the new name would hand the
+    -- auditor's role a shoe's order that the check below looks for under its own.
+    SELECT string_agg(format('games_shoe.%s', col), ', ') INTO found
+      FROM unnest(ARRAY['order', 'salt', 'drawn']) AS col
+     WHERE to_regclass('public.games_shoe') IS NOT NULL AND to_regclass('public.ledger_event') IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_attribute a
+                        WHERE a.attrelid = 'public.games_shoe'::regclass AND a.attname = col
+                          AND a.attnum > 0 AND NOT a.attisdropped);
+    IF found IS NOT NULL THEN
+        RETURN format('column %s was dropped or renamed', found);
+    END IF;
     -- A shoe's order, salt and cards drawn are read by the roles that deal (they draw from it:
     -- UPDATE) and the owner; granted to a role that may not (the auditor's), it reads the next
     -- card of a shoe in play.

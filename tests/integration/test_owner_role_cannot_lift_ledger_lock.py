@@ -62,6 +62,7 @@ ATTACKS = {
     "drop the auditor's policy on the audit trail": "DROP POLICY casino_auditor_coups_in_play ON ledger_auditentry",
     "give the auditor a shoe's order": 'GRANT SELECT ("order") ON games_shoe TO casino_auditor',
     "give everyone the cards drawn": "GRANT SELECT (drawn) ON games_shoe TO PUBLIC",
+    "rename a shoe's order, to grant it under another name": 'ALTER TABLE games_shoe RENAME COLUMN "order" TO ord',
 }
 
 
