@@ -19,6 +19,7 @@ from django.test.utils import override_settings
 from playwright.sync_api import expect
 
 from ledger.models import Event
+from ledger.verify import verify_and_record
 from staff.roles import Role, grant
 from tests.integration.demo_days import play_small_demo_day
 
@@ -75,8 +76,12 @@ def test_an_auditor_reads_yesterdays_closed_day_through_the_pages_and_verifies_i
         count = f"{sealed_events:,}"
 
         # --- the gaming days: yesterday closed and sealed, today open without an export -------
+        verified = verify_and_record()
         log_in(page, url, "aud1", "audit-secret", app="workstations")
         expect(page.get_by_role("heading", level=1)).to_contain_text("Gaming days")
+        chain = page.locator('[data-section="chain"]')
+        expect(chain.locator('[data-figure="chain"]')).to_have_text("intact")
+        expect(chain).to_contain_text(f"{verified.checked:,} events checked up to ledger position")
         closed = page.locator(f'[data-section="days"] tr[data-day="{day}"]')
         expect(closed.locator('[data-figure="state"]')).to_have_text("closed")
         expect(closed.locator('[data-figure="events"]')).to_have_text(count)

@@ -1,8 +1,10 @@
 """A pit boss reads a table day far from theory in standard deviations on the floor, opens its
 investigation on the game protection page and notes what he found; a second pit boss, from his
-own login, closes it. Screenshots in var/artifacts/."""
+own login, closes it; then he reads the day before with the day picker, and today again.
+Screenshots in var/artifacts/."""
 
 import re
+from datetime import date, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -55,3 +57,18 @@ def test_a_pit_boss_opens_and_notes_an_investigation_and_another_closes_it(
     )
     expect(page.locator('[data-figure="finding"]')).to_have_text("“wheel levelled, rotor replaced” — boss2")
     page.screenshot(path=str(ARTIFACTS / "game-protection-investigation-closed-1280x800.png"), full_page=True)
+
+    page.goto(f"{dashboard_server.url}/dashboard/protection/")
+    today = page.get_by_label("Gaming day").input_value()
+    day_before = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+    page.get_by_label("Gaming day").fill(day_before)
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        f"Game protection — gaming day {day_before} (closed or past)"
+    )
+    expect(page.locator('[data-section="tables"] tbody')).to_have_text("No bet decided on this gaming day.")
+    page.screenshot(path=str(ARTIFACTS / "game-protection-day-before-1280x800.png"), full_page=True)
+    page.get_by_label("Gaming day").fill(today)
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Game protection — gaming day {today}")
+    expect(page.locator('tr[data-table="R1"] [data-figure="z"]')).to_contain_text("−4.93 SD")

@@ -5,6 +5,7 @@ Each page shows amounts in currency units and times in the casino's zone, never 
 position or a cent count. Screenshots in var/artifacts/."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -34,6 +35,21 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
     expect(flag).to_contain_text("Transaction logged: cash in 3,500.00 EUR (chips bought at the cage)")
     expect(flag).to_contain_text(re.compile(WHEN))
     page.screenshot(path=str(ARTIFACTS / "compliance-flags-1280x800.png"), full_page=True)
+
+    # The day picker: the flags of one gaming day, and of a day without any.
+    day = Event.objects.filter(type="AmlTransactionLogged").first().gaming_day
+    picker = page.locator('[data-form="flags-day"]')
+    picker.get_by_label("Gaming day").fill((day - timedelta(days=1)).isoformat())
+    picker.get_by_role("button", name="Show its flags").click()
+    expect(page.locator('[data-section="flags"] tbody')).to_have_text("No AML flag waits of this gaming day.")
+    page.screenshot(path=str(ARTIFACTS / "compliance-flags-day-before-1280x800.png"), full_page=True)
+    picker = page.locator('[data-form="flags-day"]')
+    picker.get_by_label("Gaming day").fill(day.isoformat())
+    picker.get_by_role("button", name="Show its flags").click()
+    expect(page.locator("#flags-title")).to_contain_text(f"gaming day {day.isoformat()}:")
+    expect(flag).to_contain_text("Transaction logged: cash in 3,500.00 EUR (chips bought at the cage)")
+    page.get_by_role("link", name="the latest of every day").click()
+    expect(page.locator("#flags-title")).to_contain_text("latest")
 
     flag.get_by_label(f"Why open a case on {patron}").fill("Large cash purchase, then another; no play seen")
     flag.get_by_role("button", name="Open a case").click()
