@@ -21,7 +21,9 @@ the ledger (events and postings), so a report of a past day is the same whenever
   credits and cash buy-ins of the period entered later from an outage's paper forms
   (``ledger.later_entries``), so a reader sees which figures came from paper. Beside it,
   ``back_office``: the tips, casino credit and front money of the same periods and their
-  balances at the end of the day (``back_office_figures``).
+  balances at the end of the day (``back_office_figures``), and ``corrections``: per table, the
+  day's coups voided and reversed, fill and credit slips voided and reversed, and drop counts
+  reversed (``corrections_by_table``; each is a new event, the figures above already net them).
 - ``cage_accountability_report(day)``: the cage's book (cage:cash, cage:chips) against its
   shift counts, and the day's movements through the cage; ``opening`` (the book at the end of
   the day before) + the movements = ``book`` (at the end of the day).
@@ -343,7 +345,32 @@ def table_games_daily_report(day: date) -> dict:
     report["period"] |= {"year_from": bounds["year_to_date"][0].isoformat()}
     report["tables"] = [t.code for t in tables]
     report["back_office"] = back_office_figures(day)
+    report["corrections"] = corrections_by_table(day)
     return report
+
+
+# What was undone on a day, by kind: each is a new event beside the one it voids or reverses
+# (the ledger is never edited), and the auditor reads them per table beside the day's figures.
+CORRECTION_EVENTS = {
+    "coups_voided": ("RoundVoided",),
+    "coups_reversed": ("RoundReversed",),
+    "slips_voided": ("FillVoided", "CreditVoided"),
+    "slips_reversed": ("FillReversed", "CreditReversed"),
+    "drop_counts_reversed": ("DropCountReversed",),
+}
+
+
+def corrections_by_table(day: date) -> list[dict]:
+    """``[{"table", "coups_voided", "coups_reversed", "slips_voided", "slips_reversed",
+    "drop_counts_reversed"}]``: how many of each kind of void or reversal gaming day ``day``
+    recorded at each table (counts, not cents), the tables with at least one, by code."""
+    kind_of = {event_type: kind for kind, types in CORRECTION_EVENTS.items() for event_type in types}
+    counts: dict[str, dict[str, int]] = {}
+    events = Event.objects.filter(gaming_day=day, type__in=list(kind_of)).values_list("type", "data__table")
+    for event_type, table in events:
+        row = counts.setdefault(table, dict.fromkeys(CORRECTION_EVENTS, 0))
+        row[kind_of[event_type]] += 1
+    return [{"table": table, **row} for table, row in sorted(counts.items())]
 
 
 BACK_OFFICE_FIGURES = [

@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 
 from cashier import reports
+from cashier.reports import CORRECTION_EVENTS
 from games.names import game_name
 from ledger import accounts
 from ledger.models import Event
@@ -39,6 +40,14 @@ BACK_OFFICE_LINES = [
     ("markers_paid_cents", "Markers paid"),
     ("front_money_deposited_cents", "Front money deposited"),
     ("front_money_withdrawn_cents", "Front money withdrawn (at the cage, or drawn at a table)"),
+]
+# The voids and corrections of the day (``cashier.reports.CORRECTION_EVENTS``) in words.
+CORRECTION_NAMES = [
+    ("coups_voided", "Coups voided"),
+    ("coups_reversed", "Coups reversed"),
+    ("slips_voided", "Fill and credit slips voided"),
+    ("slips_reversed", "Fills and credits reversed"),
+    ("drop_counts_reversed", "Drop counts reversed"),
 ]
 BACK_OFFICE_BALANCES = [
     ("tronc_pool_cents", "Tronc pool not yet shared"),
@@ -205,6 +214,22 @@ def context(slug: str, day: date, *, links: bool = False) -> dict:
             (_row_label(row), row["later_entries"])
             for row in report["rows"]
             if row["period"] == "day" and row["level"] == "table" and row.get("later_entries")
+        ]
+        ctx["correction_names"] = [label for _, label in CORRECTION_NAMES]
+        ctx["corrections"] = [
+            {
+                "table": row["table"],
+                "counts": [
+                    (
+                        row[key],
+                        {"gaming_day": day.isoformat(), "table": row["table"], "type": ",".join(CORRECTION_EVENTS[key])}
+                        if links and row[key]
+                        else None,
+                    )
+                    for key, _ in CORRECTION_NAMES
+                ],
+            }
+            for row in report["corrections"]
         ]
         back_office = report["back_office"]
         ctx["back_office_periods"] = [PERIOD_NAMES[row["period"]] for row in back_office["rows"]]

@@ -336,3 +336,41 @@ def test_cash_and_chip_movements_are_refused_while_no_cashier_shift_is_open(cage
         assert refused.value.field == "shift" and "no cashier window is open" in refused.value.message
         assert Event.objects.count() == before
     assert store.balance(accounts.CAGE_CASH) == 10_050_000 and Slip.objects.get(serial=serial).state == "requested"
+
+
+def test_the_daily_report_lists_each_tables_voids_and_reversals_of_the_day(table, staff, client, django_user_model):
+    from cashier.reports import corrections_by_table, table_games_daily_report
+    from games.services.rounds import round_void
+
+    assert corrections_by_table(current_gaming_day()) == []
+    settled = round_open(table="R1", actor="pit1")["round"]
+    round_close_bets(round_id=settled, actor="pit1")
+    round_record_result(round_id=settled, number=7, actor="pit1")
+    round_reverse(round_id=settled, reason="wrong number", approver="pit2", actor="pit1")
+    voided = round_open(table="R1", actor="pit1")["round"]
+    round_void(round_id=voided, reason="ball left the wheel", actor="pit1")
+    serial = slip_request(kind="fill", table="R1", denominations={"10000": 1}, actor="pit1")["serial"]
+    slip_void(confirmation="VOID", kind="fill", serial=serial, reason="typo", approver="pit2", actor="pit1")
+    for _ in range(2):
+        serial = fill({"10000": 3})["serial"]
+        slip_reverse(kind="fill", serial=serial, reason="wrong table", approver="super1", actor="pit1")
+
+    day = current_gaming_day()
+    expected = {
+        "table": "R1",
+        "coups_voided": 1,
+        "coups_reversed": 1,
+        "slips_voided": 1,
+        "slips_reversed": 2,
+        "drop_counts_reversed": 0,
+    }
+    assert corrections_by_table(day) == [expected]
+    assert table_games_daily_report(day)["corrections"] == [expected]
+
+    grant(django_user_model.objects.create_user(username="aud1", password="x"), Role.AUDITOR)
+    client.force_login(django_user_model.objects.get(username="aud1"))
+    page = client.get(f"/workstations/reports/table-games/?gaming_day={day.isoformat()}").content.decode()
+    row = page.split('data-section="corrections"')[1].split('<tr data-table="R1">')[1].split("</tr>")[0]
+    cells = [cell.split(">")[-1] for cell in row.replace("</a>", "").split("</td>")[:-1]]
+    assert cells == ["1", "1", "1", "2", "0"]
+    assert f"gaming_day={day.isoformat()}&amp;table=R1&amp;type=FillReversed%2CCreditReversed" in row
