@@ -11,10 +11,6 @@ the field at fault named, nothing written."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo
-
-from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -25,6 +21,7 @@ from approvals.services import approval_request
 from cashier.outage_forms_pdf import blank_forms_pdf, outage_forms_pdf
 from cashier.services.outage import outage_declare, outage_end, outage_list, paper_form_complete
 from core import typed_amounts
+from core.typed_moments import local_moment
 from games.catalog import spec
 from games.models import Table
 from ledger import outage_forms
@@ -62,19 +59,6 @@ LABELS = {
     "amount": "Cash",
 }
 SLIP_SIGNERS = ("requested_by", "issued_by", "runner", "accepted_by", "approved_by")
-
-
-def _moment(text: object, field: str) -> datetime:
-    """A date and time typed in the casino's zone (``2026-12-07T14:05`` from the browser's
-    picker, or ``2026-12-07 14:05``) as an aware datetime; ``InvalidInput`` naming ``field``."""
-    raw = text.strip().replace(" ", "T") if isinstance(text, str) else ""
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        raise InvalidInput("a date and a time of day: 2026-12-07 14:05", field=field) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=ZoneInfo(settings.CASINO_TIMEZONE))
-    return moment
 
 
 def _layout(game: str | None) -> bool:
@@ -130,8 +114,8 @@ def declare(request):
         ended = (request.POST.get("ended_at") or "").strip()
         tables = [code.strip() for code in (request.POST.get("tables") or "").split(",") if code.strip()]
         return outage_declare(
-            started_at=_moment(request.POST.get("started_at"), "started_at"),
-            ended_at=_moment(ended, "ended_at") if ended else None,
+            started_at=local_moment(request.POST.get("started_at"), "started_at"),
+            ended_at=local_moment(ended, "ended_at") if ended else None,
             scope=(request.POST.get("scope") or "site").strip(),
             tables=tables or None,
             reason=(request.POST.get("reason") or "").strip(),
@@ -153,7 +137,7 @@ def end(request, outage: str):
         request,
         f"end-{outage}",
         lambda: outage_end(
-            outage=outage, ended_at=_moment(request.POST.get("ended_at"), "ended_at"), actor=_actor(request)
+            outage=outage, ended_at=local_moment(request.POST.get("ended_at"), "ended_at"), actor=_actor(request)
         ),
         lambda r: f"Outage {r['outage']} ended: enter its paper forms.",
     )
@@ -191,7 +175,7 @@ def paper_coup(request, outage: str, form: str):
             payload={
                 "outage": outage,
                 "form": form,
-                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "occurred_at": local_moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
                 "bets": _bets(request),
                 "number": int(number),
             },
@@ -225,7 +209,7 @@ def paper_slip(request, outage: str, form: str):
             payload={
                 "outage": outage,
                 "form": form,
-                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "occurred_at": local_moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
                 "kind": (request.POST.get("kind") or "").strip(),
                 "denominations": typed_amounts.count(
                     request.POST, f"paper-{form}", shift_selectors.denominations(), field="denominations"
@@ -258,7 +242,7 @@ def paper_buy_in(request, outage: str, form: str):
             payload={
                 "outage": outage,
                 "form": form,
-                "occurred_at": _moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "occurred_at": local_moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
                 "patron": (request.POST.get("patron") or "").strip(),
                 "amount_cents": typed_amounts.amount_cents(request.POST.get("amount"), field="amount"),
             },

@@ -6,6 +6,7 @@ supervisor, a patron search, and a window's reconciliation. Only reads; the writ
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 
 from django.db.models import Sum
 from django.utils import timezone
@@ -28,7 +29,7 @@ from cashier.services.foreign_exchange import cage_foreign_book, foreign_currenc
 from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
 from dashboard.play import event_words
-from ledger import accounts, store
+from ledger import accounts, outage_forms, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event, Posting
@@ -334,13 +335,61 @@ def transfer_requests(code: str = "main") -> list[dict]:
     return rows
 
 
+# The cage's paper lines in words (``cashier.services.outage.CAGE_TRANSACTIONS``).
+PAPER_TRANSACTIONS = {"purchase": "Chip sale", "redemption": "Chip redemption"}
+
+
+def _aware(text: object) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+def paper_forms_waiting() -> list[dict]:
+    """The cage's paper forms of the outages not yet marked entered, oldest outage first:
+    ``[{"outage", "form", "started_at", "ended_at" (aware, UTC; None while it lasts), "reason",
+    "lines" ([{"line", "what", "patron", "amount_cents", "occurred_at", "entered_by",
+    "approved_by"}])}]`` (``ledger.outage_forms``: as their sealed events tell them)."""
+    waiting = []
+    for found in outage_forms.outages():
+        for each in found.forms:
+            if each["place"] != "cage" or each["form"] in found.entered:
+                continue
+            lines = [
+                {
+                    "line": line["line"],
+                    "what": PAPER_TRANSACTIONS.get(line.get("transaction"), ""),
+                    "patron": line.get("patron", ""),
+                    "amount_cents": line.get("amount_cents"),
+                    "occurred_at": _aware(line.get("occurred_at")),
+                    "entered_by": line.get("entered_by", ""),
+                    "approved_by": line.get("approved_by", ""),
+                }
+                for line in found.lines.get(each["form"], [])
+            ]
+            waiting.append(
+                {
+                    "outage": found.id,
+                    "form": each["form"],
+                    "started_at": found.started_at,
+                    "ended_at": found.ended_at,
+                    "reason": found.reason,
+                    "lines": lines,
+                }
+            )
+    return waiting
+
+
 def approvals_waiting(user: str) -> list[dict]:
     """What waits at the cage for a cage supervisor's signature, oldest first by kind: reversals
     asked (``"kind": "reversal"``, ``{"id", "maker", "reason", "asked_at", "line"}``, the line:
     what, patron, amount), then transfers between the main bank and a window (``"kind":
     "transfer"``, ``transfer_requests``' rows), then marker voids (``"kind": "marker_void"``,
     ``{"id", "maker", "reason", "asked_at", "serial", "patron", "amount_cents"}``), then patrons'
-    PIN resets (``"kind": "pin_reset"``, ``{"id", "maker", "asked_at", "patron"}``); each with
+    PIN resets (``"kind": "pin_reset"``, ``{"id", "maker", "asked_at", "patron"}``), then lines of an
+    outage's cage form asked as later entries (``"kind": "paper_line"``, ``{"id", "maker",
+    "asked_at", "form", "what", "patron", "amount_cents", "occurred_at"}``); each with
     ``"mine"`` when ``user`` asked it and ``"signable"`` when he is a cage supervisor who may
     sign it (never its maker)."""
     supervisor = has_role(user, Role.CAGE_SUPERVISOR)
@@ -382,6 +431,25 @@ def approvals_waiting(user: str) -> list[dict]:
                 "amount_cents": marker.amount_cents,
                 "mine": asked["maker"] == user,
                 "signable": supervisor and asked["maker"] != user,
+            }
+        )
+    paper_lines = Approval.objects.filter(
+        kind="paper_cage_enter", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    ).order_by("requested_at")
+    for a in paper_lines:
+        rows.append(
+            {
+                "id": str(a.id),
+                "kind": "paper_line",
+                "maker": a.maker,
+                "asked_at": a.requested_at,
+                "form": a.payload.get("form", ""),
+                "what": PAPER_TRANSACTIONS.get(a.payload.get("transaction"), ""),
+                "patron": a.payload.get("patron", ""),
+                "amount_cents": a.payload.get("amount_cents"),
+                "occurred_at": _aware(a.payload.get("occurred_at")),
+                "mine": a.maker == user,
+                "signable": supervisor and a.maker != user,
             }
         )
     pin_resets = Approval.objects.filter(
@@ -577,6 +645,7 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
             for s in queue + done
         ],
         "approvals": approvals_waiting(user),
+        "paper_forms": paper_forms_waiting(),
         "markers": markers_listed(),
         "closes": closes_waiting(user),
         "handover": None if mine is not None else handover_to_open(user, code),

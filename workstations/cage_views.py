@@ -34,9 +34,11 @@ from cashier.services.cage_shifts import (
     window_of,
 )
 from cashier.services.foreign_exchange import exchange_rate_set, foreign_exchange, format_foreign
+from cashier.services.outage import paper_form_complete
 from cashier.services.slips import slip_accept
 from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
+from core.typed_moments import local_moment
 from games.rules.event_words import aml_line
 from ledger.commands import replays_noted
 from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
@@ -67,6 +69,8 @@ FORMS = (
     "self_limit",
     "exchange",
     "rate",
+    "paper",
+    "paper_complete",
 )
 
 # The form's own words for a refusal's field (the service names it as the API does).
@@ -97,6 +101,11 @@ FIELD_LABELS = {
     "idempotency_key": "Form",
     "currency": "Currency",
     "foreign_cents": "Amount",
+    "occurred_at": "Time on the paper",
+    "transaction": "Sale or redemption",
+    "form": "Paper form",
+    "outage": "Outage",
+    "lines": "Lines written on the form",
     "paid_in": "Paid in",
     "rate": "Rate",
     "foreign": "Foreign banknotes counted",
@@ -160,8 +169,8 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
     for row in desk["approvals"] + desk["closes"]["to_sign"] + desk["markers"]:
         row["key"] = _key()
     row_failure = None
-    shown = {"sell", "redeem", "transfer", "close", "exchange"} if desk["window"] else {"open"}
-    shown |= {"rate"} if desk["supervises"] else set()
+    shown = {"sell", "redeem", "transfer", "close", "exchange", "paper"} if desk["window"] else {"open"}
+    shown |= {"rate", "paper_complete"} if desk["supervises"] else set()
     shown |= {"register", "identity", "pin", "pin_reset", "self_limit"} | (
         {"close_other"} if desk["supervises"] and desk["windows"] else set()
     )
@@ -755,6 +764,71 @@ def _transfer_words(result: dict, decision: str, user: str) -> str:
 
 @require_POST
 @cage_only
+def paper_line(request):
+    """A chip sale or redemption written on an outage's cage form, asked as a later entry
+    (``approvals`` act ``paper_cage_enter``): it is recorded through the cashier's own window,
+    with the paper's time, once a cage supervisor approves it from his own login."""
+    key = _posted_key(request)
+    try:
+        payload = {
+            "outage": (request.POST.get("outage") or "").strip(),
+            "form": (request.POST.get("form") or "").strip(),
+            "occurred_at": local_moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+            "transaction": request.POST.get("transaction") or "",
+            "patron": (request.POST.get("patron") or "").strip()[:20],
+            "amount_cents": typed_amounts.amount_cents(request.POST.get("amount")),
+        }
+        with replays_noted() as replayed:
+            asked = approval_request(
+                kind="paper_cage_enter", payload=payload, actor=request.user.get_username(), idempotency_key=key
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "paper", exc))
+    what = cage_selectors.PAPER_TRANSACTIONS.get(payload["transaction"], "Line").lower()
+    state = asked.get("approval", asked).get("state")
+    message = (
+        f"The {what} of {eur(payload['amount_cents'])}, patron {payload['patron']}, on form {payload['form']} "
+        "is asked as a later entry: a cage supervisor approves it from his own login."
+    )
+    if state != "pending":
+        message = f"The {what} of {eur(payload['amount_cents'])} on form {payload['form']} is entered."
+    _done(request, message, key=key, replayed=replayed, again=f"the {what} on form {payload['form']}")
+    return redirect(reverse("workstations:cage") + "#paper-title")
+
+
+@require_POST
+@supervisor_only
+def paper_complete(request):
+    """Mark an outage's cage form entered: the number of lines written on the paper, checked
+    against the lines entered (``cashier.services.outage.paper_form_complete``)."""
+    key = _posted_key(request)
+    lines = (request.POST.get("lines") or "").strip()
+    form = (request.POST.get("form") or "").strip()
+    try:
+        if not (lines.isascii() and lines.isdigit()):
+            raise InvalidInput("the number of lines written on the form", field="lines")
+        with replays_noted() as replayed:
+            paper_form_complete(
+                outage=(request.POST.get("outage") or "").strip(),
+                form=form,
+                lines=int(lines),
+                actor=request.user.get_username(),
+                idempotency_key=key,
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "paper_complete", exc))
+    _done(
+        request,
+        f"Form {form} entered: its {lines} lines are in the ledger.",
+        key=key,
+        replayed=replayed,
+        again=f"form {form}",
+    )
+    return redirect("workstations:cage")
+
+
+@require_POST
+@cage_only
 def decide(request, approval: str, decision: str):
     """Sign (``confirm``) or refuse (``reject``) an approval from one's own login: a cage
     supervisor a reversal another user asked, the incoming cashier a window handed over to him;
@@ -799,6 +873,19 @@ def decide(request, approval: str, decision: str):
             "Void withdrawn: the marker stands."
             if result["approval"]["maker"] == user
             else ("Void refused: the marker stands.")
+        )
+    elif kind == "paper_cage_enter" and decision == "confirm" and "line" in result:
+        what = cage_selectors.PAPER_TRANSACTIONS.get(result["transaction"], "Line")
+        message = (
+            f"Approved: {what.lower()} of {eur(result['amount_cents'])}, patron {result['patron']}, "
+            f"entered as line {result['line']} of form {result['form']}, at its paper time "
+            f"{local(result['occurred_at'])}; entered by {result['entered_by']}, approved by {result['approved_by']}."
+        )
+    elif kind == "paper_cage_enter" and decision != "confirm":
+        message = (
+            "Withdrawn: the paper line is not entered."
+            if result["approval"]["maker"] == user
+            else ("Refused: the paper line is not entered.")
         )
     elif kind == "patron_pin_reset" and decision == "confirm" and result.get("reset"):
         message = (

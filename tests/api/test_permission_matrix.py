@@ -291,6 +291,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-transfer": ({"POST": CAGE}, None),
     "workstations:cage-marker-void": ({"POST": CAGE}, None),
     "workstations:cage-decide": ({"POST": CAGE}, None),
+    "workstations:cage-paper-line": ({"POST": CAGE}, None),
+    "workstations:cage-paper-complete": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:cage-shift": ({"GET": CAGE}, None),
     "workstations:cage-tronc": ({"GET": CAGE}, None),
     "workstations:cage-tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
