@@ -20,7 +20,13 @@ from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
-from cashier.services.outage import paper_buy_in_enter, paper_cage_enter, paper_coup_enter, paper_slip_enter
+from cashier.services.outage import (
+    paper_buy_in_enter,
+    paper_cage_enter,
+    paper_coup_enter,
+    paper_marker_enter,
+    paper_slip_enter,
+)
 from cashier.services.slips import recorded_slip, slip_accept, slip_issue, slip_request, slip_reverse, slip_void
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
@@ -541,6 +547,18 @@ ACTS: dict[str, Act] = {
             201,
             lambda p: [slot("approver", SUPERVISORS)],
             lambda p, maker, s, k=None: paper_buy_in_enter(
+                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
+            ),
+            addressed=_entered_now,
+        ),
+        # A marker written on a table's paper form, issued in the name of the pit boss who signed
+        # it: another pit boss or a cage supervisor approves it.
+        Act(
+            "paper_marker_enter",
+            "entering a marker written on paper during an outage (a later entry)",
+            201,
+            lambda p: [slot("approver", SUPERVISORS)],
+            lambda p, maker, s, k=None: paper_marker_enter(
                 **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
             ),
             addressed=_entered_now,

@@ -3,8 +3,8 @@ print ahead, an outage declared (after recovery, or at once when only part of th
 down) and ended, each coup written on a table's paper form entered as a later entry (asked
 through ``approvals``: another pit boss or a cage supervisor approves it from his own login on
 the approvals page), each fill or credit written on it likewise (a cage supervisor approves
-it), each cash buy-in (another pit boss or a cage supervisor), and each form marked entered once
-its every line is.
+it), each cash buy-in and each marker (another pit boss or a cage supervisor), and each form
+marked entered once its every line is.
 
 As the other forms: post/redirect/get, a refusal shows the page again with what was typed and
 the field at fault named, nothing written."""
@@ -258,6 +258,37 @@ def paper_buy_in(request, outage: str, form: str):
             "(another pit boss or a cage supervisor)."
         ),
         LABELS | {"amount_cents": "Cash"},
+    )
+
+
+@require_POST
+@pit_boss_only
+def paper_marker(request, outage: str, form: str):
+    """A marker written on a table's form: asked as a later entry, approved by a second login."""
+
+    def run():
+        return approval_request(
+            kind="paper_marker_enter",
+            payload={
+                "outage": outage,
+                "form": form,
+                "occurred_at": local_moment(request.POST.get("occurred_at"), "occurred_at").isoformat(),
+                "patron": (request.POST.get("patron") or "").strip(),
+                "amount_cents": typed_amounts.amount_cents(request.POST.get("amount"), field="amount"),
+                "issued_by": (request.POST.get("issued_by") or "").strip(),
+            },
+            actor=_actor(request),
+        )
+
+    return _act(
+        request,
+        f"marker-{form}",
+        run,
+        lambda r: (
+            f"Marker of form {form} asked as a later entry: waiting for approval by a second login "
+            "(another pit boss or a cage supervisor)."
+        ),
+        LABELS | {"amount_cents": "Amount", "issued_by": "Issued by (pit boss)"},
     )
 
 

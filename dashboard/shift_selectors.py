@@ -164,6 +164,12 @@ def approval_words(approval: Approval) -> str:
             f"Later entry from paper form {p.get('form')}: a cash buy-in of {eur(amount)} by {p.get('patron')}"
             f" at {_paper_time(p.get('occurred_at'))}"
         )
+    if kind == "paper_marker_enter":
+        amount = p.get("amount_cents") if type(p.get("amount_cents")) is int else 0
+        return (
+            f"Later entry from paper form {p.get('form')}: a marker of {eur(amount)} signed by {p.get('patron')}"
+            f" at {_paper_time(p.get('occurred_at'))}, issued by {p.get('issued_by')}"
+        )
     return ACTS[kind].what.capitalize() if kind in ACTS else kind
 
 

@@ -59,6 +59,7 @@ urlpatterns = [
     path("outages/<code:outage>/forms/<name:form>/coups", outage_views.paper_coup, name="outage-paper-coup"),
     path("outages/<code:outage>/forms/<name:form>/slips", outage_views.paper_slip, name="outage-paper-slip"),
     path("outages/<code:outage>/forms/<name:form>/buy-ins", outage_views.paper_buy_in, name="outage-paper-buy-in"),
+    path("outages/<code:outage>/forms/<name:form>/markers", outage_views.paper_marker, name="outage-paper-marker"),
     path("outages/<code:outage>/forms/<name:form>/complete", outage_views.complete, name="outage-form-complete"),
     path("approvals/<id:approval>/approve", shift_views.approval_decide, {"decision": "approve"}, name="approve"),
     path("approvals/<id:approval>/refuse", shift_views.approval_decide, {"decision": "refuse"}, name="refuse"),

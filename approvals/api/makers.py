@@ -29,7 +29,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
   later entry: any other pit boss or cage supervisor) and ``/transactions`` (a chip sale or
   redemption on the cage's form: any other cage supervisor) and ``/slips`` (a fill or credit on a
   table's form, in the names of its paper signers: any cage supervisor but the enterer) and
-  ``/buy-ins`` (a cash buy-in on a table's form: any other pit boss or cage supervisor)
+  ``/buy-ins`` (a cash buy-in on a table's form: any other pit boss or cage supervisor),
+  ``/markers`` (a marker on a table's form, in the name of the pit boss who signed it: the same)
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -441,5 +442,24 @@ class PaperBuyInEnter(ActView):
         occurred_at = serializers.DateTimeField()
         patron = CodeField()
         amount_cents = CentsField(min_value=1)
+
+    input_serializer = Input
+
+
+class PaperMarkerEnter(ActView):
+    """Enter a marker written on a table's paper form during an outage (a later entry):
+    ``occurred_at`` (the time on the paper, inside the outage), ``patron``, ``amount_cents``,
+    ``issued_by`` (the pit boss who signed it on paper). 202 until another pit boss or a cage
+    supervisor approves it from his own login; then the credit service issues it in the signer's
+    name against the patron's credit line, stamped as a later entry."""
+
+    permission_classes = [roles_allowed(write={Role.PIT_BOSS, Role.CAGE_SUPERVISOR})]
+    act = "paper_marker_enter"
+
+    class Input(serializers.Serializer):
+        occurred_at = serializers.DateTimeField()
+        patron = CodeField()
+        amount_cents = CentsField(min_value=1)
+        issued_by = UsernameField()
 
     input_serializer = Input

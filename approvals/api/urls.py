@@ -40,6 +40,11 @@ urlpatterns = [
     path(
         "outages/<code:outage>/forms/<name:form>/buy-ins", makers.PaperBuyInEnter.as_view(), name="paper-buy-in-enter"
     ),
+    path(
+        "outages/<code:outage>/forms/<name:form>/markers",
+        makers.PaperMarkerEnter.as_view(),
+        name="paper-marker-enter",
+    ),
     path("cage/windows/transfers", makers.CageWindowTransfer.as_view(), name="cage-window-transfer"),
     path("markers/<serial:serial>/void", makers.MarkerVoid.as_view(), name="marker-void"),
 ]

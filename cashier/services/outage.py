@@ -18,6 +18,9 @@
   supervisor approves it).
 - ``paper_buy_in_enter``: a cash buy-in at a table written on its form, entered through the
   table's own buy-in service (``games.services.tables.table_buy_in``) the same way.
+- ``paper_marker_enter``: a marker issued at a table and written on its form, entered through
+  the credit service (``cashier.services.credit.marker_issue``) in the name of the pit boss who
+  signed it on paper, against the patron's credit line, the same way.
 - ``paper_form_complete``: the form's every line is entered (the number of lines on the paper,
   checked against the approved entries): ``PaperFormEntered``. Until each form of an outage is
   entered, its gaming day can be neither closed nor sealed (``ledger.outage_forms``).
@@ -43,6 +46,7 @@ from ledger.store import NewEvent, stream_version
 from staff.roles import PENDING_SIGNATURE, Role, RoleRequired, has_role, require_distinct, require_role
 
 from .cage import chips_purchase, chips_redeem
+from .credit import TABLE_ISSUERS, marker_issue
 from .slips import slip_accept, slip_issue, slip_request
 
 SCOPES = ("site", "tables", "cage")
@@ -694,6 +698,79 @@ def paper_buy_in_enter(
                 "patron": done["patron"],
                 "amount_cents": done["amount_cents"],
                 "transaction": done["transaction"],
+            },
+            moment=moment,
+            entered=entered,
+            actor=actor,
+            approver=approver,
+        )
+
+
+def paper_marker_enter(
+    *,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    patron: object,
+    amount_cents: object,
+    issued_by: object,
+    entered_at: object,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None = None,
+) -> dict:
+    """Enter one marker written on table form ``form`` of ``outage`` at ``occurred_at`` (inside
+    the outage): ``patron`` signed a marker of ``amount_cents`` for value chips from the tray,
+    the marker into the drop box, issued by ``issued_by`` (the pit boss who signed it on paper),
+    through the credit service (``marker_issue``: against the patron's credit line as it stands
+    when entered, the same postings and the next serial), as a later entry entered by ``actor``
+    (a pit boss or cage supervisor) at ``entered_at`` and approved by ``approver`` (another pit
+    boss or a cage supervisor); then ``PaperLineEntered``. All or nothing.
+
+    Returns ``{"outage", "form", "line", "table", "serial", "patron", "amount_cents",
+    "issued_by", "occurred_at", "entered_at", "entered_by", "approved_by"}``. ``InvalidInput``
+    (400) naming the field (a paper time outside the outage, the cage's form, ``issued_by``
+    without a pit boss's role, a bad amount), ``NotFound`` (404: outage, form, patron),
+    ``StateConflict`` (409: the form entered already, the table closed, no credit line or the
+    amount over what is left of it), ``InsufficientChips`` (400: the tray short),
+    ``RoleRequired`` (403: the enterer or the approver without his role, or the same person)."""
+    require_role(actor, *ENTERERS, step="entering a paper record")
+    require_role(approver, *ENTERERS, step="approving a later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    signer = issued_by.strip() if isinstance(issued_by, str) else ""
+    if not signer or signer == PENDING_SIGNATURE or not has_role(signer, *TABLE_ISSUERS):
+        raise InvalidInput("the pit boss who signed the marker on paper (his username)", field="issued_by")
+    request = {
+        "op": "paper_marker_enter",
+        "outage": outage,
+        "form": form,
+        "occurred_at": moment.isoformat(),
+        "patron": patron,
+        "amount_cents": amount_cents,
+        "issued_by": signer,
+    }
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != "table":
+            raise InvalidInput(f"{entry['form']} is the cage's form: a marker is written on its table's", field="form")
+        _within_outage(found, moment)
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
+        with within(cmd), later_entries.later_entry(mark):
+            issued = marker_issue(patron=patron, amount_cents=amount_cents, table=entry["table"], actor=signer)
+        return _line_entered(
+            cmd,
+            found,
+            entry,
+            {
+                "table": entry["table"],
+                "serial": issued["serial"],
+                "patron": issued["patron"],
+                "amount_cents": issued["amount_cents"],
+                "issued_by": signer,
             },
             moment=moment,
             entered=entered,

@@ -232,6 +232,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "dashboard:outage-paper-coup": ({"POST": DASHBOARD}, None),
     "dashboard:outage-paper-slip": ({"POST": DASHBOARD}, None),
     "dashboard:outage-paper-buy-in": ({"POST": DASHBOARD}, None),
+    "dashboard:outage-paper-marker": ({"POST": DASHBOARD}, None),
     "dashboard:outage-form-complete": ({"POST": DASHBOARD}, None),
     # The paper fallback (docs/outage.md): declared by a pit boss, a cage supervisor or an admin,
     # coups entered by a pit boss or a cage supervisor, the cage's lines by the cage.
@@ -245,6 +246,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "paper-cage-enter": ({"POST": frozenset({"cashier", "cage_supervisor"})}, None),
     "paper-slip-enter": ({"POST": COMP_GIVERS}, None),
     "paper-buy-in-enter": ({"POST": COMP_GIVERS}, None),
+    "paper-marker-enter": ({"POST": COMP_GIVERS}, None),
     "dashboard:comp-give": ({"POST": DASHBOARD}, None),
     "dashboard:comp-reverse": ({"POST": DASHBOARD}, None),
     "dashboard:cage": ({"GET": CAGE | AUDIT}, None),  # the cage's book: not open to the pit (SHIFTS.md)

@@ -272,3 +272,74 @@ def test_the_pit_boss_enters_a_paper_buy_in_typed_in_euros_from_his_page(slip_fl
     assert approval.payload["amount_cents"] == 125_050
     assert _page("pit1").post(f"/dashboard/approvals/{approval.id}/approve").status_code == 302
     assert Event.objects.get(type="CashBuyIn").data["amount_cents"] == 125_050
+
+
+def test_a_marker_on_paper_is_issued_later_in_its_signers_name_against_the_credit_line(slip_floor):
+    from cashier.credit_models import Marker
+    from cashier.services.credit import credit_line_set
+
+    patron = slip_floor["patrons"][0]
+    credit_line_set(patron=patron, limit_cents=100_000, actor="super1")
+    outage = _declare(_as("pit1"))
+    at = _paper_time(outage, 12)
+    tray = store.balance("table:R1:tray")
+    body = {"occurred_at": at.isoformat(), "patron": patron, "amount_cents": 80_000, "issued_by": "pit1"}
+
+    not_a_pit_boss = _as("pit2").post(
+        "/api/outages/OUT1/forms/OUT1-R1/markers", body | {"issued_by": "deal1"}, format="json"
+    )
+    asked = _as("pit2").post("/api/outages/OUT1/forms/OUT1-R1/markers", body, format="json")
+    assert (not_a_pit_boss.status_code, not_a_pit_boss.json()["field"]) == (400, "issued_by")
+    assert asked.status_code == 202, asked.content
+    words = _page("super1").get("/dashboard/approvals/").content.decode()
+    assert f"Later entry from paper form OUT1-R1: a marker of 800.00 EUR signed by {patron} at" in words
+    assert "issued by pit1" in words
+    approval = asked.json()["approval"]["id"]
+    assert _as("pit2").post(f"/api/approvals/{approval}/confirm", {}, format="json").status_code == 403
+    done = _as("super1").post(f"/api/approvals/{approval}/confirm", {}, format="json")
+
+    assert done.status_code == 201, done.content
+    result = done.json()
+    assert (result["line"], result["issued_by"], result["entered_by"], result["approved_by"]) == (
+        1,
+        "pit1",
+        "pit2",
+        "super1",
+    )
+    marker = Marker.objects.get(serial=result["serial"])
+    assert (marker.amount_cents, marker.table_code, marker.state) == (80_000, "R1", "at_table")
+    issued = Event.objects.get(type="MarkerIssued")
+    assert issued.occurred_at == at and issued.actor == "pit1"
+    assert issued.data["later_entry"] == issued.data["later_entry"] | {"form": "OUT1-R1", "approved_by": "super1"}
+    assert store.balance("table:R1:tray") - tray == -80_000
+    over = _as("pit2").post(
+        "/api/outages/OUT1/forms/OUT1-R1/markers",
+        body | {"occurred_at": (at + timedelta(minutes=1)).isoformat(), "amount_cents": 20_001},
+        format="json",
+    )
+    assert over.status_code == 409 and "remaining credit" in over.json()["detail"].lower()  # refused when asked
+    assert Event.objects.filter(type="MarkerIssued").count() == 1
+
+
+def test_the_pit_boss_enters_a_paper_marker_from_his_page_and_a_signer_without_the_role_is_named(slip_floor):
+    from approvals.models import Approval
+    from cashier.services.credit import credit_line_set
+
+    patron = slip_floor["patrons"][1]
+    credit_line_set(patron=patron, limit_cents=100_000, actor="super1")
+    outage = _declare(_as("pit1"))
+    at = _paper_time(outage, 13)
+    local = at.astimezone(__import__("zoneinfo").ZoneInfo("Europe/Paris")).strftime("%Y-%m-%dT%H:%M")
+    pit2 = _page("pit2")
+    form = {"occurred_at": local, "patron": patron, "amount": "500", "issued_by": "pit1"}
+    page = pit2.get("/dashboard/outages/").content.decode()
+    assert 'data-form="paper-marker"' in page and "Enter a marker of form OUT1-R1 (table R1)" in page
+
+    asked = pit2.post("/dashboard/outages/OUT1/forms/OUT1-R1/markers", form, follow=True)
+
+    assert "Marker of form OUT1-R1 asked as a later entry" in asked.content.decode()
+    approval = Approval.objects.get(kind="paper_marker_enter")
+    assert (approval.payload["amount_cents"], approval.payload["issued_by"]) == (50_000, "pit1")
+    assert _page("pit1").post(f"/dashboard/approvals/{approval.id}/approve").status_code == 302
+    (issued,) = Event.objects.filter(type="MarkerIssued")
+    assert (issued.data["amount_cents"], issued.actor, issued.occurred_at) == (50_000, "pit1", at)
