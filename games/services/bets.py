@@ -173,12 +173,11 @@ class Placement:
 def betting_open_check(coup: Round, *, patron: str | None = None, stake_cents: object = None) -> None:
     """``StateConflict`` (409, field ``round``) unless the coup takes bets; with ``patron``
     (code, as sent) a ``BettingClosedRefused`` the floor records (``card_table.betting_open``)."""
-    stake = stake_cents if type(stake_cents) is int else None
     betting_open(
         coup,
         f"betting is closed on coup {coup.number} of {coup.table.code} (rien ne va plus)",
         patron=patron,
-        stake_cents=stake,
+        stake_cents=stake_cents,
     )
 
 

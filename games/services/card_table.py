@@ -77,17 +77,22 @@ def coup_for_update(round_id: object, game: str) -> Round:
 
 
 def betting_open(
-    coup: Round, refusal: str | None = None, *, patron: str | None = None, stake_cents: int | None = None
+    coup: Round, refusal: str | None = None, *, patron: str | None = None, stake_cents: object = None
 ) -> None:
     """``StateConflict`` (409, ``round``) unless the coup takes bets; ``refusal`` says why not.
 
     With ``patron`` (code, as sent) the refusal is a bet's: a ``BettingClosedRefused`` the floor
     records (kind ``table_closed`` when the table is closed, else ``betting_closed``), with
-    ``stake_cents`` (the stake asked, 0 when the request has none, as a stud seat)."""
+    ``stake_cents`` (the stake asked, 0 when the request has none, as a stud seat). A request
+    that is no bet at all (a patron nobody registered, a stake that is not a positive whole
+    number of cents) gets the plain 409 and nothing is recorded: the exception log lists bets
+    refused, not malformed requests. A coup settled or voided says so, not "betting closed"."""
     if coup.state == Round.State.BETTING:
         return
     message = refusal or f"betting is closed on coup {coup.number} of {coup.table.code}"
-    if patron is None:
+    if coup.state in (Round.State.SETTLED, Round.State.VOIDED):
+        message = f"coup {coup.number} of {coup.table.code} is {coup.state}: it takes no more bets"
+    if patron is None or not _a_bet(patron, stake_cents):
         raise StateConflict(message, field="round")
     table = coup.table
     kind = "betting_closed" if table.state == table.State.OPEN else "table_closed"
@@ -95,6 +100,14 @@ def betting_open(
         message = f"table {table.code} is closed: {message}"
     where = {"table": table.code, "round_id": coup.id, "patron": patron}
     raise BettingClosedRefused(message, kind=kind, stake_cents=stake_cents or 0, **where)
+
+
+def _a_bet(patron: object, stake_cents: object) -> bool:
+    """Whether a refused request reads as a bet: a registered patron and, when it names one, a
+    positive whole stake in cents."""
+    if stake_cents is not None and (type(stake_cents) is not int or stake_cents <= 0):
+        return False
+    return isinstance(patron, str) and Patron.objects.filter(code=patron).exists()
 
 
 def bets_closed(coup: Round) -> None:

@@ -438,6 +438,33 @@ def test_a_bet_beyond_the_patrons_chips_is_recorded_with_its_message_in_currency
     assert row.message == detail
 
 
+@pytest.mark.parametrize("table", list(ENDPOINTS))
+def test_a_request_that_is_no_bet_on_a_closed_coup_is_a_409_and_records_nothing(api, coups, table):
+    patron = make_patron(100_000)
+    path, field, body = ENDPOINTS[table]
+    if table == "R1":
+        assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
+    else:
+        assert api.post(f"/api/rounds/{coups[table]}/void", {"reason": "no play"}, format="json").status_code == 200
+    url = f"/api/rounds/{coups[table]}/{path}"
+
+    answers = [
+        api.post(url, {**body, "patron": "ghost", field: 1_000}, format="json"),
+        api.post(url, {**body, "patron": patron, field: -5}, format="json"),
+        api.post(url, {**body, "patron": patron, field: "1000"}, format="json"),
+    ]
+    real = api.post(url, {**body, "patron": patron, field: 1_000}, format="json")
+
+    # refused as malformed (400) where the game reads the body first, else as closed (409): never recorded
+    assert {a.status_code for a in answers} <= {400, 409}, [a.json() for a in answers]
+    assert real.status_code == 409
+    (row,) = BetRefusal.objects.all()
+    assert (row.patron_code, row.stake_cents, row.kind) == (patron, 1_000, "betting_closed")
+    if table != "R1":
+        number = Round.objects.get(id=coups[table]).number
+        assert real.json()["detail"] == f"coup {number} of {table} is voided: it takes no more bets"
+
+
 def test_a_batch_on_a_closed_coup_records_each_of_its_bets_as_refused(api, coups):
     rich = make_patron(100_000)
     assert api.post(f"/api/rounds/{coups['R1']}/close-bets", {}, format="json").status_code == 200
