@@ -26,7 +26,7 @@
 --     which it may only read) and USAGE, SELECT on the sequences.
 --   * auditor_role reads every table except django_session and the compliance app's tables
 --     (suspicion cases), auth_user without `password`, games_shoe without `order`, `salt` and
---     `drawn`; its sessions are read-only by default.
+--     `drawn`, ledger_idempotencyrecord without `result`; its sessions are read-only by default.
 --   * Neither owns anything, creates anything, nor is a member of the owner role; none of the
 --     three is superuser or may create roles or databases.
 --   * The owner role cannot lift the append-only lock either: event triggers in the
@@ -166,13 +166,17 @@ REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM :"auditor_role";
 SELECT format('GRANT SELECT ON TABLE public.%I TO %I', c.relname, :'auditor_role')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
-   AND c.relname NOT IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken')
+   AND c.relname NOT IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken',
+                         'ledger_idempotencyrecord')
    AND c.relname NOT LIKE 'compliance\_%' ORDER BY c.relname \gexec
 -- Session keys are credentials; so are password hashes, a patron's PIN hash (four digits:
 -- read, it is guessed offline in 10,000 tries) and a device token's digest. A shoe's card
 -- order and salt stay private until the shoe closes (its ShoeClosed event then publishes
 -- them): read in play, they would tell a colluding player the next card; the cards drawn so
 -- far (`drawn`) hold a hole card or a stud hand's down cards while their coup is played.
+-- A command's stored answer (`ledger_idempotencyrecord.result`) is what its caller was told,
+-- a black jack deal's hole card once among it: the auditor reads its key, request fingerprint
+-- and position (a cut tail's witness), not the answer.
 -- The auditor reads every other column of those tables.
 -- A suspicion case (the compliance app's tables) names the patron and the reasons: only the
 -- compliance officer reads it (tipping-off), through the application; the auditor's role
@@ -180,14 +184,16 @@ SELECT format('GRANT SELECT ON TABLE public.%I TO %I', c.relname, :'auditor_role
 SELECT format('REVOKE ALL ON TABLE public.%I FROM %I', c.relname, :'auditor_role')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
-   AND (c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken')
+   AND (c.relname IN ('django_session', 'auth_user', 'games_shoe', 'patrons_patronpin', 'staff_devicetoken',
+                      'ledger_idempotencyrecord')
         OR c.relname LIKE 'compliance\_%') \gexec
 SELECT format('GRANT SELECT (%s) ON TABLE public.%I TO %I',
               string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), s.tab, :'auditor_role')
   FROM (VALUES ('auth_user', ARRAY['password']),
                ('games_shoe', ARRAY['order', 'salt', 'drawn']),
                ('patrons_patronpin', ARRAY['pin_hash']),
-               ('staff_devicetoken', ARRAY['digest'])) AS s(tab, secret)
+               ('staff_devicetoken', ARRAY['digest']),
+               ('ledger_idempotencyrecord', ARRAY['result'])) AS s(tab, secret)
   JOIN pg_attribute a ON a.attrelid = to_regclass('public.' || s.tab)
  WHERE a.attnum > 0 AND NOT a.attisdropped AND a.attname <> ALL (s.secret)
  GROUP BY s.tab \gexec
@@ -410,6 +416,30 @@ BEGIN
     IF found IS NOT NULL THEN
         RETURN format('a shoe''s undealt cards are readable by a role that deals nothing (games_shoe %s)', found);
     END IF;
+    -- The auditor's role (the one the withholding policy names) by name, whatever else it was
+    -- granted: it writes nothing, and reads no shoe's order, salt or cards drawn and no stored
+    -- command answer (a deal's answer held a hole card), even with UPDATE granted beside them.
+    SELECT string_agg(DISTINCT format('%s on %s to %s', p.priv, c.relname, r.rolname), ', ') INTO found
+      FROM pg_policy pol JOIN pg_roles r ON r.oid = ANY (pol.polroles)
+      CROSS JOIN pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      CROSS JOIN unnest(ARRAY['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) AS p(priv)
+     WHERE NOT casino_guard.migration_window_open()
+       AND pol.polrelid = to_regclass('public.ledger_event') AND pol.polname = 'casino_auditor_coups_in_play'
+       AND n.nspname = 'public' AND c.relkind IN ('r', 'p') AND has_table_privilege(r.oid, c.oid, p.priv);
+    IF found IS NULL THEN
+        SELECT string_agg(DISTINCT format('%s.%s to %s', t.relname, a.attname, r.rolname), ', ') INTO found
+          FROM pg_policy pol JOIN pg_roles r ON r.oid = ANY (pol.polroles)
+          CROSS JOIN pg_attribute a JOIN pg_class t ON t.oid = a.attrelid
+         WHERE NOT casino_guard.migration_window_open()
+           AND pol.polrelid = to_regclass('public.ledger_event') AND pol.polname = 'casino_auditor_coups_in_play'
+           AND ((a.attrelid = to_regclass('public.games_shoe') AND a.attname IN ('order', 'salt', 'drawn'))
+                OR (a.attrelid = to_regclass('public.ledger_idempotencyrecord') AND a.attname = 'result'))
+           AND a.attnum > 0 AND NOT a.attisdropped
+           AND has_column_privilege(r.oid, a.attrelid, a.attnum, 'SELECT');
+    END IF;
+    IF found IS NOT NULL THEN
+        RETURN format('the auditor''s role was granted what it may not hold: %s', found);
+    END IF;
     SELECT string_agg(format('%s on %s', g.tgname, c.relname), ', ') INTO found
       FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
      WHERE g.tgrelid IN (SELECT casino_guard.append_only_tables()) AND NOT g.tgisinternal
@@ -586,13 +616,17 @@ SELECT casino_guard.ledger_begun() AS casino_guard_armed \gset
 -- Not only the card's row: every hash from it onwards gives the card away (52 guesses against
 -- the envelope shown), so the auditor reads the ledger, the audit trail's hashes, the signed
 -- checkpoints' and the verifications' heads only below the first such card; the rest shows
--- once the coup is over. A sealed range holds none (seal_gaming_day refuses to seal one), so
+-- once the coup is over. Only a card dealt on its coup's own stream, within 12 hours of the
+-- ledger's head, is withheld: a coup is played in minutes, and an event dressed up as a card of
+-- a coup that never ends (to hide an edit behind it from the auditor's verify for ever) is read
+-- once the ledger has gone 12 hours past it, and the edit found. A sealed range holds none (seal_gaming_day refuses to seal one), so
 -- only the events after the latest seal's range are searched. SECURITY DEFINER: the search
 -- reads past the auditor's own policy (a policy may not read its own table).
 CREATE OR REPLACE FUNCTION casino_guard.ledger_withheld_from() RETURNS bigint
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $guard$
 DECLARE
     sealed bigint;
+    head_at timestamptz;
     first_withheld bigint;
 BEGIN
     IF to_regclass('public.ledger_event') IS NULL THEN
@@ -600,8 +634,11 @@ BEGIN
     END IF;
     SELECT (s.data->>'last_position')::bigint INTO sealed FROM public.ledger_event s
      WHERE s.type = 'GamingDaySealed' ORDER BY s.position DESC LIMIT 1;
+    SELECT h.recorded_at INTO head_at FROM public.ledger_event h ORDER BY h.position DESC LIMIT 1;
     SELECT min(e.position) INTO first_withheld FROM public.ledger_event e
      WHERE e.position > coalesce(sealed, 0)
+       AND e.type = 'CardDealt' AND e.stream = 'round/' || (e.data->>'round')
+       AND e.recorded_at > head_at - interval '12 hours'
        AND e.data ? 'card' AND e.data->>'face' IN ('down', 'hole')
        AND NOT EXISTS (SELECT 1 FROM public.ledger_event o
                         WHERE o.stream = 'round/' || (e.data->>'round')

@@ -262,11 +262,17 @@ def _settlement_events(coup: Round, game: bj.BlackjackCoup, rules: BlackjackTabl
 
 
 def _summary(coup: Round, game: bj.BlackjackCoup) -> dict:
+    """The coup as the dealing commands answer it. The dealer's hole card (sheet 004's option)
+    reads ``None`` while the coup is in play, as every other reader shows it (``ledger.withheld``):
+    the answer is also kept as the command's idempotency record."""
     awaiting, draw = game.awaiting(), game.next_draw()
+    dealer = list(game.dealer_cards)
+    if game.rules.hole_card and len(dealer) > 1 and coup.state in Round.IN_PLAY:
+        dealer[1] = None
     return ct.coup_summary(
         coup,
         engine_state=game.state,
-        dealer=list(game.dealer_cards),
+        dealer=dealer,
         awaiting=bj.to_data(awaiting) if awaiting else None,
         needs_card=bj.to_data(draw) if draw else None,
         hands=[bj.to_data(h) for h in game.hands()],

@@ -11,6 +11,8 @@ checks that the table win from the ledger equals the settlements' house win and 
 event's postings sum to zero.
 """
 
+import json
+
 import pytest
 from django.db.models import Sum
 
@@ -20,7 +22,7 @@ from games.selectors import settlements_net_cents, table_win_cents
 from games.services.tables import table_close
 from ledger import accounts, store
 from ledger.errors import StateConflict
-from ledger.models import Event, Posting
+from ledger.models import Event, IdempotencyRecord, Posting
 from ledger.replay import replay_check
 from ledger.verify import verify_chain
 from tests.conftest import (
@@ -1164,3 +1166,23 @@ def test_any_box_when_the_table_allows_it(api, cage, croupier):
         400,
         "rules.beside_own_box",
     )
+
+
+def test_the_dealers_hole_card_reads_none_in_every_answer_until_the_coup_is_settled(api, cage):
+    """Sheet 004's hole card lies face down: the deal's and each decision's answer (kept as the
+    command's idempotency record) show the dealer's up card and ``None`` for the hole card until
+    the coup is settled, as every other reader does."""
+    bj = Table(api, rules={"preset": "sheet_004"})
+    p = make_patron(10_000)
+    bj.coup([(p, 1, 1_000, True)])
+    dealt = bj.cards("TS", "6H", "9D", "7C")  # box 1: T, 9; the dealer: 6 up, 7 in the hole
+    assert (dealt["state"], dealt["dealer"]) == ("dealing", ["6H", None])
+    r = bj.post(
+        f"/api/rounds/{bj.round}/decisions", {"patron": p, "box": 1, "action": "stand"}, HTTP_IDEMPOTENCY_KEY="k"
+    )
+    assert r.status_code == 200, r.json()
+    assert (r.json()["state"], r.json()["dealer"]) == ("dealing", ["6H", None])  # his 13 draws a card
+    stored = [json.dumps(record.result) for record in IdempotencyRecord.objects.all()]
+    assert len(stored) >= 1 and not any("7C" in result for result in stored)
+    settled = bj.cards("5S")  # 18
+    assert (settled["state"], settled["dealer"]) == ("settled", ["6H", "7C", "5S"])

@@ -63,6 +63,12 @@ ATTACKS = {
     "give the auditor a shoe's order": 'GRANT SELECT ("order") ON games_shoe TO casino_auditor',
     "give everyone the cards drawn": "GRANT SELECT (drawn) ON games_shoe TO PUBLIC",
     "rename a shoe's order, to grant it under another name": 'ALTER TABLE games_shoe RENAME COLUMN "order" TO ord',
+    # The auditor's role by name, whatever else it holds: UPDATE beside a shoe's order does not
+    # make it a dealer, it writes nothing, and reads no stored command answer (a hole card once).
+    "give the auditor a shoe whole, with UPDATE": "GRANT SELECT, UPDATE ON games_shoe TO casino_auditor",
+    "let the auditor write a table": "GRANT INSERT ON cashier_cage TO casino_auditor",
+    "give the auditor the stored answers": "GRANT SELECT (result) ON ledger_idempotencyrecord TO casino_auditor",
+    "give the auditor the stored answers whole": "GRANT SELECT ON ledger_idempotencyrecord TO casino_auditor",
 }
 
 

@@ -61,6 +61,7 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
         auditor.execute("SELECT id, state, commitment FROM games_shoe")
         auditor.execute("SELECT patron_id, set_at, failed_attempts FROM patrons_patronpin")
         auditor.execute("SELECT name, kind, table_code FROM staff_devicetoken")
+        auditor.execute("SELECT key, fingerprint, position, created_at FROM ledger_idempotencyrecord")
         for secret in (
             'SELECT "order" FROM games_shoe',
             "SELECT salt FROM games_shoe",
@@ -70,6 +71,7 @@ def test_the_auditor_role_only_reads_and_never_secrets(roles_db):
             "SELECT * FROM games_shoe",
             "SELECT pin_hash FROM patrons_patronpin",
             "SELECT digest FROM staff_devicetoken",
+            "SELECT result FROM ledger_idempotencyrecord",  # what a command answered: a deal's hole card once
         ):
             with pytest.raises(errors.InsufficientPrivilege):
                 auditor.execute(secret)

@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -40,12 +40,12 @@ class Chain:
         self.db, self.position, self.prev = db, 0, GENESIS_HASH
         self.versions: dict[str, int] = {}
 
-    def append(self, stream: str, type_: str, data: dict) -> int:
+    def append(self, stream: str, type_: str, data: dict, at: datetime = AT) -> int:
         self.position += 1
         version = self.versions[stream] = self.versions.get(stream, 0) + 1
         fields = dict(
             position=self.position, stream=stream, version=version, type=type_, schema_version=1, data=data,
-            occurred_at=AT, recorded_at=AT, gaming_day=DAY, actor="dealer", correlation_id="", causation_id="",
+            occurred_at=at, recorded_at=at, gaming_day=DAY, actor="dealer", correlation_id="", causation_id="",
             idempotency_key=None, prev_hash=self.prev,
         )  # fmt: skip
         hash_ = event_hash(**fields, postings=[])
@@ -53,7 +53,7 @@ class Chain:
             app.execute(
                 f"INSERT INTO ledger_event ({COLUMNS}) VALUES (%s, %s, %s, %s, 1, %s, %s, %s, %s, 'dealer', '', '',"
                 " %s, %s, %s)",
-                [self.position, stream, version, type_, json.dumps(data), AT, AT, DAY, self.prev, hash_, seal(hash_)],
+                [self.position, stream, version, type_, json.dumps(data), at, at, DAY, self.prev, hash_, seal(hash_)],
             )
         self.prev = hash_
         return self.position
@@ -109,12 +109,34 @@ def test_a_hole_card_and_every_hash_after_it_stay_from_the_auditor_until_the_cou
     verified = _verify_as_auditor(roles_db, tmp_path)
     assert verified.returncode == 0, verified.stderr
     assert "verified up to position 2 only: positions from 3 are withheld from this role" in verified.stdout
+    assert "ledger chain intact as far as this role reads: 2 events, head position 2" in verified.stdout
 
     chain.append(ROUND, "RoundSettled", {"round": round_id, "table": "CS1", "dealer": ["AS", "7D"]})
     assert _cards(roles_db, "casino_auditor") == [(2, "7D"), (3, "AS")]
     verified = _verify_as_auditor(roles_db, tmp_path)
     assert verified.returncode == 0, verified.stderr
     assert verified.stdout.startswith("ledger chain intact: 5 events, head position 5")
+
+
+def test_an_event_dressed_as_a_card_in_play_hides_nothing_for_ever_from_the_auditor(roles_db):
+    """A face-down card withholds the rest only when it is dealt on its coup's own stream and
+    within 12 hours of the ledger's head: data made to look like one elsewhere (to hide an edit
+    behind it from the auditor's verify) hides nothing, and a coup that never ends stops hiding
+    once the ledger has gone 12 hours past its card."""
+    chain = Chain(roles_db)
+    round_id = ROUND.removeprefix("round/")
+    card = {"round": round_id, "table": "CS1", "shoe": "s", "index": 0, "box": "dealer", "face": "hole"}
+    chain.append("cage", "CageOpened", {**card, "card": "KS"})  # not a card dealt: no coup's stream
+    chain.append(ROUND, "CardDealt", {**card, "round": "00000000-0000-0000-0000-00000000dead", "card": "QS"})
+    with connect_as(roles_db, "casino_auditor") as auditor:
+        assert auditor.execute("SELECT count(*) FROM ledger_event").fetchone() == (2,)
+
+    hole = chain.append(ROUND, "CardDealt", {**card, "card": "AS"})
+    with connect_as(roles_db, "casino_auditor") as auditor:
+        assert auditor.execute("SELECT max(position) FROM ledger_event").fetchone() == (hole - 1,)
+    chain.append("cage", "CageClosed", {}, at=AT + timedelta(hours=12, seconds=1))
+    with connect_as(roles_db, "casino_auditor") as auditor:
+        assert auditor.execute("SELECT count(*) FROM ledger_event").fetchone() == (4,)
 
 
 def test_a_policy_of_anyone_elses_on_the_ledger_is_reported_unguarded(roles_db, tmp_path):

@@ -114,16 +114,24 @@ class Command(BaseCommand):
                     ]
                 )
             )
+        reached = [c for c in mine if c.position <= result.head_position]
         anchored = (
-            f"{result.checkpoints} signed checkpoints match, the last at position {mine[-1].position} "
-            f"({mine[-1].written_at})"
-            if mine
+            f"{result.checkpoints} signed checkpoints match, the last at position {reached[-1].position} "
+            f"({reached[-1].written_at})"
+            if reached
             else f"no checkpoint in {checkpoints.directory()}: a rewritten chain or a cut tail would pass"
+            if not mine
+            else "no checkpoint reached yet"
         )
+        partial = ""
         if result.reason:  # the auditor's role during a coup: the chain as far as it reads
             self.stdout.write(f"ledger chain verified up to position {result.head_position} only: {result.reason}")
+            beyond = len(mine) - len(reached)
+            partial = " as far as this role reads" + (
+                f" ({beyond} signed checkpoint{'s' if beyond != 1 else ''} beyond it not checked yet)" if beyond else ""
+            )
         self.stdout.write(
-            f"ledger chain intact: {result.checked} events, head position {result.head_position}, "
+            f"ledger chain intact{partial}: {result.checked} events, head position {result.head_position}, "
             f"head hash {result.head_hash}; {anchored}; ledger {anchors.ledger.ledger_id or '(not named yet)'}"
             f"{_foreign(anchors)}"
         )
