@@ -16,7 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from cashier.services.cage_corrections import cage_transaction_reverse
-from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close
+from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close, open_windows, window_book, window_of
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
@@ -185,6 +185,19 @@ def _incoming(payload: dict) -> list[dict]:
     if not isinstance(payload.get("cashier"), str) or not payload["cashier"]:
         raise InvalidInput("name the cashier whose window closes", field="cashier")
     return [slot("incoming", [str(r) for r in CAGE_ROLES], payload["handover_to"])]
+
+
+def _drawer_when_asked(payload: dict) -> dict:
+    """The close carries the drawer's book as it stood when the count was asked: a sale made
+    while the incoming cashier's signature waits leaves the count behind, and the signed close
+    is then refused (``cage_shift_close``'s ``drawer_as_counted``) instead of booking the sale
+    as a variance."""
+    opened = open_windows().get(payload.get("cashier")) if isinstance(payload.get("cashier"), str) else None
+    window = window_of(opened) if opened is not None else None
+    if window is None:
+        return {k: v for k, v in payload.items() if k != "drawer_as_counted"}
+    book = window_book(window)
+    return payload | {"drawer_as_counted": {"cash_cents": book["cash_cents"], "chips_cents": book["chips_cents"]}}
 
 
 def _close_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
@@ -438,6 +451,7 @@ ACTS: dict[str, Act] = {
             _incoming,
             _close_run,
             subject=("cashier",),
+            addressed=_drawer_when_asked,
         ),
         _approved(
             "drop_count_reverse", "reversing a drop count", 201, drop_count_reverse, "table", "gaming_day", "reason"

@@ -445,8 +445,9 @@ def _with_hold(sums: dict) -> dict:
 
 def variance_report(day: date, threshold_cents: int | None = None) -> dict:
     """Every variance of gaming day ``day``: drop counts (counted − recorded buy-ins), openers
-    (count − previous closer), closers (count − book), cage shifts (count − book) and handovers
-    (count − previous count). ``investigate`` when ``abs(variance) >= threshold_cents``."""
+    (count − previous closer), closers (count − book), cage shifts (count − book, cash and chips
+    each on its own: ``cage_shift_cash``, ``cage_shift_chips``) and handovers (count − previous
+    count). ``investigate`` when ``abs(variance) >= threshold_cents``."""
     threshold = variance_threshold_cents() if threshold_cents is None else threshold_cents
     rows: list[dict] = []
 
@@ -471,7 +472,14 @@ def variance_report(day: date, threshold_cents: int | None = None) -> dict:
         kind = "opener" if event.type == "TableOpened" else "closer"
         add(kind, event.data["table"], event, event.data.get("variance_cents"))
     for event in day_events.filter(type__in=["CageShiftOpened", "CageShiftClosed"]):
-        add("cage_shift", event.data["cage"], event, event.data["variance_cents"])
+        data = event.data
+        if "expected_cash_cents" in data:
+            # Each side on its own: cash short by what the chips are over is two variances, not none.
+            subject = data["cage"] if data.get("window") is None else f"{data['cage']} window {data['window']}"
+            add("cage_shift_cash", subject, event, data["counted_cash_cents"] - data["expected_cash_cents"])
+            add("cage_shift_chips", subject, event, data["counted_chips_cents"] - data["expected_chips_cents"])
+        else:
+            add("cage_shift", data["cage"], event, data["variance_cents"])
         add("cage_handover", event.data["cage"], event, event.data.get("handover_variance_cents"))
     columns = ["kind", "subject", "event", "occurred_at", "actor", "variance_cents", "investigate"]
     return _envelope("Variance list", day, day, columns, rows, gaming_day=day.isoformat(), threshold_cents=threshold)

@@ -113,6 +113,8 @@ VARIANCE_KINDS = {
     "opener": "table opener",
     "closer": "table closer",
     "cage_shift": "cage shift count",
+    "cage_shift_cash": "cage shift count, cash",
+    "cage_shift_chips": "cage shift count, chips",
     "cage_handover": "cage handover",
 }
 

@@ -328,6 +328,7 @@ def cage_shift_close(
     cashier: str | None = None,
     foreign: dict | None = None,
     code: str = "main",
+    drawer_as_counted: dict | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Close ``cashier``'s window (default: the actor's own) with its drawer counted: the count
@@ -340,6 +341,11 @@ def cage_shift_close(
     foreign banknotes counted, ``{currency: hundredths}``, each currency the drawer holds
     (``_foreign_close``: its variance to that currency's over/short; the event's ``foreign``
     says count, book and variance per currency; ``variance_cents`` stays the house currency's).
+
+    ``drawer_as_counted`` (``{"cash_cents", "chips_cents"}``, the drawer's book when the count was
+    made: the close signed later by the incoming cashier carries it) refuses the close (409,
+    field ``shift``) when the drawer moved since, a sale made while the signature waited: the
+    count no longer answers for it, the drawer is counted again.
 
     Only the window's own cashier closes it, or a cage supervisor (``closed_by_supervisor``).
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count; a
@@ -390,6 +396,7 @@ def cage_shift_close(
             )
         else:
             book = window_book(window)
+            _unmoved_since_counted(book, drawer_as_counted)
             data = _against(counts, book) | {"window": window}
             # The drawer goes back to the main bank as counted; what the count lacks (or has in
             # excess) is the window's variance, to over/short: the cage's book then holds the count.
@@ -411,6 +418,24 @@ def cage_shift_close(
             events=[NewEvent("CageShiftClosed", data, legs)],
         )
         return cmd.finish(_result(code, event) | {"opened_event": last.position})
+
+
+def _unmoved_since_counted(book: dict, counted_against: dict | None) -> None:
+    """409 (``shift``) when the drawer's book is no longer the one the count was made against."""
+    if not isinstance(counted_against, dict):
+        return
+    moved = []
+    for side in ("cash", "chips"):
+        then, now = counted_against.get(f"{side}_cents"), book[f"{side}_cents"]
+        if then != now:
+            moved.append(
+                f"{side} {format_cents(then) if type(then) is int else 'unknown'} then, {format_cents(now)} now"
+            )
+    if moved:
+        raise StateConflict(
+            f"the drawer moved since it was counted ({'; '.join(moved)}): count it again and ask anew",
+            field="shift",
+        )
 
 
 def _result(code: str, event: Event) -> dict:

@@ -170,3 +170,40 @@ def test_the_same_count_as_handed_over_needs_no_reason_and_others_are_not_compar
     cage_shift_close(**drawer_count(open_windows()["cash2"].data["window"]), actor="cash2")
     again = cage_shift_open(cash={"50000": 1}, chips={}, actor="cash2")
     assert again["handover_variance_cents"] is None
+
+
+def test_a_sale_made_while_the_handover_waits_leaves_the_count_behind_and_the_close_is_refused(clients):
+    from tests.conftest import make_patron
+
+    asked = _ask_close(clients, handover_to="cash2")
+    patron = make_patron()
+    sold = clients["cash1"].post("/api/cage/purchases", {"patron": patron, "amount_cents": 1_000}, format="json")
+    assert sold.status_code == 201, sold.json()
+
+    signed = approve(asked, clients["cash2"])
+
+    assert (signed.status_code, signed.json()["field"]) == (409, "shift")
+    assert (
+        "the drawer moved since it was counted (cash 50,000.00 EUR then, 50,010.00 EUR now; chips"
+        in (signed.json()["detail"])
+    )
+    assert _closed() == [] and "cash1" in open_windows()
+
+
+def test_a_cash_shortage_hidden_by_a_chip_excess_is_two_variances_not_none(clients):
+    from datetime import date
+
+    from cashier.reports import variance_report
+
+    uneven = {"cash": {"50000": 99}, "chips": {"1000000": 5, "50000": 1}}  # cash −500.00, chips +500.00
+    closed = clients["cash1"].post("/api/cage/shifts/close", uneven | {"variance_reason": "counted"}, format="json")
+    assert closed.status_code == 200, closed.json()
+    assert closed.json()["variance_cents"] == 0
+    (event,) = _closed()
+
+    rows = variance_report(date.fromisoformat(str(event.gaming_day)), threshold_cents=100)["rows"]
+
+    assert [(r["kind"], r["subject"], r["variance_cents"], r["investigate"]) for r in rows] == [
+        ("cage_shift_cash", f"main window {event.data['window']}", -50_000, True),
+        ("cage_shift_chips", f"main window {event.data['window']}", 50_000, True),
+    ]

@@ -16,9 +16,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from cashier.services.cage import chips_purchase
-from cashier.services.cage_shifts import cage_shift_close
+from cashier.services.cage_shifts import cage_shift_close, open_windows, window_book, window_of
 from core.denominations import cash_denominations, chip_denominations, decompose
-from ledger import accounts, store
 from ledger.gaming_day import current_gaming_day
 from ledger.models import Event
 from tests.conftest import ACTOR, TABLE_DEALER, approve, make_patron, open_by_count, staff_user
@@ -59,10 +58,10 @@ def day(api, table, colour_patron) -> str:
     asked = admin.post("/api/staff/users/sam/roles", {"roles": ["cage_supervisor"]}, format="json")
     assert approve(asked, _client("adm2", "admin")).status_code == 200
     chips_purchase(patron=make_patron(), amount_cents=350_000, actor=ACTOR)
-    cash = decompose(store.balance(accounts.CAGE_CASH) - 20_000, cash_denominations())
+    drawer = window_book(window_of(open_windows()["dealer1"]))
     cage_shift_close(
-        cash=cash,
-        chips=decompose(store.balance(accounts.CAGE_CHIPS), chip_denominations()),
+        cash=decompose(drawer["cash_cents"] - 20_000, cash_denominations()),
+        chips=decompose(drawer["chips_cents"], chip_denominations()),
         actor="dealer1",  # the api client's user: the ``api`` fixture handed the shift to him
         variance_reason="short by two notes",
     )
