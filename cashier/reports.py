@@ -51,7 +51,7 @@ from ledger.models import Event, Posting
 from ledger.projections.table_stats import DECIDING, NOT_GAMING
 
 from .services.cage_shifts import foreign_currencies
-from .services.count_room import box_removal, expected_drop_cents
+from .services.count_room import box_removal, drop_cash_events, expected_drop_cents, markers_in_drop_cents
 from .services.gaming_day import table_codes_active
 
 NO_ACTIVITY = "No activity"
@@ -197,7 +197,7 @@ def table_figures(table: str, start: date, end: date) -> dict:
     # takes them to the cage: it counts with the credits (``table_stats.FILLS_AND_CREDITS``).
     credits += _sum_amounts("FrontMoneyDrawn", table, start, end)
     expected: dict[str, int] = defaultdict(int)
-    buy_ins = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day__range=(start, end))
+    buy_ins = drop_cash_events(Event.objects.filter(data__table=table, gaming_day__range=(start, end)))
     for day, amount in buy_ins.values_list("gaming_day", "data__amount_cents"):
         expected[day.isoformat()] += amount
     counted = {e.data["gaming_day"]: e.data["counted_cents"] for e in _live_counts(table, start, end)}
@@ -211,6 +211,7 @@ def table_figures(table: str, start: date, end: date) -> dict:
     }
     drop = sum(counted[day] + uncounted[day] if day in counted else amount for day, amount in expected.items())
     drop += sum(amount for day, amount in counted.items() if day not in expected)
+    drop += markers_in_drop_cents(table, start, end)  # the drop is cash and markers
     # Colour chips still out are the table's liability (nil once all are changed back).
     colour_out = -colour_change_cents(table, start, end)
     win = drop + credits - fills + (closer - opener) - colour_out

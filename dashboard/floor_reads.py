@@ -26,7 +26,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, RowNumber
 
 from cashier.reports import hold_pct
-from cashier.services.count_room import drop_stream
+from cashier.services.count_room import MARKERS_IN_DROP, drop_cash_events, drop_stream
 from games.models import Bet, ColourStack, Round, Shoe, Table
 from ledger import accounts, replica
 from ledger.gaming_day import current_gaming_day
@@ -86,8 +86,19 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
     for row in moved:
         sign = -1 if row["type"].endswith("Reversed") else 1
         (fills if row["type"].startswith("Fill") else credits)[row["t"]] += sign * (row["s"] or 0)
-    buy_ins = Event.objects.filter(type="CashBuyIn", gaming_day=day, **in_codes)
+    buy_ins = drop_cash_events(Event.objects.filter(gaming_day=day, **in_codes))
     expected = _sums_by_table(buy_ins)
+    # The drop is cash and markers: the markers its box holds (``count_room.MARKERS_IN_DROP``).
+    markers: dict[str, int] = defaultdict(int)
+    marker_rows = (
+        Event.objects.filter(type__in=list(MARKERS_IN_DROP), gaming_day=day, **in_codes)
+        .annotate(t=_table_key())
+        .values("t", "type")
+        .annotate(s=Sum(_data_int("amount_cents")))
+        .order_by()
+    )
+    for row in marker_rows:
+        markers[row["t"]] += MARKERS_IN_DROP[row["type"]] * (row["s"] or 0)
     # The drop boxes of the day: removal, counts and their reversals.
     drops: dict[str, list[Event]] = defaultdict(list)
     by_stream = {drop_stream(code, day): code for code in codes}
@@ -126,6 +137,7 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
             drop = count.data["counted_cents"] + (uncounted.get(code, 0) if code in expected else 0)
         else:
             drop = expected.get(code, 0)
+        drop += markers[code]
         # Colour chips still out are the table's liability (nil once all are changed back).
         colour_out = -colour.get(code, 0)
         win = drop + credits[code] - fills[code] + (closer - opener) - colour_out

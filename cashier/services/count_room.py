@@ -4,8 +4,9 @@ At the end of a gaming day each table's drop box is removed (``DropBoxRemoved``,
 per box) and the count team counts its cash by banknote (``DropCounted``, two distinct
 counters of the role count_team, neither of the two who removed the box). The expected drop
 is the table's recorded cash buy-ins of that gaming day (the ``CashBuyIn`` events:
-``table:<T>:drop +X``). The count moves the cash from the drop box to the cage, and the
-difference to the cage's over/short account::
+``table:<T>:drop +X``) and the markers paid there in cash (``MarkerPaidAtTable``, method cash);
+the box's markers go to the cage on their own (``MarkerTransferred``). The count moves the
+cash from the drop box to the cage, and the difference to the cage's over/short account::
 
     table:<T>:drop −expected, cage:cash +counted, cage:over_short +(expected − counted)
 
@@ -73,13 +74,36 @@ def drop_stream(table: str, day: date) -> str:
     return f"drop/{table}/{day.isoformat()}"
 
 
+# The cash a drop box holds: the buy-ins, and what a patron paid a marker with in cash at the
+# table (``MarkerPaidAtTable``, method cash: into the drop box, as a buy-in's cash).
+DROP_CASH = ("CashBuyIn", "MarkerPaidAtTable")
+# The markers a drop box holds besides its cash (the drop is cash and markers): issued at the
+# table (+), paid there or voided (−: the marker leaves the box).
+MARKERS_IN_DROP = {"MarkerIssued": 1, "MarkerPaidAtTable": -1, "MarkerVoided": -1}
+
+
+def drop_cash_events(events):
+    """``events`` narrowed to the cash put in drop boxes (``DROP_CASH``): buy-ins, and markers
+    paid in cash at a table."""
+    return events.filter(type__in=DROP_CASH).exclude(type="MarkerPaidAtTable", data__method="chips")
+
+
 def expected_drop_cents(table: str, day: date, *, upto: int | None = None, after: int = 0) -> int:
-    """The table's recorded cash buy-ins of gaming day ``day`` (cents), those at ledger
-    positions ``after < position <= upto`` (the box removed at ``upto`` holds those before it)."""
-    events = Event.objects.filter(type="CashBuyIn", data__table=table, gaming_day=day, position__gt=after)
+    """The cash the table's box should hold for gaming day ``day`` (cents): its recorded cash
+    buy-ins and markers paid in cash at the table, those at ledger positions
+    ``after < position <= upto`` (the box removed at ``upto`` holds those before it)."""
+    events = drop_cash_events(Event.objects.filter(data__table=table, gaming_day=day, position__gt=after))
     if upto is not None:
         events = events.filter(position__lte=upto)
     return sum(events.values_list("data__amount_cents", flat=True))
+
+
+def markers_in_drop_cents(table: str, start: date, end: date) -> int:
+    """The markers the table's drop boxes of gaming days [start, end] hold besides cash (cents):
+    issued at the table, less those paid there or voided (``MARKERS_IN_DROP``). The count moves
+    them to the cage on their own (``MarkerTransferred``); the drop is cash and markers."""
+    events = Event.objects.filter(type__in=list(MARKERS_IN_DROP), data__table=table, gaming_day__range=(start, end))
+    return sum(MARKERS_IN_DROP[kind] * amount for kind, amount in events.values_list("type", "data__amount_cents"))
 
 
 def box_removal(table: str, day: date) -> Event | None:

@@ -335,3 +335,42 @@ def test_a_marker_paid_in_cash_at_a_table_is_cash_in_for_the_aml_rules(desk):
     assert [(d["channel"], d["direction"], d["amount_cents"]) for d in logged] == [
         ("marker_payment_at_table", "in", 400_000)
     ]
+
+
+def test_a_marker_at_a_table_is_in_its_drop_so_the_table_neither_wins_nor_loses_by_it(desk):
+    """The drop is cash and markers: a marker issued at R1 is in its drop box until paid there
+    (in chips: back into the tray; in cash: the cash into the box) or voided; the day's figures
+    show no win or loss from it, and the count expects the cash a marker was paid with."""
+    from cashier.reports import table_figures
+    from cashier.services.count_room import drop_box_remove, drop_count
+    from dashboard.floor_reads import count_room_figures
+
+    p = desk["patron"]
+    serial = marker_issue(patron=p, amount_cents=100_000, table="R1", actor="pit1")["serial"]
+    day = _last("MarkerIssued").gaming_day
+
+    def figures():
+        return [
+            (f["drop_cents"], f["win_cents"], f["variance_cents"])
+            for f in (table_figures("R1", day, day), count_room_figures(["R1"], day)["R1"])
+        ]
+
+    assert figures() == [(100_000, 0, 0)] * 2
+    marker_pay_at_table(serial=serial, table="R1", amount_cents=30_000, method="chips", actor="pit1")
+    marker_pay_at_table(serial=serial, table="R1", amount_cents=20_000, method="cash", actor="pit1")
+    assert figures() == [(70_000, 0, 0)] * 2  # 500.00 of marker and 200.00 of cash in the box
+
+    for name, role in (
+        ("drop1", "drop_team"),
+        ("drop2", "drop_team"),
+        ("count1", "count_team"),
+        ("count2", "count_team"),
+    ):
+        staff_user(name, role)
+    removed = drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="drop1", removers=["drop1", "drop2"])
+    counted = drop_count(
+        table="R1", gaming_day=day.isoformat(), cash={"10000": 2}, counters=["count1", "count2"], actor="count1"
+    )
+    assert (removed["expected_cents"], counted["variance_cents"]) == (20_000, 0)
+    assert figures() == [(70_000, 0, 0)] * 2
+    assert store.balance(accounts.CAGE_OVER_SHORT) == 0
