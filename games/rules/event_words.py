@@ -321,6 +321,7 @@ AML_CHANNELS = {
     "marker_payment_at_table": "marker paid in cash at a table",
     "cage_redemption": "chips redeemed at the cage",
     "front_money_withdrawal": "front money withdrawn in cash at the cage",
+    "foreign_exchange": "foreign banknotes exchanged at the cage",
 }
 AML_LABELS = {
     "AmlIdentityChecked": "identity checked",
@@ -411,6 +412,11 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     ),
     "TableOpened": lambda d: f"table {d['table']} opened ({game_words(d['game'])}), opener {eur(d['opener_cents'])}",
     "TableClosed": lambda d: f"table {d['table']} closed, closer {eur(d['closer_cents'])}",
+    # The dealers' assignments (staff.services): the times are in the event's envelope.
+    "DealerAssigned": lambda d: (
+        f"dealer {d['dealer']} assigned to {d['table']}" + (f", moved from {d['before']}" if d.get("before") else "")
+    ),
+    "DealerReleased": lambda d: f"dealer {d['dealer']} released from {d['table']}",
     "CashBuyIn": lambda d: f"{d['patron']} bought in for {eur(d['amount_cents'])} cash at {d['table']}",
     "ColourChipsBought": lambda d: (
         f"{d['patron']} bought {d['chips']} {d['colour']} chips of {eur(d['unit_value_cents'])} at {d['table']}"

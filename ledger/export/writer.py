@@ -204,7 +204,9 @@ def _chain_head(position: int, head_hash: str) -> dict:
 def manifest(plan: Plan, written: dict[str, dict]) -> str:
     """The ``manifest.json`` text for the files ``written`` (name → sha256, bytes, lines), each
     line with its Ed25519 signature (``verify_export.manifest_document``)."""
-    head_position, head_hash = head()
+    # A sealed day's export is one file whenever it is made (an auditor may publish its hash):
+    # the head and the time it names are the seal's, not the moment of the download.
+    head_position, head_hash = (plan.seal.position, plan.seal.hash) if plan.seal else head()
     key = signing.signing_key()
     body = {
         "format": FORMAT,
@@ -221,7 +223,7 @@ def manifest(plan: Plan, written: dict[str, dict]) -> str:
         "previous_seal_event_position": plan.previous_seal.position if plan.previous_seal else None,
         "chain_head": _chain_head(head_position, head_hash),
         "identities_included": plan.ctx.include_identity,
-        "exported_at": iso_utc(datetime.now(UTC)),
+        "exported_at": iso_utc(_made_at(plan)),
         "signature_algorithm": signing.ALGORITHM,
         "key_id": key.key_id,
         "key_kind": key.kind,
@@ -342,25 +344,40 @@ def sealed_export_zip_stream(day: date, *, include_identity: bool = False) -> It
     return export_zip_stream(day, include_identity=include_identity)
 
 
+def _made_at(plan: Plan) -> datetime:
+    """When the export's content was fixed: its seal's time for a sealed day, else now (UTC)."""
+    return plan.seal.recorded_at.astimezone(UTC) if plan.seal else datetime.now(UTC)
+
+
+def _entry(name: str, when: datetime) -> zipfile.ZipInfo:
+    """A zip member stamped ``when`` (not the moment written): with the seal's time, a sealed
+    day's zip is the same bytes at every download (Ed25519 signs deterministically too)."""
+    entry = zipfile.ZipInfo(name, date_time=when.timetuple()[:6])
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    entry.external_attr = 0o600 << 16
+    return entry
+
+
 def _zip_chunks(plan: Plan) -> Iterator[bytes]:
     pipe = _Pipe()
     written: dict[str, dict] = {}
     key = signing.signing_key()
+    when = _made_at(plan)
     # Unseekable output: zipfile writes data descriptors after each member (ZIP64 for big files).
     with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         for name, lines in files(plan):
             digest = _FileDigest()
             spool = detached.Spool()
-            with archive.open(name, "w", force_zip64=True) as member:
+            with archive.open(_entry(name, when), "w", force_zip64=True) as member:
                 for chunk in spool.tee(_chunks(lines, digest)):
                     member.write(chunk)
                     if pipe.chunks:
                         yield pipe.drain()
             written[name] = digest.summary()
-            archive.writestr(name + SIG_SUFFIX, spool.signature(key))
+            archive.writestr(_entry(name + SIG_SUFFIX, when), spool.signature(key))
         text = manifest(plan, written).encode("utf-8")
-        archive.writestr("manifest.json", text)
-        archive.writestr("manifest.json" + SIG_SUFFIX, key.sign_raw(text))
+        archive.writestr(_entry("manifest.json", when), text)
+        archive.writestr(_entry("manifest.json" + SIG_SUFFIX, when), key.sign_raw(text))
         for member_name, data in detached.public_key_members(key):
-            archive.writestr(member_name, data)
+            archive.writestr(_entry(member_name, when), data)
     yield pipe.drain()

@@ -5,6 +5,7 @@ A byte changed in a file fails openssl and our verifier alike, naming the file.
 """
 
 import io
+import json
 import random
 import shutil
 import subprocess
@@ -123,6 +124,27 @@ def test_the_zip_export_carries_the_same_detached_signatures(sealed_day, tmp_pat
     zipped = tmp_path / "day.zip"
     zipped.write_bytes(b"".join(export_zip_stream(sealed_day)))
     assert verify(str(zipped), strict=True, trusted=(signing.signing_key().public_key,)).ok
+
+
+def test_a_sealed_days_zip_is_the_same_bytes_at_every_download_whatever_came_after(sealed_day):
+    """An auditor publishes one hash of a sealed day's export: the manifest names the seal's
+    head and time, the members carry the seal's time, and Ed25519 signs deterministically."""
+    import hashlib
+    import time
+
+    from ledger.models import Event
+    from staff.services import staff_account_create
+
+    first = b"".join(export_zip_stream(sealed_day))
+    time.sleep(2.1)  # a zip member's time has a two-second step
+    staff_account_create(username="later1", password="x", roles=["auditor"], actor="manage.py")  # the head moves
+    again = b"".join(export_zip_stream(sealed_day))
+
+    assert hashlib.sha256(first).hexdigest() == hashlib.sha256(again).hexdigest()
+    seal = Event.objects.filter(type="GamingDaySealed").latest("position")
+    assert Event.objects.latest("position").position > seal.position
+    manifest = json.loads(zipfile.ZipFile(io.BytesIO(again)).read("manifest.json"))
+    assert (manifest["chain_head/position"][0], manifest["chain_head/hash"][0]) == (seal.position, seal.hash)
 
 
 def test_the_public_key_command_prints_the_pem_openssl_reads(sealed_day, tmp_path):

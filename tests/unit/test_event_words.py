@@ -142,3 +142,14 @@ def test_a_reversed_coup_reads_as_the_coup_its_table_numbered_never_as_a_winning
     assert summary("RoundReversed", data | {"approved_by": "pit2"}) == (
         "coup 9 of R1 reversed: wrong number keyed, signed by pit2"
     )
+
+
+def test_every_aml_cash_channel_and_a_dealers_assignment_read_in_words():
+    from games.rules.event_words import AML_CHANNELS, line
+    from patrons.visits import CASH_EVENTS
+
+    assert {channel for _, channel in CASH_EVENTS.values()} <= set(AML_CHANNELS)
+    assert line("DealerAssigned", {"dealer": "ann", "table": "S1", "before": "B1", "after": "S1"}) == (
+        "dealer ann assigned to S1, moved from B1"
+    )
+    assert line("DealerReleased", {"dealer": "ann", "table": "S1", "before": "S1"}) == "dealer ann released from S1"
