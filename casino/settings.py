@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "ledger.middleware.ReadYourWritesMiddleware",  # a replica serves a client once it has his writes
     "staff.middleware.PasswordChangeRequiredMiddleware",  # someone else changed it: a new password first
     "django.contrib.messages.middleware.MessageMiddleware",
+    "core.form_addresses.FormAddressMiddleware",  # a refused form's address reloaded: its page, not a 405
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires: answers a locked-out login
 ]
