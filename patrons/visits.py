@@ -94,6 +94,21 @@ def cash_event_filter(prefix: str = "") -> Q:
     return query
 
 
+# A chip sale or redemption keyed in error is reversed (``cashier.services.cage_corrections``,
+# with a cage supervisor's signature; ``reverses``: its position): no cash crossed the counter,
+# so the totals the thresholds count leave it out.
+CASH_REVERSALS = ("ChipsPurchaseReversed", "ChipsRedemptionReversed")
+
+
+def reversed_among(positions: Iterable[int]) -> set[int]:
+    """The positions among ``positions`` that a cash reversal corrected."""
+    wanted = list(positions)
+    if not wanted:
+        return set()
+    found = Event.objects.filter(type__in=CASH_REVERSALS, data__reverses__in=wanted)
+    return {position for position in found.values_list("data__reverses", flat=True) if type(position) is int}
+
+
 def patron_cash_accounts(patron: str) -> list[str]:
     """The patron's accounts a cash transaction of his moves (indexed): his chips (purchases,
     buy-ins, redemptions), his front money, his credit (marker payments)."""
@@ -103,16 +118,18 @@ def patron_cash_accounts(patron: str) -> list[str]:
 def patron_cash_rows(patron: str, **event_filter) -> list[tuple[int, str, datetime, date, int]]:
     """``(position, type, occurred_at, gaming_day, amount_cents)`` of the patron's cash
     transactions among the events ``event_filter`` selects (keys relative to a posting's event
-    set by the caller, e.g. ``event__gaming_day=``), newest first, each once."""
+    set by the caller, e.g. ``event__gaming_day=``), newest first, each once; a sale or
+    redemption since reversed is not among them (``CASH_REVERSALS``)."""
     rows = (
         Posting.objects.filter(cash_event_filter("event__"), account__in=patron_cash_accounts(patron), **event_filter)
         .order_by("-event__occurred_at", "-event_id")
         .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
     )
-    seen: set[int] = set()
+    rows = list(rows)
+    seen: set[int] = reversed_among({row[0] for row in rows if row[1] in ("ChipsPurchased", "ChipsRedeemed")})
     found = []
     for position, type_, at, day, amount in rows:
-        if position not in seen:  # one event may move two of his accounts
+        if position not in seen:  # one event may move two of his accounts; a reversed one counts none
             seen.add(position)
             found.append((position, type_, at, day, abs(amount)))
     return found
@@ -152,10 +169,12 @@ def exchanges_between(first_day: date, last_day: date) -> list[Exchange]:
     rows = Event.objects.filter(cash_event_filter(), gaming_day__range=(first_day, last_day)).values_list(
         "position", "type", "occurred_at", "gaming_day", "data__patron", "data__amount_cents"
     )
+    rows = list(rows)
+    corrected = reversed_among({row[0] for row in rows if row[1] in ("ChipsPurchased", "ChipsRedeemed")})
     return [
         Exchange(patron, position, at, day, CASH_EVENTS[type_][0], amount)
         for position, type_, at, day, patron, amount in rows
-        if patron and patron != "anon"
+        if patron and patron != "anon" and position not in corrected
     ]
 
 

@@ -205,3 +205,22 @@ def test_an_identity_is_erased_only_after_retention_and_the_chain_still_verifies
         "retention_ended": result["retention_ended"],
     }
     assert verify_chain().ok
+
+
+def test_a_sale_reversed_as_keyed_in_error_counts_in_no_later_total(known):
+    """A chip sale reversed with a cage supervisor's approval was no cash across the counter:
+    the next sale's day total leaves it out (1,500 reversed + 1,000 is 1,000, under the 2,000
+    at which the identity is checked), and so does the patron's list of cash transactions."""
+    from approvals.services import approval_confirm, approval_request
+    from patrons.visits import patron_cash_rows
+    from tests.conftest import SHIFT_CASHIER
+
+    sale = chips_purchase(patron=known, amount_cents=150_000, actor=SHIFT_CASHIER)
+    asked = approval_request(
+        kind="cage_transaction_reverse", payload={"event": sale["event"], "reason": "keyed twice"}, actor=SHIFT_CASHIER
+    )
+    approval_confirm(approval=asked["approval"]["id"], actor=_user("super1", "cage_supervisor"))
+    again = chips_purchase(patron=known, amount_cents=100_000, actor=SHIFT_CASHIER)
+
+    assert _aml(known) == []
+    assert [(row[0], row[4]) for row in patron_cash_rows(known)] == [(again["event"], 100_000)]
