@@ -348,7 +348,7 @@ def test_a_refusal_names_the_fields_label_not_its_api_name(as_role, cage):
     # What was typed stays in the form, the amount marked as the field at fault.
     form = re.search(r'<form[^>]*data-form="redeem">(.*?)</form>', html, re.S).group(1)
     assert f'placeholder="P00001" required autocomplete="off" value="{patron}">' in form
-    assert 'placeholder="1,500.00" required autocomplete="off" value="100" aria-invalid="true">' in form
+    assert 'placeholder="1,500.00" required autocomplete="off" value="100" aria-invalid="true" autofocus>' in form
 
 
 # --- amounts as a French cashier types them ---------------------------------------------------
