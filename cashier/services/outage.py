@@ -417,6 +417,49 @@ def paper_form_complete(
         return cmd.finish(_summary(outage_forms.outage(found.id)))
 
 
+def _one_line(
+    *,
+    op: str,
+    place: str,
+    what: str,
+    outage: str,
+    form: str,
+    occurred_at: object,
+    entered_at: object,
+    fields: dict,
+    enterers: tuple,
+    approvers: tuple,
+    approver: str,
+    actor: str,
+    idempotency_key: str | None,
+    enter,
+) -> dict:
+    """The frame of a paper line entered through one service: ``actor`` (one of ``enterers``)
+    enters, ``approver`` (one of ``approvers``, never the enterer) approved it; the form must be
+    ``place``'s (``"table"`` or ``"cage"``: 400 on ``form`` naming ``what`` otherwise), the paper
+    time inside the outage; ``enter(entry)`` runs the service under the later-entry stamp and
+    returns what the line holds; then ``PaperLineEntered``. ``fields``: the request's own."""
+    require_role(actor, *enterers, step="entering a paper record")
+    require_role(approver, *approvers, step="approving a later entry")
+    require_distinct("approving a later entry", approver, [("enterer", actor)])
+    moment = _moment(occurred_at, "occurred_at")
+    entered = _moment(entered_at, "entered_at")
+    request = {"op": op, "outage": outage, "form": form, "occurred_at": moment.isoformat(), **fields}
+    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
+        if cmd.replayed:
+            return cmd.result
+        found, entry = _open_form(outage, form)
+        if entry["place"] != place:
+            whose = "the cage's form" if entry["place"] == "cage" else f"table {entry['table']}'s form"
+            where = "its table's" if place == "table" else "the cage's own"
+            raise InvalidInput(f"{entry['form']} is {whose}: {what} is written on {where}", field="form")
+        _within_outage(found, moment)
+        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
+        with within(cmd), later_entries.later_entry(mark):
+            line = enter(entry)
+        return _line_entered(cmd, found, entry, line, moment=moment, entered=entered, actor=actor, approver=approver)
+
+
 CAGE_TRANSACTIONS = {"purchase": chips_purchase, "redemption": chips_redeem}
 CAGE_ENTERERS = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 
@@ -445,48 +488,29 @@ def paper_cage_enter(
     table's form, a paper time outside the outage, an unknown transaction), ``NotFound``,
     ``StateConflict`` (409: form entered already, no window of the enterer's open),
     ``RoleRequired`` (403), and what the cage's service refuses."""
-    require_role(actor, *CAGE_ENTERERS, step="entering a cage's paper record")
-    require_role(approver, Role.CAGE_SUPERVISOR, step="approving a cage's later entry")
-    require_distinct("approving a later entry", approver, [("enterer", actor)])
-    moment = _moment(occurred_at, "occurred_at")
-    entered = _moment(entered_at, "entered_at")
     if transaction not in CAGE_TRANSACTIONS:
         raise InvalidInput(f"the transaction is one of {', '.join(CAGE_TRANSACTIONS)}", field="transaction")
-    request = {
-        "op": "paper_cage_enter",
-        "outage": outage,
-        "form": form,
-        "occurred_at": moment.isoformat(),
-        "transaction": transaction,
-        "patron": patron,
-        "amount_cents": amount_cents,
-    }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        found, entry = _open_form(outage, form)
-        if entry["place"] != "cage":
-            raise InvalidInput(
-                f"{entry['form']} is table {entry['table']}'s form: the cage's has its own", field="form"
-            )
-        _within_outage(found, moment)
-        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
-        with within(cmd), later_entries.later_entry(mark):
-            done = CAGE_TRANSACTIONS[transaction](patron=patron, amount_cents=amount_cents, actor=actor)
-        return _line_entered(
-            cmd,
-            found,
-            entry,
-            {
-                "transaction": transaction,
-                "patron": done["patron"],
-                "amount_cents": done["amount_cents"],
-            },
-            moment=moment,
-            entered=entered,
-            actor=actor,
-            approver=approver,
-        )
+
+    def enter(entry: dict) -> dict:
+        done = CAGE_TRANSACTIONS[transaction](patron=patron, amount_cents=amount_cents, actor=actor)
+        return {"transaction": transaction, "patron": done["patron"], "amount_cents": done["amount_cents"]}
+
+    return _one_line(
+        op="paper_cage_enter",
+        place="cage",
+        what="a chip sale or redemption",
+        outage=outage,
+        form=form,
+        occurred_at=occurred_at,
+        entered_at=entered_at,
+        fields={"transaction": transaction, "patron": patron, "amount_cents": amount_cents},
+        enterers=CAGE_ENTERERS,
+        approvers=(Role.CAGE_SUPERVISOR,),
+        approver=approver,
+        actor=actor,
+        idempotency_key=idempotency_key,
+        enter=enter,
+    )
 
 
 # Who signs each step of a slip on paper, and the roles that step needs (``cashier.services.slips``):
@@ -666,44 +690,32 @@ def paper_buy_in_enter(
     positive whole number of cents), ``NotFound`` (404: outage, form, patron), ``StateConflict``
     (409: the form entered already, the table closed; an identity the AML rule needs and the
     registry lacks), ``InsufficientChips`` (400: the tray short), ``RoleRequired`` (403)."""
-    require_role(actor, *ENTERERS, step="entering a paper record")
-    require_role(approver, *ENTERERS, step="approving a later entry")
-    require_distinct("approving a later entry", approver, [("enterer", actor)])
-    moment = _moment(occurred_at, "occurred_at")
-    entered = _moment(entered_at, "entered_at")
-    request = {
-        "op": "paper_buy_in_enter",
-        "outage": outage,
-        "form": form,
-        "occurred_at": moment.isoformat(),
-        "patron": patron,
-        "amount_cents": amount_cents,
-    }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        found, entry = _open_form(outage, form)
-        if entry["place"] != "table":
-            raise InvalidInput(f"{entry['form']} is the cage's form: a buy-in is written on its table's", field="form")
-        _within_outage(found, moment)
-        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
-        with within(cmd), later_entries.later_entry(mark):
-            done = table_buy_in(code=entry["table"], patron=patron, amount_cents=amount_cents, actor=actor)
-        return _line_entered(
-            cmd,
-            found,
-            entry,
-            {
-                "table": entry["table"],
-                "patron": done["patron"],
-                "amount_cents": done["amount_cents"],
-                "transaction": done["transaction"],
-            },
-            moment=moment,
-            entered=entered,
-            actor=actor,
-            approver=approver,
-        )
+
+    def enter(entry: dict) -> dict:
+        done = table_buy_in(code=entry["table"], patron=patron, amount_cents=amount_cents, actor=actor)
+        return {
+            "table": entry["table"],
+            "patron": done["patron"],
+            "amount_cents": done["amount_cents"],
+            "transaction": done["transaction"],
+        }
+
+    return _one_line(
+        op="paper_buy_in_enter",
+        place="table",
+        what="a buy-in",
+        outage=outage,
+        form=form,
+        occurred_at=occurred_at,
+        entered_at=entered_at,
+        fields={"patron": patron, "amount_cents": amount_cents},
+        enterers=ENTERERS,
+        approvers=ENTERERS,
+        approver=approver,
+        actor=actor,
+        idempotency_key=idempotency_key,
+        enter=enter,
+    )
 
 
 def paper_marker_enter(
@@ -734,46 +746,28 @@ def paper_marker_enter(
     ``StateConflict`` (409: the form entered already, the table closed, no credit line or the
     amount over what is left of it), ``InsufficientChips`` (400: the tray short),
     ``RoleRequired`` (403: the enterer or the approver without his role, or the same person)."""
-    require_role(actor, *ENTERERS, step="entering a paper record")
-    require_role(approver, *ENTERERS, step="approving a later entry")
-    require_distinct("approving a later entry", approver, [("enterer", actor)])
-    moment = _moment(occurred_at, "occurred_at")
-    entered = _moment(entered_at, "entered_at")
     signer = issued_by.strip() if isinstance(issued_by, str) else ""
     if not signer or signer == PENDING_SIGNATURE or not has_role(signer, *TABLE_ISSUERS):
         raise InvalidInput("the pit boss who signed the marker on paper (his username)", field="issued_by")
-    request = {
-        "op": "paper_marker_enter",
-        "outage": outage,
-        "form": form,
-        "occurred_at": moment.isoformat(),
-        "patron": patron,
-        "amount_cents": amount_cents,
-        "issued_by": signer,
-    }
-    with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
-        if cmd.replayed:
-            return cmd.result
-        found, entry = _open_form(outage, form)
-        if entry["place"] != "table":
-            raise InvalidInput(f"{entry['form']} is the cage's form: a marker is written on its table's", field="form")
-        _within_outage(found, moment)
-        mark = _mark(found, entry["form"], moment, actor=actor, entered=entered, approver=approver)
-        with within(cmd), later_entries.later_entry(mark):
-            issued = marker_issue(patron=patron, amount_cents=amount_cents, table=entry["table"], actor=signer)
-        return _line_entered(
-            cmd,
-            found,
-            entry,
-            {
-                "table": entry["table"],
-                "serial": issued["serial"],
-                "patron": issued["patron"],
-                "amount_cents": issued["amount_cents"],
-                "issued_by": signer,
-            },
-            moment=moment,
-            entered=entered,
-            actor=actor,
-            approver=approver,
-        )
+
+    def enter(entry: dict) -> dict:
+        issued = marker_issue(patron=patron, amount_cents=amount_cents, table=entry["table"], actor=signer)
+        line = {"serial": issued["serial"], "patron": issued["patron"], "amount_cents": issued["amount_cents"]}
+        return {"table": entry["table"], **line, "issued_by": signer}
+
+    return _one_line(
+        op="paper_marker_enter",
+        place="table",
+        what="a marker",
+        outage=outage,
+        form=form,
+        occurred_at=occurred_at,
+        entered_at=entered_at,
+        fields={"patron": patron, "amount_cents": amount_cents, "issued_by": signer},
+        enterers=ENTERERS,
+        approvers=ENTERERS,
+        approver=approver,
+        actor=actor,
+        idempotency_key=idempotency_key,
+        enter=enter,
+    )

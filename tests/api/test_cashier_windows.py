@@ -212,6 +212,9 @@ def test_an_identity_refused_at_the_aml_prompt_comes_back_with_what_was_typed(us
     assert page.status_code == 400
     assert "<strong>Identity document</strong>: An identity document reference" in html
     assert 'name="identity_name" required maxlength="200" autocomplete="off" value="Jeanne Martin">' in html
-    assert 'name="identity_document" required maxlength="100" autocomplete="off" value=" " aria-invalid="true" autofocus>' in html
+    assert (
+        'name="identity_document" required maxlength="100" autocomplete="off" value=" " aria-invalid="true" autofocus>'
+        in html
+    )
     assert '<input type="hidden" name="amount" value="2500.00">' in html
     assert not Event.objects.filter(type="ChipsPurchased").exists()
