@@ -319,6 +319,23 @@ def _entered_now(payload: dict) -> dict:
     return payload | {"entered_at": timezone.now().isoformat()}
 
 
+def _paper_act(kind: str, what: str, service: Callable[..., dict], approvers) -> Act:
+    """A line written on an outage's paper form, entered later through ``service``: the maker
+    enters it, one of ``approvers`` (never him) approves it; stamped with the moment asked.
+    Who may approve each: a coup, a buy-in or a marker another pit boss or a cage supervisor; a
+    cage transaction, a fill or a credit a cage supervisor."""
+    return Act(
+        kind,
+        f"entering {what} written on paper during an outage (a later entry)",
+        201,
+        lambda p: [slot("approver", approvers)],
+        lambda p, maker, s, k=None: service(
+            **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
+        ),
+        addressed=_entered_now,
+    )
+
+
 def _without(payload: dict, *names: str) -> dict:
     return {k: v for k, v in payload.items() if k not in names}
 
@@ -519,64 +536,13 @@ ACTS: dict[str, Act] = {
         ),
         _account_act("staff_roles_set", "changing roles", staff_roles_set, "username", "roles"),
         _account_act("staff_reactivate", "reactivating an account", staff_reactivate, "username"),
-        # A coup written on paper during an outage, entered after recovery: a later entry, which
-        # another pit boss or cage supervisor approves from his own login before it is recorded.
-        Act(
-            "paper_coup_enter",
-            "entering a coup written on paper during an outage (a later entry)",
-            201,
-            lambda p: [slot("approver", SUPERVISORS)],
-            lambda p, maker, s, k=None: paper_coup_enter(
-                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-            addressed=_entered_now,
-        ),
-        # A chip sale or redemption written on the cage's paper form: a cage supervisor approves it.
-        Act(
-            "paper_cage_enter",
-            "entering a cage transaction written on paper during an outage (a later entry)",
-            201,
-            lambda p: [slot("approver", TREASURY)],
-            lambda p, maker, s, k=None: paper_cage_enter(
-                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-            addressed=_entered_now,
-        ),
-        # A fill or credit written on a table's paper form, entered through the slip services in
-        # the names of those who signed the paper: a cage supervisor other than the enterer approves it.
-        Act(
-            "paper_slip_enter",
-            "entering a fill or credit written on paper during an outage (a later entry)",
-            201,
-            lambda p: [slot("approver", TREASURY)],
-            lambda p, maker, s, k=None: paper_slip_enter(
-                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-            addressed=_entered_now,
-        ),
-        # A cash buy-in written on a table's paper form: another pit boss or a cage supervisor approves it.
-        Act(
-            "paper_buy_in_enter",
-            "entering a cash buy-in written on paper during an outage (a later entry)",
-            201,
-            lambda p: [slot("approver", SUPERVISORS)],
-            lambda p, maker, s, k=None: paper_buy_in_enter(
-                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-            addressed=_entered_now,
-        ),
-        # A marker written on a table's paper form, issued in the name of the pit boss who signed
-        # it: another pit boss or a cage supervisor approves it.
-        Act(
-            "paper_marker_enter",
-            "entering a marker written on paper during an outage (a later entry)",
-            201,
-            lambda p: [slot("approver", SUPERVISORS)],
-            lambda p, maker, s, k=None: paper_marker_enter(
-                **_without(p, "approver"), approver=s["approver"], actor=maker, idempotency_key=k
-            ),
-            addressed=_entered_now,
-        ),
+        # What was written on paper during an outage, entered after recovery: a later entry that
+        # a second person approves from his own login before it is recorded (``_paper_act``).
+        _paper_act("paper_coup_enter", "a coup", paper_coup_enter, SUPERVISORS),
+        _paper_act("paper_cage_enter", "a cage transaction", paper_cage_enter, TREASURY),
+        _paper_act("paper_slip_enter", "a fill or credit", paper_slip_enter, TREASURY),
+        _paper_act("paper_buy_in_enter", "a cash buy-in", paper_buy_in_enter, SUPERVISORS),
+        _paper_act("paper_marker_enter", "a marker", paper_marker_enter, SUPERVISORS),
         Act(
             "slip_request",
             "requesting a large fill",
