@@ -581,6 +581,17 @@ BEGIN
     IF casino_guard.migration_window_open() THEN
         RETURN;
     END IF;
+    -- The ledger's own tables change only in a migration: a column's type, a constraint (a CHECK
+    -- that stops appends at some position), a default. An index needs no window.
+    SELECT string_agg(format('%s %s', cmd.command_tag, coalesce(cmd.object_identity, '')), ', ') INTO why
+      FROM pg_event_trigger_ddl_commands() cmd
+     WHERE cmd.command_tag = 'ALTER TABLE' AND cmd.classid = 'pg_class'::regclass
+       AND cmd.objid IN (SELECT casino_guard.append_only_tables());
+    IF why IS NOT NULL AND casino_guard.ledger_begun() THEN
+        RAISE EXCEPTION 'the ledger''s tables change only in a migration: %', why
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'deploy/migrate opens the migration window (as the superuser of CASINO_DB_ADMIN_URL) while the migrations run.';
+    END IF;
     SELECT string_agg(format('%s %s', cmd.command_tag, coalesce(cmd.object_identity, '')), ', ') INTO why
       FROM pg_event_trigger_ddl_commands() cmd
      WHERE cmd.command_tag IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'CREATE VIEW',
