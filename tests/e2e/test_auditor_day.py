@@ -43,7 +43,8 @@ class Steps:
     def readable(self) -> None:
         """No cent count or Python repr on the page; every time cell in the one local form."""
         text = self.page.locator("body").inner_text()
-        assert not CENTS_OR_REPR.search(text), CENTS_OR_REPR.search(text)
+        found = CENTS_OR_REPR.search(text)
+        assert not found, text[max(found.start() - 200, 0) : found.end() + 80]
         for moment in re.findall(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d[^\s,)]*(?: [A-Z]+)?", text):
             assert LOCAL_TIME.match(moment), f"a time in another form: {moment!r}"
 
