@@ -36,7 +36,9 @@ from tests.conftest import make_patron, staff_user
 
 # Examples per operation and phase: the user holding every role gets the most (he passes the
 # permission and reaches the services); one role alone is refused early on most operations.
-MAX_EXAMPLES = {"every_role": 10, "pit_boss": 5, "cashier": 5, "auditor": 3, "admin": 3}
+# Derandomized, so each run sends the same cases: about 6 minutes of a worker's time in all,
+# the suite's largest share (README, "Where the time goes"); the hostile passes send far more.
+MAX_EXAMPLES = {"every_role": 7, "pit_boss": 4, "cashier": 4, "auditor": 2, "admin": 2}
 ACTORS = {
     "every_role": sorted(ALL_ROLES),
     "pit_boss": ["pit_boss"],
