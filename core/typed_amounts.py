@@ -18,7 +18,7 @@ _DIGITS = re.compile(r"[0-9]+")
 _SPACES = re.compile(r"[ \u00a0\u202f]")  # a space, a no-break space, a narrow no-break space
 
 
-def amount_cents(text: object, field: str = "amount") -> int:
+def amount_cents(text: object, field: str = "amount", *, zero: bool = False) -> int:
     """An amount a person typed in currency units → integer cents: ``"12,5"`` / ``"12.50"`` →
     1250, ``"1 000,50"`` / ``"1,000.50"`` / ``"1.000,50"`` → 100050, ``"1500"`` → 150000.
 
@@ -26,7 +26,8 @@ def amount_cents(text: object, field: str = "amount") -> int:
     "12,5" is 12.50, not 125). Thousands are grouped by three with a space, or with the other
     mark when both appear. ``InvalidInput`` naming ``field``, in words saying how to type it, for
     anything else: an ambiguous ``"1,000"`` or ``"1.000"`` (a thousand, or one?) is refused,
-    never guessed; so are three decimals, a sign, letters, zero. Decimal only, never float."""
+    never guessed; so are three decimals, a sign, letters, zero (unless ``zero``: a limit that
+    closes a line). Decimal only, never float."""
     raw = _SPACES.sub(" ", text.strip()) if isinstance(text, str) else ""
     if not raw:
         raise InvalidInput(f"an amount in currency units is needed: {HOW}", field=field)
@@ -60,7 +61,7 @@ def amount_cents(text: object, field: str = "amount") -> int:
         raise InvalidInput(f'"{text.strip()}" is not an amount: {HOW}', field=field)
     value = Decimal(f"{units}.{cents or '0'}")
     result = int(value.scaleb(2))  # exact: at most two decimals
-    if result <= 0:
+    if result < 0 or (result == 0 and not zero):
         raise InvalidInput("the amount must be more than zero", field=field)
     return result
 

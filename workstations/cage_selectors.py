@@ -25,6 +25,7 @@ from cashier.services.cage_shifts import (
     window_of,
 )
 from cashier.services.cage_transfers import TRANSFERS
+from cashier.services.credit import approved_limit_cents, front_money_cents, markers_outstanding_cents
 from cashier.services.foreign_exchange import cage_foreign_book, foreign_currencies, rates_of_the_day
 from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
@@ -551,7 +552,7 @@ def markers_listed(limit: int = 50) -> list[dict]:
     newest first: ``{"serial", "patron", "patron_name", "amount_cents", "outstanding_cents",
     "where" (the table, or None: the cage), "state" (words), "issued_by", "issued_at",
     "void" (None or {"reason", "by", "approved_by", "at"}), "asked" (a void waiting),
-    "voidable"}``."""
+    "voidable", "payable" (owed at the cage: a payment is taken there)}``."""
     asked = void_requests()
     owed = Marker.objects.filter(state__in=[Marker.State.AT_TABLE, Marker.State.AT_CAGE])
     voided = Marker.objects.filter(state=Marker.State.VOIDED).order_by("-voided_at")[:10]
@@ -578,6 +579,7 @@ def markers_listed(limit: int = 50) -> list[dict]:
                 else None,
                 "asked": asked.get(m.serial),
                 "voidable": m.state != Marker.State.VOIDED and not m.paid_cents and m.serial not in asked,
+                "payable": m.state == Marker.State.AT_CAGE and m.serial not in asked,
             }
         )
     return rows
@@ -658,6 +660,9 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
                 "name": p.name,
                 "document": p.document,
                 "chips_cents": patron_chips_cents(p.code),
+                "front_money_cents": front_money_cents(p.code),
+                "credit_limit_cents": approved_limit_cents(p.code),
+                "markers_owed_cents": markers_outstanding_cents(p.code),
                 "self_limit": self_limit_get(p.code),
             }
             for p in patron_search(query)

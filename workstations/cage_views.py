@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -33,6 +35,7 @@ from cashier.services.cage_shifts import (
     window_foreign_book,
     window_of,
 )
+from cashier.services.credit import credit_line_set, front_money_deposit, front_money_withdraw, marker_pay
 from cashier.services.foreign_exchange import exchange_rate_set, foreign_exchange, format_foreign
 from cashier.services.outage import paper_form_complete
 from cashier.services.slips import slip_accept
@@ -71,6 +74,9 @@ FORMS = (
     "rate",
     "paper",
     "paper_complete",
+    "deposit",
+    "withdraw",
+    "credit_line",
 )
 
 # The form's own words for a refusal's field (the service names it as the API does).
@@ -109,6 +115,9 @@ FIELD_LABELS = {
     "paid_in": "Paid in",
     "rate": "Rate",
     "foreign": "Foreign banknotes counted",
+    "method": "Paid in",
+    "limit_cents": "Credit limit",
+    "limit": "Credit limit",
 }
 
 # Where a service's field is typed on the page: the input (or count table) to mark.
@@ -117,6 +126,7 @@ INPUTS = {
     "foreign_cents": "amount",
     "identity_name": "name",
     "identity_document": "document",
+    "limit_cents": "limit",
 }
 
 
@@ -169,8 +179,12 @@ def _page(request, *, status: int = 200, failed: dict | None = None, **extra):
     for row in desk["approvals"] + desk["closes"]["to_sign"] + desk["markers"]:
         row["key"] = _key()
     row_failure = None
-    shown = {"sell", "redeem", "transfer", "close", "exchange", "paper"} if desk["window"] else {"open"}
-    shown |= {"rate", "paper_complete"} if desk["supervises"] else set()
+    shown = (
+        {"sell", "redeem", "deposit", "withdraw", "transfer", "close", "exchange", "paper"}
+        if desk["window"]
+        else {"open"}
+    )
+    shown |= {"rate", "paper_complete", "credit_line"} if desk["supervises"] else set()
     shown |= {"register", "identity", "pin", "pin_reset", "self_limit"} | (
         {"close_other"} if desk["supervises"] and desk["windows"] else set()
     )
@@ -396,16 +410,60 @@ def exchange_rate(request):
     return redirect("workstations:cage")
 
 
+@dataclass(frozen=True)
+class _Movement:
+    """One of the window's cash movements for a patron: the service, the page's form, and
+    its words (the noun for the identity prompt, the verb for its button)."""
+
+    service: Callable[..., dict]
+    form: str
+    noun: str
+    verb: str
+
+
+# The operations the page posts to ``cage-chips``: value chips sold or redeemed, front money
+# left at the cage or taken back. All four are cash at the window for the AML rules.
+MOVEMENTS = {
+    "purchase": _Movement(chips_purchase, "sell", "chip sale", "sell"),
+    "redemption": _Movement(chips_redeem, "redeem", "chip redemption", "redeem"),
+    "front-money-deposit": _Movement(front_money_deposit, "deposit", "front money deposit", "take the deposit"),
+    "front-money-withdrawal": _Movement(front_money_withdraw, "withdraw", "front money withdrawal", "pay it out"),
+}
+
+
+def _movement_words(operation: str, result: dict) -> tuple[str, str]:
+    """What the cashier reads once ``operation`` is recorded, and what a form sent twice says."""
+    amount, patron = eur(result["amount_cents"]), result["patron"]
+    if operation == "purchase":
+        return f"Sold {amount} of chips, patron {patron} (now holds {eur(result['chips_cents'])}).", (
+            f"the sale of {amount} of chips, patron {patron}"
+        )
+    if operation == "redemption":
+        return f"Redeemed {amount} of chips, patron {patron} (now holds {eur(result['chips_cents'])}).", (
+            f"the redemption of {amount} of chips, patron {patron}"
+        )
+    held = eur(result["balance_cents"])
+    if operation == "front-money-deposit":
+        return f"Front money: {amount} in cash deposited by patron {patron} (his deposit now {held}).", (
+            f"the front money deposit of {amount}, patron {patron}"
+        )
+    return f"Front money: {amount} in cash paid back to patron {patron} (his deposit now {held}).", (
+        f"the front money withdrawal of {amount}, patron {patron}"
+    )
+
+
 @require_POST
 @cage_only
 def chips_movement(request, operation: str):
     """Sell (``purchase``: a cash buy-in at the cage) or redeem (``redemption``) value chips at
-    the cashier's window. At the AML identity threshold the service refuses (409); the page then
-    asks for the patron's identity and, once it is recorded, makes the same movement."""
-    service = {"purchase": chips_purchase, "redemption": chips_redeem}.get(operation)
-    if service is None:
+    the cashier's window, or take a patron's front money (``front-money-deposit``: cash left
+    at the cage for his play) or pay it back (``front-money-withdrawal``). At the AML identity
+    threshold the service refuses (409); the page then asks for the patron's identity and,
+    once it is recorded, makes the same movement."""
+    movement = MOVEMENTS.get(operation)
+    if movement is None:
         return redirect("workstations:cage")
-    form = "sell" if operation == "purchase" else "redeem"
+    form = movement.form
     user = request.user.get_username()
     patron = (request.POST.get("patron") or "").strip()[:20]
     key = _posted_key(request)
@@ -420,12 +478,14 @@ def chips_movement(request, operation: str):
                 actor=user,
             )
         with replays_noted() as replayed:
-            result = service(patron=patron, amount_cents=cents, actor=user, idempotency_key=key)
+            result = movement.service(patron=patron, amount_cents=cents, actor=user, idempotency_key=key)
     except IdentityRequired as exc:
         if not exc.recordable:  # the shared anonymous patron: no identity form, register him
             return _page(request, status=exc.status, failed=_failed(request, form, exc))
         identity = {
             "operation": operation,
+            "noun": movement.noun,
+            "verb": movement.verb,
             "patron": patron,
             "amount_cents": cents,
             "typed": typed_amounts.typed(cents),  # sent again as typed, unambiguous
@@ -439,6 +499,8 @@ def chips_movement(request, operation: str):
             failed = _failed(request, "identity", exc)
             identity = {
                 "operation": operation,
+                "noun": movement.noun,
+                "verb": movement.verb,
                 "patron": patron,
                 "typed": request.POST.get("amount", ""),
                 "amount_text": request.POST.get("amount", ""),
@@ -449,16 +511,8 @@ def chips_movement(request, operation: str):
             }
             return _page(request, status=exc.status, identity=identity)
         return _page(request, status=exc.status, failed=_failed(request, form, exc))
-    what = "Sold" if operation == "purchase" else "Redeemed"
-    noun = "sale" if operation == "purchase" else "redemption"
-    _done(
-        request,
-        f"{what} {eur(result['amount_cents'])} of chips, patron {result['patron']} "
-        f"(now holds {eur(result['chips_cents'])}).",
-        key=key,
-        replayed=replayed,
-        again=f"the {noun} of {eur(result['amount_cents'])} of chips, patron {result['patron']}",
-    )
+    message, again = _movement_words(operation, result)
+    _done(request, message, key=key, replayed=replayed, again=again)
     _aml_notices(request, result, key=key, replayed=replayed)
     return redirect("workstations:cage")
 
@@ -711,6 +765,68 @@ def marker_void(request, serial: str):
         },
         back=f"{reverse('workstations:cage')}#markers",
     )
+
+
+MARKER_PAYMENT_WORDS = {"cash": "in cash", "chips": "in value chips", "front_money": "from his front money"}
+
+
+@require_POST
+@cage_only
+def marker_payment(request, serial: str):
+    """Take a payment on a marker owed at the cage (``credit.marker_pay``), in cash, in the
+    patron's value chips or from his front money; cash and chips enter the cashier's own
+    window. The last payment settles the marker. A refusal shows the row's form again."""
+    key = _posted_key(request)
+    method = request.POST.get("method", "")
+    form = f"pay-{serial}"
+    try:
+        cents = typed_amounts.amount_cents(request.POST.get("amount"))
+        with replays_noted() as replayed:
+            result = marker_pay(
+                serial=serial, amount_cents=cents, method=method, actor=request.user.get_username(), idempotency_key=key
+            )
+    except DomainError as exc:
+        failed = _failed(request, form, exc) | {"pay": serial}
+        return _page(request, status=exc.status, failed=failed)
+    how = MARKER_PAYMENT_WORDS.get(method, method)
+    owed = result["outstanding_cents"]
+    _done(
+        request,
+        f"Marker {serial} of patron {result['patron']}: {eur(cents)} paid {how}; "
+        + (f"{eur(owed)} still owed." if owed else "the marker is settled."),
+        key=key,
+        replayed=replayed,
+        again=f"the payment of {eur(cents)} on marker {serial}",
+    )
+    _aml_notices(request, result, key=key, replayed=replayed)
+    return redirect(f"{reverse('workstations:cage')}#markers")
+
+
+@require_POST
+@supervisor_only
+def credit_line(request):
+    """Approve a patron's credit line, change its limit, or close it to new markers (limit 0):
+    a cage supervisor's act (``credit.credit_line_set``), recorded in his name."""
+    key = _posted_key(request)
+    patron = (request.POST.get("patron") or "").strip()[:20]
+    try:
+        cents = typed_amounts.amount_cents(request.POST.get("limit"), field="limit", zero=True)
+        with replays_noted() as replayed:
+            result = credit_line_set(
+                patron=patron, limit_cents=cents, actor=request.user.get_username(), idempotency_key=key
+            )
+    except DomainError as exc:
+        return _page(request, status=exc.status, failed=_failed(request, "credit_line", exc))
+    before = "none" if result["before"] is None else eur(result["before"])
+    _done(
+        request,
+        f"Credit line of patron {result['patron']}: {eur(result['after'])} (before: {before}); "
+        f"{eur(result['outstanding_cents'])} owed on his markers.",
+        key=key,
+        replayed=replayed,
+        again=f"the credit line of patron {result['patron']} at {eur(result['after'])}",
+    )
+    return redirect(f"{reverse('workstations:cage')}#patrons")
 
 
 @require_POST

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from approvals.models import Approval
 from cashier.credit_models import Marker
+from cashier.services.cage_shifts import open_windows, window_of
 from cashier.services.credit import credit_line_set, front_money_deposit, marker_issue
 from ledger import accounts, store
 from ledger.models import Event
@@ -141,3 +142,86 @@ def test_a_pit_boss_issues_a_marker_at_his_table_from_its_page_against_the_credi
     assert store.balance(accounts.table_tray("R1")) == tray - 120_000
     again = pit.post(url, {"patron": patron, "amount": "1 200", "idempotency_key": "mi-1"})
     assert again.status_code == 302 and Marker.objects.filter(patron__code=patron).count() == 1
+
+
+def test_the_cashier_takes_front_money_and_pays_it_back_from_the_cage_page(users, patron):
+    cashier = users("cash1")
+    deposit = reverse("workstations:cage-chips", args=["front-money-deposit"])
+    withdraw = reverse("workstations:cage-chips", args=["front-money-withdrawal"])
+    page = cashier.get(reverse("workstations:cage")).content.decode()
+    assert 'data-form="deposit"' in page and 'data-form="withdraw"' in page
+
+    taken = cashier.post(deposit, {"patron": patron, "amount": "3 000", "idempotency_key": "fm-in"}, follow=True)
+    cashier.post(deposit, {"patron": patron, "amount": "3 000", "idempotency_key": "fm-in"})  # sent twice
+    too_much = cashier.post(withdraw, {"patron": patron, "amount": "3000.01", "idempotency_key": "fm-over"})
+    back = cashier.post(withdraw, {"patron": patron, "amount": "1 000", "idempotency_key": "fm-out"}, follow=True)
+
+    said = _message(taken.content.decode())
+    assert said.startswith(
+        f"Front money: 3,000.00 EUR in cash deposited by patron {patron} (his deposit now 3,000.00 EUR)."
+    )
+    assert "transaction logged: cash in 3,000.00 EUR (front money deposited in cash at the cage)" in said
+    assert too_much.status_code == 400
+    refused = too_much.content.decode()
+    assert "3,000.00 EUR of front money" in refused and 'id="withdraw-amount"' in refused
+    assert 'value="3000.01" aria-invalid="true" autofocus' in refused  # the figure kept, the field marked
+    assert _message(back.content.decode()) == (
+        f"Front money: 1,000.00 EUR in cash paid back to patron {patron} (his deposit now 2,000.00 EUR)."
+    )
+    assert Event.objects.filter(type="FrontMoneyDeposited").count() == 1
+    assert store.balance(accounts.patron_deposit(patron)) == 200_000
+    found = cashier.get(reverse("workstations:cage"), {"q": "Jeanne"}).content.decode()
+    row = found[found.index('aria-label="Patrons found"') :]
+    row = row[: row.index("</tr>", row.index("<tbody>"))]
+    assert '<td class="num" data-figure="front-money">2,000.00 EUR</td>' in row
+    assert '<td data-figure="credit-line">limit 5,000.00 EUR, 0.00 EUR owed on markers</td>' in row
+
+
+def test_a_marker_owed_at_the_cage_is_paid_from_its_row_in_cash_then_from_front_money(users, patron):
+    serial = marker_issue(patron=patron, amount_cents=150_000, actor="cash1")["serial"]
+    front_money_deposit(patron=patron, amount_cents=100_000, actor="cash1")
+    cashier = users("cash1")
+    page = cashier.get(reverse("workstations:cage")).content.decode()
+    row = page[page.index(f'data-marker="{serial}"') :]
+    assert 'data-form="marker-pay"' in row[: row.index("</tr>")] and 'placeholder="1500.00"' in row
+    url = reverse("workstations:cage-marker-pay", args=[serial])
+    window = window_of(open_windows()["cash1"])
+    drawer = store.balance(accounts.window_cash(window))
+
+    over = cashier.post(url, {"amount": "1500.01", "method": "cash", "idempotency_key": "mp-over"})
+    cash = cashier.post(url, {"amount": "500", "method": "cash", "idempotency_key": "mp-1"}, follow=True)
+    rest = cashier.post(url, {"amount": "1000", "method": "front_money", "idempotency_key": "mp-2"}, follow=True)
+
+    assert over.status_code == 400
+    assert "Amount: Marker " in re.sub(r"<[^>]+>", "", over.content.decode())
+    assert _message(cash.content.decode()) == (
+        f"Marker {serial} of patron {patron}: 500.00 EUR paid in cash; 1,000.00 EUR still owed."
+    )
+    assert _message(rest.content.decode()) == (
+        f"Marker {serial} of patron {patron}: 1,000.00 EUR paid from his front money; the marker is settled."
+    )
+    assert Marker.objects.get(serial=serial).state == "paid"
+    assert store.balance(accounts.patron_credit(patron)) == 0
+    assert store.balance(accounts.patron_deposit(patron)) == 0
+    assert store.balance(accounts.window_cash(window)) == drawer + 50_000  # the cash in her drawer, not the deposit
+
+
+def test_a_cage_supervisor_sets_and_closes_a_credit_line_from_the_cage_page(users, patron):
+    url = reverse("workstations:cage-credit-line")
+    assert users("cash1").post(url, {"patron": patron, "limit": "100"}).status_code == 403
+    supervisor = users("super1")
+    assert 'data-form="credit-line"' in supervisor.get(reverse("workstations:cage")).content.decode()
+
+    same = supervisor.post(url, {"patron": patron, "limit": "5 000", "idempotency_key": "cl-same"})
+    raised = supervisor.post(url, {"patron": patron, "limit": "8 000", "idempotency_key": "cl-up"}, follow=True)
+    closed = supervisor.post(url, {"patron": patron, "limit": "0", "idempotency_key": "cl-0"}, follow=True)
+
+    assert same.status_code == 409 and "already 5,000.00 EUR" in same.content.decode()
+    assert _message(raised.content.decode()) == (
+        f"Credit line of patron {patron}: 8,000.00 EUR (before: 5,000.00 EUR); 0.00 EUR owed on his markers."
+    )
+    assert _message(closed.content.decode()) == (
+        f"Credit line of patron {patron}: 0.00 EUR (before: 8,000.00 EUR); 0.00 EUR owed on his markers."
+    )
+    events = Event.objects.filter(type="CreditLineApproved").order_by("position")
+    assert [(e.actor, e.data["after"]) for e in events] == [("super1", 500_000), ("super1", 800_000), ("super1", 0)]

@@ -294,6 +294,8 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-reverse": ({"POST": CAGE}, None),
     "workstations:cage-transfer": ({"POST": CAGE}, None),
     "workstations:cage-marker-void": ({"POST": CAGE}, None),
+    "workstations:cage-marker-pay": ({"POST": CAGE}, None),
+    "workstations:cage-credit-line": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:cage-decide": ({"POST": CAGE}, None),
     "workstations:cage-paper-line": ({"POST": CAGE}, None),
     "workstations:cage-paper-complete": ({"POST": frozenset({"cage_supervisor"})}, None),

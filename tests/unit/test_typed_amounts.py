@@ -79,3 +79,11 @@ def test_an_ambiguous_or_malformed_amount_is_refused_saying_how_to_type_it(text,
 @pytest.mark.parametrize("cents", [1, 5, 1250, 100_050, 250_000, 999_999_999_999])
 def test_an_amount_sent_back_by_a_form_reads_as_the_same_cents(cents):
     assert amount_cents(typed(cents)) == cents
+
+
+@pytest.mark.parametrize("text", ["0", "0,00", "0.00", "000"])
+def test_a_zero_is_read_only_where_the_form_allows_it_as_a_limit_that_closes_a_line(text):
+    assert amount_cents(text, field="limit", zero=True) == 0
+    with pytest.raises(InvalidInput) as refused:
+        amount_cents(text, field="limit")
+    assert (refused.value.field, refused.value.message) == ("limit", "the amount must be more than zero")

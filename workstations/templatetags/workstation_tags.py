@@ -13,6 +13,7 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
 from basis.money import format_cents, format_denomination
+from core.typed_amounts import typed
 from dashboard import play
 from dashboard.alerts import eur as eur_text
 from games.rules.bet_words import bet_spot, chips_words
@@ -33,6 +34,12 @@ def holds(user, role) -> bool:
 def eur(cents) -> str:
     """``123456`` → ``1,234.56 EUR``; ``None`` → an em dash (the dashboard's formatter)."""
     return "—" if cents is None or cents == "" else eur_text(int(cents))
+
+
+@register.filter
+def as_typed(cents) -> str:
+    """Cents as a person types them in a form: ``250000`` → ``2500.00`` (a field's hint)."""
+    return "" if cents is None or cents == "" else typed(int(cents))
 
 
 @register.filter
