@@ -6,6 +6,7 @@ from datetime import date, datetime
 from fractions import Fraction
 
 from basis.money import currency
+from cashier.services.credit import credit_standing
 from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day
@@ -20,8 +21,9 @@ from .table_reads import aml_flags
 def patron_detail(code: str, *, day: date | None = None) -> dict:
     """A patron's day: rating (bets, staked, average bet, time played in seconds, actual and
     theoretical win in cents), cash in and out (every cash transaction, as the AML rules total
-    them: ``patrons.services.aml.cash_day_totals``), chips held, AML flags, and the last seven
-    rated days. ``NotFound`` (404)."""
+    them: ``patrons.services.aml.cash_day_totals``), chips held, his credit line and front money
+    (``cashier.services.credit.credit_standing``; None for an unidentified patron), AML flags,
+    and the last seven rated days. ``NotFound`` (404)."""
     patron = Patron.objects.filter(code=code).first() if isinstance(code, str) else None
     if patron is None:
         raise NotFound(f"no patron {code!r}", field="patron")
@@ -60,6 +62,7 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
         "cash_in_cents": cash["in"],
         "cash_out_cents": cash["out"],
         "chips_cents": store.balance(accounts.patron_chips(code)),
+        "credit": None if patron.kind != Patron.Kind.IDENTIFIED else credit_standing(code),
         "aml_flags": aml_flags(code),
         "history": [rated(r) for r in history],
     }

@@ -25,7 +25,7 @@ from cashier.services.cage_shifts import (
     window_of,
 )
 from cashier.services.cage_transfers import TRANSFERS
-from cashier.services.credit import approved_limit_cents, front_money_cents, markers_outstanding_cents
+from cashier.services.credit import credit_standing
 from cashier.services.foreign_exchange import cage_foreign_book, foreign_currencies, rates_of_the_day
 from cashier.services.slips import EVENT_PREFIX
 from core.denominations import cash_denominations, chip_denominations
@@ -660,9 +660,7 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
                 "name": p.name,
                 "document": p.document,
                 "chips_cents": patron_chips_cents(p.code),
-                "front_money_cents": front_money_cents(p.code),
-                "credit_limit_cents": approved_limit_cents(p.code),
-                "markers_owed_cents": markers_outstanding_cents(p.code),
+                "credit": credit_standing(p.code),
                 "self_limit": self_limit_get(p.code),
             }
             for p in patron_search(query)

@@ -89,6 +89,21 @@ def approved_limit_cents(patron: str) -> int | None:
     return data.get("after") if isinstance(data, dict) else None
 
 
+def credit_standing(patron: str) -> dict:
+    """What a pit boss or a cashier checks before a marker or a front money draw, in cents, from
+    the ledger: ``{"limit_cents"`` (the approved credit line, None: none), ``"owed_cents"`` (on
+    his markers), ``"available_cents"`` (limit − owed, never below 0; None without a line),
+    ``"front_money_cents"}``."""
+    limit = approved_limit_cents(patron)
+    owed = markers_outstanding_cents(patron)
+    return {
+        "limit_cents": limit,
+        "owed_cents": owed,
+        "available_cents": None if limit is None else max(limit - owed, 0),
+        "front_money_cents": front_money_cents(patron),
+    }
+
+
 def credit_line_set(*, patron: str, limit_cents: int, actor: str, idempotency_key: str | None = None) -> dict:
     """Approve (or change) ``patron``'s credit line to ``limit_cents`` (0 closes it to new markers).
 

@@ -225,3 +225,27 @@ def test_a_cage_supervisor_sets_and_closes_a_credit_line_from_the_cage_page(user
     )
     events = Event.objects.filter(type="CreditLineApproved").order_by("position")
     assert [(e.actor, e.data["after"]) for e in events] == [("super1", 500_000), ("super1", 800_000), ("super1", 0)]
+
+
+def test_the_pit_boss_sees_a_patrons_credit_line_and_front_money_on_his_page_before_a_marker(users, patron):
+    marker_issue(patron=patron, amount_cents=120_000, table="R1", actor="pit1")
+    front_money_deposit(patron=patron, amount_cents=30_000, actor="cash1")
+    boss = users("pit1")
+    table = boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert 'aria-label="Check a patron\'s credit"' in table
+    found = boss.get(reverse("dashboard:patron-lookup"), {"q": patron}, follow=True).content.decode()
+    card = found[found.index('data-section="credit">') + len('data-section="credit">') :]
+    cells = [cell.strip() for cell in re.split(r"<[^>]+>", card[: card.index("</dl>")])]
+    assert [cell for cell in cells if cell] == [
+        "Credit line",
+        "5,000.00 EUR",
+        "Owed on markers",
+        "1,200.00 EUR",
+        "Left for a marker",
+        "3,800.00 EUR",
+        "Front money at the cage",
+        "300.00 EUR",
+    ]
+    unrated = patron_register(kind="anonymous", actor=ACTOR)["patron"]
+    anonymous = boss.get(reverse("dashboard:patron", args=[unrated]))
+    assert anonymous.status_code == 200 and 'data-section="credit"' not in anonymous.content.decode()
