@@ -93,6 +93,11 @@ SELECT format('ALTER ROLE %I IN DATABASE %I RESET search_path', o.rolname, d.dat
   FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole JOIN pg_database d ON d.oid = s.setdatabase
  WHERE o.rolname IN (:'owner_role', :'app_role', :'auditor_role')
    AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'search\_path=%') \gexec
+-- The database's own search path (its owner may set one): none, the roles' settings decide.
+SELECT format('ALTER DATABASE %I RESET search_path', d.datname)
+  FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+ WHERE s.setrole = 0 AND d.datname = :'dbname'
+   AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'search\_path=%') \gexec
 \if :{?owner_password}
   SELECT format('ALTER ROLE %I PASSWORD %L', :'owner_role', :'owner_password') \gexec
 \endif
@@ -466,6 +471,34 @@ BEGIN
     END IF;
     IF found IS NOT NULL THEN
         RETURN format('granting %s', found);
+    END IF;
+    -- The search path stays pinned (step 1 of this script): each role that owns, appends to or
+    -- audits the ledger keeps search_path = public as its own setting, with no setting of its own
+    -- in this database over it; and the database sets none (a role without a setting of its
+    -- own would take it). The owner may change its own role's settings and its database's, and
+    -- no event trigger sees ALTER ROLE or ALTER DATABASE: it is found here instead.
+    SELECT string_agg(DISTINCT r.rolname, ', ') INTO found
+      FROM pg_roles r
+     WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\_%'
+       AND (r.oid = (SELECT relowner FROM pg_class WHERE oid = 'public.ledger_event'::regclass)
+            OR has_table_privilege(r.oid, 'public.ledger_event'::regclass, 'INSERT')
+            OR r.oid IN (SELECT unnest(p.polroles) FROM pg_policy p
+                          WHERE p.polrelid = 'public.ledger_event'::regclass
+                            AND p.polname = 'casino_auditor_coups_in_play'))
+       AND (NOT EXISTS (SELECT 1 FROM pg_db_role_setting s
+                         WHERE s.setrole = r.oid AND s.setdatabase = 0 AND 'search_path=public' = ANY (s.setconfig))
+            OR EXISTS (SELECT 1 FROM pg_db_role_setting s CROSS JOIN unnest(s.setconfig) AS c(setting)
+                        WHERE s.setrole = r.oid AND c.setting LIKE 'search\_path=%'
+                          AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())));
+    IF found IS NOT NULL THEN
+        RETURN format('the search path of %s is no longer pinned to public (ALTER ROLE … SET search_path)', found);
+    END IF;
+    SELECT string_agg(c.setting, ', ') INTO found
+      FROM pg_db_role_setting s CROSS JOIN unnest(s.setconfig) AS c(setting)
+     WHERE s.setrole = 0 AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND c.setting LIKE 'search\_path=%';
+    IF found IS NOT NULL THEN
+        RETURN format('the database sets %s (ALTER DATABASE … SET search_path)', found);
     END IF;
     RETURN NULL;
 END $guard$;

@@ -15,7 +15,9 @@ migrated schema (tests/integration/roles_database.py):
    view;
 3. the owner role, owner of the database, sets the database's search path: the roles' own
    setting wins;
-4. the owner role creates a table outside the migration window: refused.
+4. the owner role creates a table outside the migration window: refused;
+5. the owner role unpins its own search path in its database, or sets the database's: no event
+   trigger sees it, the guard reports it until the roles script pins it again.
 
 Without the pinned search path (the connection given the old default explicitly) attacks 1 and
 2 resolve ``ledger_event`` to the copy: that is the hole the pin closes.
@@ -225,6 +227,47 @@ def test_the_database_search_path_set_by_its_owner_does_not_reach_the_roles(role
     finally:
         with connect_as(roles_db, "casino_owner") as owner:
             owner.execute(f'ALTER DATABASE "{roles_db["dbname"]}" RESET search_path')
+
+
+@pytest.mark.parametrize(
+    ("unpin", "reported"),
+    [
+        (
+            'ALTER ROLE casino_owner IN DATABASE "{db}" SET search_path = pg_temp, public',
+            "the search path of casino_owner is no longer pinned to public",
+        ),
+        ('ALTER DATABASE "{db}" SET search_path = evil, public', "the database sets search_path=evil, public"),
+    ],
+)
+def test_the_owner_unpinning_a_search_path_is_reported_by_the_guard_until_the_roles_script_pins_it_again(
+    roles_db, unpin, reported
+):
+    """Attack 5: the owner changes its own role's setting in its database (a temporary table of
+    its session would then come first) or the database's; no event trigger sees ALTER ROLE or
+    ALTER DATABASE. ``casino_guard.lock_broken()`` names it, so ``ledger verify`` fails and the
+    owner's next change to the schema is refused, until deploy/migrate runs the roles script
+    again, which resets it."""
+    with connect_as(roles_db, "casino_owner") as owner:
+        owner.execute(unpin.format(db=roles_db["dbname"]))
+    try:
+        with connect_as(roles_db, "casino_auditor") as auditor:
+            (broken,) = auditor.execute("SELECT casino_guard.lock_broken()").fetchone()
+        assert broken.startswith(reported)
+        with connect_as(roles_db, "casino_owner") as owner, pytest.raises(errors.InsufficientPrivilege):
+            owner.execute("CREATE INDEX ledger_event_actor_idx ON public.ledger_event (actor)")
+        where = ["-h", roles_db["host"], "-p", str(roles_db["port"]), "-U", roles_db["user"], "-d", roles_db["dbname"]]
+        again = subprocess.run(
+            ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", *where, "-f", "deploy/postgres_roles.sql"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        with connect_as(roles_db, "casino_owner") as owner:
+            assert owner.execute("SHOW search_path").fetchone() == ("public",)
+            assert owner.execute("SELECT casino_guard.lock_broken()").fetchone() == (None,)
+    finally:
+        with connect_as(roles_db, roles_db["user"]) as superuser:
+            superuser.execute(f'ALTER ROLE casino_owner IN DATABASE "{roles_db["dbname"]}" RESET search_path')
+            superuser.execute(f'ALTER DATABASE "{roles_db["dbname"]}" RESET search_path')
 
 
 def test_verify_passes_on_the_guarded_copy(roles_db, tmp_path):
