@@ -146,7 +146,7 @@ class SlipRequest(ActView):
     class Input(serializers.Serializer):
         # A plain string (the service answers 400 naming ``kind``): an enum here would clash
         # in the OpenAPI components with the patron's ``kind``.
-        kind = serializers.CharField(max_length=6, help_text="fill | credit")
+        kind = TextField(max_length=6, help_text="fill | credit")
         denominations = Count()
 
     input_serializer = Input
@@ -176,7 +176,7 @@ class SlipVoid(ActView):
     act = "slip_void"
 
     class Input(Signed):
-        confirmation = serializers.CharField(
+        confirmation = TextField(
             max_length=10, required=False, allow_blank=True, default="", help_text="the word VOID, typed"
         )
 
@@ -356,7 +356,7 @@ class MarkerVoid(ActView):
     act = "marker_void"
 
     class Input(serializers.Serializer):
-        reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        reason = TextField(max_length=500, required=False, allow_blank=True, default="")
 
     input_serializer = Input
 

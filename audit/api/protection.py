@@ -23,7 +23,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 from games.protection import day_fluctuations
 from games.services import investigations as inv
 from ledger.gaming_day import current_gaming_day
@@ -91,7 +91,7 @@ class Investigations(CommandView):
     class Input(serializers.Serializer):
         subject = serializers.ChoiceField(choices=list(inv.SUBJECTS))
         code = serializers.RegexField(r"^[\w.@+:-]{1,40}$", help_text="the table's or the patron's code")
-        reason = serializers.CharField(max_length=inv.MAX_TEXT, trim_whitespace=True)
+        reason = TextField(max_length=inv.MAX_TEXT, trim_whitespace=True)
         gaming_day = serializers.DateField(required=False, help_text="default: the current gaming day")
 
     input_serializer = Input
@@ -129,7 +129,7 @@ class InvestigationNote(CommandView):
     permission_classes = [PERMISSION]
 
     class Input(serializers.Serializer):
-        note = serializers.CharField(max_length=inv.MAX_TEXT, trim_whitespace=True)
+        note = TextField(max_length=inv.MAX_TEXT, trim_whitespace=True)
 
     input_serializer = Input
 
@@ -144,7 +144,7 @@ class InvestigationClose(CommandView):
     success_status = status.HTTP_200_OK
 
     class Input(serializers.Serializer):
-        finding = serializers.CharField(max_length=inv.MAX_TEXT, trim_whitespace=True)
+        finding = TextField(max_length=inv.MAX_TEXT, trim_whitespace=True)
 
     input_serializer = Input
 

@@ -4,7 +4,7 @@ foreign banknotes bought at a window."""
 from rest_framework import serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView
+from core.views import CentsField, CommandView, TextField
 from staff.permissions import CAGE, roles_allowed
 from staff.roles import Role
 
@@ -69,7 +69,7 @@ class ExchangeRateSet(CommandView):
     permission_classes = [roles_allowed(write={Role.CAGE_SUPERVISOR})]
 
     class Input(serializers.Serializer):
-        currency = serializers.CharField(max_length=3, help_text="ISO 4217 code, one of CASINO_FOREIGN_CURRENCIES")
+        currency = TextField(max_length=3, help_text="ISO 4217 code, one of CASINO_FOREIGN_CURRENCIES")
         rate = RateField(max_length=20, help_text='house units for one foreign unit, e.g. "0.921437"')
 
     input_serializer = Input
@@ -86,7 +86,7 @@ class ForeignExchange(CommandView):
     permission_classes = [roles_allowed(write=CAGE)]
 
     class Input(serializers.Serializer):
-        currency = serializers.CharField(max_length=3, help_text="ISO 4217 code, one of CASINO_FOREIGN_CURRENCIES")
+        currency = TextField(max_length=3, help_text="ISO 4217 code, one of CASINO_FOREIGN_CURRENCIES")
         foreign_cents = CentsField(min_value=1, help_text="hundredths of the foreign currency")
         paid_in = serializers.ChoiceField(choices=PAID_IN)
         patron = CodeField(required=False, help_text="default: the shared anonymous patron")

@@ -18,7 +18,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 from ledger import outage_forms
 from ledger.errors import NotFound
 from staff.permissions import roles_allowed
@@ -43,8 +43,8 @@ class Outages(CommandView):
         started_at = serializers.DateTimeField()
         ended_at = serializers.DateTimeField(required=False, allow_null=True)
         scope = serializers.ChoiceField(choices=SCOPES, default="site")
-        tables = serializers.ListField(child=serializers.CharField(max_length=20), required=False)
-        reason = serializers.CharField(max_length=500)
+        tables = serializers.ListField(child=TextField(max_length=20), required=False)
+        reason = TextField(max_length=500)
 
     input_serializer = Input
 

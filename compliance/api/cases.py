@@ -45,7 +45,7 @@ class CaseOpen(CommandView):
 
     class Input(serializers.Serializer):
         flag = serializers.IntegerField(required=False, min_value=1, max_value=2**62)
-        patron = serializers.CharField(required=False, max_length=20)
+        patron = TextField(required=False, max_length=20)
         reason = TextField(max_length=services.MAX_TEXT)
 
     input_serializer = Input
@@ -76,7 +76,7 @@ class CaseFindings(CommandView):
     permission_classes = [COMPLIANCE_ONLY]
 
     class Input(serializers.Serializer):
-        text = serializers.CharField(max_length=services.MAX_TEXT)
+        text = TextField(max_length=services.MAX_TEXT)
 
     input_serializer = Input
 
@@ -106,7 +106,7 @@ class CaseFiling(CommandView):
 
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=list(services.FILING_KINDS))
-        reference = serializers.CharField(max_length=100)
+        reference = TextField(max_length=100)
         filed_at = serializers.DateTimeField()
 
     input_serializer = Input

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView, StrictIntegerField
+from core.views import CentsField, CommandView, StrictIntegerField, TextField
 from staff.permissions import FLOOR, TERMINAL_AND_SHOE, roles_allowed
 
 from ..services.baccarat import baccarat_bet
@@ -52,7 +52,7 @@ class BlackjackCard(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round", devices=TERMINAL_AND_SHOE)]
 
     class Input(serializers.Serializer):
-        card = serializers.CharField(max_length=2, min_length=2)
+        card = TextField(max_length=2, min_length=2)
 
     input_serializer = Input
     success_status = 200
@@ -123,7 +123,7 @@ class CaribbeanBurnCard(CommandView):
     permission_classes = [roles_allowed(write=FLOOR, table="round", devices=TERMINAL_AND_SHOE)]
 
     class Input(serializers.Serializer):
-        card = serializers.CharField(max_length=2, min_length=2)
+        card = TextField(max_length=2, min_length=2)
 
     input_serializer = Input
     success_status = 200
@@ -170,7 +170,7 @@ class TrenteQuaranteBet(CommandView):
 
     class Input(serializers.Serializer):
         patron = CodeField()
-        bet = serializers.CharField(max_length=20)
+        bet = TextField(max_length=20)
         stake_cents = CentsField(min_value=1)
 
     input_serializer = Input

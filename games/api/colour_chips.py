@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView, StrictIntegerField
+from core.views import CentsField, CommandView, StrictIntegerField, TextField
 from staff.permissions import FLOOR, roles_allowed
 
 from ..services.colour_chips import colour_chips_buy, colour_chips_change_inverse
@@ -18,7 +18,7 @@ class ColourChipsBuy(CommandView):
         patron = CodeField()
         chips = StrictIntegerField(min_value=1)
         unit_value_cents = CentsField(min_value=1, required=False)
-        colour = serializers.CharField(max_length=20, required=False)
+        colour = TextField(max_length=20, required=False)
 
     input_serializer = Input
 

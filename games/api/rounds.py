@@ -4,7 +4,7 @@ wait for a second signature: ``approvals.api.makers.RoundVoid``)."""
 from rest_framework import generics, serializers
 
 from core.ids import CodeField
-from core.views import CentsField, CommandView, StrictIntegerField
+from core.views import CentsField, CommandView, StrictIntegerField, TextField
 from staff.permissions import FLOOR, FLOOR_READERS, TERMINAL_AND_SHOE, roles_allowed
 
 from ..models import Bet, Round
@@ -166,7 +166,7 @@ class BetMove(CommandView):
 
     class Input(serializers.Serializer):
         patron = CodeField()
-        to = serializers.CharField(max_length=20)
+        to = TextField(max_length=20)
 
     input_serializer = Input
     success_status = 200

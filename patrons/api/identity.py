@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 from staff.permissions import roles_allowed
 from staff.roles import Role
 
@@ -16,8 +16,8 @@ class PatronIdentityRecord(CommandView):
     permission_classes = [roles_allowed(write={Role.CASHIER, Role.CAGE_SUPERVISOR})]
 
     class Input(serializers.Serializer):
-        name = serializers.CharField(max_length=200)
-        document = serializers.CharField(max_length=100)
+        name = TextField(max_length=200)
+        document = TextField(max_length=100)
 
     input_serializer = Input
 

@@ -2,7 +2,7 @@
 
 from rest_framework import generics, serializers
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 from ledger import accounts, store
 from staff.permissions import PATRON_DESK, PATRON_READERS, roles_allowed
 
@@ -43,8 +43,8 @@ class PatronRegister(CommandView):
 
     class Input(serializers.Serializer):
         kind = serializers.ChoiceField(choices=Patron.Kind.choices)
-        name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
-        document = serializers.CharField(required=False, allow_blank=True, max_length=100, default="")
+        name = TextField(required=False, allow_blank=True, max_length=200, default="")
+        document = TextField(required=False, allow_blank=True, max_length=100, default="")
 
     input_serializer = Input
 

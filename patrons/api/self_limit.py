@@ -10,7 +10,7 @@ the cage, the document he shows typed in. The PIN is write-only: never in an ans
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.views import CentsField, CommandSchema, CommandView
+from core.views import CentsField, CommandSchema, CommandView, TextField
 from ledger.errors import NotFound
 from staff.permissions import PATRON_DESK, PATRON_READERS, roles_allowed
 from staff.roles import Role
@@ -34,9 +34,7 @@ class PatronSelfLimit(CommandView):
 
     class Input(serializers.Serializer):
         max_bet_cents = CentsField(min_value=1)
-        pin = serializers.CharField(
-            write_only=True, trim_whitespace=False, max_length=8, style={"input_type": "password"}
-        )
+        pin = TextField(write_only=True, trim_whitespace=False, max_length=8, style={"input_type": "password"})
 
     input_serializer = Input
     schema = _SelfLimitSchema()
@@ -57,10 +55,8 @@ class PatronPinSet(CommandView):
     permission_classes = [roles_allowed(write={Role.CASHIER, Role.CAGE_SUPERVISOR})]
 
     class Input(serializers.Serializer):
-        pin = serializers.CharField(
-            write_only=True, trim_whitespace=False, max_length=8, style={"input_type": "password"}
-        )
-        document = serializers.CharField(max_length=100, help_text="the number on the document the patron shows")
+        pin = TextField(write_only=True, trim_whitespace=False, max_length=8, style={"input_type": "password"})
+        document = TextField(max_length=100, help_text="the number on the document the patron shows")
 
     input_serializer = Input
 

@@ -3,7 +3,7 @@
 from rest_framework import generics, serializers
 
 from core.ids import CodeField
-from core.views import CommandView
+from core.views import CommandView, TextField
 
 from ..models import DeviceToken
 from ..permissions import ASSIGNMENT_READERS, roles_allowed
@@ -32,7 +32,7 @@ class DeviceIssue(CommandView):
     permission_classes = [roles_allowed(write={Role.PIT_BOSS})]
 
     class Input(serializers.Serializer):
-        name = serializers.CharField(max_length=60)
+        name = TextField(max_length=60)
         kind = serializers.ChoiceField(choices=DeviceToken.Kind.choices)
         table = CodeField()
 

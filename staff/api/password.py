@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 
-from core.views import CommandView
+from core.views import CommandView, TextField
 
 from ..accounts import staff_password_change
 from ..models import DeviceToken
@@ -31,8 +31,8 @@ class PasswordChange(CommandView):
     success_status = 200
 
     class Input(serializers.Serializer):
-        old_password = serializers.CharField(max_length=128, trim_whitespace=False)
-        new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+        old_password = TextField(max_length=128, trim_whitespace=False)
+        new_password = TextField(max_length=128, trim_whitespace=False)
 
         def to_internal_value(self, data):
             # Refused, not ignored: a body naming someone (``username``) must not leave its
