@@ -14,7 +14,7 @@ and its owner must choose his own password at his first login: the creator knew 
 one) and edit its owner's first and last name and e-mail, through ``staff_profile_change``
 (event ``StaffProfileChanged``, so ``ledger verify`` knows them); the username (the ledger
 names people by it) is read-only once created. Assignments and device tokens are read-only too;
-the role groups cannot be renamed, re-permissioned or deleted.
+groups (the roles) cannot be added, renamed, re-permissioned or deleted.
 """
 
 from django.contrib import admin
@@ -129,14 +129,15 @@ class StaffUserAdmin(UserAdmin):
 
 @admin.register(Group)
 class RoleGroupAdmin(GroupAdmin):
-    """Groups: a role's group (its name is the role) is read-only; other groups as Django's."""
+    """Groups are the roles (a group's name is the role; the migrations make them): read-only.
+    A group added here would record no ledger event and need no second admin, and its
+    permissions would be the admin's own to hand out."""
+
+    def has_add_permission(self, request):
+        return False
 
     def has_change_permission(self, request, obj=None):
-        if obj is not None and obj.name in ALL_ROLES:
-            return False
-        return super().has_change_permission(request, obj)
+        return False
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.name in ALL_ROLES:
-            return False
-        return super().has_delete_permission(request, obj)
+        return False

@@ -103,3 +103,11 @@ def test_a_role_group_cannot_be_renamed_or_deleted_in_the_admin(client, root):
     deleted = client.post(f"/admin/auth/group/{cashier.pk}/delete/", {"post": "yes"})
     assert deleted.status_code == 403
     assert Group.objects.filter(name="cashier").exists()
+
+
+def test_no_group_is_added_in_the_admin(client, root):
+    """A group made in the admin would leave no ledger event and need no second admin."""
+    client.force_login(root)
+    added = client.post("/admin/auth/group/add/", {"name": "pit_boss_2"})
+    assert added.status_code == 403
+    assert not Group.objects.filter(name="pit_boss_2").exists()
