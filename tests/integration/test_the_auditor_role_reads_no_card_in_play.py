@@ -118,6 +118,35 @@ def test_a_hole_card_and_every_hash_after_it_stay_from_the_auditor_until_the_cou
     assert verified.stdout.startswith("ledger chain intact: 5 events, head position 5")
 
 
+def test_a_patron_row_made_while_a_coup_is_in_play_is_left_undecided_then_found_once_it_is_over(roles_db, tmp_path):
+    """The auditor's verify during a coup reads no event past the hole card: a patron registered
+    then (his event beyond it) must not ring "changed outside the ledger" beside a real break,
+    and a row written with no event at all must still be found once the coup is over."""
+    chain = Chain(roles_db)
+    round_id = ROUND.removeprefix("round/")
+    chain.append(ROUND, "RoundOpened", {"round": round_id, "table": "CS1", "number": 1})
+    card = {"round": round_id, "table": "CS1", "shoe": "s", "index": 0}
+    chain.append(ROUND, "CardDealt", {**card, "card": "9C", "box": "dealer", "face": "hole"})
+    with connect_as(roles_db, "casino_app") as app:
+        app.execute(
+            "INSERT INTO cashier_patron (code, kind, name, document, document_key, name_key, created_at)"
+            " VALUES ('P00077', 'anonymous', '', '', '', '', now())"
+        )
+
+    during = _verify_as_auditor(roles_db, tmp_path)
+    assert during.returncode == 0, during.stderr
+    assert "CHANGED OUTSIDE THE LEDGER" not in during.stdout + during.stderr
+    assert (
+        "identity: patron P00077: exists, but no identity event in the ledger created it: not decided, "
+        "its events may lie beyond position 1, withheld from this role"
+    ) in during.stderr
+
+    chain.append(ROUND, "RoundSettled", {"round": round_id, "table": "CS1", "dealer": ["9C"]})
+    after = _verify_as_auditor(roles_db, tmp_path)
+    assert after.returncode == 1
+    assert "identity CHANGED OUTSIDE THE LEDGER: patron P00077: exists, but no identity event" in after.stderr
+
+
 def test_an_event_dressed_as_a_card_in_play_hides_nothing_for_ever_from_the_auditor(roles_db):
     """A face-down card withholds the rest only when it is dealt on its coup's own stream and
     within 12 hours of the ledger's head: data made to look like one elsewhere (to hide an edit
