@@ -17,7 +17,7 @@ An entry (``exception_log(...)["rows"]``)::
      patron code it concerns, or None), "what" (one line in words), "before", "after" (JSON
      objects or None; roles by their labels, ``{"roles": ["Cage supervisor"]}``), "amount_cents"
      (int or None), "event" (ledger position or None), "source" ("ledger", "bet_refusals",
-     "variance_list", "aml_structuring", "game_protection")}
+     "variance_list", "aml_structuring", "game_protection", "coups": a coup left in play)}
 
 Oldest first (then by ledger position). Amounts are integer cents of ``CASINO_CURRENCY``.
 """
@@ -25,7 +25,9 @@ Oldest first (then by ledger position). Amounts are integer cents of ``CASINO_CU
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
+
+from django.utils import timezone
 
 from approvals.models import Approval
 from basis.errors import refusal_line
@@ -77,7 +79,13 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
         "game protection investigations",
         ("FluctuationInvestigationOpened", "FluctuationInvestigationNoted", "FluctuationInvestigationClosed"),
     ),
+    # A coup still in play long after it opened (read from the coups, not from an event).
+    "stale_coup": ("coups left in play", ()),
 }
+# A coup is played in minutes. One in play longer than this waits to be voided or settled; its
+# face-down cards are withheld from the auditor's database role only so long after they were
+# dealt (casino_guard.ledger_withheld_from in deploy/postgres_roles.sql: 12 hours).
+STALE_COUP = timedelta(hours=12)
 COLUMNS = [
     "at",
     "gaming_day",
@@ -145,6 +153,8 @@ def exception_log(day: date, *, kind: str | None = None, table: str | None = Non
         rows += _structuring(day)
     if "fluctuation" in wanted:
         rows += _fluctuations(day)
+    if "stale_coup" in wanted:
+        rows += _stale_coups(day)
     if table:
         rows = [r for r in rows if r["table"] == table]
     if person:
@@ -480,6 +490,34 @@ def _fluctuations(day: date) -> list[dict]:
                 ),
                 amount_cents=row["win_cents"],
                 source="game_protection",
+            )
+        )
+    return rows
+
+
+def _stale_coups(day: date) -> list[dict]:
+    """Each coup opened on ``day`` and still in play ``STALE_COUP`` after it opened, at its
+    opening event."""
+    old = Round.objects.filter(state__in=Round.IN_PLAY, opened_at__lte=timezone.now() - STALE_COUP)
+    coups = {f"round/{r.id}": r for r in old.select_related("table")}
+    rows = []
+    for event in Event.objects.filter(stream__in=list(coups), type="RoundOpened", gaming_day=day).order_by("position"):
+        coup = coups[event.stream]
+        rows.append(
+            _entry(
+                "stale_coup",
+                event,
+                type="CoupLeftInPlay",
+                table=coup.table.code,
+                person="system",
+                subject=f"table {coup.table.code}, coup {coup.number}",
+                what=(
+                    f"table {coup.table.code}, coup {coup.number}: opened by {event.actor} and still in play more than "
+                    f"{STALE_COUP.total_seconds() / 3600:g} hours later: settle it or void it (two signatures); its "
+                    "face-down cards are no longer withheld from the auditor's database role"
+                ),
+                after={"state": coup.state},
+                source="coups",
             )
         )
     return rows

@@ -663,7 +663,9 @@ SELECT casino_guard.ledger_begun() AS casino_guard_armed \gset
 -- once the coup is over. Only a card dealt on its coup's own stream, within 12 hours of the
 -- ledger's head, is withheld: a coup is played in minutes, and an event dressed up as a card of
 -- a coup that never ends (to hide an edit behind it from the auditor's verify for ever) is read
--- once the ledger has gone 12 hours past it, and the edit found. A sealed range holds none (seal_gaming_day refuses to seal one), so
+-- once the ledger has gone 12 hours past it, and the edit found. A real coup left in play that
+-- long is listed in the day's exception log ("coups left in play", audit/exceptions.py) to be
+-- settled or voided. A sealed range holds none (seal_gaming_day refuses to seal one), so
 -- only the events after the latest seal's range are searched. SECURITY DEFINER: the search
 -- reads past the auditor's own policy (a policy may not read its own table).
 CREATE OR REPLACE FUNCTION casino_guard.ledger_withheld_from() RETURNS bigint

@@ -372,3 +372,33 @@ def test_a_large_counted_opener_lists_the_cage_supervisors_signature_as_an_overr
     assert [(row["person"], row["approver"], row["what"]) for row in overrides] == [
         ("pit1", "super1", "super1 signed a table opening with a large opener")
     ]
+
+
+def test_a_coup_still_in_play_twelve_hours_after_it_opened_is_listed_until_it_is_voided(auditor, api, table):
+    from games.models import Round
+
+    fresh = api.post("/api/tables/R1/rounds", {}, format="json").json()["round"]
+    day = str(current_gaming_day())
+
+    def listed() -> list[dict]:
+        got = auditor.get(URL, {"day": day, "kind": "stale_coup"})
+        assert got.status_code == 200
+        return got.json()["rows"]
+
+    assert listed() == []  # a coup of a few minutes is no exception
+    Round.objects.filter(pk=fresh).update(opened_at=timezone.now() - timedelta(hours=12, minutes=1))
+    (row,) = listed()
+    assert (row["kind"], row["type"], row["table"], row["person"], row["source"]) == (
+        "stale_coup",
+        "CoupLeftInPlay",
+        "R1",
+        "system",
+        "coups",
+    )
+    assert row["what"] == (
+        "table R1, coup 1: opened by dealer1 and still in play more than 12 hours later: settle it or void it "
+        "(two signatures); its face-down cards are no longer withheld from the auditor's database role"
+    )
+    assert row["event"] == Event.objects.get(stream=f"round/{fresh}", type="RoundOpened").position
+    assert api.post(f"/api/rounds/{fresh}/void", {"reason": "left open overnight"}, format="json").status_code == 200
+    assert listed() == []
