@@ -546,8 +546,8 @@ CAGE_MOVEMENTS = [
     ("reversals_cash", accounts.CAGE_CASH, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
     ("reversals_chips", accounts.CAGE_CHIPS, ["ChipsPurchaseReversed", "ChipsRedemptionReversed"]),
     # Foreign banknotes bought at the windows: their house value paid in cash or in chips.
-    ("foreign_exchange_cash", accounts.CAGE_CASH, ["ForeignCurrencyExchanged"]),
-    ("foreign_exchange_chips", accounts.CAGE_CHIPS, ["ForeignCurrencyExchanged"]),
+    ("foreign_exchange_cash", accounts.CAGE_CASH, ["ForeignCurrencyExchanged", "ForeignExchangeReversed"]),
+    ("foreign_exchange_chips", accounts.CAGE_CHIPS, ["ForeignCurrencyExchanged", "ForeignExchangeReversed"]),
 ]
 
 
@@ -611,11 +611,17 @@ def foreign_of_the_day(day: date) -> list[dict]:
     movement): ``{"currency", "exchanges", "bought_cents", "paid_cents", "variance_cents",
     "held_cents"}``: the exchanges made, the notes bought (hundredths of the currency), the house
     cents paid for them, the windows' closes counted over (+) or short (−) in the currency, and
-    the notes in the cage at the end of the day (main bank and windows still open)."""
+    the notes in the cage at the end of the day (main bank and windows still open). An exchange
+    reversed that day counts in none of them (its banknotes went back to the patron)."""
     exchanged = Event.objects.filter(gaming_day=day, type="ForeignCurrencyExchanged")
+    undone = set(
+        Event.objects.filter(gaming_day=day, type="ForeignExchangeReversed").values_list("data__reverses", flat=True)
+    )
     rows = []
     for code in foreign_currencies():
-        of_code = [e.data for e in exchanged.filter(data__currency=code).only("data")]
+        of_code = [
+            e.data for e in exchanged.filter(data__currency=code).only("data", "position") if e.position not in undone
+        ]
         until = {"event__gaming_day__lte": day}
         short = accounts.foreign_over_short(code)
         held = -_in_currency(accounts.FX_POSITION, code, **until) - _in_currency(short, code, **until)

@@ -94,10 +94,10 @@ def cash_event_filter(prefix: str = "") -> Q:
     return query
 
 
-# A chip sale or redemption keyed in error is reversed (``cashier.services.cage_corrections``,
-# with a cage supervisor's signature; ``reverses``: its position): no cash crossed the counter,
-# so the totals the thresholds count leave it out.
-CASH_REVERSALS = ("ChipsPurchaseReversed", "ChipsRedemptionReversed")
+# A chip sale, redemption or foreign exchange keyed in error is reversed
+# (``cashier.services.cage_corrections``, with a cage supervisor's signature; ``reverses``: its
+# position): no cash crossed the counter, so the totals the thresholds count leave it out.
+CASH_REVERSALS = ("ChipsPurchaseReversed", "ChipsRedemptionReversed", "ForeignExchangeReversed")
 
 
 def reversed_among(positions: Iterable[int]) -> set[int]:

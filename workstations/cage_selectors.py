@@ -51,6 +51,7 @@ MOVEMENT_NAMES = {
     "FillVoided": "fills voided (chips back)",
     "ChipsPurchaseReversed": "chip sales reversed",
     "ChipsRedemptionReversed": "chip redemptions reversed",
+    "ForeignExchangeReversed": "foreign exchanges reversed",
     "CageShiftClosed": "window closing (count back to the main bank)",
     "CageWindowReplenished": "top-ups from the main bank",
     "CageWindowReturned": "returns to the main bank",
@@ -179,6 +180,7 @@ LINE_WORDS = {
     "CageWindowReplenished": "Top-up from the main bank",
     "CageWindowReturned": "Returned to the main bank",
     "ForeignCurrencyExchanged": "Foreign exchange",
+    "ForeignExchangeReversed": "Foreign exchange reversed (banknotes given back)",
 }
 # A transfer between the main bank and a window, by its direction (``cage_window_transfer``).
 TRANSFER_WORDS = {"in": "Top-up from the main bank", "out": "Return to the main bank"}
@@ -238,7 +240,7 @@ def window_lines(window: str) -> list[dict]:
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
                 "approved_by": data.get("approved_by", "") if event.type in TRANSFERS else "",
-                "foreign": _foreign_line(data) if event.type == "ForeignCurrencyExchanged" else None,
+                "foreign": _foreign_line(data) if "foreign_cents" in data else None,
                 **sums[position],
                 "total_cents": sums[position]["cash_cents"] + sums[position]["chips_cents"],
                 "reversed": None

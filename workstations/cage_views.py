@@ -1008,7 +1008,9 @@ def decide(request, approval: str, decision: str):
             f"Approved: the PIN of patron {result['patron']} is cleared; he chooses a new one, his document shown."
         )
     elif decision == "confirm" and "amount_cents" in result:
-        what = "sale" if result["type"] == "ChipsPurchaseReversed" else "redemption"
+        what = {"ChipsPurchaseReversed": "sale", "ForeignExchangeReversed": "foreign exchange"}.get(
+            result["type"], "redemption"
+        )
         message = (
             f"Approved: the {what} of {eur(result['amount_cents'])}, patron {result['patron']}, "
             f"is reversed in window {result['window']}."

@@ -895,6 +895,7 @@ CHANGE_EVENTS = (
     "ChipsPurchaseReversed",
     "ChipsRedemptionReversed",
     "ForeignCurrencyExchanged",
+    "ForeignExchangeReversed",
 )
 
 
@@ -905,7 +906,7 @@ def change_lines(day: date) -> list[ChangeLine]:
     for event in Event.objects.filter(gaming_day=day, type__in=CHANGE_EVENTS).order_by("position"):
         data, amount = event.data, event.data["amount_cents"]
         desk = f"Guichet {data['window']}" if data.get("window") else MAIN_BANK
-        if event.type == "ForeignCurrencyExchanged":
+        if event.type in ("ForeignCurrencyExchanged", "ForeignExchangeReversed"):
             by_desk[desk].append(_foreign_change_line(desk, event))
             continue
         sale = event.type.startswith("ChipsPurchase")
@@ -954,21 +955,26 @@ def change_lines(day: date) -> list[ChangeLine]:
 
 def _foreign_change_line(desk: str, event: Event) -> ChangeLine:
     """Foreign banknotes bought at ``desk``: their house value paid in cash or in chips (the
-    notes themselves, in their currency, named in the operation's words)."""
+    notes themselves, in their currency, named in the operation's words); a reversed purchase
+    is its compensating line, the same amounts negative."""
     data, amount = event.data, event.data["amount_cents"]
     cash = data.get("paid_in") == "cash"
     notes = format_cents(data["foreign_cents"], data["currency"]).replace(",", " ")
+    reversed_ = event.type == "ForeignExchangeReversed"
+    sign = -1 if reversed_ else 1
+    words = "Annulation d'un achat de billets étrangers" if reversed_ else "Achat de billets étrangers"
     return ChangeLine(
         desk=desk,
         occurred_at=_local(event.occurred_at),
-        operation=f"Achat de billets étrangers: {notes} au cours de {data['rate']}",
+        operation=f"{words}: {notes} au cours de {data['rate']}",
         patron=data.get("patron", ""),
         especes_recues_cents=0,
-        especes_remises_cents=amount if cash else 0,
-        jetons_remis_cents=0 if cash else amount,
+        especes_remises_cents=sign * amount if cash else 0,
+        jetons_remis_cents=0 if cash else sign * amount,
         jetons_recus_cents=0,
         caissier=event.actor,
         events=str(event.position),
+        compense=f"événement {data['reverses']}" if "reverses" in data else "",
     )
 
 

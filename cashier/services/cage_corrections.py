@@ -1,10 +1,14 @@
-"""Correcting a window's chip sale or redemption: a reversing event, approved by a cage
-supervisor from his own session (``approvals`` act ``cage_transaction_reverse``).
+"""Correcting a window's chip sale, redemption or foreign exchange: a reversing event, approved
+by a cage supervisor from his own session (``approvals`` act ``cage_transaction_reverse``).
 
-The ledger is never edited: ``ChipsPurchaseReversed`` / ``ChipsRedemptionReversed`` names the
-transaction it corrects (``reverses``: its position, also the causation) and posts its legs the
-other way round, through the same window's drawer. The reversed line stays in the window's list.
+The ledger is never edited: ``ChipsPurchaseReversed`` / ``ChipsRedemptionReversed`` /
+``ForeignExchangeReversed`` names the transaction it corrects (``reverses``: its position, also
+the causation) and posts its legs the other way round, through the same window's drawer (for
+an exchange, the foreign banknotes go back to the patron too). The reversed line stays in the
+window's list.
 """
+
+from collections import defaultdict
 
 from basis.money import format_cents
 from ledger import store
@@ -18,7 +22,13 @@ from staff.roles import Role, require_role, require_second_signature
 from ..models import Cage
 from .cage_shifts import CAGE_ROLES, open_windows
 
-REVERSIBLE = {"ChipsPurchased": "ChipsPurchaseReversed", "ChipsRedeemed": "ChipsRedemptionReversed"}
+REVERSIBLE = {
+    "ChipsPurchased": "ChipsPurchaseReversed",
+    "ChipsRedeemed": "ChipsRedemptionReversed",
+    "ForeignCurrencyExchanged": "ForeignExchangeReversed",
+}
+# What a reversed foreign exchange repeats of it: the banknotes given back, at which rate.
+FOREIGN_FIELDS = ("currency", "foreign_cents", "rate", "paid_in")
 REVERSALS = tuple(REVERSIBLE.values())
 
 
@@ -32,19 +42,25 @@ def _transaction(position: object) -> Event:
         raise InvalidInput("name the transaction by its ledger position", field="event")
     found = Event.objects.filter(position=position, type__in=list(REVERSIBLE)).first()
     if found is None:
-        raise NotFound(f"no chip sale or redemption at position {position}", field="event")
+        raise NotFound(f"no chip sale, redemption or foreign exchange at position {position}", field="event")
     return found
 
 
 def _covered(legs: list[Leg]) -> None:
-    """Each holder the reversal takes from (the patron's chips, the window's drawer) holds it."""
+    """Each holder the reversal takes from (the patron's chips, the window's drawer) holds it,
+    net of what the same reversal gives it back (an exchange paid in cash moves the patron's
+    chips in and out: nothing net)."""
+    net: dict[tuple[str, str], int] = defaultdict(int)
     for leg in legs:
-        holder = leg.account.startswith("patron:") or leg.account.startswith("cage:window:")
-        if holder and leg.amount_cents < 0 and store.balance(leg.account) < -leg.amount_cents:
-            who = "the patron" if leg.account.startswith("patron:") else "the window"
+        net[(leg.account, leg.currency)] += leg.amount_cents
+    for (account, currency), amount in net.items():
+        holder = account.startswith("patron:") or account.startswith("cage:window:")
+        held = store.balance(account, currency) if holder and amount < 0 else 0
+        if holder and amount < 0 and held < -amount:
+            who = "the patron" if account.startswith("patron:") else "the window"
             raise InsufficientChips(
-                f"{who} holds {format_cents(store.balance(leg.account))}, less than the "
-                f"{format_cents(-leg.amount_cents)} the reversal gives back",
+                f"{who} holds {format_cents(held, currency)}, less than the "
+                f"{format_cents(-amount, currency)} the reversal gives back",
                 field="event",
             )
 
@@ -52,7 +68,7 @@ def _covered(legs: list[Leg]) -> None:
 def cage_transaction_reverse(
     *, event: int, reason: str, approver: str, actor: str, idempotency_key: str | None = None
 ) -> dict:
-    """Reverse the chip sale or redemption at ledger position ``event`` (storno), made at a window
+    """Reverse the chip sale, redemption or foreign exchange at ledger position ``event`` (storno), made at a window
     still open, with ``reason`` and a cage supervisor's second signature (``approver``, not the
     actor: given only through an approval he confirmed himself).
 
@@ -90,6 +106,7 @@ def cage_transaction_reverse(
             "reason": why,
             "approved_by": approver,
         }
+        data |= {field: original.data[field] for field in FOREIGN_FIELDS if field in original.data}
         (appended,) = cmd.append(
             stream=original.stream,
             expected_version=store.stream_version(original.stream),

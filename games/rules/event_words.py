@@ -394,6 +394,10 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
         f"{d['patron']} exchanged {format_cents(d['foreign_cents'], d['currency'])} at {d['rate']} for "
         f"{eur(d['amount_cents'])} in {d.get('paid_in', 'chips')} at window {d.get('window', '?')}"
     ),
+    "ForeignExchangeReversed": lambda d: (
+        f"exchange of {format_cents(d['foreign_cents'], d['currency'])} by {d['patron']} reversed, the banknotes "
+        f"given back for {eur(d['amount_cents'])} ({d.get('reason', '')}), approved by {d.get('approved_by', '?')}"
+    ),
     "ChipsPurchaseReversed": lambda d: (
         f"sale of {eur(d['amount_cents'])} of chips to {d['patron']} reversed ({d.get('reason', '')}), "
         f"approved by {d.get('approved_by', '?')}"

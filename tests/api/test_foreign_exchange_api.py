@@ -86,3 +86,42 @@ def test_a_window_closed_over_the_api_counts_its_foreign_notes(clients):
     closed = clients["cash1"].post("/api/cage/shifts/close", count | {"foreign": {"USD": 10_000}}, format="json")
     assert closed.status_code == 200, closed.json()
     assert store.balance(accounts.cage_foreign("USD"), "USD") == 10_000
+
+
+def test_a_foreign_exchange_keyed_in_error_is_reversed_with_a_supervisors_signature_and_leaves_every_total(clients):
+    from approvals.services import approval_confirm, approval_request
+    from cashier.registers import books
+    from cashier.reports import foreign_of_the_day
+    from cashier.services.cage_shifts import open_windows, window_foreign_book, window_of
+    from ledger.gaming_day import current_gaming_day
+    from patrons.visits import reversed_among
+
+    _rate(clients)
+    patron = make_patron()
+    done = _exchange(clients["cash1"], patron=patron, foreign_cents=50_000, paid_in="cash").json()
+    window = window_of(open_windows()["cash1"])
+    assert window_foreign_book(window)["USD"] == 50_000
+    day = current_gaming_day()
+
+    asked = approval_request(
+        kind="cage_transaction_reverse", payload={"event": done["event"], "reason": "wrong currency"}, actor="cash1"
+    )
+    reversed_ = approval_confirm(approval=asked["approval"]["id"], actor="super1")
+
+    event = Event.objects.get(type="ForeignExchangeReversed")
+    assert reversed_["type"] == "ForeignExchangeReversed" and reversed_["reverses"] == done["event"]
+    assert (event.data["currency"], event.data["foreign_cents"], event.data["amount_cents"]) == ("USD", 50_000, 46_071)
+    assert (event.actor, event.data["approved_by"]) == ("cash1", "super1")
+    assert window_foreign_book(window)["USD"] == 0  # the banknotes went back to the patron
+    assert store.balance(accounts.FX_POSITION, "USD") == 0 and store.balance(accounts.FX_POSITION) == 0
+    assert reversed_among([done["event"]]) == {done["event"]}  # out of his AML cash totals
+    assert foreign_of_the_day(day) == []  # no exchange, no banknote held, nothing over or short
+    lines = [line for line in books.change_lines(day) if line.patron == patron]
+    assert [(line.operation, line.especes_remises_cents, line.compense) for line in lines] == [
+        ("Achat de billets étrangers: 500.00 USD au cours de 0.921437", 46_071, ""),
+        (
+            "Annulation d'un achat de billets étrangers: 500.00 USD au cours de 0.921437",
+            -46_071,
+            f"événement {done['event']}",
+        ),
+    ]
