@@ -82,6 +82,29 @@ def count_lines(count: dict, denominations: tuple[int, ...]) -> list[dict]:
     ]
 
 
+def counts_compared(opened: dict, closed: dict | None, denominations: tuple[int, ...]) -> list[dict]:
+    """Two counts ``{"<cents>": pieces}`` side by side, largest denomination first, a line for
+    each denomination either holds: ``{"denomination_cents", "opened_pieces", "opened_cents",
+    "closed_pieces", "closed_cents", "change_cents"}`` (``closed_*`` and ``change_cents`` None
+    while the window is open)."""
+    rows = []
+    for d in sorted(denominations, reverse=True):
+        was, now = opened.get(str(d), 0), None if closed is None else closed.get(str(d), 0)
+        if not was and not now:
+            continue
+        rows.append(
+            {
+                "denomination_cents": d,
+                "opened_pieces": was,
+                "opened_cents": d * was,
+                "closed_pieces": now,
+                "closed_cents": None if now is None else d * now,
+                "change_cents": None if now is None else d * (now - was),
+            }
+        )
+    return rows
+
+
 def acceptances_waiting() -> dict[tuple[str, str], str]:
     """Fills at their table whose dealer was asked to count and accept them (``approvals`` act
     ``slip_accept``), by ``(kind, serial)``: who the acceptance waits for, in words."""
@@ -239,7 +262,7 @@ def window_lines(window: str) -> list[dict]:
                 "slip": data.get("slip", ""),
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
-                "approved_by": data.get("approved_by", "") if event.type in TRANSFERS else "",
+                "approved_by": data.get("approved_by", "") if event.type in (*TRANSFERS, *REVERSALS) else "",
                 "foreign": _foreign_line(data) if "foreign_cents" in data else None,
                 **sums[position],
                 "total_cents": sums[position]["cash_cents"] + sums[position]["chips_cents"],
@@ -765,6 +788,18 @@ def shift_report(opened_event: int, code: str = "main") -> dict:
             "chips": count_lines(closed.data["chips"], chip_denominations()),
         },
         "opening_book": opening | {"total_cents": sum(opening.values())},
+        # SHIFTS.md: opening + in − out = closing, per denomination: the imprest counted in and
+        # the closing count, piece by piece (the lines between them move amounts, not pieces).
+        "by_denomination": [
+            {
+                "side": side,
+                "rows": counts_compared(open_data[key], None if closed is None else closed.data[key], denominations),
+            }
+            for side, key, denominations in (
+                ("Cash", "cash", cash_denominations()),
+                ("Value chips", "chips", chip_denominations()),
+            )
+        ],
         "movements": movements,
         # The lines behind the movements: each transaction of this window between its opening and its closing.
         "lines": [

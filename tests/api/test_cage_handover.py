@@ -9,6 +9,8 @@ session, and only then is the window closed with him as ``handover_to``; the ser
 with the count handed over to him, and a difference needs its reason.
 """
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -207,3 +209,26 @@ def test_a_cash_shortage_hidden_by_a_chip_excess_is_two_variances_not_none(clien
         ("cage_shift_cash", f"main window {event.data['window']}", -50_000, True),
         ("cage_shift_chips", f"main window {event.data['window']}", 50_000, True),
     ]
+
+
+def test_the_window_report_shows_the_imprest_and_the_closing_count_piece_by_piece_and_the_incoming_signer(
+    clients, django_user_model
+):
+    change = {"cash": {"50000": 90, "10000": 50}, "chips": {"1000000": 5}}  # the same total, other notes
+    asked = clients["cash1"].post("/api/cage/shifts/close", change | {"handover_to": "cash2"}, format="json")
+    approve(asked, clients["cash2"])
+    opened = Event.objects.get(type="CageShiftOpened", actor="cash1").position
+    html = _page_as("cash1", django_user_model).get(reverse("workstations:cage-shift", args=[opened])).content.decode()
+
+    cash = html[html.index('aria-label="Cash by denomination"') :]
+    cash = cash[: cash.index("</table>")]
+    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", cash)]
+    assert [r for r in rows if r] == [
+        ["500 EUR", "100", "50,000.00 EUR", "90", "45,000.00 EUR", "-5,000.00 EUR"],
+        ["100 EUR", "0", "0.00 EUR", "50", "5,000.00 EUR", "5,000.00 EUR"],
+    ]
+    assert 'data-figure="variance">0.00 EUR' in html
+    assert (
+        '<div data-figure="incoming">Incoming cashier: cash2 (confirmed the closing count from his own login)</div>'
+        in html
+    )

@@ -176,4 +176,5 @@ def test_the_page_flow_asked_waiting_signed_by_the_supervisor_and_shown_in_the_w
     opened = Event.objects.get(type="CageShiftOpened").position
     report = cashier.get(reverse("workstations:cage-shift", args=[opened])).content.decode()
     assert '<a href="#transactions">Top-ups from the main bank</a>' in report
+    assert '<td data-figure="by">cash1, signed by super1</td>' in report  # the second signer beside the maker
     assert "Opening book plus movements agrees with the ledger's book now." in report

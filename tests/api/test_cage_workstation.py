@@ -114,7 +114,10 @@ def test_a_count_off_the_drawer_asks_for_a_reason_keeping_the_count_then_the_win
     # The sale behind the figure, with the patron by name and code second.
     transactions = re.search(r'data-section="transactions">(.*?)</table>', html, re.S).group(1)
     assert "Chip sale</td>" in transactions and f"<td>A B ({patron})</td>" in transactions
-    assert '<td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td><td>cash1</td>' in transactions
+    assert (
+        '<td class="num">1,250.50 EUR</td><td class="num">-1,250.50 EUR</td><td data-figure="by">cash1</td>'
+        in transactions
+    )
     assert figure(html, "reason") == "50 EUR note missing"
     assert "Opening book plus movements agrees with the ledger's book at closing." in html
     # The count went back to the main bank, the 50.00 EUR short to over/short.
