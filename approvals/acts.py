@@ -16,7 +16,15 @@ from django.conf import settings
 from django.utils import timezone
 
 from cashier.services.cage_corrections import cage_transaction_reverse
-from cashier.services.cage_shifts import CAGE_ROLES, cage_shift_close, open_windows, window_book, window_of
+from cashier.services.cage_shifts import (
+    CAGE_ROLES,
+    cage_shift_close,
+    cage_shift_open,
+    open_windows,
+    opening_variance,
+    window_book,
+    window_of,
+)
 from cashier.services.cage_transfers import cage_window_transfer
 from cashier.services.count_room import REMOVERS, drop_box_remove, drop_count, drop_count_reverse
 from cashier.services.credit import marker_void
@@ -198,6 +206,23 @@ def _drawer_when_asked(payload: dict) -> dict:
         return {k: v for k, v in payload.items() if k != "drawer_as_counted"}
     book = window_book(window)
     return payload | {"drawer_as_counted": {"cash_cents": book["cash_cents"], "chips_cents": book["chips_cents"]}}
+
+
+def _opening_verifier(payload: dict) -> list[dict]:
+    """An opening count off the count handed over to the cashier by more than the threshold is
+    verified by a cage supervisor other than her, from his own session; any other opens at once
+    (a difference without its reason is refused here, before anyone is asked)."""
+    cashier = payload.get("cashier")
+    if not isinstance(cashier, str) or not cashier:
+        raise InvalidInput("name the cashier whose window opens", field="cashier")
+    compared = opening_variance(cashier, payload.get("cash"), payload.get("chips"), payload.get("variance_reason"))
+    return [slot("approver", TREASURY)] if compared["verified"] else []
+
+
+def _open_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
+    if p.get("cashier") != maker:
+        raise InvalidInput("a cashier opens her own window", field="cashier")
+    return cage_shift_open(**_without(p, "cashier"), approver=s.get("approver"), actor=maker, idempotency_key=k)
 
 
 def _close_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
@@ -461,6 +486,16 @@ ACTS: dict[str, Act] = {
         ),
         # SHIFTS.md: the window is counted and signed with the incoming cashier; the close is
         # recorded with him as ``handover_to`` only once he confirmed it himself.
+        # SHIFTS.md: a variance of the imprest count over the threshold is explained and verified
+        # by a supervisor; the window opens when he signs.
+        Act(
+            "cage_shift_open",
+            "opening a cashier window with a count off the count handed over",
+            201,
+            _opening_verifier,
+            _open_run,
+            subject=("cashier",),
+        ),
         Act(
             "cage_shift_close",
             "closing a cashier window and handing it over",

@@ -444,6 +444,34 @@ def approvals_waiting(user: str) -> list[dict]:
             asked
             | {"kind": "transfer", "mine": asked["maker"] == user, "signable": supervisor and asked["maker"] != user}
         )
+    for a in Approval.objects.filter(
+        kind="cage_shift_open", state=Approval.State.PENDING, expires_at__gt=timezone.now()
+    ).order_by("requested_at"):
+        counted = sum(
+            int(d) * n
+            for side in ("cash", "chips")
+            for d, n in (a.payload.get(side) or {}).items()
+            if str(d).isdigit() and type(n) is int
+        )
+        handed = handover_waiting(a.maker)
+        handed_cents = (
+            None if handed is None else handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
+        )
+        rows.append(
+            {
+                "id": str(a.id),
+                "kind": "opening",
+                "maker": a.maker,
+                "asked_at": a.requested_at,
+                "reason": a.payload.get("variance_reason", ""),
+                "counted_cents": counted,
+                "handed_cents": handed_cents,
+                "handed_by": None if handed is None else handed.data.get("opened_by") or handed.actor,
+                "variance_cents": None if handed_cents is None else counted - handed_cents,
+                "mine": a.maker == user,
+                "signable": supervisor and a.maker != user,
+            }
+        )
     for serial, asked in void_requests().items():
         marker = Marker.objects.filter(serial=serial).select_related("patron").first()
         if marker is None:
@@ -676,6 +704,14 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
         "markers": markers_listed(),
         "closes": closes_waiting(user),
         "handover": None if mine is not None else handover_to_open(user, code),
+        # Her opening asked and waiting for a cage supervisor to verify its count.
+        "opening_asked": None
+        if mine is not None
+        else Approval.objects.filter(
+            kind="cage_shift_open", maker=user, state=Approval.State.PENDING, expires_at__gt=timezone.now()
+        )
+        .values("id", "requested_at")
+        .first(),
         "query": (query or "").strip(),
         "found": None
         if query is None

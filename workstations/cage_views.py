@@ -27,7 +27,6 @@ from django.views.decorators.http import require_POST, require_safe
 from approvals.services import approval_confirm, approval_reject, approval_request
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.cage_shifts import (
-    cage_shift_open,
     foreign_currencies,
     open_windows,
     window_book,
@@ -241,18 +240,32 @@ def cage(request):
 def shift_open(request):
     """Open the cashier's own window with its imprest counted (cash and chips by denomination);
     after a window was handed over to her, a count that differs from the one handed over needs
-    its reason (the service's 400, the form kept)."""
+    its reason (the service's 400, the form kept), and one off by more than the variance
+    threshold waits for a cage supervisor to verify it from his own login (``approvals`` act
+    ``cage_shift_open``): the window opens when he signs."""
     key = _posted_key(request)
+    user = request.user.get_username()
     try:
         cash = typed_amounts.count(request.POST, "cash", cash_denominations())
         chips = typed_amounts.count(request.POST, "chips", chip_denominations())
         reason = (request.POST.get("variance_reason") or "").strip() or None
+        payload = {"cash": cash, "chips": chips, "cashier": user} | ({"variance_reason": reason} if reason else {})
         with replays_noted() as replayed:
-            result = cage_shift_open(
-                cash=cash, chips=chips, variance_reason=reason, actor=request.user.get_username(), idempotency_key=key
-            )
+            result = approval_request(kind="cage_shift_open", payload=payload, actor=user, idempotency_key=key)
     except DomainError as exc:
         return _page(request, status=exc.status, failed=_failed(request, "open", exc))
+    if result.get("approval", {}).get("state") == "pending":
+        counted = _total(cash) + _total(chips)
+        _done(
+            request,
+            f"Your count of {eur(counted)} is off the count handed over to you by more than the variance "
+            "threshold: a cage supervisor other than you verifies it from his own login; your window opens "
+            "when he signs.",
+            key=key,
+            replayed=replayed,
+            again="the opening of your window was already asked",
+        )
+        return redirect("workstations:cage")
     handover = result.get("handover_variance_cents")
     _done(
         request,
@@ -979,6 +992,17 @@ def decide(request, approval: str, decision: str):
             message = "Closing withdrawn: the window stays open."
         else:
             message = "Handover refused: the window stays open."
+    elif kind == "cage_shift_open":
+        maker = result["approval"]["maker"]
+        if decision == "confirm" and "counted_cents" in result:
+            message = (
+                f"Verified: window {result['window']} of {maker} opened, counted {eur(result['counted_cents'])}, "
+                f"{eur(result['handover_variance_cents'])} against the count handed over."
+            )
+        elif decision == "confirm":
+            message = "Signed."
+        else:
+            message = "Opening withdrawn." if maker == user else f"Opening count refused: {maker} counts again."
     elif kind == "marker_void" and decision == "confirm" and result.get("approved_by"):
         message = (
             f"Approved: marker {result['serial']} of patron {result['patron']}, {eur(result['amount_cents'])}, "

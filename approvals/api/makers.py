@@ -22,6 +22,8 @@ threshold): then the act's own answer (201 or 200). The names in a body (``appro
 - ``POST /api/tables/<code>/drop-count`` (the named counters) and ``/drop-count-reversal`` (the approver)
 - ``POST /api/tables/<code>/drop-removal`` (the two named removers)
 - ``POST /api/tronc/counts`` (each named counter and the manager)
+- ``POST /api/cage/shifts/open`` (a count off the count handed over by more than
+  ``CASINO_VARIANCE_THRESHOLD_CENTS``: any cage supervisor but the cashier; otherwise at once)
 - ``POST /api/cage/shifts/close`` (with ``handover_to``: the incoming cashier; without: at once)
 - ``POST /api/cage/windows/transfers`` (any cage supervisor but the cashier)
 - ``POST /api/markers/<serial>/void`` (a reason; any cage supervisor but the one asking)
@@ -279,6 +281,30 @@ class TipsCount(ActView):
         manager = UsernameField()
 
     input_serializer = Input
+
+
+class CageShiftOpen(ActView):
+    """Open the caller's own cashier window with its imprest counted (cash and chips by
+    denomination), moved out of the cage's main bank (201). After a window was handed over to
+    him, a count that differs from the count handed over needs ``variance_reason`` (400
+    without), and one differing by more than ``CASINO_VARIANCE_THRESHOLD_CENTS``: 202 until a
+    cage supervisor other than the caller verifies it from his own session, the window opening
+    then."""
+
+    permission_classes = [roles_allowed(write=CAGE)]
+    act = "cage_shift_open"
+
+    class Input(ShiftCount):
+        variance_reason = TextField(
+            max_length=500,
+            required=False,
+            help_text="why the count differs from the count handed over to the caller, kept on the event",
+        )
+
+    input_serializer = Input
+
+    def payload(self, data, **kwargs):
+        return data | {"cashier": self.maker}  # his own window: one opening waits at a time per cashier
 
 
 class CageShiftClose(ActView):

@@ -29,6 +29,7 @@ urlpatterns = [
     path("cage/slips/<name:kind>/<serial:serial>/issue", makers.SlipIssue.as_view(), name="slip-issue"),
     path("cage/slips/<name:kind>/<serial:serial>/void", makers.SlipVoid.as_view(), name="slip-void"),
     path("cage/slips/<name:kind>/<serial:serial>/reverse", makers.SlipReverse.as_view(), name="slip-reverse"),
+    path("cage/shifts/open", makers.CageShiftOpen.as_view(), name="cage-shift-open"),
     path("cage/shifts/close", makers.CageShiftClose.as_view(), name="cage-shift-close"),
     path("outages/<code:outage>/forms/<name:form>/coups", makers.PaperCoupEnter.as_view(), name="paper-coup-enter"),
     path(

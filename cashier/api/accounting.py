@@ -2,11 +2,13 @@
 
 Writes (``CommandView``: 201 with the service's JSON; errors from ``core.errors``):
 - ``POST /api/cage/slips/<kind>/<serial>/accept``
-- ``POST /api/cage/shifts/open``, ``POST /api/cage/gaming-days/close``
+- ``POST /api/cage/gaming-days/close``
 
 The writes that need a second signature (counted opener and closer, slip request, issue to a
 runner, void and reversal, coup reversal, drop box removal, drop count and its reversal, a tip
-box's count, a window's close handed over to the incoming cashier: ``POST /api/cage/shifts/close``)
+box's count, a window's close handed over to the incoming cashier: ``POST /api/cage/shifts/close``,
+its opening, verified by a cage supervisor when its count is off the count handed over:
+``POST /api/cage/shifts/open``)
 are the approvals app's (``approvals/api/makers.py``): the signers confirm them from their own
 sessions.
 
@@ -23,7 +25,6 @@ from staff.permissions import roles_allowed
 from staff.roles import ALL_ROLES, Role
 
 from ..models import Slip
-from ..services.cage_shifts import cage_shift_open
 from ..services.gaming_day import gaming_day_close
 from ..services.slips import slip_accept
 
@@ -117,26 +118,6 @@ class GamingDayInput(serializers.Serializer):
 class ShiftCount(serializers.Serializer):
     cash = Count()
     chips = Count()
-
-
-class CageShiftOpen(CommandView):
-    """Open the caller's own cashier window with its imprest counted (cash and chips by
-    denomination), moved out of the cage's main bank. After a window was handed over to him,
-    a count that differs from the count handed over needs ``variance_reason`` (400 without)."""
-
-    permission_classes = [roles_allowed(write=CAGE)]
-
-    class Input(ShiftCount):
-        variance_reason = TextField(
-            max_length=500,
-            required=False,
-            help_text="why the count differs from the count handed over to the caller, kept on the event",
-        )
-
-    input_serializer = Input
-
-    def perform(self, data, **ctx):
-        return cage_shift_open(**data, **ctx)
 
 
 class GamingDayClose(CommandView):

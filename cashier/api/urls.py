@@ -23,7 +23,6 @@ urlpatterns = [
     path("cage/foreign-exchanges", cage.ForeignExchange.as_view(), name="foreign-exchange"),
     path("cage/slips/", views.SlipList.as_view(), name="slip-list"),
     path("cage/slips/<name:kind>/<serial:serial>/accept", views.SlipAccept.as_view(), name="slip-accept"),
-    path("cage/shifts/open", views.CageShiftOpen.as_view(), name="cage-shift-open"),
     path("cage/gaming-days/close", views.GamingDayClose.as_view(), name="gaming-day-close"),
     path("outages/", outage.Outages.as_view(), name="outage-list"),
     path("outages/forms.pdf", outage.BlankForms.as_view(), name="outage-blank-forms"),

@@ -32,7 +32,14 @@ from ledger.errors import InsufficientChips, InvalidInput, StateConflict
 from ledger.event_seals import sealed_events
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, has_role, require_distinct, require_role, require_signed_in_person
+from staff.roles import (
+    Role,
+    has_role,
+    require_distinct,
+    require_role,
+    require_second_signature,
+    require_signed_in_person,
+)
 
 CAGE_ROLES = (Role.CASHIER, Role.CAGE_SUPERVISOR)
 
@@ -215,12 +222,43 @@ def _reason(variance_reason: object) -> str:
     return (variance_reason or "").strip()
 
 
+def opening_variance(cashier: str, cash: object, chips: object, variance_reason: object, code: str = "main") -> dict:
+    """How ``cashier``'s imprest count compares with the count handed over to her: ``{"handed":
+    the ``CageShiftClosed`` or None, "counted_cents", "variance_cents" (count − handed over, None
+    without a handover), "verified": whether a cage supervisor must verify it (more than
+    ``CASINO_VARIANCE_THRESHOLD_CENTS`` either way; SHIFTS.md, the cashier's step 1)}``.
+    Raises ``InvalidInput`` (a bad count; a difference without ``variance_reason``: field
+    ``variance_reason``)."""
+    reason = _reason(variance_reason)
+    counts = _validated(cash, chips)
+    counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
+    handed = handover_waiting(cashier, code)
+    if handed is None:
+        return {"handed": None, "counted_cents": counted, "variance_cents": None, "verified": False}
+    handed_cents = handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
+    if counted != handed_cents and not reason:
+        raise InvalidInput(
+            f"the count ({format_cents(counted)}) differs by {format_cents(counted - handed_cents)} "
+            f"from the {format_cents(handed_cents)} {handed.data.get('opened_by') or handed.actor} "
+            "handed over to you: give the reason for the difference",
+            field="variance_reason",
+        )
+    variance = counted - handed_cents
+    return {
+        "handed": handed,
+        "counted_cents": counted,
+        "variance_cents": variance,
+        "verified": abs(variance) > settings.CASINO_VARIANCE_THRESHOLD_CENTS,
+    }
+
+
 def cage_shift_open(
     *,
     cash: dict,
     chips: dict,
     actor: str,
     variance_reason: str | None = None,
+    approver: str | None = None,
     code: str = "main",
     idempotency_key: str | None = None,
 ) -> dict:
@@ -231,12 +269,16 @@ def cage_shift_open(
     incoming cashier): her count is compared with the count handed over,
     ``handover_variance_cents`` = count − handed over (cents), the event naming that close
     (``handover_event``); a difference needs ``variance_reason`` (up to 500 characters, kept on
-    the event). Without a handover ``handover_variance_cents`` is None.
+    the event), and one over ``CASINO_VARIANCE_THRESHOLD_CENTS`` a cage supervisor's
+    verification (``approver``, not the actor: given only through the ``approvals`` act
+    ``cage_shift_open`` he confirmed himself; kept as ``variance_verified_by``). Without a
+    handover ``handover_variance_cents`` is None.
 
     Returns ``{"cage", "window", "event", "counted_cents", "expected_cents", "variance_cents",
     "handover_variance_cents", "handover_event"}`` (cents; the imprest is what was counted:
     variance 0). Raises ``InvalidInput`` (bad count; a handover variance without its reason:
-    field ``variance_reason``), ``RoleRequired`` (403), ``StateConflict`` (the actor's window is
+    field ``variance_reason``), ``RoleRequired`` (403; a variance over the threshold without a
+    cage supervisor's verification), ``StateConflict`` (the actor's window is
     already open: field ``shift``), ``InsufficientChips`` (the main bank holds less than counted:
     field ``cash`` or ``chips``).
     """
@@ -246,6 +288,8 @@ def cage_shift_open(
     request = {"op": "cage_shift_open", "cage": code, "cash": counts["cash"], "chips": counts["chips"]}
     if reason:
         request["variance_reason"] = reason
+    if approver:
+        request["approver"] = approver
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -265,24 +309,25 @@ def cage_shift_open(
         window = _window_number(code)
         imprest = {"cash_cents": counts["counted_cash_cents"], "chips_cents": counts["counted_chips_cents"]}
         data = _against(counts, imprest) | {"cage": code, "window": window, "handover_variance_cents": None}
-        handed = handover_waiting(actor, code)
+        # SHIFTS.md: the imprest is counted with the outgoing cashier; a difference between what
+        # she handed over and what the incoming counts is explained, never silent, and verified
+        # by a cage supervisor over the threshold.
+        compared = opening_variance(actor, cash, chips, reason, code)
+        handed = compared["handed"]
         if handed is not None:
-            # SHIFTS.md: the imprest is counted with the outgoing cashier; a difference between
-            # what she handed over and what the incoming counts is explained, never silent.
-            handed_cents = handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
-            counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
-            if counted != handed_cents and not reason:
-                raise InvalidInput(
-                    f"the count ({format_cents(counted)}) differs by {format_cents(counted - handed_cents)} "
-                    f"from the {format_cents(handed_cents)} {handed.data.get('opened_by') or handed.actor} "
-                    "handed over to you: give the reason for the difference",
-                    field="variance_reason",
+            if compared["verified"]:
+                require_second_signature(
+                    f"an opening count {format_cents(compared['variance_cents'])} off the count handed over",
+                    approver,
+                    actor,
+                    Role.CAGE_SUPERVISOR,
                 )
+                data["variance_verified_by"] = approver
             data |= {
                 "handover_event": handed.position,
                 "handover_from": handed.data.get("opened_by") or handed.actor,
-                "handover_counted_cents": handed_cents,
-                "handover_variance_cents": counted - handed_cents,
+                "handover_counted_cents": compared["counted_cents"] - compared["variance_cents"],
+                "handover_variance_cents": compared["variance_cents"],
             }
         if reason:
             data["variance_reason"] = reason

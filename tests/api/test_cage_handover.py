@@ -19,7 +19,7 @@ from approvals.models import Approval
 from cashier.services.cage_shifts import cage_shift_close, cage_shift_open, open_windows
 from ledger.errors import InvalidInput
 from ledger.models import Event
-from staff.roles import Role
+from staff.roles import Role, RoleRequired
 from tests.conftest import approve, drawer_count, staff_clients
 
 pytestmark = pytest.mark.django_db
@@ -148,17 +148,46 @@ def test_the_incoming_count_is_compared_with_the_count_handed_over(clients, djan
     refused = clients["cash2"].post("/api/cage/shifts/open", short, format="json")
     assert (refused.status_code, refused.json()["field"]) == (400, "variance_reason")
     assert "differs by -500.00 EUR from the 100,000.00 EUR cash1 handed over" in refused.json()["detail"]
-    opened = clients["cash2"].post(
+    asked = clients["cash2"].post(
         "/api/cage/shifts/open", short | {"variance_reason": "kept back in the main bank"}, format="json"
     )
+    # 500.00 EUR off is over the variance threshold (100.00 EUR): a cage supervisor verifies it.
+    assert asked.status_code == 202, asked.json()
+    assert asked.json()["approval"]["waiting_for"] == [{"slot": "approver", "roles": ["cage_supervisor"], "user": None}]
+    assert "cash2" not in open_windows()
+    own = clients["cash2"].post(f"/api/approvals/{asked.json()['approval']['id']}/confirm", {}, format="json")
+    assert own.status_code == 403 and "cash2" not in open_windows()
+    opened = approve(asked, clients["super1"])
     assert opened.status_code == 201, opened.json()
     assert (opened.json()["handover_variance_cents"], opened.json()["handover_event"]) == (-50_000, closed.position)
     event = Event.objects.get(position=opened.json()["event"])
     assert (event.data["handover_from"], event.data["variance_reason"]) == ("cash1", "kept back in the main bank")
+    assert (event.actor, event.data["variance_verified_by"]) == ("cash2", "super1")
     report = _page_as("cash2", django_user_model).get(reverse("workstations:cage-shift", args=[event.position]))
     html = report.content.decode()
     assert 'data-figure="handover-variance">-500.00 EUR' in html
     assert 'data-figure="handover-reason">kept back in the main bank' in html
+
+
+def test_a_count_off_by_no_more_than_the_threshold_opens_at_once_with_its_reason(clients):
+    approve(_ask_close(clients, handover_to="cash2"), clients["cash2"])
+    near = {"cash": {"50000": 100}, "chips": {"1000000": 4, "100000": 9, "10000": 9}}  # 100.00 EUR short
+    opened = clients["cash2"].post(
+        "/api/cage/shifts/open", near | {"variance_reason": "a 100 chip missing"}, format="json"
+    )
+    assert opened.status_code == 201, opened.json()
+    assert opened.json()["handover_variance_cents"] == -10_000
+    assert "variance_verified_by" not in Event.objects.get(position=opened.json()["event"]).data
+
+
+def test_the_service_opens_no_window_over_the_threshold_without_a_cage_supervisors_verification(clients):
+    approve(_ask_close(clients, handover_to="cash2"), clients["cash2"])
+    short = {"cash": {"50000": 99}, "chips": {"1000000": 5}, "variance_reason": "one note less"}
+    with pytest.raises(RoleRequired):
+        cage_shift_open(**short, actor="cash2")
+    with pytest.raises(RoleRequired):  # nor with her own name as the verifier
+        cage_shift_open(**short, approver="cash2", actor="cash2")
+    assert "cash2" not in open_windows()
 
 
 def test_the_same_count_as_handed_over_needs_no_reason_and_others_are_not_compared(clients):
@@ -232,3 +261,32 @@ def test_the_window_report_shows_the_imprest_and_the_closing_count_piece_by_piec
         '<div data-figure="incoming">Incoming cashier: cash2 (confirmed the closing count from his own login)</div>'
         in html
     )
+
+
+def test_an_opening_off_the_handover_is_verified_by_a_cage_supervisor_from_the_cage_page(clients, django_user_model):
+    approve(_ask_close(clients, handover_to="cash2"), clients["cash2"])
+    cashier = _page_as("cash2", django_user_model)
+    typed = {"cash-50000": "98", "chips-1000000": "5", "variance_reason": "two notes kept in the main bank"}
+    asked = cashier.post(reverse("workstations:cage-shift-open"), typed | {"idempotency_key": "o-1"}, follow=True)
+    html = asked.content.decode()
+    assert "a cage supervisor other than you verifies it from his own login; your window opens when he signs" in html
+    assert 'data-section="opening-asked"' in html and 'data-form="open"' not in html
+    assert "waiting for a cage supervisor to verify your count from his own login" in html
+
+    supervisor = _page_as("super1", django_user_model)
+    desk = supervisor.get(reverse("workstations:cage")).content.decode()
+    assert (
+        "Opening of cash2's window: counted 99,000.00 EUR against the 100,000.00 EUR cash1 handed over, "
+        "<strong>difference -1,000.00 EUR</strong>" in desk
+    )
+    approval = Approval.objects.get(kind="cage_shift_open")
+    signed = supervisor.post(
+        reverse("workstations:cage-decide", args=[approval.id, "confirm"]), {"idempotency_key": "v-1"}, follow=True
+    )
+    assert (
+        "Verified: window 2 of cash2 opened, counted 99,000.00 EUR, -1,000.00 EUR against the count handed over."
+        in (signed.content.decode())
+    )
+    assert "cash2" in open_windows()
+    opened = Event.objects.filter(type="CageShiftOpened", actor="cash2").get()
+    assert opened.data["variance_verified_by"] == "super1"

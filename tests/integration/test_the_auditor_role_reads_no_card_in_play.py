@@ -138,8 +138,19 @@ def test_a_patron_row_made_while_a_coup_is_in_play_is_left_undecided_then_found_
     assert "CHANGED OUTSIDE THE LEDGER" not in during.stdout + during.stderr
     assert (
         "identity: patron P00077: exists, but no identity event in the ledger created it: not decided, "
-        "its events may lie beyond position 1, withheld from this role"
+        "its events may lie from position 2 on, withheld from this role"
     ) in during.stderr
+    # An edit below the card breaks the chain: the break is named, the identity still undecided.
+    with connect_as(roles_db, roles_db["user"]) as superuser:
+        superuser.execute("SET session_replication_role = replica")
+        superuser.execute("UPDATE ledger_event SET actor = 'forger' WHERE position = 1")
+    broken = _verify_as_auditor(roles_db, tmp_path)
+    assert broken.returncode == 1
+    assert "ledger chain BROKEN at position 1" in broken.stderr
+    assert "CHANGED OUTSIDE THE LEDGER" not in broken.stdout + broken.stderr
+    with connect_as(roles_db, roles_db["user"]) as superuser:
+        superuser.execute("SET session_replication_role = replica")
+        superuser.execute("UPDATE ledger_event SET actor = 'dealer' WHERE position = 1")
 
     chain.append(ROUND, "RoundSettled", {"round": round_id, "table": "CS1", "dealer": ["9C"]})
     after = _verify_as_auditor(roles_db, tmp_path)

@@ -38,7 +38,7 @@ from ledger.models import Event
 from ledger.progress import Progress
 from ledger.replay import replay_check
 from ledger.timeouts import with_long_statements
-from ledger.verify import record_verification, verify_chain
+from ledger.verify import record_verification, verify_chain, withheld_from_this_role
 
 
 class Command(BaseCommand):
@@ -101,15 +101,16 @@ class Command(BaseCommand):
         problems = [f"ledger tables UNGUARDED: {fault}" for fault in unguarded]
         problems += [f"ledger checkpoints INCOMPLETE: {fault}" for fault in anchors.faults]
         changed, unchecked = identity.review()
-        if result.ok and result.reason:
+        withheld = withheld_from_this_role()
+        if withheld is not None:
             # The auditor's role while a coup is in play reads the events below its first face-down
-            # card only: a row made or changed by an event beyond it looks changed outside the
-            # ledger. Not decided here; the whole chain's reader (the application's hourly check,
-            # or this role once the coup is over) decides it.
+            # card only, whether the chain up to it holds or not: a row made or changed by an event
+            # beyond it looks changed outside the ledger. Not decided here; the whole chain's
+            # reader (the application's hourly check, or this role once the coup is over) decides it.
             for mismatch in changed:
                 self.stderr.write(
-                    f"identity: {mismatch}: not decided, its events may lie beyond position "
-                    f"{result.head_position}, withheld from this role"
+                    f"identity: {mismatch}: not decided, its events may lie from position {withheld} on, "
+                    "withheld from this role"
                 )
             changed = []
         problems += [f"identity CHANGED OUTSIDE THE LEDGER: {mismatch}" for mismatch in changed]
