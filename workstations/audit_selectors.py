@@ -260,14 +260,15 @@ class Verdict:
         return self.state == "verified"
 
 
-def verify_upload(upload) -> Verdict:
+def verify_upload(upload, *, day: date | None = None) -> Verdict:
     """Verify an uploaded export zip with the standalone verifier in strict mode, trusting only
     this site's keys (``ledger.signing``: its signing key, as ``manage.py ledger public-key``
     prints it, and the keys of before a rotation, ``LEDGER_TRUSTED_PUBLIC_KEYS``) and the HMAC
     seal key of older exports. A valid signature by any other key is "foreign": an attacker can
     sign a forged day with a key of his own. A site still on its development key verifies its
-    own exports with the verifier's warning that such a key proves nothing. The file is spooled
-    to a temporary file, never kept."""
+    own exports with the verifier's warning that such a key proves nothing. Checked on ``day``'s
+    page, an intact export of another day is refused, naming its day: one day's export is never
+    shown as another's. The file is spooled to a temporary file, never kept."""
     site = signing.signing_key()
     trusted = tuple(signing.trusted_public_keys() | {site.public_key})
     key_id, key = seal_key()
@@ -291,8 +292,14 @@ def verify_upload(upload) -> Verdict:
                 fault = report.fault
         except Exception as exc:  # not a zip at all, a zip bomb's error, …: a refusal, never a 500
             return Verdict("refused", f"FAIL the file is not a readable export: {exc.__class__.__name__}")
+    if report.ok and day is not None and report.day != day.isoformat():
+        return Verdict(
+            "refused",
+            f"FAIL this is the export of gaming day {report.day}, not of {day.isoformat()}: "
+            f"check it on the page of {report.day}",
+        )
     if report.ok:
-        return Verdict("verified", report.message)
+        return Verdict("verified", f"{report.message}, gaming day {report.day}")
     if isinstance(fault, verify_export.UntrustedKey):
         signer = verify_export.key_fingerprint(fault.public_key) if fault.public_key else "an HMAC development key"
         return Verdict("foreign", f"signed by an unknown key — not this casino’s ({signer})")

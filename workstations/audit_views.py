@@ -81,7 +81,7 @@ def day(request, day: str):
             context["verdict"] = {"ok": False, "message": too_big, "name": upload.name}
             status = 400
         else:
-            verdict = audit_selectors.verify_upload(upload)
+            verdict = audit_selectors.verify_upload(upload, day=_day(day))
             context["verdict"] = {
                 "ok": verdict.ok,
                 "foreign": verdict.state == "foreign",

@@ -338,6 +338,7 @@ class Report:
     message: str
     events: int = 0
     fault: Fault | None = None
+    day: str | None = None  # the gaming day the manifest names (YYYY-MM-DD), once it verified
 
 
 class Export:
@@ -389,15 +390,16 @@ def verify(path: str, key: bytes | None = None, *, strict: bool = False, trusted
     trust = Trust(key, frozenset(k.strip().lower() for k in trusted if k.strip()), strict)
     warnings: list[str] = []
     try:
-        count = _verify(Export(path), trust, warnings)
+        count, day = _verify(Export(path), trust, warnings)
     except Fault as fault:
         return Report(False, f"FAIL {fault}", fault=fault)
     warning = f" ({'; '.join(dict.fromkeys(warnings))})" if warnings else ""
-    return Report(True, f"OK: {count} events verified{warning}", events=count)
+    return Report(True, f"OK: {count} events verified{warning}", events=count, day=day)
 
 
-def _verify(export: Export, trust: Trust, warnings: list[str]) -> int:
+def _verify(export: Export, trust: Trust, warnings: list[str]) -> tuple[int, str]:
     manifest = _check_manifest(export, trust, warnings)
+    _check_members(export, manifest)
     movements = _check_events(export, manifest)
     _check_seal(manifest, trust, warnings)
     _check_postings(export)
@@ -407,7 +409,23 @@ def _verify(export: Export, trust: Trust, warnings: list[str]) -> int:
             _check_chain(export, name)
     _check_files(export, manifest)
     _check_detached(export, manifest, warnings)
-    return manifest["last_position"] - manifest["first_position"] + 1
+    return manifest["last_position"] - manifest["first_position"] + 1, str(manifest.get("day"))
+
+
+def _check_members(export: Export, manifest: dict) -> None:
+    """A zip holds each of its files once, and only the files the manifest names with their
+    signatures: a second member of the same name (a reader that takes the first would show a
+    forged one) or a file nobody signed is refused, never shown as part of the export."""
+    if export.zip is None:
+        return
+    names = [name for name in export.zip.namelist() if not name.endswith("/")]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise Fault(twice[0], 0, "appears twice in the zip (which one is the export's?)")
+    signed = {*manifest["files"], "manifest.json", PUBLIC_KEY_FILE}
+    extra = sorted(set(names) - signed - {name + SIG_SUFFIX for name in signed})
+    if extra:
+        raise Fault(extra[0], 0, "is not named by the manifest: not part of the signed export")
 
 
 def _key_for(key_id: str, key: bytes | None, file: str) -> bytes:

@@ -5,6 +5,7 @@ the exception view and its filters, an event's trail."""
 import io
 import re
 import zipfile
+from datetime import date
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -16,6 +17,7 @@ from ledger.models import Event
 from ledger.seal import seal_gaming_day
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
+from workstations import audit_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -95,6 +97,47 @@ def test_the_export_verifies_on_the_page_and_a_tampered_copy_is_refused(auditor,
     assert auditor.post(url, {}).status_code == 400
 
 
+def test_an_intact_export_checked_on_another_days_page_is_refused_naming_its_own_day(auditor, sealed_day):
+    original = _download(auditor, sealed_day)
+    on_its_page = audit_selectors.verify_upload(
+        SimpleUploadedFile("day.zip", original), day=date.fromisoformat(sealed_day)
+    )
+    elsewhere = audit_selectors.verify_upload(SimpleUploadedFile("day.zip", original), day=date(2026, 1, 2))
+    assert on_its_page.state == "verified" and on_its_page.message.endswith(f", gaming day {sealed_day}")
+    assert (elsewhere.state, elsewhere.message) == (
+        "refused",
+        f"FAIL this is the export of gaming day {sealed_day}, not of 2026-01-02: check it on the page of {sealed_day}",
+    )
+
+
+def _rezipped(original: bytes, *, before: dict | None = None, after: dict | None = None) -> bytes:
+    """The export's members again, with ``before`` written ahead of them and ``after`` behind."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(original)) as source, zipfile.ZipFile(out, "w") as copy:
+        for name, body in (before or {}).items():
+            copy.writestr(name, body)
+        for name in source.namelist():
+            copy.writestr(name, source.read(name))
+        for name, body in (after or {}).items():
+            copy.writestr(name, body)
+    return out.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_a_zip_with_a_file_nobody_signed_or_a_member_twice_is_refused(auditor, sealed_day):
+    url = reverse("workstations:audit-day", args=[sealed_day])
+    original = _download(auditor, sealed_day)
+    extra = _rezipped(original, after={"evil.csv": b"patron,amount\nP00001,1\n"})
+    forged_first = _rezipped(original, before={"aml.csv": b"forged\n"})
+    for body, fault in (
+        (extra, "FAIL evil.csv: is not named by the manifest: not part of the signed export"),
+        (forged_first, "FAIL aml.csv: appears twice in the zip (which one is the export&#x27;s?)"),
+    ):
+        answer = auditor.post(url, {"export": SimpleUploadedFile("day.zip", body, "application/zip")})
+        assert answer.status_code == 422
+        assert f'data-figure="verdict">Refused (day.zip): {fault}' in answer.content.decode()
+
+
 def _attacker_key(tmp_path) -> str:
     """A fresh Ed25519 private key of the attacker's own making (PEM file path)."""
     from ledger.signing import new_private_key_pem
@@ -146,7 +189,7 @@ def test_an_export_signed_by_the_sites_configured_key_is_verified(auditor, seale
     assert response.status_code == 200
     assert re.search(
         r'class="verdict verdict-ok" role="status" data-figure="verdict">'
-        r"Verified \(day.zip\): OK: \d+ events verified<",
+        r"Verified \(day.zip\): OK: \d+ events verified, gaming day \d{4}-\d{2}-\d{2}<",
         response.content.decode(),
     )
     development = _export_signed_with(auditor, settings, sealed_day, "")
