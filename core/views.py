@@ -58,7 +58,10 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     required=False,
-    description="retrying with the same key appends nothing and returns the first result",
+    description=(
+        "retrying with the same key appends nothing and returns the first result; a key is the "
+        "caller's own (another user's same key is another request)"
+    ),
 )
 
 

@@ -14,6 +14,7 @@ other append once — case C15)::
         return cmd.finish({...})
 """
 
+import hashlib
 import logging
 import threading
 import time
@@ -97,6 +98,20 @@ def idempotency_key_valid(key: object) -> bool:
     )
 
 
+# IdempotencyRecord.key and Event.idempotency_key hold 200 characters.
+KEY_STORED_MAX = 200
+
+
+def scoped_key(actor: str, key: str) -> str:
+    """The key as recorded: the actor's own (``"<actor> <key>"``; a name holds no space), so a
+    key one person chose never blocks, nor tells anything to, another who picks the same one.
+    A key too long to fit beside the name is recorded by its SHA-256 (first 40 hex digits)."""
+    scoped = f"{actor} {key}"
+    if len(scoped) <= KEY_STORED_MAX:
+        return scoped
+    return f"{actor} sha256:{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:40]}"
+
+
 # The idempotency keys answered from their record while ``replays_noted`` watches (a form's page
 # says "already recorded" instead of pretending it recorded it again).
 _replays: ContextVar[set[str] | None] = ContextVar("ledger_replays", default=None)
@@ -171,11 +186,15 @@ def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Itera
         store.lock_writers()
         cmd = Command(
             actor=actor or "system",
-            idempotency_key=idempotency_key,
+            idempotency_key=scoped_key(actor or "system", idempotency_key) if idempotency_key else None,
             fingerprint=fingerprint({"actor": actor, **request}),
         )
         if idempotency_key:
-            previous = IdempotencyRecord.objects.filter(key=idempotency_key).first()
+            # The actor's own key; a record of before keys were scoped answers under the key alone.
+            previous = (
+                IdempotencyRecord.objects.filter(key=cmd.idempotency_key).first()
+                or IdempotencyRecord.objects.filter(key=idempotency_key).first()
+            )
             if previous is not None:
                 if previous.fingerprint != cmd.fingerprint:
                     raise IdempotencyKeyReused(

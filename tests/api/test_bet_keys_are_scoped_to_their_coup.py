@@ -41,8 +41,8 @@ def test_the_same_bet_key_at_two_tables_places_two_bets_and_a_retry_places_none(
     assert retry.status_code == 201 and retry.json() == first.json()
     assert Bet.objects.filter(round_id=r1).count() == Bet.objects.filter(round_id=r2).count() == 1
     assert set(IdempotencyRecord.objects.filter(key__endswith=":bet-7").values_list("key", flat=True)) == {
-        f"bet:{r1}:bet-7",
-        f"bet:{r2}:bet-7",
+        f"dealer1 bet:{r1}:bet-7",  # the placer's own key, scoped to its coup
+        f"dealer1 bet:{r2}:bet-7",
     }
 
 

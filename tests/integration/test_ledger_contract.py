@@ -1,6 +1,8 @@
 """The ledger's contract, run on whichever backend the suite runs on (SQLite and PostgreSQL
 both run it: scripts/test.sh). DESIGN.md §The ledger."""
 
+import hashlib
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -181,7 +183,7 @@ def test_idempotent_retry_returns_the_first_result_and_appends_nothing():
     assert run(200) == {"event": 1, "amount": 200}
     with pytest.raises(IdempotencyKeyReused):
         run(300)
-    assert Event.objects.count() == 1 and Event.objects.get().idempotency_key == "key-1"
+    assert Event.objects.count() == 1 and Event.objects.get().idempotency_key == "t key-1"  # the actor's own key
 
 
 def _forge_events(cursor, positions, prev=GENESIS_HASH):
@@ -299,4 +301,23 @@ def test_a_command_retried_with_its_idempotency_key_is_replayed_not_refused(cage
     assert Event.objects.count() == events
     with pytest.raises(IdempotencyKeyReused):
         chips_purchase(patron=patron, amount_cents=600, actor=ACTOR, idempotency_key="retry-1")
-    assert Event.objects.filter(idempotency_key="retry-1").count() == 1
+    assert Event.objects.filter(idempotency_key=f"{ACTOR} retry-1").count() == 1  # the actor's own key
+
+
+def test_an_idempotency_key_is_the_actors_own_another_person_picking_it_is_neither_blocked_nor_told(cage):
+    """A key is recorded with its actor: another cashier who sends the same key (guessed, or a
+    predictable one) records his own request, and learns nothing of the first."""
+    from ledger.commands import scoped_key
+    from patrons.services.patrons import patron_register
+
+    first = patron_register(kind="identified", name="Ann Lee", actor=ACTOR, idempotency_key="batch-1")
+    again = patron_register(kind="identified", name="Ann Lee", actor=ACTOR, idempotency_key="batch-1")
+    other = patron_register(kind="identified", name="Bo Chen", actor="cashier9", idempotency_key="batch-1")
+    assert again == first and other["patron"] != first["patron"]
+    assert set(IdempotencyRecord.objects.filter(key__endswith=" batch-1").values_list("key", flat=True)) == {
+        f"{ACTOR} batch-1",
+        "cashier9 batch-1",
+    }
+    long = "k" * 200  # too long to sit beside a name: recorded by its digest, still the actor's own
+    assert scoped_key("cosigner", long) == "cosigner sha256:" + hashlib.sha256(long.encode()).hexdigest()[:40]
+    assert len(scoped_key("u" * 150, long)) <= 200
