@@ -285,15 +285,21 @@ def _announced(d: dict) -> str:
     return f", part of the announced {announce_words(d['announce'], d.get('announce_number'))}"
 
 
+def _pot_name(number: object) -> str:
+    """A stud pot as a table names it: ``0`` → "the main pot", ``1`` → "side pot 1" (the events
+    number the pots from 0, the main pot first)."""
+    return "the main pot" if not number else f"side pot {number}"
+
+
 def _rake_taken(d: dict) -> str:
-    return f"rake of {eur(d['rake_cents'])} taken from pot {d.get('pot', 0)} of {eur(d['pot_cents'])}"
+    return f"rake of {eur(d['rake_cents'])} taken from {_pot_name(d.get('pot'))} of {eur(d['pot_cents'])}"
 
 
 def _pot_awarded(d: dict) -> str:
     winners = d.get("winners") or []
     to = ("seat " if len(winners) == 1 else "seats ") + ", ".join(str(w) for w in winners) if winners else "nobody"
     rake = f", rake {eur(d['rake_cents'])}" if type(d.get("rake_cents")) is int else ""
-    return f"pot {d.get('pot', 0)} of {eur(d['amount_cents'])} to {to}{rake}"
+    return f"{_pot_name(d.get('pot'))} of {eur(d['amount_cents'])} to {to}{rake}"
 
 
 def _hands_shown(d: dict) -> str:

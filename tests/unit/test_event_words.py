@@ -66,12 +66,17 @@ WORDED = [
     (
         "RakeTaken",
         {"pot": 0, "pot_cents": 1000, "rake_owed_cents": "50", "rake_cents": 50},
-        "rake of 0.50 EUR taken from pot 0 of 10.00 EUR",
+        "rake of 0.50 EUR taken from the main pot of 10.00 EUR",
     ),
     (
         "PotAwarded",
         {"amount_cents": 2400, "eligible": [1, 2, 3], "winners": [3], "rake_owed": "120", "rake_cents": 120, "pot": 0},
-        "pot 0 of 24.00 EUR to seat 3, rake 1.20 EUR",
+        "the main pot of 24.00 EUR to seat 3, rake 1.20 EUR",
+    ),
+    (
+        "PotAwarded",
+        {"amount_cents": 800, "eligible": [1, 2], "winners": [1, 2], "rake_owed": "0", "rake_cents": 0, "pot": 1},
+        "side pot 1 of 8.00 EUR to seats 1, 2, rake 0.00 EUR",
     ),
     (
         "HandsShown",
