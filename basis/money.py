@@ -40,6 +40,21 @@ def format_amount(cents: int) -> str:
     return _number(cents)
 
 
+# French typography, for the French registers (arrêté du 14 mai 2007): a no-break space groups
+# the thousands, a comma marks the cents.
+FRENCH_GROUP = "\u00a0"
+
+
+def format_amount_fr(cents: int) -> str:
+    """The number alone in French: ``123456`` → ``"1 234,56"`` (no-break space), ``-5`` → ``"-0,05"``."""
+    return format_amount(cents).replace(",", FRENCH_GROUP).replace(".", ",")
+
+
+def format_cents_fr(cents: int, currency: str | None = None) -> str:
+    """``123456`` → ``"1 234,56 EUR"``: ``format_cents`` in French typography."""
+    return f"{format_amount_fr(cents)} {currency or _currency}"
+
+
 @lru_cache(maxsize=4096)  # a handful of stakes and chip values recur all day (audit lines, rebuilds)
 def format_denomination(cents: int) -> str:
     """A chip's or a note's value, whole units without cents: ``50000`` → ``"500 EUR"``,

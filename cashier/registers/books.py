@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.db.models import Q, Sum
 
-from basis.money import format_cents
+from basis.money import format_cents_fr
 from games.names import game_name
 from ledger import accounts
 from ledger.models import Event, Posting
@@ -430,7 +430,8 @@ def _explain(table: str, day: date) -> tuple[int, str]:
 
 
 def reports_money(cents: int) -> str:
-    return format_cents(cents)
+    """An amount in a register's words, in French typography (``1 234,56 EUR``)."""
+    return format_cents_fr(cents)
 
 
 def euros(cents: int) -> str:
@@ -959,14 +960,14 @@ def _foreign_change_line(desk: str, event: Event) -> ChangeLine:
     is its compensating line, the same amounts negative."""
     data, amount = event.data, event.data["amount_cents"]
     cash = data.get("paid_in") == "cash"
-    notes = format_cents(data["foreign_cents"], data["currency"]).replace(",", " ")
+    notes = format_cents_fr(data["foreign_cents"], data["currency"])
     reversed_ = event.type == "ForeignExchangeReversed"
     sign = -1 if reversed_ else 1
     words = "Annulation d'un achat de billets étrangers" if reversed_ else "Achat de billets étrangers"
     return ChangeLine(
         desk=desk,
         occurred_at=_local(event.occurred_at),
-        operation=f"{words}: {notes} au cours de {data['rate']}",
+        operation=f"{words}: {notes} au cours de {str(data['rate']).replace('.', ',')}",
         patron=data.get("patron", ""),
         especes_recues_cents=0,
         especes_remises_cents=sign * amount if cash else 0,

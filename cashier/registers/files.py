@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.template.loader import render_to_string
 
-from basis.money import currency, format_amount
+from basis.money import currency, format_amount_fr
 from ledger import signing
 from ledger.export import detached
 from ledger.spreadsheet_cells import safe_row
@@ -60,7 +60,7 @@ def csv_bytes(register: Register) -> bytes:
 
 def _shown(value, money: bool) -> str:
     if money and isinstance(value, int):
-        return format_amount(value)
+        return format_amount_fr(value)
     if isinstance(value, date):
         return value.isoformat()
     return str(value)

@@ -118,9 +118,9 @@ def test_a_foreign_exchange_keyed_in_error_is_reversed_with_a_supervisors_signat
     assert foreign_of_the_day(day) == []  # no exchange, no banknote held, nothing over or short
     lines = [line for line in books.change_lines(day) if line.patron == patron]
     assert [(line.operation, line.especes_remises_cents, line.compense) for line in lines] == [
-        ("Achat de billets étrangers: 500.00 USD au cours de 0.921437", 46_071, ""),
+        ("Achat de billets étrangers: 500,00 USD au cours de 0,921437", 46_071, ""),
         (
-            "Annulation d'un achat de billets étrangers: 500.00 USD au cours de 0.921437",
+            "Annulation d'un achat de billets étrangers: 500,00 USD au cours de 0,921437",
             -46_071,
             f"événement {done['event']}",
         ),

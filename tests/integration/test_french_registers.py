@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from cashier import reports, tronc_reports
 from cashier.registers import books
-from cashier.registers.files import csv_bytes, file_name
+from cashier.registers.files import csv_bytes, file_name, html
 from cashier.services.cage import chips_purchase, chips_redeem
 from cashier.services.cage_corrections import cage_transaction_reverse
 from cashier.services.count_room import drop_box_remove, drop_count, drop_count_reverse
@@ -200,6 +200,10 @@ def test_the_change_register_lists_each_desk_with_its_reversal_and_its_totals(ca
     moved = reports.cage_accountability_report(day)["rows"][-1]
     assert sum(t.especes_recues_cents for t in totals) == moved["chip_sales_cents"] + moved["reversals_cash_cents"]
     assert sum(t.jetons_recus_cents for t in totals) == -moved["redemptions_cents"]
+    # The PDF reads amounts as a French register does; the CSV keeps the machine's figures.
+    page = html(books.change_register(day))
+    assert '<td class="money">-300,00</td>' in page and '<td class="money">-300.00</td>' not in page
+    assert "-300.00" in csv_bytes(books.change_register(day)).decode()
 
 
 def test_a_register_without_entry_says_neant_and_why(cage):

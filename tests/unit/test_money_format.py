@@ -27,3 +27,19 @@ def test_a_denomination_reads_in_whole_units_without_cents_unless_it_has_some(ce
 def test_a_denomination_is_integer_cents():
     with pytest.raises(TypeError):
         format_denomination(2.5)
+
+
+@pytest.mark.parametrize(
+    ("cents", "number", "amount"),
+    [
+        (123456, "1\u00a0234,56", "1\u00a0234,56 EUR"),
+        (-5, "-0,05", "-0,05 EUR"),
+        (100_000_000, "1\u00a0000\u00a0000,00", "1\u00a0000\u00a0000,00 EUR"),
+        (0, "0,00", "0,00 EUR"),
+    ],
+)
+def test_the_french_registers_read_amounts_in_french_typography(cents, number, amount):
+    from basis.money import format_amount_fr, format_cents_fr
+
+    assert (format_amount_fr(cents), format_cents_fr(cents)) == (number, amount)
+    assert format_cents_fr(cents, "USD") == number + " USD"
