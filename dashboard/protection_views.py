@@ -5,11 +5,9 @@ looked, closed by a second person from his own login."""
 
 from __future__ import annotations
 
-from datetime import date
 from fractions import Fraction
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -20,6 +18,7 @@ from ledger.gaming_day import current_gaming_day
 from staff.roles import Role, has_role, role_names
 
 from .alerts import z_words
+from .days import asked_gaming_day
 from .shift_views import _actor, _refused
 from .views import roles_required
 
@@ -46,22 +45,8 @@ def _rows(rows: list[dict], subject: str, cases: dict) -> list[dict]:
     ]
 
 
-def _day(request) -> date:
-    """The gaming day asked (``?gaming_day=YYYY-MM-DD``; today's by default). 404 on a date that
-    is not one, or one after today's (no bet is decided on it yet)."""
-    today = current_gaming_day()
-    raw = (request.GET.get("gaming_day") or "").strip()
-    try:
-        day = date.fromisoformat(raw) if raw else today
-    except ValueError:
-        raise Http404("a gaming day is a date YYYY-MM-DD") from None
-    if day > today:
-        raise Http404(f"gaming day {day.isoformat()} has not begun")
-    return day
-
-
 def _protection_page(request, refused: dict | None = None):
-    day = _day(request)
+    day = asked_gaming_day(request)
     figures = day_fluctuations(day)
     open_cases = inv.investigations(state="open")
     cases = {(c["subject"], c[c["subject"]]): c["id"] for c in open_cases if c["gaming_day"] == day}

@@ -24,12 +24,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ledger.errors import InvalidInput, NotFound
+from ledger.gaming_day import current_gaming_day
 from ledger.replica import replica_view
 from patrons.selectors import patron_search
 from staff.roles import Role, has_role
 from staff.selectors import users_with
 
 from . import cage_book, charts, floor_cards, patron_page, table_reads
+from .days import asked_gaming_day
 from .errors import LandsOnOwnPage, landing
 from .shift_selectors import table_page
 
@@ -190,5 +192,10 @@ CAGE_BOOK_READERS = (Role.CASHIER, Role.CAGE_SUPERVISOR, Role.AUDITOR)
 @replica_view
 def cage(request):
     """The cage summary (``selectors.cage_summary``), read-only, with a link back to the reader's own page."""
-    context = {"cage": cage_book.cage_summary(), "landing": landing(request.user)}
+    day = asked_gaming_day(request)
+    context = {
+        "cage": cage_book.cage_summary(day=day),
+        "today": day == current_gaming_day(),
+        "landing": landing(request.user),
+    }
     return render(request, "dashboard/cage.html", context)

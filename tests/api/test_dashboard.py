@@ -228,6 +228,23 @@ def test_cage_summary_reads_the_cage_balances_from_the_ledger(cage_reader, playe
     assert re.search(r'data-figure="cage-cash">101,000\.00 EUR<', html)
 
 
+def test_the_cage_summary_shows_a_gaming_day_picked_and_refuses_a_day_not_begun(cage_reader, played):
+    from datetime import timedelta
+
+    from ledger.gaming_day import current_gaming_day
+
+    today = current_gaming_day()
+    url = reverse("dashboard:cage")
+    now = cage_reader.get(url).content.decode()
+    before = cage_reader.get(url, {"gaming_day": (today - timedelta(days=1)).isoformat()}).content.decode()
+    assert 'data-form="day"' in now and 'data-section="past-day"' not in now and "R1" in now
+    assert f"gaming day {(today - timedelta(days=1)).isoformat()})" in before
+    assert 'data-section="past-day"' in before and "No table active that day." in before
+    assert re.search(r'data-figure="cage-cash">101,000\.00 EUR<', before)  # the balances stand as now
+    assert cage_reader.get(url, {"gaming_day": "yesterday"}).status_code == 404
+    assert cage_reader.get(url, {"gaming_day": (today + timedelta(days=1)).isoformat()}).status_code == 404
+
+
 @pytest.fixture
 def pit_staff(django_user_model):
     for name, role in {"pit1": Role.PIT_BOSS, "pit2": Role.PIT_BOSS, "dealer2": Role.DEALER}.items():
