@@ -30,6 +30,7 @@ from games.rules.event_words import line
 from ledger.gaming_day import current_gaming_day
 from ledger.identity import digest_matches
 from ledger.models import Event
+from patrons.models import Patron
 from patrons.structuring import FLAG_TYPE, structuring_flags
 from patrons.visits import CASH_EVENTS
 
@@ -280,3 +281,10 @@ def case_json(state: dict) -> dict:
         return value
 
     return clean(state)
+
+
+def patron_identities(codes) -> dict[str, dict]:
+    """The name and identity document of each patron of ``codes``, ``{code: {"name",
+    "document"}}`` (an unknown code left out): the compliance officer's to read, as a report
+    names the person it is about."""
+    return {p.code: {"name": p.name, "document": p.document} for p in Patron.objects.filter(code__in=set(codes))}

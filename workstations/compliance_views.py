@@ -49,15 +49,18 @@ def cases(request):
         day = date.fromisoformat(raw) if raw else None
     except ValueError:
         raise Http404("a gaming day is a date YYYY-MM-DD") from None
+    found = selectors.suspicion_cases()
+    flags = selectors.aml_flags_without_case(limit=200 if day else 30, day=day)
     with timezone.override(_zone()):
         return render(
             request,
             "workstations/compliance.html",
             {
-                "cases": selectors.suspicion_cases(),
-                "flags": selectors.aml_flags_without_case(limit=200 if day else 30, day=day),
+                "cases": found,
+                "flags": flags,
                 "flags_day": day,
                 "states": STATES,
+                "identities": selectors.patron_identities([c["patron"] for c in found] + [f["patron"] for f in flags]),
             },
         )
 
@@ -74,6 +77,7 @@ def case(request, case: str):
             "workstations/compliance_case.html",
             {
                 "case": state,
+                "identity": selectors.patron_identities([state["patron"]]).get(state["patron"]),
                 "candidates": candidates,
                 "states": STATES,
                 "decisions": DECISIONS,

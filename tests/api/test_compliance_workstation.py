@@ -54,6 +54,7 @@ def test_an_officer_opens_a_case_from_a_flag_and_runs_it_to_a_filing_through_the
     listing = client.get(CASES)
     assert listing.status_code == 200
     assert f'data-flag="AmlTransactionLogged" data-patron="{flagged["patron"]}"' in listing.content.decode()
+    assert f"Test Patron ({flagged['patron']})" in body_text(listing)  # the person a report would name
 
     opened = client.post(CASES + "open", {"flag": str(flagged["flag"]), "reason": "cash in, no play"})
     assert opened.status_code == 302 and opened["Location"] == CASES + "cases/SC00001/"
@@ -63,6 +64,8 @@ def test_an_officer_opens_a_case_from_a_flag_and_runs_it_to_a_filing_through_the
     assert "350000" not in text
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d CES?T", text)
     assert "30 days left" in text
+    assert f"Case SC00001 · Test Patron ({flagged['patron']})" in text
+    assert re.search(r"Identity on file: Test Patron, document ID-TEST-\d{6}\.", text)
 
     for what, data in (
         ("findings", {"text": "Bought chips, played none."}),
