@@ -52,7 +52,13 @@ def patron_detail(code: str, *, day: date | None = None) -> dict:
             "kind_label": patron.get_kind_display(),
         },
         "manual_ratings": [
-            {**e["data"], "time_in": datetime.fromisoformat(e["data"]["time_in"]), "by": e["actor"]}
+            {
+                **e["data"],
+                "time_in": datetime.fromisoformat(e["data"]["time_in"]),
+                "by": e["actor"],
+                # Timed at the table (started, then stopped when he left) or written in by hand.
+                "timed": "started" in e["data"],
+            }
             for e in Event.objects.filter(type="PatronRatedManually", data__patron=code, gaming_day=day)
             .order_by("-position")
             .values("data", "actor")[:20]

@@ -385,6 +385,8 @@ def test_a_rating_is_started_when_the_patron_sits_and_stopped_with_the_time_meas
     assert "Being timed" not in text(done)
     none = boss.post(reverse("dashboard:rating-stop", args=["R1"]), stop)
     assert none.status_code == 409 and f"no rating of {patron} is running at R1" in none.content.decode()
+    page = boss.get(reverse("dashboard:patron", args=[patron])).content.decode()
+    assert '<td data-figure="rating-how">timed at the table</td>' in page  # not "by hand"
 
 
 def test_a_table_closes_once_the_dealer_confirms_the_closer(people):
