@@ -26,7 +26,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, RowNumber
 
 from cashier.reports import hold_pct
-from cashier.services.count_room import MARKERS_IN_DROP, drop_cash_events, drop_stream
+from cashier.services.count_room import MARKERS_IN_DROP, drop_cash_events, drop_stream, marker_drop_events
 from games.models import Bet, ColourStack, Round, Shoe, Table
 from ledger import accounts, replica
 from ledger.gaming_day import current_gaming_day
@@ -91,7 +91,7 @@ def count_room_figures(codes: list[str], day: date, *, ledger_win: bool = True) 
     # The drop is cash and markers: the markers its box holds (``count_room.MARKERS_IN_DROP``).
     markers: dict[str, int] = defaultdict(int)
     marker_rows = (
-        Event.objects.filter(type__in=list(MARKERS_IN_DROP), gaming_day=day, **in_codes)
+        marker_drop_events(Event.objects.filter(gaming_day=day, **in_codes))
         .annotate(t=_table_key())
         .values("t", "type")
         .annotate(s=Sum(_data_int("amount_cents")))

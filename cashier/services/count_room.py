@@ -82,6 +82,13 @@ DROP_CASH = ("CashBuyIn", "MarkerPaidAtTable")
 MARKERS_IN_DROP = {"MarkerIssued": 1, "MarkerPaidAtTable": -1, "MarkerVoided": -1}
 
 
+def marker_drop_events(events):
+    """``events`` narrowed to those that move a marker into or out of a drop box
+    (``MARKERS_IN_DROP``): a marker voided after the count moved it to the cage (``in_drop``
+    false) had left the box already, and the box's count held it."""
+    return events.filter(type__in=list(MARKERS_IN_DROP)).exclude(type="MarkerVoided", data__in_drop=False)
+
+
 def drop_cash_events(events):
     """``events`` narrowed to the cash put in drop boxes (``DROP_CASH``): buy-ins, and markers
     paid in cash at a table."""
@@ -102,7 +109,7 @@ def markers_in_drop_cents(table: str, start: date, end: date) -> int:
     """The markers the table's drop boxes of gaming days [start, end] hold besides cash (cents):
     issued at the table, less those paid there or voided (``MARKERS_IN_DROP``). The count moves
     them to the cage on their own (``MarkerTransferred``); the drop is cash and markers."""
-    events = Event.objects.filter(type__in=list(MARKERS_IN_DROP), data__table=table, gaming_day__range=(start, end))
+    events = marker_drop_events(Event.objects.filter(data__table=table, gaming_day__range=(start, end)))
     return sum(MARKERS_IN_DROP[kind] * amount for kind, amount in events.values_list("type", "data__amount_cents"))
 
 

@@ -511,12 +511,14 @@ def marker_void(*, serial: str, reason: str, approver: str, actor: str, idempote
                 f"{format_cents(marker.amount_cents)} of chips the marker gave him",
                 field="serial",
             )
+        in_drop = marker.state == Marker.State.AT_TABLE  # still in its table's drop box, not yet counted
         marker.void()
         data = {
             "serial": serial,
             "patron": marker.patron.code,
             "amount_cents": marker.amount_cents,
             "table": marker.table_code or None,
+            "in_drop": in_drop,
             "reason": why,
             "voided_by": actor,
             "approved_by": approver,

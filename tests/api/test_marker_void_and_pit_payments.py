@@ -374,3 +374,34 @@ def test_a_marker_at_a_table_is_in_its_drop_so_the_table_neither_wins_nor_loses_
     assert (removed["expected_cents"], counted["variance_cents"]) == (20_000, 0)
     assert figures() == [(70_000, 0, 0)] * 2
     assert store.balance(accounts.CAGE_OVER_SHORT) == 0
+
+
+def test_a_marker_voided_at_the_cage_after_its_box_was_counted_leaves_that_days_drop_as_counted(desk):
+    """The count found the marker in R1's box and it went to the cage; voided there the same
+    day, it is taken out of the cage's book, not out of the drop the box held a second time."""
+    from approvals.services import approval_confirm, approval_request
+    from cashier.reports import table_figures
+    from cashier.services.count_room import drop_box_remove, drop_count
+    from dashboard.floor_reads import count_room_figures
+
+    serial = marker_issue(patron=desk["patron"], amount_cents=100_000, table="R1", actor="pit1")["serial"]
+    day = _last("MarkerIssued").gaming_day
+    for name, role in (
+        ("drop1", "drop_team"),
+        ("drop2", "drop_team"),
+        ("count1", "count_team"),
+        ("count2", "count_team"),
+    ):
+        staff_user(name, role)
+    drop_box_remove(table="R1", gaming_day=day.isoformat(), actor="drop1", removers=["drop1", "drop2"])
+    drop_count(table="R1", gaming_day=day.isoformat(), cash={}, counters=["count1", "count2"], actor="count1")
+    marker_transfer(serial=serial, actor="cash1")  # the counted marker goes to the cage
+
+    def drop() -> list[int]:
+        return [f["drop_cents"] for f in (table_figures("R1", day, day), count_room_figures(["R1"], day)["R1"])]
+
+    assert drop() == [100_000, 100_000]
+    asked = approval_request(kind="marker_void", payload={"serial": serial, "reason": "wrong patron"}, actor="super1")
+    approval_confirm(approval=asked["approval"]["id"], actor="super2")
+    assert _last("MarkerVoided").data["in_drop"] is False
+    assert drop() == [100_000, 100_000]  # the box held it when it was counted
