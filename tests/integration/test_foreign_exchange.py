@@ -216,6 +216,6 @@ def test_the_change_register_lists_the_banknotes_bought_at_the_window(window, us
     foreign_exchange(currency="USD", foreign_cents=123_450, paid_in="cash", actor=CASHIER)
     day = Event.objects.get(type="ExchangeRateSet").gaming_day
     line, total = change_lines(day)
-    assert line.operation == "Achat de billets étrangers: 1 234.50 USD au cours de 0.921437"
+    assert line.operation == "Achat de billets étrangers: 1\u00a0234,50 USD au cours de 0,921437"
     assert (line.especes_remises_cents, line.jetons_remis_cents, line.especes_recues_cents) == (113_751, 0, 0)
     assert total.especes_remises_cents == 113_751 and line.desk == f"Guichet {window}"
