@@ -98,6 +98,8 @@ def cash_event_filter(prefix: str = "") -> Q:
 # (``cashier.services.cage_corrections``, with a cage supervisor's signature; ``reverses``: its
 # position): no cash crossed the counter, so the totals the thresholds count leave it out.
 CASH_REVERSALS = ("ChipsPurchaseReversed", "ChipsRedemptionReversed", "ForeignExchangeReversed")
+# The cash transactions such a reversal corrects.
+REVERSIBLE_CASH = ("ChipsPurchased", "ChipsRedeemed", "ForeignCurrencyExchanged")
 
 
 def reversed_among(positions: Iterable[int]) -> set[int]:
@@ -126,7 +128,7 @@ def patron_cash_rows(patron: str, **event_filter) -> list[tuple[int, str, dateti
         .values_list("event_id", "event__type", "event__occurred_at", "event__gaming_day", "amount_cents")
     )
     rows = list(rows)
-    seen: set[int] = reversed_among({row[0] for row in rows if row[1] in ("ChipsPurchased", "ChipsRedeemed")})
+    seen: set[int] = reversed_among({row[0] for row in rows if row[1] in REVERSIBLE_CASH})
     found = []
     for position, type_, at, day, amount in rows:
         if position not in seen:  # one event may move two of his accounts; a reversed one counts none
@@ -170,7 +172,7 @@ def exchanges_between(first_day: date, last_day: date) -> list[Exchange]:
         "position", "type", "occurred_at", "gaming_day", "data__patron", "data__amount_cents"
     )
     rows = list(rows)
-    corrected = reversed_among({row[0] for row in rows if row[1] in ("ChipsPurchased", "ChipsRedeemed")})
+    corrected = reversed_among({row[0] for row in rows if row[1] in REVERSIBLE_CASH})
     return [
         Exchange(patron, position, at, day, CASH_EVENTS[type_][0], amount)
         for position, type_, at, day, patron, amount in rows

@@ -94,6 +94,7 @@ def test_a_foreign_exchange_keyed_in_error_is_reversed_with_a_supervisors_signat
     from cashier.reports import foreign_of_the_day
     from cashier.services.cage_shifts import open_windows, window_foreign_book, window_of
     from ledger.gaming_day import current_gaming_day
+    from patrons.services.aml import cash_day_totals
     from patrons.visits import reversed_among
 
     _rate(clients)
@@ -114,7 +115,8 @@ def test_a_foreign_exchange_keyed_in_error_is_reversed_with_a_supervisors_signat
     assert (event.actor, event.data["approved_by"]) == ("cash1", "super1")
     assert window_foreign_book(window)["USD"] == 0  # the banknotes went back to the patron
     assert store.balance(accounts.FX_POSITION, "USD") == 0 and store.balance(accounts.FX_POSITION) == 0
-    assert reversed_among([done["event"]]) == {done["event"]}  # out of his AML cash totals
+    assert reversed_among([done["event"]]) == {done["event"]}
+    assert cash_day_totals(patron, day) == {"in": 0, "out": 0, "transactions": 0}  # out of his AML totals
     assert foreign_of_the_day(day) == []  # no exchange, no banknote held, nothing over or short
     lines = [line for line in books.change_lines(day) if line.patron == patron]
     assert [(line.operation, line.especes_remises_cents, line.compense) for line in lines] == [
