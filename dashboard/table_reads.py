@@ -224,14 +224,20 @@ def with_patron_names(events: list[dict]) -> list[dict]:
     return events
 
 
-def _play(round_id: str) -> list[dict]:
+def _play(round_id: str, day_number: int | None = None) -> list[dict]:
     """The coup in play as the table view tells it: ``[{"position", "at" (UTC), "line"}]``
-    (``dashboard.play``); the page shows the time, the ledger position only on the audit trail."""
-    return [
-        {"position": e["position"], "at": e["occurred_at"], "line": e["summary"]}
-        for e in with_patron_names(round_events(round_id, round_over=False))
-        if e["type"] not in HIDDEN
-    ]
+    (``dashboard.play``); the page shows the time, the ledger position only on the audit trail.
+    ``day_number``: the coup's number in the day, as the page heads it; its opening line says
+    that number first (the ledger's line names the table's running number)."""
+    lines = []
+    for e in with_patron_names(round_events(round_id, round_over=False)):
+        if e["type"] in HIDDEN:
+            continue
+        line = e["summary"]
+        if e["type"] == "RoundOpened" and day_number is not None:
+            line = f"coup {day_number} of the day open for bets (the table's coup {e['data'].get('number')})"
+        lines.append({"position": e["position"], "at": e["occurred_at"], "line": line})
+    return lines
 
 
 def win_series(code: str, *, day: date, max_points: int = 240) -> list[tuple[datetime, int]]:
@@ -363,9 +369,10 @@ def table_detail(code: str, *, day: date | None = None, now: datetime | None = N
     last_coups = _described(table.code, table.game, last)
     for coup in last_coups:
         coup["number"] = day_number(coup["number"], first)
-    in_play_coup = {**_coup(in_play), "play": _play(str(in_play.id))} if in_play else None
-    if in_play_coup:
-        in_play_coup["number"] = day_number(in_play_coup["number"], first)
+    in_play_coup = None
+    if in_play:
+        number = day_number(in_play.number, first)
+        in_play_coup = {**_coup(in_play), "play": _play(str(in_play.id), number), "number": number}
     return {
         "table": card,
         "gaming_day": day,

@@ -630,3 +630,13 @@ def test_a_closed_tables_page_says_it_is_closed_once_and_a_patrons_page_reads_ti
     assert "Table R1 is closed. Open it with a counted opener." in page
     patron_page = page_text(pit_boss.get(reverse("dashboard:patron", args=[patron])))
     assert "His timeline" not in patron_page and "Timeline with ledger positions and hashes" in patron_page
+
+
+def test_the_coup_in_play_reads_one_number_in_its_heading_and_its_opening_line(pit_boss, played):
+    from games.services.rounds import round_open
+    from tests.conftest import ACTOR
+
+    round_open(table="R1", actor=ACTOR)
+    html = pit_boss.get(reverse("dashboard:table", args=["R1"])).content.decode()
+    assert '<strong data-figure="coup-number">2</strong>' in html
+    assert "coup 2 of the day open for bets (the table&#x27;s coup 2)" in html

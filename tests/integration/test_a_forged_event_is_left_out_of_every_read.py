@@ -204,3 +204,20 @@ def test_a_command_or_task_run_before_any_page_leaves_a_forged_event_out(cage):
     seal_scan.forget()
     task_prerun.send(sender=None, task_id="t", task=None, args=(), kwargs={})
     assert disowned.positions() == {position}
+
+
+def test_a_command_right_after_a_forgery_leaves_it_out_without_waiting_for_a_page_read(cage):
+    """A write is no page read: a cashier's redemption sent straight after postings were
+    inserted around the application (chips for a patron) pays out nothing of them."""
+    from cashier.services.cage import chips_redeem
+    from ledger.errors import InsufficientChips
+    from tests.conftest import ACTOR, make_patron
+
+    code = make_patron(10_000)
+    chips = accounts.patron_chips(code)
+    _a_page_is_read()  # this process has looked: the forgery comes after
+    forge("ChipsPurchased", {"patron": code, "amount_cents": 1_000_000}, f"patron/{code}",
+          legs=[(chips, 1_000_000, "EUR"), (accounts.EXTERNAL_CASH, -1_000_000, "EUR")])  # fmt: skip
+    with pytest.raises(InsufficientChips):
+        chips_redeem(patron=code, amount_cents=190_000, actor=ACTOR)
+    assert chips_redeem(patron=code, amount_cents=10_000, actor=ACTOR)["chips_cents"] == 0
