@@ -122,12 +122,17 @@ def withheld_from_this_role() -> int | None:
     if connection.vendor != "postgresql":
         return None
     with connection.cursor() as cursor:
+        # Row security is active for every role but the owner (the everyone policy too): the
+        # withholding policy names the roles it holds back; any other reads the whole ledger.
         cursor.execute(
             "SELECT row_security_active('public.ledger_event'),"
-            " to_regprocedure('casino_guard.ledger_withheld_from()') IS NOT NULL"
+            " to_regprocedure('casino_guard.ledger_withheld_from()') IS NOT NULL,"
+            " EXISTS (SELECT 1 FROM pg_policy p CROSS JOIN unnest(p.polroles) AS r(oid)"
+            "  WHERE p.polrelid = 'public.ledger_event'::regclass AND p.polname = 'casino_auditor_coups_in_play'"
+            "  AND r.oid <> 0 AND pg_has_role(current_user, r.oid, 'MEMBER'))"
         )
-        active, defined = cursor.fetchone()
-        if not (active and defined):
+        active, defined, held_back = cursor.fetchone()
+        if not (active and defined and held_back):
             return None
         cursor.execute("SELECT casino_guard.ledger_withheld_from()")
         return cursor.fetchone()[0]

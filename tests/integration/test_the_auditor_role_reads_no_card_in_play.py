@@ -60,13 +60,17 @@ class Chain:
 
 
 def _verify_as_auditor(db: dict, tmp_path: Path) -> subprocess.CompletedProcess:
+    return _verify_as(db, tmp_path, "casino_auditor")
+
+
+def _verify_as(db: dict, tmp_path: Path, role: str) -> subprocess.CompletedProcess:
     key = tmp_path / "site.pem"
     if not key.exists():
         key.write_bytes(signing.new_private_key_pem())
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "casino.settings",
-        "DATABASE_URL": f"postgres://casino_auditor@{db['host']}:{db['port']}/{db['dbname']}",
+        "DATABASE_URL": f"postgres://{role}@{db['host']}:{db['port']}/{db['dbname']}",
         "LEDGER_CHECKPOINT_DIR": str(tmp_path / "checkpoints"),
         "LEDGER_SIGNING_KEY_FILE": str(key),
         "CELERY_BROKER_URL": "",
@@ -135,6 +139,10 @@ def test_a_patron_row_made_while_a_coup_is_in_play_is_left_undecided_then_found_
 
     during = _verify_as_auditor(roles_db, tmp_path)
     assert during.returncode == 0, during.stderr
+    # The application's role reads the whole ledger: the same row is decided, and reported.
+    whole = _verify_as(roles_db, tmp_path, "casino_app")
+    assert whole.returncode == 1
+    assert "identity CHANGED OUTSIDE THE LEDGER: patron P00077: exists, but no identity event" in whole.stderr
     assert "CHANGED OUTSIDE THE LEDGER" not in during.stdout + during.stderr
     assert (
         "identity: patron P00077: exists, but no identity event in the ledger created it: not decided, "
