@@ -41,6 +41,9 @@ from ledger.timeouts import with_long_statements
 from ledger.verify import record_verification, verify_chain, withheld_from_this_role
 
 
+# ``ledger verify``'s exit status when part of the chain is withheld from the role connected.
+PARTIAL_EXIT = 3
+
 class Command(BaseCommand):
     help = "Ledger maintenance: verify the chain, rebuild or catch up projections, replay-check the models."
 
@@ -149,6 +152,14 @@ class Command(BaseCommand):
         )
         if problems:
             raise CommandError("; ".join(problems))
+        if result.reason:
+            # Not "intact": what this role may not read yet is not verified. Exit 3, so that a
+            # check run from cron alarms on it as it would on a fault, with its own code.
+            raise CommandError(
+                f"verification PARTIAL: positions from {result.head_position + 1} are withheld from this role "
+                "until the coup in play there is over; verify again then, or as the application's role",
+                returncode=PARTIAL_EXIT,
+            )
 
     def checkpoint(self, **options):
         written = checkpoints.write_checkpoint()
