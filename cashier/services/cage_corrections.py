@@ -17,7 +17,7 @@ from ledger.commands import ledger_command
 from ledger.errors import InsufficientChips, InvalidInput, NotFound, StateConflict
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
-from staff.roles import Role, require_role, require_second_signature
+from staff.roles import Role, has_role, require_role, require_second_signature
 
 from ..models import Cage
 from .cage_shifts import CAGE_ROLES, open_windows
@@ -91,8 +91,15 @@ def cage_transaction_reverse(
         if reversal_of(original.position) is not None:
             raise StateConflict("this transaction is already reversed", field="event")
         cage = original.stream.removeprefix("cage/")
-        if window is None or window not in {w.data.get("window") for w in open_windows(cage).values()}:
+        owners = {w.data.get("window"): cashier for cashier, w in open_windows(cage).items()}
+        if window is None or window not in owners:
             raise StateConflict("its window is closed: only a line of an open window is reversed here", field="event")
+        if actor != owners[window] and not has_role(actor, Role.CAGE_SUPERVISOR):
+            # Her drawer answers for it: another cashier does not correct it in her place.
+            raise StateConflict(
+                f"this line is of window {window}, {owners[window]}'s: she asks for its reversal, or a cage supervisor",
+                field="event",
+            )
         refuse_if_closed(original.gaming_day, what="its transactions stand", field="event")
         legs = [Leg(p.account, -p.amount_cents, p.currency) for p in original.postings.all()]
         _covered(legs)

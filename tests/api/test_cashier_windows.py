@@ -218,3 +218,25 @@ def test_an_identity_refused_at_the_aml_prompt_comes_back_with_what_was_typed(us
     )
     assert '<input type="hidden" name="amount" value="2500.00">' in html
     assert not Event.objects.filter(type="ChipsPurchased").exists()
+
+
+def test_a_cashier_cannot_have_a_line_of_another_cashiers_window_reversed(users, window):
+    from approvals.services import approval_confirm, approval_request
+    from cashier.services.cage import chips_purchase
+    from ledger.errors import StateConflict
+    from tests.conftest import make_patron
+
+    sale = chips_purchase(patron=make_patron(), amount_cents=15_000, actor="cash1")
+    users("cash2")
+    users("super1", Role.CAGE_SUPERVISOR)
+    cage_shift_open(cash={"50000": 1}, chips={}, actor="cash2")
+    with pytest.raises(StateConflict, match=f"this line is of window {window}, cash1's"):  # refused when asked
+        approval_request(
+            kind="cage_transaction_reverse", payload={"event": sale["event"], "reason": "not mine"}, actor="cash2"
+        )
+    assert not Event.objects.filter(type="ChipsPurchaseReversed").exists()
+    own = approval_request(
+        kind="cage_transaction_reverse", payload={"event": sale["event"], "reason": "keyed twice"}, actor="cash1"
+    )
+    approval_confirm(approval=own["approval"]["id"], actor="super1")
+    assert Event.objects.get(type="ChipsPurchaseReversed").data["reverses"] == sale["event"]
