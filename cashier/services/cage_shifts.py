@@ -223,9 +223,11 @@ def _reason(variance_reason: object) -> str:
 
 
 def opening_variance(cashier: str, cash: object, chips: object, variance_reason: object, code: str = "main") -> dict:
-    """How ``cashier``'s imprest count compares with the count handed over to her: ``{"handed":
-    the ``CageShiftClosed`` or None, "counted_cents", "variance_cents" (count − handed over, None
-    without a handover), "verified": whether a cage supervisor must verify it (more than
+    """How ``cashier``'s imprest count compares with the count handed over to her, cash and chips
+    apart (cash short and chips over by as much is no match): ``{"handed": the
+    ``CageShiftClosed`` or None, "counted_cents", "variance_cents" (count − handed over, None
+    without a handover), "sides": {"cash_cents", "chips_cents"} (each side's difference, or
+    None), "verified": whether a cage supervisor must verify it (a side off by more than
     ``CASINO_VARIANCE_THRESHOLD_CENTS`` either way; SHIFTS.md, the cashier's step 1)}``.
     Raises ``InvalidInput`` (a bad count; a difference without ``variance_reason``: field
     ``variance_reason``)."""
@@ -234,21 +236,25 @@ def opening_variance(cashier: str, cash: object, chips: object, variance_reason:
     counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
     handed = handover_waiting(cashier, code)
     if handed is None:
-        return {"handed": None, "counted_cents": counted, "variance_cents": None, "verified": False}
+        return {"handed": None, "counted_cents": counted, "variance_cents": None, "sides": None, "verified": False}
     handed_cents = handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
-    if counted != handed_cents and not reason:
+    sides = {side: counts[f"counted_{side}"] - handed.data[f"counted_{side}"] for side in ("cash_cents", "chips_cents")}
+    if any(sides.values()) and not reason:
         raise InvalidInput(
-            f"the count ({format_cents(counted)}) differs by {format_cents(counted - handed_cents)} "
-            f"from the {format_cents(handed_cents)} {handed.data.get('opened_by') or handed.actor} "
-            "handed over to you: give the reason for the difference",
+            f"the count (cash {format_cents(counts['counted_cash_cents'])}, chips "
+            f"{format_cents(counts['counted_chips_cents'])}) differs from the count "
+            f"{handed.data.get('opened_by') or handed.actor} handed over to you (cash "
+            f"{format_cents(handed.data['counted_cash_cents'])}, chips "
+            f"{format_cents(handed.data['counted_chips_cents'])}) by {format_cents(counted - handed_cents)}: "
+            "give the reason for the difference",
             field="variance_reason",
         )
-    variance = counted - handed_cents
     return {
         "handed": handed,
         "counted_cents": counted,
-        "variance_cents": variance,
-        "verified": abs(variance) > settings.CASINO_VARIANCE_THRESHOLD_CENTS,
+        "variance_cents": counted - handed_cents,
+        "sides": sides,
+        "verified": any(abs(d) > settings.CASINO_VARIANCE_THRESHOLD_CENTS for d in sides.values()),
     }
 
 
@@ -328,6 +334,8 @@ def cage_shift_open(
                 "handover_from": handed.data.get("opened_by") or handed.actor,
                 "handover_counted_cents": compared["counted_cents"] - compared["variance_cents"],
                 "handover_variance_cents": compared["variance_cents"],
+                "handover_variance_cash_cents": compared["sides"]["cash_cents"],
+                "handover_variance_chips_cents": compared["sides"]["chips_cents"],
             }
         if reason:
             data["variance_reason"] = reason
@@ -396,7 +404,8 @@ def cage_shift_close(
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count; a
     ``handover_to`` the incoming cashier did not confirm himself: field ``handover_to``),
     ``RoleRequired`` (403), ``StateConflict`` (no such window open, or another cashier's: field
-    ``shift``); ``InvalidInput`` (field ``foreign``) for a bad foreign count or a currency the
+    ``shift``; the incoming cashier's own window already open: field ``handover_to``);
+    ``InvalidInput`` (field ``foreign``) for a bad foreign count or a currency the
     drawer holds left out of it.
     """
     require_role(actor, *CAGE_ROLES, step="closing a cashier window")
@@ -430,6 +439,14 @@ def cage_shift_close(
         by_supervisor = require_shift_closer(last, actor)
         if handover_to is not None:
             require_distinct("handing over the cage", handover_to, [("window's cashier", last.actor)])
+            if open_windows(code).get(handover_to) is not None:
+                # Her opening is counted against what is handed over to her: one already open
+                # was counted against nothing, and the handover would be compared with nothing.
+                raise StateConflict(
+                    f"{handover_to}'s own window is already open: a window is handed over to a cashier "
+                    "before she opens hers, or closed at the end of the day",
+                    field="handover_to",
+                )
         window = window_of(last)
         legs: list[Leg] = []
         if window is None and foreign_counted:

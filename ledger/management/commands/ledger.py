@@ -40,9 +40,9 @@ from ledger.replay import replay_check
 from ledger.timeouts import with_long_statements
 from ledger.verify import record_verification, verify_chain, withheld_from_this_role
 
-
 # ``ledger verify``'s exit status when part of the chain is withheld from the role connected.
 PARTIAL_EXIT = 3
+
 
 class Command(BaseCommand):
     help = "Ledger maintenance: verify the chain, rebuild or catch up projections, replay-check the models."
