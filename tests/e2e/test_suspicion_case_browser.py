@@ -53,7 +53,8 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
 
     flag.get_by_label(f"Why open a case on {patron}").fill("Large cash purchase, then another; no play seen")
     flag.get_by_role("button", name="Open a case").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text(f"Case SC00001 · patron {patron}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Case SC00001 · Test Patron ({patron})")
+    expect(page.locator('[data-section="identity"]')).to_contain_text("Identity on file: Test Patron, document ID-TEST-")
     expect(page.get_by_role("status")).to_have_text(f"Case SC00001 opened for patron {patron}.")
     expect(page.locator('[data-figure="state"]')).to_have_text("open: findings and decision due")
     expect(page.locator('[data-figure="deadline"]')).to_have_text(re.compile(f"^{WHEN} · 30 days left$"))
@@ -89,10 +90,11 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
     expect(page.locator('[data-section="steps"] tbody tr')).to_have_count(6)
     text = page.inner_text("main")
     assert "350000" not in text and "120000" not in text
-    # Every number on the page is a time, an amount, a day count, the case's or a reference:
+    # Every number on the page is a time, an amount, a day count, the case's, a reference or the
+    # patron's identity document:
     # no ledger position is left once those are taken out.
     rest = re.sub(WHEN, "", text.replace(patron, "").replace("SC00001", "").replace("DS-2026-004217", ""))
-    rest = re.sub(r"[\d,]+\.\d\d EUR|\d+ days?|\(\d+\)", "", rest)
+    rest = re.sub(r"[\d,]+\.\d\d EUR|\d+ days?|\(\d+\)|ID-TEST-\d{6}", "", rest)  # and his document
     assert re.findall(r"\d+", rest) == []
     page.screenshot(path=str(ARTIFACTS / "compliance-case-filed-1280x800.png"), full_page=True)
 
