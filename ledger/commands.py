@@ -195,10 +195,11 @@ def _command(*, actor: str, request: dict, idempotency_key: str | None) -> Itera
         )
         if idempotency_key:
             # The actor's own key; a record of before keys were scoped answers under the key alone.
-            previous = (
-                IdempotencyRecord.objects.filter(key=cmd.idempotency_key).first()
-                or IdempotencyRecord.objects.filter(key=idempotency_key).first()
-            )
+            # A key holding a space could name someone's scoped record ("<actor> <key>"): only
+            # the actor's own is looked up for it, so nothing of another's answers or shows.
+            previous = IdempotencyRecord.objects.filter(key=cmd.idempotency_key).first()
+            if previous is None and " " not in idempotency_key:
+                previous = IdempotencyRecord.objects.filter(key=idempotency_key).first()
             if previous is not None:
                 if previous.fingerprint != cmd.fingerprint:
                     raise IdempotencyKeyReused(

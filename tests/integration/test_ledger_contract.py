@@ -318,6 +318,9 @@ def test_an_idempotency_key_is_the_actors_own_another_person_picking_it_is_neith
         f"{ACTOR} batch-1",
         "cashier9 batch-1",
     }
+    # Another's scoped record named as one's own key: a request of one's own, nothing told.
+    third = patron_register(kind="identified", name="Cy Dee", actor="cashier9", idempotency_key=f"{ACTOR} batch-1")
+    assert third["patron"] not in (first["patron"], other["patron"])
     long = "k" * 200  # too long to sit beside a name: recorded by its digest, still the actor's own
     assert scoped_key("cosigner", long) == "cosigner sha256:" + hashlib.sha256(long.encode()).hexdigest()[:40]
     assert len(scoped_key("u" * 150, long)) <= 200
