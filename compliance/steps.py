@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from ledger.confidential import SUSPICION_CASES
 from ledger.errors import NotFound
 from ledger.identity import digest
 
@@ -17,7 +18,7 @@ OPENED, ATTACHED, FINDINGS, DECIDED, FILED = (
     "FilingRecorded",
 )
 CASE_EVENTS = (OPENED, ATTACHED, FINDINGS, DECIDED, FILED)
-STREAM_PREFIX = "suspicion/"
+STREAM_PREFIX = SUSPICION_CASES
 
 
 def content_text(content: dict) -> str:

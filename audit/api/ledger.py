@@ -18,12 +18,17 @@ from games.models import Round
 from games.rules import event_words
 from games.theory import EFFECTIVE_EDGE, effective_edge_pct, table_house_edge
 from ledger import health, projections, rebuilds, withheld
+from ledger.confidential import SUSPICION_CASES
 from ledger.hashing import HASHED_FIELDS
 from ledger.models import AccountBalance, AuditEntry, Event, PatronDayRating, Posting, TableDayStats
 from ledger.projections import audit as audit_trails
 from ledger.replica import ReplicaReads
 from staff.permissions import LEDGER_READERS, NOBODY, roles_allowed
-from staff.roles import Role
+from staff.roles import Role, has_role
+
+# Who reads the suspicion cases' events in the ledger's list: the compliance officer, and the
+# regulator's auditor (who reads every event of a day on his own pages).
+CASE_READERS = (Role.COMPLIANCE, Role.AUDITOR)
 
 
 class PostingSerializer(serializers.ModelSerializer):
@@ -113,9 +118,12 @@ class EventList(ReplicaReads, generics.ListAPIView):
     def get_queryset(self):
         filters = EventFilters(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return Event.objects.filter(**filters.validated_data).prefetch_related(
-            Prefetch("postings", queryset=Posting.objects.order_by("id"))
-        )
+        events = Event.objects.filter(**filters.validated_data)
+        if not has_role(self.request.user, *CASE_READERS):
+            # A suspicion case is the compliance officer's: that one is open must not reach the
+            # cage or the floor (the patron must not learn of it), even as an event's type.
+            events = events.exclude(stream__startswith=SUSPICION_CASES)
+        return events.prefetch_related(Prefetch("postings", queryset=Posting.objects.order_by("id")))
 
 
 class BalanceSerializer(serializers.ModelSerializer):

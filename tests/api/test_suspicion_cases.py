@@ -416,3 +416,15 @@ def test_the_compliance_page_lists_one_gaming_days_flags(flagged, client):
     assert f"AML flags no case covers (gaming day {day.isoformat()}: " in that_day
     assert f'data-patron="{flagged["patron"]}"' not in another and "No AML flag waits of this gaming day." in another
     assert client.get(url, {"gaming_day": "12/06"}).status_code == 404
+
+
+def test_a_case_is_not_in_the_ledgers_list_for_the_cage_or_the_floor(flagged, officer):
+    """The patron must not learn of a case: its events are left out of ``/api/events/`` for the
+    cage and the floor (even asked by type); the compliance officer and the auditor read them."""
+    officer.post(BASE + "open", {"flag": flagged["flag"], "reason": "r"}, format="json")
+    wanted = {"type": "SuspicionCaseOpened"}
+    for username, role in (("cash1", "cashier"), ("boss1", "pit_boss"), ("sup1", "cage_supervisor")):
+        assert client_for(account(username, role)).get("/api/events/", wanted).json()["results"] == [], role
+    for reader in (officer, client_for(account("aud1", "auditor"))):
+        (opened,) = reader.get("/api/events/", wanted).json()["results"]
+        assert opened["stream"] == "suspicion/SC00001"
