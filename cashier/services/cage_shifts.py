@@ -223,14 +223,13 @@ def _reason(variance_reason: object) -> str:
 
 
 def opening_variance(cashier: str, cash: object, chips: object, variance_reason: object, code: str = "main") -> dict:
-    """How ``cashier``'s imprest count compares with the count handed over to her, cash and chips
-    apart (cash short and chips over by as much is no match): ``{"handed": the
-    ``CageShiftClosed`` or None, "counted_cents", "variance_cents" (count − handed over, None
-    without a handover), "sides": {"cash_cents", "chips_cents"} (each side's difference, or
-    None), "verified": whether a cage supervisor must verify it (a side off by more than
-    ``CASINO_VARIANCE_THRESHOLD_CENTS`` either way; SHIFTS.md, the cashier's step 1)}``.
-    Raises ``InvalidInput`` (a bad count; a difference without ``variance_reason``: field
-    ``variance_reason``)."""
+    """How ``cashier``'s imprest count compares with the count handed over to her: ``{"handed":
+    the ``CageShiftClosed`` or None, "counted_cents", "variance_cents" (count − handed over, None
+    without a handover), "sides": {"cash_cents", "chips_cents"} (each side's difference, kept on
+    the opening for the auditor; None without a handover), "verified": whether a cage
+    supervisor must verify it (more than ``CASINO_VARIANCE_THRESHOLD_CENTS`` either way;
+    SHIFTS.md, the cashier's step 1)}``. Raises ``InvalidInput`` (a bad count; a difference
+    without ``variance_reason``: field ``variance_reason``)."""
     reason = _reason(variance_reason)
     counts = _validated(cash, chips)
     counted = counts["counted_cash_cents"] + counts["counted_chips_cents"]
@@ -238,23 +237,20 @@ def opening_variance(cashier: str, cash: object, chips: object, variance_reason:
     if handed is None:
         return {"handed": None, "counted_cents": counted, "variance_cents": None, "sides": None, "verified": False}
     handed_cents = handed.data["counted_cash_cents"] + handed.data["counted_chips_cents"]
-    sides = {side: counts[f"counted_{side}"] - handed.data[f"counted_{side}"] for side in ("cash_cents", "chips_cents")}
-    if any(sides.values()) and not reason:
+    if counted != handed_cents and not reason:
         raise InvalidInput(
-            f"the count (cash {format_cents(counts['counted_cash_cents'])}, chips "
-            f"{format_cents(counts['counted_chips_cents'])}) differs from the count "
-            f"{handed.data.get('opened_by') or handed.actor} handed over to you (cash "
-            f"{format_cents(handed.data['counted_cash_cents'])}, chips "
-            f"{format_cents(handed.data['counted_chips_cents'])}) by {format_cents(counted - handed_cents)}: "
-            "give the reason for the difference",
+            f"the count ({format_cents(counted)}) differs by {format_cents(counted - handed_cents)} "
+            f"from the {format_cents(handed_cents)} {handed.data.get('opened_by') or handed.actor} "
+            "handed over to you: give the reason for the difference",
             field="variance_reason",
         )
+    sides = {side: counts[f"counted_{side}"] - handed.data[f"counted_{side}"] for side in ("cash_cents", "chips_cents")}
     return {
         "handed": handed,
         "counted_cents": counted,
         "variance_cents": counted - handed_cents,
         "sides": sides,
-        "verified": any(abs(d) > settings.CASINO_VARIANCE_THRESHOLD_CENTS for d in sides.values()),
+        "verified": abs(counted - handed_cents) > settings.CASINO_VARIANCE_THRESHOLD_CENTS,
     }
 
 
