@@ -1,5 +1,6 @@
 """Reads about patrons: the registry and their chips (summed from the ledger itself)."""
 
+from core.ids import is_code
 from ledger import accounts, store
 from ledger.errors import InvalidInput
 
@@ -13,7 +14,10 @@ def patron_get(code: str, *, field: str = "patron") -> Patron:
     # No code holds a NUL (PostgreSQL refuses one in a text parameter: it would be a 500).
     patron = Patron.objects.filter(code=code).first() if isinstance(code, str) and "\x00" not in code else None
     if patron is None:
-        raise InvalidInput(f"no patron {code!r}", field=field)
+        if not (isinstance(code, str) and code.strip()):
+            raise InvalidInput("a patron code is needed (P00001)", field=field)
+        # Said in words on a page: the code as typed when it is one, never a Python repr.
+        raise InvalidInput(f"no patron {code}" if is_code(code) else "no patron has that code", field=field)
     return patron
 
 

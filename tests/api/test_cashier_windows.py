@@ -240,3 +240,12 @@ def test_a_cashier_cannot_have_a_line_of_another_cashiers_window_reversed(users,
     )
     approval_confirm(approval=own["approval"]["id"], actor="super1")
     assert Event.objects.get(type="ChipsPurchaseReversed").data["reverses"] == sale["event"]
+
+
+def test_a_sale_with_no_patron_code_or_an_unknown_one_says_so_in_words(users, window):
+    cashier = users("cash1")
+    url = reverse("workstations:cage-chips", args=["purchase"])
+    blank = cashier.post(url, {"patron": "", "amount": "20"}).content.decode()
+    unknown = cashier.post(url, {"patron": "P09999", "amount": "20"}).content.decode()
+    assert "A patron code is needed (P00001)" in blank and "&#x27;&#x27;" not in blank
+    assert "No patron P09999" in unknown
