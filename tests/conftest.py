@@ -26,9 +26,16 @@ ACTOR = "tester"
 # and altered by deploy/postgres_roles.sql, cluster-wide) and the broker's queues. Spread over
 # pytest-xdist's workers (scripts/test.sh), such tests run on one worker of their group, one
 # after the other (``--dist loadgroup``); the rest go wherever a worker is free.
+def _uses_roles_database(module) -> bool:
+    # Whatever the module took from tests/integration/roles_database.py, at its top: a test that
+    # imports it inside its body carries the ``database_roles`` marker instead.
+    return module is not None and any(
+        getattr(value, "__module__", None) == "tests.integration.roles_database" for value in vars(module).values()
+    )
+
+
 def _shared_resource(item) -> str | None:
-    module = getattr(item, "module", None)
-    if module is not None and hasattr(module, "roles_database"):
+    if item.get_closest_marker("database_roles") is not None or _uses_roles_database(getattr(item, "module", None)):
         return "database-roles"
     if item.get_closest_marker("broker") is not None:
         return "broker"

@@ -82,6 +82,7 @@ def test_a_dump_that_does_not_match_its_checksum_is_refused(tmp_path):
     assert "does not match its SHA-256" in drill.stdout
 
 
+@pytest.mark.database_roles  # deploy/restore runs the roles script
 def test_a_guarded_database_backs_up_as_the_owner_role_and_restores_as_the_roles(committed_db, patron, tmp_path):
     """deploy/README.md's roles, end to end: a database guarded as deploy/migrate leaves it
     (deploy/postgres_roles.sql as the superuser, casino_owner owning every table) is dumped by
