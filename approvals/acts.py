@@ -20,6 +20,7 @@ from cashier.services.cage_shifts import (
     CAGE_ROLES,
     cage_shift_close,
     cage_shift_open,
+    closing_variance,
     open_windows,
     opening_variance,
     window_book,
@@ -39,6 +40,7 @@ from cashier.services.slips import recorded_slip, slip_accept, slip_issue, slip_
 from cashier.services.tronc import MANAGERS, tips_count
 from cashier.slip_models import Slip
 from core.denominations import chip_denominations, count_total
+from games.models import Table
 from games.services.corrections import round_reverse
 from games.services.rounds import round_past_the_deal, round_void
 from games.services.table_rules import rules_change_without_edge, table_rules_change
@@ -46,7 +48,7 @@ from games.services.tables import rules_without_edge, table_close, table_open
 from ledger.errors import InvalidInput
 from patrons.services.self_limit import patron_pin_reset
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
-from staff.roles import ALL_ROLES, Role
+from staff.roles import ALL_ROLES, TABLE_CREATORS, Role, has_role, require_role
 from staff.services import assigned_dealers, assigned_table, dealer_assign
 
 from .selectors import dealer_only
@@ -186,13 +188,21 @@ def _removal_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
 
 def _incoming(payload: dict) -> list[dict]:
     """A window handed over is signed by the incoming cashier named in ``handover_to``, from his
-    own session; none named (the end of the day): the cashier closes alone, at once. The payload
-    names whose window closes (``cashier``), so that one close waits at a time per window."""
-    if payload.get("handover_to") is None:
-        return []
-    if not isinstance(payload.get("cashier"), str) or not payload["cashier"]:
+    own session; none named (the end of the day): the cashier closes alone, at once, unless her
+    count is more than the threshold off the window's book: a cage supervisor then verifies it
+    from his own session (an incoming cage supervisor's signature is that verification). The
+    payload names whose window closes (``cashier``), so that one close waits at a time per window."""
+    cashier = payload.get("cashier")
+    if payload.get("handover_to") is not None and (not isinstance(cashier, str) or not cashier):
         raise InvalidInput("name the cashier whose window closes", field="cashier")
-    return [slot("incoming", [str(r) for r in CAGE_ROLES], payload["handover_to"])]
+    slots = []
+    if payload.get("handover_to") is not None:
+        slots.append(slot("incoming", [str(r) for r in CAGE_ROLES], payload["handover_to"]))
+    incoming_verifies = payload.get("handover_to") is not None and has_role(payload["handover_to"], *TREASURY)
+    if isinstance(cashier, str) and not incoming_verifies:
+        if closing_variance(cashier, payload.get("cash"), payload.get("chips"))["verified"]:
+            slots.append(slot("approver", TREASURY))
+    return slots
 
 
 def _drawer_when_asked(payload: dict) -> dict:
@@ -226,12 +236,23 @@ def _open_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
 
 
 def _close_run(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
-    return cage_shift_close(**_without(p, "handover_to"), handover_to=s.get("incoming"), actor=maker, idempotency_key=k)
+    return cage_shift_close(
+        **_without(p, "handover_to"),
+        handover_to=s.get("incoming"),
+        approver=s.get("approver"),
+        actor=maker,
+        idempotency_key=k,
+    )
 
 
 def _open_counted(p: dict, maker: str, s: dict, k: str | None = None) -> dict:
     """The table opens; the dealer who confirmed its opener deals at it from now (his assignment,
-    which scopes what he signs: ``approvals.selectors``)."""
+    which scopes what he signs: ``approvals.selectors``). A table the floor does not have yet is
+    set up by an administrator (``TABLE_CREATORS``, ``TABLE_SET_UP_NEEDS_ADMINISTRATOR``): a pit
+    boss opens the tables already there, so a mistyped code never becomes a live table nobody
+    set up. ``RoleRequired`` (403) otherwise, at request time (the request's trial run)."""
+    if settings.TABLE_SET_UP_NEEDS_ADMINISTRATOR and not Table.objects.filter(code=p["code"]).exists():
+        require_role(maker, *TABLE_CREATORS, step=f"setting up a new table {p['code']}")
     opened = table_open(
         **_without(p, "dealer", "pit_boss"),
         dealer=s["dealer"],

@@ -6,8 +6,10 @@ even one naming him: he counts and signs only the tray in front of him. The open
 names its dealer, who is assigned to it by the opening (``approvals.acts``): he reads and signs
 it while he deals at no open table. Of the requests about
 no table he reads those he is part of (asked by him, naming him as a signer, or signed by him:
-a tips count). Everyone else with a staff role reads them all (a pit boss, a cage supervisor,
-the auditor sign or check other people's).
+a tips count). A runner, a drop team's or a count team's member (holding no other role) reads
+those he is part of or that wait for his role: he carries, removes or counts, and checks nobody
+else's work (a cage reversal is not his to read). Everyone else with a staff role reads them all
+(a pit boss, a cage supervisor, the auditor sign or check other people's).
 """
 
 from __future__ import annotations
@@ -89,8 +91,30 @@ def outside_scope(approval: Approval, user) -> bool:
     return dealer_only(user) and not in_dealers_scope(approval, user)
 
 
+# Roles that do their own part of a procedure and sign nobody else's work.
+OWN_PART_ROLES = frozenset({Role.RUNNER, Role.DROP_TEAM, Role.COUNT_TEAM})
+
+
+def _waits_for(approval: Approval, username: str, roles: frozenset[str]) -> bool:
+    signatures = approval.signatures if isinstance(approval.signatures, list) else []
+    return any(
+        isinstance(s, dict)
+        and (s.get("user") == username or (s.get("user") is None and roles & set(s.get("roles", ()))))
+        for s in signatures
+    )
+
+
 def readable_by(user, approvals: QuerySet) -> QuerySet:
     """``approvals`` narrowed to those ``user`` may read (module docstring)."""
+    roles = roles_of(user) & STAFF_ROLES
+    if roles and roles <= OWN_PART_ROLES:
+        name = _username(user)
+        keep = [
+            approval.pk
+            for approval in approvals.only("id", "maker", "signatures")
+            if _takes_part(approval, name) or _waits_for(approval, name, roles)
+        ]
+        return approvals.filter(pk__in=keep)
     if not dealer_only(user):
         return approvals
     table = dealer_table(user)

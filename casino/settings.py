@@ -278,6 +278,9 @@ LEDGER_EVENTS_SEALED_FROM = env.int("LEDGER_EVENTS_SEALED_FROM", default=1)
 # Login refused to an account no identity event created (a row inserted with raw SQL). An
 # upgraded database records its older accounts first: manage.py staff_baseline (deploy/README.md).
 STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT = env.bool("STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT", default=True)
+# A table the floor does not have yet is set up (its first opening asked) by an administrator
+# only (staff.roles.TABLE_CREATORS); a pit boss opens the tables already there.
+TABLE_SET_UP_NEEDS_ADMINISTRATOR = True
 # The role that must own the ledger tables (`ledger verify`, PostgreSQL); empty: the database's owner
 # (deploy/postgres_roles.sql hands both to casino_owner).
 LEDGER_TABLE_OWNER = env.str("LEDGER_TABLE_OWNER", default="")

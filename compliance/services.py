@@ -24,6 +24,7 @@ actor; the decider may be the opener (neither DESIGN.md nor SHIFTS.md asks for a
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -292,7 +293,8 @@ def case_filing_record(
             raise StateConflict(f"case {case} is not decided “file a report”: no filing to record", field="case")
         # A form may give the minute only: a filing in the minute the case was decided is not before it.
         if filed_at < state["decision"]["at"].replace(second=0, microsecond=0):
-            decided = timezone.localtime(state["decision"]["at"]).strftime("%Y-%m-%d %H:%M %Z")
+            zone = ZoneInfo(settings.CASINO_TIMEZONE)  # as every page shows times, whatever zone is active
+            decided = state["decision"]["at"].astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
             raise InvalidInput(
                 f"the filing is dated before the decision to file ({decided}): a report is filed once decided",
                 field="filed_at",

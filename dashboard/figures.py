@@ -6,8 +6,8 @@ one theoretical win and one edge, each with how it is computed (SHIFTS.md §Word
 - Win = drop + credits − fills + closer − opener − colour chips still out (the daily report's
   figure, ``cashier.reports``); until the table closes the tray by the book stands in for the
   closer.
-- Hold % = win ÷ drop, shown only once the drop makes it meaningful (``HOLD_MIN_DROP_CENTS``):
-  a hold on a drop of a few euros says nothing.
+- Hold % = win ÷ drop, the daily report's figure; on a drop under ``HOLD_MIN_DROP_CENTS`` it
+  carries a caution (a few buy-ins swing it), never a different value or none.
 - Theoretical win = Σ stake × the game's exact edge on the day's decided bets.
 - Edge (effective) = theoretical win ÷ handle (everything staked on decided bets).
 """
@@ -18,7 +18,7 @@ from cashier.reports import hold_pct
 
 from .alerts import eur
 
-# Below this drop (cents) a hold % means nothing: a few buy-ins swing it by hundreds of points.
+# Below this drop (cents) a hold % says little: a few buy-ins swing it by hundreds of points.
 HOLD_MIN_DROP_CENTS = 100_000
 
 HOW = {
@@ -26,7 +26,7 @@ HOW = {
     "until then the buy-ins recorded at the table",
     "win": "Drop + credits − fills + closer − opener − colour chips still out; until the table "
     "closes, the tray by the book stands in for the closer",
-    "hold": f"Win ÷ drop; shown once the drop reaches {eur(HOLD_MIN_DROP_CENTS)}",
+    "hold": f"Win ÷ drop, as the daily report; on a drop under {eur(HOLD_MIN_DROP_CENTS)} it says little",
     "handle": "Everything staked on the bets decided today",
     "theoretical_win": "Σ stake × the game's exact house edge on the stakes that edge is per (black jack: "
     "the initial bets, doubles and splits inside it; Caribbean stud: the antes), insurance and even money at "
@@ -36,12 +36,12 @@ HOW = {
 
 
 def hold(win_cents: int, drop_cents: int) -> dict:
-    """``{"pct": "12.34" | None, "reason": None | words}``: the hold, or why it is not shown."""
+    """``{"pct": "12.34" | None, "reason": None | words}``: the hold (the daily report's, so one
+    figure on every page) with a caution on a small drop, or why there is none (no drop)."""
     if drop_cents <= 0:
         return {"pct": None, "reason": "no drop yet"}
-    if drop_cents < HOLD_MIN_DROP_CENTS:
-        return {"pct": None, "reason": f"drop under {eur(HOLD_MIN_DROP_CENTS)}"}
-    return {"pct": hold_pct(win_cents, drop_cents), "reason": None}
+    caution = f"drop under {eur(HOLD_MIN_DROP_CENTS)}: says little" if drop_cents < HOLD_MIN_DROP_CENTS else None
+    return {"pct": hold_pct(win_cents, drop_cents), "reason": caution}
 
 
 def edge_pct(theoretical_win_cents: int | None, handle_cents: int) -> dict:

@@ -26,7 +26,7 @@ from games.models import Table
 from games.services.ratings import patron_rating_record, patron_rating_start, patron_rating_stop
 from games.services.table_rules import table_rules_change
 from ledger.errors import DomainError, InvalidInput, StateConflict
-from staff.roles import Role, RoleRequired, has_role, role_names
+from staff.roles import TABLE_CREATORS, Role, RoleRequired, has_role, role_names
 from staff.selectors import users_with
 
 from . import forms, shift_selectors
@@ -119,9 +119,8 @@ def _pending_note(result: dict) -> str | None:
 
 # A table is made on its first opening (``games.services.tables.table_open``). From this page a
 # pit boss opens one of the tables already on the floor; only a person who may also set the floor
-# up (these roles, beside the pit boss's) opens a new one, named on purpose: a code mistyped in
-# the table field once made a live table nobody had set up.
-TABLE_CREATORS = (Role.ADMIN,)
+# up (``staff.roles.TABLE_CREATORS``, beside the pit boss's role) opens a new one, named on
+# purpose (the act refuses it to anyone else too: ``approvals.acts``).
 NEW_TABLE = "new"
 
 

@@ -611,6 +611,13 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege',
                   HINT = 'casino_guard (deploy/postgres_roles.sql) refuses schemas to every role but a superuser.';
     END IF;
+    -- A publication or a subscription sends the rows out (the ledger's, cards of coups in play
+    -- included) or lets rows in: a superuser sets one up, never the roles that own or use the data.
+    IF tg_tag IN ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE SUBSCRIPTION', 'ALTER SUBSCRIPTION') THEN
+        RAISE EXCEPTION '% is a superuser''s: the ledger''s rows leave or enter the database only as the superuser sets it up', tg_tag
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'casino_guard (deploy/postgres_roles.sql) refuses publications and subscriptions to every role but a superuser.';
+    END IF;
     IF casino_guard.migration_window_open() THEN
         RETURN;
     END IF;

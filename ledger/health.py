@@ -52,6 +52,9 @@ UNAVAILABLE = {
 }
 READ_ONLY = "the database is read-only (a standby, or default_transaction_read_only): this node cannot record writes"
 CHAIN_BROKEN = "the ledger's hash chain was found broken at its last verification"
+# The ledger's append-only tables: the application appends to each (deploy/postgres_roles.sql
+# grants it INSERT; the database's owner could take it away: every append would then fail).
+APPENDED = ("ledger_event", "ledger_posting", "ledger_idempotencyrecord")
 
 
 def database() -> dict:
@@ -69,6 +72,18 @@ def writable() -> dict:
         in_recovery, read_only = cursor.fetchone()
     if in_recovery or read_only == "on":
         return {"ok": False, "error": READ_ONLY, "in_recovery": bool(in_recovery)}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t FROM unnest(%s::text[]) AS t WHERE NOT has_table_privilege('public.' || t, 'INSERT')",
+            [list(APPENDED)],
+        )
+        refused = [row[0] for row in cursor.fetchall()]
+    if refused:
+        return {
+            "ok": False,
+            "error": f"this node's database role may not append to {', '.join(refused)} (INSERT not granted): "
+            "it cannot record anything; run deploy/postgres_roles.sql as the superuser",
+        }
     return {"ok": True}
 
 

@@ -62,6 +62,10 @@ class IncompatibleRoles(InvalidInput):
     code = "incompatible_roles"
 
 
+# Who sets a new table up on the floor (its first opening); a pit boss opens the tables there.
+TABLE_CREATORS = (Role.ADMIN.value,)
+
+
 def incompatible_pairs(roles: Iterable[str]) -> list[tuple[str, str]]:
     """The pairs of ``INCOMPATIBLE_ROLES`` found together in ``roles`` (empty when none)."""
     held = set(roles)

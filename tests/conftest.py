@@ -112,6 +112,13 @@ def _unrecorded_test_accounts_log_in(settings):
 
 
 @pytest.fixture(autouse=True)
+def _pit_bosses_set_tables_up(settings):
+    """Tests open their tables from a pit boss's login, new codes included; the tests of the
+    rule (a new table is set up by an administrator) switch it back on."""
+    settings.TABLE_SET_UP_NEEDS_ADMINISTRATOR = False
+
+
+@pytest.fixture(autouse=True)
 def _disowned_events_forgotten():
     """Each test's database is a new ledger: the positions a scan found forged in another
     test's (``ledger.seal_scan``, kept per process) mean nothing in it."""

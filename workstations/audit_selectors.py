@@ -290,8 +290,8 @@ def verify_upload(upload, *, day: date | None = None) -> Verdict:
             if own_development and _own_development_key(fault, site):
                 report = verify_export.verify(spool.name, hmac_key, trusted=trusted)
                 fault = report.fault
-        except Exception as exc:  # not a zip at all, a zip bomb's error, …: a refusal, never a 500
-            return Verdict("refused", f"FAIL the file is not a readable export: {exc.__class__.__name__}")
+        except Exception:  # a zip bomb's error, an unreadable file, …: a refusal in words, never a 500
+            return Verdict("refused", "FAIL the file cannot be read as a gaming day's export (a zip the site wrote)")
     if report.ok and day is not None and report.day != day.isoformat():
         return Verdict(
             "refused",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -259,6 +260,7 @@ def window_lines(window: str) -> list[dict]:
                 "by": event.actor,
                 "patron": data.get("patron", ""),
                 "patron_name": names.get(data.get("patron"), ""),
+                "unnamed": data.get("patron") == accounts.ANONYMOUS_PATRON,  # the house's shared unrated patron
                 "slip": data.get("slip", ""),
                 "table": data.get("table", ""),
                 "reason": data.get("reason", ""),
@@ -525,18 +527,22 @@ def approvals_waiting(user: str) -> list[dict]:
 
 
 def closes_waiting(user: str) -> dict[str, list[dict]]:
-    """Window closes handed over and waiting for the incoming cashier's signature (``approvals``
-    act ``cage_shift_close``): ``{"mine": [...asked by ``user`` or closing his window],
-    "to_sign": [...waiting for ``user`` himself]}``, each ``{"id", "maker", "cashier",
-    "incoming", "asked_at", "counted_cents", "reason"}`` (cents; "mine" rows also say
-    ``asked_by_me`` and ``my_window``)."""
+    """Window closes waiting for the incoming cashier's signature, or for a cage supervisor's
+    verification of a variance over the threshold (``approvals`` act ``cage_shift_close``):
+    ``{"mine": [...asked by ``user`` or closing his window], "to_sign": [...waiting for ``user``
+    himself, or, a cage supervisor, for any supervisor's verification]}``, each ``{"id",
+    "maker", "cashier", "incoming" (None: no handover), "verify", "asked_at", "counted_cents",
+    "reason"}`` (cents; "mine" rows also say ``asked_by_me`` and ``my_window``)."""
     pending = Approval.objects.filter(
         kind="cage_shift_close", state=Approval.State.PENDING, expires_at__gt=timezone.now()
     )
     found: dict[str, list[dict]] = {"mine": [], "to_sign": []}
+    supervisor = has_role(user, Role.CAGE_SUPERVISOR)
     for a in pending.order_by("requested_at"):
         payload = a.payload
         incoming = [s.get("user") for s in a.signatures if s.get("slot") == "incoming" and not s.get("by")]
+        # A count over the threshold off the book: a cage supervisor verifies it (``approvals.acts``).
+        verify = any(s.get("slot") == "approver" and not s.get("by") for s in a.signatures)
         cash = sum(int(d) * n for d, n in (payload.get("cash") or {}).items())
         chips = sum(int(d) * n for d, n in (payload.get("chips") or {}).items())
         row = {
@@ -547,10 +553,11 @@ def closes_waiting(user: str) -> dict[str, list[dict]]:
             "asked_at": a.requested_at,
             "counted_cents": cash + chips,
             "reason": payload.get("variance_reason") or "",
+            "verify": verify,
         }
         if user in (a.maker, row["cashier"]):
             found["mine"].append(row | {"asked_by_me": a.maker == user, "my_window": row["cashier"] == user})
-        if row["incoming"] == user:
+        elif row["incoming"] == user or (row["incoming"] is None and verify and supervisor):
             found["to_sign"].append(row)
     return found
 
@@ -703,6 +710,8 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
         "paper_forms": paper_forms_waiting(),
         "markers": markers_listed(),
         "closes": closes_waiting(user),
+        # A closing count off the drawer by more than this waits for a cage supervisor's verification.
+        "variance_threshold_cents": settings.CASINO_VARIANCE_THRESHOLD_CENTS,
         "handover": None if mine is not None else handover_to_open(user, code),
         # Her opening asked and waiting for a cage supervisor to verify its count.
         "opening_asked": None

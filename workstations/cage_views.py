@@ -42,6 +42,7 @@ from core import typed_amounts
 from core.denominations import cash_denominations, chip_denominations
 from core.typed_moments import local_moment
 from games.rules.event_words import aml_line
+from ledger.accounts import ANONYMOUS_PATRON
 from ledger.commands import replays_noted
 from ledger.errors import DomainError, IdempotencyKeyReused, InvalidInput
 from patrons.services.aml import IdentityRequired, patron_identity_record
@@ -327,13 +328,14 @@ def shift_close(request):
     except DomainError as exc:
         return _page(request, status=exc.status, failed=_failed(request, form, exc))
     if result.get("approval", {}).get("state") == "pending":
+        who = f"{handover} confirms the handover" if handover else "a cage supervisor verifies the variance"
         _done(
             request,
             f"Closing asked, counted {eur(_total(cash) + _total(chips))}: the window "
-            f"stays open until {handover} confirms the handover from his own login; it closes when he does.",
+            f"stays open until {who} from his own login; it closes when he does.",
             key=key,
             replayed=replayed,
-            again=f"the closing was already asked of {handover}",
+            again=f"the closing was already asked of {handover or 'a cage supervisor'}",
         )
         return redirect("workstations:cage")
     _done(
@@ -357,6 +359,11 @@ def _foreign_count(posted) -> dict[str, int]:
             zero = re.fullmatch(r"0+(?:[.,]0{1,2})?", text) is not None
             counts[code] = 0 if zero else typed_amounts.amount_cents(text, field="foreign")
     return counts
+
+
+def _patron_words(code: str) -> str:
+    """``patron P00012``, or ``an unnamed patron`` for the house's shared unrated one."""
+    return "an unnamed patron" if code == ANONYMOUS_PATRON else f"patron {code}"
 
 
 @require_POST
@@ -386,11 +393,11 @@ def foreign_exchange_view(request):
     kept = result["rounding_remainder_cents"]
     _done(
         request,
-        f"Bought {bought} at {result['rate']}: paid {paid}, patron {result['patron']}"
+        f"Bought {bought} at {result['rate']}: paid {paid}, {_patron_words(result['patron'])}"
         + (f" (rounded down: {kept} of a cent kept by the house)." if kept != "0" else "."),
         key=key,
         replayed=replayed,
-        again=f"the exchange of {bought}, patron {result['patron']}",
+        again=f"the exchange of {bought}, {_patron_words(result['patron'])}",
     )
     _aml_notices(request, result, key=key, replayed=replayed)
     return redirect("workstations:cage")
@@ -982,9 +989,15 @@ def decide(request, approval: str, decision: str):
         message = _transfer_words(result, decision, user)
     elif kind == "cage_shift_close":
         if decision == "confirm" and "counted_cents" in result:
+            handed = any(
+                each.get("slot") == "incoming" and each.get("by") == user for each in result["approval"]["signatures"]
+            )
             message = (
                 f"Signed: window {result['window'] or 'of the cage'} of {result['approval']['maker']} closed and "
                 f"handed over to you, counted {eur(result['counted_cents'])}. Open your window with the count."
+                if handed
+                else f"Verified: window {result['window'] or 'of the cage'} of {result['approval']['maker']} closed, "
+                f"counted {eur(result['counted_cents'])}, {eur(result['variance_cents'])} against its book."
             )
         elif decision == "confirm":
             message = "Signed."

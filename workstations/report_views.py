@@ -3,7 +3,8 @@ with a print stylesheet) and ``…/<slug>.pdf`` (the same page as PDF). Read by 
 sign them and the auditor: cashier, cage supervisor, pit boss, auditor.
 
 Without ``?gaming_day=`` a report opens on the last closed gaming day (its figures are final),
-not on the day being played; a picker on the page chooses another. The page says whether its
+not on the day being played (``?gaming_day=today``, the cage's links, opens the day being
+played); a picker on the page chooses another. The page says whether its
 figures are final (the day closed and sealed) or provisional (the day still open), offers the
 day's export only when the day is sealed, and, for the auditor, links each figure to the
 ledger events behind it."""
@@ -33,6 +34,8 @@ def _context(request, slug: str, *, paper: bool = False) -> dict:
     if slug not in printable.REPORTS:
         raise Http404(f"no report {slug!r}")
     raw = request.GET.get("gaming_day") or ""
+    if raw == "today":  # the cage's own links: a cashier checks the day she works, not the last closed
+        raw = current_gaming_day().isoformat()
     try:
         day = date.fromisoformat(raw) if raw else (audit_selectors.default_day() or current_gaming_day())
     except ValueError:

@@ -22,7 +22,10 @@ then opens his window, his count is compared with the count handed over to him
 (``handover_variance_cents``); a difference needs its reason.
 """
 
+from datetime import datetime
+
 from django.conf import settings
+from django.utils import timezone
 
 from basis.money import format_cents
 from core.denominations import cash_denominations, chip_denominations, count_total
@@ -161,7 +164,35 @@ def require_open_shift(code: str = "main", actor: str | None = None) -> Event | 
             "only a window's cashier sells, redeems and issues in it",
             field="shift",
         )
+    if closing_asked(actor) is not None:
+        raise StateConflict(
+            f"{actor}'s window is counted out and its closing waits for a signature: nothing crosses the "
+            "counter until it closes; withdraw the closing to serve again, then count it anew",
+            field="shift",
+        )
     return mine
+
+
+# How an approval ends, in the approvals' own event words (``approvals.services``): read here from
+# the ledger, the cage's services sitting below the approvals app.
+APPROVAL_ENDS = ("ApprovalConfirmed", "ApprovalRejected", "ApprovalWithdrawn", "ApprovalExpired")
+
+
+def closing_asked(cashier: str) -> Event | None:
+    """The ``ApprovalRequested`` of a close of ``cashier``'s window still waiting for its signature
+    (the ``approvals`` act ``cage_shift_close``, whose payload carries the drawer as counted), or
+    None. While it waits the drawer is frozen: a sale would leave the count behind it."""
+    asked = Event.objects.filter(
+        type="ApprovalRequested", data__payload__cashier=cashier, data__payload__has_key="drawer_as_counted"
+    ).order_by("-position")[:5]
+    now = timezone.now()
+    for event in asked:
+        expires = event.data.get("expires_at")
+        if not isinstance(expires, str) or datetime.fromisoformat(expires) <= now:
+            continue
+        if not Event.objects.filter(stream=event.stream, type__in=APPROVAL_ENDS).exists():
+            return event
+    return None
 
 
 def require_shift_closer(opened: Event, actor: str) -> bool:
@@ -252,6 +283,20 @@ def opening_variance(cashier: str, cash: object, chips: object, variance_reason:
         "sides": sides,
         "verified": abs(counted - handed_cents) > settings.CASINO_VARIANCE_THRESHOLD_CENTS,
     }
+
+
+def closing_variance(cashier: str, cash: object, chips: object, code: str = "main") -> dict:
+    """How a closing count of ``cashier``'s open window compares with its book: ``{"variance_cents":
+    count − book (house currency; None when she has no window open), "verified": whether a cage
+    supervisor must verify it (more than ``CASINO_VARIANCE_THRESHOLD_CENTS`` either way; SHIFTS.md,
+    the cashier's step 6 as step 1: a variance is explained and verified)}``. Raises
+    ``InvalidInput`` (a bad count)."""
+    counts = _validated(cash, chips)
+    window = window_of(open_windows(code).get(cashier))
+    if window is None:
+        return {"variance_cents": None, "verified": False}
+    variance = _against(counts, window_book(window))["variance_cents"]
+    return {"variance_cents": variance, "verified": abs(variance) > settings.CASINO_VARIANCE_THRESHOLD_CENTS}
 
 
 def cage_shift_open(
@@ -378,6 +423,7 @@ def cage_shift_close(
     foreign: dict | None = None,
     code: str = "main",
     drawer_as_counted: dict | None = None,
+    approver: str | None = None,
     idempotency_key: str | None = None,
 ) -> dict:
     """Close ``cashier``'s window (default: the actor's own) with its drawer counted: the count
@@ -395,6 +441,11 @@ def cage_shift_close(
     made: the close signed later by the incoming cashier carries it) refuses the close (409,
     field ``shift``) when the drawer moved since, a sale made while the signature waited: the
     count no longer answers for it, the drawer is counted again.
+
+    A count more than ``CASINO_VARIANCE_THRESHOLD_CENTS`` off the window's book is verified by a
+    cage supervisor other than the closer (``approver``, given only through the ``approvals`` act
+    ``cage_shift_close``, recorded as ``variance_verified_by``); an incoming cage supervisor who
+    counted with her verifies it by signing the handover. ``RoleRequired`` (403) without it.
 
     Only the window's own cashier closes it, or a cage supervisor (``closed_by_supervisor``).
     Same result shape as ``cage_shift_open``. Raises ``InvalidInput`` (bad count; a
@@ -428,6 +479,8 @@ def cage_shift_close(
         request["foreign"] = foreign_counted
     if reason:
         request["variance_reason"] = reason
+    if approver:
+        request["approver"] = approver
     with ledger_command(actor=actor, request=request, idempotency_key=idempotency_key) as cmd:
         if cmd.replayed:
             return cmd.result
@@ -458,6 +511,17 @@ def cage_shift_close(
             data = _against(counts, book) | {"window": window}
             # The drawer goes back to the main bank as counted; what the count lacks (or has in
             # excess) is the window's variance, to over/short: the cage's book then holds the count.
+            if abs(data["variance_cents"]) > settings.CASINO_VARIANCE_THRESHOLD_CENTS:
+                verifier = approver
+                if verifier is None and handover_to is not None and has_role(handover_to, Role.CAGE_SUPERVISOR):
+                    verifier = handover_to
+                require_second_signature(
+                    f"a closing count {format_cents(data['variance_cents'])} off the window's book",
+                    verifier,
+                    actor,
+                    Role.CAGE_SUPERVISOR,
+                )
+                data["variance_verified_by"] = verifier
             legs = posting_rules.window_share(window, cash=-book["cash_cents"], chips=-book["chips_cents"])
             for control, side in ((accounts.CAGE_CASH, "cash_cents"), (accounts.CAGE_CHIPS, "chips_cents")):
                 legs += posting_rules.stock(control, accounts.CAGE_OVER_SHORT, counts[f"counted_{side}"] - book[side])

@@ -8,12 +8,15 @@ A winning banker bet is paid 1:1 and the commission is taken back as its own pos
 With ``reshuffle_every_coup`` the shoe is closed (and revealed) after each coup.
 """
 
+from core.ids import uuid_of
 from ledger import accounts
 from ledger.commands import Command
+from ledger.errors import NotFound
 from ledger.models import Event
 from ledger.store import Leg, NewEvent
 from patrons.selectors import patron_get
 
+from ..catalog import spec
 from ..catalog.baccarat import SPEC
 from ..models import Round, Shoe
 from ..rules import baccarat as bac
@@ -121,7 +124,21 @@ def baccarat_report_card(*, round_id: str, card: str, actor: str, idempotency_ke
 
 
 def shoe_history(shoe_id: str) -> dict:
-    """The bead plate and big road of a shoe (RULES.md §Baccarat; sheet 002: B banker, J joueur, - tie)."""
+    """The bead plate and big road of a punto banco shoe (RULES.md §Baccarat; sheet 002: B
+    banker, J joueur, - tie): ``{"shoe", "coups", "bead_plate", "big_road"}``. Raises
+    ``NotFound`` (404) for no such shoe, or a shoe of another game (these roads are punto
+    banco's: trente-et-quarante's coups have no winner of player or banker)."""
+    try:
+        shoe = Shoe.objects.select_related("table").filter(pk=uuid_of(shoe_id)).first()
+    except ValueError:
+        shoe = None
+    if shoe is None:
+        raise NotFound(f"no shoe {shoe_id}")
+    if shoe.table.game != SPEC.code:
+        raise NotFound(
+            f"shoe {shoe_id} is a shoe of table {shoe.table.code} ({spec(shoe.table.game).name}): "
+            "the bead plate and big road are punto banco's"
+        )
     winners = list(
         Event.objects.filter(type="CoupResult", data__shoe=str(shoe_id))
         .order_by("position")

@@ -22,8 +22,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.ceilings import check_ceiling
+from ledger.closed_days import gaming_day_closed
 from ledger.commands import ledger_command
 from ledger.errors import InvalidInput, StateConflict
+from ledger.gaming_day import current_gaming_day, gaming_day_of
 from ledger.store import NewEvent
 from patrons.models import Patron
 from patrons.selectors import patron_get
@@ -71,6 +73,7 @@ def patron_rating_record(
     if type(minutes) is not int or not 1 <= minutes <= MAX_MINUTES:
         raise InvalidInput(f"time played is 1 to {MAX_MINUTES} minutes", field="minutes")
     _refuse_an_end_to_come(time_in, minutes)
+    _refuse_a_closed_days_play(time_in)
     if type(average_bet_cents) is not int or average_bet_cents <= 0:
         raise InvalidInput("the average bet is a positive whole number of cents", field="average_bet_cents")
     if type(buy_in_cents) is not int or buy_in_cents < 0:
@@ -192,6 +195,22 @@ def patron_rating_stop(
         buy_in_cents=buy_in_cents,
         actor=actor,
         started=running.position,
+    )
+
+
+def _refuse_a_closed_days_play(time_in: datetime) -> None:
+    """A rating counts in the gaming day it is recorded on: play that began on an earlier gaming
+    day already closed (its figures final and sealed) is not added to today's. ``InvalidInput``
+    on ``time_in``, naming that day and when today's began (the casino's zone)."""
+    today = current_gaming_day(now())
+    began = gaming_day_of(time_in, tz_name=settings.CASINO_TIMEZONE, start=settings.GAMING_DAY_START)
+    if began >= today or gaming_day_closed(began) is None:
+        return
+    raise InvalidInput(
+        f"a time in of {time_in.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)):%Y-%m-%d %H:%M %Z} falls on gaming "
+        f"day {began.isoformat()}, which is closed: rate today's play ({today.isoformat()}, from "
+        f"{settings.GAMING_DAY_START}) only",
+        field="time_in",
     )
 
 

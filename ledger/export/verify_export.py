@@ -44,6 +44,7 @@ import json
 import os
 import sys
 import zipfile
+import zlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -392,6 +393,12 @@ def verify(path: str, key: bytes | None = None, *, strict: bool = False, trusted
     try:
         count, day = _verify(Export(path), trust, warnings)
     except Fault as fault:
+        return Report(False, f"FAIL {fault}", fault=fault)
+    except zipfile.BadZipFile as exc:  # not a zip, or a member whose CRC no longer matches
+        fault = Fault(os.path.basename(path), 0, f"not a readable zip archive: {exc}")
+        return Report(False, f"FAIL {fault}", fault=fault)
+    except (zlib.error, EOFError) as exc:  # a byte changed inside a member's compressed data
+        fault = Fault(os.path.basename(path), 0, f"a file inside the zip is damaged (its data does not inflate: {exc})")
         return Report(False, f"FAIL {fault}", fault=fault)
     warning = f" ({'; '.join(dict.fromkeys(warnings))})" if warnings else ""
     return Report(True, f"OK: {count} events verified{warning}", events=count, day=day)

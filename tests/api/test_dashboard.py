@@ -543,7 +543,7 @@ def test_a_closed_table_card_shows_no_dealer_and_nobody_seated(pit_boss, played,
 
 
 def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_boss, played, cage_staff):
-    from cashier.reports import table_games_daily_report
+    from cashier.reports import hold_pct, table_games_daily_report
     from cashier.services.count_room import drop_box_remove, drop_count
     from games.services.tables import table_buy_in
     from ledger.gaming_day import current_gaming_day
@@ -556,8 +556,9 @@ def test_the_drop_is_the_recorded_buy_ins_until_the_count_then_the_count(pit_bos
     card = html[html.index('data-table="R1"') : html.index("</article>", html.index('data-table="R1"'))]
     # Not counted yet: the drop is the recorded buy-ins, and says so; one drop on the card.
     assert figure(card, "drop") == "300.00 EUR recorded" and card.count('data-figure="drop"') == 1
-    # Under the meaningful drop (1,000.00 EUR) the hold is withheld, with the reason.
-    assert figure(card, "hold") == "— (drop under 1,000.00 EUR)"
+    # Under 1,000.00 EUR of drop the hold is the daily report's figure, with a caution.
+    win = int(re.sub(r"[^0-9-]", "", figure(card, "win").removesuffix(" EUR").split(" ")[0]))
+    assert figure(card, "hold") == f"{hold_pct(win, 30_000)} % (drop under 1,000.00 EUR: says little)"
 
     drop_box_remove(table="R1", gaming_day=day, actor="drop1", removers=["drop1", "drop2"])
     drop_count(table="R1", gaming_day=day, cash={"10000": 2, "5000": 1}, counters=["count1", "count2"], actor="count1")

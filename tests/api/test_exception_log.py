@@ -64,6 +64,7 @@ def day(api, table, colour_patron) -> str:
         chips=decompose(drawer["chips_cents"], chip_denominations()),
         actor="dealer1",  # the api client's user: the ``api`` fixture handed the shift to him
         variance_reason="short by two notes",
+        approver="sam",  # over the variance threshold: a cage supervisor verifies it
     )
     return current_gaming_day().isoformat()
 

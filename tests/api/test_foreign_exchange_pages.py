@@ -136,3 +136,18 @@ def test_a_cage_that_buys_no_foreign_currency_shows_no_exchange_form(window, log
     page = _text(login("cash1", Role.CASHIER).get(reverse("workstations:cage")))
     assert "Buy foreign banknotes" not in page
     assert "The cage buys no foreign currency (CASINO_FOREIGN_CURRENCIES)." in page
+
+
+def test_an_exchange_for_the_unnamed_patron_reads_in_words_never_his_code(window, login):
+    supervisor = login("super1", Role.CAGE_SUPERVISOR)
+    supervisor.post(reverse("workstations:cage-exchange-rate"), {"currency": "USD", "rate": "0.9"})
+    cashier = login("cash1", Role.CASHIER)
+    done = _text(
+        cashier.post(
+            reverse("workstations:cage-foreign-exchange"),
+            {"currency": "USD", "amount": "100", "paid_in": "cash"},
+            follow=True,
+        )
+    )
+    assert "Bought 100.00 USD at " in done and "paid 90.00 EUR in cash, an unnamed patron" in done
+    assert "anon" not in done.replace("anonymous", "")

@@ -144,3 +144,19 @@ def test_readiness_is_503_once_the_last_verification_found_the_chain_broken(cage
     recorded = ChainVerification.objects.order_by("-id").first()
     assert (recorded.ok, recorded.first_bad_position) == (False, opening.position)
     assert recorded.reason not in response.content.decode() and "position" not in response.content.decode()
+
+
+@pytest.mark.postgres
+def test_readiness_is_503_naming_the_tables_its_role_may_not_append_to(cage):
+    """The database's owner may take INSERT away from the application role (a grant the
+    guard cannot forbid: deploy/migrate's owner run sets grants): every append would fail, so
+    the node says it is not ready, naming the tables. A role holding no INSERT stands in."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL ROLE pg_read_all_data")
+    answer = Client().get("/api/health/ready")
+    assert answer.status_code == 503
+    body = answer.json()
+    assert body["failing"] == ["writable"]
+    assert body["checks"]["writable"]["error"].startswith(
+        "this node's database role may not append to ledger_event, ledger_posting, ledger_idempotencyrecord"
+    )

@@ -665,3 +665,19 @@ def test_a_makers_own_withdrawal_reads_withdrawn_by_him(people, played):
     assert "Reverse coup 1 at table R1: “ball misread” — withdrawn by boss" in decided
     assert "refused by boss" not in decided
     assert Event.objects.filter(type="ApprovalWithdrawn", actor="boss").count() == 1
+
+
+def test_a_fill_at_a_table_with_no_dealer_assigned_says_who_may_accept_it(people):
+    from staff.services import dealer_release
+
+    slip = carried_fill(people)
+    dealer_release(dealer="dealer1", actor="boss")
+    asker = text(people["boss"].get(reverse("dashboard:table", args=["R5"])))
+    assert (
+        "no dealer is assigned to this table to count it: a pit boss other than you counts and accepts it "
+        "from his own login" in asker
+    )
+    assert f"Count and accept fill {slip.serial} yourself" not in asker
+    other = text(people["boss2"].get(reverse("dashboard:table", args=["R5"])))
+    assert "no dealer is assigned to this table to count it: count and accept it yourself below" in other
+    assert f"Count and accept fill {slip.serial} yourself" in other

@@ -6,6 +6,7 @@ The PDF's text (pdftotext) holds the JSON report's totals to the cent; a page im
 import re
 import shutil
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,20 @@ def _json(report: str, day: str, user) -> dict:
     response = api.get(f"/api/reports/{report}", {"gaming_day": day})
     assert response.status_code == 200
     return response.json()
+
+
+def test_the_cage_links_open_the_cage_report_of_the_day_being_played_not_the_last_closed(supervisor, day_played):
+    from cashier.services.gaming_day import gaming_day_close
+    from ledger.gaming_day import current_gaming_day
+
+    today = current_gaming_day()
+    gaming_day_close(gaming_day=(today - timedelta(days=1)).isoformat(), actor="super1")
+    desk = supervisor.get(reverse("workstations:cage")).content.decode()
+    link = reverse("workstations:report", args=["cage-accountability"]) + "?gaming_day=today"
+    assert f'href="{link}"' in desk
+    html = supervisor.get(link).content.decode()
+    assert f'<option value="{today.isoformat()}" selected' in html or f"gaming day {today.isoformat()}" in html
+    assert "<td>opening</td><td>shift-cashier</td>" in html  # today's shift, not the closed day's nothing
 
 
 @needs_poppler

@@ -6,8 +6,10 @@ each step's digest, never its words."""
 
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -262,6 +264,9 @@ def test_a_filing_dated_in_the_future_or_before_its_decision_is_400(officer, fla
             case="SC00001", kind="SAR-C", reference="X", filed_at=decided - timedelta(seconds=61), actor=OFFICER
         )
     assert early.value.field == "filed_at"
+    # The decision's time in the casino's zone, as the case page shows it, never UTC.
+    shown = decided.astimezone(ZoneInfo(settings.CASINO_TIMEZONE)).strftime("%Y-%m-%d %H:%M %Z")
+    assert f"before the decision to file ({shown})" in str(early.value) and "UTC" not in str(early.value)
     # A form may give the minute only: the minute of the decision is not before it.
     in_its_minute = decided.replace(second=0, microsecond=0)
     filed = services.case_filing_record(

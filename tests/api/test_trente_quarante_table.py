@@ -207,3 +207,17 @@ def test_the_table_page_shows_the_dealers_call(api, cage):
     (result,) = Event.objects.filter(type="CoupResult")
     line = play_line("CoupResult", result.data, lambda t, d: t)
     assert line.endswith('the dealer calls "cinq … un : Rouge et Inverse"')
+
+
+def test_a_trente_et_quarante_shoes_history_is_a_404_in_words_not_a_baccarat_road(api, cage):
+    """The bead plate and big road are punto banco's: asked of a trente-et-quarante shoe, they
+    once answered 400 about a field ("winners") nobody sent."""
+    open_table(api)
+    shoe = Shoe.objects.get(table__code="T1")
+    answer = api.get(f"/api/shoes/{shoe.id}/history")
+    assert answer.status_code == 404
+    assert answer.json()["detail"] == (
+        f"shoe {shoe.id} is a shoe of table T1 (Trente-et-quarante): the bead plate and big road are punto banco's"
+    )
+    assert api.get("/api/shoes/00000000-0000-0000-0000-000000000000/history").status_code == 404
+    assert api.get("/api/shoes/not-a-shoe/history").status_code == 404

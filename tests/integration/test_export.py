@@ -95,6 +95,40 @@ def test_the_zip_stream_holds_the_same_files_and_verifies(played_day, tmp_path):
     assert report.ok, report.message
 
 
+def test_a_byte_flipped_inside_the_zip_or_a_file_that_is_no_zip_fails_in_words_never_a_traceback(played_day, tmp_path):
+    """The regulator's script once crashed (zlib.error) on a zip with one byte changed inside a
+    member's compressed data; it says FAIL, naming the archive, and exits 1."""
+    import zipfile
+
+    stored = tmp_path / "stored.zip"
+    stored.write_bytes(b"".join(export_zip_stream(played_day)))
+    archive = tmp_path / "day.zip"  # compressed, as a browser or an archiver may hand it back
+    with zipfile.ZipFile(stored) as source, zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name))
+    with zipfile.ZipFile(archive) as opened:
+        member = opened.getinfo("events.jsonl")
+    # The member's compressed data starts after its 30-byte local header, name and extra field.
+    start = member.header_offset + 30 + len(member.filename) + len(member.extra)
+    messages = {}
+    for offset in range(0, member.compress_size, max(1, member.compress_size // 16)):
+        data = bytearray(archive.read_bytes())
+        data[start + offset] ^= 0xFF
+        damaged = tmp_path / f"damaged-{offset}.zip"
+        damaged.write_bytes(bytes(data))
+        messages[damaged] = verify(str(damaged)).message  # never raises
+    assert all(message.startswith("FAIL ") for message in messages.values()), messages
+    inflating = [path for path, message in messages.items() if message.startswith(f"FAIL {path.name}: ")]
+    assert inflating, messages  # some flips break the deflate stream itself (zlib.error once escaped)
+    not_a_zip = tmp_path / "tables.zip"
+    not_a_zip.write_text("table,drop\nR1,100\n")
+    for path in (inflating[0], not_a_zip):
+        done = subprocess.run([sys.executable, "-I", "-S", str(SCRIPT), str(path)], capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (1, ""), done.stderr
+        assert done.stdout.startswith(f"FAIL {path.name}: "), done.stdout
+    assert "not a readable zip archive" in verify(str(not_a_zip)).message
+
+
 def test_the_standalone_script_needs_only_the_standard_library(exported):
     """``-I -S``: isolated, no site-packages, so neither Django nor the project can be imported."""
     done = subprocess.run([sys.executable, "-I", "-S", str(SCRIPT), str(exported)], capture_output=True, text=True)

@@ -114,3 +114,27 @@ def test_a_rating_by_hand_folds_into_the_patrons_day_rating_like_card_read_bets(
     incremental = list(PatronDayRating.objects.values(*fields))
     projections.rebuild()
     assert list(PatronDayRating.objects.values(*fields)) == incremental
+
+
+def test_play_begun_on_a_closed_gaming_day_is_not_rated_into_todays(table, boss):
+    """At 00:13 a "time in 23:30" once landed in the closed, sealed day before and counted in
+    today's rating: play of a closed day is refused, naming it."""
+    from datetime import datetime, time
+    from zoneinfo import ZoneInfo
+
+    from django.conf import settings
+
+    from cashier.services.gaming_day import gaming_day_close
+    from ledger.gaming_day import current_gaming_day
+
+    today = current_gaming_day()
+    yesterday = today - timedelta(days=1)
+    gaming_day_close(gaming_day=yesterday.isoformat(), actor=boss)
+    hour, minute = (int(part) for part in settings.GAMING_DAY_START.split(":"))
+    zone = ZoneInfo(settings.CASINO_TIMEZONE)
+    today_began = datetime.combine(today, time(hour, minute), tzinfo=zone)
+    patron = make_patron()
+    head = Event.objects.count()
+    with pytest.raises(InvalidInput, match=f"falls on gaming day {yesterday.isoformat()}, which is closed") as refused:
+        rate(boss, patron, time_in=today_began - timedelta(minutes=20), minutes=10)
+    assert refused.value.field == "time_in" and Event.objects.count() == head

@@ -73,6 +73,8 @@ ATTACKS = {
     "retype a column in place": "ALTER TABLE ledger_event ALTER COLUMN actor TYPE text",
     "a check that stops the appends": "ALTER TABLE ledger_event ADD CONSTRAINT stop CHECK (position < 2) NOT VALID",
     "a default on a hashed column": "ALTER TABLE ledger_posting ALTER COLUMN currency SET DEFAULT 'XXX'",
+    # A publication sends the rows (hole cards of coups in play among them) to any subscriber.
+    "publish the ledger": "CREATE PUBLICATION leak FOR TABLE ledger_event, games_shoe",
 }
 
 
@@ -81,7 +83,16 @@ def test_the_owner_role_cannot_lift_the_append_only_lock(guarded_db, attack):
     with connect_as(guarded_db, "casino_owner") as owner:
         with pytest.raises(errors.InsufficientPrivilege) as refused:
             owner.execute(ATTACKS[attack])
-        assert any(words in str(refused.value) for words in ("append-only", "must be owner", "only in a migration"))
+        assert any(
+            words in str(refused.value)
+            for words in (
+                "append-only",
+                "must be owner",
+                "only in a migration",
+                "privileges change only",
+                "superuser's",
+            )
+        )
         # The lock is whole: the owner's own UPDATE still meets the trigger.
         with pytest.raises(errors.RestrictViolation, match="ledger is append-only"):
             owner.execute("UPDATE ledger_event SET actor = 'tampered'")
