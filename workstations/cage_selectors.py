@@ -532,6 +532,7 @@ def closes_waiting(user: str) -> dict[str, list[dict]]:
     ``{"mine": [...asked by ``user`` or closing his window], "to_sign": [...waiting for ``user``
     himself, or, a cage supervisor, for any supervisor's verification]}``, each ``{"id",
     "maker", "cashier", "incoming" (None: no handover), "verify", "asked_at", "counted_cents",
+    "book_cents" and "variance_cents" (the drawer's book when she counted; None if unknown),
     "reason"}`` (cents; "mine" rows also say ``asked_by_me`` and ``my_window``)."""
     pending = Approval.objects.filter(
         kind="cage_shift_close", state=Approval.State.PENDING, expires_at__gt=timezone.now()
@@ -554,12 +555,24 @@ def closes_waiting(user: str) -> dict[str, list[dict]]:
             "counted_cents": cash + chips,
             "reason": payload.get("variance_reason") or "",
             "verify": verify,
+            # The drawer's book when she counted (``approvals.acts._drawer_when_asked``): what
+            # the signer checks the count against.
+            "book_cents": _book_when_asked(payload),
         }
+        row["variance_cents"] = None if row["book_cents"] is None else row["counted_cents"] - row["book_cents"]
         if user in (a.maker, row["cashier"]):
             found["mine"].append(row | {"asked_by_me": a.maker == user, "my_window": row["cashier"] == user})
         elif row["incoming"] == user or (row["incoming"] is None and verify and supervisor):
             found["to_sign"].append(row)
     return found
+
+
+def _book_when_asked(payload: dict) -> int | None:
+    drawer = payload.get("drawer_as_counted")
+    if not isinstance(drawer, dict):
+        return None
+    cash, chips = drawer.get("cash_cents"), drawer.get("chips_cents")
+    return cash + chips if type(cash) is int and type(chips) is int else None
 
 
 def handover_to_open(user: str, code: str = "main") -> dict | None:
@@ -678,6 +691,7 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
     ]
     waiting = issues_waiting()
     counting = acceptances_waiting()
+    closes = closes_waiting(user)
     bank = main_bank()
     book = {"cash_cents": store.balance(accounts.CAGE_CASH), "chips_cents": store.balance(accounts.CAGE_CHIPS)}
     return {
@@ -709,7 +723,10 @@ def cage_desk(user: str, code: str = "main", query: str | None = None) -> dict:
         "approvals": approvals_waiting(user),
         "paper_forms": paper_forms_waiting(),
         "markers": markers_listed(),
-        "closes": closes_waiting(user),
+        "closes": closes,
+        # Her window's closing waits for a signature: nothing crosses her counter meanwhile
+        # (``cage_shifts.require_open_shift``), so the page offers no serving form.
+        "counted_out": any(c["my_window"] for c in closes["mine"]),
         # A closing count off the drawer by more than this waits for a cage supervisor's verification.
         "variance_threshold_cents": settings.CASINO_VARIANCE_THRESHOLD_CENTS,
         "handover": None if mine is not None else handover_to_open(user, code),
