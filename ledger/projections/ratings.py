@@ -9,6 +9,10 @@ his ``decisions`` are bets at his average bet under the table's ``house_edge`` (
 in the event), and his time at the table, ``time_in`` to ``time_in + minutes``, is time played.
 An event without ``decisions`` (written before they were recorded) adds its time only. Its
 actual win is unknown (no bet was settled): it adds nothing to it.
+
+A coup reversed (``RoundReversed``: every posting of it taken back, as if it was never played)
+takes its bets out of the rating again: bets, stakes, actual and theoretical win. Its time stays
+(the patron sat and played it), and so comps reckoned on theoretical win never count it.
 """
 
 from datetime import datetime, timedelta
@@ -16,11 +20,12 @@ from fractions import Fraction
 
 from django.db import connection
 
-from ..models import PatronDayRating
-from .registry import Batch, register, truncate
+from ..models import Event, PatronDayRating
+from .registry import EVENT_FIELDS, Batch, register, truncate
 from .table_stats import DECIDING
 
 MANUAL = "PatronRatedManually"
+REVERSED = "RoundReversed"
 _UPDATED = ["bets", "staked_cents", "actual_win_cents", "theoretical_win", "first_bet_at", "last_bet_at"]
 
 
@@ -63,14 +68,21 @@ class _Fold:
     def read(self, batch: Batch) -> None:
         batch.events_of(*DECIDING)
         batch.events_of(MANUAL)
+        batch.events_of(REVERSED)
 
     def feed(self, batch: Batch) -> None:
         settled = batch.events_of(*DECIDING)
         manual = batch.events_of(MANUAL)
+        undone = _undone(batch)
         if self.stored:
-            self._load([*settled, *manual])
+            self._load([*settled, *manual, *undone])
         self._fold_manual(manual)
-        for event in settled:
+        self._fold_settled(settled, sign=1)
+        self._fold_settled(undone, sign=-1)
+
+    def _fold_settled(self, events: list[dict], *, sign: int) -> None:
+        """Bets decided (``sign`` 1) or taken back by their coup's reversal (-1)."""
+        for event in events:
             data = event["data"]
             if not isinstance(data, dict):
                 continue
@@ -78,13 +90,13 @@ class _Fold:
             if not isinstance(patron, str):
                 continue
             stake = data.get("stake_cents", 0)
-            when = event["occurred_at"]
+            when = event["occurred_at"] if sign > 0 else None  # a reversal leaves the time played
             self._add(
                 patron,
                 event["gaming_day"],
-                bets=1,
-                staked=stake,
-                won=stake - data.get("return_cents", 0),
+                bets=sign,
+                staked=sign * stake,
+                won=sign * (stake - data.get("return_cents", 0)),
                 edge=data.get("house_edge", "0"),
                 first=when,
                 last=when,
@@ -103,9 +115,9 @@ class _Fold:
         rating.actual_win_cents += won
         by_edge = self.stakes[key]
         by_edge[edge] = by_edge.get(edge, 0) + staked
-        if rating.first_bet_at is None or first < rating.first_bet_at:
+        if first is not None and (rating.first_bet_at is None or first < rating.first_bet_at):
             rating.first_bet_at = first
-        if rating.last_bet_at is None or last > rating.last_bet_at:
+        if last is not None and (rating.last_bet_at is None or last > rating.last_bet_at):
             rating.last_bet_at = last
 
     def _fold_manual(self, events: list[dict]) -> None:
@@ -197,11 +209,29 @@ class _SummedFold(_Fold):
     def read(self, batch: Batch) -> None:
         batch.memo("ratings.sums", _sums)
         batch.events_of(MANUAL)
+        batch.events_of(REVERSED)
 
     def feed(self, batch: Batch) -> None:
         self._fold_manual(batch.events_of(MANUAL))
         for patron, day, edge, bets, staked, won, first, last in batch.memo("ratings.sums", _sums):
             self._add(patron, day, bets=bets, staked=staked, won=won, edge=edge, first=first, last=last)
+        self._fold_settled(_undone(batch), sign=-1)
+
+
+def _undone(batch: Batch) -> list[dict]:
+    """The deciding events of the coups the batch's ``RoundReversed`` events reverse (each coup's
+    own stream, before its reversal): a handful, read when a batch holds a reversal."""
+    reversals = [
+        (e["data"]["round"], e["position"])
+        for e in batch.events_of(REVERSED)
+        if isinstance(e["data"], dict) and isinstance(e["data"].get("round"), str)
+    ]
+    undone: list[dict] = []
+    for coup, position in reversals:
+        undone += Event.objects.filter(stream=f"round/{coup}", type__in=DECIDING, position__lt=position).values(
+            *EVENT_FIELDS
+        )
+    return undone
 
 
 register(PatronRatings())
