@@ -2,7 +2,8 @@
 
 Gaming days with their state, seal and head hash; a day's export to download and to verify
 on the page (an upload checked by the standalone verifier); the exceptions of a day with
-filters; any event's trail. Only the verification form posts, and it writes nothing.
+filters; any event's trail. Two forms post: an export's verification, which writes nothing, and
+"check the whole chain now", which records its result as the house's scheduled walk does.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from datetime import date
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, StreamingHttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_http_methods, require_safe
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from cashier.registers import files as register_files
 from cashier.registers.books import TITLES as REGISTER_TITLES
@@ -23,6 +26,7 @@ from ledger import verification_records
 from ledger.export import verify_export
 from ledger.export.writer import export_zip_stream
 from ledger.replica import replica_view
+from ledger.tasks import verify_chain
 
 from . import audit_selectors
 from .access import AUDIT_ROLES, roles_required
@@ -49,6 +53,30 @@ def days(request):
         "verify_every_minutes": settings.LEDGER_VERIFY_INTERVAL_SECONDS // 60,
     }
     return render(request, "workstations/audit_days.html", context)
+
+
+# A walk of the whole chain is heavy: asked again within this many seconds, the last one stands.
+CHAIN_CHECK_SPACING_SECONDS = 60
+
+
+@require_POST
+@audit_only
+def chain_check(request):
+    """The auditor asks for a walk of the whole chain now (``ledger.tasks.verify_chain``, the
+    house's scheduled one): on a worker, or at once where tasks run in-process; its result is
+    recorded and shown on the days page like the scheduled walk's."""
+    last = verification_records.latest()
+    if last is not None and (timezone.now() - last.verified_at).total_seconds() < CHAIN_CHECK_SPACING_SECONDS:
+        messages.info(request, "The whole chain was checked less than a minute ago: its result is below.")
+        return redirect("workstations:audit-days")
+    verify_chain.delay()
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        done = verification_records.latest()
+        words = "intact" if done is not None and done.ok else "BROKEN: see the line below"
+        messages.success(request, f"Whole chain checked now: {words}.")
+    else:
+        messages.success(request, "Whole chain check asked: a worker walks it now; reload this page for its result.")
+    return redirect("workstations:audit-days")
 
 
 def _day_context(found: dict) -> dict:

@@ -45,6 +45,7 @@ urlpatterns = [
     path("cage/tronc/", tronc_views.tronc, name="cage-tronc"),
     path("cage/tronc/share", tronc_views.share, name="cage-tronc-share"),
     path("audit/", audit_views.days, name="audit-days"),
+    path("audit/chain-check", audit_views.chain_check, name="audit-chain-check"),
     path("audit/days/<day:day>/", audit_views.day, name="audit-day"),
     path("audit/days/<day:day>/export.zip", audit_views.export, name="audit-export"),
     path("audit/days/<day:day>/register", audit_views.register, name="audit-register"),

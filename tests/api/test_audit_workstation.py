@@ -395,3 +395,22 @@ def test_the_days_list_says_when_the_whole_chain_was_last_found_intact(auditor, 
     assert re.search(
         rf'data-figure="chain">intact</strong>, {checked} events checked up to ledger position \d+, ', page
     )
+
+
+def test_the_auditor_checks_the_whole_chain_from_his_page_and_a_second_ask_within_a_minute_walks_nothing(
+    auditor, sealed_day
+):
+    from ledger.models import ChainVerification
+
+    assert ChainVerification.objects.count() == 0
+    page = auditor.get(reverse("workstations:audit-days")).content.decode()
+    assert 'data-form="chain-check"' in page and "Check the whole chain now" in page
+
+    done = auditor.post(reverse("workstations:audit-chain-check"), follow=True).content.decode()
+    assert "Whole chain checked now: intact." in done
+    assert re.search(rf'data-figure="chain">intact</strong>, {Event.objects.count()} events checked', done)
+    assert ChainVerification.objects.count() == 1
+
+    again = auditor.post(reverse("workstations:audit-chain-check"), follow=True).content.decode()
+    assert "checked less than a minute ago" in again
+    assert ChainVerification.objects.count() == 1

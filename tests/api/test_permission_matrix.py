@@ -303,6 +303,7 @@ MATRIX: dict[str, tuple[dict, str | None]] = {
     "workstations:cage-tronc": ({"GET": CAGE}, None),
     "workstations:cage-tronc-share": ({"POST": frozenset({"cage_supervisor"})}, None),
     "workstations:audit-days": ({"GET": AUDIT}, None),
+    "workstations:audit-chain-check": ({"POST": AUDIT}, None),
     "workstations:audit-day": ({"GET": AUDIT, "POST": AUDIT}, None),
     "workstations:audit-export": ({"GET": AUDIT}, None),
     "workstations:audit-register": ({"GET": AUDIT}, None),
