@@ -28,6 +28,7 @@ from games.catalog.classic_stud import STUD_ROUNDS
 from games.models import Round, Table
 from games.names import game_name
 from games.services.table_limits import approved_range
+from ledger import accounts, store
 from ledger.errors import NotFound
 from ledger.gaming_day import current_gaming_day, gaming_day_of
 from ledger.models import Event
@@ -483,6 +484,19 @@ def opener_check(code: str, opener: dict | None) -> dict | None:
         "opener_cents": opened,
         "difference_cents": opened - closer if opened is not None and isinstance(closer, int) else None,
     }
+
+
+def closer_check(code: str, closer: dict) -> dict | None:
+    """The closer being counted beside the tray by the book, for the pit boss to read before he
+    signs (counted first, compared after: the count stays his own): ``{"table", "book_cents",
+    "closer_cents", "difference_cents"}`` (closer − book, cents), as ``table_close`` will record
+    it (before prison bets the close resolves); None for no such table."""
+    table = Table.objects.filter(code=code).first()
+    if table is None:
+        return None
+    book = store.balance(accounts.table_tray(code), table.currency)
+    counted = _total(closer)
+    return {"table": code, "book_cents": book, "closer_cents": counted, "difference_cents": counted - book}
 
 
 def table_or_none(code: str) -> Table | None:

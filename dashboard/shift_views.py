@@ -226,9 +226,11 @@ def table_open(request):
 # --- the table page's forms -----------------------------------------------------------------
 
 
-def _table_page(request, code: str, *, typed: dict | None = None, refused: dict | None = None):
+def _table_page(
+    request, code: str, *, typed: dict | None = None, refused: dict | None = None, close_check: dict | None = None
+):
     context = _table_context(code) | shift_selectors.table_page(code, _actor(request))
-    context |= {"typed": typed or {}, "refused": refused}
+    context |= {"typed": typed or {}, "refused": refused, "close_check": close_check}
     return render(request, "dashboard/table.html", context, status=refused["status"] if refused else 200)
 
 
@@ -380,7 +382,18 @@ def table_close(request, code: str):
     """Close the table with its closer counted by chip denomination, signed by this pit boss;
     the table's dealer confirms from his own login (``approvals`` act ``table_close_counted``:
     another dealer named is refused, naming the table's). The drop box stays locked on the
-    table for the drop team."""
+    table for the drop team. POST ``compare``: the count beside the tray by the book, nothing
+    signed (the count made first, the book read after)."""
+
+    if "compare" in request.POST:
+        try:
+            closer = typed_amounts.count(request.POST, "closer", shift_selectors.denominations())
+            if not closer:
+                raise InvalidInput("count the chips of the tray, by denomination", field="closer")
+        except DomainError as exc:
+            return _table_page(request, code, typed=_typed(request), refused=_refused(exc, "close"))
+        page = _table_page(request, code, typed=_typed(request), close_check=shift_selectors.closer_check(code, closer))
+        return page
 
     def run():
         closer = typed_amounts.count(request.POST, "closer", shift_selectors.denominations())

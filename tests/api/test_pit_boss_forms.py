@@ -681,3 +681,18 @@ def test_a_fill_at_a_table_with_no_dealer_assigned_says_who_may_accept_it(people
     other = text(people["boss2"].get(reverse("dashboard:table", args=["R5"])))
     assert "no dealer is assigned to this table to count it: count and accept it yourself below" in other
     assert f"Count and accept fill {slip.serial} yourself" in other
+
+
+def test_the_closer_is_compared_with_the_tray_by_the_book_before_it_is_signed_and_nothing_is_asked(people):
+    """A closer 274.60 EUR short was once signed with no warning: counted first, the pit boss
+    compares it with the book (nothing signed), keeps his count, and signs or counts again."""
+    open_r5(people)
+    asked = Approval.objects.count()
+    count = {"closer-100000": "40", "closer-10000": "97"}  # 49,700.00 EUR against 50,000.00 by the book
+    page = people["boss"].post(reverse("dashboard:close", args=["R5"]), count | {"dealer": "dealer1", "compare": "1"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'data-figure="closer-count">49,700.00 EUR<' in html and 'data-figure="closer-book">50,000.00 EUR<' in html
+    assert re.search(r'data-figure="closer-difference"[^>]*>-300.00 EUR</strong>: count the tray again', html)
+    assert 'name="closer-10000" inputmode="numeric" pattern="[0-9]*" autocomplete="off" value="97"' in html
+    assert Approval.objects.count() == asked and Table.objects.get(code="R5").state == "open"

@@ -160,6 +160,7 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     page.get_by_label("Maximum, numbers (EUR)").fill("500")
     page.locator("#limits").get_by_role("button", name="Change the limits").click()
     expect(page.locator(".messages")).to_contain_text("Limits of R2 changed and recorded: Maximum, numbers")
+    expect(page.locator(".messages")).to_be_in_viewport()  # the page returned to #limits, further down
     expect(page.locator('[data-section="limits"]')).to_contain_text("500.00 EUR")
     changed = Event.objects.get(type="TableRulesChanged", data__table="R2")
     assert changed.data["after"]["max_bet_cents"] == 50_000 and changed.actor == "pitboss"
@@ -341,6 +342,12 @@ def test_a_pit_boss_does_his_whole_shift_from_his_pages(browser_page, dashboard_
     page.goto(f"{url}/dashboard/tables/R2/#close")
     expect(page.get_by_label("Dealer (confirms from his login)")).to_have_value("dealer1")  # R2's dealer
     type_count(page, "close", "closer", {"100000": 20, "10000": 70, "2500": 80})
+    # Counted first, then compared with the book: nothing signed yet, the count kept.
+    page.get_by_role("button", name="Compare with the book").click()
+    check = page.locator('[data-section="closer-check"]')
+    expect(check.locator('[data-figure="closer-count"]')).to_have_text("29,000.00 EUR")
+    expect(check).to_contain_text("the tray by the book")
+    shot(page, "close_compared_with_the_book")
     page.get_by_role("button", name="Sign the closer").click()
     expect(page.locator(".messages")).to_contain_text("Closing of table R2 signed by you, waiting for dealer1")
     shot(page, "close_signed_by_the_pit_boss")
