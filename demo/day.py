@@ -85,7 +85,9 @@ def record_refusal(exc: DomainError, *, actor: str) -> bool:
 
 def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict | None = None) -> dict:
     """Open a demo table with its opener counted by chip: the last closer's count (the tray
-    was locked since), or ``first_opener_cents`` the first time."""
+    was locked since), or ``first_opener_cents`` the first time. ``rules`` set up a new table;
+    a table opened before reopens with the rules it closed with (limits a pit boss changed
+    stand), as a pit boss's reopening does."""
     ensure_demo_staff()
     table = Table.objects.filter(code=code).first()
     last = Event.objects.filter(stream=f"table/{code}", type="TableClosed").order_by("-position").first()
@@ -95,8 +97,15 @@ def demo_table_open(code: str, game: str, first_opener_cents: int, rules: dict |
         opener = decompose(store.balance(accounts.table_tray(code)), chip_denominations())
     else:
         opener = decompose(first_opener_cents, chip_denominations())
+    reopened = table is not None and table.version > 0
     return table_open(
-        code=code, game=game, opener=opener, dealer=DEALER, pit_boss=PIT_BOSS, actor=PIT_BOSS, rules=rules or {}
+        code=code,
+        game=game,
+        opener=opener,
+        dealer=DEALER,
+        pit_boss=PIT_BOSS,
+        actor=PIT_BOSS,
+        rules=None if reopened else (rules or {}),
     )
 
 

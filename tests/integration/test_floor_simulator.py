@@ -82,3 +82,19 @@ def test_the_simulator_waits_for_a_database_that_went_away_and_resumes_when_it_a
     states = sorted(Round.objects.filter(table__code="R1").values_list("state", flat=True))
     assert states == ["settled", "settled", "voided"]
     assert verify_chain().ok
+
+
+def test_a_table_the_pit_boss_closed_reopens_with_the_limits_he_set():
+    """The background player reopened a closed table with its own default rules: the limits a
+    pit boss had set were gone. It reopens with the rules the table closed with."""
+    from demo.day import PIT_BOSS
+    from games.services.table_rules import table_rules_change
+    from games.services.tables import table_close
+
+    floor = FloorSimulator(rng=random.Random(3), out=lambda *a, **k: None, tables=["R1"])
+    floor.open_floor()
+    table_rules_change(code="R1", rules={"max_bet_cents": 50_000}, actor=PIT_BOSS)
+    table_close(code="R1", actor=PIT_BOSS)
+    floor._reopen("R1")
+    reopened = Table.objects.get(code="R1")
+    assert (reopened.state, reopened.rules["max_bet_cents"]) == ("open", 50_000)
