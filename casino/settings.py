@@ -506,6 +506,9 @@ HEALTH_MAX_PROJECTION_LAG = env.int("HEALTH_MAX_PROJECTION_LAG", default=1_000)
 HEALTH_SEAL_GRACE_HOURS = env.int("HEALTH_SEAL_GRACE_HOURS", default=6)
 # Seconds the broker check waits for a connection.
 HEALTH_BROKER_TIMEOUT_SECONDS = env.float("HEALTH_BROKER_TIMEOUT_SECONDS", default=2.0)
+# An append waiting longer than this for the ledger's writer lock makes the node not ready (a
+# session holding the lock stops every write; an append takes it for milliseconds).
+HEALTH_WRITER_LOCK_WAIT_SECONDS = env.float("HEALTH_WRITER_LOCK_WAIT_SECONDS", default=10.0)
 # --- end of readiness ------------------------------------------------------------------------------
 
 # --- Operations: metrics (GET /metrics, casino/metrics.py) ----------------------------------------

@@ -66,7 +66,7 @@ def win_chart(
     points = [(moment.astimezone(zone), cents / 100) for moment, cents in series]
     labels, fmt = time_labels([moment for moment, _ in points])
     chart = pygal.DateTimeLine(
-        title=f"Win of {table} over the gaming day ({currency()}, house side)",
+        title=f"Win on the coups of {table} over the gaming day ({currency()}, house side)",
         width=720,
         height=300,
         style=CHART_STYLE,

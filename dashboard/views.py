@@ -113,9 +113,14 @@ def floor_live(request):
 
 def _table_context(code: str) -> dict:
     detail = table_reads.table_detail(code)
+    series = detail["win_series"]
     return {
         "detail": detail,
         "card": detail["table"],
+        # The chart follows the coups (postings of play); the table's Win also counts the tray's
+        # count at the close against its book, and the count room's drop: where they differ, the
+        # page says by how much rather than show two wins under one name.
+        "chart_win_cents": series[-1][1] if series else 0,
         "chart": charts.win_chart(
             detail["win_series"], table=code, zone=timezone.get_current_timezone(), start=detail["series_start"]
         ),

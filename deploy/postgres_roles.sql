@@ -141,6 +141,19 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner_role" IN SCHEMA public GRANT SELECT, I
 ALTER DEFAULT PRIVILEGES FOR ROLE :"owner_role" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO :"app_role";
 ALTER DEFAULT PRIVILEGES FOR ROLE :"owner_role" IN SCHEMA public GRANT SELECT ON TABLES TO :"auditor_role";
 
+-- 4b. The ledger's writer lock (ledger/store.py: pg_advisory_xact_lock on one key) is taken by
+--     the roles that append, the application and the owner. PUBLIC may execute the advisory-lock
+--     functions by default: the auditor's role, reading, could take that key in a session left
+--     open and every append would wait on it. Only a superuser may change these grants.
+SELECT format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', p.oid::regprocedure),
+       format('GRANT EXECUTE ON FUNCTION %s TO %I, %I', p.oid::regprocedure, :'owner_role', :'app_role')
+  FROM pg_proc p
+ WHERE p.pronamespace = 'pg_catalog'::regnamespace
+   AND p.proname IN ('pg_advisory_lock', 'pg_advisory_lock_shared', 'pg_advisory_xact_lock',
+                     'pg_advisory_xact_lock_shared', 'pg_try_advisory_lock', 'pg_try_advisory_lock_shared',
+                     'pg_try_advisory_xact_lock', 'pg_try_advisory_xact_lock_shared')
+   AND (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) \gexec
+
 -- 5. The tables that exist now. Append-only: the three ledger tables, and any table carrying
 --    a trigger that calls ledger_reject_change() (ledger/migrations/0002_append_only_triggers.py).
 CREATE TEMPORARY TABLE casino_append_only ON COMMIT DROP AS

@@ -84,7 +84,37 @@ def writable() -> dict:
             "error": f"this node's database role may not append to {', '.join(refused)} (INSERT not granted): "
             "it cannot record anything; run deploy/postgres_roles.sql as the superuser",
         }
-    return {"ok": True}
+    return _writer_lock_waits()
+
+
+# The writer lock's key (ledger.store) as pg_locks shows a bigint advisory key: its high and low
+# 32 bits in classid and objid, objsubid 1.
+_LOCK_ROWS = """
+SELECT l.granted, l.pid, a.usename, extract(epoch FROM clock_timestamp() - l.waitstart)
+  FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND l.classid = %s AND l.objid = %s AND l.objsubid = 1
+"""
+
+
+def _writer_lock_waits() -> dict:
+    """Appends waiting on the ledger's writer lock for longer than
+    ``HEALTH_WRITER_LOCK_WAIT_SECONDS``: the session holding it (a transaction left open, a
+    session that took the key by hand) stops every write, so the node is not ready."""
+    from .store import _WRITER_LOCK_KEY
+
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_ROWS, [_WRITER_LOCK_KEY >> 32, _WRITER_LOCK_KEY & 0xFFFFFFFF])
+        rows = cursor.fetchall()
+    waited = max((float(w) for granted, _, _, w in rows if not granted and w is not None), default=0.0)
+    if waited <= settings.HEALTH_WRITER_LOCK_WAIT_SECONDS:
+        return {"ok": True}
+    holders = ", ".join(f"{role or 'a role'} (pid {pid})" for granted, pid, role, _ in rows if granted)
+    return {
+        "ok": False,
+        "error": f"appends have waited {waited:.0f} s for the ledger's writer lock, held by "
+        f"{holders or 'another session'}: nothing is recorded until it is released",
+    }
 
 
 def broker() -> dict:

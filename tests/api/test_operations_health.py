@@ -160,3 +160,38 @@ def test_readiness_is_503_naming_the_tables_its_role_may_not_append_to(cage):
     assert body["checks"]["writable"]["error"].startswith(
         "this node's database role may not append to ledger_event, ledger_posting, ledger_idempotencyrecord"
     )
+
+
+@pytest.mark.postgres
+def test_readiness_is_503_naming_the_session_that_holds_the_writer_lock_while_appends_wait(db, settings):
+    """A session left holding the ledger's writer lock stops every append while readiness once
+    said "ready": an append waiting longer than HEALTH_WRITER_LOCK_WAIT_SECONDS makes it 503."""
+    import threading
+    import time
+
+    import psycopg
+
+    from ledger.store import _WRITER_LOCK_KEY
+
+    settings.HEALTH_WRITER_LOCK_WAIT_SECONDS = 0.5
+    where = connection.settings_dict
+    params = {"host": where["HOST"] or "127.0.0.1", "port": where["PORT"] or 5432, "user": where["USER"]}
+    holder = psycopg.connect(**params, dbname=where["NAME"], autocommit=True)
+    waiter = psycopg.connect(**params, dbname=where["NAME"], autocommit=True)
+    try:
+        holder.execute("SELECT pg_advisory_lock(%s)", [_WRITER_LOCK_KEY])
+        assert health.writable() == {"ok": True}  # held, nobody waiting
+        waiting = threading.Thread(
+            target=lambda: waiter.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_KEY])
+        )
+        waiting.start()
+        time.sleep(1.2)
+        found = health.writable()
+        assert found["ok"] is False
+        assert found["error"].startswith("appends have waited 1 s for the ledger's writer lock, held by ")
+        assert f"(pid {holder.info.backend_pid})" in found["error"]
+    finally:
+        holder.execute("SELECT pg_advisory_unlock_all()")
+        waiting.join(timeout=10)
+        holder.close()
+        waiter.close()

@@ -100,3 +100,19 @@ def test_the_application_role_rebuilds_the_audit_keeping_its_indexes_and_writes_
     with connect_as(roles_db, roles_db["user"]) as owner:
         names = [row[0] for row in owner.execute(_DROPPABLE_INDEXES, ["ledger_auditentry"]).fetchall()]
         assert names == ["ledger_audit_patron", "ledger_audit_round", "ledger_audit_table"]
+
+
+def test_only_the_roles_that_append_take_the_ledgers_writer_lock(roles_db):
+    """The auditor's role once took the writer's advisory key in a session left open: every
+    append waited. Only the owner and the application may execute the advisory-lock functions."""
+    from ledger.store import _WRITER_LOCK_KEY
+
+    with connect_as(roles_db, "casino_auditor") as auditor:
+        for call in ("pg_advisory_lock(%s)", "pg_try_advisory_lock(%s)", "pg_advisory_lock_shared(%s)"):
+            with pytest.raises(errors.InsufficientPrivilege, match="permission denied for function"):
+                auditor.execute(f"SELECT {call}", [_WRITER_LOCK_KEY])
+        with pytest.raises(errors.InsufficientPrivilege), auditor.transaction():
+            auditor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_KEY])
+    for role in ("casino_app", "casino_owner"):
+        with connect_as(roles_db, role) as appender, appender.transaction():
+            appender.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_KEY])
