@@ -35,6 +35,7 @@ def ledger_alarm(request) -> dict:
     broken = _latest_broken()
     if broken is not None and broken.first_bad_position not in found:
         shown["ledger_broken"] = broken
+        shown["ledger_balances_differ"] = verification_records.balances_differ(broken)
         # In the casino's zone on every page: the workstations do not activate it as the floor does.
         local = broken.verified_at.astimezone(ZoneInfo(settings.CASINO_TIMEZONE))
         shown["ledger_broken_at"] = local.strftime("%Y-%m-%d %H:%M %Z")

@@ -52,6 +52,7 @@ UNAVAILABLE = {
 }
 READ_ONLY = "the database is read-only (a standby, or default_transaction_read_only): this node cannot record writes"
 CHAIN_BROKEN = "the ledger's hash chain was found broken at its last verification"
+BALANCES_DIFFER = "the account balances differed from the postings at the ledger's last verification"
 # The ledger's append-only tables: the application appends to each (deploy/postgres_roles.sql
 # grants it INSERT; the database's owner could take it away: every append would then fail).
 APPENDED = ("ledger_event", "ledger_posting", "ledger_idempotencyrecord")
@@ -207,7 +208,9 @@ def chain() -> dict:
     if last is None:
         return {"ok": True, "detail": "not verified yet"}
     found = {"ok": last.ok, "verified_at": last.verified_at.astimezone(UTC).isoformat()}
-    return found if last.ok else {**found, "error": CHAIN_BROKEN}
+    if last.ok:
+        return found
+    return {**found, "error": BALANCES_DIFFER if verification_records.balances_differ(last) else CHAIN_BROKEN}
 
 
 def readiness() -> dict:

@@ -94,3 +94,12 @@ def latest() -> ChainVerification | None:
         first_bad_position=None,
         reason=ALTERED,
     )
+
+
+# How a verification words a balances fault on a whole chain (``ledger.verify.verify_and_record``).
+BALANCES_FAULT = "the chain is whole, but the balances differ from the postings"
+
+
+def balances_differ(record) -> bool:
+    """Whether verification ``record`` failed on the balances, its chain whole."""
+    return record.first_bad_position is None and record.reason.startswith(BALANCES_FAULT)

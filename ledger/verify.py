@@ -17,7 +17,7 @@ holding only the database, lacks the application's seal (``ledger.event_seals``)
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import NamedTuple
 
@@ -238,6 +238,19 @@ def verify_and_record() -> VerifyResult:
     result = verify_chain(checkpoints=anchors)
     if not result.ok:
         log.error("ledger BROKEN at position %s: %s", result.first_bad_position, result.reason)
+    else:
+        # The balances every page reads are a projection no hash covers: a raw UPDATE of one
+        # would pass the chain's walk. Summed from the postings here; a difference is recorded as
+        # this verification's fault, so the banner, the readiness probe and the auditor see it.
+        from .balance_check import check_balances
+
+        differing = list(check_balances())
+        if differing:
+            shown = "; ".join(str(d) for d in differing[:3]) + (
+                f"; and {len(differing) - 3} more" if len(differing) > 3 else ""
+            )
+            result = replace(result, ok=False, reason=f"{verification_records.BALANCES_FAULT}: {shown}")
+            log.error("ledger balances DIFFER from the postings: %s", shown)
     record_verification(result)
     return result
 

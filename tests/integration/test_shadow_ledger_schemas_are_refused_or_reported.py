@@ -272,3 +272,12 @@ def test_verify_passes_on_the_guarded_copy(roles_db, tmp_path):
     verified = _manage(roles_db, "casino_auditor", tmp_path, "ledger", "verify")
     assert verified.returncode == 0, verified.stderr
     assert verified.stdout.startswith("ledger chain intact: 0 events")
+
+
+def test_the_auditors_replay_check_says_what_it_cannot_do_and_checks_the_balances(roles_db, tmp_path):
+    """It once ended in a traceback (SELECT FOR UPDATE in a read-only transaction)."""
+    checked = _manage(roles_db, "casino_auditor", tmp_path, "ledger", "replay-check")
+    assert checked.returncode == 1
+    assert "Traceback" not in checked.stderr
+    assert "replay-check: not possible as this role" in checked.stderr
+    assert "the balances, which this role can check, match the postings" in checked.stderr

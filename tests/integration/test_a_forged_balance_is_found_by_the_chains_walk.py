@@ -1,0 +1,37 @@
+"""A balance row forged with a raw UPDATE (the owner's role may write the projections) passed
+the chain's walk and readiness: nothing covers a projection with a hash. The scheduled walk and
+``ledger verify`` now sum the postings against the balances and say which differ: the
+verification is recorded as a fault (banner, readiness 503, the auditor's page)."""
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import F
+from django.test import Client
+
+from cashier.services.cage import chips_purchase
+from ledger import health, projections
+from ledger.models import AccountBalance
+from ledger.verify import verify_and_record
+from tests.conftest import ACTOR
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_balance_forged_beside_its_postings_fails_the_walk_readiness_and_ledger_verify(patron):
+    chips_purchase(patron=patron, amount_cents=10_000, actor=ACTOR)
+    projections.catch_up_all()
+    assert verify_and_record().ok
+
+    AccountBalance.objects.filter(account="cage:cash").update(balance_cents=F("balance_cents") + 100_000_000)
+
+    walked = verify_and_record()
+    assert walked.ok is False and walked.first_bad_position is None
+    booked = AccountBalance.objects.get(account="cage:cash").balance_cents
+    assert walked.reason == (
+        "the chain is whole, but the balances differ from the postings: account balance cage:cash EUR: "
+        f"balance_cents is {booked} live but {booked - 100_000_000} from the events"
+    )
+    assert health.chain()["error"] == health.BALANCES_DIFFER
+    assert Client().get("/api/health/ready").status_code == 503
+    with pytest.raises(CommandError, match="balances DIFFER FROM THE POSTINGS: account balance cage:cash EUR"):
+        call_command("ledger", "verify")
