@@ -49,7 +49,7 @@ from ledger.errors import InvalidInput
 from patrons.services.self_limit import patron_pin_reset
 from staff.accounts import TEMPORARY_PASSWORD, staff_password_reset, staff_reactivate, staff_roles_set
 from staff.roles import ALL_ROLES, TABLE_CREATORS, Role, has_role, require_role
-from staff.services import assigned_dealers, assigned_table, dealer_assign
+from staff.services import assigned_dealers, assigned_table, dealer_assign, staff_leave
 
 from .selectors import dealer_only
 
@@ -592,6 +592,7 @@ ACTS: dict[str, Act] = {
         ),
         _account_act("staff_roles_set", "changing roles", staff_roles_set, "username", "roles"),
         _account_act("staff_reactivate", "reactivating an account", staff_reactivate, "username"),
+        _account_act("staff_leave", "deactivating a leaver's account", staff_leave, "username", "reason"),
         # What was written on paper during an outage, entered after recovery: a later entry that
         # a second person approves from his own login before it is recorded (``_paper_act``).
         _paper_act("paper_coup_enter", "a coup", paper_coup_enter, SUPERVISORS),

@@ -26,7 +26,16 @@ from ledger.models import Event
 from ledger.store import NewEvent
 
 from .models import DealerAssignment, DeviceToken
-from .roles import ALL_ROLES, Role, RoleRequired, check_compatible, require_role, roles_of
+from .roles import (
+    ALL_ROLES,
+    Role,
+    RoleRequired,
+    check_compatible,
+    require_distinct,
+    require_role,
+    require_second_signature,
+    roles_of,
+)
 from .scopes import table_exists
 
 ASSIGNMENTS_STREAM = "staff/assignments"
@@ -461,18 +470,26 @@ def auth_event_record(*, type: str, username: object, channel: str, ip: str | No
 LEAVERS_STREAM = ROLES_STREAM
 
 
-def staff_leave(*, username: str, actor: str, reason: str = "", idempotency_key: str | None = None) -> dict:
-    """A leaver: deactivate ``username``'s account now and record when (25 CFR 543.16).
+def staff_leave(
+    *, username: str, actor: str, approver: object, reason: str = "", idempotency_key: str | None = None
+) -> dict:
+    """A leaver: deactivate ``username``'s account now and record when (25 CFR 543.16), signed
+    by ``approver`` (another admin, not the leaver, who confirmed from his own session through
+    ``approvals``): one administrator alone could otherwise lock every colleague out, the other
+    administrators first, and nobody would be left to sign their return.
 
     The account keeps its role groups (the access review shows what he held) but authenticates
     no more and holds no role (``roles_of`` of an inactive user is empty); an open dealer
     assignment ends with it. Event ``StaffLeft`` on ``staff/roles``: ``{"user", "left_at"
-    (UTC ISO 8601), "roles", "reason", "before": {"is_active": true}, "after": {"is_active":
-    false}}``. Returns ``{"username", "left_at", "roles", "position"}``.
+    (UTC ISO 8601), "roles", "reason", "approver", "before": {"is_active": true}, "after":
+    {"is_active": false}}``. Returns ``{"username", "left_at", "roles", "position"}``.
 
-    Raises ``RoleRequired`` (403) unless ``actor`` is an admin, or for his own account;
-    ``NotFound`` (404); ``StateConflict`` (409) when the account is already inactive."""
+    Raises ``RoleRequired`` (403) unless ``actor`` is an admin, or for his own account, or
+    without another admin's signature; ``NotFound`` (404); ``StateConflict`` (409) when the
+    account is already inactive."""
     check_role_change(actor=actor, username=username)
+    require_second_signature("deactivating a leaver's account", approver, actor, Role.ADMIN)
+    require_distinct("approving: deactivating a leaver's account", approver, [("leaver", username)])
     if not isinstance(reason, str) or len(reason) > 200:
         raise InvalidInput("a reason is up to 200 characters", field="reason")
     request = {"op": "staff_leave", "user": username}
@@ -496,6 +513,7 @@ def staff_leave(*, username: str, actor: str, reason: str = "", idempotency_key:
                 "left_at": now.isoformat(),
                 "roles": roles,
                 "reason": reason,
+                "approver": approver,
                 "before": {"is_active": True},
                 "after": {"is_active": False},
             },

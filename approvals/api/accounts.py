@@ -3,6 +3,7 @@
 - ``POST /api/staff/users/<name>/password-reset`` ``{approver?}``
 - ``POST /api/staff/users/<name>/roles`` ``{roles, approver?}``
 - ``POST /api/staff/users/<name>/reactivate`` ``{approver?}``
+- ``POST /api/staff/users/<name>/leave`` ``{reason?, approver?}`` (a leaver's deactivation)
 
 Each answers 202 ``{"approval": {...}}``: another admin (``approver`` if named, else any admin
 other than the maker and the account's owner) confirms with ``POST /api/approvals/<id>/confirm``;
@@ -13,6 +14,7 @@ confirming admin to hand to the account's owner, who must change it at his next 
 from rest_framework import serializers
 
 from core.ids import UsernameField
+from core.views import TextField
 from staff.permissions import roles_allowed
 from staff.roles import ALL_ROLES, Role
 
@@ -52,5 +54,17 @@ class RolesSet(AccountChange):
 
     class Input(AccountChange.Input):
         roles = serializers.ListField(child=serializers.ChoiceField(choices=sorted(ALL_ROLES)), max_length=16)
+
+    input_serializer = Input
+
+
+class Leave(AccountChange):
+    """A leaver: the account is deactivated once another admin signs, the time recorded (event
+    ``StaffLeft``)."""
+
+    act = "staff_leave"
+
+    class Input(AccountChange.Input):
+        reason = TextField(max_length=200, required=False, allow_blank=True, default="")
 
     input_serializer = Input

@@ -22,6 +22,7 @@ urlpatterns = [
     path("staff/users/<name:username>/roles", accounts.RolesSet.as_view(), name="staff-user-roles"),
     path("staff/users/<name:username>/password-reset", accounts.PasswordReset.as_view(), name="staff-password-reset"),
     path("staff/users/<name:username>/reactivate", accounts.Reactivate.as_view(), name="staff-reactivate"),
+    path("staff/users/<name:username>/leave", accounts.Leave.as_view(), name="staff-user-leave"),
     path("tables/<code:code>/drop-count", makers.DropCount.as_view(), name="drop-count"),
     path("tables/<code:code>/drop-count-reversal", makers.DropCountReversal.as_view(), name="drop-count-reversal"),
     path("rounds/<id:round_id>/reversal", makers.RoundReverse.as_view(), name="round-reversal"),

@@ -15,7 +15,6 @@ urlpatterns = [
     path("devices/", devices.DeviceList.as_view(), name="staff-devices"),
     path("devices", devices.DeviceIssue.as_view(), name="staff-device-issue"),
     path("devices/<name:name>/revoke", devices.DeviceRevoke.as_view(), name="staff-device-revoke"),
-    path("users/<name:username>/leave", people.UserLeave.as_view(), name="staff-user-leave"),
     path("password", password.PasswordChange.as_view(), name="staff-password"),
     path("access-review", people.AccessReview.as_view(), name="staff-access-review"),
     path("access-review.csv", people.AccessReview.as_view(), {"csv": True}, name="staff-access-review-csv"),

@@ -56,7 +56,8 @@ def test_superuser_set_with_raw_sql_is_no_admin(cashier):
 
 def test_a_leaver_revived_with_raw_sql_stays_out(cashier):
     staff_account_create(username="admin1", roles=[], is_staff=True, is_superuser=True, actor="manage.py")
-    staff_leave(username="cash1", actor="admin1", reason="left the casino")
+    staff_account_create(username="admin2", roles=["admin"], actor="manage.py")
+    staff_leave(username="cash1", actor="admin1", approver="admin2", reason="left the casino")
     _sql("UPDATE auth_user SET is_active = TRUE WHERE id = %s", [cashier.pk])
     assert StaffBackend().get_user(cashier.pk) is None
 

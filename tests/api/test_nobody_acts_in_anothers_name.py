@@ -245,7 +245,7 @@ def test_a_role_change_and_a_reactivation_need_a_second_admin_and_a_new_password
     assert Event.objects.get(type="StaffRolesChanged", data__user="pit1").data["approver"] == "adm2"
     assert password_change_due(people["pit1"].__class__.objects.get(username="pit1"))
 
-    staff_leave(username="cash1", actor="adm1", reason="resigned")
+    staff_leave(username="cash1", actor="adm1", approver="adm2", reason="resigned")
     asked = adm1.post("/api/staff/users/cash1/reactivate", {"approver": "adm2"}, format="json")
     assert asked.status_code == 202, asked.content
     people["cash1"].refresh_from_db()

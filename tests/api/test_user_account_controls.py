@@ -17,7 +17,7 @@ from staff.accounts import staff_roles_set
 from staff.models import DealerAssignment
 from staff.roles import IncompatibleRoles, roles_of
 from staff.services import dealer_assign, record_roles_change, staff_leave
-from tests.conftest import ACTOR, client_as, staff_user
+from tests.conftest import ACTOR, approve, client_as, staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +107,7 @@ def test_the_access_review_lists_roles_since_when_and_last_login(admin_api, seco
     assert _roles_set(admin_api, second_admin, "sam", ["dealer", "pit_boss"]).status_code == 200
     granted = Event.objects.get(type="StaffRolesChanged").occurred_at
     assert Client().post("/api/auth/login/", {"username": "sam", "password": "x"}).status_code == 302
-    staff_leave(username="old", actor="boss", reason="resigned")
+    staff_leave(username="old", actor="boss", approver="boss2", reason="resigned")
     left = Event.objects.get(type="StaffLeft")
 
     auditor = client_as(staff_user("aud", "auditor"))
@@ -137,11 +137,17 @@ def test_only_the_auditor_and_the_admin_read_the_access_review():
     assert client_as(staff_user("root2", "admin")).get("/api/staff/access-review.csv").status_code == 200
 
 
-def test_a_leaver_is_deactivated_with_the_time_recorded(admin_api, table):
+def test_a_leaver_is_deactivated_once_another_admin_signs_with_the_time_recorded(admin_api, second_admin, table):
+    """One admin alone could once deactivate his colleagues, the other admins first: nobody
+    would then be left to sign their return. Another admin signs a leaver's deactivation."""
     staff_user("pit9", "pit_boss")
     staff_user("dealer5", "dealer")
     dealer_assign(dealer="dealer5", table="R1", actor="pit9")
-    response = admin_api.post("/api/staff/users/dealer5/leave", {"reason": "end of contract"}, format="json")
+    asked = admin_api.post("/api/staff/users/dealer5/leave", {"reason": "end of contract"}, format="json")
+    assert asked.status_code == 202, asked.content
+    assert roles_of("dealer5") == frozenset({"dealer"})  # nothing yet: one admin asked
+    assert admin_api.post(f"/api/approvals/{asked.json()['approval']['id']}/confirm").status_code == 403
+    response = approve(asked, second_admin)
     assert response.status_code == 200, response.content
     body = response.json()
     event = Event.objects.get(type="StaffLeft")
@@ -151,6 +157,7 @@ def test_a_leaver_is_deactivated_with_the_time_recorded(admin_api, table):
         "left_at": body["left_at"],
         "roles": ["dealer"],
         "reason": "end of contract",
+        "approver": "boss2",
         "before": {"is_active": True},
         "after": {"is_active": False},
     }

@@ -38,6 +38,7 @@ def floor(table):
     table_open(code="R2", game="english_roulette", opener_cents=5_000_000, actor=ACTOR, rules={})
     staff_account_create(username="pit1", roles=["pit_boss"], actor="manage.py")
     staff_account_create(username="adm1", roles=["admin"], actor="manage.py")
+    staff_account_create(username="adm2", roles=["admin"], actor="manage.py")
     for dealer in ("dealer1", "dealer2", "dealer3"):
         staff_account_create(username=dealer, roles=["dealer"], actor="manage.py")
     dealer_assign(dealer="dealer1", table="R1", actor="pit1")
@@ -45,7 +46,7 @@ def floor(table):
     dealer_assign(dealer="dealer2", table="R1", actor="pit1")
     dealer_assign(dealer="dealer2", table="R2", actor="pit1")
     dealer_assign(dealer="dealer3", table="R1", actor="pit1")
-    staff_leave(username="dealer3", actor="adm1")
+    staff_leave(username="dealer3", actor="adm1", approver="adm2")
 
 
 def _found() -> list[tuple[str, str, str]]:
