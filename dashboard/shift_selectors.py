@@ -279,6 +279,8 @@ def _row(approval: Approval) -> dict:
         "counted": act is not None and act.counted is not None,
         "count_prefix": count_prefix(approval.id),
         "what": approval_words(approval),
+        # A coup's correction or void: its audit trail, for the signer to read before he signs.
+        "coup": _coup_of(approval),
         "maker": approval.maker,
         "requested_at": approval.requested_at,
         "expires_at": approval.expires_at,
@@ -287,6 +289,17 @@ def _row(approval: Approval) -> dict:
         # Fields of the row its sealed events did not make (raw SQL): shown, never signable.
         "differs": differences(approval),
     }
+
+
+def _coup_of(approval: Approval) -> str | None:
+    """The coup (its id) an approval is about, when it is about one, else None."""
+    round_id = approval.payload.get("round_id") if isinstance(approval.payload, dict) else None
+    if not isinstance(round_id, str):
+        return None
+    try:
+        return str(uuid_of(round_id))
+    except ValueError:
+        return None
 
 
 def _pending() -> list[Approval]:

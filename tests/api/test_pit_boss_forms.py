@@ -307,8 +307,10 @@ def test_a_coup_is_reversed_once_the_second_pit_boss_approves_it_from_his_queue(
     assert refused.status_code == 400 and "Refused — <strong>Reason</strong>" in refused.content.decode()
     asked = boss.post(reverse("dashboard:coup-reversal", args=[coup]), {"reason": "ball misread", "approver": "boss2"})
     assert asked.status_code == 302
+    page = boss2.get(reverse("dashboard:approvals")).content.decode()
     queue = text(boss2.get(reverse("dashboard:approvals")))
-    assert "Reverse coup 1 at table R1: “ball misread”" in queue
+    assert "Reverse coup 1 at table R1: “ball misread” the coup's audit trail" in queue
+    assert f'href="{reverse("dashboard:coup-audit", args=[coup])}"' in page  # read before he signs
     approval = Approval.objects.get(kind="round_reverse")
     done = boss2.post(reverse("dashboard:approve", args=[approval.id]), follow=True)
     assert "Approved and done: Reverse coup 1 at table R1" in text(done)

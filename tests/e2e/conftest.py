@@ -87,6 +87,15 @@ def log_in(page, url: str, username: str, password: str = "floor-secret", *, app
     page.get_by_role("button", name="Log in").click()
 
 
+def second_person(page, url: str, username: str, app: str = "dashboard", password: str = "floor-secret"):
+    """Another person's page: a new browser context (his own session) on the browser of
+    ``page``, logged in as ``username`` to ``app`` ("dashboard" or "workstations")."""
+    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    other.set_default_timeout(15_000)
+    log_in(other, url, username, password, app=app)
+    return other
+
+
 @pytest.fixture
 def log_in_pit_boss(browser_page, dashboard_server, django_user_model):
     """A function: makes the pit boss ``boss`` and logs ``browser_page`` in to the dashboard as

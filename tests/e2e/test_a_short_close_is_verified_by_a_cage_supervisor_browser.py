@@ -12,7 +12,7 @@ from cashier.services.cage_shifts import cage_shift_open
 from ledger.models import Event
 from staff.roles import Role, grant
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -56,9 +56,7 @@ def test_a_close_500_short_waits_frozen_until_a_cage_supervisor_verifies_it(brow
     expect(page.locator('[data-form="sell"]')).to_have_count(0)
     assert not Event.objects.filter(type="ChipsPurchased").exists()
 
-    supervisor = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    supervisor.set_default_timeout(15_000)
-    log_in(supervisor, dashboard_server.url, "cagesup", PASSWORD, app="workstations")
+    supervisor = second_person(page, dashboard_server.url, "cagesup", app="workstations")
     rows = supervisor.locator('[data-section="handovers"]')
     expect(rows).to_contain_text("19,500.00 EUR")
     expect(rows).to_contain_text("a 500 note missing")

@@ -20,7 +20,7 @@ from ledger.models import Event
 from staff.roles import Role, grant
 from tests.conftest import ACTOR
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -43,14 +43,6 @@ class Shots:
     def __call__(self, step: str, page=None) -> None:
         self.n += 1
         (page or self.page).screenshot(path=str(ARTIFACTS / f"cashier_shift_{self.n:02d}_{step}.png"), full_page=True)
-
-
-def second_person(page, url: str, username: str):
-    """A new browser context (his own session) logged in to the workstations as ``username``."""
-    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    other.set_default_timeout(15_000)
-    log_in(other, url, username, PASSWORD, app="workstations")
-    return other
 
 
 def type_count(page, form: str, count: dict) -> None:
@@ -264,7 +256,7 @@ def test_a_cashier_works_a_whole_shift_at_her_own_window_through_the_pages(brows
     shot("close_waits_for_the_incoming")
 
     # --- the incoming cage supervisor confirms from his own browser session -------------------
-    incoming = second_person(page, dashboard_server.url, "cagesup")
+    incoming = second_person(page, dashboard_server.url, "cagesup", app="workstations")
     handovers = incoming.locator('[data-section="handovers"]')
     expect(handovers).to_contain_text("49,000.00 EUR")
     shot("incoming_sees_the_handover", incoming)

@@ -16,7 +16,7 @@ from ledger.models import Event
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, make_patron
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -34,10 +34,7 @@ class Shots:
 
 def session(page, url: str, username: str):
     """A new browser context (his own session) logged in to the workstations as ``username``."""
-    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    other.set_default_timeout(15_000)
-    log_in(other, url, username, PASSWORD, app="workstations")
-    return other
+    return second_person(page, url, username, app="workstations", password=PASSWORD)
 
 
 def message(page):

@@ -14,7 +14,7 @@ from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 from tests.conftest import ACTOR
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -48,9 +48,7 @@ def test_a_rate_of_the_day_and_an_exchange_of_dollars_for_chips_through_the_page
     page, shot = browser_page, Shots(browser_page)
 
     # --- the supervisor records the rate of the day ------------------------------------------
-    supervisor = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    supervisor.set_default_timeout(15_000)
-    log_in(supervisor, dashboard_server.url, "cagesup", PASSWORD, app="workstations")
+    supervisor = second_person(page, dashboard_server.url, "cagesup", app="workstations", password=PASSWORD)
     rate = supervisor.locator('[data-form="rate"]')
     rate.get_by_label("Currency", exact=True).select_option("USD")
     rate.get_by_label("Rate (EUR for 1 unit)").fill("0.921437")

@@ -14,7 +14,7 @@ from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, hand_cage_to
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -46,9 +46,7 @@ def test_credit_line_front_money_and_a_marker_payment_are_done_from_the_cage_pag
     shot(supervisor, "credit-line")
     serial = marker_issue(patron=code, amount_cents=150_000, actor="cash1")["serial"]
 
-    page = supervisor.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.set_default_timeout(15_000)
-    log_in(page, dashboard_server.url, "cash1", PASSWORD, app="workstations")
+    page = second_person(supervisor, dashboard_server.url, "cash1", app="workstations", password=PASSWORD)
     page.goto(f"{dashboard_server.url}/workstations/cage/")
     deposit = page.locator('form[data-form="deposit"]')
     deposit.get_by_label("Patron code").fill(code)

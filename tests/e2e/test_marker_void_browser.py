@@ -12,7 +12,7 @@ from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, hand_cage_to
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 
 pytestmark = pytest.mark.postgres
 
@@ -47,8 +47,7 @@ def test_a_marker_void_is_asked_by_the_cashier_and_signed_by_a_cage_supervisor_f
     expect(page.get_by_role("button", name="Approve the void")).to_have_count(0)  # never his own
     shot(page, "asked")
 
-    supervisor = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    log_in(supervisor, dashboard_server.url, "super1", PASSWORD, app="workstations")
+    supervisor = second_person(page, dashboard_server.url, "super1", app="workstations", password=PASSWORD)
     supervisor.goto(f"{dashboard_server.url}/workstations/cage/")
     supervisor.get_by_role("button", name="Approve the void").click()
     expect(supervisor.locator("ul.messages")).to_contain_text(

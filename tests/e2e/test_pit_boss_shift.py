@@ -33,7 +33,7 @@ from patrons.services.patrons import patron_register
 from staff.roles import Role, grant
 from tests.conftest import ACTOR, open_cage_shift
 
-from .conftest import ARTIFACTS, log_in
+from .conftest import ARTIFACTS, log_in, second_person
 from .test_readable_floor_browser import assert_readable
 
 pytestmark = pytest.mark.postgres
@@ -77,14 +77,6 @@ def the_shift_finds(django_user_model, cage_float):
     round_record_result(round_id=coup, number=2, actor=ACTOR)
     projections.catch_up_all()
     return patron
-
-
-def second_person(page, url: str, username: str, app: str = "dashboard"):
-    """A new browser context (his own session) logged in as ``username``."""
-    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    other.set_default_timeout(15_000)
-    log_in(other, url, username, app=app)
-    return other
 
 
 def type_count(page, form: str, prefix: str, count: dict) -> None:
