@@ -361,7 +361,7 @@ def table_slips(code: str) -> list[dict]:
     "state", "step"`` (in words), ``"amount_cents", "count"`` (in words), ``"requested_by",
     "issued_by", "runner", "accepted_by", "carrying"`` (the runner asked to sign, while the
     cage's issue waits for him), ``"counting"`` (the dealer asked to count and accept it),
-    ``"voided_by", "void_approved_by", "reversed_by", "reversal_approved_by"``}]``."""
+    ``"voided_by", "void_approved_by", "void_reason", "reversed_by", "reversal_approved_by"``}]``."""
     slips = Slip.objects.filter(table__code=code, gaming_day=current_gaming_day()).order_by("kind", "number")
     pending = _pending()
     waiting = {
@@ -397,6 +397,7 @@ def table_slips(code: str) -> list[dict]:
                 "accepted_by": slip.accepted_by,
                 "voided_by": slip.voided_by,
                 "void_approved_by": slip.void_approved_by,
+                "void_reason": slip.void_reason,
                 "reversed_by": slip.reversed_by,
                 "reversal_approved_by": slip.reversal_approved_by,
                 "carrying": carrying,

@@ -645,7 +645,7 @@ def test_voiding_a_slip_withdraws_its_pending_acceptance_and_shows_both_signers(
     assert "Count and accept" not in text(dealer.get(reverse("dashboard:approvals")))
     page = boss.get(reverse("dashboard:table", args=["R5"]))
     row = re.search(rf'data-serial="{slip.serial}".*?</tr>', page.content.decode(), re.S).group(0)
-    assert "voided boss, approved boss2" in unescape(row)
+    assert "voided boss, approved boss2: “the runner dropped the rack”" in unescape(row)
     assert "waiting for the dealer" not in text(page)
     decided = text(boss.get(reverse("dashboard:approvals")))
     assert (
