@@ -74,6 +74,7 @@ def test_a_compliance_officer_takes_an_aml_flag_to_a_recorded_filing(browser_pag
     page.get_by_label("Write findings").fill("Two cash purchases within minutes, no bet placed at any table.")
     page.get_by_role("button", name="Write findings").click()
     expect(page.locator('[data-section="findings"] li')).to_contain_text("Two cash purchases within minutes")
+    expect(page.locator('[data-figure="state"]')).to_have_text("open: findings written, decision due")
 
     page.get_by_label("File a report").check()
     page.get_by_label("Reason").fill("Chips bought with no gaming purpose: possible placement.")
