@@ -93,6 +93,14 @@ SELECT format('ALTER ROLE %I IN DATABASE %I RESET search_path', o.rolname, d.dat
   FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole JOIN pg_database d ON d.oid = s.setdatabase
  WHERE o.rolname IN (:'owner_role', :'app_role', :'auditor_role')
    AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'search\_path=%') \gexec
+-- The auditor's role reads: a transaction of it left open (a console, a script) would hold its
+-- tables against a rebuild's TRUNCATE, and every reader would queue behind that. Closed after a
+-- minute idle in a transaction.
+SELECT format('ALTER ROLE %I SET idle_in_transaction_session_timeout = %L', :'auditor_role', '60s')
+ WHERE NOT EXISTS (
+     SELECT 1 FROM pg_db_role_setting s JOIN pg_roles o ON o.oid = s.setrole
+      WHERE o.rolname = :'auditor_role' AND s.setdatabase = 0
+        AND 'idle_in_transaction_session_timeout=60s' = ANY (s.setconfig)) \gexec
 -- The database's own search path (its owner may set one): none, the roles' settings decide.
 SELECT format('ALTER DATABASE %I RESET search_path', d.datname)
   FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase

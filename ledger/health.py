@@ -52,7 +52,7 @@ UNAVAILABLE = {
 }
 READ_ONLY = "the database is read-only (a standby, or default_transaction_read_only): this node cannot record writes"
 CHAIN_BROKEN = "the ledger's hash chain was found broken at its last verification"
-BALANCES_DIFFER = "the account balances differed from the postings at the ledger's last verification"
+BALANCES_DIFFER = "the ledger's last verification found balances or accounts differing from the events"
 # The ledger's append-only tables: the application appends to each (deploy/postgres_roles.sql
 # grants it INSERT; the database's owner could take it away: every append would then fail).
 APPENDED = ("ledger_event", "ledger_posting", "ledger_idempotencyrecord")
@@ -85,36 +85,42 @@ def writable() -> dict:
             "error": f"this node's database role may not append to {', '.join(refused)} (INSERT not granted): "
             "it cannot record anything; run deploy/postgres_roles.sql as the superuser",
         }
-    return _writer_lock_waits()
+    return _lock_waits()
 
 
-# The writer lock's key (ledger.store) as pg_locks shows a bigint advisory key: its high and low
-# 32 bits in classid and objid, objsubid 1.
-_LOCK_ROWS = """
-SELECT l.granted, l.pid, a.usename, extract(epoch FROM clock_timestamp() - l.waitstart)
-  FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
- WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-   AND l.classid = %s AND l.objid = %s AND l.objsubid = 1
+# The longest lock wait of a session on this database: a session holding a lock (a table
+# locked by hand, a transaction left open, the ledger's writer key) stops every request that
+# needs it, while each of those only waits; pg_blocking_pids names who holds it.
+_LONGEST_WAIT = """
+SELECT extract(epoch FROM clock_timestamp() - l.waitstart), l.locktype, l.relation::regclass::text,
+       (SELECT string_agg(format('%%s (pid %%s)', coalesce(h.usename, 'a role'), b), ', ')
+          FROM unnest(pg_blocking_pids(l.pid)) AS b LEFT JOIN pg_stat_activity h ON h.pid = b)
+  FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+ WHERE NOT l.granted AND l.waitstart IS NOT NULL AND s.datname = current_database()
+ ORDER BY l.waitstart
+ LIMIT 1
 """
 
 
-def _writer_lock_waits() -> dict:
-    """Appends waiting on the ledger's writer lock for longer than
-    ``HEALTH_WRITER_LOCK_WAIT_SECONDS``: the session holding it (a transaction left open, a
-    session that took the key by hand) stops every write, so the node is not ready."""
-    from .store import _WRITER_LOCK_KEY
-
+def _lock_waits() -> dict:
+    """A session waiting longer than ``HEALTH_WRITER_LOCK_WAIT_SECONDS`` for a lock on this
+    database (the ledger's writer key, a table, a row): whoever holds it stops every request
+    that needs it, so the node is not ready; the error names what is locked and by whom."""
     with connection.cursor() as cursor:
-        cursor.execute(_LOCK_ROWS, [_WRITER_LOCK_KEY >> 32, _WRITER_LOCK_KEY & 0xFFFFFFFF])
-        rows = cursor.fetchall()
-    waited = max((float(w) for granted, _, _, w in rows if not granted and w is not None), default=0.0)
-    if waited <= settings.HEALTH_WRITER_LOCK_WAIT_SECONDS:
+        cursor.execute(_LONGEST_WAIT, [])
+        row = cursor.fetchone()
+    if row is None or float(row[0]) <= settings.HEALTH_WRITER_LOCK_WAIT_SECONDS:
         return {"ok": True}
-    holders = ", ".join(f"{role or 'a role'} (pid {pid})" for granted, pid, role, _ in rows if granted)
+    waited, locktype, relation, holders = row
+    what = (
+        f"table {relation}"
+        if relation
+        else ("the ledger's writer lock" if locktype == "advisory" else f"a {locktype} lock")
+    )
     return {
         "ok": False,
-        "error": f"appends have waited {waited:.0f} s for the ledger's writer lock, held by "
-        f"{holders or 'another session'}: nothing is recorded until it is released",
+        "error": f"a request has waited {float(waited):.0f} s for {what}, held by {holders or 'another session'}: "
+        "nothing that needs it is done until it is released",
     }
 
 

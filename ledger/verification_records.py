@@ -96,10 +96,12 @@ def latest() -> ChainVerification | None:
     )
 
 
-# How a verification words a balances fault on a whole chain (``ledger.verify.verify_and_record``).
-BALANCES_FAULT = "the chain is whole, but the balances differ from the postings"
+# How a verification words a fault of the state beside a whole chain (balances, identities:
+# ``ledger.verify.with_state_faults``).
+BALANCES_FAULT = "the chain is whole, but the state differs from the events"
 
 
 def balances_differ(record) -> bool:
-    """Whether verification ``record`` failed on the balances, its chain whole."""
+    """Whether verification ``record`` failed on the state beside the chain (balances or
+    identities), its chain whole."""
     return record.first_bad_position is None and record.reason.startswith(BALANCES_FAULT)

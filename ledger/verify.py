@@ -22,6 +22,7 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 import psycopg
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Min
 from psycopg.types.datetime import TimestamptzLoader
@@ -239,20 +240,40 @@ def verify_and_record() -> VerifyResult:
     if not result.ok:
         log.error("ledger BROKEN at position %s: %s", result.first_bad_position, result.reason)
     else:
-        # The balances every page reads are a projection no hash covers: a raw UPDATE of one
-        # would pass the chain's walk. Summed from the postings here; a difference is recorded as
-        # this verification's fault, so the banner, the readiness probe and the auditor see it.
-        from .balance_check import check_balances
-
-        differing = list(check_balances())
-        if differing:
-            shown = "; ".join(str(d) for d in differing[:3]) + (
-                f"; and {len(differing) - 3} more" if len(differing) > 3 else ""
-            )
-            result = replace(result, ok=False, reason=f"{verification_records.BALANCES_FAULT}: {shown}")
-            log.error("ledger balances DIFFER from the postings: %s", shown)
+        result = with_state_faults(result, state_faults())
     record_verification(result)
     return result
+
+
+def state_faults(*, identity_rows: list | None = None) -> list[str]:
+    """What the chain's walk cannot see, in words: balance rows that are not the sum of their
+    postings (a projection no hash covers, read by every page) and accounts or patrons whose
+    rows their identity events did not make (``ledger.identity``). ``identity_rows``: the
+    mismatches when the caller reviewed them already (the auditor's undecided ones left out)."""
+    from . import identity
+    from .balance_check import check_balances
+
+    if identity_rows is None:
+        identity_rows = identity.review()[0]
+        if not settings.STAFF_LOGIN_REQUIRES_RECORDED_ACCOUNT:
+            # Where accounts no event created may log in (so for the tests' own accounts, and for
+            # an upgraded database until ``manage.py staff_baseline``), the scheduled walk does not
+            # fail on one; ``ledger verify``, asked by a person, still names it.
+            identity_rows = [m for m in identity_rows if not (m.kind == "staff account" and m.field == "(no event)")]
+    faults = [f"balances DIFFER FROM THE POSTINGS: {difference}" for difference in check_balances()]
+    faults += [f"identity CHANGED OUTSIDE THE LEDGER: {mismatch}" for mismatch in identity_rows]
+    return faults
+
+
+def with_state_faults(result: VerifyResult, faults: list[str]) -> VerifyResult:
+    """``result`` of a whole chain, failed by ``faults`` (``state_faults``) if there are any: the
+    verification recorded then says so (the banner, readiness, the auditor's page), whoever ran
+    it, so a check that found a forgery never records "intact" over it."""
+    if not result.ok or not faults:
+        return result
+    shown = "; ".join(faults[:3]) + (f"; and {len(faults) - 3} more" if len(faults) > 3 else "")
+    log.error("ledger state differs from the events: %s", shown)
+    return replace(result, ok=False, reason=f"{verification_records.BALANCES_FAULT}: {shown}")
 
 
 def record_verification(result: VerifyResult) -> bool:

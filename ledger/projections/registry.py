@@ -8,10 +8,11 @@ from functools import cached_property
 from typing import Protocol
 
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.db.models import Sum
 
 from .. import disowned
+from ..errors import StateConflict
 from ..jsoncodec import JsonbBytesLoader, loads
 from ..models import Event, Posting
 
@@ -190,14 +191,38 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
+# TRUNCATE waits for every session reading the table; meanwhile every reader queues behind it.
+# A transaction left open on it (the auditor's role, a console) would stall all of them: the
+# rebuild gives up after this long instead (``StateConflict``, nothing rebuilt).
+TRUNCATE_LOCK_TIMEOUT = "10s"
+
+
 def truncate(model) -> None:
     """Empty a read model: TRUNCATE on PostgreSQL (a DELETE of a million audit lines took
-    seconds and left them dead in the table until a vacuum), DELETE elsewhere."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"TRUNCATE {connection.ops.quote_name(model._meta.db_table)}")
-    else:
+    seconds and left them dead in the table until a vacuum), DELETE elsewhere. Raises
+    ``StateConflict`` (409) when another session holds the table longer than
+    ``TRUNCATE_LOCK_TIMEOUT``."""
+    if connection.vendor != "postgresql":
         model.objects.all().delete()
+        return
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('lock_timeout')")
+        (before,) = cursor.fetchone()
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [TRUNCATE_LOCK_TIMEOUT])
+        try:
+            with transaction.atomic():
+                cursor.execute(f"TRUNCATE {connection.ops.quote_name(table)}")
+        except OperationalError as exc:
+            if getattr(getattr(exc, "__cause__", None), "sqlstate", None) != "55P03":  # lock_not_available
+                raise
+            raise StateConflict(
+                f"{table} is held by another session (a transaction left open on it): the rebuild waited "
+                f"{TRUNCATE_LOCK_TIMEOUT} and rebuilt nothing; try again once it is released",
+                field="projections",
+            ) from None
+        finally:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [before])
 
 
 def _settle(pending: list[Callable[[], None]]) -> None:

@@ -398,7 +398,7 @@ def test_the_days_list_says_when_the_whole_chain_was_last_found_intact(auditor, 
 
 
 def test_the_auditor_checks_the_whole_chain_from_his_page_and_a_second_ask_within_a_minute_walks_nothing(
-    auditor, sealed_day
+    auditor, sealed_day, eager_tasks
 ):
     from ledger.models import ChainVerification
 

@@ -94,7 +94,7 @@ def test_table_view_shows_the_last_number_the_coup_and_the_chart(pit_boss, playe
     assert re.search(
         r'data-coup="1">.*?<td>settled</td>\s*<td data-section="result">.*?>2</span> black\s*</td>', html, re.S
     )
-    assert "<svg" in html and "Win of R1 over the gaming day" in html
+    assert "<svg" in html and "Win on the coups of R1 over the gaming day" in html
     assert "htmx" in html and "https://" not in html.split("<svg")[0]  # htmx from our static files, no CDN
 
 

@@ -163,9 +163,16 @@ def test_readiness_is_503_naming_the_tables_its_role_may_not_append_to(cage):
 
 
 @pytest.mark.postgres
-def test_readiness_is_503_naming_the_session_that_holds_the_writer_lock_while_appends_wait(db, settings):
-    """A session left holding the ledger's writer lock stops every append while readiness once
-    said "ready": an append waiting longer than HEALTH_WRITER_LOCK_WAIT_SECONDS makes it 503."""
+@pytest.mark.parametrize(
+    ("hold", "wait", "what"),
+    [
+        ("SELECT pg_advisory_lock({key})", "SELECT pg_advisory_xact_lock({key})", "the ledger's writer lock"),
+        ("LOCK TABLE games_table IN ACCESS EXCLUSIVE MODE", "SELECT count(*) FROM games_table", "table games_table"),
+    ],
+)
+def test_readiness_is_503_naming_what_a_session_holds_while_requests_wait_on_it(db, settings, hold, wait, what):
+    """A session holding the ledger's writer lock, or a table locked by hand, stopped the floor
+    while readiness said "ready": a wait longer than HEALTH_WRITER_LOCK_WAIT_SECONDS makes it 503."""
     import threading
     import time
 
@@ -176,22 +183,22 @@ def test_readiness_is_503_naming_the_session_that_holds_the_writer_lock_while_ap
     settings.HEALTH_WRITER_LOCK_WAIT_SECONDS = 0.5
     where = connection.settings_dict
     params = {"host": where["HOST"] or "127.0.0.1", "port": where["PORT"] or 5432, "user": where["USER"]}
-    holder = psycopg.connect(**params, dbname=where["NAME"], autocommit=True)
+    holder = psycopg.connect(**params, dbname=where["NAME"])
     waiter = psycopg.connect(**params, dbname=where["NAME"], autocommit=True)
+    waiting = threading.Thread(target=lambda: waiter.execute(wait.format(key=_WRITER_LOCK_KEY)))
     try:
-        holder.execute("SELECT pg_advisory_lock(%s)", [_WRITER_LOCK_KEY])
+        holder.execute(hold.format(key=_WRITER_LOCK_KEY))  # in a transaction left open
         assert health.writable() == {"ok": True}  # held, nobody waiting
-        waiting = threading.Thread(
-            target=lambda: waiter.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_KEY])
-        )
         waiting.start()
         time.sleep(1.2)
         found = health.writable()
         assert found["ok"] is False
-        assert found["error"].startswith("appends have waited 1 s for the ledger's writer lock, held by ")
+        assert found["error"].startswith(f"a request has waited 1 s for {what}, held by ")
         assert f"(pid {holder.info.backend_pid})" in found["error"]
     finally:
+        holder.rollback()
         holder.execute("SELECT pg_advisory_unlock_all()")
-        waiting.join(timeout=10)
+        if waiting.is_alive() or waiting.ident is not None:
+            waiting.join(timeout=10)
         holder.close()
         waiter.close()

@@ -76,7 +76,7 @@ def test_a_rate_of_the_day_and_an_exchange_of_dollars_for_chips_through_the_page
     shot("exchange_typed")
     form.get_by_role("button", name="Buy the banknotes").click()
     expect(page.locator("ul.messages")).to_contain_text(
-        "Bought 100.00 USD at 0.921437: paid 92.14 EUR in chips, patron anon (rounded down: 0.37 of a cent kept"
+        "Bought 100.00 USD at 0.921437: paid 92.14 EUR in chips, an unnamed patron (rounded down: 0.37 of a cent kept"
     )
     expect(page.locator('[data-figure="drawer-chips"]')).to_have_text("9,907.86 EUR")
     expect(page.locator('[data-figure="drawer-foreign-USD"]')).to_have_text("100.00 USD")

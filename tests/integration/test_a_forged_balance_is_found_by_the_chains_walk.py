@@ -9,7 +9,7 @@ from django.db.models import F
 from django.test import Client
 
 from cashier.services.cage import chips_purchase
-from ledger import health, projections
+from ledger import health, projections, verification_records
 from ledger.models import AccountBalance
 from ledger.verify import verify_and_record
 from tests.conftest import ACTOR
@@ -28,10 +28,29 @@ def test_a_balance_forged_beside_its_postings_fails_the_walk_readiness_and_ledge
     assert walked.ok is False and walked.first_bad_position is None
     booked = AccountBalance.objects.get(account="cage:cash").balance_cents
     assert walked.reason == (
-        "the chain is whole, but the balances differ from the postings: account balance cage:cash EUR: "
-        f"balance_cents is {booked} live but {booked - 100_000_000} from the events"
+        "the chain is whole, but the state differs from the events: balances DIFFER FROM THE POSTINGS: "
+        f"account balance cage:cash EUR: balance_cents is {booked} live but {booked - 100_000_000} from the events"
     )
     assert health.chain()["error"] == health.BALANCES_DIFFER
     assert Client().get("/api/health/ready").status_code == 503
     with pytest.raises(CommandError, match="balances DIFFER FROM THE POSTINGS: account balance cage:cash EUR"):
         call_command("ledger", "verify")
+    # The command records what it found, never "intact" over it (it once cleared the alarm).
+    latest = verification_records.latest()
+    assert (latest.ok, latest.reason) == (False, walked.reason)
+    assert Client().get("/api/health/ready").status_code == 503
+
+
+def test_an_account_changed_with_raw_sql_fails_the_scheduled_walk_too(patron, django_user_model):
+    """A colleague's password set with raw SQL locks him out; the command-line verify alone
+    said so, while readiness and the auditor's page said intact."""
+    from staff.services import staff_account_create
+
+    staff_account_create(username="pit7", roles=["pit_boss"], actor="manage.py")
+    projections.catch_up_all()
+    assert verify_and_record().ok
+    django_user_model.objects.filter(username="pit7").update(password="pbkdf2_sha256$1$forged$forged")
+    walked = verify_and_record()
+    assert walked.ok is False
+    assert "identity CHANGED OUTSIDE THE LEDGER: staff account pit7" in walked.reason
+    assert Client().get("/api/health/ready").status_code == 503

@@ -1,7 +1,7 @@
 """One figure, one meaning: after a demo day, every table's floor card, its table page and the
 daily report show the same drop, win and hold to the cent, on the one basis the pit boss reads
 (drop = the count, else the recorded buy-ins; win = drop + credits − fills + closer − opener −
-colour chips out; hold = win ÷ drop once the drop makes it meaningful), each labelled once."""
+colour chips out; hold = win ÷ drop, with a caution on a small drop), each labelled once."""
 
 import re
 
@@ -71,8 +71,12 @@ def test_floor_table_page_and_daily_report_agree_for_every_table_of_the_demo_day
         # The daily report's drop, win and hold, to the cent; the handle is the table statistics'.
         assert cents(on_card["drop"]) == row["drop_cents"], code
         assert cents(on_card["win"]) == row["win_cents"], code
-        meaningful = row["drop_cents"] >= HOLD_MIN_DROP_CENTS
-        assert on_card["hold"] == (f"{hold_pct(row['win_cents'], row['drop_cents'])} %" if meaningful else "—"), code
+        # The daily report's hold on every page; under 1,000.00 EUR of drop with a caution beside it.
+        assert on_card["hold"] == f"{hold_pct(row['win_cents'], row['drop_cents'])} %", code
+        caution = (
+            'data-figure="hold"' in card and "says little" in card.split('data-figure="hold"')[1].split("</dd>")[0]
+        )
+        assert caution == (row["drop_cents"] < HOLD_MIN_DROP_CENTS), code
         assert cents(on_card["handle"]) == stats.handle_cents, code
         short += row["win_cents"] != row["ledger_win_cents"]
     assert short == 1  # the demo's deliberate 5 EUR short count: the two bases differ at one table

@@ -300,3 +300,29 @@ def test_an_administrator_starts_a_rebuild_and_reads_its_end_in_the_status(playe
         assert rebuild["requested_by"] == "admin1" and rebuild["error"] == "" and rebuild["seconds_left"] is None
         assert rows[name]["lag"] == 0
     assert rows["balances"]["rebuild"] is None and rows["table_stats"]["rebuild"] is None  # never rebuilt by a task
+
+
+@pytest.mark.postgres
+def test_a_rebuild_gives_up_on_a_read_model_another_session_holds_instead_of_stalling_every_reader(db, monkeypatch):
+    """The auditor's role left a transaction open on the balances; the rebuild's TRUNCATE waited
+    on it and every balance read queued behind (a 500 when the worker was killed). It gives up
+    after its lock timeout: 409, nothing rebuilt."""
+    import psycopg
+    from django.db import connection
+
+    from ledger.errors import StateConflict
+    from ledger.projections import registry
+
+    monkeypatch.setattr(registry, "TRUNCATE_LOCK_TIMEOUT", "300ms")
+    where = connection.settings_dict
+    reader = psycopg.connect(
+        host=where["HOST"] or "127.0.0.1", port=where["PORT"] or 5432, user=where["USER"], dbname=where["NAME"]
+    )
+    try:
+        reader.execute("SELECT count(*) FROM ledger_accountbalance")  # its transaction left open
+        with pytest.raises(StateConflict, match="ledger_accountbalance is held by another session") as refused:
+            projections.rebuild(["balances"])
+        assert refused.value.status == 409
+    finally:
+        reader.rollback()
+        reader.close()
