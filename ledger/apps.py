@@ -10,6 +10,7 @@ class LedgerConfig(AppConfig):
 
     def ready(self) -> None:
         from . import (
+            audit_check,  # noqa: F401 - registers the audit trails' replay check
             balance_check,  # noqa: F401 - registers the balances' replay check
             checks,  # noqa: F401 - registers the deploy check of the signing key
             outage,

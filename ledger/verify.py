@@ -247,10 +247,12 @@ def verify_and_record() -> VerifyResult:
 
 def state_faults(*, identity_rows: list | None = None) -> list[str]:
     """What the chain's walk cannot see, in words: balance rows that are not the sum of their
-    postings (a projection no hash covers, read by every page) and accounts or patrons whose
+    postings (a projection no hash covers, read by every page), audit lines that are not their
+    events' (``ledger.audit_check``) and accounts or patrons whose
     rows their identity events did not make (``ledger.identity``). ``identity_rows``: the
     mismatches when the caller reviewed them already (the auditor's undecided ones left out)."""
     from . import identity
+    from .audit_check import check_audit_trails
     from .balance_check import check_balances
 
     if identity_rows is None:
@@ -261,6 +263,7 @@ def state_faults(*, identity_rows: list | None = None) -> list[str]:
             # fail on one; ``ledger verify``, asked by a person, still names it.
             identity_rows = [m for m in identity_rows if not (m.kind == "staff account" and m.field == "(no event)")]
     faults = [f"balances DIFFER FROM THE POSTINGS: {difference}" for difference in check_balances()]
+    faults += [f"audit trail DIFFERS FROM THE EVENTS: {difference}" for difference in check_audit_trails()]
     faults += [f"identity CHANGED OUTSIDE THE LEDGER: {mismatch}" for mismatch in identity_rows]
     return faults
 

@@ -54,3 +54,28 @@ def test_an_account_changed_with_raw_sql_fails_the_scheduled_walk_too(patron, dj
     assert walked.ok is False
     assert "identity CHANGED OUTSIDE THE LEDGER: staff account pit7" in walked.reason
     assert Client().get("/api/health/ready").status_code == 503
+
+
+@pytest.mark.postgres
+def test_audit_lines_deleted_or_changed_beside_their_events_fail_the_walk_and_replay_check(patron):
+    """Deleting a patron's audit lines hid his events from the auditor's patron trail while
+    every check said nothing."""
+    from ledger.models import AuditEntry
+    from ledger.replay import replay_check
+
+    chips_purchase(patron=patron, amount_cents=10_000, actor=ACTOR)
+    projections.catch_up_all()
+    assert verify_and_record().ok
+    lines = list(AuditEntry.objects.filter(patron=patron).order_by("position").values_list("position", flat=True))
+    assert lines
+    AuditEntry.objects.filter(position=lines[0]).delete()
+    AuditEntry.objects.filter(position=lines[-1]).update(patron="P99999")
+
+    walked = verify_and_record()
+    assert walked.ok is False
+    assert f"audit trail DIFFERS FROM THE EVENTS: audit line {lines[0]}: (object) is 'missing'" in walked.reason
+    assert f"audit line {lines[-1]}: keys, type or hash is 'changed'" in walked.reason
+    assert [str(d) for d in replay_check() if d.kind == "audit line"] == [
+        f"audit line {lines[0]}: (object) is 'missing' live but 'has events' from the events",
+        f"audit line {lines[-1]}: keys, type or hash is 'changed' live but \"its event's\" from the events",
+    ]
