@@ -20,12 +20,11 @@ from fractions import Fraction
 
 from django.db import connection
 
-from ..models import Event, PatronDayRating
-from .registry import EVENT_FIELDS, Batch, register, truncate
-from .table_stats import DECIDING
+from ..models import PatronDayRating
+from .registry import Batch, register, truncate
+from .reversals import DECIDING, REVERSED, undone
 
 MANUAL = "PatronRatedManually"
-REVERSED = "RoundReversed"
 _UPDATED = ["bets", "staked_cents", "actual_win_cents", "theoretical_win", "first_bet_at", "last_bet_at"]
 
 
@@ -73,12 +72,12 @@ class _Fold:
     def feed(self, batch: Batch) -> None:
         settled = batch.events_of(*DECIDING)
         manual = batch.events_of(MANUAL)
-        undone = _undone(batch)
+        taken_back = undone(batch)
         if self.stored:
-            self._load([*settled, *manual, *undone])
+            self._load([*settled, *manual, *taken_back])
         self._fold_manual(manual)
         self._fold_settled(settled, sign=1)
-        self._fold_settled(undone, sign=-1)
+        self._fold_settled(taken_back, sign=-1)
 
     def _fold_settled(self, events: list[dict], *, sign: int) -> None:
         """Bets decided (``sign`` 1) or taken back by their coup's reversal (-1)."""
@@ -215,23 +214,7 @@ class _SummedFold(_Fold):
         self._fold_manual(batch.events_of(MANUAL))
         for patron, day, edge, bets, staked, won, first, last in batch.memo("ratings.sums", _sums):
             self._add(patron, day, bets=bets, staked=staked, won=won, edge=edge, first=first, last=last)
-        self._fold_settled(_undone(batch), sign=-1)
-
-
-def _undone(batch: Batch) -> list[dict]:
-    """The deciding events of the coups the batch's ``RoundReversed`` events reverse (each coup's
-    own stream, before its reversal): a handful, read when a batch holds a reversal."""
-    reversals = [
-        (e["data"]["round"], e["position"])
-        for e in batch.events_of(REVERSED)
-        if isinstance(e["data"], dict) and isinstance(e["data"].get("round"), str)
-    ]
-    undone: list[dict] = []
-    for coup, position in reversals:
-        undone += Event.objects.filter(stream=f"round/{coup}", type__in=DECIDING, position__lt=position).values(
-            *EVENT_FIELDS
-        )
-    return undone
+        self._fold_settled(undone(batch), sign=-1)
 
 
 register(PatronRatings())

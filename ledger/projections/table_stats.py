@@ -12,6 +12,7 @@ from django.db import connection
 from ..jsoncodec import loads
 from ..models import TableDayStats
 from .registry import Batch, register, truncate
+from .reversals import DECIDING, REVERSED, undone
 
 # Movements of a table's accounts that are not gaming: stocking the tray and booking its
 # counted opener or closer, fills and credits
@@ -33,7 +34,6 @@ NOT_GAMING = {
     "FrontMoneyDrawn",
 }
 # The events that decide a stake: a settlement line, or a prison bet's release or loss.
-DECIDING = ("BetSettled", "BetReleased", "BetLostInPrison", "BetReleasedOnClose")
 WIN_ACCOUNTS = {"tray", "drop", "colour_issued"}
 # A front money draw counts with the credits (its chips left the tray for the cage's book, the
 # deposit), so that win = drop + credits − fills + (closer − opener) still holds at that table.
@@ -97,6 +97,7 @@ class _Fold:
         batch.events  # noqa: B018
         batch.memo("table_stats.legs", _table_legs)
         batch.events_of(*COUNTED)
+        batch.events_of(REVERSED)
 
     def account(self, account: str) -> tuple[str, str] | None:
         """``(table, kind)`` of a table's win account (``table:R1:drop``), else None."""
@@ -157,6 +158,24 @@ class _Fold:
                 stats.coups += 1
                 stats.first_coup_at = min(filter(None, [stats.first_coup_at, event["occurred_at"]]))
                 stats.last_coup_at = max(filter(None, [stats.last_coup_at, event["occurred_at"]]))
+        self._take_back(undone(batch))
+
+    def _take_back(self, events: list[dict]) -> None:
+        """A reversed coup's decided bets out of its table-day again (``reversals``): bets,
+        handle and the stakes its theoretical win is reckoned on. The coup stays counted (it was
+        played, then reversed), and so do its patrons."""
+        for event in events:
+            data = event["data"]
+            if not isinstance(data, dict) or not isinstance(data.get("table"), str):
+                continue
+            table, day = data["table"], event["gaming_day"]
+            stats = self.row(table, day)
+            stake = data.get("stake_cents", 0)
+            stats.bets -= 1
+            stats.handle_cents -= stake
+            by_edge = self.stakes.setdefault((table, day), {})
+            edge = data.get("house_edge", "0")
+            by_edge[edge] = by_edge.get(edge, 0) - stake
 
     def finished(self) -> list[TableDayStats]:
         """The rows, their theoretical win brought up to date (exact, a fraction of cents)."""
@@ -237,6 +256,7 @@ class _SummedFold(_Fold):
 
     def read(self, batch: Batch) -> None:
         batch.memo("table_stats.sums", _sums)
+        batch.events_of(REVERSED)
 
     def feed(self, batch: Batch) -> None:
         row, players = self.row, []
@@ -265,6 +285,7 @@ class _SummedFold(_Fold):
         players.sort()  # by first position: the order they joined
         for _, table, day, patron in players:
             self._join(table, day, loads(patron))
+        self._take_back(undone(batch))
 
     def _join(self, table: str, day, patron) -> None:
         """``patron`` into the table-day's ``patrons`` once, in the order of first play."""

@@ -56,3 +56,27 @@ def test_a_reversed_coup_takes_its_bets_out_of_the_rating_in_a_catch_up_and_a_re
 
     projections.rebuild(["ratings"])
     assert _rating(patron) == (bets, staked, won, theoretical, first, last)
+
+
+def test_a_reversed_coup_takes_its_bets_out_of_the_tables_handle_and_theoretical_win(table):
+    """The game-protection page read a reversed coup's stakes in the handle and the theoretical
+    win; the coup itself stays counted (played, then reversed)."""
+    from ledger.models import TableDayStats
+
+    staff_user("pit1", Role.PIT_BOSS.value)
+    staff_user("pit2", Role.PIT_BOSS.value)
+    patron = make_patron(100_000)
+    _coup(patron, [(ROUGE, 1_000)], number=21)
+    projections.catch_up_all()
+
+    def stats() -> tuple:
+        s = TableDayStats.objects.get(table="R1")
+        return s.coups, s.bets, s.handle_cents, Fraction(s.theoretical_win)
+
+    coups, bets, handle, theoretical = stats()
+    misread = _coup(patron, [(ROUGE, 2_000), (NOIR, 1_500)], number=17)
+    round_reverse(round_id=misread, reason="the ball was misread", approver="pit2", actor="pit1")
+    projections.catch_up_all()
+    assert stats() == (coups + 1, bets, handle, theoretical)
+    projections.rebuild(["table_stats"])
+    assert stats() == (coups + 1, bets, handle, theoretical)
