@@ -151,6 +151,8 @@ def test_readiness_is_503_naming_the_tables_its_role_may_not_append_to(cage):
     """The database's owner may take INSERT away from the application role (a grant the
     guard cannot forbid: deploy/migrate's owner run sets grants): every append would fail, so
     the node says it is not ready, naming the tables. A role holding no INSERT stands in."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: its privileges")
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL ROLE pg_read_all_data")
     answer = Client().get("/api/health/ready")
@@ -173,6 +175,8 @@ def test_readiness_is_503_naming_the_tables_its_role_may_not_append_to(cage):
 def test_readiness_is_503_naming_what_a_session_holds_while_requests_wait_on_it(db, settings, hold, wait, what):
     """A session holding the ledger's writer lock, or a table locked by hand, stopped the floor
     while readiness said "ready": a wait longer than HEALTH_WRITER_LOCK_WAIT_SECONDS makes it 503."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: its locks")
     import threading
     import time
 

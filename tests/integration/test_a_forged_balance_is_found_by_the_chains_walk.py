@@ -5,6 +5,7 @@ verification is recorded as a fault (banner, readiness 503, the auditor's page).
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.db.models import F
 from django.test import Client
 
@@ -60,6 +61,8 @@ def test_an_account_changed_with_raw_sql_fails_the_scheduled_walk_too(patron, dj
 def test_audit_lines_deleted_or_changed_beside_their_events_fail_the_walk_and_replay_check(patron):
     """Deleting a patron's audit lines hid his events from the auditor's patron trail while
     every check said nothing."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: the audit check is the projector's own SQL rule")
     from ledger.models import AuditEntry
     from ledger.replay import replay_check
 
